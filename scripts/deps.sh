@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages cellsim needs, skipping those already there.
+# Idempotent; needs root (or sudo) only when something is missing.
+set -euo pipefail
+pkgs=(build-essential cmake ninja-build pkg-config clang
+      liburing-dev libabsl-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
+      libxxhash-dev nlohmann-json3-dev libcli11-dev fio util-linux)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "deps: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "deps: all ${#pkgs[@]} packages present"
+fi

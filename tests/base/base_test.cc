@@ -1,0 +1,94 @@
+#include <limits>
+
+#include "cellsim/base/checksum.h"
+#include "cellsim/base/clock.h"
+#include "cellsim/base/units.h"
+#include "testing/test_util.h"
+
+namespace cellsim {
+namespace {
+
+TEST(UnitsTest, ParsesSuffixes) {
+  EXPECT_EQ(*ParseSize("4096m"), 4096 * kMiB);
+  EXPECT_EQ(*ParseSize("4096M"), 4096 * kMiB);
+  EXPECT_EQ(*ParseSize("1G"), kGiB);
+  EXPECT_EQ(*ParseSize("16k"), 16 * kKiB);
+  EXPECT_EQ(*ParseSize("2T"), 2 * kTiB);
+  EXPECT_EQ(*ParseSize("512"), 512u);
+  EXPECT_EQ(*ParseSize("1GiB"), kGiB);
+  EXPECT_EQ(*ParseSize(" 8 "), 8u);
+}
+
+TEST(UnitsTest, RejectsBadInputWithClearMessages) {
+  auto empty = ParseSize("");
+  EXPECT_EQ(empty.status().code(), absl::StatusCode::kInvalidArgument);
+  auto neg = ParseSize("-5m");
+  EXPECT_THAT(std::string(neg.status().message()), ::testing::HasSubstr("negative"));
+  auto unit = ParseSize("5q");
+  EXPECT_THAT(std::string(unit.status().message()), ::testing::HasSubstr("unknown unit"));
+  auto nan = ParseSize("abc");
+  EXPECT_THAT(std::string(nan.status().message()), ::testing::HasSubstr("not a number"));
+  auto big = ParseSize("99999999999999999999");
+  EXPECT_EQ(big.status().code(), absl::StatusCode::kOutOfRange);
+  auto big2 = ParseSize("17179869184T");  // 2^34 TiB overflows 64 bits
+  EXPECT_EQ(big2.status().code(), absl::StatusCode::kOutOfRange);
+}
+
+TEST(UnitsTest, FormatsBytes) {
+  EXPECT_EQ(FormatBytes(17179869184), "16 GiB");
+  EXPECT_EQ(FormatBytes(512), "512 B");
+  EXPECT_EQ(FormatBytes(1536 * kMiB), "1.5 GiB");
+}
+
+TEST(ChecksumTest, EncoderDecoderRoundTrip) {
+  Encoder e;
+  e.PutU8(7);
+  e.PutU16(0xBEEF);
+  e.PutU32(0xDEADBEEF);
+  e.PutU64(0x0123456789ABCDEFull);
+  e.PutString("DATA");
+  Decoder d(e.data());
+  uint8_t a;
+  uint16_t b;
+  uint32_t c;
+  uint64_t x;
+  std::string s;
+  ASSERT_TRUE(d.GetU8(&a) && d.GetU16(&b) && d.GetU32(&c) && d.GetU64(&x) && d.GetString(&s));
+  EXPECT_EQ(a, 7);
+  EXPECT_EQ(b, 0xBEEF);
+  EXPECT_EQ(c, 0xDEADBEEFu);
+  EXPECT_EQ(x, 0x0123456789ABCDEFull);
+  EXPECT_EQ(s, "DATA");
+  EXPECT_EQ(d.remaining(), 0u);
+  EXPECT_FALSE(d.GetU8(&a));
+}
+
+TEST(ChecksumTest, DecoderRejectsHostileLengths) {
+  Encoder e;
+  e.PutU32(1u << 30);  // claims a 1 GiB string
+  e.PutU8('x');
+  Decoder d(e.data());
+  std::string s;
+  EXPECT_FALSE(d.GetString(&s, 1u << 31));
+  EXPECT_EQ(d.position(), 0u);  // nothing consumed
+  EXPECT_EQ(d.Truncated("record").code(), absl::StatusCode::kDataLoss);
+}
+
+TEST(ChecksumTest, ChecksumDependsOnDataAndSeed) {
+  std::vector<uint8_t> v = {1, 2, 3};
+  EXPECT_EQ(Checksum64(v), Checksum64(v));
+  EXPECT_NE(Checksum64(v), Checksum64(v, 1));
+  v[1] = 9;
+  EXPECT_NE(Checksum64(v), Checksum64(std::vector<uint8_t>{1, 2, 3}));
+}
+
+TEST(ClockTest, ManualClockAdvances) {
+  ManualClock c(100);
+  EXPECT_EQ(c.NowNanos(), 100u);
+  c.Advance(50);
+  EXPECT_EQ(c.NowNanos(), 150u);
+  EXPECT_GT(SystemClock()->UnixSeconds(), 1'600'000'000);
+}
+
+}  // namespace
+}  // namespace cellsim
