@@ -40,7 +40,7 @@ enum OpMask : uint32_t {
 // `path_substring` (empty matches every file).
 struct OpFilter {
   uint32_t ops = kOpAll;
-  std::string path_substring;
+  std::string path_substring = "";
 };
 
 class FaultInjectionBackend : public IoBackend {
@@ -84,6 +84,9 @@ class FaultInjectionBackend : public IoBackend {
   bool Crashed() const;
   // Number of operations that failed because of an injected fault.
   uint64_t InjectedFailures() const;
+  // Bytes of old data the power-loss undo log holds (non-zero data of ranges
+  // overwritten since their file's last Sync; holes cost nothing).
+  uint64_t UnsyncedUndoBytes() const;
 
   // IoBackend
   std::string Name() const override;
@@ -99,6 +102,7 @@ class FaultInjectionBackend : public IoBackend {
   absl::StatusOr<std::string> PathOf(FileHandle file) const override;
   bool IsDirect(FileHandle file) const override;
   absl::StatusOr<int> RegisterBuffer(void* data, size_t length) override;
+  absl::Status UnregisterBuffer(int index) override;
   IoBackendCounters Counters() const override;
 
  private:

@@ -27,6 +27,7 @@
 #include <string>
 #include <string_view>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
@@ -63,12 +64,38 @@ struct IoRequest {
   // Index of a buffer registered with RegisterBuffer() that contains `buffer`,
   // or -1. Backends that support it (io_uring) use fixed-buffer opcodes.
   int registered_buffer = -1;
+  // Caller's tag, untouched by backends: lets a SubmitStream() completion
+  // callback tell its requests apart.
+  uint64_t user_data = 0;
 
   // --- results ---
-  absl::Status status;     // OK, or why this request failed
+  absl::Status status = absl::OkStatus();  // OK, or why this request failed
   size_t transferred = 0;  // bytes read/written (a read past EOF returns fewer)
   uint64_t latency_ns = 0; // submit to completion
 };
+
+// Builders for requests (designated initializers that skip the result fields
+// trip -Wmissing-field-initializers).
+inline IoRequest MakeRead(FileHandle file, uint64_t offset, void* buffer, size_t length,
+                          int registered_buffer = -1, uint64_t user_data = 0) {
+  IoRequest r;
+  r.op = IoOp::kRead;
+  r.file = file;
+  r.offset = offset;
+  r.buffer = buffer;
+  r.length = length;
+  r.registered_buffer = registered_buffer;
+  r.user_data = user_data;
+  return r;
+}
+inline IoRequest MakeWrite(FileHandle file, uint64_t offset, const void* buffer,
+                           size_t length, int registered_buffer = -1,
+                           uint64_t user_data = 0) {
+  IoRequest r = MakeRead(file, offset, const_cast<void*>(buffer), length, registered_buffer,
+                         user_data);
+  r.op = IoOp::kWrite;  // a write only reads its buffer
+  return r;
+}
 
 enum class SyncKind : uint8_t { kData /* fdatasync */, kFull /* fsync */ };
 
@@ -106,6 +133,22 @@ class IoBackend {
   // A short read (EOF) is not an error: `transferred` tells how much was read.
   [[nodiscard]] virtual absl::Status Submit(absl::Span<IoRequest> requests) = 0;
 
+  // Streaming submission, for work too large to describe up front (zero-filling
+  // a 2 GiB file in 1 MiB requests): `next` fills the request it is given and
+  // returns true, or returns false when there is nothing more; `on_complete` is
+  // called once per finished request (status, transferred and latency_ns set).
+  // The request object passed to `next` is owned by the backend and reused after
+  // `on_complete` returns, so memory stays O(queue depth). Both callbacks run on
+  // the calling thread. The io_uring backend keeps the queue full (refilling as
+  // completions arrive, never draining between requests); the default
+  // implementation submits windows of up to kStreamWindow requests via Submit().
+  // Returns OK when every request succeeded, else the first failure's status;
+  // a failure does not stop the stream (return false from `next` to stop).
+  [[nodiscard]] virtual absl::Status SubmitStream(
+      absl::FunctionRef<bool(IoRequest&)> next,
+      absl::FunctionRef<void(IoRequest&)> on_complete);
+  static constexpr size_t kStreamWindow = 64;
+
   [[nodiscard]] virtual absl::Status Sync(FileHandle file, SyncKind kind) = 0;
   [[nodiscard]] virtual absl::Status Allocate(FileHandle file, AllocateMode mode,
                                               uint64_t offset, uint64_t length) = 0;
@@ -120,6 +163,10 @@ class IoBackend {
   // may use fixed-buffer I/O. Returns its index. The buffer must outlive the
   // backend. Backends without the feature return an index and ignore it.
   [[nodiscard]] virtual absl::StatusOr<int> RegisterBuffer(void* data, size_t length) = 0;
+  // Forgets registered buffer `index` (requests naming it are then refused), so
+  // that its memory may be freed before the backend. Rings that still hold the
+  // old registration drop it the next time they are used. Default: OK.
+  [[nodiscard]] virtual absl::Status UnregisterBuffer(int index);
 
   virtual IoBackendCounters Counters() const = 0;
 
@@ -146,6 +193,9 @@ std::unique_ptr<IoBackend> MakePosixBackend();
 
 // Which backend to use by name ("io_uring" or "posix").
 enum class BackendKind : uint8_t { kUring, kPosix };
+std::string_view BackendKindName(BackendKind kind);  // "io_uring", "posix"
+// Parses "io_uring"/"uring" or "posix". InvalidArgument names the text otherwise.
+[[nodiscard]] absl::StatusOr<BackendKind> ParseBackendKind(std::string_view name);
 [[nodiscard]] absl::StatusOr<std::unique_ptr<IoBackend>> MakeBackend(
     BackendKind kind, const UringOptions& options = {});
 

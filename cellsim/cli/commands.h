@@ -1,0 +1,39 @@
+// The subcommand registry of the `cellsim` binary. Each group of subcommands
+// lives in its own file and exposes one Register function that adds its
+// subcommands to the root CLI::App; main.cc calls them in kCommandGroups.
+// Adding a group (demo, rack, sql, cellcli, asmcmd) = a new .cc file, a
+// declaration here, and one line in main.cc.
+//
+// A subcommand's callback runs the command and stores the process exit code in
+// CommandContext::exit_code (0 success, 1 the command failed, 2 bad input);
+// errors go to stderr as "cellsim <command>: <message>".
+#ifndef CELLSIM_CLI_COMMANDS_H_
+#define CELLSIM_CLI_COMMANDS_H_
+
+#include <string>
+
+#include "CLI/CLI.hpp"
+#include "absl/status/status.h"
+
+namespace cellsim::cli {
+
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+
+struct CommandContext {
+  int exit_code = 0;
+};
+
+// Prints "cellsim <command>: <message>" to stderr and records `code`.
+void Fail(CommandContext& ctx, const std::string& command, const std::string& message,
+          int code = kExitFailure);
+void Fail(CommandContext& ctx, const std::string& command, const absl::Status& status);
+
+using RegisterFn = void (*)(CLI::App& app, CommandContext& ctx);
+
+void RegisterProbe(CLI::App& app, CommandContext& ctx);  // probe.cc
+void RegisterIo(CLI::App& app, CommandContext& ctx);     // io_cmd.cc
+
+}  // namespace cellsim::cli
+
+#endif  // CELLSIM_CLI_COMMANDS_H_

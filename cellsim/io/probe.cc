@@ -1,0 +1,111 @@
+#include "cellsim/io/probe.h"
+
+#include <fcntl.h>
+#include <liburing.h>
+#include <linux/falloc.h>
+#include <sys/statfs.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "cellsim/io/fd_backend.h"
+#include "fmt/format.h"
+
+namespace cellsim::io {
+namespace {
+
+std::string FilesystemName(long magic) {
+  switch (static_cast<unsigned long>(magic)) {
+    case 0xEF53: return "ext4";
+    case 0x58465342: return "xfs";
+    case 0x9123683E: return "btrfs";
+    case 0x01021994: return "tmpfs";
+    case 0x794C7630: return "overlayfs";
+    case 0x6969: return "nfs";
+    case 0x65735546: return "fuse";
+    case 0x2FC12FC1: return "zfs";
+    case 0xF2F52010: return "f2fs";
+  }
+  return fmt::format("0x{:x}", static_cast<unsigned long>(magic));
+}
+
+void ProbeUring(ProbeReport& report) {
+  io_uring ring;
+  const int rc = io_uring_queue_init(4, &ring, 0);
+  if (rc < 0) {
+    report.io_uring_error = fmt::format("io_uring_queue_init: {}", std::strerror(-rc));
+    return;
+  }
+  report.io_uring = true;
+  io_uring_probe* probe = io_uring_get_probe_ring(&ring);
+  const std::pair<const char*, int> ops[] = {
+      {"IORING_OP_READ", IORING_OP_READ},
+      {"IORING_OP_WRITE", IORING_OP_WRITE},
+      {"IORING_OP_READ_FIXED", IORING_OP_READ_FIXED},
+      {"IORING_OP_WRITE_FIXED", IORING_OP_WRITE_FIXED},
+  };
+  for (const auto& [name, op] : ops) {
+    const bool ok = probe != nullptr && io_uring_opcode_supported(probe, op);
+    report.opcodes.push_back({name, ok, ok ? "" : "not supported by this kernel"});
+  }
+  if (probe != nullptr) io_uring_free_probe(probe);
+  AlignedBuffer buf(kDirectAlignment);
+  iovec iov{buf.data(), buf.size()};
+  report.registered_buffers = io_uring_register_buffers(&ring, &iov, 1) == 0;
+  io_uring_queue_exit(&ring);
+}
+
+}  // namespace
+
+absl::StatusOr<ProbeReport> ProbeIo(const std::string& directory) {
+  ProbeReport report;
+  report.directory = directory;
+  utsname u;
+  if (uname(&u) == 0) report.kernel = u.release;
+  ProbeUring(report);
+
+  struct statfs fs;
+  if (statfs(directory.c_str(), &fs) != 0) {
+    return internal::ErrnoStatus(errno, "probe: statfs", directory);
+  }
+  report.filesystem = FilesystemName(fs.f_type);
+
+  std::string tmpl = directory + "/.cellsim-probe.XXXXXX";
+  const int fd = mkstemp(tmpl.data());
+  if (fd < 0) return internal::ErrnoStatus(errno, "probe: create a file in", directory);
+  // O_DIRECT: open and write one aligned block.
+  const int dfd = ::open(tmpl.c_str(), O_RDWR | O_DIRECT | O_CLOEXEC);
+  if (dfd < 0) {
+    report.direct_error = fmt::format("open with O_DIRECT: {}", std::strerror(errno));
+  } else {
+    AlignedBuffer block(kDirectAlignment);
+    if (::pwrite(dfd, block.data(), block.size(), 0) == static_cast<ssize_t>(block.size())) {
+      report.direct_io = true;
+    } else {
+      report.direct_error = fmt::format("O_DIRECT write: {}", std::strerror(errno));
+    }
+    ::close(dfd);
+  }
+  const std::pair<AllocateMode, int> modes[] = {
+      {AllocateMode::kAllocate, 0},
+      {AllocateMode::kKeepSize, FALLOC_FL_KEEP_SIZE},
+      {AllocateMode::kZeroRange, FALLOC_FL_ZERO_RANGE},
+      {AllocateMode::kPunchHole, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE},
+  };
+  for (const auto& [mode, flags] : modes) {
+    const bool ok = ::fallocate(fd, flags, 0, 1 << 16) == 0;
+    report.fallocate.push_back(
+        {std::string(AllocateModeName(mode)), ok, ok ? "" : std::strerror(errno)});
+  }
+  ::close(fd);
+  ::unlink(tmpl.c_str());
+
+  report.backend = report.io_uring ? "io_uring" : "posix";
+  report.io_mode = report.direct_io ? "O_DIRECT" : "buffered (only with --buffered)";
+  return report;
+}
+
+}  // namespace cellsim::io
