@@ -75,25 +75,25 @@ struct CellIoStats {
 struct ReadRequest {
   uint32_t grid_disk = 0;
   uint64_t offset = 0;         // byte offset in the grid disk, 512-aligned
-  absl::Span<uint8_t> buffer;  // length 512-aligned; caller-owned
-  absl::Status status;         // result
+  absl::Span<uint8_t> buffer{};  // length 512-aligned; caller-owned
+  absl::Status status{};       // result
 };
 
 struct WriteRequest {
   uint32_t grid_disk = 0;
   uint64_t offset = 0;               // 512-aligned
-  absl::Span<const uint8_t> data;    // length 512-aligned; caller-owned
-  absl::Status status;               // result
+  absl::Span<const uint8_t> data{};  // length 512-aligned; caller-owned
+  absl::Status status{};             // result
 };
 
 struct FormatRangeRequest {
   uint32_t grid_disk = 0;
   uint64_t offset = 0;       // grid-disk byte offset of the range (512-aligned)
   uint64_t length = 0;       // bytes (512-aligned)
-  format::BlockTemplate block_template;
+  format::BlockTemplate block_template{};
   uint64_t file_offset = 0;  // byte offset within the file that `offset` holds
   FormatMethod method = FormatMethod::kAuto;
-  absl::Status status;       // result
+  absl::Status status{};     // result
   bool metadata_only = false;  // result: true when done by the fast path
 };
 

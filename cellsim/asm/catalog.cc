@@ -1,0 +1,414 @@
+// Catalog: apply, encode and decode of a disk group's persistent state.
+#include "cellsim/asm/catalog.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "fmt/format.h"
+
+namespace cellsim::asmgr::internal {
+namespace {
+
+constexpr uint32_t kCheckpointMagic = 0x4B434741;  // "AGCK"
+constexpr uint32_t kCheckpointVersion = 1;
+constexpr uint64_t kCheckpointSeed = 0x41534D434B505431ull;
+constexpr uint32_t kMaxExtents = 1u << 26;  // 64 Mi extents = 256 TiB at 4 MiB AU
+constexpr uint32_t kMaxDisks = 1u << 16;
+
+absl::Status Corrupt(const std::string& what) {
+  return absl::DataLossError(fmt::format("ASM metadata: {}", what));
+}
+
+void EncodeLocs(Encoder* e, uint32_t copies, absl::Span<const ExtentLocs> extents) {
+  e->PutU32(static_cast<uint32_t>(extents.size()));
+  for (const ExtentLocs& x : extents) {
+    for (uint32_t c = 0; c < copies; ++c) {
+      e->PutU32(x[c].disk);
+      e->PutU32(x[c].au);
+    }
+  }
+}
+
+bool DecodeFileInfo(Decoder* d, FileInfo* f) {
+  uint8_t type = 0;
+  uint64_t ctime = 0, mtime = 0;
+  if (!d->GetU32(&f->number) || !d->GetU32(&f->incarnation) || !d->GetString(&f->name) ||
+      !d->GetString(&f->db_name) || !d->GetU8(&type) || !d->GetString(&f->tag) ||
+      !d->GetU64(&f->size_bytes) || !d->GetU32(&f->block_size) || !d->GetU64(&ctime) ||
+      !d->GetU64(&mtime)) {
+    return false;
+  }
+  if (type > static_cast<uint8_t>(FileType::kParameterFile)) return false;
+  f->type = static_cast<FileType>(type);
+  f->creation_time_unix = static_cast<int64_t>(ctime);
+  f->modification_time_unix = static_cast<int64_t>(mtime);
+  return true;
+}
+
+}  // namespace
+
+void Catalog::InitDisks() {
+  for (DiskRec& d : disks) {
+    d.owners.assign(d.total_aus, AuOwner{});
+    d.stale.clear();
+    d.used = d.primaries = d.first_free = 0;
+  }
+}
+
+void Catalog::Take(CopyLoc loc, AuOwner owner) {
+  DiskRec& d = disks[loc.disk];
+  d.owners[loc.au] = owner;
+  ++d.used;
+  if (owner.copy == 0) ++d.primaries;
+  // An AU allocated on an offline disk holds nothing current: resync fills it.
+  if (!d.online) d.stale.insert(loc.au);
+  while (d.first_free < d.total_aus && d.owners[d.first_free].file != 0) ++d.first_free;
+}
+
+void Catalog::Release(CopyLoc loc) {
+  DiskRec& d = disks[loc.disk];
+  if (d.owners[loc.au].copy == 0) --d.primaries;
+  d.owners[loc.au] = AuOwner{};
+  --d.used;
+  d.stale.erase(loc.au);
+  d.first_free = std::min(d.first_free, loc.au);
+}
+
+uint64_t Catalog::FreeAus() const {
+  uint64_t n = 0;
+  for (const DiskRec& d : disks) n += d.total_aus - d.used;
+  return n;
+}
+
+void Catalog::EncodeFileInfo(Encoder* e, const FileInfo& f) {
+  e->PutU32(f.number);
+  e->PutU32(f.incarnation);
+  e->PutString(f.name);
+  e->PutString(f.db_name);
+  e->PutU8(static_cast<uint8_t>(f.type));
+  e->PutString(f.tag);
+  e->PutU64(f.size_bytes);
+  e->PutU32(f.block_size);
+  e->PutU64(static_cast<uint64_t>(f.creation_time_unix));
+  e->PutU64(static_cast<uint64_t>(f.modification_time_unix));
+}
+
+void Catalog::EncodeExtents(Encoder* e, absl::Span<const ExtentLocs> extents) const {
+  EncodeLocs(e, copies(), extents);
+}
+
+// Decodes `n` extents' locations and checks them against the catalog: every
+// location inside its disk, free now, and not used twice by the record itself.
+static absl::Status DecodeNewExtents(const Catalog& cat, Decoder* d,
+                                     std::vector<ExtentLocs>* out, const char* what) {
+  uint32_t n = 0;
+  if (!d->GetU32(&n) || n > kMaxExtents) return Corrupt(fmt::format("{}: bad extent count", what));
+  if (d->remaining() < uint64_t{n} * cat.copies() * 8) return d->Truncated(what);
+  out->resize(n);
+  std::set<std::pair<uint32_t, uint32_t>> seen;
+  for (uint32_t i = 0; i < n; ++i) {
+    for (uint32_t c = 0; c < cat.copies(); ++c) {
+      CopyLoc& l = (*out)[i][c];
+      if (!d->GetU32(&l.disk) || !d->GetU32(&l.au)) return d->Truncated(what);
+      if (l.disk >= cat.disks.size() || l.au >= cat.disks[l.disk].total_aus) {
+        return Corrupt(fmt::format("{}: extent {} copy {} at disk {} AU {} is out of range",
+                                   what, i, c, l.disk, l.au));
+      }
+      if (cat.disks[l.disk].owners[l.au].file != 0 || !seen.insert({l.disk, l.au}).second) {
+        return Corrupt(fmt::format("{}: AU {} of disk {} allocated twice", what, l.au,
+                                   cat.disks[l.disk].name));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Catalog::Apply(uint64_t new_seq, absl::Span<const uint8_t> body) {
+  if (new_seq != seq + 1) {
+    return Corrupt(fmt::format("record sequence {} follows {}", new_seq, seq));
+  }
+  Decoder d(body);
+  uint8_t type = 0;
+  if (!d.GetU8(&type)) return d.Truncated("record type");
+  switch (static_cast<RecordType>(type)) {
+    case RecordType::kCreateFile: {
+      FileRec f;
+      if (!DecodeFileInfo(&d, &f.info)) return d.Truncated("create-file record");
+      if (f.info.number < 256 || files.count(f.info.number) != 0) {
+        return Corrupt(fmt::format("create of file {} which exists", f.info.number));
+      }
+      absl::Status st = DecodeNewExtents(*this, &d, &f.extents, "create-file record");
+      if (!st.ok()) return st;
+      for (uint32_t i = 0; i < f.extents.size(); ++i) {
+        for (uint32_t c = 0; c < copies(); ++c) {
+          Take(f.extents[i][c], AuOwner{f.info.number, i, static_cast<uint8_t>(c)});
+        }
+      }
+      f.info.extents = static_cast<uint32_t>(f.extents.size());
+      next_file = std::max(next_file, f.info.number + 1);
+      last_incarnation = std::max(last_incarnation, f.info.incarnation);
+      files.emplace(f.info.number, std::move(f));
+      break;
+    }
+    case RecordType::kResizeFile: {
+      uint32_t file = 0, count = 0;
+      uint64_t size = 0, mtime = 0;
+      if (!d.GetU32(&file) || !d.GetU64(&size) || !d.GetU64(&mtime) || !d.GetU32(&count)) {
+        return d.Truncated("resize record");
+      }
+      auto it = files.find(file);
+      if (it == files.end()) return Corrupt(fmt::format("resize of missing file {}", file));
+      FileRec& f = it->second;
+      std::vector<ExtentLocs> added;
+      absl::Status st = DecodeNewExtents(*this, &d, &added, "resize record");
+      if (!st.ok()) return st;
+      if (count < f.extents.size() ? !added.empty()
+                                   : f.extents.size() + added.size() != count) {
+        return Corrupt(fmt::format("resize of file {} to {} extents is inconsistent", file,
+                                   count));
+      }
+      while (f.extents.size() > count) {
+        for (uint32_t c = 0; c < copies(); ++c) Release(f.extents.back()[c]);
+        f.extents.pop_back();
+      }
+      for (const ExtentLocs& x : added) {
+        const uint32_t i = static_cast<uint32_t>(f.extents.size());
+        for (uint32_t c = 0; c < copies(); ++c) {
+          Take(x[c], AuOwner{file, i, static_cast<uint8_t>(c)});
+        }
+        f.extents.push_back(x);
+      }
+      f.info.size_bytes = size;
+      f.info.modification_time_unix = static_cast<int64_t>(mtime);
+      f.info.extents = count;
+      break;
+    }
+    case RecordType::kDeleteFile: {
+      uint32_t file = 0;
+      if (!d.GetU32(&file)) return d.Truncated("delete record");
+      auto it = files.find(file);
+      if (it == files.end()) return Corrupt(fmt::format("delete of missing file {}", file));
+      for (const ExtentLocs& x : it->second.extents) {
+        for (uint32_t c = 0; c < copies(); ++c) Release(x[c]);
+      }
+      files.erase(it);
+      break;
+    }
+    case RecordType::kDiskState: {
+      uint32_t disk = 0;
+      uint8_t online = 0;
+      std::string err;
+      if (!d.GetU32(&disk) || !d.GetU8(&online) || !d.GetString(&err)) {
+        return d.Truncated("disk-state record");
+      }
+      if (disk >= disks.size()) return Corrupt(fmt::format("state of missing disk {}", disk));
+      disks[disk].online = online != 0;
+      if (!err.empty() || online == 0) disks[disk].last_error = err;
+      break;
+    }
+    case RecordType::kStale: {
+      uint8_t set = 0;
+      uint32_t n = 0;
+      if (!d.GetU8(&set) || !d.GetU32(&n)) return d.Truncated("stale record");
+      if (d.remaining() < uint64_t{n} * 8) return d.Truncated("stale record");
+      std::vector<CopyLoc> locs(n);
+      for (CopyLoc& l : locs) {
+        if (!d.GetU32(&l.disk) || !d.GetU32(&l.au)) return d.Truncated("stale record");
+        if (l.disk >= disks.size() || l.au >= disks[l.disk].total_aus) {
+          return Corrupt(fmt::format("stale mark of disk {} AU {} out of range", l.disk, l.au));
+        }
+      }
+      for (const CopyLoc& l : locs) {
+        // Only owned AUs can be stale; a file freed meanwhile needs no resync.
+        if (set != 0 && disks[l.disk].owners[l.au].file != 0) {
+          disks[l.disk].stale.insert(l.au);
+        } else if (set == 0) {
+          disks[l.disk].stale.erase(l.au);
+        }
+      }
+      break;
+    }
+    default:
+      return Corrupt(fmt::format("unknown record type {}", type));
+  }
+  seq = new_seq;
+  return absl::OkStatus();
+}
+
+std::vector<uint8_t> Catalog::EncodeCheckpoint() const {
+  Encoder e;
+  e.PutU32(kCheckpointMagic);
+  e.PutU32(kCheckpointVersion);
+  e.PutU64(seq);
+  e.PutString(name);
+  e.PutU8(static_cast<uint8_t>(redundancy));
+  e.PutU64(au_size);
+  e.PutU32(max_partners);
+  e.PutU32(next_file);
+  e.PutU32(last_incarnation);
+  e.PutU32(static_cast<uint32_t>(disks.size()));
+  for (const DiskRec& d : disks) {
+    e.PutU32(d.ref.cell);
+    e.PutU32(d.ref.grid_disk);
+    e.PutString(d.name);
+    e.PutString(d.failgroup);
+    e.PutU64(d.size_bytes);
+    e.PutU32(d.total_aus);
+    e.PutU8(d.online ? 1 : 0);
+    e.PutString(d.last_error);
+    e.PutU32(static_cast<uint32_t>(d.partners.size()));
+    for (uint32_t p : d.partners) e.PutU32(p);
+    e.PutU32(static_cast<uint32_t>(d.stale.size()));
+    for (uint32_t au : d.stale) e.PutU32(au);
+  }
+  e.PutU32(static_cast<uint32_t>(files.size()));
+  for (const auto& [num, f] : files) {
+    EncodeFileInfo(&e, f.info);
+    EncodeExtents(&e, f.extents);
+  }
+  e.PutU64(Checksum64(e.data(), kCheckpointSeed));
+  return std::move(e.bytes());
+}
+
+absl::StatusOr<Catalog> Catalog::DecodeCheckpoint(absl::Span<const uint8_t> bytes,
+                                                  const std::string& what) {
+  if (bytes.size() < 16) return Corrupt(fmt::format("{}: {} bytes is too short", what, bytes.size()));
+  const auto body = bytes.subspan(0, bytes.size() - 8);
+  Decoder tail(bytes.subspan(bytes.size() - 8));
+  uint64_t sum = 0;
+  (void)tail.GetU64(&sum);
+  if (Checksum64(body, kCheckpointSeed) != sum) {
+    return Corrupt(fmt::format("{}: checksum mismatch", what));
+  }
+  Decoder d(body);
+  Catalog c;
+  uint32_t magic = 0, version = 0, ndisks = 0, nfiles = 0;
+  uint8_t red = 0;
+  if (!d.GetU32(&magic) || !d.GetU32(&version)) return d.Truncated(what);
+  if (magic != kCheckpointMagic) return Corrupt(fmt::format("{}: bad magic {:#x}", what, magic));
+  if (version != kCheckpointVersion) {
+    return Corrupt(fmt::format("{}: version {} (this build reads {})", what, version,
+                               kCheckpointVersion));
+  }
+  if (!d.GetU64(&c.seq) || !d.GetString(&c.name) || !d.GetU8(&red) || !d.GetU64(&c.au_size) ||
+      !d.GetU32(&c.max_partners) || !d.GetU32(&c.next_file) ||
+      !d.GetU32(&c.last_incarnation) || !d.GetU32(&ndisks)) {
+    return d.Truncated(what);
+  }
+  if (red > 2 || !ValidateAuSize(c.au_size).ok() || ndisks == 0 || ndisks > kMaxDisks) {
+    return Corrupt(fmt::format("{}: bad header (redundancy {}, AU {}, {} disks)", what, red,
+                               c.au_size, ndisks));
+  }
+  c.redundancy = static_cast<Redundancy>(red);
+  c.disks.resize(ndisks);
+  std::vector<std::vector<uint32_t>> stale(ndisks);
+  for (uint32_t i = 0; i < ndisks; ++i) {
+    DiskRec& r = c.disks[i];
+    uint8_t online = 0;
+    uint32_t np = 0, ns = 0;
+    if (!d.GetU32(&r.ref.cell) || !d.GetU32(&r.ref.grid_disk) || !d.GetString(&r.name) ||
+        !d.GetString(&r.failgroup) || !d.GetU64(&r.size_bytes) || !d.GetU32(&r.total_aus) ||
+        !d.GetU8(&online) || !d.GetString(&r.last_error) || !d.GetU32(&np)) {
+      return d.Truncated(what);
+    }
+    if (np > kMaxPartners || r.total_aus > r.size_bytes / c.au_size) {
+      return Corrupt(fmt::format("{}: disk {} has bad sizes or {} partners", what, i, np));
+    }
+    r.online = online != 0;
+    r.partners.resize(np);
+    for (uint32_t& p : r.partners) {
+      if (!d.GetU32(&p)) return d.Truncated(what);
+      if (p >= ndisks) return Corrupt(fmt::format("{}: partner {} out of range", what, p));
+    }
+    if (!d.GetU32(&ns) || ns > r.total_aus) return Corrupt(fmt::format("{}: stale list", what));
+    stale[i].resize(ns);
+    for (uint32_t& au : stale[i]) {
+      if (!d.GetU32(&au)) return d.Truncated(what);
+      if (au >= r.total_aus) return Corrupt(fmt::format("{}: stale AU out of range", what));
+    }
+  }
+  c.InitDisks();
+  if (!d.GetU32(&nfiles)) return d.Truncated(what);
+  for (uint32_t i = 0; i < nfiles; ++i) {
+    FileRec f;
+    if (!DecodeFileInfo(&d, &f.info)) return d.Truncated(what);
+    if (f.info.number < 256 || c.files.count(f.info.number) != 0) {
+      return Corrupt(fmt::format("{}: file number {} invalid or repeated", what, f.info.number));
+    }
+    absl::Status st = DecodeNewExtents(c, &d, &f.extents, what.c_str());
+    if (!st.ok()) return st;
+    for (uint32_t x = 0; x < f.extents.size(); ++x) {
+      for (uint32_t k = 0; k < c.copies(); ++k) {
+        CopyLoc loc = f.extents[x][k];
+        DiskRec& r = c.disks[loc.disk];
+        // Take() without the offline stale rule: the stale set is restored below.
+        r.owners[loc.au] = AuOwner{f.info.number, x, static_cast<uint8_t>(k)};
+        ++r.used;
+        if (k == 0) ++r.primaries;
+      }
+    }
+    f.info.extents = static_cast<uint32_t>(f.extents.size());
+    c.files.emplace(f.info.number, std::move(f));
+  }
+  if (d.remaining() != 0) return Corrupt(fmt::format("{}: {} trailing bytes", what, d.remaining()));
+  for (uint32_t i = 0; i < ndisks; ++i) {
+    DiskRec& r = c.disks[i];
+    for (uint32_t au : stale[i]) r.stale.insert(au);
+    while (r.first_free < r.total_aus && r.owners[r.first_free].file != 0) ++r.first_free;
+  }
+  return c;
+}
+
+std::vector<uint8_t> MakeCreateFileRecord(const Catalog& cat, const FileInfo& info,
+                                          absl::Span<const ExtentLocs> extents) {
+  Encoder e;
+  e.PutU8(static_cast<uint8_t>(RecordType::kCreateFile));
+  Catalog::EncodeFileInfo(&e, info);
+  cat.EncodeExtents(&e, extents);
+  return std::move(e.bytes());
+}
+
+std::vector<uint8_t> MakeResizeFileRecord(const Catalog& cat, uint32_t file, uint64_t new_size,
+                                          int64_t mtime, uint32_t new_extent_count,
+                                          absl::Span<const ExtentLocs> added) {
+  Encoder e;
+  e.PutU8(static_cast<uint8_t>(RecordType::kResizeFile));
+  e.PutU32(file);
+  e.PutU64(new_size);
+  e.PutU64(static_cast<uint64_t>(mtime));
+  e.PutU32(new_extent_count);
+  cat.EncodeExtents(&e, added);
+  return std::move(e.bytes());
+}
+
+std::vector<uint8_t> MakeDeleteFileRecord(uint32_t file) {
+  Encoder e;
+  e.PutU8(static_cast<uint8_t>(RecordType::kDeleteFile));
+  e.PutU32(file);
+  return std::move(e.bytes());
+}
+
+std::vector<uint8_t> MakeDiskStateRecord(uint32_t disk, bool online,
+                                         const std::string& last_error) {
+  Encoder e;
+  e.PutU8(static_cast<uint8_t>(RecordType::kDiskState));
+  e.PutU32(disk);
+  e.PutU8(online ? 1 : 0);
+  e.PutString(last_error.substr(0, 1024));
+  return std::move(e.bytes());
+}
+
+std::vector<uint8_t> MakeStaleRecord(bool set, absl::Span<const CopyLoc> locs) {
+  Encoder e;
+  e.PutU8(static_cast<uint8_t>(RecordType::kStale));
+  e.PutU8(set ? 1 : 0);
+  e.PutU32(static_cast<uint32_t>(locs.size()));
+  for (const CopyLoc& l : locs) {
+    e.PutU32(l.disk);
+    e.PutU32(l.au);
+  }
+  return std::move(e.bytes());
+}
+
+}  // namespace cellsim::asmgr::internal

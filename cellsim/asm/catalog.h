@@ -1,0 +1,124 @@
+// Catalog: the persistent state of one disk group (disks, partners, the file
+// directory, extent maps, disk states and stale AUs) as plain data, with the
+// one function that changes it (Apply) and its checkpoint encoding.
+//
+// Every change is an encoded journal record; the live disk group and journal
+// replay both go through Apply(), so a reopened group is the same group by
+// construction. Decoding treats the bytes as hostile: bounds, indices and AU
+// ownership are checked and a breach is DataLoss naming what is wrong.
+//
+// Private to cellsim/asm.
+#ifndef CELLSIM_ASM_CATALOG_H_
+#define CELLSIM_ASM_CATALOG_H_
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "cellsim/asm/types.h"
+#include "cellsim/base/checksum.h"
+
+namespace cellsim::asmgr::internal {
+
+// Where one copy of an extent lives: AU `au` of disk `disk`.
+struct CopyLoc {
+  uint32_t disk = 0;
+  uint32_t au = 0;
+  bool operator==(const CopyLoc&) const = default;
+};
+using ExtentLocs = std::array<CopyLoc, 3>;  // first Copies(redundancy) are used
+
+// Who owns an AU (file 0 = free).
+struct AuOwner {
+  uint32_t file = 0;
+  uint32_t extent = 0;
+  uint8_t copy = 0;
+};
+
+struct DiskRec {
+  DiskRef ref;
+  std::string name;        // grid disk name
+  std::string failgroup;   // cell name
+  uint64_t size_bytes = 0;
+  uint32_t total_aus = 0;
+  bool online = true;
+  std::string last_error;
+  std::vector<uint32_t> partners;
+  // --- derived (rebuilt by Apply / decode) ---
+  std::vector<AuOwner> owners;  // size total_aus
+  std::set<uint32_t> stale;     // AUs changed while offline
+  uint32_t used = 0;
+  uint32_t primaries = 0;
+  uint32_t first_free = 0;      // every AU below it is used
+};
+
+struct FileRec {
+  FileInfo info;
+  std::vector<ExtentLocs> extents;
+};
+
+enum class RecordType : uint8_t {
+  kCreateFile = 1,
+  kResizeFile = 2,
+  kDeleteFile = 3,
+  kDiskState = 4,
+  kStale = 5,
+};
+
+struct Catalog {
+  std::string name;
+  Redundancy redundancy = Redundancy::kNormal;
+  uint64_t au_size = 0;
+  uint32_t max_partners = kMaxPartners;
+  uint32_t next_file = 256;
+  uint32_t last_incarnation = 0;
+  uint64_t seq = 0;  // sequence of the last applied change
+  std::vector<DiskRec> disks;
+  std::map<uint32_t, FileRec> files;
+
+  uint32_t copies() const { return Copies(redundancy); }
+
+  // Initializes owners/derived fields of freshly described disks.
+  void InitDisks();
+
+  // Applies one record body (u8 type, fields) as change number `seq`, which
+  // must be this->seq + 1. DataLoss on a malformed or inconsistent record
+  // (nothing is changed then).
+  [[nodiscard]] absl::Status Apply(uint64_t seq, absl::Span<const uint8_t> body);
+
+  // Checkpoint bytes (magic, version, everything, checksum).
+  std::vector<uint8_t> EncodeCheckpoint() const;
+  [[nodiscard]] static absl::StatusOr<Catalog> DecodeCheckpoint(
+      absl::Span<const uint8_t> bytes, const std::string& what);
+
+  // Helpers for the record builders (body after seq/type).
+  static void EncodeFileInfo(Encoder* e, const FileInfo& f);
+  void EncodeExtents(Encoder* e, absl::Span<const ExtentLocs> extents) const;
+
+  // Ownership bookkeeping.
+  void Take(CopyLoc loc, AuOwner owner);
+  void Release(CopyLoc loc);
+  uint64_t FreeAus() const;
+};
+
+// Record builders: return a record body (type + fields).
+std::vector<uint8_t> MakeCreateFileRecord(const Catalog& cat, const FileInfo& info,
+                                          absl::Span<const ExtentLocs> extents);
+std::vector<uint8_t> MakeResizeFileRecord(const Catalog& cat, uint32_t file,
+                                          uint64_t new_size, int64_t mtime,
+                                          uint32_t new_extent_count,
+                                          absl::Span<const ExtentLocs> added);
+std::vector<uint8_t> MakeDeleteFileRecord(uint32_t file);
+std::vector<uint8_t> MakeDiskStateRecord(uint32_t disk, bool online,
+                                         const std::string& last_error);
+std::vector<uint8_t> MakeStaleRecord(bool set, absl::Span<const CopyLoc> locs);
+
+}  // namespace cellsim::asmgr::internal
+
+#endif  // CELLSIM_ASM_CATALOG_H_

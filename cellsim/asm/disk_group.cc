@@ -1,0 +1,559 @@
+// DiskGroup: creation, mounting, the file directory, views and self-checks.
+// I/O is in disk_group_io.cc, maintenance in disk_group_maint.cc.
+#include "cellsim/asm/disk_group.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "cellsim/asm/disk_group_state.h"
+#include "cellsim/asm/placement.h"
+#include "fmt/format.h"
+
+namespace cellsim::asmgr {
+
+using internal::Catalog;
+using internal::CopyLoc;
+using internal::DiskRec;
+using internal::ExtentLocs;
+using internal::FileRec;
+
+namespace {
+
+std::string Upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+absl::Status ValidateName(std::string_view what, const std::string& name, size_t max_len) {
+  bool ok = !name.empty() && name.size() <= max_len &&
+            std::isalpha(static_cast<unsigned char>(name[0]));
+  for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+  if (ok) return absl::OkStatus();
+  return absl::InvalidArgumentError(fmt::format(
+      "{} '{}' must be 1..{} letters, digits or '_', starting with a letter",
+      std::string(what), name, max_len));
+}
+
+uint64_t MiB(uint64_t bytes) { return bytes >> 20; }
+
+}  // namespace
+
+absl::Status DiskGroup::State::Commit(std::vector<std::vector<uint8_t>> bodies) {
+  if (!broken.ok()) {
+    return absl::FailedPreconditionError(
+        fmt::format("disk group {} is dismounted after a metadata write error: {}", cat.name,
+                    std::string(broken.message())));
+  }
+  if (bodies.empty()) return absl::OkStatus();
+  absl::Status st = store->Append(cat.seq + 1, bodies);
+  if (!st.ok()) {
+    broken = st;
+    return st;
+  }
+  for (const std::vector<uint8_t>& body : bodies) {
+    st = cat.Apply(cat.seq + 1, body);
+    if (!st.ok()) {
+      broken = st;  // a record we built does not apply: a bug; stop changing things
+      return absl::InternalError(std::string(st.message()));
+    }
+  }
+  if (store->journal_bytes() > checkpoint_after) {
+    // A failed checkpoint loses nothing (the journal still holds every
+    // record); the next commit tries again.
+    (void)store->Checkpoint(cat);
+  }
+  return absl::OkStatus();
+}
+
+std::string DiskGroup::State::FileLabel(uint32_t file) const {
+  auto it = cat.files.find(file);
+  return it == cat.files.end() ? fmt::format("file {}", file) : it->second.info.name;
+}
+
+DiskGroup::DiskGroup(std::unique_ptr<State> state) : s_(std::move(state)) {}
+DiskGroup::~DiskGroup() = default;
+
+absl::StatusOr<std::unique_ptr<DiskGroup>> DiskGroup::Create(const DiskGroupEnv& env,
+                                                             const DiskGroupConfig& config) {
+  const std::string name = Upper(config.name);
+  absl::Status st = ValidateName("disk group name", name, 30);
+  if (!st.ok()) return st;
+  auto fail = [&](const std::string& msg) {
+    return absl::InvalidArgumentError(fmt::format("disk group {}: {}", name, msg));
+  };
+  st = ValidateAuSize(config.au_size);
+  if (!st.ok()) return fail(std::string(st.message()));
+  if (config.disks.empty()) return fail("no disks given");
+  if (config.max_partners < 1 || config.max_partners > kMaxPartners) {
+    return fail(fmt::format("max_partners {} is not in 1..{}", config.max_partners, kMaxPartners));
+  }
+  if (env.io == nullptr || env.clock == nullptr) return fail("no I/O backend or clock given");
+  std::map<uint32_t, cell::CellDescription> described;
+  Catalog cat;
+  cat.name = name;
+  cat.redundancy = config.redundancy;
+  cat.au_size = config.au_size;
+  cat.max_partners = config.max_partners;
+  std::set<std::pair<uint32_t, uint32_t>> seen;
+  for (const DiskRef& ref : config.disks) {
+    if (ref.cell >= env.cells.size() || env.cells[ref.cell] == nullptr) {
+      return fail(fmt::format("cell {} does not exist (the rack has {} cells)", ref.cell,
+                              env.cells.size()));
+    }
+    if (described.count(ref.cell) == 0) {
+      absl::StatusOr<cell::CellDescription> d = env.cells[ref.cell]->Describe();
+      if (!d.ok()) return d.status();
+      described.emplace(ref.cell, *std::move(d));
+    }
+    const cell::CellDescription& cd = described[ref.cell];
+    if (ref.grid_disk >= cd.grid_disks.size()) {
+      return fail(fmt::format("grid disk {} of {} does not exist (it has {})", ref.grid_disk,
+                              cd.name, cd.grid_disks.size()));
+    }
+    const cell::GridDiskInfo& gd = cd.grid_disks[ref.grid_disk];
+    if (!seen.insert({ref.cell, ref.grid_disk}).second) {
+      return fail(fmt::format("disk {} is listed twice", gd.name));
+    }
+    if (gd.size_bytes < config.au_size) {
+      return fail(fmt::format("grid disk {} ({} MiB) is smaller than one AU ({} MiB)", gd.name,
+                              MiB(gd.size_bytes), MiB(config.au_size)));
+    }
+    DiskRec r;
+    r.ref = ref;
+    r.name = gd.name;
+    r.failgroup = Upper(cd.name);
+    r.size_bytes = gd.size_bytes;
+    r.total_aus = static_cast<uint32_t>(std::min<uint64_t>(gd.size_bytes / config.au_size,
+                                                           UINT32_MAX - 1));
+    cat.disks.push_back(std::move(r));
+  }
+  const uint32_t fgs = static_cast<uint32_t>(described.size());
+  if (fgs < Copies(config.redundancy)) {
+    std::string names;
+    for (const auto& [i, cd] : described) names += (names.empty() ? "" : ", ") + cd.name;
+    return fail(fmt::format(
+        "{} redundancy needs at least {} failure groups, the disks given are in {} ({})",
+        RedundancyName(config.redundancy), Copies(config.redundancy), fgs, names));
+  }
+  std::vector<uint32_t> fg_of;
+  for (const DiskRec& r : cat.disks) fg_of.push_back(r.ref.cell);
+  std::vector<std::vector<uint32_t>> partners = internal::ComputePartners(
+      fg_of, config.redundancy == Redundancy::kExternal ? 0 : config.max_partners);
+  for (size_t i = 0; i < cat.disks.size(); ++i) cat.disks[i].partners = partners[i];
+  cat.InitDisks();
+
+  absl::StatusOr<std::unique_ptr<internal::MetaStore>> store =
+      internal::MetaStore::Create(env.io, env.metadata_dir, name, cat);
+  if (!store.ok()) return store.status();
+  auto state = std::make_unique<State>();
+  state->env = env;
+  state->checkpoint_after = config.checkpoint_after_bytes;
+  state->cat = std::move(cat);
+  state->store = *std::move(store);
+  return std::unique_ptr<DiskGroup>(new DiskGroup(std::move(state)));
+}
+
+absl::StatusOr<std::unique_ptr<DiskGroup>> DiskGroup::Open(const DiskGroupEnv& env,
+                                                           const std::string& name_in) {
+  const std::string name = Upper(name_in);
+  auto state = std::make_unique<State>();
+  state->env = env;
+  absl::StatusOr<std::unique_ptr<internal::MetaStore>> store =
+      internal::MetaStore::Open(env.io, env.metadata_dir, name, &state->cat);
+  if (!store.ok()) return store.status();
+  state->store = *std::move(store);
+  if (state->cat.name != name) {
+    return absl::DataLossError(fmt::format("disk group {}: metadata names group {}", name,
+                                           state->cat.name));
+  }
+  std::map<uint32_t, cell::CellDescription> described;
+  for (const DiskRec& r : state->cat.disks) {
+    if (r.ref.cell >= env.cells.size() || env.cells[r.ref.cell] == nullptr) {
+      return absl::FailedPreconditionError(fmt::format(
+          "disk group {}: disk {} is on cell {}, which the rack does not have", name, r.name,
+          r.ref.cell));
+    }
+    if (described.count(r.ref.cell) == 0) {
+      absl::StatusOr<cell::CellDescription> d = env.cells[r.ref.cell]->Describe();
+      if (!d.ok()) return d.status();
+      described.emplace(r.ref.cell, *std::move(d));
+    }
+    const cell::CellDescription& cd = described[r.ref.cell];
+    if (r.ref.grid_disk >= cd.grid_disks.size() ||
+        Upper(cd.grid_disks[r.ref.grid_disk].name) != Upper(r.name) ||
+        cd.grid_disks[r.ref.grid_disk].size_bytes < uint64_t{r.total_aus} * state->cat.au_size) {
+      return absl::FailedPreconditionError(fmt::format(
+          "disk group {}: disk {} ({} MiB) is not grid disk {} of {} any more", name, r.name,
+          MiB(r.size_bytes), r.ref.grid_disk, cd.name));
+    }
+  }
+  return std::unique_ptr<DiskGroup>(new DiskGroup(std::move(state)));
+}
+
+absl::Status DiskGroup::Close() {
+  std::unique_lock io_lock(s_->io_mu);
+  std::lock_guard lock(s_->mu);
+  absl::Status st = s_->broken.ok() ? s_->store->Checkpoint(s_->cat) : s_->broken;
+  absl::Status close = s_->store->Close();
+  return st.ok() ? close : st;
+}
+
+const std::string& DiskGroup::name() const { return s_->cat.name; }
+Redundancy DiskGroup::redundancy() const { return s_->cat.redundancy; }
+uint64_t DiskGroup::au_size() const { return s_->cat.au_size; }
+uint32_t DiskGroup::disk_count() const { return static_cast<uint32_t>(s_->cat.disks.size()); }
+DiskRef DiskGroup::disk(uint32_t index) const { return s_->cat.disks.at(index).ref; }
+std::vector<uint32_t> DiskGroup::Partners(uint32_t index) const {
+  return s_->cat.disks.at(index).partners;
+}
+cell::CellService* DiskGroup::cell(uint32_t i) const { return s_->env.cells.at(i); }
+uint32_t DiskGroup::cell_count() const { return static_cast<uint32_t>(s_->env.cells.size()); }
+uint64_t DiskGroup::metadata_sequence() const {
+  std::lock_guard lock(s_->mu);
+  return s_->cat.seq;
+}
+
+absl::StatusOr<uint32_t> DiskGroup::FindDisk(std::string_view grid_disk_name) const {
+  const std::string want = Upper(grid_disk_name);
+  for (uint32_t i = 0; i < s_->cat.disks.size(); ++i) {
+    if (Upper(s_->cat.disks[i].name) == want) return i;
+  }
+  return absl::NotFoundError(fmt::format("disk group {} has no disk {}", s_->cat.name,
+                                         std::string(grid_disk_name)));
+}
+
+// ------------------------------------------------------------------- files
+
+namespace {
+
+absl::Status ValidateSpec(const FileSpec& spec) {
+  absl::Status st = ValidateName("database name", Upper(spec.db_name), 30);
+  if (!st.ok()) return st;
+  if (spec.tag.empty() || spec.tag.size() > 64 ||
+      spec.tag.find_first_of("/.+ ") != std::string::npos) {
+    return absl::InvalidArgumentError(fmt::format(
+        "file tag '{}' must be 1..64 characters without '/', '.', '+' or spaces", spec.tag));
+  }
+  if (spec.size_bytes == 0 || spec.size_bytes % 512 != 0) {
+    return absl::InvalidArgumentError(fmt::format(
+        "file size {} bytes is not a positive multiple of 512", spec.size_bytes));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+static absl::Status NoSpace(const Catalog& cat, const std::string& what, uint64_t extents) {
+  const uint64_t free_raw = cat.FreeAus() * cat.au_size;
+  return absl::ResourceExhaustedError(fmt::format(
+      "disk group {} has {} MiB usable free ({} MiB raw, {} redundancy), {} MiB requested{}",
+      cat.name, MiB(free_raw / cat.copies()), MiB(free_raw), RedundancyName(cat.redundancy),
+      MiB(extents * cat.au_size), what));
+}
+
+absl::StatusOr<FileInfo> DiskGroup::CreateFile(const FileSpec& spec_in) {
+  FileSpec spec = spec_in;
+  spec.db_name = Upper(spec.db_name);
+  absl::Status st = ValidateSpec(spec);
+  if (!st.ok()) return st;
+  std::lock_guard lock(s_->mu);
+  Catalog& cat = s_->cat;
+  const uint64_t count = (spec.size_bytes + cat.au_size - 1) / cat.au_size;
+  const uint32_t number = cat.next_file;
+  absl::StatusOr<std::vector<ExtentLocs>> plan = internal::PlanExtents(cat, count, number);
+  if (!plan.ok()) {
+    return NoSpace(cat,
+                   fmt::format(" for +{}/{}/{}/{}", cat.name, spec.db_name,
+                               std::string(FileTypeName(spec.type)), spec.tag),
+                   count);
+  }
+  FileInfo info;
+  info.number = number;
+  const int64_t now = s_->env.clock->UnixSeconds();
+  info.incarnation = std::max<uint32_t>(cat.last_incarnation + 1,
+                                        static_cast<uint32_t>(std::max<int64_t>(now, 1)));
+  info.name = AsmFileName(cat.name, spec, number, info.incarnation);
+  info.db_name = spec.db_name;
+  info.type = spec.type;
+  info.tag = spec.tag;
+  info.size_bytes = spec.size_bytes;
+  info.block_size = spec.block_size;
+  info.creation_time_unix = info.modification_time_unix = now;
+  std::vector<std::vector<uint8_t>> bodies;
+  bodies.push_back(internal::MakeCreateFileRecord(cat, info, *plan));
+  st = s_->Commit(std::move(bodies));
+  if (!st.ok()) return st;
+  return cat.files.at(number).info;
+}
+
+absl::StatusOr<FileInfo> DiskGroup::ResizeFile(uint32_t file, uint64_t new_size) {
+  if (new_size == 0 || new_size % 512 != 0) {
+    return absl::InvalidArgumentError(fmt::format(
+        "file size {} bytes is not a positive multiple of 512", new_size));
+  }
+  std::lock_guard lock(s_->mu);
+  Catalog& cat = s_->cat;
+  auto it = cat.files.find(file);
+  if (it == cat.files.end()) {
+    return absl::NotFoundError(fmt::format("disk group {} has no file {}", cat.name, file));
+  }
+  const uint64_t old_count = it->second.extents.size();
+  const uint64_t count = (new_size + cat.au_size - 1) / cat.au_size;
+  std::vector<ExtentLocs> added;
+  if (count > old_count) {
+    absl::StatusOr<std::vector<ExtentLocs>> plan =
+        internal::PlanExtents(cat, count - old_count, file + old_count);
+    if (!plan.ok()) {
+      return NoSpace(cat,
+                     fmt::format(" to grow {} to {} MiB", it->second.info.name, MiB(new_size)),
+                     count - old_count);
+    }
+    added = *std::move(plan);
+  }
+  std::vector<std::vector<uint8_t>> bodies;
+  bodies.push_back(internal::MakeResizeFileRecord(cat, file, new_size,
+                                                  s_->env.clock->UnixSeconds(),
+                                                  static_cast<uint32_t>(count), added));
+  absl::Status st = s_->Commit(std::move(bodies));
+  if (!st.ok()) return st;
+  return cat.files.at(file).info;
+}
+
+absl::Status DiskGroup::DeleteFile(uint32_t file) {
+  std::lock_guard lock(s_->mu);
+  if (s_->cat.files.count(file) == 0) {
+    return absl::NotFoundError(fmt::format("disk group {} has no file {}", s_->cat.name, file));
+  }
+  std::vector<std::vector<uint8_t>> bodies;
+  bodies.push_back(internal::MakeDeleteFileRecord(file));
+  return s_->Commit(std::move(bodies));
+}
+
+absl::StatusOr<FileInfo> DiskGroup::LookupFile(uint32_t file) const {
+  std::lock_guard lock(s_->mu);
+  auto it = s_->cat.files.find(file);
+  if (it == s_->cat.files.end()) {
+    return absl::NotFoundError(fmt::format("disk group {} has no file {}", s_->cat.name, file));
+  }
+  return it->second.info;
+}
+
+absl::StatusOr<FileInfo> DiskGroup::LookupFile(std::string_view name) const {
+  const std::string want = Upper(name);
+  std::lock_guard lock(s_->mu);
+  for (const auto& [n, f] : s_->cat.files) {
+    if (Upper(f.info.name) == want) return f.info;
+  }
+  return absl::NotFoundError(fmt::format("disk group {} has no file {}", s_->cat.name,
+                                         std::string(name)));
+}
+
+std::vector<FileInfo> DiskGroup::ListFiles() const {
+  std::lock_guard lock(s_->mu);
+  std::vector<FileInfo> out;
+  for (const auto& [n, f] : s_->cat.files) out.push_back(f.info);
+  return out;
+}
+
+absl::StatusOr<std::vector<Extent>> DiskGroup::ExtentMap(uint32_t file, uint64_t file_offset,
+                                                         uint64_t length) const {
+  std::lock_guard lock(s_->mu);
+  const Catalog& cat = s_->cat;
+  auto it = cat.files.find(file);
+  if (it == cat.files.end()) {
+    return absl::NotFoundError(fmt::format("disk group {} has no file {}", cat.name, file));
+  }
+  const FileRec& f = it->second;
+  std::vector<Extent> out;
+  const uint64_t end = length > f.info.size_bytes ? f.info.size_bytes
+                                                  : std::min(f.info.size_bytes, file_offset + length);
+  for (uint64_t x = file_offset / cat.au_size; x < f.extents.size(); ++x) {
+    const uint64_t off = x * cat.au_size;
+    if (off >= end) break;
+    Extent e;
+    e.index = static_cast<uint32_t>(x);
+    e.file_offset = off;
+    e.length = s_->ExtentLength(f, e.index);
+    for (uint32_t c = 0; c < cat.copies(); ++c) {
+      const CopyLoc l = f.extents[x][c];
+      const DiskRec& d = cat.disks[l.disk];
+      e.copies.push_back(ExtentCopy{.disk = l.disk,
+                                    .cell = d.ref.cell,
+                                    .grid_disk = d.ref.grid_disk,
+                                    .disk_offset = s_->AuOffset(l.au),
+                                    .stale = d.stale.count(l.au) != 0,
+                                    .online = d.online});
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------- views
+
+static SpaceInfo SpaceOf(const Catalog& cat) {
+  SpaceInfo s;
+  uint64_t total = 0;
+  std::map<uint32_t, uint64_t> per_fg;
+  for (const DiskRec& d : cat.disks) {
+    total += uint64_t{d.total_aus} * cat.au_size;
+    per_fg[d.ref.cell] += uint64_t{d.total_aus} * cat.au_size;
+  }
+  s.total_mb = MiB(total);
+  s.free_mb = MiB(cat.FreeAus() * cat.au_size);
+  if (cat.copies() > 1) {
+    for (const auto& [fg, bytes] : per_fg) s.required_mirror_free_mb = std::max(s.required_mirror_free_mb, MiB(bytes));
+  }
+  s.usable_file_mb = (static_cast<int64_t>(s.free_mb) -
+                      static_cast<int64_t>(s.required_mirror_free_mb)) /
+                     static_cast<int64_t>(cat.copies());
+  return s;
+}
+
+SpaceInfo DiskGroup::Space() const {
+  std::lock_guard lock(s_->mu);
+  return SpaceOf(s_->cat);
+}
+
+DiskGroupView DiskGroup::View() const {
+  std::lock_guard lock(s_->mu);
+  const Catalog& cat = s_->cat;
+  DiskGroupView v;
+  v.name = cat.name;
+  v.state = s_->broken.ok() ? "MOUNTED" : "DISMOUNTED";
+  v.redundancy = cat.redundancy;
+  v.au_size = cat.au_size;
+  v.space = SpaceOf(cat);
+  std::set<uint32_t> fgs;
+  for (const DiskRec& d : cat.disks) {
+    if (!d.online) ++v.offline_disks;
+    fgs.insert(d.ref.cell);
+  }
+  v.disks = static_cast<uint32_t>(cat.disks.size());
+  v.failure_groups = static_cast<uint32_t>(fgs.size());
+  v.files = static_cast<uint32_t>(cat.files.size());
+  return v;
+}
+
+std::vector<DiskView> DiskGroup::Disks() const {
+  std::lock_guard lock(s_->mu);
+  const Catalog& cat = s_->cat;
+  std::vector<DiskView> out;
+  for (uint32_t i = 0; i < cat.disks.size(); ++i) {
+    const DiskRec& d = cat.disks[i];
+    DiskView v;
+    v.index = i;
+    v.name = d.name;
+    v.failgroup = d.failgroup;
+    v.path = fmt::format("o/{}/{}", [&] {
+      std::string s = d.failgroup;
+      for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      return s;
+    }(), d.name);
+    v.cell = d.ref.cell;
+    v.grid_disk = d.ref.grid_disk;
+    v.mode_status = d.online ? "ONLINE" : "OFFLINE";
+    v.total_mb = MiB(uint64_t{d.total_aus} * cat.au_size);
+    v.free_mb = MiB(uint64_t{d.total_aus - d.used} * cat.au_size);
+    v.total_aus = d.total_aus;
+    v.allocated_aus = d.used;
+    v.primary_aus = d.primaries;
+    v.stale_aus = d.stale.size();
+    v.partners = d.partners;
+    v.last_error = d.last_error;
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+std::vector<FileView> DiskGroup::Files() const {
+  std::lock_guard lock(s_->mu);
+  const Catalog& cat = s_->cat;
+  std::vector<FileView> out;
+  for (const auto& [n, f] : cat.files) {
+    FileView v;
+    v.type = std::string(FileTypeName(f.info.type));
+    v.redundancy = cat.redundancy == Redundancy::kExternal ? "UNPROT"
+                   : cat.redundancy == Redundancy::kNormal ? "MIRROR"
+                                                           : "HIGH";
+    v.time_unix = f.info.modification_time_unix;
+    v.name = f.info.name;
+    v.bytes = f.info.size_bytes;
+    v.space = uint64_t{f.info.extents} * cat.au_size * cat.copies();
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+absl::Status DiskGroup::CheckConsistency() const {
+  std::lock_guard lock(s_->mu);
+  const Catalog& cat = s_->cat;
+  auto breach = [&](const std::string& msg) {
+    return absl::InternalError(fmt::format("disk group {}: {}", cat.name, msg));
+  };
+  std::vector<std::vector<uint8_t>> seen(cat.disks.size());
+  for (size_t i = 0; i < cat.disks.size(); ++i) seen[i].assign(cat.disks[i].total_aus, 0);
+  for (const auto& [num, f] : cat.files) {
+    if (f.extents.size() != (f.info.size_bytes + cat.au_size - 1) / cat.au_size) {
+      return breach(fmt::format("{} has {} extents for {} bytes", f.info.name, f.extents.size(),
+                                f.info.size_bytes));
+    }
+    for (uint32_t x = 0; x < f.extents.size(); ++x) {
+      std::set<uint32_t> fgs;
+      for (uint32_t c = 0; c < cat.copies(); ++c) {
+        const CopyLoc l = f.extents[x][c];
+        if (l.disk >= cat.disks.size() || l.au >= cat.disks[l.disk].total_aus) {
+          return breach(fmt::format("{} extent {} copy {} out of range", f.info.name, x, c));
+        }
+        const DiskRec& d = cat.disks[l.disk];
+        if (seen[l.disk][l.au]++ != 0) {
+          return breach(fmt::format("AU {} of {} is used twice", l.au, d.name));
+        }
+        const internal::AuOwner& o = d.owners[l.au];
+        if (o.file != num || o.extent != x || o.copy != c) {
+          return breach(fmt::format("AU {} of {} not recorded as {} extent {} copy {}", l.au,
+                                    d.name, f.info.name, x, c));
+        }
+        if (!fgs.insert(d.ref.cell).second) {
+          return breach(fmt::format("{} extent {} has two copies in failure group {}",
+                                    f.info.name, x, d.failgroup));
+        }
+        if (c > 0) {
+          const auto& p = cat.disks[f.extents[x][0].disk].partners;
+          if (std::find(p.begin(), p.end(), l.disk) == p.end()) {
+            return breach(fmt::format("{} extent {} copy {} on {} is not a partner of {}",
+                                      f.info.name, x, c, d.name,
+                                      cat.disks[f.extents[x][0].disk].name));
+          }
+        }
+      }
+    }
+  }
+  for (size_t i = 0; i < cat.disks.size(); ++i) {
+    const DiskRec& d = cat.disks[i];
+    uint32_t used = 0;
+    for (uint32_t au = 0; au < d.total_aus; ++au) {
+      if (d.owners[au].file != 0 && seen[i][au] == 0) {
+        return breach(fmt::format("AU {} of {} is leaked (owned by no extent)", au, d.name));
+      }
+      used += seen[i][au];
+    }
+    if (used != d.used) return breach(fmt::format("{} counts {} used AUs, has {}", d.name, d.used, used));
+    for (uint32_t au : d.stale) {
+      if (d.owners[au].file == 0) return breach(fmt::format("free AU {} of {} is stale", au, d.name));
+    }
+    if (d.partners.size() > kMaxPartners) return breach(fmt::format("{} has {} partners", d.name, d.partners.size()));
+    for (uint32_t p : d.partners) {
+      if (cat.disks[p].ref.cell == d.ref.cell) {
+        return breach(fmt::format("{} partners {} in its own failure group", d.name, cat.disks[p].name));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace cellsim::asmgr

@@ -1,0 +1,488 @@
+// DiskGroup I/O: mirrored writes, reads with failover and repair, and
+// smart/fast file creation through the cells' FormatRange.
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "cellsim/asm/disk_group.h"
+#include "cellsim/asm/disk_group_state.h"
+#include "fmt/format.h"
+
+namespace cellsim::asmgr {
+
+using internal::CopyIo;
+using internal::CopyLoc;
+using internal::ExtentLocs;
+using internal::FileRec;
+
+namespace internal {
+
+void RunConcurrently(const std::vector<uint32_t>& items, const std::function<void(uint32_t)>& fn) {
+  if (items.empty()) return;
+  std::vector<std::thread> threads;
+  threads.reserve(items.size() - 1);
+  for (size_t i = 0; i + 1 < items.size(); ++i) threads.emplace_back(fn, items[i]);
+  fn(items.back());
+  for (std::thread& t : threads) t.join();
+}
+
+void AddCellStats(AsmIoStats* io, size_t cells, uint32_t cell, const cell::CellIoStats& s) {
+  if (io->per_cell.size() < cells) io->per_cell.resize(cells);
+  io->per_cell[cell] += s;
+  io->cell += s;
+}
+
+void DoCellIo(const DiskGroupEnv& env, bool write, absl::Span<CopyIo> ios, AsmIoStats* io) {
+  std::map<uint32_t, std::vector<size_t>> by_cell;
+  for (size_t i = 0; i < ios.size(); ++i) by_cell[ios[i].cell].push_back(i);
+  std::vector<uint32_t> cells;
+  for (const auto& [c, v] : by_cell) cells.push_back(c);
+  std::vector<cell::CellIoStats> stats(env.cells.size());
+  RunConcurrently(cells, [&](uint32_t c) {
+    const std::vector<size_t>& idx = by_cell[c];
+    absl::Status st;
+    if (write) {
+      std::vector<cell::WriteRequest> reqs(idx.size());
+      for (size_t k = 0; k < idx.size(); ++k) {
+        const CopyIo& x = ios[idx[k]];
+        reqs[k].grid_disk = x.grid_disk;
+        reqs[k].offset = x.offset;
+        reqs[k].data = absl::Span<const uint8_t>(x.buffer, x.length);
+      }
+      st = env.cells[c]->Write(absl::MakeSpan(reqs), &stats[c]);
+      for (size_t k = 0; k < idx.size(); ++k) ios[idx[k]].status = reqs[k].status;
+    } else {
+      std::vector<cell::ReadRequest> reqs(idx.size());
+      for (size_t k = 0; k < idx.size(); ++k) {
+        const CopyIo& x = ios[idx[k]];
+        reqs[k].grid_disk = x.grid_disk;
+        reqs[k].offset = x.offset;
+        reqs[k].buffer = absl::Span<uint8_t>(x.buffer, x.length);
+      }
+      st = env.cells[c]->Read(absl::MakeSpan(reqs), &stats[c]);
+      for (size_t k = 0; k < idx.size(); ++k) ios[idx[k]].status = reqs[k].status;
+    }
+    // A cell that failed the whole call without blaming a request: every
+    // request of the call failed.
+    if (!st.ok() && std::all_of(idx.begin(), idx.end(), [&](size_t i) { return ios[i].status.ok(); })) {
+      for (size_t i : idx) ios[i].status = st;
+    }
+  });
+  for (uint32_t c : cells) AddCellStats(io, env.cells.size(), c, stats[c]);
+  for (const CopyIo& x : ios) {
+    ++io->cell_requests;
+    io->cell_bytes += x.length;
+  }
+}
+
+}  // namespace internal
+
+namespace {
+
+// A part of a request inside one extent.
+struct Piece {
+  size_t request = 0;
+  uint32_t extent = 0;
+  uint64_t file_offset = 0;
+  uint64_t length = 0;
+  uint8_t* data = nullptr;
+  ExtentLocs locs;
+  std::array<bool, 3> online{};  // its disk is online
+  std::array<bool, 3> usable{};  // disk online and the copy current
+  uint32_t landed = 0;
+  absl::Status error;            // first copy error
+};
+
+absl::Status CheckRange(const FileRec& f, uint64_t offset, uint64_t length) {
+  if (offset % 512 != 0 || length % 512 != 0 || length == 0) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}: offset {} and length {} must be non-zero multiples of 512", f.info.name, offset,
+        length));
+  }
+  if (offset > f.info.size_bytes || length > f.info.size_bytes - offset) {
+    return absl::OutOfRangeError(fmt::format("{}: offset {} (+{}) past its end {}", f.info.name,
+                                             offset, length, f.info.size_bytes));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+// Splits requests into pieces at extent boundaries (requires mu). Requests that
+// are invalid get their status set and produce no piece.
+template <typename Req, typename GetPtr>
+static std::vector<Piece> SplitRequests(const DiskGroup::State& s, const FileRec& f,
+                                        absl::Span<Req> requests, GetPtr get_ptr) {
+  std::vector<Piece> pieces;
+  const uint64_t au = s.cat.au_size;
+  for (size_t r = 0; r < requests.size(); ++r) {
+    auto [ptr, len] = get_ptr(requests[r]);
+    requests[r].status = CheckRange(f, requests[r].file_offset, len);
+    if (!requests[r].status.ok()) continue;
+    uint64_t off = requests[r].file_offset;
+    const uint64_t end = off + len;
+    while (off < end) {
+      Piece p;
+      p.request = r;
+      p.extent = static_cast<uint32_t>(off / au);
+      p.file_offset = off;
+      p.length = std::min(end, (p.extent + uint64_t{1}) * au) - off;
+      p.data = ptr + (off - requests[r].file_offset);
+      p.locs = f.extents[p.extent];
+      for (uint32_t c = 0; c < s.cat.copies(); ++c) {
+        const internal::DiskRec& d = s.cat.disks[p.locs[c].disk];
+        p.online[c] = d.online;
+        p.usable[c] = d.online && d.stale.count(p.locs[c].au) == 0;
+      }
+      pieces.push_back(p);
+      off += p.length;
+    }
+  }
+  return pieces;
+}
+
+// After I/O: takes the disks of failed copies offline and marks the copies
+// stale, in one synced journal append (requires mu).
+static absl::Status RecordCopyFailures(DiskGroup::State& s,
+                                       const std::vector<std::pair<CopyLoc, absl::Status>>& failed,
+                                       AsmIoResult* result) {
+  if (failed.empty()) return absl::OkStatus();
+  std::vector<std::vector<uint8_t>> bodies;
+  std::vector<CopyLoc> locs;
+  std::set<uint32_t> offlined;
+  for (const auto& [loc, err] : failed) {
+    const internal::DiskRec& d = s.cat.disks[loc.disk];
+    result->failures.push_back(CopyFailure{d.name, err});
+    locs.push_back(loc);
+    if (d.online && offlined.insert(loc.disk).second) {
+      bodies.push_back(internal::MakeDiskStateRecord(loc.disk, false, std::string(err.message())));
+      result->disks_taken_offline.push_back(d.name);
+    }
+  }
+  // Stale marks after the offline records: an AU is marked stale only when owned.
+  bodies.push_back(internal::MakeStaleRecord(true, locs));
+  return s.Commit(std::move(bodies));
+}
+
+absl::Status DiskGroup::Write(uint32_t file, absl::Span<AsmWriteRequest> requests,
+                              AsmIoResult* result) {
+  AsmIoResult local;
+  AsmIoResult* res = result != nullptr ? result : &local;
+  std::shared_lock io_lock(s_->io_mu);
+  std::vector<Piece> pieces;
+  uint32_t block_size = 0;
+  {
+    std::lock_guard lock(s_->mu);
+    auto it = s_->cat.files.find(file);
+    if (it == s_->cat.files.end()) {
+      return absl::NotFoundError(fmt::format("disk group {} has no file {}", s_->cat.name, file));
+    }
+    block_size = std::max<uint32_t>(it->second.info.block_size, 512);
+    pieces = SplitRequests(*s_, it->second, requests, [](AsmWriteRequest& r) {
+      return std::make_pair(const_cast<uint8_t*>(r.data.data()), uint64_t{r.data.size()});
+    });
+    // Copies on offline disks are marked stale before anything is written, so
+    // a crash can never leave a changed extent that resync would not copy.
+    std::vector<CopyLoc> stale;
+    for (const Piece& p : pieces) {
+      for (uint32_t c = 0; c < s_->cat.copies(); ++c) {
+        const internal::DiskRec& d = s_->cat.disks[p.locs[c].disk];
+        if (!d.online && d.stale.count(p.locs[c].au) == 0) stale.push_back(p.locs[c]);
+      }
+    }
+    std::sort(stale.begin(), stale.end(), [](CopyLoc a, CopyLoc b) {
+      return std::tie(a.disk, a.au) < std::tie(b.disk, b.au);
+    });
+    stale.erase(std::unique(stale.begin(), stale.end()), stale.end());
+    if (!stale.empty()) {
+      std::vector<std::vector<uint8_t>> bodies;
+      bodies.push_back(internal::MakeStaleRecord(true, stale));
+      absl::Status st = s_->Commit(std::move(bodies));
+      if (!st.ok()) {
+        for (AsmWriteRequest& r : requests) if (r.status.ok()) r.status = st;
+        return st;
+      }
+      res->stale_extents_marked += stale.size();
+    }
+  }
+  // Every copy whose disk is online gets the piece (a stale copy on an online
+  // disk too: resync will rewrite the whole extent anyway).
+  std::vector<CopyIo> ios;
+  std::vector<std::pair<size_t, uint32_t>> owner;  // (piece, copy)
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    Piece& p = pieces[i];
+    for (uint32_t c = 0; c < s_->cat.copies(); ++c) {
+      if (!p.online[c]) continue;
+      const internal::DiskRec& d = s_->cat.disks[p.locs[c].disk];
+      ios.push_back(CopyIo{d.ref.cell, d.ref.grid_disk,
+                           s_->AuOffset(p.locs[c].au) + p.file_offset % s_->cat.au_size, p.data,
+                           p.length, {}});
+      owner.emplace_back(i, c);
+      if (p.length >= 2 * uint64_t{block_size}) ++res->io.multi_block_requests;
+    }
+  }
+  internal::DoCellIo(s_->env, /*write=*/true, absl::MakeSpan(ios), &res->io);
+  std::vector<std::pair<CopyLoc, absl::Status>> failed;
+  std::set<size_t> pieces_with_failure;
+  for (size_t k = 0; k < ios.size(); ++k) {
+    Piece& p = pieces[owner[k].first];
+    if (ios[k].status.ok()) {
+      ++p.landed;
+    } else {
+      if (p.error.ok()) p.error = ios[k].status;
+      failed.emplace_back(p.locs[owner[k].second], ios[k].status);
+      pieces_with_failure.insert(owner[k].first);
+    }
+  }
+  absl::Status meta;
+  {
+    std::lock_guard lock(s_->mu);
+    meta = RecordCopyFailures(*s_, failed, res);
+  }
+  for (AsmWriteRequest& r : requests) r.copies_written = r.status.ok() ? UINT32_MAX : 0;
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    const Piece& p = pieces[i];
+    AsmWriteRequest& r = requests[p.request];
+    r.copies_written = std::min(r.copies_written, p.landed);
+    if (!r.status.ok()) continue;
+    if (p.landed == 0) {
+      r.status = absl::Status(
+          p.error.ok() ? absl::StatusCode::kUnavailable : p.error.code(),
+          fmt::format("write of {} at offset {}: no copy of extent {} could be written{}{}",
+                      s_->FileLabel(file), p.file_offset, p.extent, p.error.ok() ? "" : ": ",
+                      std::string(p.error.message())));
+    } else if (!meta.ok() && pieces_with_failure.count(i) != 0) {
+      // The failed copy could not be marked stale: it might later be read as
+      // current, so this write is not acknowledged.
+      r.status = meta;
+    }
+  }
+  for (AsmWriteRequest& r : requests) {
+    if (r.copies_written == UINT32_MAX) r.copies_written = 0;
+  }
+  for (const AsmWriteRequest& r : requests) {
+    if (!r.status.ok()) return r.status;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DiskGroup::Read(uint32_t file, absl::Span<AsmReadRequest> requests,
+                             AsmIoResult* result) {
+  AsmIoResult local;
+  AsmIoResult* res = result != nullptr ? result : &local;
+  std::shared_lock io_lock(s_->io_mu);
+  std::vector<Piece> pieces;
+  uint32_t block_size = 0;
+  {
+    std::lock_guard lock(s_->mu);
+    auto it = s_->cat.files.find(file);
+    if (it == s_->cat.files.end()) {
+      return absl::NotFoundError(fmt::format("disk group {} has no file {}", s_->cat.name, file));
+    }
+    block_size = std::max<uint32_t>(it->second.info.block_size, 512);
+    pieces = SplitRequests(*s_, it->second, requests, [](AsmReadRequest& r) {
+      return std::make_pair(r.buffer.data(), uint64_t{r.buffer.size()});
+    });
+  }
+  const uint32_t copies = s_->cat.copies();
+  std::vector<uint32_t> next(pieces.size(), 0);     // next copy to try
+  std::vector<int> served(pieces.size(), -1);       // copy that answered
+  std::vector<std::vector<uint32_t>> errored(pieces.size());  // copies that failed
+  for (uint32_t round = 0; round < copies; ++round) {
+    std::vector<CopyIo> ios;
+    std::vector<size_t> owner;
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      Piece& p = pieces[i];
+      if (served[i] >= 0) continue;
+      while (next[i] < copies && !p.usable[next[i]]) ++next[i];
+      if (next[i] >= copies) continue;
+      const uint32_t c = next[i]++;
+      const internal::DiskRec& d = s_->cat.disks[p.locs[c].disk];
+      ios.push_back(CopyIo{d.ref.cell, d.ref.grid_disk,
+                           s_->AuOffset(p.locs[c].au) + p.file_offset % s_->cat.au_size, p.data,
+                           p.length, {}});
+      owner.push_back(i);
+      if (p.length >= 2 * uint64_t{block_size}) ++res->io.multi_block_requests;
+    }
+    if (ios.empty()) break;
+    internal::DoCellIo(s_->env, /*write=*/false, absl::MakeSpan(ios), &res->io);
+    for (size_t k = 0; k < ios.size(); ++k) {
+      const size_t i = owner[k];
+      const uint32_t c = next[i] - 1;
+      if (ios[k].status.ok()) {
+        served[i] = static_cast<int>(c);
+      } else {
+        if (pieces[i].error.ok()) pieces[i].error = ios[k].status;
+        errored[i].push_back(c);
+      }
+    }
+  }
+  // Repair: rewrite the good data onto copies that returned an error (a
+  // media error, or a range a cell lost with its flash).
+  std::vector<CopyIo> repairs;
+  std::vector<CopyLoc> repair_locs;
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    const Piece& p = pieces[i];
+    if (served[i] < 0) continue;
+    if (served[i] > 0) ++requests[p.request].failovers;
+    for (uint32_t c : errored[i]) {
+      const internal::DiskRec& d = s_->cat.disks[p.locs[c].disk];
+      repairs.push_back(CopyIo{d.ref.cell, d.ref.grid_disk,
+                               s_->AuOffset(p.locs[c].au) + p.file_offset % s_->cat.au_size,
+                               p.data, p.length, {}});
+      repair_locs.push_back(p.locs[c]);
+    }
+  }
+  if (!repairs.empty()) {
+    internal::DoCellIo(s_->env, /*write=*/true, absl::MakeSpan(repairs), &res->io);
+    std::vector<std::pair<CopyLoc, absl::Status>> failed;
+    for (size_t k = 0; k < repairs.size(); ++k) {
+      if (!repairs[k].status.ok()) failed.emplace_back(repair_locs[k], repairs[k].status);
+    }
+    std::lock_guard lock(s_->mu);
+    // A failed repair only makes the disk offline; the read itself succeeded.
+    (void)RecordCopyFailures(*s_, failed, res);
+  }
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    const Piece& p = pieces[i];
+    AsmReadRequest& r = requests[p.request];
+    if (served[i] >= 0 || !r.status.ok()) continue;
+    r.status = absl::Status(
+        p.error.ok() ? absl::StatusCode::kUnavailable : p.error.code(),
+        fmt::format("read of {} at offset {}: no readable current copy of extent {}{}{}",
+                    s_->FileLabel(file), p.file_offset, p.extent, p.error.ok() ? "" : ": ",
+                    std::string(p.error.message())));
+  }
+  for (const AsmReadRequest& r : requests) {
+    if (!r.status.ok()) return r.status;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DiskGroup::FormatFile(uint32_t file, const FormatOptions& options,
+                                   FormatResult* result) {
+  FormatResult local;
+  FormatResult* res = result != nullptr ? result : &local;
+  std::shared_lock io_lock(s_->io_mu);
+  struct Job {
+    uint32_t extent, copy;
+    CopyLoc loc;
+    uint32_t cell, grid_disk;
+    uint64_t disk_offset, length, file_offset;
+  };
+  std::vector<Job> jobs;
+  std::vector<uint32_t> extents_in_range;
+  uint32_t block_size = 512;
+  {
+    std::lock_guard lock(s_->mu);
+    auto it = s_->cat.files.find(file);
+    if (it == s_->cat.files.end()) {
+      return absl::NotFoundError(fmt::format("disk group {} has no file {}", s_->cat.name, file));
+    }
+    const FileRec& f = it->second;
+    block_size = std::max<uint32_t>(f.info.block_size, 512);
+    const uint64_t begin = options.file_offset;
+    const uint64_t end = options.length >= f.info.size_bytes
+                             ? f.info.size_bytes
+                             : std::min(f.info.size_bytes, begin + options.length);
+    if (begin % 512 != 0 || end % 512 != 0 || begin >= end) {
+      return absl::InvalidArgumentError(fmt::format(
+          "format of {}: range [{}, {}) is empty or not 512-aligned", f.info.name, begin, end));
+    }
+    std::vector<CopyLoc> stale;
+    const uint64_t au = s_->cat.au_size;
+    for (uint64_t x = begin / au; x * au < end; ++x) {
+      const uint64_t lo = std::max(begin, x * au), hi = std::min(end, (x + 1) * au);
+      extents_in_range.push_back(static_cast<uint32_t>(x));
+      for (uint32_t c = 0; c < s_->cat.copies(); ++c) {
+        const CopyLoc l = f.extents[x][c];
+        const internal::DiskRec& d = s_->cat.disks[l.disk];
+        if (!d.online) {
+          if (d.stale.count(l.au) == 0) stale.push_back(l);
+          continue;
+        }
+        jobs.push_back(Job{static_cast<uint32_t>(x), c, l, d.ref.cell, d.ref.grid_disk,
+                           s_->AuOffset(l.au) + lo % au, hi - lo, lo});
+      }
+    }
+    if (!stale.empty()) {
+      std::vector<std::vector<uint8_t>> bodies;
+      bodies.push_back(internal::MakeStaleRecord(true, stale));
+      absl::Status st = s_->Commit(std::move(bodies));
+      if (!st.ok()) return st;
+      res->result.stale_extents_marked += stale.size();
+    }
+  }
+  std::map<uint32_t, std::vector<size_t>> by_cell;
+  for (size_t j = 0; j < jobs.size(); ++j) by_cell[jobs[j].cell].push_back(j);
+  std::vector<uint32_t> cells;
+  for (const auto& [c, v] : by_cell) cells.push_back(c);
+  const size_t ncells = s_->env.cells.size();
+  std::vector<cell::CellIoStats> stats(ncells);
+  std::vector<cell::FormatRangeRequest> reqs(jobs.size());
+  std::vector<uint64_t> latency(jobs.size(), 0);
+  internal::RunConcurrently(cells, [&](uint32_t c) {
+    const std::vector<size_t>& idx = by_cell[c];
+    const size_t per_call = options.requests_per_call == 0 ? idx.size() : options.requests_per_call;
+    std::vector<cell::FormatRangeRequest> batch;
+    for (size_t start = 0; start < idx.size(); start += per_call) {
+      const size_t n = std::min(per_call, idx.size() - start);
+      batch.assign(n, {});
+      for (size_t k = 0; k < n; ++k) {
+        const Job& j = jobs[idx[start + k]];
+        batch[k].grid_disk = j.grid_disk;
+        batch[k].offset = j.disk_offset;
+        batch[k].length = j.length;
+        batch[k].block_template = options.block_template;
+        batch[k].file_offset = j.file_offset;
+        batch[k].method = options.method;
+      }
+      const uint64_t t0 = s_->env.clock->NowNanos();
+      (void)s_->env.cells[c]->FormatRange(absl::MakeSpan(batch), &stats[c]);
+      const uint64_t ns = s_->env.clock->NowNanos() - t0;
+      for (size_t k = 0; k < n; ++k) {
+        reqs[idx[start + k]] = std::move(batch[k]);
+        latency[idx[start + k]] = ns;
+      }
+    }
+  });
+  for (uint32_t c : cells) internal::AddCellStats(&res->result.io, ncells, c, stats[c]);
+  std::map<uint32_t, uint32_t> landed;  // extent -> copies formatted
+  std::map<uint32_t, absl::Status> first_error;
+  std::vector<std::pair<CopyLoc, absl::Status>> failed;
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    const Job& jb = jobs[j];
+    ++res->result.io.cell_requests;
+    if (jb.length >= 2 * uint64_t{block_size}) ++res->result.io.multi_block_requests;
+    res->copies.push_back(FormatCopyResult{jb.extent, jb.copy, jb.cell, jb.grid_disk,
+                                           jb.disk_offset, jb.length, reqs[j].metadata_only,
+                                           latency[j], reqs[j].status});
+    if (reqs[j].status.ok()) {
+      ++landed[jb.extent];
+    } else {
+      failed.emplace_back(jb.loc, reqs[j].status);
+      first_error.emplace(jb.extent, reqs[j].status);
+    }
+  }
+  absl::Status meta;
+  {
+    std::lock_guard lock(s_->mu);
+    meta = RecordCopyFailures(*s_, failed, &res->result);
+  }
+  for (uint32_t x : extents_in_range) {
+    if (landed[x] == 0) {
+      auto e = first_error.find(x);
+      return absl::Status(
+          e == first_error.end() ? absl::StatusCode::kUnavailable : e->second.code(),
+          fmt::format("format of {}: no copy of extent {} could be formatted{}{}",
+                      s_->FileLabel(file), x, e == first_error.end() ? "" : ": ",
+                      e == first_error.end() ? "" : std::string(e->second.message())));
+    }
+  }
+  if (!failed.empty() && !meta.ok()) return meta;
+  return absl::OkStatus();
+}
+
+}  // namespace cellsim::asmgr

@@ -1,0 +1,408 @@
+// DiskGroup maintenance: offline/online with fast mirror resync, resync of
+// ranges cells lost with their flash, and scrub.
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "cellsim/asm/disk_group.h"
+#include "cellsim/asm/disk_group_state.h"
+#include "cellsim/io/io_backend.h"
+#include "fmt/format.h"
+
+namespace cellsim::asmgr {
+
+using internal::CopyIo;
+using internal::CopyLoc;
+using internal::DiskRec;
+using internal::FileRec;
+
+namespace {
+
+// Buffers of one maintenance batch stay under this many bytes.
+constexpr uint64_t kBatchBytes = 64ull << 20;
+
+// Rewrite [in_au_offset, +length) of the AU `target` from the first readable
+// source (same range of another copy), or with zeros when `zero_fill`.
+struct CopyJob {
+  CopyLoc target;
+  uint64_t in_au_offset = 0;
+  uint64_t length = 0;
+  std::vector<CopyLoc> sources;
+  bool zero_fill = false;
+  // --- results ---
+  bool copied = false;        // target rewritten
+  bool no_source = false;     // no source could be read
+  absl::Status target_error;  // the target write failed
+};
+
+// Runs copy jobs in batches: reads with failover over the sources, then one
+// write per job to its target. Adds I/O to `io`.
+void RunCopyJobs(const DiskGroup::State& s, std::vector<CopyJob>& jobs, AsmIoStats* io) {
+  size_t start = 0;
+  while (start < jobs.size()) {
+    size_t end = start;
+    uint64_t bytes = 0;
+    while (end < jobs.size() && (end == start || bytes + jobs[end].length <= kBatchBytes)) {
+      bytes += jobs[end].length;
+      ++end;
+    }
+    std::vector<io::AlignedBuffer> bufs;
+    bufs.reserve(end - start);
+    for (size_t j = start; j < end; ++j) bufs.emplace_back(jobs[j].length);
+    std::vector<size_t> next(end - start, 0);
+    std::vector<bool> have(end - start, false);
+    for (size_t j = start; j < end; ++j) have[j - start] = jobs[j].zero_fill;
+    for (;;) {  // read rounds: each job tries its next source
+      std::vector<CopyIo> ios;
+      std::vector<size_t> owner;
+      for (size_t j = start; j < end; ++j) {
+        const size_t k = j - start;
+        if (have[k] || next[k] >= jobs[j].sources.size()) continue;
+        const CopyLoc src = jobs[j].sources[next[k]++];
+        const DiskRec& d = s.cat.disks[src.disk];
+        ios.push_back(CopyIo{d.ref.cell, d.ref.grid_disk, s.AuOffset(src.au) + jobs[j].in_au_offset,
+                             bufs[k].data(), jobs[j].length, {}});
+        owner.push_back(k);
+      }
+      if (ios.empty()) break;
+      internal::DoCellIo(s.env, /*write=*/false, absl::MakeSpan(ios), io);
+      for (size_t i = 0; i < ios.size(); ++i) {
+        if (ios[i].status.ok()) have[owner[i]] = true;
+      }
+    }
+    std::vector<CopyIo> writes;
+    std::vector<size_t> owner;
+    for (size_t j = start; j < end; ++j) {
+      const size_t k = j - start;
+      if (!have[k]) {
+        jobs[j].no_source = true;
+        continue;
+      }
+      const DiskRec& d = s.cat.disks[jobs[j].target.disk];
+      writes.push_back(CopyIo{d.ref.cell, d.ref.grid_disk,
+                              s.AuOffset(jobs[j].target.au) + jobs[j].in_au_offset, bufs[k].data(),
+                              jobs[j].length, {}});
+      owner.push_back(j);
+    }
+    internal::DoCellIo(s.env, /*write=*/true, absl::MakeSpan(writes), io);
+    for (size_t i = 0; i < writes.size(); ++i) {
+      if (writes[i].status.ok()) {
+        jobs[owner[i]].copied = true;
+      } else {
+        jobs[owner[i]].target_error = writes[i].status;
+      }
+    }
+    start = end;
+  }
+}
+
+// Other copies of the extent owning `loc` that are online and current.
+std::vector<CopyLoc> SourcesOf(const DiskGroup::State& s, CopyLoc loc) {
+  std::vector<CopyLoc> out;
+  const internal::AuOwner& o = s.cat.disks[loc.disk].owners[loc.au];
+  const FileRec& f = s.cat.files.at(o.file);
+  for (uint32_t c = 0; c < s.cat.copies(); ++c) {
+    const CopyLoc l = f.extents[o.extent][c];
+    if (l == loc) continue;
+    const DiskRec& d = s.cat.disks[l.disk];
+    if (d.online && d.stale.count(l.au) == 0) out.push_back(l);
+  }
+  return out;
+}
+
+// Persists the outcome of copy jobs (requires mu): stale marks of rewritten
+// whole AUs are cleared; targets that failed go offline.
+absl::Status CommitCopyJobs(DiskGroup::State& s, const std::vector<CopyJob>& jobs,
+                            bool clears_stale, ResyncResult* res) {
+  std::vector<CopyLoc> cleared;
+  std::map<uint32_t, absl::Status> failed_disks;
+  for (const CopyJob& j : jobs) {
+    if (j.copied) {
+      ++res->extents_copied;
+      res->bytes_copied += j.length;
+      if (clears_stale) cleared.push_back(j.target);
+    } else if (!j.target_error.ok()) {
+      failed_disks.emplace(j.target.disk, j.target_error);
+    } else if (j.no_source) {
+      ++res->extents_unrecoverable;
+    }
+  }
+  std::vector<std::vector<uint8_t>> bodies;
+  if (!cleared.empty()) bodies.push_back(internal::MakeStaleRecord(false, cleared));
+  for (const auto& [disk, err] : failed_disks) {
+    if (s.cat.disks[disk].online) {
+      bodies.push_back(internal::MakeDiskStateRecord(disk, false, std::string(err.message())));
+    }
+  }
+  absl::Status st = s.Commit(std::move(bodies));
+  if (!st.ok()) return st;
+  if (!failed_disks.empty()) {
+    const auto& [disk, err] = *failed_disks.begin();
+    return absl::Status(err.code(), fmt::format("disk group {}: resync of {} failed: {}",
+                                                s.cat.name, s.cat.disks[disk].name,
+                                                std::string(err.message())));
+  }
+  return absl::OkStatus();
+}
+
+// Copies the stale AUs of `disk` from good copies (requires io_mu exclusive).
+absl::Status ResyncDisk(DiskGroup::State& s, uint32_t disk, ResyncResult* res) {
+  std::vector<CopyJob> jobs;
+  {
+    std::lock_guard lock(s.mu);
+    const DiskRec& d = s.cat.disks[disk];
+    for (uint32_t au : d.stale) {
+      const internal::AuOwner& o = d.owners[au];
+      const FileRec& f = s.cat.files.at(o.file);
+      CopyJob j;
+      j.target = CopyLoc{disk, au};
+      j.length = s.ExtentLength(f, o.extent);
+      j.sources = SourcesOf(s, j.target);
+      jobs.push_back(std::move(j));
+    }
+  }
+  if (jobs.empty()) return absl::OkStatus();
+  RunCopyJobs(s, jobs, &res->io);
+  std::lock_guard lock(s.mu);
+  return CommitCopyJobs(s, jobs, /*clears_stale=*/true, res);
+}
+
+absl::Status ResyncOnlineDisks(DiskGroup::State& s, ResyncResult* res) {
+  std::vector<uint32_t> todo;
+  {
+    std::lock_guard lock(s.mu);
+    for (uint32_t i = 0; i < s.cat.disks.size(); ++i) {
+      if (s.cat.disks[i].online && !s.cat.disks[i].stale.empty()) todo.push_back(i);
+    }
+  }
+  absl::Status first;
+  for (uint32_t d : todo) {
+    absl::Status st = ResyncDisk(s, d, res);
+    if (first.ok()) first = st;
+  }
+  return first;
+}
+
+}  // namespace
+
+absl::Status DiskGroup::OfflineDisk(uint32_t disk) {
+  std::unique_lock io_lock(s_->io_mu);
+  std::lock_guard lock(s_->mu);
+  if (disk >= s_->cat.disks.size()) {
+    return absl::NotFoundError(fmt::format("disk group {} has no disk {}", s_->cat.name, disk));
+  }
+  if (!s_->cat.disks[disk].online) return absl::OkStatus();
+  std::vector<std::vector<uint8_t>> bodies;
+  bodies.push_back(internal::MakeDiskStateRecord(disk, false, ""));
+  return s_->Commit(std::move(bodies));
+}
+
+absl::Status DiskGroup::OnlineDisk(uint32_t disk, ResyncResult* result) {
+  ResyncResult local;
+  ResyncResult* res = result != nullptr ? result : &local;
+  std::unique_lock io_lock(s_->io_mu);
+  {
+    std::lock_guard lock(s_->mu);
+    if (disk >= s_->cat.disks.size()) {
+      return absl::NotFoundError(fmt::format("disk group {} has no disk {}", s_->cat.name, disk));
+    }
+  }
+  // Copy while still offline: a failure leaves the disk offline, its
+  // remaining stale AUs recorded, and a retry copies only what is left.
+  absl::Status st = ResyncDisk(*s_, disk, res);
+  if (!st.ok()) return st;
+  {
+    std::lock_guard lock(s_->mu);
+    if (!s_->cat.disks[disk].online) {
+      std::vector<std::vector<uint8_t>> bodies;
+      bodies.push_back(internal::MakeDiskStateRecord(disk, true, ""));
+      st = s_->Commit(std::move(bodies));
+      if (!st.ok()) return st;
+    }
+  }
+  // Extents whose only current copy was on this disk can now be restored
+  // elsewhere.
+  return ResyncOnlineDisks(*s_, res);
+}
+
+absl::Status DiskGroup::ResyncStale(ResyncResult* result) {
+  ResyncResult local;
+  std::unique_lock io_lock(s_->io_mu);
+  return ResyncOnlineDisks(*s_, result != nullptr ? result : &local);
+}
+
+absl::Status DiskGroup::ResyncLostRanges(ResyncResult* result) {
+  ResyncResult local;
+  ResyncResult* res = result != nullptr ? result : &local;
+  std::unique_lock io_lock(s_->io_mu);
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> disk_of;  // (cell, grid disk) -> disk
+  for (uint32_t i = 0; i < s_->cat.disks.size(); ++i) {
+    disk_of[{s_->cat.disks[i].ref.cell, s_->cat.disks[i].ref.grid_disk}] = i;
+  }
+  std::vector<CopyJob> jobs;
+  for (uint32_t c = 0; c < s_->env.cells.size(); ++c) {
+    if (s_->env.cells[c] == nullptr) continue;
+    absl::StatusOr<std::vector<cell::LostRange>> lost = s_->env.cells[c]->LostRanges();
+    if (!lost.ok()) return lost.status();
+    std::lock_guard lock(s_->mu);
+    const uint64_t au_size = s_->cat.au_size;
+    for (const cell::LostRange& r : *lost) {
+      auto it = disk_of.find({c, r.grid_disk});
+      if (it == disk_of.end() || r.length == 0) continue;
+      const uint32_t disk = it->second;
+      const DiskRec& d = s_->cat.disks[disk];
+      if (!d.online) continue;  // its stale extents are resynced when it returns
+      for (uint64_t off = r.offset; off < r.offset + r.length;) {
+        const uint32_t au = static_cast<uint32_t>(off / au_size);
+        const uint64_t au_begin = uint64_t{au} * au_size;
+        const uint64_t part_end = std::min(r.offset + r.length, au_begin + au_size);
+        if (au >= d.total_aus) break;
+        const internal::AuOwner& o = d.owners[au];
+        uint64_t valid_end = au_begin;  // file data ends here inside this AU
+        if (o.file != 0) {
+          valid_end = au_begin + s_->ExtentLength(s_->cat.files.at(o.file), o.extent);
+        }
+        if (off < valid_end) {  // owned file data: copy from a partner
+          CopyJob j;
+          j.target = CopyLoc{disk, au};
+          j.in_au_offset = off - au_begin;
+          j.length = std::min(part_end, valid_end) - off;
+          j.sources = SourcesOf(*s_, j.target);
+          jobs.push_back(std::move(j));
+          off += jobs.back().length;
+        } else {  // no file data here: zeros clear the loss
+          CopyJob j;
+          j.target = CopyLoc{disk, au};
+          j.in_au_offset = off - au_begin;
+          j.length = part_end - off;
+          j.zero_fill = true;
+          jobs.push_back(std::move(j));
+          off = part_end;
+        }
+      }
+    }
+  }
+  if (jobs.empty()) return absl::OkStatus();
+  RunCopyJobs(*s_, jobs, &res->io);
+  std::lock_guard lock(s_->mu);
+  return CommitCopyJobs(*s_, jobs, /*clears_stale=*/false, res);
+}
+
+absl::Status DiskGroup::Scrub(const ScrubOptions& options, ScrubResult* result) {
+  ScrubResult local;
+  ScrubResult* res = result != nullptr ? result : &local;
+  std::unique_lock io_lock(s_->io_mu);
+  struct Item {
+    uint32_t file, extent;
+    uint64_t file_offset, length;
+    std::vector<CopyLoc> copies;  // online and current
+  };
+  std::vector<Item> items;
+  {
+    std::lock_guard lock(s_->mu);
+    for (const auto& [num, f] : s_->cat.files) {
+      for (uint32_t x = 0; x < f.extents.size(); ++x) {
+        Item it{num, x, uint64_t{x} * s_->cat.au_size, s_->ExtentLength(f, x), {}};
+        for (uint32_t c = 0; c < s_->cat.copies(); ++c) {
+          const CopyLoc l = f.extents[x][c];
+          const DiskRec& d = s_->cat.disks[l.disk];
+          if (d.online && d.stale.count(l.au) == 0) it.copies.push_back(l);
+        }
+        items.push_back(std::move(it));
+      }
+    }
+  }
+  std::vector<std::pair<CopyLoc, absl::Status>> failed;
+  size_t start = 0;
+  while (start < items.size()) {
+    size_t end = start;
+    uint64_t bytes = 0;
+    while (end < items.size() &&
+           (end == start || bytes + items[end].length * items[end].copies.size() <= kBatchBytes)) {
+      bytes += items[end].length * items[end].copies.size();
+      ++end;
+    }
+    std::vector<io::AlignedBuffer> bufs;
+    std::vector<CopyIo> ios;
+    std::vector<std::pair<size_t, size_t>> owner;  // (item, copy)
+    for (size_t i = start; i < end; ++i) {
+      for (size_t c = 0; c < items[i].copies.size(); ++c) {
+        bufs.emplace_back(items[i].length);
+        const CopyLoc l = items[i].copies[c];
+        const DiskRec& d = s_->cat.disks[l.disk];
+        ios.push_back(CopyIo{d.ref.cell, d.ref.grid_disk, s_->AuOffset(l.au), bufs.back().data(),
+                             items[i].length, {}});
+        owner.emplace_back(i, c);
+      }
+    }
+    internal::DoCellIo(s_->env, /*write=*/false, absl::MakeSpan(ios), &res->io);
+    std::vector<CopyIo> repairs;
+    std::vector<CopyLoc> repair_locs;
+    size_t k = 0;
+    for (size_t i = start; i < end; ++i) {
+      const Item& it = items[i];
+      ++res->extents_checked;
+      const size_t first = k, n = it.copies.size();
+      int ref = -1;  // first copy read successfully: the one others must match
+      for (size_t c = 0; c < n; ++c) {
+        if (ios[first + c].status.ok()) {
+          if (ref < 0) ref = static_cast<int>(c);
+        } else {
+          ++res->read_errors;
+        }
+      }
+      for (size_t c = 0; c < n; ++c) {
+        const CopyIo& x = ios[first + c];
+        bool bad = !x.status.ok();
+        if (ref >= 0 && static_cast<int>(c) != ref && x.status.ok()) {
+          ++res->copies_compared;
+          res->bytes_compared += it.length;
+          const uint8_t* a = ios[first + ref].buffer;
+          const uint8_t* b = x.buffer;
+          if (std::memcmp(a, b, it.length) != 0) {
+            uint64_t at = 0;
+            while (a[at] == b[at]) ++at;
+            res->mismatches.push_back(
+                ScrubMismatch{it.file, it.extent, it.file_offset + at,
+                              s_->cat.disks[it.copies[ref].disk].name,
+                              s_->cat.disks[it.copies[c].disk].name});
+            bad = true;
+          }
+        }
+        if (bad && options.repair && ref >= 0) {
+          repairs.push_back(CopyIo{x.cell, x.grid_disk, x.offset, ios[first + ref].buffer,
+                                   it.length, {}});
+          repair_locs.push_back(it.copies[c]);
+        }
+      }
+      k += n;
+    }
+    internal::DoCellIo(s_->env, /*write=*/true, absl::MakeSpan(repairs), &res->io);
+    for (size_t r = 0; r < repairs.size(); ++r) {
+      if (repairs[r].status.ok()) {
+        ++res->repaired;
+      } else {
+        failed.emplace_back(repair_locs[r], repairs[r].status);
+      }
+    }
+    start = end;
+  }
+  if (!failed.empty()) {
+    std::lock_guard lock(s_->mu);
+    std::vector<std::vector<uint8_t>> bodies;
+    std::vector<CopyLoc> locs;
+    std::set<uint32_t> offlined;
+    for (const auto& [loc, err] : failed) {
+      locs.push_back(loc);
+      if (s_->cat.disks[loc.disk].online && offlined.insert(loc.disk).second) {
+        bodies.push_back(internal::MakeDiskStateRecord(loc.disk, false, std::string(err.message())));
+      }
+    }
+    bodies.push_back(internal::MakeStaleRecord(true, locs));
+    return s_->Commit(std::move(bodies));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace cellsim::asmgr

@@ -1,0 +1,78 @@
+// DiskGroup::State and the helpers its implementation files share.
+//
+// Locking: `io_mu` is taken shared by reads, writes and formats and exclusively
+// by maintenance (offline/online, resync, scrub), so a resync never races a
+// write to the extent it copies. `mu` guards the catalog and the metadata store
+// and is never held across cell I/O. Order: io_mu, then mu.
+//
+// Private to cellsim/asm.
+#ifndef CELLSIM_ASM_DISK_GROUP_STATE_H_
+#define CELLSIM_ASM_DISK_GROUP_STATE_H_
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/types/span.h"
+#include "cellsim/asm/catalog.h"
+#include "cellsim/asm/disk_group.h"
+#include "cellsim/asm/meta_store.h"
+
+namespace cellsim::asmgr {
+
+struct DiskGroup::State {
+  DiskGroupEnv env;
+  uint64_t checkpoint_after = 4ull << 20;
+
+  mutable std::shared_mutex io_mu;
+  mutable std::mutex mu;
+  internal::Catalog cat;                       // guarded by mu
+  std::unique_ptr<internal::MetaStore> store;  // guarded by mu
+  absl::Status broken;  // set by a failed metadata write: the group is dismounted
+
+  // Persists `bodies` as the next records and applies them. Requires mu.
+  // FailedPrecondition once the group has been dismounted by an earlier
+  // metadata write error (which this call reports the first time).
+  [[nodiscard]] absl::Status Commit(std::vector<std::vector<uint8_t>> bodies);
+
+  // The byte offset of an AU in its grid disk.
+  uint64_t AuOffset(uint32_t au) const { return uint64_t{au} * cat.au_size; }
+  // Valid bytes of extent `x` of file `f`.
+  uint64_t ExtentLength(const internal::FileRec& f, uint32_t x) const {
+    const uint64_t off = uint64_t{x} * cat.au_size;
+    return std::min<uint64_t>(cat.au_size, f.info.size_bytes - off);
+  }
+  std::string FileLabel(uint32_t file) const;  // its name, or "file N"
+};
+
+namespace internal {
+
+// One request to one copy (a grid disk of a cell) inside a batch.
+struct CopyIo {
+  uint32_t cell = 0;
+  uint32_t grid_disk = 0;
+  uint64_t offset = 0;
+  uint8_t* buffer = nullptr;  // read: destination; write: source
+  size_t length = 0;
+  absl::Status status;
+};
+
+// Sends every request to its cell, one batch per cell, all cells at once, and
+// adds the requests, bytes and cell statistics to `io`.
+void DoCellIo(const DiskGroupEnv& env, bool write, absl::Span<CopyIo> ios, AsmIoStats* io);
+
+// Runs fn(i) for each i in `items` concurrently (one thread per item but the
+// last, which runs on the caller's thread).
+void RunConcurrently(const std::vector<uint32_t>& items, const std::function<void(uint32_t)>& fn);
+
+// Adds one cell's statistics to `io` (per cell and summed).
+void AddCellStats(AsmIoStats* io, size_t cells, uint32_t cell, const cell::CellIoStats& s);
+
+}  // namespace internal
+}  // namespace cellsim::asmgr
+
+#endif  // CELLSIM_ASM_DISK_GROUP_STATE_H_

@@ -1,0 +1,381 @@
+// Rack: cells and disk groups in one directory.
+#include "cellsim/asm/rack.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <set>
+#include <system_error>
+#include <utility>
+
+#include "cellsim/base/checksum.h"
+#include "cellsim/base/units.h"
+#include "cellsim/cell/cell.h"
+#include "fmt/format.h"
+
+namespace cellsim::asmgr {
+namespace {
+
+constexpr uint32_t kRackMagic = 0x4B434152;  // "RACK"
+constexpr uint32_t kRackVersion = 1;
+constexpr uint64_t kRackSeed = 0x5241434B4D455441ull;
+
+std::string Upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string CellName(const RackConfig& c, uint32_t i) {
+  return fmt::format("{}{:02}", c.cell_name_prefix, i + 1);
+}
+
+}  // namespace
+
+struct Rack::State {
+  io::IoBackend* io = nullptr;
+  Clock* clock = nullptr;
+  std::string dir;
+  RackConfig config;
+  std::vector<std::string> group_names;  // every disk group, in creation order
+  uint64_t meta_seq = 0;
+  std::vector<std::unique_ptr<cell::Cell>> cells;
+  std::vector<std::unique_ptr<DiskGroup>> groups;
+
+  DiskGroupEnv Env() const {
+    DiskGroupEnv env{.io = io, .clock = clock, .metadata_dir = dir + "/asm", .cells = {}};
+    for (const auto& c : cells) env.cells.push_back(c.get());
+    return env;
+  }
+  std::string MetaPath(uint64_t seq) const { return fmt::format("{}/rack.meta{}", dir, seq % 2); }
+  [[nodiscard]] absl::Status WriteMeta();
+};
+
+RackConfig DefaultRackConfig() {
+  RackConfig c;
+  c.cells = 3;
+  c.cell_disks_per_cell = 12;
+  c.disk_groups = {
+      {.name = "DATA", .redundancy = Redundancy::kNormal, .au_size = kDefaultAuSize,
+       .grid_disk_size = 2 * kGiB},
+      {.name = "RECO", .redundancy = Redundancy::kNormal, .au_size = kDefaultAuSize,
+       .grid_disk_size = 1 * kGiB},
+  };
+  c.flash_size = 1 * kGiB;
+  c.flash_cache_mode = cell::FlashCacheMode::kWriteBack;
+  return c;
+}
+
+absl::Status ValidateRackConfig(const RackConfig& c) {
+  auto bad = [](const std::string& m) {
+    return absl::InvalidArgumentError(fmt::format("rack config: {}", m));
+  };
+  if (c.cells == 0 || c.cells > 99) return bad(fmt::format("cells = {} is not in 1..99", c.cells));
+  if (c.cell_disks_per_cell == 0 || c.cell_disks_per_cell > 99) {
+    return bad(fmt::format("cell_disks_per_cell = {} is not in 1..99", c.cell_disks_per_cell));
+  }
+  if (c.cell_name_prefix.empty()) return bad("empty cell name prefix");
+  if (c.max_partners < 1 || c.max_partners > kMaxPartners) {
+    return bad(fmt::format("max_partners = {} is not in 1..{}", c.max_partners, kMaxPartners));
+  }
+  std::set<std::string> names;
+  for (const DiskGroupSpec& g : c.disk_groups) {
+    const std::string n = Upper(g.name);
+    if (n.empty() || !std::isalpha(static_cast<unsigned char>(n[0])) ||
+        !std::all_of(n.begin(), n.end(), [](char ch) {
+          return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_';
+        })) {
+      return bad(fmt::format("disk group name '{}' must be letters, digits or '_'", g.name));
+    }
+    if (!names.insert(n).second) return bad(fmt::format("disk group {} is listed twice", n));
+    absl::Status st = ValidateAuSize(g.au_size);
+    if (!st.ok()) return bad(fmt::format("disk group {}: {}", n, std::string(st.message())));
+    if (g.grid_disk_size == 0 || g.grid_disk_size % g.au_size != 0) {
+      return bad(fmt::format("disk group {}: grid disk size {} bytes is not a positive multiple "
+                             "of the AU size ({} MiB)", n, g.grid_disk_size, g.au_size >> 20));
+    }
+    if (c.cells < Copies(g.redundancy)) {
+      return bad(fmt::format(
+          "disk group {}: {} redundancy needs at least {} failure groups (cells), the rack "
+          "has {}", n, RedundancyName(g.redundancy), Copies(g.redundancy), c.cells));
+    }
+  }
+  return absl::OkStatus();
+}
+
+static void EncodeConfig(Encoder* e, const RackConfig& c) {
+  e->PutU32(c.cells);
+  e->PutString(c.cell_name_prefix);
+  e->PutU32(c.cell_disks_per_cell);
+  e->PutU32(static_cast<uint32_t>(c.disk_groups.size()));
+  for (const DiskGroupSpec& g : c.disk_groups) {
+    e->PutString(g.name);
+    e->PutU8(static_cast<uint8_t>(g.redundancy));
+    e->PutU64(g.au_size);
+    e->PutU64(g.grid_disk_size);
+  }
+  e->PutU64(c.flash_size);
+  e->PutU32(c.cache_line_size);
+  e->PutU8(static_cast<uint8_t>(c.flash_cache_mode));
+  e->PutU8(c.direct_io ? 1 : 0);
+  e->PutU32(c.max_partners);
+}
+
+static bool DecodeConfig(Decoder* d, RackConfig* c) {
+  uint32_t ngroups = 0;
+  uint8_t mode = 0, direct = 0;
+  if (!d->GetU32(&c->cells) || !d->GetString(&c->cell_name_prefix) ||
+      !d->GetU32(&c->cell_disks_per_cell) || !d->GetU32(&ngroups) || ngroups > 64) {
+    return false;
+  }
+  c->disk_groups.resize(ngroups);
+  for (DiskGroupSpec& g : c->disk_groups) {
+    uint8_t red = 0;
+    if (!d->GetString(&g.name) || !d->GetU8(&red) || red > 2 || !d->GetU64(&g.au_size) ||
+        !d->GetU64(&g.grid_disk_size)) {
+      return false;
+    }
+    g.redundancy = static_cast<Redundancy>(red);
+  }
+  if (!d->GetU64(&c->flash_size) || !d->GetU32(&c->cache_line_size) || !d->GetU8(&mode) ||
+      mode > 1 || !d->GetU8(&direct) || !d->GetU32(&c->max_partners)) {
+    return false;
+  }
+  c->flash_cache_mode = static_cast<cell::FlashCacheMode>(mode);
+  c->direct_io = direct != 0;
+  return true;
+}
+
+absl::Status Rack::State::WriteMeta() {
+  const uint64_t seq = meta_seq + 1;
+  Encoder e;
+  e.PutU32(kRackMagic);
+  e.PutU32(kRackVersion);
+  e.PutU64(seq);
+  EncodeConfig(&e, config);
+  e.PutU32(static_cast<uint32_t>(group_names.size()));
+  for (const std::string& n : group_names) e.PutString(n);
+  e.PutU64(Checksum64(e.data(), kRackSeed));
+  absl::StatusOr<io::FileHandle> f = io->Open(MetaPath(seq), {.create = true});
+  if (!f.ok()) return f.status();
+  absl::Status st = io->WriteAt(*f, 0, e.data().data(), e.size());
+  if (st.ok()) st = io->Truncate(*f, e.size());
+  if (st.ok()) st = io->Sync(*f, io::SyncKind::kFull);
+  absl::Status close = io->Close(*f);
+  if (!st.ok()) return st;
+  if (!close.ok()) return close;
+  meta_seq = seq;
+  return absl::OkStatus();
+}
+
+Rack::Rack(std::unique_ptr<State> state) : s_(std::move(state)) {}
+Rack::~Rack() = default;
+
+absl::StatusOr<std::unique_ptr<Rack>> Rack::Create(io::IoBackend* io, Clock* clock,
+                                                   const std::string& dir,
+                                                   const RackConfig& config) {
+  absl::Status st = ValidateRackConfig(config);
+  if (!st.ok()) return st;
+  std::error_code ec;
+  if (std::filesystem::exists(dir + "/rack.meta0", ec) ||
+      std::filesystem::exists(dir + "/rack.meta1", ec)) {
+    return absl::AlreadyExistsError(fmt::format("{} already holds a rack", dir));
+  }
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return absl::InternalError(fmt::format("cannot create {}: {}", dir, ec.message()));
+  auto s = std::make_unique<State>();
+  s->io = io;
+  s->clock = clock;
+  s->dir = dir;
+  s->config = config;
+  for (DiskGroupSpec& g : s->config.disk_groups) g.name = Upper(g.name);
+  for (uint32_t i = 0; i < config.cells; ++i) {
+    cell::CellConfig cc;
+    cc.name = CellName(config, i);
+    cc.cell_disks = config.cell_disks_per_cell;
+    cc.grid_disks.clear();
+    for (const DiskGroupSpec& g : s->config.disk_groups) {
+      cc.grid_disks.push_back({g.name, g.grid_disk_size});
+    }
+    if (config.flash_size != 0) cc.flash_size_bytes = config.flash_size;
+    if (config.cache_line_size != 0) cc.cache_line_size = config.cache_line_size;
+    cc.flash_cache_mode = config.flash_cache_mode;
+    cc.direct_io = config.direct_io;
+    absl::StatusOr<std::unique_ptr<cell::Cell>> c =
+        cell::Cell::Create(io, clock, dir + "/" + cc.name, cc);
+    if (!c.ok()) return c.status();
+    s->cells.push_back(*std::move(c));
+  }
+  auto rack = std::unique_ptr<Rack>(new Rack(std::move(s)));
+  for (const DiskGroupSpec& g : rack->s_->config.disk_groups) {
+    DiskGroupConfig dc{.name = g.name, .redundancy = g.redundancy, .au_size = g.au_size,
+                       .disks = {}, .max_partners = config.max_partners};
+    for (uint32_t i = 0; i < config.cells; ++i) {
+      for (uint32_t cd = 0; cd < config.cell_disks_per_cell; ++cd) {
+        absl::StatusOr<uint32_t> idx = rack->s_->cells[i]->GridDiskIndex(
+            fmt::format("{}_CD_{:02}_{}", g.name, cd, CellName(config, i)));
+        if (!idx.ok()) return idx.status();
+        dc.disks.push_back(DiskRef{i, *idx});
+      }
+    }
+    absl::StatusOr<DiskGroup*> dg = rack->CreateDiskGroup(dc);
+    if (!dg.ok()) return dg.status();
+  }
+  if (rack->s_->meta_seq == 0) {
+    st = rack->s_->WriteMeta();
+    if (!st.ok()) return st;
+  }
+  return rack;
+}
+
+absl::StatusOr<std::unique_ptr<Rack>> Rack::Open(io::IoBackend* io, Clock* clock,
+                                                 const std::string& dir) {
+  auto s = std::make_unique<State>();
+  s->io = io;
+  s->clock = clock;
+  s->dir = dir;
+  bool found = false;
+  std::string errors;
+  for (int slot = 0; slot < 2; ++slot) {
+    const std::string path = fmt::format("{}/rack.meta{}", dir, slot);
+    absl::StatusOr<io::FileHandle> f = io->Open(path, {.read_only = true});
+    if (!f.ok()) {
+      errors += fmt::format("; {}: {}", path, std::string(f.status().message()));
+      continue;
+    }
+    absl::StatusOr<uint64_t> size = io->Size(*f);
+    std::vector<uint8_t> bytes(size.ok() ? *size : 0);
+    absl::Status st = size.status();
+    if (st.ok() && !bytes.empty()) st = io->ReadAt(*f, 0, bytes.data(), bytes.size());
+    (void)io->Close(*f);
+    if (!st.ok() || bytes.size() < 24) {
+      errors += fmt::format("; {}: unreadable or too short", path);
+      continue;
+    }
+    Decoder tail(absl::MakeConstSpan(bytes).subspan(bytes.size() - 8));
+    uint64_t sum = 0;
+    (void)tail.GetU64(&sum);
+    const auto body = absl::MakeConstSpan(bytes).subspan(0, bytes.size() - 8);
+    if (Checksum64(body, kRackSeed) != sum) {
+      errors += fmt::format("; {}: checksum mismatch", path);
+      continue;
+    }
+    Decoder d(body);
+    uint32_t magic = 0, version = 0, ngroups = 0;
+    uint64_t seq = 0;
+    RackConfig cfg;
+    std::vector<std::string> names;
+    bool ok = d.GetU32(&magic) && magic == kRackMagic && d.GetU32(&version) &&
+              version == kRackVersion && d.GetU64(&seq) && DecodeConfig(&d, &cfg) &&
+              d.GetU32(&ngroups) && ngroups <= 64;
+    for (uint32_t i = 0; ok && i < ngroups; ++i) {
+      std::string n;
+      ok = d.GetString(&n);
+      names.push_back(n);
+    }
+    if (!ok) {
+      errors += fmt::format("; {}: malformed (magic, version {} or fields)", path, version);
+      continue;
+    }
+    if (!found || seq > s->meta_seq) {
+      s->meta_seq = seq;
+      s->config = cfg;
+      s->group_names = names;
+      found = true;
+    }
+  }
+  if (!found) return absl::NotFoundError(fmt::format("{} holds no valid rack{}", dir, errors));
+  for (uint32_t i = 0; i < s->config.cells; ++i) {
+    absl::StatusOr<std::unique_ptr<cell::Cell>> c =
+        cell::Cell::Open(io, clock, dir + "/" + CellName(s->config, i));
+    if (!c.ok()) return c.status();
+    s->cells.push_back(*std::move(c));
+  }
+  const DiskGroupEnv env = s->Env();
+  for (const std::string& n : s->group_names) {
+    absl::StatusOr<std::unique_ptr<DiskGroup>> g = DiskGroup::Open(env, n);
+    if (!g.ok()) return g.status();
+    s->groups.push_back(*std::move(g));
+  }
+  return std::unique_ptr<Rack>(new Rack(std::move(s)));
+}
+
+absl::Status Rack::Close() {
+  absl::Status first;
+  for (auto& g : s_->groups) {
+    absl::Status st = g->Close();
+    if (first.ok()) first = st;
+  }
+  s_->groups.clear();
+  for (auto& c : s_->cells) {
+    absl::Status st = c->Close();
+    if (first.ok()) first = st;
+  }
+  s_->cells.clear();
+  return first;
+}
+
+const std::string& Rack::dir() const { return s_->dir; }
+const RackConfig& Rack::config() const { return s_->config; }
+io::IoBackend* Rack::io() const { return s_->io; }
+Clock* Rack::clock() const { return s_->clock; }
+uint32_t Rack::cell_count() const { return static_cast<uint32_t>(s_->cells.size()); }
+cell::CellService* Rack::cell(uint32_t i) const { return s_->cells.at(i).get(); }
+cell::Cell* Rack::concrete_cell(uint32_t i) const { return s_->cells.at(i).get(); }
+std::string Rack::cell_name(uint32_t i) const { return CellName(s_->config, i); }
+
+absl::StatusOr<DiskGroup*> Rack::disk_group(std::string_view name) const {
+  std::string want = Upper(name);
+  if (!want.empty() && want[0] == '+') want.erase(0, 1);
+  std::string all;
+  for (const auto& g : s_->groups) {
+    if (g->name() == want) return g.get();
+    all += (all.empty() ? "" : ", ") + g->name();
+  }
+  return absl::NotFoundError(fmt::format("no disk group {} (the rack has: {})", want,
+                                         all.empty() ? "none" : all));
+}
+
+std::vector<DiskGroup*> Rack::disk_groups() const {
+  std::vector<DiskGroup*> out;
+  for (const auto& g : s_->groups) out.push_back(g.get());
+  return out;
+}
+
+absl::StatusOr<DiskGroup*> Rack::CreateDiskGroup(const DiskGroupConfig& config) {
+  const std::string name = Upper(config.name);
+  for (const auto& g : s_->groups) {
+    if (g->name() == name) {
+      return absl::AlreadyExistsError(fmt::format("disk group {} already exists", name));
+    }
+    for (uint32_t i = 0; i < g->disk_count(); ++i) {
+      const DiskRef r = g->disk(i);
+      if (std::find(config.disks.begin(), config.disks.end(), r) != config.disks.end()) {
+        absl::StatusOr<cell::CellDescription> d = s_->cells.at(r.cell)->Describe();
+        const std::string disk = d.ok() && r.grid_disk < d->grid_disks.size()
+                                     ? d->grid_disks[r.grid_disk].name
+                                     : fmt::format("{} of cell {}", r.grid_disk, r.cell);
+        return absl::InvalidArgumentError(fmt::format(
+            "disk group {}: disk {} is already in disk group {}", name, disk, g->name()));
+      }
+    }
+  }
+  absl::StatusOr<std::unique_ptr<DiskGroup>> g = DiskGroup::Create(s_->Env(), config);
+  if (!g.ok()) return g.status();
+  s_->groups.push_back(*std::move(g));
+  s_->group_names.push_back(name);
+  absl::Status st = s_->WriteMeta();
+  if (!st.ok()) return st;
+  return s_->groups.back().get();
+}
+
+absl::Status Rack::ResyncLostRanges(ResyncResult* result) {
+  absl::Status first;
+  for (auto& g : s_->groups) {
+    absl::Status st = g->ResyncLostRanges(result);
+    if (first.ok()) first = st;
+  }
+  return first;
+}
+
+}  // namespace cellsim::asmgr

@@ -1,0 +1,81 @@
+// Names, parsing and small helpers of the ASM value types.
+#include "cellsim/asm/types.h"
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+
+#include "fmt/format.h"
+
+namespace cellsim::asmgr {
+
+std::string_view RedundancyName(Redundancy r) {
+  switch (r) {
+    case Redundancy::kExternal:
+      return "EXTERN";
+    case Redundancy::kNormal:
+      return "NORMAL";
+    case Redundancy::kHigh:
+      return "HIGH";
+  }
+  return "UNKNOWN";
+}
+
+absl::StatusOr<Redundancy> ParseRedundancy(std::string_view text) {
+  std::string up(text);
+  for (char& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (up == "EXTERNAL" || up == "EXTERN") return Redundancy::kExternal;
+  if (up == "NORMAL") return Redundancy::kNormal;
+  if (up == "HIGH") return Redundancy::kHigh;
+  return absl::InvalidArgumentError(fmt::format(
+      "redundancy '{}' is not one of EXTERNAL, NORMAL, HIGH", std::string(text)));
+}
+
+absl::Status ValidateAuSize(uint64_t au_size) {
+  if (std::find(kAllowedAuSizes.begin(), kAllowedAuSizes.end(), au_size) !=
+      kAllowedAuSizes.end()) {
+    return absl::OkStatus();
+  }
+  std::string shown = au_size % (1 << 20) == 0 ? fmt::format("{} MiB", au_size >> 20)
+                                                : fmt::format("{} bytes", au_size);
+  return absl::InvalidArgumentError(
+      fmt::format("AU size {} is not one of 1, 2, 4, 8, 16, 32, 64 MiB", shown));
+}
+
+std::string_view FileTypeName(FileType t) {
+  switch (t) {
+    case FileType::kControlFile:
+      return "CONTROLFILE";
+    case FileType::kOnlineLog:
+      return "ONLINELOG";
+    case FileType::kDataFile:
+      return "DATAFILE";
+    case FileType::kTempFile:
+      return "TEMPFILE";
+    case FileType::kArchiveLog:
+      return "ARCHIVELOG";
+    case FileType::kParameterFile:
+      return "PARAMETERFILE";
+  }
+  return "UNKNOWN";
+}
+
+std::string AsmFileName(std::string_view disk_group, const FileSpec& spec, uint32_t number,
+                        uint32_t incarnation) {
+  std::string db = spec.db_name;
+  for (char& c : db) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return fmt::format("+{}/{}/{}/{}.{}.{}", std::string(disk_group), db,
+                     std::string(FileTypeName(spec.type)), spec.tag, number, incarnation);
+}
+
+AsmIoStats& AsmIoStats::operator+=(const AsmIoStats& o) {
+  cell_requests += o.cell_requests;
+  cell_bytes += o.cell_bytes;
+  multi_block_requests += o.multi_block_requests;
+  cell += o.cell;
+  if (per_cell.size() < o.per_cell.size()) per_cell.resize(o.per_cell.size());
+  for (size_t i = 0; i < o.per_cell.size(); ++i) per_cell[i] += o.per_cell[i];
+  return *this;
+}
+
+}  // namespace cellsim::asmgr

@@ -1,0 +1,495 @@
+// Cell lifecycle, description, metrics, mode switches and flash loss; the
+// public Cell forwards to CellImpl.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "cellsim/cell/cell_impl.h"
+
+namespace cellsim::cell {
+
+std::string_view FlashCacheModeName(FlashCacheMode m) {
+  return m == FlashCacheMode::kWriteBack ? "WriteBack" : "WriteThrough";
+}
+
+CellIoStats& CellIoStats::operator+=(const CellIoStats& o) {
+  flash_cache_writes += o.flash_cache_writes;
+  flash_cache_overwrites += o.flash_cache_overwrites;
+  flash_cache_partial_writes += o.flash_cache_partial_writes;
+  flash_cache_read_hits += o.flash_cache_read_hits;
+  generated_reads += o.generated_reads;
+  generated_bytes += o.generated_bytes;
+  bytes_saved_by_creation += o.bytes_saved_by_creation;
+  disk_bytes_written += o.disk_bytes_written;
+  disk_bytes_read += o.disk_bytes_read;
+  flash_bytes_written += o.flash_bytes_written;
+  flash_bytes_read += o.flash_bytes_read;
+  metadata_bytes_written += o.metadata_bytes_written;
+  return *this;
+}
+
+absl::Status CellConfig::Validate() const {
+  auto bad = [&](std::string what) {
+    return absl::InvalidArgumentError(fmt::format("cell {}: {}", name, what));
+  };
+  if (name.empty() || name.size() > 32 ||
+      !std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(c) || c == '_'; })) {
+    return absl::InvalidArgumentError(fmt::format(
+        "cell name '{}' must be 1..32 letters, digits or '_'", name));
+  }
+  if (cell_disks < 1 || cell_disks > 99) {
+    return bad(fmt::format("cell disk count {} is not in 1..99", cell_disks));
+  }
+  if (grid_disks.empty()) return bad("no grid disk kinds (e.g. {\"DATA\", size}) configured");
+  if (cache_line_size < internal::kPage || cache_line_size > 256 * kKiB ||
+      (cache_line_size & (cache_line_size - 1)) != 0) {
+    return bad(fmt::format("cache line size {} is not a power of two in 4 KiB..256 KiB",
+                           cache_line_size));
+  }
+  for (size_t i = 0; i < grid_disks.size(); ++i) {
+    const GridDiskSpec& g = grid_disks[i];
+    if (g.prefix.empty() || g.prefix.size() > 16 ||
+        !std::all_of(g.prefix.begin(), g.prefix.end(),
+                     [](char c) { return std::isupper(c) || std::isdigit(c); })) {
+      return bad(fmt::format("grid disk prefix '{}' must be 1..16 upper-case letters or digits",
+                             g.prefix));
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (grid_disks[j].prefix == g.prefix) {
+        return bad(fmt::format("grid disk prefix '{}' appears twice", g.prefix));
+      }
+    }
+    if (g.size_bytes == 0 || g.size_bytes % kMiB != 0) {
+      return bad(fmt::format("grid disk {} size {} is not a positive multiple of 1 MiB",
+                             g.prefix, g.size_bytes));
+    }
+  }
+  if (flash_size_bytes % internal::kPage != 0) {
+    return bad(fmt::format("flash size {} is not a multiple of 4096", flash_size_bytes));
+  }
+  if (!(destage_low_watermark >= 0 && destage_low_watermark < destage_high_watermark &&
+        destage_high_watermark <= 1.0)) {
+    return bad(fmt::format("destage watermarks low={} high={} must satisfy 0 <= low < high <= 1",
+                           destage_low_watermark, destage_high_watermark));
+  }
+  if (write_bypass_bytes == 0) return bad("write bypass threshold must be > 0");
+  if (journal_bytes < 64 * kKiB) {
+    return bad(fmt::format("journal of {} bytes is below the 64 KiB minimum", journal_bytes));
+  }
+  if (max_template_ranges == 0 || max_lost_ranges == 0) {
+    return bad("max_template_ranges and max_lost_ranges must be > 0");
+  }
+  return absl::OkStatus();
+}
+
+namespace internal {
+
+namespace {
+constexpr const char* kFlashFile = "flash.img";
+}  // namespace
+
+CellImpl::CellImpl(io::IoBackend* io, Clock* clock, std::string dir)
+    : io_(io), clock_(clock), dir_(std::move(dir)) {}
+
+CellImpl::~CellImpl() { StopCleaner(); }
+
+std::string CellImpl::GridDiskName(uint32_t disk) const {
+  const uint32_t kind = disk / config_.cell_disks, cd = disk % config_.cell_disks;
+  return fmt::format("{}_CD_{:02d}_{}", config_.grid_disks[kind].prefix, cd, config_.name);
+}
+
+absl::StatusOr<uint32_t> CellImpl::GridDiskIndex(const std::string& name) const {
+  for (uint32_t d = 0; d < disks_.size(); ++d) {
+    if (GridDiskName(d) == name) return d;
+  }
+  return absl::NotFoundError(fmt::format("cell {} has no grid disk named {}", config_.name, name));
+}
+
+absl::Status CellImpl::CreateFiles(const CellConfig& config) {
+  if (absl::Status s = config.Validate(); !s.ok()) return s;
+  absl::StatusOr<FlashLayout> layout = ComputeLayout(config);
+  if (!layout.ok()) return layout.status();
+  config_ = config;
+  layout_ = *layout;
+  std::error_code ec;
+  std::filesystem::create_directories(dir_, ec);
+  if (ec) {
+    return absl::FailedPreconditionError(
+        fmt::format("cell {}: cannot create folder {}: {}", config.name, dir_, ec.message()));
+  }
+  if (std::filesystem::exists(dir_ + "/" + kFlashFile)) {
+    return absl::AlreadyExistsError(fmt::format(
+        "cell folder {} already holds a cell ({} exists); use Cell::Open", dir_, kFlashFile));
+  }
+  const uint32_t n = config.cell_disks * static_cast<uint32_t>(config.grid_disks.size());
+  for (uint32_t d = 0; d < n; ++d) {
+    const uint64_t size = config.grid_disks[d / config.cell_disks].size_bytes;
+    auto f = io::BlockFile::Create(io_, dir_ + "/" + GridDiskName(d) + ".img",
+                                   {.block_size = kPage, .block_count = size / kPage,
+                                    .direct = config.direct_io});
+    if (!f.ok()) return f.status();
+    // fsync: the file's size (a sparse truncate) must survive a power loss.
+    if (absl::Status s = (*f)->Sync(io::SyncKind::kFull); !s.ok()) return s;
+    disks_.push_back(std::move(*f));
+    disk_sizes_.push_back(size);
+  }
+  auto flash = io::BlockFile::Create(io_, dir_ + "/" + kFlashFile,
+                                     {.block_size = kPage,
+                                      .block_count = config.flash_size_bytes / kPage,
+                                      .direct = config.direct_io});
+  if (!flash.ok()) return flash.status();
+  flash_ = std::move(*flash);
+  if (absl::Status s = flash_->Sync(io::SyncKind::kFull); !s.ok()) return s;
+  creation_time_ = clock_->UnixSeconds();
+  auto meta = MetadataStore::Format(flash_.get(), layout_, config_, creation_time_);
+  if (!meta.ok()) return meta.status();
+  meta_ = std::move(*meta);
+  state_ = std::make_unique<CacheState>(disk_sizes_, layout_.line_size, layout_.num_slots);
+  mode_ = config_.flash_cache_mode;
+  cd_ = std::make_unique<CellDiskCounters[]>(config_.cell_disks);
+  return absl::OkStatus();
+}
+
+absl::Status CellImpl::OpenFiles() {
+  const std::string flash_path = dir_ + "/" + kFlashFile;
+  if (!std::filesystem::exists(flash_path)) {
+    return absl::NotFoundError(
+        fmt::format("no cell in folder {}: its flash device {} is missing", dir_, kFlashFile));
+  }
+  {
+    // The superblock tells whether O_DIRECT is wanted; read it buffered first.
+    auto probe = io::BlockFile::Open(io_, flash_path, {.block_size = kPage});
+    if (!probe.ok()) return probe.status();
+    auto meta = MetadataStore::Load(probe->get());
+    if (!meta.ok()) return meta.status();
+    config_ = (*meta)->superblock().config;
+    creation_time_ = (*meta)->superblock().creation_time_unix;
+    if (absl::Status s = (*probe)->Close(); !s.ok()) return s;
+  }
+  if (absl::Status s = config_.Validate(); !s.ok()) {
+    return absl::DataLossError(fmt::format("flash superblock of {} holds an invalid config: {}",
+                                           flash_path, std::string(s.message())));
+  }
+  absl::StatusOr<FlashLayout> layout = ComputeLayout(config_);
+  if (!layout.ok()) return layout.status();
+  layout_ = *layout;
+  auto flash = io::BlockFile::Open(io_, flash_path,
+                                   {.block_size = kPage, .direct = config_.direct_io});
+  if (!flash.ok()) return flash.status();
+  flash_ = std::move(*flash);
+  if (flash_->size_bytes() != layout_.file_bytes) {
+    return absl::FailedPreconditionError(fmt::format(
+        "flash device {} is {} bytes but its metadata says {} (truncated or replaced?)",
+        flash_path, flash_->size_bytes(), layout_.file_bytes));
+  }
+  auto meta = MetadataStore::Load(flash_.get());
+  if (!meta.ok()) return meta.status();
+  meta_ = std::move(*meta);
+  meta_->set_layout(layout_);
+  const uint32_t n = config_.cell_disks * static_cast<uint32_t>(config_.grid_disks.size());
+  for (uint32_t d = 0; d < n; ++d) {
+    const uint64_t size = config_.grid_disks[d / config_.cell_disks].size_bytes;
+    auto f = io::BlockFile::Open(io_, dir_ + "/" + GridDiskName(d) + ".img",
+                                 {.block_size = kPage, .block_count = size / kPage,
+                                  .direct = config_.direct_io});
+    if (!f.ok()) return f.status();
+    disks_.push_back(std::move(*f));
+    disk_sizes_.push_back(size);
+  }
+  state_ = std::make_unique<CacheState>(disk_sizes_, layout_.line_size, layout_.num_slots);
+  RecoveryInfo info;
+  if (absl::Status s = meta_->Recover(state_.get(), &info); !s.ok()) return s;
+  // A fresh epoch: later appends never follow a torn tail.
+  if (absl::Status s = meta_->Checkpoint(state_.get(), &state_mu_); !s.ok()) return s;
+  mode_ = config_.flash_cache_mode;
+  cd_ = std::make_unique<CellDiskCounters[]>(config_.cell_disks);
+  return absl::OkStatus();
+}
+
+absl::Status CellImpl::Close() {
+  StopCleaner();
+  if (closed_.exchange(true)) return absl::OkStatus();
+  absl::Status result;
+  if (meta_) result.Update(meta_->Sync(state_.get(), &state_mu_));
+  for (auto& d : disks_) result.Update(d->Close());
+  if (flash_) result.Update(flash_->Close());
+  return result;
+}
+
+absl::Status CellImpl::CheckOpen() const {
+  if (closed_.load()) {
+    return absl::FailedPreconditionError(fmt::format("cell {} is closed", config_.name));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CellImpl::ValidateIo(uint32_t disk, uint64_t offset, uint64_t length,
+                                  std::string_view what) const {
+  if (disk >= disks_.size()) {
+    return absl::InvalidArgumentError(fmt::format(
+        "cell {}: {} names grid disk #{}, the cell has {}", config_.name, what, disk,
+        disks_.size()));
+  }
+  if (offset % 512 != 0 || length % 512 != 0 || length == 0) {
+    return absl::InvalidArgumentError(fmt::format(
+        "grid disk {}: {} at offset {} (+{}) is not 512-byte aligned or is empty",
+        GridDiskName(disk), what, offset, length));
+  }
+  if (offset > disk_sizes_[disk] || length > disk_sizes_[disk] - offset) {
+    return absl::OutOfRangeError(fmt::format("grid disk {}: {} at offset {} (+{}) past its end {}",
+                                             GridDiskName(disk), what, offset, length,
+                                             disk_sizes_[disk]));
+  }
+  return absl::OkStatus();
+}
+
+RangeLocks::Range CellImpl::LineRange(uint32_t disk, uint64_t offset, uint64_t length) const {
+  const uint64_t ls = layout_.line_size;
+  return {disk, io::AlignDown(offset, ls), io::AlignUp(offset + length, ls)};
+}
+
+void CellImpl::CountDiskIo(uint32_t disk, io::IoOp op, uint64_t bytes) {
+  CellDiskCounters& c = cd_[disk % config_.cell_disks];
+  const bool large = bytes > kLargeIoBytes;
+  if (op == io::IoOp::kWrite) {
+    (large ? c.rq_w_lg : c.rq_w_sm)++;
+    (large ? c.by_w_lg : c.by_w_sm) += bytes;
+  } else {
+    (large ? c.rq_r_lg : c.rq_r_sm)++;
+    (large ? c.by_r_lg : c.by_r_sm) += bytes;
+  }
+}
+
+absl::Status CellImpl::SubmitBatch(IoBatch* batch) {
+  if (batch->reqs.empty()) return absl::OkStatus();
+  absl::Status s = io_->Submit(absl::MakeSpan(batch->reqs));
+  for (size_t i = 0; i < batch->reqs.size(); ++i) {
+    const io::IoRequest& r = batch->reqs[i];
+    if (batch->disk[i] >= 0 && r.status.ok()) {
+      CountDiskIo(static_cast<uint32_t>(batch->disk[i]), r.op, r.length);
+    }
+    if (r.status.ok() && r.op == io::IoOp::kRead && r.transferred != r.length) {
+      return absl::DataLossError(fmt::format("short read at offset {}: {} of {} bytes", r.offset,
+                                             r.transferred, r.length));
+    }
+  }
+  return s;
+}
+
+absl::Status CellImpl::SyncDisks(const std::vector<uint32_t>& disks) {
+  std::vector<uint32_t> d = disks;
+  std::sort(d.begin(), d.end());
+  d.erase(std::unique(d.begin(), d.end()), d.end());
+  for (uint32_t i : d) {
+    if (absl::Status s = disks_[i]->Sync(); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CellImpl::Append(const std::vector<Record>& records, bool sync,
+                              CellIoStats* stats) {
+  if (records.empty()) return absl::OkStatus();
+  if (stats != nullptr) stats->metadata_bytes_written += kChunkHeaderBytes + records.size() * 37;
+  return meta_->Append(records, sync, state_.get(), &state_mu_);
+}
+
+uint64_t CellImpl::DirtyBytes() const {
+  std::lock_guard<std::mutex> l(state_mu_);
+  return state_->dirty_pages() * kPage;
+}
+
+uint64_t CellImpl::UsedBytes() const {
+  std::lock_guard<std::mutex> l(state_mu_);
+  return state_->valid_pages() * kPage;
+}
+
+size_t CellImpl::TemplateCount() const {
+  std::lock_guard<std::mutex> l(state_mu_);
+  return state_->template_count();
+}
+
+CellDescription CellImpl::DescribeNow() const {
+  CellDescription d;
+  d.name = config_.name;
+  d.flash_cache_mode = mode_.load();
+  for (uint32_t i = 0; i < disks_.size(); ++i) {
+    d.grid_disks.push_back({GridDiskName(i),
+                            fmt::format("CD_{:02d}_{}", i % config_.cell_disks, config_.name),
+                            disk_sizes_[i], "active"});
+  }
+  d.flash_device = fmt::format("FD_00_{}", config_.name);
+  d.flash_size_bytes = config_.flash_size_bytes;
+  d.flash_cache_size_bytes = CapacityBytes();
+  d.cache_line_size = layout_.line_size;
+  d.creation_time_unix = creation_time_;
+  d.flash_cache_status = "normal";
+  return d;
+}
+
+std::vector<Metric> CellImpl::MetricsNow() const {
+  constexpr double kMB = 1024.0 * 1024.0;
+  std::vector<Metric> m;
+  auto fc = [&](std::string name, double v, std::string unit) {
+    m.push_back({std::move(name), "FLASHCACHE", "FLASHCACHE", v, std::move(unit)});
+  };
+  uint64_t used, dirty;
+  {
+    std::lock_guard<std::mutex> l(state_mu_);
+    used = state_->valid_pages() * kPage;
+    dirty = state_->dirty_pages() * kPage;
+  }
+  const std::string rq = "IO requests";
+  fc("FC_BY_USED", used / kMB, "MB");
+  fc("FC_BY_DIRTY", dirty / kMB, "MB");
+  fc("FC_IO_RQ_W", fc_.rq_w.load(), rq);
+  fc("FC_IO_BY_W", fc_.by_w.load() / kMB, "MB");
+  fc("FC_IO_RQ_W_FIRST", fc_.rq_w_first.load(), rq);
+  fc("FC_IO_RQ_W_OVERWRITE", fc_.rq_w_overwrite.load(), rq);
+  fc("FC_IO_RQ_W_POPULATE", fc_.rq_w_populate.load(), rq);
+  fc("FC_IO_RQ_R", fc_.rq_r.load(), rq);
+  fc("FC_IO_RQ_R_MISS", fc_.rq_r_miss.load(), rq);
+  fc("FC_IO_RQ_DISK_WRITE", fc_.rq_disk_write.load(), rq);
+  fc("FC_IO_BY_DISK_WRITE", fc_.by_disk_write.load() / kMB, "MB");
+  for (uint32_t c = 0; c < config_.cell_disks; ++c) {
+    const std::string obj = fmt::format("CD_{:02d}_{}", c, config_.name);
+    const CellDiskCounters& k = cd_[c];
+    auto cd = [&](std::string name, double v, std::string unit) {
+      m.push_back({std::move(name), "CELLDISK", obj, v, std::move(unit)});
+    };
+    cd("CD_IO_RQ_W_LG", k.rq_w_lg.load(), rq);
+    cd("CD_IO_RQ_W_SM", k.rq_w_sm.load(), rq);
+    cd("CD_IO_BY_W_LG", k.by_w_lg.load() / kMB, "MB");
+    cd("CD_IO_BY_W_SM", k.by_w_sm.load() / kMB, "MB");
+    cd("CD_IO_RQ_R_LG", k.rq_r_lg.load(), rq);
+    cd("CD_IO_RQ_R_SM", k.rq_r_sm.load(), rq);
+  }
+  return m;
+}
+
+std::vector<LostRange> CellImpl::Lost() const {
+  std::lock_guard<std::mutex> l(state_mu_);
+  std::vector<LostRange> out;
+  for (const CheckpointRange& r : state_->AllLost()) out.push_back({r.disk, r.offset, r.length});
+  return out;
+}
+
+absl::Status CellImpl::SetMode(FlashCacheMode mode) {
+  if (absl::Status s = CheckOpen(); !s.ok()) return s;
+  FlashCacheMode old;
+  {
+    // Waits for requests in flight; later writes see the new mode.
+    std::unique_lock<std::shared_mutex> l(mode_mu_);
+    old = mode_.exchange(mode);
+  }
+  if (old == mode) return absl::OkStatus();
+  if (mode == FlashCacheMode::kWriteThrough) {
+    // Disabling write-back: ALTER FLASHCACHE ALL FLUSH first, so the disks alone
+    // are authoritative before the cache starts serving reads only.
+    absl::StatusOr<FlushProgress> f = Flush({});
+    if (!f.ok()) {
+      std::unique_lock<std::shared_mutex> l(mode_mu_);
+      mode_ = old;
+      return f.status();
+    }
+  }
+  CellConfig next = config_;
+  next.flash_cache_mode = mode;
+  if (absl::Status s = meta_->Checkpoint(state_.get(), &state_mu_, next); !s.ok()) return s;
+  config_.flash_cache_mode = mode;
+  return absl::OkStatus();
+}
+
+absl::Status CellImpl::LoseFlash() {
+  if (absl::Status s = CheckOpen(); !s.ok()) return s;
+  RangeLocks::Guard all = locks_.Acquire({{RangeLocks::kAllDisks, 0, UINT64_MAX}});
+  {
+    std::lock_guard<std::mutex> l(state_mu_);
+    state_->LoseAll();
+  }
+  // The replacement device starts from a checkpoint holding only lost ranges.
+  return meta_->Checkpoint(state_.get(), &state_mu_);
+}
+
+}  // namespace internal
+
+// ---------------- Cell: forwards to CellImpl ----------------
+
+Cell::Cell(std::unique_ptr<internal::CellImpl> impl) : impl_(std::move(impl)) {}
+Cell::~Cell() { (void)impl_->Close(); }
+
+absl::StatusOr<std::unique_ptr<Cell>> Cell::Create(io::IoBackend* io, Clock* clock,
+                                                   const std::string& dir,
+                                                   const CellConfig& config,
+                                                   const CellOpenOptions& options) {
+  auto impl = std::make_unique<internal::CellImpl>(io, clock, dir);
+  if (absl::Status s = impl->CreateFiles(config); !s.ok()) {
+    impl->closed_ = true;
+    return s;
+  }
+  std::unique_ptr<Cell> cell(new Cell(std::move(impl)));
+  if (options.start_cleaner) cell->StartCleaner();
+  return cell;
+}
+
+absl::StatusOr<std::unique_ptr<Cell>> Cell::Open(io::IoBackend* io, Clock* clock,
+                                                 const std::string& dir,
+                                                 const CellOpenOptions& options) {
+  auto impl = std::make_unique<internal::CellImpl>(io, clock, dir);
+  if (absl::Status s = impl->OpenFiles(); !s.ok()) {
+    impl->closed_ = true;
+    return s;
+  }
+  std::unique_ptr<Cell> cell(new Cell(std::move(impl)));
+  if (options.start_cleaner) cell->StartCleaner();
+  return cell;
+}
+
+absl::Status Cell::Close() { return impl_->Close(); }
+std::string Cell::name() const { return impl_->name(); }
+absl::StatusOr<CellDescription> Cell::Describe() const {
+  if (absl::Status s = impl_->CheckOpen(); !s.ok()) return s;
+  return impl_->DescribeNow();
+}
+absl::Status Cell::Read(absl::Span<ReadRequest> r, CellIoStats* s) { return impl_->Read(r, s); }
+absl::Status Cell::Write(absl::Span<WriteRequest> r, CellIoStats* s) {
+  return impl_->Write(r, s);
+}
+absl::Status Cell::FormatRange(absl::Span<FormatRangeRequest> r, CellIoStats* s) {
+  return impl_->FormatRange(r, s);
+}
+absl::StatusOr<FlushProgress> Cell::Flush(
+    const std::function<void(const FlushProgress&)>& progress) {
+  if (absl::Status s = impl_->CheckOpen(); !s.ok()) return s;
+  return impl_->Flush(progress);
+}
+absl::StatusOr<std::vector<Metric>> Cell::Metrics() const {
+  if (absl::Status s = impl_->CheckOpen(); !s.ok()) return s;
+  return impl_->MetricsNow();
+}
+absl::Status Cell::SetFlashCacheMode(FlashCacheMode mode) { return impl_->SetMode(mode); }
+absl::StatusOr<std::vector<LostRange>> Cell::LostRanges() const {
+  if (absl::Status s = impl_->CheckOpen(); !s.ok()) return s;
+  return impl_->Lost();
+}
+void Cell::StartCleaner() { impl_->StartCleaner(); }
+void Cell::StopCleaner() { impl_->StopCleaner(); }
+bool Cell::CleanerRunning() const { return impl_->CleanerRunning(); }
+absl::StatusOr<uint64_t> Cell::RunCleanerPass() { return impl_->CleanerPass(); }
+uint32_t Cell::grid_disk_count() const { return impl_->disk_count(); }
+absl::StatusOr<uint32_t> Cell::GridDiskIndex(const std::string& name) const {
+  return impl_->GridDiskIndex(name);
+}
+FlashCacheMode Cell::flash_cache_mode() const { return impl_->mode(); }
+const CellConfig& Cell::config() const { return impl_->config(); }
+uint64_t Cell::DirtyBytes() const { return impl_->DirtyBytes(); }
+uint64_t Cell::UsedBytes() const { return impl_->UsedBytes(); }
+uint64_t Cell::CacheCapacityBytes() const { return impl_->CapacityBytes(); }
+size_t Cell::TemplateRangeCount() const { return impl_->TemplateCount(); }
+absl::Status Cell::LoseFlash() { return impl_->LoseFlash(); }
+absl::Status Cell::CheckConsistency() const {
+  std::lock_guard<std::mutex> l(impl_->state_mu_);
+  return impl_->state_->CheckInvariants();
+}
+
+}  // namespace cellsim::cell

@@ -1,0 +1,183 @@
+// FormatRange: the cell-side halves of smart file creation (the cell writes the
+// generated blocks to its grid disk, bypassing the cache) and fast data file
+// creation (write-back only: one kTemplateAdd record per range, no data).
+//
+// The fast path keeps templates page-aligned: a range that starts or ends
+// inside a 4 KiB page has those sub-page edges generated and written through
+// the cache's write path (a few hundred bytes), the aligned middle becomes the
+// template range.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "cellsim/cell/cell_impl.h"
+
+namespace cellsim::cell::internal {
+
+absl::Status CellImpl::FormatRange(absl::Span<FormatRangeRequest> requests,
+                                   CellIoStats* stats) {
+  if (absl::Status s = CheckOpen(); !s.ok()) return s;
+  std::shared_lock<std::shared_mutex> mode_lock(mode_mu_);
+  const FlashCacheMode mode = mode_.load();
+  CellIoStats local;
+  std::vector<RangeLocks::Range> ranges;
+  size_t templates_now;
+  {
+    std::lock_guard<std::mutex> l(state_mu_);
+    templates_now = state_->template_count();
+  }
+  // Decide each request's path up front.
+  std::vector<bool> fast(requests.size(), false);
+  for (size_t i = 0; i < requests.size(); ++i) {
+    FormatRangeRequest& r = requests[i];
+    r.metadata_only = false;
+    r.status = ValidateIo(r.grid_disk, r.offset, r.length, "format range");
+    if (r.status.ok()) r.status = r.block_template.Validate();
+    if (!r.status.ok()) continue;
+    const bool room = templates_now + 2 <= config_.max_template_ranges;
+    switch (r.method) {
+      case FormatMethod::kWriteBlocks:
+        break;
+      case FormatMethod::kAuto:
+        // No room for more templates: the smart path (reported through
+        // metadata_only = false, never silently).
+        fast[i] = mode == FlashCacheMode::kWriteBack && room;
+        break;
+      case FormatMethod::kMetadataOnly:
+        if (mode != FlashCacheMode::kWriteBack) {
+          r.status = absl::FailedPreconditionError(fmt::format(
+              "cell {}: fast data file creation (metadata-only format) needs flashCacheMode="
+              "WriteBack; the cell is in {}",
+              config_.name, FlashCacheModeName(mode)));
+        } else if (!room) {
+          r.status = absl::ResourceExhaustedError(fmt::format(
+              "cell {}: flash metadata already tracks {} fast-creation ranges (max {}); flush "
+              "the flash cache or use smart creation",
+              config_.name, templates_now, config_.max_template_ranges));
+        } else {
+          fast[i] = true;
+        }
+        break;
+    }
+    // A range adds at most two pieces (it can split one existing range in two).
+    if (fast[i]) templates_now += 2;
+    if (r.status.ok()) ranges.push_back(LineRange(r.grid_disk, r.offset, r.length));
+  }
+  RangeLocks::Guard guard;
+  if (!ranges.empty()) guard = locks_.Acquire(std::move(ranges));
+
+  // Groups of consecutive same-path requests on disjoint lines keep batch order
+  // for overlapping re-formats while batching everything else.
+  std::vector<size_t> group;
+  bool group_fast = false;
+  SpanSet group_lines;
+  auto run_group = [&] {
+    if (group.empty()) return;
+    if (group_fast) {
+      // Sub-page edges through the cache's write path, before the template
+      // (the template never covers them, so the order is free; doing them first
+      // keeps the edge write from generating the new template's pages).
+      std::vector<std::vector<uint8_t>> edge_data;
+      std::vector<WriteRequest> edge_writes;
+      std::vector<size_t> edge_owner;
+      std::vector<uint64_t> edge_offset;
+      for (size_t i : group) {
+        const FormatRangeRequest& r = requests[i];
+        const uint64_t end = r.offset + r.length;
+        const uint64_t a = io::AlignUp(r.offset, kPage), b = io::AlignDown(end, kPage);
+        std::vector<std::pair<uint64_t, uint64_t>> pieces;
+        if (a >= b) {
+          pieces.push_back({r.offset, end});
+        } else {
+          if (r.offset < a) pieces.push_back({r.offset, a});
+          if (b < end) pieces.push_back({b, end});
+        }
+        for (auto [x, y] : pieces) {
+          edge_data.emplace_back(y - x);
+          format::GenerateRange(r.block_template, r.file_offset + (x - r.offset),
+                                absl::MakeSpan(edge_data.back()));
+          edge_owner.push_back(i);
+          edge_offset.push_back(x);
+        }
+      }
+      edge_writes.reserve(edge_data.size());
+      for (size_t k = 0; k < edge_data.size(); ++k) {
+        edge_writes.push_back({.grid_disk = requests[edge_owner[k]].grid_disk,
+                               .offset = edge_offset[k], .data = edge_data[k]});
+      }
+      // One edge write per call: two edges of one range may share a line.
+      for (WriteRequest& w : edge_writes) {
+        WriteRequest* one = &w;
+        CellIoStats edge_stats;  // internal writes: not the database's flash writes
+        CacheWriteGroupLocked(absl::MakeSpan(&one, 1), &edge_stats);
+        local.flash_bytes_written += edge_stats.flash_bytes_written;
+        local.metadata_bytes_written += edge_stats.metadata_bytes_written;
+      }
+      for (size_t k = 0; k < edge_writes.size(); ++k) {
+        if (!edge_writes[k].status.ok() && requests[edge_owner[k]].status.ok()) {
+          requests[edge_owner[k]].status = edge_writes[k].status;
+        }
+      }
+      std::vector<Record> records;
+      for (size_t i : group) {
+        const FormatRangeRequest& r = requests[i];
+        if (!r.status.ok()) continue;
+        const uint64_t a = io::AlignUp(r.offset, kPage);
+        const uint64_t b = io::AlignDown(r.offset + r.length, kPage);
+        if (a < b) {
+          records.push_back({.type = RecordType::kTemplateAdd, .disk = r.grid_disk, .offset = a,
+                             .length = b - a, .tmpl = r.block_template,
+                             .file_offset = r.file_offset + (a - r.offset)});
+        }
+      }
+      // One synced chunk for the whole group: fast creation of N ranges costs
+      // one journal write and one fdatasync.
+      absl::Status s = Append(records, /*sync=*/true, &local);
+      for (size_t i : group) {
+        FormatRangeRequest& r = requests[i];
+        if (!r.status.ok()) continue;
+        r.status = s;
+        if (s.ok()) {
+          r.metadata_only = true;
+          local.bytes_saved_by_creation += r.length;
+        }
+      }
+    } else {
+      std::vector<DiskSpan> spans;
+      for (size_t i : group) {
+        FormatRangeRequest& r = requests[i];
+        const format::BlockTemplate t = r.block_template;
+        const uint64_t base = r.offset, foff = r.file_offset;
+        spans.push_back({r.grid_disk, r.offset, r.length,
+                         [t, base, foff](uint64_t pos, absl::Span<uint8_t> out) {
+                           format::GenerateRange(t, foff + (pos - base), out);
+                         },
+                         &r.status});
+      }
+      (void)DiskWriteLocked(spans, &local);
+      for (size_t i : group) {
+        if (requests[i].status.ok()) local.bytes_saved_by_creation += requests[i].length;
+      }
+    }
+    group.clear();
+    group_lines.Clear();
+  };
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const FormatRangeRequest& r = requests[i];
+    if (!r.status.ok()) continue;
+    const RangeLocks::Range lr = LineRange(r.grid_disk, r.offset, r.length);
+    if (!group.empty() && (group_lines.Overlaps(lr) || group_fast != fast[i])) run_group();
+    group_fast = fast[i];
+    group.push_back(i);
+    group_lines.Add(lr);
+  }
+  run_group();
+  if (stats != nullptr) *stats += local;
+  KickCleanerIfNeeded();
+  for (const FormatRangeRequest& r : requests) {
+    if (!r.status.ok()) return r.status;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace cellsim::cell::internal

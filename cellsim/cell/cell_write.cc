@@ -1,0 +1,405 @@
+// Write path. In write-back mode a write smaller than the bypass threshold goes
+// to the flash cache line by line: the line's slot (new, or the one it has)
+// receives the written pages, any sub-page edges merged with their current
+// bytes, and every page of the line still covered by a fast-creation template
+// (generated), all marked dirty; then one flash sync and one synced journal
+// chunk for the whole group. Larger writes, and every write in write-through
+// mode, go straight to the grid disk (DiskWriteLocked).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include "cellsim/cell/cell_impl.h"
+
+namespace cellsim::cell::internal {
+namespace {
+
+constexpr uint64_t kChunkBytes = 4 * 1024 * 1024;  // staging per disk chunk
+constexpr size_t kChunksInFlight = 8;              // 32 MiB in flight per Submit
+
+uint64_t PageMask(uint32_t p0, uint32_t p1) {  // pages [p0, p1)
+  const uint32_t n = p1 - p0;
+  return (n >= 64 ? ~uint64_t{0} : ((uint64_t{1} << n) - 1)) << p0;
+}
+
+}  // namespace
+
+absl::Status CellImpl::Write(absl::Span<WriteRequest> requests, CellIoStats* stats) {
+  if (absl::Status s = CheckOpen(); !s.ok()) return s;
+  std::shared_lock<std::shared_mutex> mode_lock(mode_mu_);
+  CellIoStats local;
+  std::vector<RangeLocks::Range> ranges;
+  for (WriteRequest& r : requests) {
+    r.status = ValidateIo(r.grid_disk, r.offset, r.data.size(), "write");
+    if (r.status.ok()) ranges.push_back(LineRange(r.grid_disk, r.offset, r.data.size()));
+  }
+  RangeLocks::Guard guard;
+  if (!ranges.empty()) guard = locks_.Acquire(std::move(ranges));
+  const FlashCacheMode mode = mode_.load();
+
+  // Requests run in batch order; consecutive requests of the same route whose
+  // lines are disjoint form one group (one sync, one journal chunk).
+  std::vector<WriteRequest*> cache_group;
+  std::vector<DiskSpan> disk_group;
+  SpanSet group_lines;
+  auto flush_groups = [&] {
+    if (!cache_group.empty()) CacheWriteGroupLocked(absl::MakeSpan(cache_group), &local);
+    if (!disk_group.empty()) (void)DiskWriteLocked(disk_group, &local);
+    cache_group.clear();
+    disk_group.clear();
+    group_lines.Clear();
+  };
+  for (WriteRequest& r : requests) {
+    if (!r.status.ok()) continue;
+    const bool to_disk =
+        mode == FlashCacheMode::kWriteThrough || r.data.size() >= config_.write_bypass_bytes;
+    const RangeLocks::Range lr = LineRange(r.grid_disk, r.offset, r.data.size());
+    if (group_lines.Overlaps(lr) || (to_disk && !cache_group.empty()) ||
+        (!to_disk && !disk_group.empty())) {
+      flush_groups();
+    }
+    group_lines.Add(lr);
+    if (to_disk) {
+      const uint8_t* data = r.data.data();
+      const uint64_t base = r.offset;
+      disk_group.push_back({r.grid_disk, r.offset, r.data.size(),
+                            [data, base](uint64_t pos, absl::Span<uint8_t> out) {
+                              std::memcpy(out.data(), data + (pos - base), out.size());
+                            },
+                            &r.status});
+    } else {
+      cache_group.push_back(&r);
+    }
+  }
+  flush_groups();
+  if (stats != nullptr) *stats += local;
+  KickCleanerIfNeeded();
+  for (const WriteRequest& r : requests) {
+    if (!r.status.ok()) return r.status;
+  }
+  return absl::OkStatus();
+}
+
+void CellImpl::CacheWriteGroupLocked(absl::Span<WriteRequest*> group, CellIoStats* stats) {
+  const uint64_t ls = layout_.line_size;
+  struct LineWork {
+    size_t req;
+    uint32_t disk;
+    uint64_t line;
+    uint32_t slot;
+    bool is_new;
+    uint64_t old_valid, old_dirty, touched, tmpl_pages, write_mask;
+    io::AlignedBuffer buf;
+  };
+  auto fail_all = [&](const absl::Status& s) {
+    for (WriteRequest* r : group) {
+      if (r->status.ok()) r->status = s;
+    }
+  };
+
+  // 1. Lost edge pages cannot be merged; count lines that need a slot.
+  size_t need = 0;
+  {
+    std::lock_guard<std::mutex> l(state_mu_);
+    for (WriteRequest* r : group) {
+      const uint64_t end = r->offset + r->data.size();
+      for (uint64_t edge : {r->offset, end}) {
+        if (edge % kPage != 0 && state_->AnyLost(r->grid_disk, io::AlignDown(edge, kPage), kPage)) {
+          r->status = absl::DataLossError(fmt::format(
+              "grid disk {}: write at offset {} (+{}) covers part of page {} whose only copy "
+              "was lost; rewrite the whole 4 KiB page",
+              GridDiskName(r->grid_disk), r->offset, r->data.size(), io::AlignDown(edge, kPage)));
+        }
+      }
+      if (!r->status.ok()) continue;
+      for (uint64_t a = io::AlignDown(r->offset, ls); a < end; a += ls) {
+        if (state_->Find(CacheState::Key(r->grid_disk, a / ls)) == nullptr) ++need;
+      }
+    }
+  }
+  std::vector<uint32_t> slots;
+  if (absl::Status s = ReserveSlots(need, /*force=*/true, &slots); !s.ok()) {
+    fail_all(s);
+    std::lock_guard<std::mutex> l(state_mu_);
+    for (uint32_t slot : slots) state_->UnreserveSlot(slot);
+    return;
+  }
+
+  // 2. Plan every line: base pages for partial pages, template pages.
+  std::vector<LineWork> works;
+  IoBatch base;
+  std::vector<GenTask> gens;
+  {
+    std::lock_guard<std::mutex> l(state_mu_);
+    for (size_t ri = 0; ri < group.size(); ++ri) {
+      WriteRequest* r = group[ri];
+      if (!r->status.ok()) continue;
+      const uint64_t end = r->offset + r->data.size();
+      for (uint64_t lstart = io::AlignDown(r->offset, ls); lstart < end; lstart += ls) {
+        const uint64_t line = lstart / ls;
+        const uint64_t key = CacheState::Key(r->grid_disk, line);
+        LineWork w{ri, r->grid_disk, line, 0, false, 0, 0, 0, 0, 0, io::AlignedBuffer(ls)};
+        if (const LineState* st = state_->Find(key)) {
+          w.slot = st->slot;
+          w.old_valid = st->valid;
+          w.old_dirty = st->dirty;
+        } else {
+          w.slot = slots.back();
+          slots.pop_back();
+          w.is_new = true;
+        }
+        const uint64_t a = std::max(r->offset, lstart), b = std::min(end, lstart + ls);
+        const uint32_t p0 = static_cast<uint32_t>((a - lstart) / kPage);
+        const uint32_t p1 = static_cast<uint32_t>((b - lstart + kPage - 1) / kPage);
+        w.touched = PageMask(p0, p1);
+        for (uint32_t p = 0; p < state_->pages_per_line(); ++p) {
+          const uint64_t bit = uint64_t{1} << p;
+          if (w.old_valid & bit) continue;
+          uint64_t tstart;
+          if (const TemplateRange* t = state_->FindTemplate(r->grid_disk, lstart + p * kPage,
+                                                            &tstart)) {
+            w.tmpl_pages |= bit;
+            gens.push_back({w.buf.data() + p * kPage, kPage, t->tmpl,
+                            t->file_offset + (lstart + p * kPage - tstart)});
+          }
+        }
+        // Partial pages at the request's edges need their current bytes.
+        for (uint64_t edge : {a, b}) {
+          if (edge % kPage == 0) continue;
+          const uint32_t p = static_cast<uint32_t>((io::AlignDown(edge, kPage) - lstart) / kPage);
+          const uint64_t bit = uint64_t{1} << p;
+          if (w.tmpl_pages & bit) continue;
+          if (w.old_valid & bit) {
+            base.Add(io::IoOp::kRead, flash_->handle(), -1, layout_.SlotOffset(w.slot) + p * kPage,
+                     w.buf.data() + p * kPage, kPage);
+          } else {
+            base.Add(io::IoOp::kRead, disks_[r->grid_disk]->handle(),
+                     static_cast<int32_t>(r->grid_disk), lstart + p * kPage,
+                     w.buf.data() + p * kPage, kPage);
+          }
+          if (a % kPage != 0 && b % kPage != 0 && p0 + 1 == p1) break;  // same page twice
+        }
+        w.write_mask = w.touched | w.tmpl_pages;
+        state_->Touch(key);
+        works.push_back(std::move(w));
+      }
+    }
+  }
+  auto release_new_slots = [&] {
+    std::lock_guard<std::mutex> l(state_mu_);
+    for (uint32_t slot : slots) state_->UnreserveSlot(slot);
+    for (const LineWork& w : works) {
+      if (w.is_new) state_->UnreserveSlot(w.slot);
+    }
+  };
+  RunGens(gens);
+  if (absl::Status s = SubmitBatch(&base); !s.ok()) {
+    fail_all(s);
+    release_new_slots();
+    return;
+  }
+
+  // 3. Merge the request data and write the pages to the slots.
+  IoBatch writes;
+  for (LineWork& w : works) {
+    WriteRequest* r = group[w.req];
+    const uint64_t lstart = w.line * ls;
+    const uint64_t a = std::max(r->offset, lstart);
+    const uint64_t b = std::min(r->offset + r->data.size(), lstart + ls);
+    std::memcpy(w.buf.data() + (a - lstart), r->data.data() + (a - r->offset), b - a);
+    for (uint32_t p = 0; p < state_->pages_per_line();) {
+      if ((w.write_mask & (uint64_t{1} << p)) == 0) {
+        ++p;
+        continue;
+      }
+      uint32_t q = p;
+      while (q < state_->pages_per_line() && (w.write_mask & (uint64_t{1} << q))) ++q;
+      writes.Add(io::IoOp::kWrite, flash_->handle(), -1, layout_.SlotOffset(w.slot) + p * kPage,
+                 w.buf.data() + p * kPage, (q - p) * kPage);
+      p = q;
+    }
+  }
+  absl::Status s = SubmitBatch(&writes);
+  if (s.ok()) s = flash_->Sync();
+  if (!s.ok()) {
+    fail_all(s);
+    release_new_slots();
+    return;
+  }
+
+  // 4. One synced journal chunk makes the whole group durable.
+  std::vector<Record> records;
+  for (const LineWork& w : works) {
+    records.push_back({.type = RecordType::kLineSet, .disk = w.disk, .line = w.line,
+                       .slot = w.slot, .valid = w.old_valid | w.write_mask,
+                       .dirty = w.old_dirty | w.write_mask});
+    if (w.tmpl_pages != 0) {
+      records.push_back({.type = RecordType::kTemplateTrim, .disk = w.disk,
+                         .offset = w.line * ls, .length = ls});
+    }
+  }
+  {
+    std::lock_guard<std::mutex> l(state_mu_);
+    for (WriteRequest* r : group) {
+      if (!r->status.ok()) continue;
+      const uint64_t a = io::AlignUp(r->offset, kPage);
+      const uint64_t b = io::AlignDown(r->offset + r->data.size(), kPage);
+      if (a < b && state_->AnyLost(r->grid_disk, a, b - a)) {
+        records.push_back(
+            {.type = RecordType::kLostTrim, .disk = r->grid_disk, .offset = a, .length = b - a});
+      }
+    }
+  }
+  s = Append(records, /*sync=*/true, stats);
+  if (!s.ok()) {
+    fail_all(s);
+    release_new_slots();
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> l(state_mu_);
+    for (uint32_t slot : slots) state_->UnreserveSlot(slot);
+  }
+
+  // 5. Statistics, per request (docs/cell.md "Counting rules").
+  std::vector<bool> overwrite(group.size(), false), partial(group.size(), false);
+  for (const LineWork& w : works) {
+    if (w.old_dirty != 0) overwrite[w.req] = true;
+    const WriteRequest* r = group[w.req];
+    const uint64_t lstart = w.line * ls;
+    if (r->offset > lstart || r->offset + r->data.size() < lstart + ls) partial[w.req] = true;
+    stats->flash_bytes_written += std::popcount(w.write_mask) * kPage;
+  }
+  for (size_t i = 0; i < group.size(); ++i) {
+    if (!group[i]->status.ok()) continue;
+    stats->flash_cache_writes++;
+    fc_.rq_w++;
+    fc_.by_w += group[i]->data.size();
+    if (overwrite[i]) {
+      stats->flash_cache_overwrites++;
+      fc_.rq_w_overwrite++;
+    } else {
+      fc_.rq_w_first++;
+    }
+    if (partial[i]) stats->flash_cache_partial_writes++;
+  }
+  for (const io::IoRequest& q : base.reqs) {
+    (q.file == flash_->handle() ? stats->flash_bytes_read : stats->disk_bytes_read) += q.length;
+  }
+}
+
+absl::Status CellImpl::DiskWriteLocked(std::vector<DiskSpan>& spans, CellIoStats* stats) {
+  struct Edge {
+    io::AlignedBuffer head, tail;
+    bool has_head = false, has_tail = false;
+  };
+  std::vector<Edge> edges(spans.size());
+  std::vector<absl::Status> st(spans.size());
+  // 1. Current bytes of partially covered edge pages.
+  FillPlan plan;
+  {
+    std::lock_guard<std::mutex> l(state_mu_);
+    for (size_t i = 0; i < spans.size(); ++i) {
+      const DiskSpan& sp = spans[i];
+      const uint64_t end = sp.offset + sp.length;
+      Edge& e = edges[i];
+      if (sp.offset % kPage != 0) {
+        e.head = io::AlignedBuffer(kPage);
+        e.has_head = true;
+        st[i].Update(PlanFillLocked(sp.disk, io::AlignDown(sp.offset, kPage), kPage,
+                                    e.head.data(), &plan));
+      }
+      if (end % kPage != 0 &&
+          !(e.has_head && io::AlignDown(end, kPage) == io::AlignDown(sp.offset, kPage))) {
+        e.tail = io::AlignedBuffer(kPage);
+        e.has_tail = true;
+        st[i].Update(PlanFillLocked(sp.disk, io::AlignDown(end, kPage), kPage, e.tail.data(),
+                                    &plan));
+      }
+    }
+  }
+  RunGens(plan.gens);
+  if (absl::Status s = SubmitBatch(&plan.io); !s.ok()) {
+    for (auto& x : st) x.Update(s);
+  }
+  if (stats != nullptr) {
+    stats->disk_bytes_read += plan.disk_pages * kPage;
+    stats->flash_bytes_read += plan.flash_pages * kPage;
+  }
+
+  // 2. Stage and write in chunks, kChunksInFlight chunks per Submit.
+  std::vector<io::AlignedBuffer> pool(kChunksInFlight);
+  IoBatch batch;
+  std::vector<size_t> owner;  // span of each request in `batch`
+  size_t used = 0;
+  auto submit = [&] {
+    (void)SubmitBatch(&batch);
+    for (size_t k = 0; k < batch.reqs.size(); ++k) {
+      if (!batch.reqs[k].status.ok()) st[owner[k]].Update(batch.reqs[k].status);
+    }
+    batch = IoBatch{};
+    owner.clear();
+    used = 0;
+  };
+  std::vector<uint32_t> touched;
+  for (size_t i = 0; i < spans.size(); ++i) {
+    if (!st[i].ok()) continue;
+    const DiskSpan& sp = spans[i];
+    const uint64_t end = sp.offset + sp.length;
+    const uint64_t ps = io::AlignDown(sp.offset, kPage), pe = io::AlignUp(end, kPage);
+    const Edge& e = edges[i];
+    touched.push_back(sp.disk);
+    for (uint64_t c = ps; c < pe; c += kChunkBytes) {
+      const uint64_t clen = std::min(kChunkBytes, pe - c);
+      if (pool[used].size() < clen) pool[used] = io::AlignedBuffer(clen);
+      uint8_t* buf = pool[used].data();
+      if (e.has_head && c == ps) std::memcpy(buf, e.head.data(), kPage);
+      if (e.has_tail && c + clen == pe) std::memcpy(buf + clen - kPage, e.tail.data(), kPage);
+      const uint64_t a = std::max(c, sp.offset), b = std::min(c + clen, end);
+      sp.fill(a, absl::MakeSpan(buf + (a - c), b - a));
+      for (uint64_t o = 0; o < clen; o += kMaxDiskIo) {
+        batch.Add(io::IoOp::kWrite, disks_[sp.disk]->handle(), static_cast<int32_t>(sp.disk),
+                  c + o, buf + o, std::min(kMaxDiskIo, clen - o));
+        owner.push_back(i);
+      }
+      if (++used == kChunksInFlight) submit();
+    }
+  }
+  if (!batch.reqs.empty()) submit();
+  if (absl::Status s = SyncDisks(touched); !s.ok()) {
+    for (auto& x : st) x.Update(s);
+  }
+
+  // 3. The disk now holds these ranges: drop what the cache or templates said.
+  std::vector<Record> records;
+  {
+    std::lock_guard<std::mutex> l(state_mu_);
+    for (size_t i = 0; i < spans.size(); ++i) {
+      if (!st[i].ok()) continue;
+      const uint64_t ps = io::AlignDown(spans[i].offset, kPage);
+      const uint64_t len = io::AlignUp(spans[i].offset + spans[i].length, kPage) - ps;
+      const uint32_t d = spans[i].disk;
+      if (state_->AnyCached(d, ps, len) || state_->AnyTemplate(d, ps, len) ||
+          state_->AnyLost(d, ps, len)) {
+        records.push_back({.type = RecordType::kRangeOnDisk, .disk = d, .offset = ps, .length = len});
+      }
+    }
+  }
+  if (absl::Status s = Append(records, /*sync=*/true, stats); !s.ok()) {
+    for (auto& x : st) x.Update(s);
+  }
+  absl::Status first;
+  for (size_t i = 0; i < spans.size(); ++i) {
+    if (spans[i].status != nullptr && spans[i].status->ok()) *spans[i].status = st[i];
+    if (st[i].ok() && stats != nullptr) {
+      stats->disk_bytes_written += io::AlignUp(spans[i].offset + spans[i].length, kPage) -
+                                   io::AlignDown(spans[i].offset, kPage);
+    }
+    first.Update(st[i]);
+  }
+  return first;
+}
+
+}  // namespace cellsim::cell::internal

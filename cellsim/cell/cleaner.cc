@@ -1,0 +1,306 @@
+// Destage, slot reservation with eviction, the background cleaner and Flush
+// (ALTER FLASHCACHE ALL FLUSH).
+//
+// Destaging a line copies its dirty pages from its slot to the grid disk,
+// syncs the disk, then journals the line as clean (unsynced: if that record is
+// lost in a crash the line is merely destaged again). Evicting a line journals
+// kLineDrop; its slot is reused only once that record is durable.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "cellsim/cell/cell_impl.h"
+
+namespace cellsim::cell::internal {
+namespace {
+constexpr size_t kDestageBatchLines = 32;
+constexpr uint64_t kMaterializeChunk = 8 * 1024 * 1024;
+}  // namespace
+
+bool CellImpl::TryLockLine(uint64_t key, std::vector<RangeLocks::Guard>* guards) {
+  const uint64_t ls = layout_.line_size;
+  const uint64_t a = CacheState::KeyLine(key) * ls;
+  std::optional<RangeLocks::Guard> g = locks_.TryAcquire({{CacheState::KeyDisk(key), a, a + ls}});
+  if (!g) return false;
+  guards->push_back(std::move(*g));
+  return true;
+}
+
+absl::StatusOr<uint64_t> CellImpl::DestageLocked(const std::vector<uint64_t>& keys) {
+  const uint64_t ls = layout_.line_size;
+  struct Work {
+    uint64_t key;
+    uint32_t slot;
+    uint64_t valid, dirty;
+    io::AlignedBuffer buf;
+  };
+  std::vector<Work> works;
+  {
+    std::lock_guard<std::mutex> l(state_mu_);
+    for (uint64_t key : keys) {
+      const LineState* st = state_->Find(key);
+      if (st == nullptr || st->dirty == 0) continue;
+      works.push_back({key, st->slot, st->valid, st->dirty, io::AlignedBuffer(ls)});
+    }
+  }
+  if (works.empty()) return 0;
+  IoBatch reads, writes;
+  std::vector<uint32_t> touched;
+  uint64_t bytes = 0;
+  for (Work& w : works) {
+    const uint32_t disk = CacheState::KeyDisk(w.key);
+    const uint64_t lstart = CacheState::KeyLine(w.key) * ls;
+    touched.push_back(disk);
+    for (uint32_t p = 0; p < 64;) {
+      if ((w.dirty & (uint64_t{1} << p)) == 0) {
+        ++p;
+        continue;
+      }
+      uint32_t q = p;
+      while (q < 64 && (w.dirty & (uint64_t{1} << q))) ++q;
+      const uint64_t len = (q - p) * kPage;
+      reads.Add(io::IoOp::kRead, flash_->handle(), -1, layout_.SlotOffset(w.slot) + p * kPage,
+                w.buf.data() + p * kPage, len);
+      writes.Add(io::IoOp::kWrite, disks_[disk]->handle(), static_cast<int32_t>(disk),
+                 lstart + p * kPage, w.buf.data() + p * kPage, len);
+      bytes += len;
+      p = q;
+    }
+  }
+  if (absl::Status s = SubmitBatch(&reads); !s.ok()) return s;
+  if (absl::Status s = SubmitBatch(&writes); !s.ok()) return s;
+  if (absl::Status s = SyncDisks(touched); !s.ok()) return s;
+  fc_.rq_disk_write += writes.reqs.size();
+  fc_.by_disk_write += bytes;
+  std::vector<Record> records;
+  for (const Work& w : works) {
+    records.push_back({.type = RecordType::kLineSet, .disk = CacheState::KeyDisk(w.key),
+                       .line = CacheState::KeyLine(w.key), .slot = w.slot, .valid = w.valid,
+                       .dirty = 0});
+  }
+  if (absl::Status s = Append(records, /*sync=*/false, nullptr); !s.ok()) return s;
+  return bytes;
+}
+
+absl::Status CellImpl::ReserveSlots(size_t n, bool force, std::vector<uint32_t>* slots) {
+  if (n > layout_.num_slots) {
+    return absl::ResourceExhaustedError(fmt::format(
+        "cell {}: a batch needs {} new cache lines, the flash cache has {}; use smaller batches",
+        config_.name, n, layout_.num_slots));
+  }
+  int busy_rounds = 0;
+  while (slots->size() < n) {
+    bool have_pending;
+    {
+      std::lock_guard<std::mutex> l(state_mu_);
+      while (slots->size() < n) {
+        std::optional<uint32_t> s = state_->ReserveSlot();
+        if (!s) break;
+        slots->push_back(*s);
+      }
+      have_pending = state_->pending_free_slots() > 0;
+    }
+    if (slots->size() == n) break;
+    if (have_pending) {
+      // Slots freed by unsynced records become reusable once they are durable.
+      if (absl::Status s = meta_->Sync(state_.get(), &state_mu_); !s.ok()) return s;
+      continue;
+    }
+    const size_t want = n - slots->size();
+    std::vector<RangeLocks::Guard> guards;
+    std::vector<uint64_t> victims;
+    auto lock = [&](uint64_t key) { return TryLockLine(key, &guards); };
+    {
+      std::lock_guard<std::mutex> l(state_mu_);
+      victims = state_->ColdLines(/*want_dirty=*/false, want, lock);
+    }
+    if (victims.empty()) {
+      if (!force) break;
+      // Everything is dirty: destage the coldest lines now, then evict them.
+      {
+        std::lock_guard<std::mutex> l(state_mu_);
+        victims = state_->ColdLines(/*want_dirty=*/true, std::max<size_t>(want, 8), lock);
+      }
+      if (victims.empty()) {
+        // Every line is locked by requests in flight, the cleaner or a flush:
+        // they release them soon. (Waiting while holding our own range locks
+        // could deadlock, so poll.)
+        if (++busy_rounds > 5000) {
+          return absl::ResourceExhaustedError(fmt::format(
+              "cell {}: all {} flash cache lines stayed in use by requests in flight; {} more "
+              "are needed (use a larger flash or smaller batches)",
+              config_.name, layout_.num_slots, want));
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        continue;
+      }
+      absl::StatusOr<uint64_t> d = DestageLocked(victims);
+      if (!d.ok()) return d.status();
+    }
+    std::vector<Record> drops;
+    for (uint64_t key : victims) {
+      drops.push_back({.type = RecordType::kLineDrop, .disk = CacheState::KeyDisk(key),
+                       .line = CacheState::KeyLine(key)});
+    }
+    if (absl::Status s = Append(drops, /*sync=*/true, nullptr); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<uint64_t> CellImpl::CleanerPass() {
+  if (absl::Status s = CheckOpen(); !s.ok()) return s;
+  const double capacity_pages =
+      static_cast<double>(layout_.num_slots) * static_cast<double>(layout_.line_size / kPage);
+  const double high = config_.destage_high_watermark * capacity_pages;
+  const double low = config_.destage_low_watermark * capacity_pages;
+  {
+    std::lock_guard<std::mutex> l(state_mu_);
+    if (static_cast<double>(state_->dirty_pages()) <= high) return 0;
+  }
+  uint64_t total = 0;
+  while (true) {
+    std::vector<RangeLocks::Guard> guards;
+    std::vector<uint64_t> victims;
+    {
+      std::lock_guard<std::mutex> l(state_mu_);
+      if (static_cast<double>(state_->dirty_pages()) <= low) break;
+      victims = state_->ColdLines(/*want_dirty=*/true, kDestageBatchLines,
+                                  [&](uint64_t key) { return TryLockLine(key, &guards); });
+    }
+    if (victims.empty()) break;  // every dirty line is busy; try again later
+    absl::StatusOr<uint64_t> d = DestageLocked(victims);
+    if (!d.ok()) return d.status();
+    total += *d;
+  }
+  return total;
+}
+
+void CellImpl::KickCleanerIfNeeded() {
+  const double capacity_pages =
+      static_cast<double>(layout_.num_slots) * static_cast<double>(layout_.line_size / kPage);
+  uint64_t dirty;
+  {
+    std::lock_guard<std::mutex> l(state_mu_);
+    dirty = state_->dirty_pages();
+  }
+  if (static_cast<double>(dirty) <= config_.destage_high_watermark * capacity_pages) return;
+  {
+    std::lock_guard<std::mutex> l(cleaner_mu_);
+    cleaner_kick_ = true;
+  }
+  cleaner_cv_.notify_all();
+}
+
+void CellImpl::StartCleaner() {
+  std::lock_guard<std::mutex> l(cleaner_mu_);
+  if (cleaner_.joinable() || closed_.load()) return;
+  cleaner_stop_ = false;
+  cleaner_ = std::thread(&CellImpl::CleanerLoop, this);
+}
+
+void CellImpl::StopCleaner() {
+  std::thread t;
+  {
+    std::lock_guard<std::mutex> l(cleaner_mu_);
+    cleaner_stop_ = true;
+    t = std::move(cleaner_);
+  }
+  cleaner_cv_.notify_all();
+  if (t.joinable()) t.join();
+}
+
+bool CellImpl::CleanerRunning() const {
+  std::lock_guard<std::mutex> l(cleaner_mu_);
+  return cleaner_.joinable();
+}
+
+void CellImpl::CleanerLoop() {
+  std::unique_lock<std::mutex> l(cleaner_mu_);
+  while (!cleaner_stop_) {
+    // Woken by writes crossing the high watermark; the timeout is a safety net
+    // (real time, as a real cleaner's polling would be).
+    cleaner_cv_.wait_for(l, std::chrono::milliseconds(50),
+                         [&] { return cleaner_stop_ || cleaner_kick_; });
+    if (cleaner_stop_) break;
+    cleaner_kick_ = false;
+    l.unlock();
+    absl::StatusOr<uint64_t> r = CleanerPass();
+    l.lock();
+    if (!r.ok()) cleaner_error_ = r.status();
+  }
+}
+
+absl::StatusOr<FlushProgress> CellImpl::Flush(
+    const std::function<void(const FlushProgress&)>& progress) {
+  if (absl::Status s = CheckOpen(); !s.ok()) return s;
+  const uint64_t ls = layout_.line_size;
+  FlushProgress p;
+  auto report = [&] {
+    {
+      std::lock_guard<std::mutex> l(state_mu_);
+      p.dirty_bytes_remaining = state_->dirty_pages() * kPage;
+    }
+    if (progress) progress(p);
+  };
+  for (int round = 0; round < 1000; ++round) {
+    std::vector<uint64_t> dirty;
+    {
+      std::lock_guard<std::mutex> l(state_mu_);
+      if (state_->dirty_pages() == 0 && state_->template_count() == 0) {
+        p.done = true;
+        break;
+      }
+      dirty = state_->DirtyLines();
+    }
+    for (size_t i = 0; i < dirty.size(); i += kDestageBatchLines) {
+      std::vector<uint64_t> batch(dirty.begin() + i,
+                                  dirty.begin() + std::min(dirty.size(), i + kDestageBatchLines));
+      std::vector<RangeLocks::Range> ranges;
+      for (uint64_t key : batch) {
+        const uint64_t a = CacheState::KeyLine(key) * ls;
+        ranges.push_back({CacheState::KeyDisk(key), a, a + ls});
+      }
+      RangeLocks::Guard g = locks_.Acquire(std::move(ranges));
+      absl::StatusOr<uint64_t> d = DestageLocked(batch);
+      if (!d.ok()) return d.status();
+      p.bytes_destaged += *d;
+      report();
+    }
+    // Materialize fast-creation ranges: afterwards the disk alone is authoritative.
+    while (true) {
+      std::optional<CheckpointTemplate> t;
+      {
+        std::lock_guard<std::mutex> l(state_mu_);
+        t = state_->FirstTemplate();
+      }
+      if (!t) break;
+      const uint64_t len = std::min(t->length, kMaterializeChunk);
+      RangeLocks::Guard g = locks_.Acquire({LineRange(t->disk, t->offset, len)});
+      std::vector<CheckpointTemplate> pieces;
+      {
+        std::lock_guard<std::mutex> l(state_mu_);
+        pieces = state_->TemplatesIn(t->disk, t->offset, len);
+      }
+      std::vector<DiskSpan> spans;
+      for (const CheckpointTemplate& piece : pieces) {
+        spans.push_back({piece.disk, piece.offset, piece.length,
+                         [piece](uint64_t pos, absl::Span<uint8_t> out) {
+                           format::GenerateRange(piece.tmpl,
+                                                 piece.file_offset + (pos - piece.offset), out);
+                         },
+                         nullptr});
+      }
+      if (absl::Status s = DiskWriteLocked(spans, nullptr); !s.ok()) return s;
+      p.ranges_materialized += pieces.size();
+      for (const CheckpointTemplate& piece : pieces) p.bytes_destaged += piece.length;
+      report();
+    }
+  }
+  if (absl::Status s = meta_->Sync(state_.get(), &state_mu_); !s.ok()) return s;
+  report();
+  return p;
+}
+
+}  // namespace cellsim::cell::internal

@@ -1,0 +1,257 @@
+#include "cellsim/cell/journal.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+namespace cellsim::cell::internal {
+namespace {
+
+absl::Status WriteBytes(io::BlockFile* f, uint64_t offset, absl::Span<const uint8_t> bytes) {
+  // Copy into an aligned, page-padded buffer: O_DIRECT needs both.
+  io::AlignedBuffer buf(io::AlignUp(bytes.size(), kPage));
+  std::memcpy(buf.data(), bytes.data(), bytes.size());
+  return f->Write(offset, buf.span());
+}
+
+absl::StatusOr<io::AlignedBuffer> ReadBytes(io::BlockFile* f, uint64_t offset, uint64_t length) {
+  io::AlignedBuffer buf(io::AlignUp(length, kPage));
+  if (absl::Status s = f->Read(offset, buf.span()); !s.ok()) return s;
+  return buf;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<MetadataStore>> MetadataStore::Format(
+    io::BlockFile* flash, const FlashLayout& layout, const CellConfig& config,
+    int64_t creation_time_unix) {
+  std::vector<uint8_t> ckpt;
+  EncodeCheckpoint(CheckpointImage{}, &ckpt);
+  if (absl::Status s = WriteBytes(flash, layout.checkpoint_offset[0], ckpt); !s.ok()) return s;
+  if (absl::Status s = flash->Sync(); !s.ok()) return s;
+  Superblock sb{.generation = 1, .epoch = 1, .journal_first_seq = 1, .checkpoint_area = 0,
+                .checkpoint_length = ckpt.size(), .checkpoint_checksum = Checksum64(ckpt),
+                .creation_time_unix = creation_time_unix, .config = config};
+  io::AlignedBuffer page(kPage);
+  EncodeSuperblock(sb, page.span());
+  if (absl::Status s = flash->Write(layout.superblock_offset[1], page.span()); !s.ok()) return s;
+  if (absl::Status s = flash->Sync(); !s.ok()) return s;
+  auto store = std::unique_ptr<MetadataStore>(new MetadataStore(flash, sb));
+  store->layout_ = layout;
+  store->next_seq_ = store->synced_seq_ = 1;
+  return store;
+}
+
+absl::StatusOr<std::unique_ptr<MetadataStore>> MetadataStore::Load(io::BlockFile* flash) {
+  if (flash->size_bytes() < 2 * kPage) {
+    return absl::DataLossError(fmt::format(
+        "flash device {}: {} bytes cannot hold the two superblock copies", flash->path(),
+        flash->size_bytes()));
+  }
+  auto pages = ReadBytes(flash, 0, 2 * kPage);
+  if (!pages.ok()) return pages.status();
+  absl::StatusOr<Superblock> a = DecodeSuperblock(pages->span().subspan(0, kPage), 'A');
+  absl::StatusOr<Superblock> b = DecodeSuperblock(pages->span().subspan(kPage, kPage), 'B');
+  if (!a.ok() && !b.ok()) {
+    return absl::DataLossError(fmt::format(
+        "flash device {}: no valid metadata superblock ({}; {}); the cell cannot be opened",
+        flash->path(), std::string(a.status().message()), std::string(b.status().message())));
+  }
+  Superblock sb = !a.ok() ? *b : !b.ok() ? *a : (a->generation > b->generation ? *a : *b);
+  return std::unique_ptr<MetadataStore>(new MetadataStore(flash, std::move(sb)));
+}
+
+absl::Status MetadataStore::Recover(CacheState* state, RecoveryInfo* info) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (sb_.checkpoint_length > layout_.checkpoint_bytes) {
+    return absl::DataLossError(fmt::format(
+        "flash checkpoint: length {} exceeds its area of {} bytes", sb_.checkpoint_length,
+        layout_.checkpoint_bytes));
+  }
+  auto ck = ReadBytes(flash_, layout_.checkpoint_offset[sb_.checkpoint_area],
+                      sb_.checkpoint_length);
+  if (!ck.ok()) return ck.status();
+  absl::Span<const uint8_t> ckbytes = ck->span().subspan(0, sb_.checkpoint_length);
+  if (Checksum64(ckbytes) != sb_.checkpoint_checksum) {
+    return absl::DataLossError(fmt::format(
+        "flash checkpoint area {} (generation {}): checksum mismatch; the cache directory is "
+        "damaged and the cell cannot be opened without losing dirty data",
+        sb_.checkpoint_area, sb_.generation));
+  }
+  absl::StatusOr<CheckpointImage> img = DecodeCheckpoint(ckbytes);
+  if (!img.ok()) return img.status();
+  if (absl::Status s = state->LoadCheckpoint(*img); !s.ok()) return s;
+
+  auto jr = ReadBytes(flash_, layout_.journal_offset, layout_.journal_bytes);
+  if (!jr.ok()) return jr.status();
+  absl::Span<const uint8_t> j = jr->span().subspan(0, layout_.journal_bytes);
+  if (IsNewerChunk(j, sb_.epoch)) {
+    return absl::DataLossError(fmt::format(
+        "flash metadata: the journal holds records of a newer epoch than superblock generation "
+        "{} (epoch {}): the newest superblock copy is damaged; refusing to open with older "
+        "metadata",
+        sb_.generation, sb_.epoch));
+  }
+  uint64_t pos = 0, seq = sb_.journal_first_seq;
+  std::vector<Record> records;
+  while (pos < j.size()) {
+    records.clear();
+    uint64_t bytes = 0;
+    if (!DecodeChunk(j.subspan(pos), sb_.epoch, seq, &records, &bytes)) break;
+    for (const Record& r : records) {
+      if (absl::Status s = state->Apply(r, seq); !s.ok()) {
+        return absl::DataLossError(fmt::format("flash journal chunk {} at offset {}: {}", seq,
+                                               pos, std::string(s.message())));
+      }
+    }
+    info->chunks_replayed++;
+    info->records_replayed += records.size();
+    pos += bytes;
+    ++seq;
+  }
+  if (pos < j.size()) {
+    for (uint64_t p = pos + kPage; p + kChunkHeaderBytes <= j.size(); p += kPage) {
+      if (LooksLikeLaterChunk(j.subspan(p), sb_.epoch, seq - 1)) {
+        return absl::DataLossError(fmt::format(
+            "flash journal: chunk {} at offset {} is corrupt but a later chunk follows at "
+            "offset {}: the journal is damaged (not a torn tail)",
+            seq, pos, p));
+      }
+    }
+    const absl::Span<const uint8_t> tail = j.subspan(pos, std::min<uint64_t>(kPage, j.size() - pos));
+    info->torn_tail_dropped =
+        std::any_of(tail.begin(), tail.end(), [](uint8_t v) { return v != 0; }) &&
+        // Chunks of older epochs are expected leftovers, not a torn write.
+        !IsStaleChunk(tail, sb_.epoch);
+  }
+  state->MarkSynced(UINT64_MAX);
+  tail_ = pos;
+  next_seq_ = synced_seq_ = seq;
+  return absl::OkStatus();
+}
+
+absl::Status MetadataStore::Failed(absl::Status s) {
+  failed_ = absl::FailedPreconditionError(fmt::format(
+      "flash metadata of {} failed earlier ({}); reopen the cell to recover", flash_->path(),
+      std::string(s.message())));
+  return s;
+}
+
+absl::Status MetadataStore::Append(const std::vector<Record>& records, bool sync,
+                                   CacheState* state, std::mutex* state_mu) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (!failed_.ok()) return failed_;
+  if (records.empty()) return absl::OkStatus();
+  std::vector<uint8_t> chunk;
+  EncodeChunk(sb_.epoch, next_seq_, records, &chunk);
+  if (tail_ + chunk.size() > layout_.journal_bytes) {
+    if (absl::Status s = CheckpointLocked(state, state_mu, std::nullopt); !s.ok()) return s;
+    EncodeChunk(sb_.epoch, next_seq_, records, &chunk);
+    if (chunk.size() > layout_.journal_bytes) {
+      return absl::ResourceExhaustedError(fmt::format(
+          "flash journal: a batch of {} records needs {} bytes, the journal holds {}; split "
+          "the batch",
+          records.size(), chunk.size(), layout_.journal_bytes));
+    }
+  }
+  if (absl::Status s = WriteBytes(flash_, layout_.journal_offset + tail_, chunk); !s.ok()) {
+    return Failed(s);
+  }
+  dirty_ = true;
+  const uint64_t seq = next_seq_++;
+  tail_ += chunk.size();
+  ++chunks_appended_;
+  if (sync) {
+    if (absl::Status s = flash_->Sync(); !s.ok()) return Failed(s);
+    ++syncs_;
+    dirty_ = false;
+    synced_seq_ = next_seq_;
+  }
+  std::lock_guard<std::mutex> sl(*state_mu);
+  for (const Record& r : records) {
+    if (absl::Status s = state->Apply(r, seq); !s.ok()) {
+      return Failed(absl::InternalError(fmt::format("applying a journal record: {}",
+                                                    std::string(s.message()))));
+    }
+  }
+  if (sync) state->MarkSynced(seq);
+  return absl::OkStatus();
+}
+
+absl::Status MetadataStore::Sync(CacheState* state, std::mutex* state_mu) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (!failed_.ok()) return failed_;
+  if (dirty_) {
+    if (absl::Status s = flash_->Sync(); !s.ok()) return Failed(s);
+    ++syncs_;
+    dirty_ = false;
+  }
+  synced_seq_ = next_seq_;
+  std::lock_guard<std::mutex> sl(*state_mu);
+  state->MarkSynced(next_seq_ - 1);
+  return absl::OkStatus();
+}
+
+absl::Status MetadataStore::Checkpoint(CacheState* state, std::mutex* state_mu,
+                                       const std::optional<CellConfig>& new_config) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (!failed_.ok()) return failed_;
+  return CheckpointLocked(state, state_mu, new_config);
+}
+
+absl::Status MetadataStore::CheckpointLocked(CacheState* state, std::mutex* state_mu,
+                                             const std::optional<CellConfig>& new_config) {
+  std::vector<uint8_t> ckpt;
+  {
+    std::lock_guard<std::mutex> sl(*state_mu);
+    EncodeCheckpoint(state->Snapshot(), &ckpt);
+  }
+  if (ckpt.size() > layout_.checkpoint_bytes) {
+    return absl::ResourceExhaustedError(fmt::format(
+        "flash checkpoint needs {} bytes, its area holds {}", ckpt.size(),
+        layout_.checkpoint_bytes));
+  }
+  Superblock next = sb_;
+  next.generation++;
+  next.epoch++;
+  next.journal_first_seq = next_seq_;
+  next.checkpoint_area = 1 - sb_.checkpoint_area;
+  next.checkpoint_length = ckpt.size();
+  next.checkpoint_checksum = Checksum64(ckpt);
+  if (new_config) next.config = *new_config;
+  // The new checkpoint goes to the area the current superblock does not use;
+  // until the new superblock is durable, the old one still describes a valid
+  // checkpoint + journal.
+  if (absl::Status s = WriteBytes(flash_, layout_.checkpoint_offset[next.checkpoint_area], ckpt);
+      !s.ok()) {
+    return Failed(s);
+  }
+  if (absl::Status s = flash_->Sync(); !s.ok()) return Failed(s);
+  io::AlignedBuffer page(kPage);
+  EncodeSuperblock(next, page.span());
+  if (absl::Status s = flash_->Write(layout_.superblock_offset[next.generation % 2], page.span());
+      !s.ok()) {
+    return Failed(s);
+  }
+  if (absl::Status s = flash_->Sync(); !s.ok()) return Failed(s);
+  syncs_ += 2;
+  sb_ = next;
+  tail_ = 0;
+  dirty_ = false;
+  synced_seq_ = next_seq_;
+  std::lock_guard<std::mutex> sl(*state_mu);
+  state->MarkSynced(UINT64_MAX);
+  return absl::OkStatus();
+}
+
+uint64_t MetadataStore::chunks_appended() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return chunks_appended_;
+}
+
+uint64_t MetadataStore::syncs() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return syncs_;
+}
+
+}  // namespace cellsim::cell::internal

@@ -1,0 +1,95 @@
+// MetadataStore (private): the persistent side of a cell's flash-cache
+// metadata in flash.img — two superblock copies, two checkpoint areas and a
+// journal of checksummed chunks (metadata.h gives the formats).
+//
+// Protocol:
+//   - Append(records, sync): one chunk = one write at the journal tail (and one
+//     fdatasync when `sync`), then the records are applied to the CacheState.
+//     A batch of requests therefore costs one append and one sync.
+//   - Checkpoint(): writes the full state to the inactive checkpoint area,
+//     syncs, then writes the other superblock copy with generation+1 pointing to
+//     it and a new journal epoch, syncs. The journal restarts at its beginning;
+//     chunks of older epochs are ignored. Taken when the journal is full, at
+//     every Open (so the journal never has to be appended after a torn tail)
+//     and when the configuration changes.
+//   - Recover(): newest valid superblock -> its checkpoint (checksum from the
+//     superblock) -> chunks of the current epoch with consecutive sequence
+//     numbers until the first invalid one (a torn tail, dropped). A valid chunk
+//     after an invalid one means corruption, not a torn tail: DataLoss.
+//
+// Thread-safety: all methods are serialized by an internal mutex; the state
+// mutex passed in is taken (after it) only to apply records or snapshot.
+#ifndef CELLSIM_CELL_JOURNAL_H_
+#define CELLSIM_CELL_JOURNAL_H_
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "cellsim/cell/cache_state.h"
+#include "cellsim/cell/metadata.h"
+#include "cellsim/io/block_file.h"
+
+namespace cellsim::cell::internal {
+
+struct RecoveryInfo {
+  uint64_t chunks_replayed = 0;
+  uint64_t records_replayed = 0;
+  bool torn_tail_dropped = false;  // a non-empty invalid chunk ended the journal
+};
+
+class MetadataStore {
+ public:
+  // Initializes the metadata area of a new flash device.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<MetadataStore>> Format(
+      io::BlockFile* flash, const FlashLayout& layout, const CellConfig& config,
+      int64_t creation_time_unix);
+  // Reads the newest valid superblock (its config tells the layout).
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<MetadataStore>> Load(io::BlockFile* flash);
+
+  const Superblock& superblock() const { return sb_; }
+  void set_layout(const FlashLayout& layout) { layout_ = layout; }
+
+  // Loads the checkpoint and replays the journal into `state`.
+  [[nodiscard]] absl::Status Recover(CacheState* state, RecoveryInfo* info);
+
+  // Appends `records` as one chunk, syncs when `sync`, then applies them to
+  // `state` under `state_mu`. After a failed write or sync the store refuses
+  // further appends (FailedPrecondition): the cell must be reopened.
+  [[nodiscard]] absl::Status Append(const std::vector<Record>& records, bool sync,
+                                    CacheState* state, std::mutex* state_mu);
+  // Makes every appended chunk durable.
+  [[nodiscard]] absl::Status Sync(CacheState* state, std::mutex* state_mu);
+  // Writes a checkpoint of `state` (and `new_config` if given).
+  [[nodiscard]] absl::Status Checkpoint(CacheState* state, std::mutex* state_mu,
+                                        const std::optional<CellConfig>& new_config = {});
+
+  uint64_t chunks_appended() const;
+  uint64_t syncs() const;
+
+ private:
+  MetadataStore(io::BlockFile* flash, Superblock sb) : flash_(flash), sb_(std::move(sb)) {}
+  [[nodiscard]] absl::Status CheckpointLocked(CacheState* state, std::mutex* state_mu,
+                                              const std::optional<CellConfig>& new_config);
+  [[nodiscard]] absl::Status Failed(absl::Status s);
+
+  io::BlockFile* flash_;
+  FlashLayout layout_;
+  mutable std::mutex mu_;
+  Superblock sb_;
+  uint64_t tail_ = 0;        // bytes used in the journal of this epoch
+  uint64_t next_seq_ = 0;    // seq of the next chunk
+  uint64_t synced_seq_ = 0;  // chunks below this are durable
+  bool dirty_ = false;       // appended since the last sync
+  absl::Status failed_;
+  uint64_t chunks_appended_ = 0;
+  uint64_t syncs_ = 0;
+};
+
+}  // namespace cellsim::cell::internal
+
+#endif  // CELLSIM_CELL_JOURNAL_H_

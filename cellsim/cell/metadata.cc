@@ -1,0 +1,358 @@
+#include "cellsim/cell/metadata.h"
+
+#include <fmt/format.h>
+
+#include <bit>
+#include <cstring>
+
+#include "cellsim/io/io_backend.h"
+
+namespace cellsim::cell::internal {
+namespace {
+
+constexpr uint64_t kSuperblockMagic = 0x3146534D4C4C4543ull;  // "CELLMSF1"
+constexpr uint32_t kCheckpointMagic = 0x314B4353;             // "SCK1"
+constexpr uint64_t kSeedSuperblock = 0x5342;
+constexpr uint64_t kSeedChunk = 0x4A4E;
+constexpr uint64_t kSeedCheckpoint = 0x434B;
+constexpr size_t kLineEntryBytes = 4 + 8 + 4 + 8 + 8;
+constexpr size_t kTemplateEntryBytes = 4 + 8 + 8 + format::BlockTemplate::kEncodedSize + 8;
+constexpr size_t kRangeEntryBytes = 4 + 8 + 8;
+
+void EncodeConfig(const CellConfig& c, Encoder* e) {
+  e->PutString(c.name);
+  e->PutU32(c.cell_disks);
+  e->PutU32(static_cast<uint32_t>(c.grid_disks.size()));
+  for (const GridDiskSpec& g : c.grid_disks) {
+    e->PutString(g.prefix);
+    e->PutU64(g.size_bytes);
+  }
+  e->PutU64(c.flash_size_bytes);
+  e->PutU32(c.cache_line_size);
+  e->PutU8(static_cast<uint8_t>(c.flash_cache_mode));
+  e->PutU64(std::bit_cast<uint64_t>(c.destage_high_watermark));
+  e->PutU64(std::bit_cast<uint64_t>(c.destage_low_watermark));
+  e->PutU64(c.write_bypass_bytes);
+  e->PutU64(c.read_populate_max_bytes);
+  e->PutU8(c.direct_io ? 1 : 0);
+  e->PutU32(c.max_template_ranges);
+  e->PutU32(c.max_lost_ranges);
+  e->PutU64(c.journal_bytes);
+}
+
+bool DecodeConfig(Decoder* d, CellConfig* c) {
+  uint32_t n;
+  if (!d->GetString(&c->name, 256) || !d->GetU32(&c->cell_disks) || !d->GetU32(&n) || n > 64) {
+    return false;
+  }
+  c->grid_disks.clear();
+  for (uint32_t i = 0; i < n; ++i) {
+    GridDiskSpec g;
+    if (!d->GetString(&g.prefix, 64) || !d->GetU64(&g.size_bytes)) return false;
+    c->grid_disks.push_back(g);
+  }
+  uint8_t mode, direct;
+  uint64_t high, low;
+  if (!d->GetU64(&c->flash_size_bytes) || !d->GetU32(&c->cache_line_size) ||
+      !d->GetU8(&mode) || !d->GetU64(&high) || !d->GetU64(&low) ||
+      !d->GetU64(&c->write_bypass_bytes) || !d->GetU64(&c->read_populate_max_bytes) ||
+      !d->GetU8(&direct) || !d->GetU32(&c->max_template_ranges) ||
+      !d->GetU32(&c->max_lost_ranges) || !d->GetU64(&c->journal_bytes)) {
+    return false;
+  }
+  if (mode > 1 || direct > 1) return false;
+  c->flash_cache_mode = static_cast<FlashCacheMode>(mode);
+  c->destage_high_watermark = std::bit_cast<double>(high);
+  c->destage_low_watermark = std::bit_cast<double>(low);
+  c->direct_io = direct != 0;
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<FlashLayout> ComputeLayout(const CellConfig& c) {
+  FlashLayout l;
+  l.line_size = c.cache_line_size;
+  const uint64_t max_lines = c.flash_size_bytes / c.cache_line_size;
+  l.checkpoint_bytes = io::AlignUp(
+      CheckpointBytes(max_lines, c.max_template_ranges, c.max_lost_ranges), kPage);
+  l.checkpoint_offset[0] = 2 * kPage;
+  l.checkpoint_offset[1] = l.checkpoint_offset[0] + l.checkpoint_bytes;
+  l.journal_offset = l.checkpoint_offset[1] + l.checkpoint_bytes;
+  l.journal_bytes = io::AlignUp(c.journal_bytes, kPage);
+  l.data_offset = io::AlignUp(l.journal_offset + l.journal_bytes, kPage);
+  l.file_bytes = c.flash_size_bytes;
+  const uint64_t slots =
+      l.data_offset >= l.file_bytes ? 0 : (l.file_bytes - l.data_offset) / l.line_size;
+  if (slots < 4) {
+    return absl::InvalidArgumentError(fmt::format(
+        "cell {}: flash of {} bytes leaves room for {} cache lines of {} bytes after {} bytes "
+        "of metadata (checkpoints for {} templates/{} lost ranges, {} byte journal); "
+        "at least 4 are needed",
+        c.name, c.flash_size_bytes, slots, c.cache_line_size, l.data_offset,
+        c.max_template_ranges, c.max_lost_ranges, l.journal_bytes));
+  }
+  l.num_slots = static_cast<uint32_t>(std::min<uint64_t>(slots, UINT32_MAX));
+  return l;
+}
+
+void EncodeSuperblock(const Superblock& sb, absl::Span<uint8_t> page) {
+  Encoder e;
+  e.PutU64(kSuperblockMagic);
+  e.PutU32(kFormatVersion);
+  e.PutU32(0);  // body length, patched below
+  e.PutU64(sb.generation);
+  e.PutU64(sb.epoch);
+  e.PutU64(sb.journal_first_seq);
+  e.PutU32(sb.checkpoint_area);
+  e.PutU64(sb.checkpoint_length);
+  e.PutU64(sb.checkpoint_checksum);
+  e.PutU64(static_cast<uint64_t>(sb.creation_time_unix));
+  EncodeConfig(sb.config, &e);
+  e.PatchU32(12, static_cast<uint32_t>(e.size()));
+  e.PutU64(Checksum64(e.data(), kSeedSuperblock));
+  std::memset(page.data(), 0, page.size());
+  std::memcpy(page.data(), e.data().data(), std::min(e.size(), page.size()));
+}
+
+absl::StatusOr<Superblock> DecodeSuperblock(absl::Span<const uint8_t> page, char which) {
+  const std::string what = fmt::format("flash superblock copy {}", which);
+  Decoder d(page);
+  uint64_t magic;
+  uint32_t version, body;
+  if (!d.GetU64(&magic) || !d.GetU32(&version) || !d.GetU32(&body)) return d.Truncated(what);
+  if (magic != kSuperblockMagic) {
+    return absl::DataLossError(fmt::format("{}: bad magic 0x{:016x}", what, magic));
+  }
+  if (version != kFormatVersion) {
+    return absl::DataLossError(fmt::format(
+        "{}: format version {} is not supported (this build reads version {})", what, version,
+        kFormatVersion));
+  }
+  if (body < 16 || body + 8 > page.size()) {
+    return absl::DataLossError(fmt::format("{}: body length {} out of range", what, body));
+  }
+  uint64_t stored = 0;
+  std::memcpy(&stored, page.data() + body, 8);  // little-endian host (x86/arm64)
+  if (Checksum64(page.subspan(0, body), kSeedSuperblock) != stored) {
+    return absl::DataLossError(fmt::format("{}: bad checksum", what));
+  }
+  Superblock sb;
+  uint64_t ctime;
+  Decoder b(page.subspan(0, body));
+  b.Skip(16);
+  if (!b.GetU64(&sb.generation) || !b.GetU64(&sb.epoch) || !b.GetU64(&sb.journal_first_seq) ||
+      !b.GetU32(&sb.checkpoint_area) || !b.GetU64(&sb.checkpoint_length) ||
+      !b.GetU64(&sb.checkpoint_checksum) || !b.GetU64(&ctime) ||
+      !DecodeConfig(&b, &sb.config) || sb.checkpoint_area > 1) {
+    return b.Truncated(what);
+  }
+  sb.creation_time_unix = static_cast<int64_t>(ctime);
+  return sb;
+}
+
+void EncodeRecord(const Record& r, Encoder* e) {
+  e->PutU8(static_cast<uint8_t>(r.type));
+  e->PutU32(r.disk);
+  switch (r.type) {
+    case RecordType::kLineSet:
+      e->PutU64(r.line);
+      e->PutU32(r.slot);
+      e->PutU64(r.valid);
+      e->PutU64(r.dirty);
+      break;
+    case RecordType::kLineDrop:
+      e->PutU64(r.line);
+      break;
+    case RecordType::kTemplateAdd:
+      e->PutU64(r.offset);
+      e->PutU64(r.length);
+      r.tmpl.EncodeTo(e);
+      e->PutU64(r.file_offset);
+      break;
+    default:
+      e->PutU64(r.offset);
+      e->PutU64(r.length);
+      break;
+  }
+}
+
+bool DecodeRecord(Decoder* d, Record* r) {
+  uint8_t type;
+  if (!d->GetU8(&type) || !d->GetU32(&r->disk)) return false;
+  if (type < 1 || type > 7) return false;
+  r->type = static_cast<RecordType>(type);
+  switch (r->type) {
+    case RecordType::kLineSet:
+      return d->GetU64(&r->line) && d->GetU32(&r->slot) && d->GetU64(&r->valid) &&
+             d->GetU64(&r->dirty);
+    case RecordType::kLineDrop:
+      return d->GetU64(&r->line);
+    case RecordType::kTemplateAdd:
+      return d->GetU64(&r->offset) && d->GetU64(&r->length) &&
+             format::BlockTemplate::DecodeFrom(d, &r->tmpl) && d->GetU64(&r->file_offset);
+    default:
+      return d->GetU64(&r->offset) && d->GetU64(&r->length);
+  }
+}
+
+void EncodeChunk(uint64_t epoch, uint64_t seq, absl::Span<const Record> records,
+                 std::vector<uint8_t>* out) {
+  Encoder payload;
+  for (const Record& r : records) EncodeRecord(r, &payload);
+  Encoder h;
+  h.PutU32(kChunkMagic);
+  h.PutU16(static_cast<uint16_t>(kFormatVersion));
+  h.PutU16(0);
+  h.PutU64(epoch);
+  h.PutU64(seq);
+  h.PutU32(static_cast<uint32_t>(payload.size()));
+  h.PutU32(static_cast<uint32_t>(records.size()));
+  h.PutU64(Checksum64(payload.data(), kSeedChunk));
+  h.PutU64(Checksum64(h.data(), kSeedChunk));
+  out->assign(io::AlignUp(kChunkHeaderBytes + payload.size(), kPage), 0);
+  std::memcpy(out->data(), h.data().data(), h.size());
+  std::memcpy(out->data() + kChunkHeaderBytes, payload.data().data(), payload.size());
+}
+
+namespace {
+struct ChunkHeader {
+  uint64_t epoch = 0, seq = 0, payload_sum = 0;
+  uint32_t payload = 0, count = 0;
+};
+bool ParseChunkHeader(absl::Span<const uint8_t> bytes, ChunkHeader* h) {
+  if (bytes.size() < kChunkHeaderBytes) return false;
+  Decoder d(bytes.subspan(0, kChunkHeaderBytes));
+  uint32_t magic;
+  uint16_t version, reserved;
+  uint64_t hsum;
+  if (!d.GetU32(&magic) || !d.GetU16(&version) || !d.GetU16(&reserved) || !d.GetU64(&h->epoch) ||
+      !d.GetU64(&h->seq) || !d.GetU32(&h->payload) || !d.GetU32(&h->count) ||
+      !d.GetU64(&h->payload_sum) || !d.GetU64(&hsum)) {
+    return false;
+  }
+  if (magic != kChunkMagic || version != kFormatVersion || reserved != 0) return false;
+  return Checksum64(bytes.subspan(0, kChunkHeaderBytes - 8), kSeedChunk) == hsum;
+}
+}  // namespace
+
+bool DecodeChunk(absl::Span<const uint8_t> bytes, uint64_t epoch, uint64_t seq,
+                 std::vector<Record>* records, uint64_t* chunk_bytes) {
+  ChunkHeader h;
+  if (!ParseChunkHeader(bytes, &h) || h.epoch != epoch || h.seq != seq) return false;
+  if (h.payload > bytes.size() - kChunkHeaderBytes) return false;
+  absl::Span<const uint8_t> payload = bytes.subspan(kChunkHeaderBytes, h.payload);
+  if (Checksum64(payload, kSeedChunk) != h.payload_sum) return false;
+  Decoder d(payload);
+  std::vector<Record> got;
+  got.reserve(h.count);
+  for (uint32_t i = 0; i < h.count; ++i) {
+    Record r;
+    if (!DecodeRecord(&d, &r)) return false;
+    got.push_back(r);
+  }
+  if (d.remaining() != 0) return false;
+  records->insert(records->end(), got.begin(), got.end());
+  *chunk_bytes = io::AlignUp(kChunkHeaderBytes + h.payload, kPage);
+  return true;
+}
+
+bool LooksLikeLaterChunk(absl::Span<const uint8_t> bytes, uint64_t epoch, uint64_t after) {
+  ChunkHeader h;
+  return ParseChunkHeader(bytes, &h) && h.epoch == epoch && h.seq > after;
+}
+
+bool IsStaleChunk(absl::Span<const uint8_t> bytes, uint64_t epoch) {
+  ChunkHeader h;
+  return ParseChunkHeader(bytes, &h) && h.epoch < epoch;
+}
+
+bool IsNewerChunk(absl::Span<const uint8_t> bytes, uint64_t epoch) {
+  ChunkHeader h;
+  return ParseChunkHeader(bytes, &h) && h.epoch > epoch;
+}
+
+uint64_t CheckpointBytes(uint64_t lines, uint64_t templates, uint64_t lost) {
+  return 4 + 4 + 8 * 3 + lines * kLineEntryBytes + templates * kTemplateEntryBytes +
+         lost * kRangeEntryBytes + 8;
+}
+
+void EncodeCheckpoint(const CheckpointImage& image, std::vector<uint8_t>* out) {
+  Encoder e;
+  e.PutU32(kCheckpointMagic);
+  e.PutU32(kFormatVersion);
+  e.PutU64(image.lines.size());
+  e.PutU64(image.templates.size());
+  e.PutU64(image.lost.size());
+  for (const CheckpointLine& l : image.lines) {
+    e.PutU32(l.disk);
+    e.PutU64(l.line);
+    e.PutU32(l.slot);
+    e.PutU64(l.valid);
+    e.PutU64(l.dirty);
+  }
+  for (const CheckpointTemplate& t : image.templates) {
+    e.PutU32(t.disk);
+    e.PutU64(t.offset);
+    e.PutU64(t.length);
+    t.tmpl.EncodeTo(&e);
+    e.PutU64(t.file_offset);
+  }
+  for (const CheckpointRange& r : image.lost) {
+    e.PutU32(r.disk);
+    e.PutU64(r.offset);
+    e.PutU64(r.length);
+  }
+  e.PutU64(Checksum64(e.data(), kSeedCheckpoint));
+  *out = std::move(e.bytes());
+}
+
+absl::StatusOr<CheckpointImage> DecodeCheckpoint(absl::Span<const uint8_t> bytes) {
+  constexpr std::string_view kWhat = "flash checkpoint";
+  if (bytes.size() < 8) return absl::DataLossError("flash checkpoint: shorter than 8 bytes");
+  uint64_t stored = 0;
+  std::memcpy(&stored, bytes.data() + bytes.size() - 8, 8);
+  if (Checksum64(bytes.subspan(0, bytes.size() - 8), kSeedCheckpoint) != stored) {
+    return absl::DataLossError("flash checkpoint: bad checksum");
+  }
+  Decoder d(bytes.subspan(0, bytes.size() - 8));
+  uint32_t magic, version;
+  uint64_t nl, nt, nr;
+  if (!d.GetU32(&magic) || !d.GetU32(&version) || !d.GetU64(&nl) || !d.GetU64(&nt) ||
+      !d.GetU64(&nr)) {
+    return d.Truncated(kWhat);
+  }
+  if (magic != kCheckpointMagic || version != kFormatVersion) {
+    return absl::DataLossError(
+        fmt::format("flash checkpoint: bad magic 0x{:08x} or version {}", magic, version));
+  }
+  if (CheckpointBytes(nl, nt, nr) != bytes.size() || nl > bytes.size() || nt > bytes.size()) {
+    return absl::DataLossError(fmt::format(
+        "flash checkpoint: {} lines, {} templates, {} lost ranges do not fit its {} bytes", nl,
+        nt, nr, bytes.size()));
+  }
+  CheckpointImage img;
+  img.lines.resize(nl);
+  for (CheckpointLine& l : img.lines) {
+    if (!d.GetU32(&l.disk) || !d.GetU64(&l.line) || !d.GetU32(&l.slot) || !d.GetU64(&l.valid) ||
+        !d.GetU64(&l.dirty)) {
+      return d.Truncated(kWhat);
+    }
+  }
+  img.templates.resize(nt);
+  for (CheckpointTemplate& t : img.templates) {
+    if (!d.GetU32(&t.disk) || !d.GetU64(&t.offset) || !d.GetU64(&t.length) ||
+        !format::BlockTemplate::DecodeFrom(&d, &t.tmpl) || !d.GetU64(&t.file_offset)) {
+      return d.Truncated(kWhat);
+    }
+  }
+  img.lost.resize(nr);
+  for (CheckpointRange& r : img.lost) {
+    if (!d.GetU32(&r.disk) || !d.GetU64(&r.offset) || !d.GetU64(&r.length)) {
+      return d.Truncated(kWhat);
+    }
+  }
+  return img;
+}
+
+}  // namespace cellsim::cell::internal

@@ -1,0 +1,141 @@
+// On-flash metadata formats of a cell (private): the flash layout, the
+// superblock (configuration + pointer to the current checkpoint), journal
+// records and the checkpoint image. Pure encode/decode; docs/cell.md gives the
+// byte layout. Decoders treat input as hostile: bounds-checked, checksummed,
+// version-checked, and they return DataLoss naming the structure.
+#ifndef CELLSIM_CELL_METADATA_H_
+#define CELLSIM_CELL_METADATA_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "cellsim/cell/cell.h"
+#include "cellsim/format/block_template.h"
+
+namespace cellsim::cell::internal {
+
+// Every internal I/O unit (cache valid/dirty bits, journal chunks, superblock
+// slots) is one 4 KiB page: the O_DIRECT alignment.
+inline constexpr uint64_t kPage = 4096;
+inline constexpr uint32_t kFormatVersion = 1;
+
+// Where things are in flash.img.
+struct FlashLayout {
+  uint64_t superblock_offset[2] = {0, kPage};
+  uint64_t checkpoint_offset[2] = {0, 0};
+  uint64_t checkpoint_bytes = 0;  // capacity of each checkpoint area
+  uint64_t journal_offset = 0;
+  uint64_t journal_bytes = 0;
+  uint64_t data_offset = 0;       // slot s is at data_offset + s * line_size
+  uint32_t line_size = 0;
+  uint32_t num_slots = 0;
+  uint64_t file_bytes = 0;
+
+  uint64_t SlotOffset(uint32_t slot) const { return data_offset + uint64_t{slot} * line_size; }
+};
+
+// InvalidArgument when the flash is too small for its metadata plus 4 lines.
+[[nodiscard]] absl::StatusOr<FlashLayout> ComputeLayout(const CellConfig& config);
+
+// The superblock: one 4 KiB page, two copies (A at 0, B at 4 KiB), the valid
+// one with the highest generation wins.
+struct Superblock {
+  uint64_t generation = 0;
+  uint64_t epoch = 0;             // journal epoch: records of other epochs are stale
+  uint64_t journal_first_seq = 0; // seq of the first journal chunk of this epoch
+  uint32_t checkpoint_area = 0;   // 0 or 1
+  uint64_t checkpoint_length = 0;
+  uint64_t checkpoint_checksum = 0;
+  int64_t creation_time_unix = 0;
+  CellConfig config;
+};
+void EncodeSuperblock(const Superblock& sb, absl::Span<uint8_t> page);
+// DataLoss("flash superblock copy A: bad checksum") etc.
+[[nodiscard]] absl::StatusOr<Superblock> DecodeSuperblock(absl::Span<const uint8_t> page,
+                                                          char which);
+
+enum class RecordType : uint8_t {
+  kLineSet = 1,      // line -> slot with valid/dirty page bitmaps (insert or replace)
+  kLineDrop = 2,     // line leaves the cache; its slot is free
+  kTemplateAdd = 3,  // fast creation: drop cached pages, lost pages and templates
+                     // in range, then record the template over it
+  kRangeOnDisk = 4,  // the disk now holds the range: drop cached pages, templates
+                     // and lost pages there
+  kTemplateTrim = 5, // templates no longer cover the range (materialized or merged
+                     // into cache lines)
+  kLostAdd = 6,      // the range's only current copy is gone
+  kLostTrim = 7,     // the range was rewritten in the cache
+};
+
+struct Record {
+  RecordType type = RecordType::kLineSet;
+  uint32_t disk = 0;
+  uint64_t line = 0;    // line records
+  uint32_t slot = 0;    // kLineSet
+  uint64_t valid = 0;   // kLineSet: bit i = page i of the line holds data
+  uint64_t dirty = 0;   // kLineSet: subset of valid not yet on disk
+  uint64_t offset = 0;  // range records (page-aligned)
+  uint64_t length = 0;
+  format::BlockTemplate tmpl{};  // kTemplateAdd
+  uint64_t file_offset = 0;    // kTemplateAdd: file byte offset at `offset`
+};
+void EncodeRecord(const Record& r, Encoder* e);
+[[nodiscard]] bool DecodeRecord(Decoder* d, Record* r);
+
+// A journal chunk: a 48-byte header then the records, padded to 4 KiB.
+//   magic u32 "CSJ1", version u16, reserved u16, epoch u64, seq u64,
+//   payload_bytes u32, record_count u32, payload checksum u64, header checksum u64
+inline constexpr uint32_t kChunkMagic = 0x314A5343;  // "CSJ1"
+inline constexpr size_t kChunkHeaderBytes = 48;
+// Encodes a chunk (padded to a multiple of kPage) into `out`.
+void EncodeChunk(uint64_t epoch, uint64_t seq, absl::Span<const Record> records,
+                 std::vector<uint8_t>* out);
+// Parses the chunk at the start of `bytes`. Returns false when it is not a
+// valid chunk of `epoch` with sequence `seq` (a torn or stale tail); on success
+// appends its records and sets *chunk_bytes (padded size).
+[[nodiscard]] bool DecodeChunk(absl::Span<const uint8_t> bytes, uint64_t epoch, uint64_t seq,
+                               std::vector<Record>* records, uint64_t* chunk_bytes);
+// True when `bytes` starts with a chunk header of `epoch` whose header checksum
+// is valid and whose seq is > `after` (used to tell corruption from a torn tail).
+bool LooksLikeLaterChunk(absl::Span<const uint8_t> bytes, uint64_t epoch, uint64_t after);
+// True when `bytes` starts with a valid chunk header of an epoch before `epoch`.
+bool IsStaleChunk(absl::Span<const uint8_t> bytes, uint64_t epoch);
+// True when `bytes` starts with a valid chunk header of an epoch after `epoch`:
+// a newer superblock existed and was lost (corruption, not a torn write, since
+// a new epoch's superblock is durable before its first chunk is written).
+bool IsNewerChunk(absl::Span<const uint8_t> bytes, uint64_t epoch);
+
+// The checkpoint image: full cache directory, template ranges, lost ranges.
+struct CheckpointLine {
+  uint32_t disk = 0;
+  uint64_t line = 0;
+  uint32_t slot = 0;
+  uint64_t valid = 0, dirty = 0;
+};
+struct CheckpointTemplate {
+  uint32_t disk = 0;
+  uint64_t offset = 0, length = 0;
+  format::BlockTemplate tmpl{};
+  uint64_t file_offset = 0;
+};
+struct CheckpointRange {
+  uint32_t disk = 0;
+  uint64_t offset = 0, length = 0;
+};
+struct CheckpointImage {
+  std::vector<CheckpointLine> lines;
+  std::vector<CheckpointTemplate> templates;
+  std::vector<CheckpointRange> lost;
+};
+void EncodeCheckpoint(const CheckpointImage& image, std::vector<uint8_t>* out);
+[[nodiscard]] absl::StatusOr<CheckpointImage> DecodeCheckpoint(absl::Span<const uint8_t> bytes);
+// Bytes of an encoded checkpoint with these counts (for sizing areas).
+uint64_t CheckpointBytes(uint64_t lines, uint64_t templates, uint64_t lost);
+
+}  // namespace cellsim::cell::internal
+
+#endif  // CELLSIM_CELL_METADATA_H_

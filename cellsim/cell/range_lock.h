@@ -1,0 +1,69 @@
+// RangeLocks (private): exclusive locks on byte ranges of grid disks, taken
+// all-or-nothing so that a batch locking many ranges can never deadlock with
+// another. A cell request locks the cache lines it touches for the whole time
+// it reads or changes them, so that the cleaner, eviction and other requests
+// never see a line half-updated or reuse a slot under a reader.
+//
+// Usage:
+//   RangeLocks locks;
+//   RangeLocks::Guard g = locks.Acquire({{disk, begin, end}});  // blocks
+//   std::optional<RangeLocks::Guard> t = locks.TryAcquire({{disk, b, e}});
+//
+// Thread-safety: fully thread-safe.
+#ifndef CELLSIM_CELL_RANGE_LOCK_H_
+#define CELLSIM_CELL_RANGE_LOCK_H_
+
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+namespace cellsim::cell::internal {
+
+class RangeLocks {
+ public:
+  // disk == kAllDisks locks everything (LoseFlash, mode changes).
+  static constexpr uint32_t kAllDisks = UINT32_MAX;
+  struct Range {
+    uint32_t disk = 0;
+    uint64_t begin = 0, end = 0;  // [begin, end)
+  };
+
+  class Guard {
+   public:
+    Guard() = default;
+    Guard(RangeLocks* owner, uint64_t id) : owner_(owner), id_(id) {}
+    Guard(Guard&& o) noexcept : owner_(o.owner_), id_(o.id_) { o.owner_ = nullptr; }
+    Guard& operator=(Guard&& o) noexcept;
+    Guard(const Guard&) = delete;
+    Guard& operator=(const Guard&) = delete;
+    ~Guard() { Release(); }
+    void Release();
+
+   private:
+    RangeLocks* owner_ = nullptr;
+    uint64_t id_ = 0;
+  };
+
+  Guard Acquire(std::vector<Range> ranges);
+  std::optional<Guard> TryAcquire(std::vector<Range> ranges);
+
+ private:
+  struct Held {
+    Range range;
+    uint64_t id;
+  };
+  bool ConflictsLocked(const std::vector<Range>& ranges) const;
+  uint64_t InsertLocked(const std::vector<Range>& ranges);
+  void Release(uint64_t id);
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<Held> held_;
+  uint64_t next_id_ = 1;
+};
+
+}  // namespace cellsim::cell::internal
+
+#endif  // CELLSIM_CELL_RANGE_LOCK_H_

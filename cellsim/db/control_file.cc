@@ -1,0 +1,428 @@
+#include "cellsim/db/control_file.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+#include <thread>
+
+#include "absl/strings/ascii.h"
+#include "cellsim/base/checksum.h"
+#include "cellsim/io/io_backend.h"
+
+namespace cellsim::db::internal {
+namespace {
+
+constexpr uint32_t kBs = kControlFileBlockSize;
+constexpr uint32_t kHeaderMagic = 0x46435343;  // "CSCF"
+constexpr uint32_t kTableMagic = 0x54434643;   // "CFCT"
+constexpr uint16_t kVersion = 1;
+constexpr uint64_t kChecksumSeed = 0x636f6e74726f6cULL;  // "control"
+// Table block header: magic u32, version u16, slot u16, dbid u32, sequence u64,
+// index u32, count u32, payload length u32, chunk length u32.
+constexpr size_t kTableHeaderBytes = 36;
+constexpr size_t kChunkBytes = kBs - kTableHeaderBytes - 8;
+constexpr uint64_t kFileBytes = uint64_t{kControlFileBlocks} * kBs;
+
+uint64_t SlotOffset(uint32_t slot) { return uint64_t{1 + slot * kControlFileSlotBlocks} * kBs; }
+
+void Seal(uint8_t* block) {
+  const uint64_t sum = Checksum64(absl::MakeConstSpan(block, kBs - 8), kChecksumSeed);
+  for (int i = 0; i < 8; ++i) block[kBs - 8 + i] = static_cast<uint8_t>(sum >> (8 * i));
+}
+
+bool Sealed(const uint8_t* block) {
+  uint64_t stored = 0;
+  for (int i = 0; i < 8; ++i) stored |= uint64_t{block[kBs - 8 + i]} << (8 * i);
+  return stored == Checksum64(absl::MakeConstSpan(block, kBs - 8), kChecksumSeed);
+}
+
+void PutBytes(uint8_t* dst, const Encoder& e) { std::memcpy(dst, e.data().data(), e.size()); }
+
+void BuildHeader(uint8_t* block, uint16_t copy, const FileTable& t) {
+  std::memset(block, 0, kBs);
+  Encoder e;
+  e.PutU32(kHeaderMagic);
+  e.PutU16(kVersion);
+  e.PutU16(copy);
+  e.PutU32(kBs);
+  e.PutU32(kControlFileBlocks);
+  e.PutU32(kControlFileSlotBlocks);
+  e.PutU32(t.dbid);
+  e.PutU64(static_cast<uint64_t>(t.created_unix));
+  e.PutString(t.db_name);
+  PutBytes(block, e);
+  Seal(block);
+}
+
+struct Header {
+  uint32_t dbid = 0;
+  std::string db_name;
+};
+
+absl::StatusOr<Header> ParseHeader(const uint8_t* block, const std::string& file) {
+  auto bad = [&](std::string_view why) {
+    return absl::DataLossError(fmt::format(
+        "ORA-00202: control file {}: header block 0 is invalid: {}", file, why));
+  };
+  if (!Sealed(block)) return bad("checksum mismatch");
+  Decoder d(absl::MakeConstSpan(block, kBs - 8));
+  uint32_t magic = 0, bs = 0, blocks = 0, slot_blocks = 0;
+  uint16_t version = 0, copy = 0;
+  uint64_t created = 0;
+  Header h;
+  if (!d.GetU32(&magic) || !d.GetU16(&version) || !d.GetU16(&copy) || !d.GetU32(&bs) ||
+      !d.GetU32(&blocks) || !d.GetU32(&slot_blocks) || !d.GetU32(&h.dbid) ||
+      !d.GetU64(&created) || !d.GetString(&h.db_name, 64)) {
+    return bad("truncated");
+  }
+  if (magic != kHeaderMagic) return bad(fmt::format("magic {:#x}", magic));
+  if (version != kVersion) return bad(fmt::format("format version {} (expected {})", version, kVersion));
+  if (bs != kBs || blocks != kControlFileBlocks || slot_blocks != kControlFileSlotBlocks) {
+    return bad(fmt::format("geometry {} blocks of {} bytes, slots of {}", blocks, bs, slot_blocks));
+  }
+  return h;
+}
+
+// Builds the blocks of `payload` for slot `slot` into `out` (n * kBs bytes).
+io::AlignedBuffer BuildTableBlocks(absl::Span<const uint8_t> payload, uint64_t sequence,
+                                   uint32_t dbid, uint32_t* blocks) {
+  const uint32_t n = std::max<uint32_t>(1, static_cast<uint32_t>((payload.size() + kChunkBytes - 1) / kChunkBytes));
+  io::AlignedBuffer buf(size_t{n} * kBs);
+  for (uint32_t i = 0; i < n; ++i) {
+    uint8_t* b = buf.data() + size_t{i} * kBs;
+    const size_t off = size_t{i} * kChunkBytes;
+    const size_t len = std::min(kChunkBytes, payload.size() - std::min(payload.size(), off));
+    Encoder e;
+    e.PutU32(kTableMagic);
+    e.PutU16(kVersion);
+    e.PutU16(static_cast<uint16_t>(sequence % 2));
+    e.PutU32(dbid);
+    e.PutU64(sequence);
+    e.PutU32(i);
+    e.PutU32(n);
+    e.PutU32(static_cast<uint32_t>(payload.size()));
+    e.PutU32(static_cast<uint32_t>(len));
+    PutBytes(b, e);
+    if (len > 0) std::memcpy(b + kTableHeaderBytes, payload.data() + off, len);
+    Seal(b);
+  }
+  *blocks = n;
+  return buf;
+}
+
+struct SlotContent {
+  uint64_t sequence = 0;
+  uint32_t blocks = 0;
+  FileTable table;
+};
+
+// Parses the table in `blocks` (up to kControlFileSlotBlocks blocks). Returns
+// nullopt when the slot is empty, torn or foreign; `why` says which.
+std::optional<SlotContent> ParseSlot(const uint8_t* blocks, size_t available, uint32_t dbid,
+                                     std::string* why) {
+  std::vector<uint8_t> payload;
+  SlotContent out;
+  uint32_t total = 0, count = 0;
+  for (uint32_t i = 0; i < available; ++i) {
+    const uint8_t* b = blocks + size_t{i} * kBs;
+    if (!Sealed(b)) {
+      *why = fmt::format("block {} of the slot fails its checksum", i);
+      return std::nullopt;
+    }
+    Decoder d(absl::MakeConstSpan(b, kTableHeaderBytes));
+    uint32_t magic = 0, bdbid = 0, index = 0, n = 0, len = 0, chunk = 0;
+    uint16_t version = 0, slot = 0;
+    uint64_t seq = 0;
+    if (!d.GetU32(&magic) || !d.GetU16(&version) || !d.GetU16(&slot) || !d.GetU32(&bdbid) ||
+        !d.GetU64(&seq) || !d.GetU32(&index) || !d.GetU32(&n) || !d.GetU32(&len) ||
+        !d.GetU32(&chunk)) {
+      *why = "truncated block header";
+      return std::nullopt;
+    }
+    if (magic != kTableMagic || version != kVersion) {
+      *why = fmt::format("block {} has magic {:#x} version {}", i, magic, version);
+      return std::nullopt;
+    }
+    if (bdbid != dbid) {
+      *why = fmt::format("block {} belongs to dbid {} (expected {})", i, bdbid, dbid);
+      return std::nullopt;
+    }
+    if (i == 0) {
+      out.sequence = seq;
+      count = n;
+      total = len;
+      if (n == 0 || n > kControlFileSlotBlocks || n > available ||
+          uint64_t{len} > uint64_t{n} * kChunkBytes) {
+        *why = fmt::format("slot claims {} blocks and {} bytes", n, len);
+        return std::nullopt;
+      }
+    } else if (seq != out.sequence || n != count || len != total) {
+      *why = fmt::format("block {} is from sequence {} (torn write of sequence {})", i, seq,
+                         out.sequence);
+      return std::nullopt;
+    }
+    if (index != i || chunk > kChunkBytes || payload.size() + chunk > total) {
+      *why = fmt::format("block {} is out of place (index {}, {} bytes)", i, index, chunk);
+      return std::nullopt;
+    }
+    payload.insert(payload.end(), b + kTableHeaderBytes, b + kTableHeaderBytes + chunk);
+    if (i + 1 == count) break;
+  }
+  if (payload.size() != total) {
+    *why = fmt::format("slot holds {} of {} bytes", payload.size(), total);
+    return std::nullopt;
+  }
+  absl::StatusOr<FileTable> t = FileTable::Decode(payload);
+  if (!t.ok()) {
+    *why = std::string(t.status().message());
+    return std::nullopt;
+  }
+  out.blocks = count;
+  out.table = *std::move(t);
+  return out;
+}
+
+// Writes data[i] (or data[0] for every copy when there is one span) at
+// `offset` of every copy in `files` at once: one parallel write.
+absl::Status WriteCopies(asmgr::DiskGroup* dg, const std::vector<asmgr::FileInfo>& files,
+                         uint64_t offset, const std::vector<absl::Span<const uint8_t>>& data,
+                         Recorder& rec) {
+  std::vector<asmgr::AsmIoResult> results(files.size());
+  std::vector<absl::Status> status(files.size());
+  auto write_one = [&](size_t i) {
+    std::vector<asmgr::AsmWriteRequest> w(1);
+    w[0].file_offset = offset;
+    w[0].data = data[data.size() == 1 ? 0 : i];
+    status[i] = dg->Write(files[i].number, absl::MakeSpan(w), &results[i]);
+  };
+  rec.Timed(stats::Wait::kControlFileParallelWrite, [&] {
+    std::vector<std::thread> threads;
+    for (size_t i = 1; i < files.size(); ++i) threads.emplace_back(write_one, i);
+    write_one(0);
+    for (std::thread& t : threads) t.join();
+  });
+  for (size_t i = 0; i < files.size(); ++i) {
+    AccountWrite(rec, results[i], 1, data[data.size() == 1 ? 0 : i].size());
+  }
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (!status[i].ok()) {
+      return absl::Status(status[i].code(),
+                          fmt::format("ORA-00221: error on write to control file {}: {}",
+                                      files[i].name, std::string(status[i].message())));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadAt(asmgr::DiskGroup* dg, const asmgr::FileInfo& f, uint64_t offset,
+                    absl::Span<uint8_t> out, Recorder& rec) {
+  std::vector<asmgr::AsmReadRequest> r(1);
+  r[0].file_offset = offset;
+  r[0].buffer = out;
+  asmgr::AsmIoResult res;
+  absl::Status st = rec.Timed(stats::Wait::kControlFileSequentialRead,
+                              [&] { return dg->Read(f.number, absl::MakeSpan(r), &res); });
+  AccountRead(rec, res, out.size());
+  if (!st.ok()) {
+    return absl::Status(st.code(), fmt::format("ORA-00202: control file {}: read failed: {}",
+                                               f.name, std::string(st.message())));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::vector<std::string> ControlFile::names() const {
+  std::vector<std::string> out;
+  for (const asmgr::FileInfo& f : files_) out.push_back(f.name);
+  return out;
+}
+
+absl::StatusOr<std::unique_ptr<ControlFile>> ControlFile::Create(asmgr::DiskGroup* dg,
+                                                                 const FileTable& table,
+                                                                 Recorder& rec) {
+  std::vector<asmgr::FileInfo> files;
+  auto undo = [&] {
+    for (const asmgr::FileInfo& f : files) {
+      (void)rec.Timed(stats::Wait::kKsvMasterWait, [&] { return dg->DeleteFile(f.number); });
+    }
+  };
+  for (uint32_t i = 0; i < kControlFileCopies; ++i) {
+    asmgr::FileSpec spec{.db_name = table.db_name, .type = asmgr::FileType::kControlFile,
+                         .tag = "Current", .size_bytes = kFileBytes, .block_size = kBs};
+    absl::StatusOr<asmgr::FileInfo> f =
+        rec.Timed(stats::Wait::kKsvMasterWait, [&] { return dg->CreateFile(spec); });
+    if (!f.ok()) {
+      undo();
+      return f.status();
+    }
+    files.push_back(*std::move(f));
+  }
+  // Format every block of both copies: header, the table in slot 1 (sequence
+  // 1), and an empty slot 0, so no stale bytes of an earlier file can ever be
+  // mistaken for a table.
+  const std::vector<uint8_t> payload = table.Encode();
+  uint32_t n = 0;
+  io::AlignedBuffer blocks = BuildTableBlocks(payload, 1, table.dbid, &n);
+  if (n > kControlFileSlotBlocks) {
+    undo();
+    return absl::ResourceExhaustedError("ORA-00219: file table larger than a control file slot");
+  }
+  std::vector<io::AlignedBuffer> images;
+  std::vector<absl::Span<const uint8_t>> spans;
+  for (uint16_t copy = 0; copy < kControlFileCopies; ++copy) {
+    images.emplace_back(kFileBytes);
+    BuildHeader(images.back().data(), copy, table);
+    std::memcpy(images.back().data() + SlotOffset(1), blocks.data(), blocks.size());
+    spans.push_back(images.back().span());
+  }
+  if (absl::Status st = WriteCopies(dg, files, 0, spans, rec); !st.ok()) {
+    undo();
+    return st;
+  }
+  return std::unique_ptr<ControlFile>(new ControlFile(dg, std::move(files), table.dbid, 1, n));
+}
+
+absl::StatusOr<std::unique_ptr<ControlFile>> ControlFile::Open(
+    asmgr::DiskGroup* dg, const std::string& db_name, Recorder& rec, FileTable* table,
+    std::vector<std::string>* actions) {
+  std::vector<asmgr::FileInfo> files;
+  for (const asmgr::FileInfo& f : dg->ListFiles()) {
+    if (f.type == asmgr::FileType::kControlFile &&
+        absl::AsciiStrToUpper(f.db_name) == absl::AsciiStrToUpper(db_name)) {
+      files.push_back(f);
+    }
+  }
+  std::sort(files.begin(), files.end(),
+            [](const asmgr::FileInfo& a, const asmgr::FileInfo& b) { return a.number < b.number; });
+  if (files.empty()) {
+    return absl::NotFoundError(fmt::format(
+        "ORA-00205: error in identifying control file: database {} has no control file in +{}",
+        db_name, dg->name()));
+  }
+  struct CopyState {
+    io::AlignedBuffer image;
+    absl::Status header;
+    std::optional<SlotContent> best;
+    std::string why;
+  };
+  std::vector<CopyState> copies(files.size());
+  std::optional<Header> header;
+  for (size_t i = 0; i < files.size(); ++i) {
+    CopyState& c = copies[i];
+    c.image = io::AlignedBuffer(kFileBytes);
+    if (files[i].size_bytes < kFileBytes) {
+      c.header = absl::DataLossError(fmt::format("control file {} is {} bytes, expected {}",
+                                                 files[i].name, files[i].size_bytes, kFileBytes));
+      continue;
+    }
+    c.header = ReadAt(dg, files[i], 0, c.image.span(), rec);
+    if (!c.header.ok()) continue;
+    absl::StatusOr<Header> h = ParseHeader(c.image.data(), files[i].name);
+    if (!h.ok()) {
+      c.header = h.status();
+      continue;
+    }
+    if (!header.has_value()) header = *h;
+    if (h->dbid != header->dbid) {
+      c.header = absl::DataLossError(fmt::format(
+          "ORA-00200: control file {} belongs to dbid {}, another copy to {}", files[i].name,
+          h->dbid, header->dbid));
+      continue;
+    }
+    for (uint32_t slot = 0; slot < 2; ++slot) {
+      std::string why;
+      std::optional<SlotContent> s =
+          ParseSlot(c.image.data() + SlotOffset(slot), kControlFileSlotBlocks, h->dbid, &why);
+      if (!s.has_value()) {
+        if (c.why.empty()) c.why = fmt::format("slot {}: {}", slot, why);
+        continue;
+      }
+      if (s->sequence % 2 != slot) continue;  // a block copied into the wrong slot
+      if (!c.best.has_value() || s->sequence > c.best->sequence) c.best = std::move(s);
+    }
+  }
+  size_t chosen = files.size();
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (!copies[i].header.ok() || !copies[i].best.has_value()) continue;
+    if (chosen == files.size() || copies[i].best->sequence > copies[chosen].best->sequence) {
+      chosen = i;
+    }
+  }
+  if (chosen == files.size()) {
+    std::string details;
+    for (size_t i = 0; i < files.size(); ++i) {
+      details += fmt::format("; {}: {}", files[i].name,
+                             copies[i].header.ok() ? copies[i].why
+                                                   : std::string(copies[i].header.message()));
+    }
+    return absl::DataLossError(fmt::format(
+        "ORA-00227: corrupt block detected in control file: no copy holds a valid file table{}",
+        details));
+  }
+  const SlotContent& best = *copies[chosen].best;
+  if (absl::AsciiStrToUpper(best.table.db_name) != absl::AsciiStrToUpper(db_name)) {
+    return absl::DataLossError(fmt::format("control file {} is of database {}, not {}",
+                                           files[chosen].name, best.table.db_name, db_name));
+  }
+  // Bring every other copy to the chosen table (Oracle would stop with
+  // ORA-00214 and leave the copy to the DBA; cellsim repairs it at mount).
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (i == chosen) continue;
+    const bool current = copies[i].header.ok() && copies[i].best.has_value() &&
+                         copies[i].best->sequence == best.sequence;
+    if (current) continue;
+    io::AlignedBuffer image(kFileBytes);
+    std::memcpy(image.data(), copies[chosen].image.data(), kFileBytes);
+    BuildHeader(image.data(), static_cast<uint16_t>(i), best.table);
+    absl::Status st = WriteCopies(dg, {files[i]}, 0, {image.span()}, rec);
+    if (!st.ok()) return st;
+    actions->push_back(fmt::format(
+        "control file {} was {}; rewritten from {} (sequence {})", files[i].name,
+        !copies[i].header.ok()          ? std::string(copies[i].header.message())
+        : copies[i].best.has_value() ? fmt::format("at sequence {}", copies[i].best->sequence)
+                                     : copies[i].why,
+        files[chosen].name, best.sequence));
+  }
+  *table = best.table;
+  return std::unique_ptr<ControlFile>(
+      new ControlFile(dg, std::move(files), header->dbid, best.sequence, best.blocks));
+}
+
+absl::Status ControlFile::Write(const FileTable& table, Recorder& rec) {
+  const std::vector<uint8_t> payload = table.Encode();
+  const uint64_t next = sequence_ + 1;
+  uint32_t n = 0;
+  io::AlignedBuffer blocks = BuildTableBlocks(payload, next, dbid_, &n);
+  if (n > kControlFileSlotBlocks) {
+    return absl::ResourceExhaustedError(fmt::format(
+        "ORA-00219: the file table needs {} control file blocks, a slot holds {}", n,
+        kControlFileSlotBlocks));
+  }
+  absl::Status st = WriteCopies(dg_, files_, SlotOffset(next % 2), {blocks.span()}, rec);
+  if (!st.ok()) return st;
+  sequence_ = next;
+  blocks_in_use_ = n;
+  return absl::OkStatus();
+}
+
+absl::Status ControlFile::ReadCurrent(Recorder& rec) {
+  io::AlignedBuffer buf(size_t{blocks_in_use_} * kBs);
+  if (absl::Status st = ReadAt(dg_, files_[0], SlotOffset(sequence_ % 2), buf.span(), rec);
+      !st.ok()) {
+    return st;
+  }
+  std::string why;
+  std::optional<SlotContent> s = ParseSlot(buf.data(), blocks_in_use_, dbid_, &why);
+  if (!s.has_value() || s->sequence != sequence_) {
+    return absl::DataLossError(fmt::format(
+        "ORA-00227: corrupt block detected in control file {} (block {}, # blocks {}): {}",
+        files_[0].name, 1 + (sequence_ % 2) * kControlFileSlotBlocks, blocks_in_use_,
+        s.has_value() ? fmt::format("sequence {} instead of {}", s->sequence, sequence_) : why));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace cellsim::db::internal

@@ -1,0 +1,74 @@
+// Private: the control file. Two copies, each an ASM file of type CONTROLFILE
+// in one disk group, of kControlFileBlocks blocks of 16 KiB:
+//
+//   block 0              file header (magic, version, copy#, dbid, db name)
+//   blocks 1..15         table slot 0
+//   blocks 16..30        table slot 1
+//
+// The file table is written, as sequence s, into slot s % 2 of both copies at
+// once, so the other slot always holds the previous complete table: a crash
+// mid-write loses at most the change being written. Every block carries magic,
+// dbid, sequence and an xxHash64 checksum (docs/db.md "Control file").
+#ifndef CELLSIM_DB_CONTROL_FILE_H_
+#define CELLSIM_DB_CONTROL_FILE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "cellsim/asm/disk_group.h"
+#include "cellsim/db/accounting.h"
+#include "cellsim/db/file_table.h"
+
+namespace cellsim::db::internal {
+
+inline constexpr uint32_t kControlFileBlockSize = 16384;
+inline constexpr uint32_t kControlFileSlotBlocks = 15;
+inline constexpr uint32_t kControlFileBlocks = 1 + 2 * kControlFileSlotBlocks;
+inline constexpr uint32_t kControlFileCopies = 2;
+
+class ControlFile {
+ public:
+  // Creates both copies in `dg`, formats every block (header, empty slots) and
+  // writes `table` as sequence 1. On error, deletes what it created.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<ControlFile>> Create(
+      asmgr::DiskGroup* dg, const FileTable& table, Recorder& rec);
+  // Finds the copies of database `db_name` in `dg`, reads both, returns the
+  // newest valid table in `table` and rewrites a copy that is older or damaged
+  // (noting it in `actions`).
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<ControlFile>> Open(
+      asmgr::DiskGroup* dg, const std::string& db_name, Recorder& rec, FileTable* table,
+      std::vector<std::string>* actions);
+
+  // Writes `table` as the next sequence to both copies concurrently: one
+  // `control file parallel write` wait. On error the sequence does not move
+  // (the previous slot stays intact), and the error names the copy.
+  [[nodiscard]] absl::Status Write(const FileTable& table, Recorder& rec);
+  // Reads the current table blocks from the first copy (one `control file
+  // sequential read`) and checks they are the ones last written. DataLoss
+  // (ORA-00227) otherwise.
+  [[nodiscard]] absl::Status ReadCurrent(Recorder& rec);
+
+  uint64_t sequence() const { return sequence_; }
+  std::vector<std::string> names() const;
+  const std::vector<asmgr::FileInfo>& files() const { return files_; }
+
+ private:
+  ControlFile(asmgr::DiskGroup* dg, std::vector<asmgr::FileInfo> files, uint32_t dbid,
+              uint64_t sequence, uint32_t blocks_in_use)
+      : dg_(dg), files_(std::move(files)), dbid_(dbid), sequence_(sequence),
+        blocks_in_use_(blocks_in_use) {}
+
+  asmgr::DiskGroup* dg_;
+  std::vector<asmgr::FileInfo> files_;  // the copies, by ASM file number
+  uint32_t dbid_;
+  uint64_t sequence_;
+  uint32_t blocks_in_use_;  // blocks of the current table in its slot
+};
+
+}  // namespace cellsim::db::internal
+
+#endif  // CELLSIM_DB_CONTROL_FILE_H_

@@ -1,0 +1,220 @@
+#include "cellsim/db/creation.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <deque>
+#include <future>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "cellsim/io/io_backend.h"
+
+namespace cellsim::db::internal {
+namespace {
+
+struct BatchOutcome {
+  absl::Status status;
+  asmgr::AsmIoResult result;
+};
+
+// Zero-fill: the database builds the blocks and writes every copy itself.
+// Batches of `requests_per_batch` requests of `request_bytes` go to ASM in one
+// DiskGroup::Write each (which sends every copy, all cells at once); up to
+// `batches_in_flight` such writes run concurrently while the foreground
+// generates the next batch into a free buffer. The foreground waits (one
+// `* file init write` wait per batch) only for the oldest batch, when every
+// buffer is in flight or at the end.
+absl::Status ZeroFill(Recorder& rec, const FormatJob& job, const ZeroFillOptions& o,
+                      const ProgressCallback& progress) {
+  asmgr::DiskGroup* dg = job.dg;
+  const uint32_t file = job.file.number;
+  const uint64_t size = job.file.size_bytes;
+  const uint64_t req = std::max<uint64_t>(512, io::AlignUp(o.request_bytes, 512));
+  const uint64_t batch = req * std::max<uint32_t>(1, o.requests_per_batch);
+  const size_t in_flight = std::max<uint32_t>(1, o.batches_in_flight);
+
+  struct Pending {
+    std::future<BatchOutcome> done;
+    size_t buffer;
+    uint64_t bytes;
+    uint64_t requests;
+  };
+  std::vector<io::AlignedBuffer> buffers;
+  std::vector<size_t> free_buffers;
+  std::deque<Pending> queue;
+  absl::Status first;
+  uint64_t offset = 0, written = 0;
+
+  auto reap = [&] {
+    Pending p = std::move(queue.front());
+    queue.pop_front();
+    BatchOutcome out = rec.Timed(job.init_write_wait, [&] { return p.done.get(); });
+    AccountWrite(rec, out.result, p.requests, req);
+    free_buffers.push_back(p.buffer);
+    if (!out.status.ok()) {
+      if (first.ok()) first = out.status;
+      return;
+    }
+    written += p.bytes;
+    if (progress) {
+      progress({job.file.name, CreationPath::kZeroFill, written, size});
+    }
+  };
+
+  while (true) {
+    if (offset < size && first.ok() && queue.size() < in_flight) {
+      if (free_buffers.empty()) {
+        buffers.emplace_back(static_cast<size_t>(std::min(batch, size)));
+        free_buffers.push_back(buffers.size() - 1);
+      }
+      const size_t b = free_buffers.back();
+      free_buffers.pop_back();
+      const uint64_t len = std::min(batch, size - offset);
+      uint8_t* data = buffers[b].data();
+      format::GenerateRange(job.block_template, offset, absl::MakeSpan(data, len));
+      const uint64_t nreq = (len + req - 1) / req;
+      const uint64_t at = offset;
+      Pending p{std::async(std::launch::async,
+                           [dg, file, data, len, at, req] {
+                             std::vector<asmgr::AsmWriteRequest> w;
+                             for (uint64_t o = 0; o < len; o += req) {
+                               asmgr::AsmWriteRequest r;
+                               r.file_offset = at + o;
+                               r.data = absl::MakeConstSpan(data + o, std::min(req, len - o));
+                               w.push_back(std::move(r));
+                             }
+                             BatchOutcome out;
+                             out.status = dg->Write(file, absl::MakeSpan(w), &out.result);
+                             return out;
+                           }),
+                b, len, nreq};
+      queue.push_back(std::move(p));
+      offset += len;
+      continue;
+    }
+    if (queue.empty()) break;
+    reap();
+  }
+  return first;
+}
+
+// Smart and fast: one format-range request per extent copy, sent by ASM to
+// the owning cells.
+absl::Status Offload(Recorder& rec, const FormatJob& job, bool fast,
+                     const DatabaseOptions& options, const ProgressCallback& progress) {
+  asmgr::DiskGroup* dg = job.dg;
+  const uint64_t au = dg->au_size();
+  const uint64_t size = job.file.size_bytes;
+  const uint32_t per_call =
+      fast ? options.fast_requests_per_format : options.smart_requests_per_format;
+  const uint64_t slice =
+      fast || options.smart_extents_per_call == 0 ? size : options.smart_extents_per_call * au;
+  for (uint64_t off = 0; off < size; off += slice) {
+    asmgr::FormatOptions fo;
+    fo.block_template = job.block_template;
+    fo.method = fast ? cell::FormatMethod::kMetadataOnly : cell::FormatMethod::kWriteBlocks;
+    fo.file_offset = off;
+    fo.length = std::min(slice, size - off);
+    fo.requests_per_call = per_call;
+    asmgr::FormatResult fr;
+    absl::Status st = dg->FormatFile(job.file.number, fo, &fr);
+    RecordFormatWaits(rec, fr, per_call);
+    AccountFormat(rec, fr, fo, au);
+    if (!st.ok()) return st;
+    if (progress) {
+      progress({job.file.name, fast ? CreationPath::kFast : CreationPath::kSmart,
+                off + fo.length, size});
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<PathChoice> ChoosePath(const asmgr::DiskGroup& dg, bool offload,
+                                      bool metadata_only_allowed) {
+  if (!offload) {
+    return PathChoice{CreationPath::kZeroFill, "_cell_fast_file_create = FALSE"};
+  }
+  std::set<uint32_t> cells;
+  for (uint32_t d = 0; d < dg.disk_count(); ++d) cells.insert(dg.disk(d).cell);
+  std::string write_through;
+  for (uint32_t c : cells) {
+    absl::StatusOr<cell::CellDescription> desc = dg.cell(c)->Describe();
+    if (!desc.ok()) return desc.status();
+    if (desc->flash_cache_mode != cell::FlashCacheMode::kWriteBack && write_through.empty()) {
+      write_through = desc->name;
+    }
+  }
+  // Every cellsim cell is an Exadata cell: offload is always possible here.
+  if (!write_through.empty()) {
+    return PathChoice{CreationPath::kSmart,
+                      fmt::format("cell {} of +{} is WriteThrough", write_through, dg.name())};
+  }
+  if (!metadata_only_allowed) {
+    return PathChoice{CreationPath::kSmart, "cellsim_fast_file_create_metadata = FALSE"};
+  }
+  return PathChoice{CreationPath::kFast,
+                    fmt::format("all {} cells of +{} are WriteBack", cells.size(), dg.name())};
+}
+
+absl::Status FormatFastTogether(Recorder& rec, const std::vector<FormatJob>& jobs,
+                                const DatabaseOptions& options, const ProgressCallback& progress,
+                                std::vector<uint64_t>* format_ns, size_t* failed_job) {
+  const uint32_t per_call = options.fast_requests_per_format;
+  std::vector<asmgr::FormatOptions> opts(jobs.size());
+  std::vector<asmgr::FormatResult> results(jobs.size());
+  std::vector<absl::Status> status(jobs.size());
+  format_ns->assign(jobs.size(), 0);
+  auto run = [&](size_t i) {
+    opts[i].block_template = jobs[i].block_template;
+    opts[i].method = cell::FormatMethod::kMetadataOnly;
+    opts[i].file_offset = 0;
+    opts[i].length = jobs[i].file.size_bytes;
+    opts[i].requests_per_call = per_call;
+    const uint64_t t0 = rec.clock()->NowNanos();
+    status[i] = jobs[i].dg->FormatFile(jobs[i].file.number, opts[i], &results[i]);
+    (*format_ns)[i] = rec.clock()->NowNanos() - t0;
+  };
+  {
+    std::vector<std::thread> threads;
+    for (size_t i = 1; i < jobs.size(); ++i) threads.emplace_back(run, i);
+    if (!jobs.empty()) run(0);
+    for (std::thread& t : threads) t.join();
+  }
+  std::vector<const asmgr::FormatResult*> all;
+  for (const asmgr::FormatResult& r : results) all.push_back(&r);
+  RecordFormatWaits(rec, all, per_call);
+  absl::Status first;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    AccountFormat(rec, results[i], opts[i], jobs[i].dg->au_size());
+    if (!status[i].ok() && first.ok()) {
+      first = status[i];
+      *failed_job = i;
+    }
+  }
+  if (!first.ok()) return first;
+  if (progress) {
+    for (const FormatJob& j : jobs) {
+      progress({j.file.name, CreationPath::kFast, j.file.size_bytes, j.file.size_bytes});
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FormatByPath(Recorder& rec, const FormatJob& job, CreationPath path,
+                          const DatabaseOptions& options, const ProgressCallback& progress) {
+  switch (path) {
+    case CreationPath::kZeroFill:
+      return ZeroFill(rec, job, options.zero_fill, progress);
+    case CreationPath::kSmart:
+      return Offload(rec, job, /*fast=*/false, options, progress);
+    case CreationPath::kFast:
+      return Offload(rec, job, /*fast=*/true, options, progress);
+  }
+  return absl::InternalError("unknown creation path");
+}
+
+}  // namespace cellsim::db::internal

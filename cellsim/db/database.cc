@@ -1,0 +1,207 @@
+// Database: Create, Open (with recovery of interrupted statements), sessions
+// and the instance-wide statistics.
+#include "cellsim/db/database.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "absl/strings/ascii.h"
+#include "cellsim/base/checksum.h"
+#include "cellsim/db/database_state.h"
+
+namespace cellsim::db {
+namespace {
+
+// Oracle's DB_NAME: 1 to 8 characters, a letter first, then letters, digits,
+// '_', '$' or '#'.
+absl::StatusOr<std::string> ValidDbName(const std::string& name) {
+  bool ok = !name.empty() && name.size() <= 8 && absl::ascii_isalpha(name[0]);
+  for (char c : name) {
+    ok = ok && (absl::ascii_isalnum(c) || c == '_' || c == '$' || c == '#');
+  }
+  if (!ok) {
+    return absl::InvalidArgumentError(fmt::format(
+        "ORA-01501: invalid database name '{}': 1 to 8 letters, digits, _, $ or #, starting "
+        "with a letter",
+        name));
+  }
+  return absl::AsciiStrToUpper(name);
+}
+
+std::string Key(const std::string& dg, uint32_t number) { return fmt::format("{}/{}", dg, number); }
+
+// After a crash: entries still CREATING belong to a statement that never
+// finished; files of this database no entry refers to were made (or being
+// dropped) by such a statement. Both go, the control file first.
+absl::Status Recover(Database::State& db) {
+  internal::Recorder rec = db.SystemRecorder();
+  FileTable& t = db.table;
+  const FileTable before = t;
+  for (const LogGroup& g : t.log_groups) {
+    if (g.state == EntryState::kCreating) {
+      db.recovery_actions.push_back(fmt::format(
+          "log group {} (thread {}) was being created: removed", g.group, g.thread));
+    }
+  }
+  for (const DataFile& f : t.data_files) {
+    if (f.state == EntryState::kCreating) {
+      db.recovery_actions.push_back(
+          fmt::format("data file {} was being created: removed", f.file_number));
+    }
+  }
+  std::erase_if(t.log_groups, [](const LogGroup& g) { return g.state == EntryState::kCreating; });
+  std::erase_if(t.data_files, [](const DataFile& f) { return f.state == EntryState::kCreating; });
+  std::erase_if(t.tablespaces, [&](const Tablespace& ts) {
+    const bool empty = std::none_of(t.data_files.begin(), t.data_files.end(),
+                                    [&](const DataFile& f) { return f.tablespace == ts.number; });
+    if (empty) {
+      db.recovery_actions.push_back(
+          fmt::format("tablespace {} was being created: removed", ts.name));
+    }
+    return empty;
+  });
+  std::erase_if(t.threads, [&](const LogThread& th) {
+    return std::none_of(t.log_groups.begin(), t.log_groups.end(),
+                        [&](const LogGroup& g) { return g.thread == th.thread; });
+  });
+  if (!(t == before)) {
+    if (absl::Status st = db.cf->Write(t, rec); !st.ok()) return st;
+  }
+  std::set<std::string> referenced;
+  for (const AsmFileRef& r : t.AllFiles()) {
+    referenced.insert(Key(absl::AsciiStrToUpper(r.disk_group), r.number));
+  }
+  for (asmgr::DiskGroup* dg : db.rack->disk_groups()) {
+    for (const asmgr::FileInfo& f : dg->ListFiles()) {
+      if (absl::AsciiStrToUpper(f.db_name) != t.db_name ||
+          f.type == asmgr::FileType::kControlFile ||
+          referenced.count(Key(absl::AsciiStrToUpper(dg->name()), f.number)) != 0) {
+        continue;
+      }
+      absl::Status st = rec.Timed(stats::Wait::kKsvMasterWait,
+                                  [&] { return dg->DeleteFile(f.number); });
+      if (!st.ok()) return st;
+      db.recovery_actions.push_back(
+          fmt::format("{}: no control-file entry refers to it: deleted", f.name));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Database::Database(std::unique_ptr<State> state) : s_(std::move(state)) {}
+Database::~Database() = default;
+
+absl::StatusOr<std::unique_ptr<Database>> Database::Create(asmgr::Rack* rack,
+                                                           const DatabaseOptions& options) {
+  absl::StatusOr<std::string> name = ValidDbName(options.db_name);
+  if (!name.ok()) return name.status();
+  auto state = std::make_unique<State>();
+  state->rack = rack;
+  state->clock = rack->clock();
+  state->options = options;
+  state->options.db_name = *name;
+  absl::StatusOr<asmgr::DiskGroup*> dg =
+      internal::FindDiskGroup(rack, options.control_file_disk_group);
+  if (!dg.ok()) return dg.status();
+  state->cf_dg = *dg;
+  for (const asmgr::FileInfo& f : (*dg)->ListFiles()) {
+    if (f.type == asmgr::FileType::kControlFile && absl::AsciiStrToUpper(f.db_name) == *name) {
+      return absl::AlreadyExistsError(fmt::format(
+          "ORA-01100: database {} already exists (control file {}): open it instead", *name,
+          f.name));
+    }
+  }
+  FileTable& t = state->table;
+  t.db_name = *name;
+  t.created_unix = state->clock->UnixSeconds();
+  const std::string seed = fmt::format("{}/{}", *name, t.created_unix);
+  t.dbid = static_cast<uint32_t>(
+      Checksum64(absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(seed.data()), seed.size())) &
+      0x7fffffff);
+  internal::Recorder rec = state->SystemRecorder();
+  absl::StatusOr<std::unique_ptr<internal::ControlFile>> cf =
+      internal::ControlFile::Create(*dg, t, rec);
+  if (!cf.ok()) {
+    if (cf.status().code() == absl::StatusCode::kResourceExhausted) {
+      return absl::ResourceExhaustedError(fmt::format(
+          "ORA-15041: disk group {} space exhausted: {}", (*dg)->name(), std::string(cf.status().message())));
+    }
+    return cf.status();
+  }
+  state->cf = *std::move(cf);
+  return std::unique_ptr<Database>(new Database(std::move(state)));
+}
+
+absl::StatusOr<std::unique_ptr<Database>> Database::Open(asmgr::Rack* rack,
+                                                         const DatabaseOptions& options) {
+  absl::StatusOr<std::string> name = ValidDbName(options.db_name);
+  if (!name.ok()) return name.status();
+  auto state = std::make_unique<State>();
+  state->rack = rack;
+  state->clock = rack->clock();
+  state->options = options;
+  state->options.db_name = *name;
+  absl::StatusOr<asmgr::DiskGroup*> dg =
+      internal::FindDiskGroup(rack, options.control_file_disk_group);
+  if (!dg.ok()) return dg.status();
+  state->cf_dg = *dg;
+  internal::Recorder rec = state->SystemRecorder();
+  absl::StatusOr<std::unique_ptr<internal::ControlFile>> cf = internal::ControlFile::Open(
+      *dg, *name, rec, &state->table, &state->recovery_actions);
+  if (!cf.ok()) return cf.status();
+  state->cf = *std::move(cf);
+  if (absl::Status st = Recover(*state); !st.ok()) {
+    return absl::Status(st.code(), fmt::format("database {}: recovery at open failed: {}", *name,
+                                               std::string(st.message())));
+  }
+  return std::unique_ptr<Database>(new Database(std::move(state)));
+}
+
+absl::Status Database::Close() {
+  const int open = s_->sessions.load();
+  if (open != 0) {
+    return absl::FailedPreconditionError(fmt::format(
+        "ORA-01093: database {}: {} session(s) still open; destroy them first", name(), open));
+  }
+  return absl::OkStatus();
+}
+
+std::unique_ptr<Session> Database::NewSession() {
+  auto st = std::make_unique<Session::State>();
+  st->db = s_.get();
+  st->sid = s_->next_sid.fetch_add(1);
+  s_->sessions.fetch_add(1);
+  return std::unique_ptr<Session>(new Session(std::move(st)));
+}
+
+const std::string& Database::name() const { return s_->options.db_name; }
+asmgr::Rack* Database::rack() const { return s_->rack; }
+const DatabaseOptions& Database::options() const { return s_->options; }
+
+FileTable Database::file_table() const {
+  std::lock_guard lock(s_->mu);
+  return s_->table;
+}
+
+std::vector<std::string> Database::control_files() const {
+  std::lock_guard lock(s_->mu);
+  return s_->cf->names();
+}
+
+uint64_t Database::control_file_sequence() const {
+  std::lock_guard lock(s_->mu);
+  return s_->cf->sequence();
+}
+
+std::vector<std::string> Database::recovery_actions() const {
+  std::lock_guard lock(s_->mu);
+  return s_->recovery_actions;
+}
+
+stats::StatValues Database::SystemStats() const { return s_->sys_stats.Snapshot(); }
+stats::WaitValues Database::SystemWaits() const { return s_->sys_waits.Snapshot(); }
+
+}  // namespace cellsim::db

@@ -1,0 +1,91 @@
+// Private: the state behind Database and Session, shared by database.cc
+// (create, open, recovery), session.cc (Execute, ALTER SESSION) and ddl.cc
+// (the file statements).
+#ifndef CELLSIM_DB_DATABASE_STATE_H_
+#define CELLSIM_DB_DATABASE_STATE_H_
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "cellsim/db/accounting.h"
+#include "cellsim/db/control_file.h"
+#include "cellsim/db/database.h"
+
+namespace cellsim::db {
+
+struct Database::State {
+  asmgr::Rack* rack = nullptr;
+  Clock* clock = nullptr;
+  DatabaseOptions options;
+  asmgr::DiskGroup* cf_dg = nullptr;
+
+  // Guards `table` and `cf`. Held while a statement validates and reserves
+  // (CREATING entries), and while the control file is read and written; never
+  // while files are formatted, so sessions create files concurrently.
+  mutable std::mutex mu;
+  FileTable table;
+  std::unique_ptr<internal::ControlFile> cf;
+  std::vector<std::string> recovery_actions;
+
+  stats::StatSet sys_stats;
+  stats::WaitSet sys_waits;
+  std::atomic<uint32_t> next_sid{1};
+  std::atomic<int> sessions{0};
+
+  internal::Recorder SystemRecorder() {
+    return internal::Recorder(clock, nullptr, nullptr, &sys_stats, &sys_waits);
+  }
+};
+
+struct Session::State {
+  Database::State* db = nullptr;
+  uint32_t sid = 0;
+  stats::StatSet stats;
+  stats::WaitSet waits;
+  bool cell_fast_file_create = true;
+  bool fast_file_create_metadata = true;
+  std::map<std::string, std::string> parameters;
+  ProgressCallback progress;
+  // Time statistics are centiseconds: keep the exact sums and add the
+  // difference of their roundings, so no fraction is lost across statements.
+  uint64_t cpu_ns = 0, db_time_ns = 0;
+  int64_t cpu_cs = 0, db_time_cs = 0;
+
+  internal::Recorder MakeRecorder() {
+    return internal::Recorder(db->clock, &stats, &waits, &db->sys_stats, &db->sys_waits);
+  }
+};
+
+namespace internal {
+
+// What a statement did beyond statistics: for the result.
+struct ExecOutcome {
+  int64_t current = 0;  // file-table entries changed
+  std::vector<FileCreation> files;
+};
+
+// The DDL statements (ddl.cc). Each runs to completion or leaves no trace.
+[[nodiscard]] absl::Status RunAddLogfile(Session::State& s, const AddLogfile& st,
+                                         ExecOutcome* out);
+[[nodiscard]] absl::Status RunDropLogfileGroup(Session::State& s, const DropLogfileGroup& st,
+                                               ExecOutcome* out);
+[[nodiscard]] absl::Status RunCreateTablespace(Session::State& s, const CreateTablespace& st,
+                                               ExecOutcome* out);
+[[nodiscard]] absl::Status RunAddDatafile(Session::State& s,
+                                          const AlterTablespaceAddDatafile& st,
+                                          ExecOutcome* out);
+[[nodiscard]] absl::Status RunDropTablespace(Session::State& s, const DropTablespace& st,
+                                             ExecOutcome* out);
+
+// ORA-15001 for a disk group the rack does not have.
+[[nodiscard]] absl::StatusOr<asmgr::DiskGroup*> FindDiskGroup(asmgr::Rack* rack,
+                                                              const std::string& name);
+
+}  // namespace internal
+}  // namespace cellsim::db
+
+#endif  // CELLSIM_DB_DATABASE_STATE_H_

@@ -1,0 +1,592 @@
+// The file statements: ADD LOGFILE, DROP LOGFILE GROUP, CREATE TABLESPACE,
+// ALTER TABLESPACE ADD DATAFILE, DROP TABLESPACE.
+//
+// Every creating statement follows one protocol (docs/db.md "Creating a file"):
+//   1. under the table lock: control-file read, validation, and CREATING
+//      entries that reserve group and file numbers;
+//   2. ASM creates the files (extent allocation: `KSV master wait`);
+//   3. under the lock: control-file read, the entries get their ASM names,
+//      control-file write (a crash from here on is undone by Database::Open);
+//   4. per file: open (`Disk file operations I/O`), extent map (`ASM file
+//      metadata operation`), formatting by the chosen path, header block;
+//   5. under the lock: control-file read, entries become AVAILABLE,
+//      control-file write.
+// A failure deletes the ASM files made so far and removes the entries.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "cellsim/db/creation.h"
+#include "cellsim/db/database_state.h"
+#include "cellsim/db/file_headers.h"
+#include "cellsim/io/io_backend.h"
+
+namespace cellsim::db::internal {
+namespace {
+
+using stats::Wait;
+
+constexpr uint32_t kMaxDataFileNumber = 1022;       // rdba's 10-bit file# minus 1023
+constexpr uint64_t kMaxDataFileBlocks = 4194303;    // smallfile limit (ORA-01144)
+constexpr uint32_t kDefaultDataBlockSize = 8192;
+constexpr uint32_t kDefaultRedoBlockSize = 512;
+
+#define DB_RETURN_IF_ERROR(expr)              \
+  do {                                        \
+    absl::Status _st = (expr);                \
+    if (!_st.ok()) return _st;                \
+  } while (0)
+
+struct PlannedFile {
+  asmgr::DiskGroup* dg = nullptr;
+  asmgr::FileSpec spec;
+  format::BlockTemplate block_template;
+  Wait init_wait = Wait::kDataFileInitWrite;
+  Wait header_wait = Wait::kDbFileSingleWrite;
+  uint64_t header_offset = 0;
+  uint64_t header_bytes = 0;
+  std::function<void(absl::Span<uint8_t>)> build_header;
+  size_t owner = 0;  // index of the group / data file entry it belongs to
+  // --- as it goes ---
+  asmgr::FileInfo info;
+  bool created = false;
+};
+
+// Changes the statement makes to the file table at steps 3 and 5, and how to
+// take its reservations back.
+struct Protocol {
+  bool is_log = false;
+  std::function<void(FileTable&, const std::vector<PlannedFile>&)> record;
+  std::function<void(FileTable&)> commit;
+  std::function<void(FileTable&)> rollback;
+};
+
+std::string Plus(const std::string& dg) { return "+" + dg; }
+
+absl::Status CreationError(const absl::Status& cause, const PlannedFile& f, bool is_log) {
+  const std::string what = f.created ? f.info.name : Plus(f.dg->name());
+  const std::string msg(cause.message());
+  if (cause.code() == absl::StatusCode::kResourceExhausted) {
+    return absl::ResourceExhaustedError(
+        fmt::format("ORA-15041: disk group {} space exhausted: {}", f.dg->name(), msg));
+  }
+  if (is_log) {
+    return absl::Status(cause.code(), fmt::format("ORA-00301: error in adding log file '{}' - "
+                                                  "file cannot be created: {}",
+                                                  what, msg));
+  }
+  return absl::Status(cause.code(),
+                      fmt::format("ORA-01119: error in creating database file '{}': {}", what, msg));
+}
+
+absl::Status CreateFiles(Session::State& s, Recorder& rec, std::vector<PlannedFile>& files,
+                         const Protocol& p, ExecOutcome* out) {
+  Database::State& db = *s.db;
+  bool recorded = false;
+  auto fail = [&](absl::Status cause) {
+    std::string cleanup;
+    for (PlannedFile& f : files) {
+      if (!f.created) continue;
+      absl::Status st =
+          rec.Timed(Wait::kKsvMasterWait, [&] { return f.dg->DeleteFile(f.info.number); });
+      if (!st.ok()) cleanup += fmt::format("; could not delete {}: {}", f.info.name, std::string(st.message()));
+    }
+    {
+      std::lock_guard lock(db.mu);
+      p.rollback(db.table);
+      if (recorded) {
+        absl::Status st = db.cf->ReadCurrent(rec);
+        if (st.ok()) st = db.cf->Write(db.table, rec);
+        if (!st.ok()) cleanup += fmt::format("; control file: {}", std::string(st.message()));
+      }
+    }
+    if (cleanup.empty()) return cause;
+    return absl::Status(cause.code(),
+                        fmt::format("{} (cleanup incomplete, Database::Open finishes it{})",
+                                    std::string(cause.message()), cleanup));
+  };
+
+  // 2. ASM allocates the extents.
+  for (PlannedFile& f : files) {
+    absl::StatusOr<asmgr::FileInfo> info =
+        rec.Timed(Wait::kKsvMasterWait, [&] { return f.dg->CreateFile(f.spec); });
+    if (!info.ok()) return fail(CreationError(info.status(), f, p.is_log));
+    f.info = *std::move(info);
+    f.created = true;
+  }
+  // 3. The control file learns the names while the entries are CREATING.
+  {
+    absl::Status st;
+    {
+      std::lock_guard lock(db.mu);
+      st = db.cf->ReadCurrent(rec);
+      if (st.ok()) {
+        p.record(db.table, files);
+        recorded = true;
+        st = db.cf->Write(db.table, rec);
+      }
+    }
+    if (!st.ok()) return fail(st);
+  }
+  // 4. Open, map, format, header.
+  std::map<asmgr::DiskGroup*, PathChoice> choices;
+  std::vector<const PathChoice*> chosen;
+  for (PlannedFile& f : files) {
+    absl::StatusOr<asmgr::FileInfo> opened =
+        rec.Timed(Wait::kDiskFileOperationsIo, [&] { return f.dg->LookupFile(f.info.number); });
+    if (!opened.ok()) return fail(CreationError(opened.status(), f, p.is_log));
+    if (opened->size_bytes != f.spec.size_bytes) {
+      return fail(absl::InternalError(fmt::format(
+          "ASM file {} is {} bytes, {} were asked", f.info.name, opened->size_bytes,
+          f.spec.size_bytes)));
+    }
+    absl::StatusOr<std::vector<asmgr::Extent>> extents = rec.Timed(
+        Wait::kAsmFileMetadataOperation, [&] { return f.dg->ExtentMap(f.info.number); });
+    if (!extents.ok()) return fail(CreationError(extents.status(), f, p.is_log));
+    const uint64_t au = f.dg->au_size();
+    if (extents->size() != (f.spec.size_bytes + au - 1) / au) {
+      return fail(absl::InternalError(fmt::format(
+          "ASM file {} has {} extents for {} bytes in AUs of {}", f.info.name, extents->size(),
+          f.spec.size_bytes, au)));
+    }
+    auto choice = choices.find(f.dg);
+    if (choice == choices.end()) {
+      absl::StatusOr<PathChoice> c =
+          ChoosePath(*f.dg, s.cell_fast_file_create, s.fast_file_create_metadata);
+      if (!c.ok()) return fail(CreationError(c.status(), f, p.is_log));
+      choice = choices.emplace(f.dg, *std::move(c)).first;
+    }
+    chosen.push_back(&choice->second);
+  }
+  std::vector<FormatJob> jobs;
+  for (const PlannedFile& f : files) jobs.push_back({f.dg, f.info, f.block_template, f.init_wait});
+  std::vector<uint64_t> format_ns(files.size(), 0);
+  const bool all_fast = std::all_of(chosen.begin(), chosen.end(), [](const PathChoice* c) {
+    return c->path == CreationPath::kFast;
+  });
+  if (all_fast && files.size() > 1) {
+    // Metadata-only requests are tiny: send those of every file at once.
+    size_t failed = 0;
+    absl::Status st = FormatFastTogether(rec, jobs, db.options, s.progress, &format_ns, &failed);
+    if (!st.ok()) return fail(CreationError(st, files[failed], p.is_log));
+  } else {
+    for (size_t i = 0; i < files.size(); ++i) {
+      const uint64_t t0 = rec.clock()->NowNanos();
+      absl::Status st = FormatByPath(rec, jobs[i], chosen[i]->path, db.options, s.progress);
+      format_ns[i] = rec.clock()->NowNanos() - t0;
+      if (!st.ok()) return fail(CreationError(st, files[i], p.is_log));
+    }
+  }
+  for (size_t i = 0; i < files.size(); ++i) {
+    PlannedFile& f = files[i];
+    io::AlignedBuffer header(f.header_bytes);
+    f.build_header(header.span());
+    std::vector<asmgr::AsmWriteRequest> w(1);
+    w[0].file_offset = f.header_offset;
+    w[0].data = header.span();
+    asmgr::AsmIoResult hr;
+    absl::Status st = rec.Timed(
+        f.header_wait, [&] { return f.dg->Write(f.info.number, absl::MakeSpan(w), &hr); });
+    AccountWrite(rec, hr, 1, f.header_bytes);
+    if (!st.ok()) return fail(CreationError(st, f, p.is_log));
+    out->files.push_back(FileCreation{f.info.name, chosen[i]->path, chosen[i]->reason,
+                                      f.spec.size_bytes, f.dg->copies(), format_ns[i]});
+  }
+  // 5. Commit.
+  {
+    absl::Status st;
+    {
+      std::lock_guard lock(db.mu);
+      st = db.cf->ReadCurrent(rec);
+      if (st.ok()) {
+        p.commit(db.table);
+        st = db.cf->Write(db.table, rec);
+      }
+    }
+    if (!st.ok()) return fail(st);
+  }
+  return absl::OkStatus();
+}
+
+AsmFileRef RefOf(const PlannedFile& f) {
+  return AsmFileRef{f.dg->name(), f.info.number, f.info.name};
+}
+
+// Deletes the ASM files of entries already removed from the control file.
+absl::Status DeleteFiles(Session::State& s, Recorder& rec, const std::vector<AsmFileRef>& refs) {
+  std::string errors;
+  for (const AsmFileRef& r : refs) {
+    absl::StatusOr<asmgr::DiskGroup*> dg = s.db->rack->disk_group(r.disk_group);
+    absl::Status st = dg.status();
+    if (st.ok()) {
+      st = rec.Timed(Wait::kKsvMasterWait, [&] { return (*dg)->DeleteFile(r.number); });
+    }
+    if (!st.ok() && st.code() != absl::StatusCode::kNotFound) {
+      errors += fmt::format("; {}: {}", r.name, std::string(st.message()));
+    }
+  }
+  if (errors.empty()) return absl::OkStatus();
+  return absl::UnavailableError(fmt::format(
+      "ORA-15028: ASM file could not be dropped (the control file no longer refers to it; "
+      "Database::Open removes it){}",
+      errors));
+}
+
+uint32_t LowestFree(const std::set<uint32_t>& used, uint32_t from) {
+  uint32_t n = from;
+  while (used.count(n) != 0) ++n;
+  return n;
+}
+
+// CREATE TABLESPACE (create = true) and ALTER TABLESPACE ADD DATAFILE.
+absl::Status AddDataFiles(Session::State& s, const std::string& ts_name,
+                          const std::vector<FileSpec>& specs, uint32_t block_size, bool create,
+                          ExecOutcome* out) {
+  Database::State& db = *s.db;
+  Recorder rec = s.MakeRecorder();
+  std::vector<PlannedFile> files;
+  std::vector<uint32_t> numbers;
+  {
+    std::lock_guard lock(db.mu);
+    DB_RETURN_IF_ERROR(db.cf->ReadCurrent(rec));
+    FileTable& t = db.table;
+    const Tablespace* ts = t.FindTablespace(ts_name);
+    if (create && ts != nullptr) {
+      return absl::AlreadyExistsError(
+          fmt::format("ORA-01543: tablespace '{}' already exists", ts_name));
+    }
+    if (!create && ts == nullptr) {
+      return absl::NotFoundError(fmt::format("ORA-00959: tablespace '{}' does not exist", ts_name));
+    }
+    const uint32_t bs = create ? (block_size == 0 ? kDefaultDataBlockSize : block_size)
+                               : ts->block_size;
+    DB_RETURN_IF_ERROR((format::BlockTemplate{format::BlockKind::kData, bs, 1, 2}.Validate()));
+    uint32_t ts_number = 0;
+    if (create) {
+      for (const Tablespace& x : t.tablespaces) ts_number = std::max(ts_number, x.number + 1);
+    } else {
+      ts_number = ts->number;
+    }
+    std::set<uint32_t> used;
+    for (const DataFile& f : t.data_files) used.insert(f.file_number);
+    std::vector<asmgr::DiskGroup*> dgs;
+    for (const FileSpec& spec : specs) {
+      absl::StatusOr<asmgr::DiskGroup*> dg = FindDiskGroup(db.rack, spec.disk_group);
+      if (!dg.ok()) return dg.status();
+      dgs.push_back(*dg);
+      if (spec.size_bytes == 0) {
+        return absl::InvalidArgumentError("ORA-03214: File Size specified is smaller than minimum");
+      }
+      const uint64_t blocks = spec.size_bytes / bs + (spec.size_bytes % bs != 0 ? 1 : 0);
+      if (blocks > kMaxDataFileBlocks) {
+        return absl::InvalidArgumentError(fmt::format(
+            "ORA-01144: File size ({} blocks) exceeds maximum of {} blocks", blocks,
+            kMaxDataFileBlocks));
+      }
+      const uint32_t number = LowestFree(used, 1);
+      if (number > kMaxDataFileNumber) {
+        return absl::ResourceExhaustedError(fmt::format(
+            "ORA-00059: maximum number of DB_FILES exceeded ({} data files)", kMaxDataFileNumber));
+      }
+      used.insert(number);
+      numbers.push_back(number);
+    }
+    // Reserve.
+    if (create) t.tablespaces.push_back(Tablespace{ts_number, ts_name, bs});
+    const int64_t now = db.clock->UnixSeconds();
+    const uint64_t change = db.cf->sequence();
+    for (size_t i = 0; i < specs.size(); ++i) {
+      const uint64_t blocks = specs[i].size_bytes / bs + (specs[i].size_bytes % bs != 0 ? 1 : 0);
+      DataFile df;
+      df.file_number = numbers[i];
+      df.tablespace = ts_number;
+      df.size_bytes = blocks * bs;
+      df.block_size = bs;
+      df.state = EntryState::kCreating;
+      df.created_unix = now;
+      df.creation_change = change;
+      t.data_files.push_back(df);
+
+      PlannedFile f;
+      f.dg = dgs[i];
+      f.spec = asmgr::FileSpec{.db_name = t.db_name, .type = asmgr::FileType::kDataFile,
+                               .tag = ts_name, .size_bytes = (blocks + 1) * bs, .block_size = bs};
+      f.block_template = format::BlockTemplate{format::BlockKind::kData, bs, numbers[i], blocks + 1};
+      f.init_wait = Wait::kDataFileInitWrite;
+      f.header_wait = Wait::kDbFileSingleWrite;
+      f.header_offset = 0;
+      f.header_bytes = 2 * uint64_t{bs};
+      DataFileHeaderInfo h{t.db_name, t.dbid, numbers[i], ts_number, ts_name, bs, blocks + 1,
+                           change, now};
+      const format::BlockTemplate tmpl = f.block_template;
+      // Blocks 0 (the OS header, as the template has it) and 1 (the file header).
+      f.build_header = [h, tmpl, bs](absl::Span<uint8_t> out) {
+        format::GenerateBlock(tmpl, 0, out.subspan(0, bs));
+        BuildDataFileHeader(h, out.subspan(bs, bs));
+      };
+      f.owner = i;
+      files.push_back(std::move(f));
+    }
+  }
+  auto find = [](FileTable& t, uint32_t number) -> DataFile* {
+    for (DataFile& f : t.data_files) {
+      if (f.file_number == number) return &f;
+    }
+    return nullptr;
+  };
+  Protocol p;
+  p.is_log = false;
+  p.record = [&](FileTable& t, const std::vector<PlannedFile>& fs) {
+    for (const PlannedFile& f : fs) {
+      if (DataFile* df = find(t, numbers[f.owner])) df->file = RefOf(f);
+    }
+  };
+  p.commit = [&](FileTable& t) {
+    for (uint32_t n : numbers) {
+      if (DataFile* df = find(t, n)) df->state = EntryState::kAvailable;
+    }
+  };
+  p.rollback = [&](FileTable& t) {
+    std::erase_if(t.data_files, [&](const DataFile& f) {
+      return std::find(numbers.begin(), numbers.end(), f.file_number) != numbers.end();
+    });
+    if (create) std::erase_if(t.tablespaces, [&](const Tablespace& x) { return x.name == ts_name; });
+  };
+  DB_RETURN_IF_ERROR(CreateFiles(s, rec, files, p, out));
+  out->current += static_cast<int64_t>(files.size());
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<asmgr::DiskGroup*> FindDiskGroup(asmgr::Rack* rack, const std::string& name) {
+  absl::StatusOr<asmgr::DiskGroup*> dg = rack->disk_group(name);
+  if (!dg.ok()) {
+    return absl::NotFoundError(fmt::format(
+        "ORA-15001: diskgroup \"{}\" does not exist or is not mounted", name));
+  }
+  return dg;
+}
+
+absl::Status RunAddLogfile(Session::State& s, const AddLogfile& st, ExecOutcome* out) {
+  Database::State& db = *s.db;
+  Recorder rec = s.MakeRecorder();
+  const uint32_t thread = st.thread.value_or(1);
+  std::vector<uint32_t> groups(st.groups.size());
+  std::vector<PlannedFile> files;
+  bool new_thread = false;
+  {
+    std::lock_guard lock(db.mu);
+    DB_RETURN_IF_ERROR(db.cf->ReadCurrent(rec));
+    FileTable& t = db.table;
+    std::set<uint32_t> used;
+    for (const LogGroup& g : t.log_groups) used.insert(g.group);
+    std::set<uint32_t> explicit_groups;
+    std::vector<std::vector<asmgr::DiskGroup*>> dgs(st.groups.size());
+    std::vector<uint64_t> sizes(st.groups.size());
+    std::vector<uint32_t> block_sizes(st.groups.size());
+    for (size_t i = 0; i < st.groups.size(); ++i) {
+      const LogGroupSpec& g = st.groups[i];
+      const uint32_t bs = g.block_size == 0 ? kDefaultRedoBlockSize : g.block_size;
+      if (bs != 512 && bs != 4096) {
+        return absl::InvalidArgumentError(fmt::format(
+            "ORA-01378: the logical block size ({}) of the log file is not 512 or 4096", bs));
+      }
+      if (g.size_bytes > UINT64_MAX - bs) {
+        return absl::InvalidArgumentError(fmt::format("log file size {} too large", g.size_bytes));
+      }
+      const uint64_t size = (g.size_bytes + bs - 1) / bs * bs;
+      if (size / bs < 2) {
+        return absl::InvalidArgumentError(fmt::format(
+            "ORA-00336: log file size {} blocks is less than minimum 2 blocks", size / bs));
+      }
+      DB_RETURN_IF_ERROR(
+          (format::BlockTemplate{format::BlockKind::kRedo, bs, 0, size / bs}.Validate()));
+      sizes[i] = size;
+      block_sizes[i] = bs;
+      if (g.members.empty()) {
+        return absl::InvalidArgumentError("ORA-00352: log group has no member");
+      }
+      for (const std::string& m : g.members) {
+        absl::StatusOr<asmgr::DiskGroup*> dg = FindDiskGroup(db.rack, m);
+        if (!dg.ok()) return dg.status();
+        dgs[i].push_back(*dg);
+      }
+      if (g.group.has_value()) {
+        if (used.count(*g.group) != 0 || !explicit_groups.insert(*g.group).second) {
+          return absl::AlreadyExistsError(
+              fmt::format("ORA-01184: logfile group {} already exists", *g.group));
+        }
+        groups[i] = *g.group;
+      }
+    }
+    std::set<uint32_t> taken = used;
+    taken.insert(explicit_groups.begin(), explicit_groups.end());
+    for (size_t i = 0; i < st.groups.size(); ++i) {
+      if (st.groups[i].group.has_value()) continue;
+      groups[i] = LowestFree(taken, 1);
+      if (groups[i] > kMaxLogGroup) {
+        return absl::ResourceExhaustedError(fmt::format(
+            "ORA-01185: logfile group number {} is invalid (at most {} groups)", groups[i],
+            kMaxLogGroup));
+      }
+      taken.insert(groups[i]);
+    }
+    // Reserve.
+    const int64_t now = db.clock->UnixSeconds();
+    const uint64_t change = db.cf->sequence();
+    if (std::none_of(t.threads.begin(), t.threads.end(),
+                     [&](const LogThread& x) { return x.thread == thread; })) {
+      t.threads.push_back(LogThread{thread, false});
+      new_thread = true;
+    }
+    for (size_t i = 0; i < st.groups.size(); ++i) {
+      LogGroup g;
+      g.group = groups[i];
+      g.thread = thread;
+      g.size_bytes = sizes[i];
+      g.block_size = block_sizes[i];
+      g.state = EntryState::kCreating;
+      g.created_unix = now;
+      g.creation_change = change;
+      t.log_groups.push_back(g);
+      for (asmgr::DiskGroup* dg : dgs[i]) {
+        const uint32_t bs = block_sizes[i];
+        PlannedFile f;
+        f.dg = dg;
+        f.spec = asmgr::FileSpec{.db_name = t.db_name, .type = asmgr::FileType::kOnlineLog,
+                                 .tag = fmt::format("group_{}", groups[i]),
+                                 .size_bytes = sizes[i], .block_size = bs};
+        f.block_template =
+            format::BlockTemplate{format::BlockKind::kRedo, bs, groups[i], sizes[i] / bs};
+        f.init_wait = Wait::kLogFileInitWrite;
+        f.header_wait = Wait::kLogFileSingleWrite;
+        f.header_offset = bs;
+        f.header_bytes = bs;
+        LogFileHeaderInfo h{t.db_name, t.dbid, thread, groups[i], bs, sizes[i] / bs, change, now};
+        f.build_header = [h](absl::Span<uint8_t> o) { BuildLogFileHeader(h, o); };
+        f.owner = i;
+        files.push_back(std::move(f));
+      }
+    }
+  }
+  auto find = [](FileTable& t, uint32_t group) -> LogGroup* {
+    for (LogGroup& g : t.log_groups) {
+      if (g.group == group) return &g;
+    }
+    return nullptr;
+  };
+  Protocol p;
+  p.is_log = true;
+  p.record = [&](FileTable& t, const std::vector<PlannedFile>& fs) {
+    for (const PlannedFile& f : fs) {
+      if (LogGroup* g = find(t, groups[f.owner])) g->members.push_back(LogMember{RefOf(f)});
+    }
+  };
+  p.commit = [&](FileTable& t) {
+    for (uint32_t n : groups) {
+      if (LogGroup* g = find(t, n)) g->state = EntryState::kAvailable;
+    }
+  };
+  p.rollback = [&](FileTable& t) {
+    std::erase_if(t.log_groups, [&](const LogGroup& g) {
+      return std::find(groups.begin(), groups.end(), g.group) != groups.end();
+    });
+    if (new_thread &&
+        std::none_of(t.log_groups.begin(), t.log_groups.end(),
+                     [&](const LogGroup& g) { return g.thread == thread; })) {
+      std::erase_if(t.threads, [&](const LogThread& x) { return x.thread == thread; });
+    }
+  };
+  DB_RETURN_IF_ERROR(CreateFiles(s, rec, files, p, out));
+  out->current += static_cast<int64_t>(files.size());
+  return absl::OkStatus();
+}
+
+absl::Status RunDropLogfileGroup(Session::State& s, const DropLogfileGroup& st,
+                                 ExecOutcome* out) {
+  Database::State& db = *s.db;
+  Recorder rec = s.MakeRecorder();
+  std::vector<AsmFileRef> refs;
+  {
+    std::lock_guard lock(db.mu);
+    DB_RETURN_IF_ERROR(db.cf->ReadCurrent(rec));
+    FileTable& t = db.table;
+    auto it = std::find_if(t.log_groups.begin(), t.log_groups.end(),
+                           [&](const LogGroup& g) { return g.group == st.group; });
+    if (it == t.log_groups.end()) {
+      return absl::NotFoundError(fmt::format(
+          "ORA-01514: error in log specification: no such log (group {})", st.group));
+    }
+    if (it->state == EntryState::kCreating) {
+      return absl::FailedPreconditionError(fmt::format(
+          "ORA-00054: resource busy: log group {} is being created by another session",
+          st.group));
+    }
+    const LogGroup removed = *it;
+    t.log_groups.erase(it);
+    absl::Status w = db.cf->Write(t, rec);
+    if (!w.ok()) {
+      t.log_groups.push_back(removed);
+      return w;
+    }
+    for (const LogMember& m : removed.members) refs.push_back(m.file);
+  }
+  out->current += static_cast<int64_t>(refs.size());
+  return DeleteFiles(s, rec, refs);
+}
+
+absl::Status RunCreateTablespace(Session::State& s, const CreateTablespace& st,
+                                 ExecOutcome* out) {
+  return AddDataFiles(s, st.name, st.datafiles, st.block_size, /*create=*/true, out);
+}
+
+absl::Status RunAddDatafile(Session::State& s, const AlterTablespaceAddDatafile& st,
+                            ExecOutcome* out) {
+  return AddDataFiles(s, st.name, st.datafiles, 0, /*create=*/false, out);
+}
+
+absl::Status RunDropTablespace(Session::State& s, const DropTablespace& st, ExecOutcome* out) {
+  Database::State& db = *s.db;
+  Recorder rec = s.MakeRecorder();
+  std::vector<AsmFileRef> refs;
+  {
+    std::lock_guard lock(db.mu);
+    DB_RETURN_IF_ERROR(db.cf->ReadCurrent(rec));
+    FileTable& t = db.table;
+    auto ts = std::find_if(t.tablespaces.begin(), t.tablespaces.end(),
+                           [&](const Tablespace& x) { return x.name == st.name; });
+    if (ts == t.tablespaces.end()) {
+      return absl::NotFoundError(fmt::format("ORA-00959: tablespace '{}' does not exist", st.name));
+    }
+    const uint32_t number = ts->number;
+    for (const DataFile& f : t.data_files) {
+      if (f.tablespace == number && f.state == EntryState::kCreating) {
+        return absl::FailedPreconditionError(fmt::format(
+            "ORA-00054: resource busy: a data file of tablespace '{}' is being created", st.name));
+      }
+    }
+    const FileTable before = t;
+    std::vector<DataFile> removed;
+    for (const DataFile& f : t.data_files) {
+      if (f.tablespace == number) removed.push_back(f);
+    }
+    std::erase_if(t.data_files, [&](const DataFile& f) { return f.tablespace == number; });
+    t.tablespaces.erase(ts);
+    absl::Status w = db.cf->Write(t, rec);
+    if (!w.ok()) {
+      t = before;
+      return w;
+    }
+    // Oracle-managed files are removed with their tablespace (with or without
+    // AND DATAFILES); cellsim's files are all Oracle-managed.
+    for (const DataFile& f : removed) refs.push_back(f.file);
+  }
+  out->current += static_cast<int64_t>(refs.size());
+  return DeleteFiles(s, rec, refs);
+}
+
+}  // namespace cellsim::db::internal

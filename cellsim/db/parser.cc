@@ -1,0 +1,576 @@
+// Recursive-descent parser for the statements of statement.h. A small lexer
+// turns the text into tokens that remember their byte position, so that every
+// error can say where it is and what the grammar expected there.
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "absl/status/status.h"
+#include "cellsim/base/units.h"
+#include "cellsim/db/sql_text.h"
+#include "cellsim/db/statement.h"
+
+namespace cellsim::db {
+namespace {
+
+using internal::IsIdentChar;
+using internal::IsIdentStart;
+using internal::Lower;
+using internal::Upper;
+
+// kError stands where the lexer failed: the error is reported only when the
+// parser gets there, so "select * from t" says ORA-00900 at 'select', not '*'.
+enum class Tok { kWord, kQuotedIdent, kString, kNumber, kPunct, kEnd, kError };
+
+struct Token {
+  Tok kind = Tok::kEnd;
+  std::string text;  // words/numbers as written; quoted content unescaped
+  size_t pos = 0;    // byte offset in the statement
+  size_t len = 0;    // bytes in the source
+};
+
+class Parser {
+ public:
+  explicit Parser(std::string_view sql) : sql_(sql) {}
+
+  absl::StatusOr<Statement> Parse() {
+    if (absl::Status s = Lex(); !s.ok()) {
+      lex_error_ = s;
+      tokens_.push_back(Token{Tok::kError, "", lex_error_pos_, 0});
+    } else {
+      tokens_.push_back(Token{Tok::kEnd, "", sql_.size(), 0});
+    }
+    if (Peek().kind == Tok::kError) return lex_error_;
+    if (Peek().kind == Tok::kEnd || IsPunct(Peek(), ';')) {
+      return ErrorAt(Peek().pos, "empty statement: expected CREATE, ALTER or DROP");
+    }
+    absl::StatusOr<Statement> st = ParseTop();
+    if (!st.ok()) return st;
+    if (IsPunct(Peek(), ';')) {
+      Next();
+      if (Peek().kind == Tok::kError) return lex_error_;
+      if (Peek().kind != Tok::kEnd) {
+        return ErrorAt(Peek().pos,
+                       fmt::format("expected end of statement after ';', found {} (one "
+                                   "statement at a time; split scripts with -f)",
+                                   Describe(Peek())),
+                       "ORA-00933: SQL command not properly ended");
+      }
+    }
+    return st;
+  }
+
+ private:
+  // ---- lexer -----------------------------------------------------------
+  absl::Status Lex() {
+    size_t i = 0;
+    const size_t n = sql_.size();
+    while (i < n) {
+      const char c = sql_[i];
+      if (std::isspace(static_cast<unsigned char>(c))) {
+        ++i;
+      } else if (c == '-' && i + 1 < n && sql_[i + 1] == '-') {
+        while (i < n && sql_[i] != '\n') ++i;
+      } else if (c == '/' && i + 1 < n && sql_[i + 1] == '*') {
+        const size_t end = sql_.find("*/", i + 2);
+        if (end == std::string_view::npos) {
+          lex_error_pos_ = i;
+          return ErrorAt(i, "unterminated comment: '/*' has no closing '*/'");
+        }
+        i = end + 2;
+      } else if (c == '\'' || c == '"') {
+        // '' inside a string literal is one quote, as in Oracle.
+        Token t{c == '\'' ? Tok::kString : Tok::kQuotedIdent, "", i, 0};
+        size_t j = i + 1;
+        bool closed = false;
+        while (j < n) {
+          if (sql_[j] == c) {
+            if (c == '\'' && j + 1 < n && sql_[j + 1] == '\'') {
+              t.text += '\'';
+              j += 2;
+              continue;
+            }
+            closed = true;
+            break;
+          }
+          t.text += sql_[j++];
+        }
+        if (!closed) {
+          lex_error_pos_ = i;
+          return c == '\''
+                     ? ErrorAt(i, "unterminated string: no closing quote (')",
+                               "ORA-01756: quoted string not properly terminated")
+                     : ErrorAt(i, "unterminated identifier: no closing double quote (\")",
+                               "ORA-01740: missing double quote in identifier");
+        }
+        if (c == '"' && t.text.empty()) {
+          lex_error_pos_ = i;
+          return ErrorAt(i, "empty quoted identifier \"\"",
+                         "ORA-01741: illegal zero-length identifier");
+        }
+        t.len = j + 1 - i;
+        tokens_.push_back(std::move(t));
+        i = j + 1;
+      } else if (std::isdigit(static_cast<unsigned char>(c))) {
+        // Digits with a glued unit ("4096m", "8k") make one token, as in Oracle.
+        size_t j = i;
+        while (j < n && std::isdigit(static_cast<unsigned char>(sql_[j]))) ++j;
+        while (j < n && std::isalpha(static_cast<unsigned char>(sql_[j]))) ++j;
+        tokens_.push_back(Token{Tok::kNumber, std::string(sql_.substr(i, j - i)), i, j - i});
+        i = j;
+      } else if (IsIdentStart(c)) {
+        size_t j = i;
+        while (j < n && IsIdentChar(sql_[j])) ++j;
+        tokens_.push_back(Token{Tok::kWord, std::string(sql_.substr(i, j - i)), i, j - i});
+        i = j;
+      } else if (c == '(' || c == ')' || c == ',' || c == '=' || c == ';') {
+        tokens_.push_back(Token{Tok::kPunct, std::string(1, c), i, 1});
+        ++i;
+      } else {
+        lex_error_pos_ = i;
+        return ErrorAt(i, fmt::format("unexpected character '{}'", c),
+                       "ORA-00911: invalid character");
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // ---- errors ----------------------------------------------------------
+  // "at L:C: message (ORA-...)\n  <line excerpt>\n  <caret>"
+  absl::Status ErrorAt(size_t pos, std::string_view message, std::string_view ora = "") const {
+    pos = std::min(pos, sql_.size());
+    size_t line_start = sql_.rfind('\n', pos == 0 ? 0 : pos - 1);
+    line_start = (line_start == std::string_view::npos || pos == 0) ? 0 : line_start + 1;
+    if (pos > 0 && sql_[pos - 1] == '\n') line_start = pos;
+    size_t line_end = sql_.find('\n', pos);
+    if (line_end == std::string_view::npos) line_end = sql_.size();
+    const size_t line_no = static_cast<size_t>(std::count(sql_.begin(), sql_.begin() + pos, '\n')) + 1;
+    const size_t col = pos - line_start + 1;
+
+    // Long lines are cut to a window around the error so the caret stays visible.
+    constexpr size_t kWindow = 76;
+    size_t from = line_start;
+    size_t to = line_end;
+    std::string prefix, suffix;
+    if (to - from > kWindow) {
+      from = pos > line_start + 40 ? pos - 40 : line_start;
+      if (from > line_start) prefix = "...";
+      to = std::min(line_end, from + kWindow);
+      if (to < line_end) suffix = "...";
+    }
+    std::string excerpt = prefix + std::string(sql_.substr(from, to - from)) + suffix;
+    std::string caret(prefix.size(), ' ');
+    for (size_t k = from; k < pos; ++k) caret += sql_[k] == '\t' ? '\t' : ' ';
+    caret += '^';
+    std::string msg = fmt::format("at {}:{}: {}", line_no, col, message);
+    if (!ora.empty()) msg += fmt::format(" ({})", ora);
+    msg += fmt::format("\n  {}\n  {}", excerpt, caret);
+    return absl::InvalidArgumentError(msg);
+  }
+
+  std::string Describe(const Token& t) const {
+    if (t.kind == Tok::kEnd) return "end of statement";
+    std::string_view raw = sql_.substr(t.pos, t.len);
+    if (raw.size() > 40) return fmt::format("'{}...'", raw.substr(0, 40));
+    if (t.kind == Tok::kString) return std::string(raw);
+    return fmt::format("'{}'", raw);
+  }
+
+  absl::Status Expected(std::string_view what, std::string_view ora = "") const {
+    if (Peek().kind == Tok::kError) return lex_error_;
+    return ErrorAt(Peek().pos, fmt::format("expected {}, found {}", what, Describe(Peek())), ora);
+  }
+
+  // ---- token helpers ---------------------------------------------------
+  const Token& Peek() const { return tokens_[std::min(next_, tokens_.size() - 1)]; }
+  const Token& Next() {
+    const Token& t = Peek();
+    if (next_ < tokens_.size() - 1) ++next_;
+    return t;
+  }
+  static bool IsKw(const Token& t, std::string_view kw) {
+    return t.kind == Tok::kWord && Upper(t.text) == kw;
+  }
+  static bool IsPunct(const Token& t, char c) {
+    return t.kind == Tok::kPunct && t.text[0] == c;
+  }
+  bool AcceptKw(std::string_view kw) {
+    if (!IsKw(Peek(), kw)) return false;
+    Next();
+    return true;
+  }
+  bool AcceptPunct(char c) {
+    if (!IsPunct(Peek(), c)) return false;
+    Next();
+    return true;
+  }
+  absl::Status ExpectKw(std::string_view kw, std::string_view ora = "") {
+    if (AcceptKw(kw)) return absl::OkStatus();
+    return Expected(kw, ora);
+  }
+  // The statement must end here (optionally with ';'); `alternatives` lists what
+  // else could have followed, for the message.
+  absl::Status ExpectEnd(std::string_view alternatives) const {
+    if (Peek().kind == Tok::kEnd || IsPunct(Peek(), ';')) return absl::OkStatus();
+    return Expected(fmt::format("{}end of statement", alternatives),
+                    "ORA-00933: SQL command not properly ended");
+  }
+
+  // ---- terminals ---------------------------------------------------------
+  absl::StatusOr<std::string> ParseIdentifier(std::string_view what) {
+    const Token& t = Peek();
+    std::string name;
+    if (t.kind == Tok::kWord) {
+      if (t.text[0] == '_') {
+        return ErrorAt(t.pos, fmt::format("{} '{}' starts with '_': double-quote it", what, t.text),
+                       "ORA-00911: invalid character");
+      }
+      name = Upper(t.text);
+    } else if (t.kind == Tok::kQuotedIdent) {
+      name = t.text;
+    } else {
+      return Expected(what);
+    }
+    if (name.size() > kMaxIdentifierLength) {
+      return ErrorAt(t.pos, fmt::format("{} is {} characters long, at most {} allowed", what,
+                                        name.size(), kMaxIdentifierLength),
+                     "ORA-00972: identifier is too long");
+    }
+    Next();
+    return name;
+  }
+
+  // '+DATA' -> "DATA"
+  absl::StatusOr<std::string> ParseDiskGroup() {
+    const Token& t = Peek();
+    if (t.kind != Tok::kString) return Expected("a disk group in quotes, e.g. '+DATA'");
+    const std::string& c = t.text;
+    if (c.empty() || c[0] != '+') {
+      return ErrorAt(t.pos,
+                     fmt::format("file name '{}' is not a disk group: write '+NAME', e.g. '+DATA'", c),
+                     "ORA-02236: invalid file name");
+    }
+    std::string_view name = std::string_view(c).substr(1);
+    if (name.find('/') != std::string_view::npos) {
+      return ErrorAt(t.pos,
+                     fmt::format("'{}' names a file inside the disk group; give only the disk "
+                                 "group ('+{}'): files are Oracle-managed",
+                                 c, name.substr(0, name.find('/'))),
+                     "ORA-02236: invalid file name");
+    }
+    const bool valid = !name.empty() && name.size() <= 30 &&
+                       std::isalpha(static_cast<unsigned char>(name[0])) &&
+                       std::all_of(name.begin(), name.end(), IsIdentChar);
+    if (!valid) {
+      return ErrorAt(t.pos,
+                     fmt::format("invalid disk group name '{}': expected '+' and a name of up to "
+                                 "30 letters, digits or _ $ #, starting with a letter",
+                                 c),
+                     "ORA-02236: invalid file name");
+    }
+    Next();
+    return Upper(name);
+  }
+
+  absl::StatusOr<uint64_t> ParseSizeValue() {
+    const Token& t = Peek();
+    if (t.kind != Tok::kNumber) return Expected("a size such as 4096M");
+    const size_t digits = t.text.find_first_not_of("0123456789");
+    const std::string unit = digits == std::string::npos ? "" : Upper(t.text.substr(digits));
+    if (!(unit.empty() || unit == "K" || unit == "M" || unit == "G" || unit == "T")) {
+      return ErrorAt(t.pos, fmt::format("size '{}' has unknown unit '{}': use K, M, G or T", t.text,
+                                        t.text.substr(digits)));
+    }
+    absl::StatusOr<uint64_t> v = ParseSize(t.text);
+    if (!v.ok()) {
+      return ErrorAt(t.pos, fmt::format("size '{}' is too large: it does not fit in 64 bits", t.text));
+    }
+    if (*v == 0) {
+      return ErrorAt(t.pos, fmt::format("size '{}' is zero: a file needs at least one block", t.text));
+    }
+    Next();
+    return *v;
+  }
+
+  absl::StatusOr<uint32_t> ParseNumber(std::string_view what, uint32_t min, uint32_t max) {
+    const Token& t = Peek();
+    if (t.kind != Tok::kNumber) return Expected(fmt::format("a {} number", what));
+    if (t.text.find_first_not_of("0123456789") != std::string::npos) {
+      return ErrorAt(t.pos, fmt::format("{} number '{}' is not an integer", what, t.text));
+    }
+    uint64_t v = 0;
+    for (char c : t.text) {
+      v = v * 10 + static_cast<uint64_t>(c - '0');
+      if (v > max) break;
+    }
+    if (v < min || v > max) {
+      return ErrorAt(t.pos, fmt::format("{} {} is out of range {}..{}", Upper(what), t.text, min, max));
+    }
+    Next();
+    return static_cast<uint32_t>(v);
+  }
+
+  // BLOCKSIZE 8192 | 8K
+  absl::StatusOr<uint32_t> ParseBlockSize(bool log) {
+    const Token& t = Peek();
+    if (t.kind != Tok::kNumber) return Expected("a block size such as 8K");
+    const size_t digits = t.text.find_first_not_of("0123456789");
+    const std::string unit = digits == std::string::npos ? "" : Upper(t.text.substr(digits));
+    uint64_t v = 0;
+    if (unit.empty() || unit == "K") {
+      absl::StatusOr<uint64_t> parsed = ParseSize(t.text);
+      if (parsed.ok()) v = *parsed;
+    }
+    const bool ok = log ? (v == 512 || v == 4096)
+                        : (v >= 2048 && v <= 32768 && (v & (v - 1)) == 0);
+    if (!ok) {
+      return ErrorAt(t.pos, log ? fmt::format("log block size '{}' is not allowed: use 512 or 4096",
+                                              t.text)
+                                : fmt::format("block size '{}' is not allowed: use 2K, 4K, 8K, "
+                                              "16K or 32K",
+                                              t.text));
+    }
+    Next();
+    return static_cast<uint32_t>(v);
+  }
+
+  absl::StatusOr<std::vector<FileSpec>> ParseFileSpecs() {
+    std::vector<FileSpec> files;
+    do {
+      absl::StatusOr<std::string> dg = ParseDiskGroup();
+      if (!dg.ok()) return dg.status();
+      if (absl::Status s = ExpectKw("SIZE"); !s.ok()) return s;
+      absl::StatusOr<uint64_t> size = ParseSizeValue();
+      if (!size.ok()) return size.status();
+      files.push_back(FileSpec{*dg, *size});
+    } while (AcceptPunct(','));
+    return files;
+  }
+
+  // ---- statements --------------------------------------------------------
+  absl::StatusOr<Statement> ParseTop() {
+    if (AcceptKw("CREATE")) {
+      if (absl::Status s = ExpectKw("TABLESPACE", "ORA-00901: invalid CREATE command"); !s.ok()) {
+        return s;
+      }
+      return ParseCreateTablespace();
+    }
+    if (AcceptKw("DROP")) {
+      if (absl::Status s = ExpectKw("TABLESPACE", "ORA-00950: invalid DROP option"); !s.ok()) {
+        return s;
+      }
+      return ParseDropTablespace();
+    }
+    if (AcceptKw("ALTER")) {
+      if (AcceptKw("TABLESPACE")) return ParseAlterTablespace();
+      if (AcceptKw("DATABASE")) return ParseAlterDatabase();
+      if (AcceptKw("SESSION")) return ParseAlterSession();
+      return Expected("TABLESPACE, DATABASE or SESSION", "ORA-00940: invalid ALTER command");
+    }
+    return Expected("CREATE, ALTER or DROP", "ORA-00900: invalid SQL statement");
+  }
+
+  absl::StatusOr<Statement> ParseCreateTablespace() {
+    CreateTablespace st;
+    absl::StatusOr<std::string> name = ParseIdentifier("a tablespace name");
+    if (!name.ok()) return name.status();
+    st.name = *name;
+    if (absl::Status s = ExpectKw("DATAFILE", "ORA-02180: invalid option for CREATE TABLESPACE");
+        !s.ok()) {
+      return s;
+    }
+    absl::StatusOr<std::vector<FileSpec>> files = ParseFileSpecs();
+    if (!files.ok()) return files.status();
+    st.datafiles = *std::move(files);
+    if (AcceptKw("BLOCKSIZE")) {
+      absl::StatusOr<uint32_t> bs = ParseBlockSize(/*log=*/false);
+      if (!bs.ok()) return bs.status();
+      st.block_size = *bs;
+      if (absl::Status s = ExpectEnd(""); !s.ok()) return s;
+    } else if (absl::Status s = ExpectEnd("',', BLOCKSIZE or "); !s.ok()) {
+      return s;
+    }
+    return st;
+  }
+
+  absl::StatusOr<Statement> ParseAlterTablespace() {
+    AlterTablespaceAddDatafile st;
+    absl::StatusOr<std::string> name = ParseIdentifier("a tablespace name");
+    if (!name.ok()) return name.status();
+    st.name = *name;
+    if (absl::Status s = ExpectKw("ADD", "ORA-02142: missing or invalid ALTER TABLESPACE option");
+        !s.ok()) {
+      return s;
+    }
+    if (absl::Status s = ExpectKw("DATAFILE"); !s.ok()) return s;
+    absl::StatusOr<std::vector<FileSpec>> files = ParseFileSpecs();
+    if (!files.ok()) return files.status();
+    st.datafiles = *std::move(files);
+    if (absl::Status s = ExpectEnd("',' or "); !s.ok()) return s;
+    return st;
+  }
+
+  absl::StatusOr<Statement> ParseDropTablespace() {
+    DropTablespace st;
+    absl::StatusOr<std::string> name = ParseIdentifier("a tablespace name");
+    if (!name.ok()) return name.status();
+    st.name = *name;
+    if (AcceptKw("INCLUDING")) {
+      if (absl::Status s = ExpectKw("CONTENTS"); !s.ok()) return s;
+      st.including_contents = true;
+      if (AcceptKw("AND")) {
+        if (absl::Status s = ExpectKw("DATAFILES"); !s.ok()) return s;
+        st.and_datafiles = true;
+      } else if (AcceptKw("KEEP")) {
+        if (absl::Status s = ExpectKw("DATAFILES"); !s.ok()) return s;
+      }
+    }
+    if (st.including_contents && AcceptKw("CASCADE")) {
+      if (absl::Status s = ExpectKw("CONSTRAINTS"); !s.ok()) return s;
+      st.cascade_constraints = true;
+    }
+    if (absl::Status s = ExpectEnd(st.including_contents ? "" : "INCLUDING or "); !s.ok()) return s;
+    return st;
+  }
+
+  absl::StatusOr<Statement> ParseAlterDatabase() {
+    if (AcceptKw("ADD")) {
+      if (absl::Status s = ExpectKw("LOGFILE", "ORA-02231: missing or invalid option to ALTER DATABASE");
+          !s.ok()) {
+        return s;
+      }
+      return ParseAddLogfile();
+    }
+    if (AcceptKw("DROP")) {
+      if (absl::Status s = ExpectKw("LOGFILE", "ORA-02231: missing or invalid option to ALTER DATABASE");
+          !s.ok()) {
+        return s;
+      }
+      if (absl::Status s = ExpectKw("GROUP"); !s.ok()) return s;
+      absl::StatusOr<uint32_t> g = ParseNumber("group", 1, kMaxLogGroup);
+      if (!g.ok()) return g.status();
+      if (absl::Status s = ExpectEnd(""); !s.ok()) return s;
+      return DropLogfileGroup{*g};
+    }
+    return Expected("ADD or DROP", "ORA-02231: missing or invalid option to ALTER DATABASE");
+  }
+
+  absl::StatusOr<Statement> ParseAddLogfile() {
+    AddLogfile st;
+    if (AcceptKw("THREAD")) {
+      absl::StatusOr<uint32_t> t = ParseNumber("thread", 1, kMaxLogThread);
+      if (!t.ok()) return t.status();
+      st.thread = *t;
+    }
+    std::set<uint32_t> seen;
+    do {
+      LogGroupSpec g;
+      const bool first = st.groups.empty();
+      if (Peek().kind != Tok::kEnd && IsKw(Peek(), "GROUP")) {
+        Next();
+        const size_t pos = Peek().pos;
+        absl::StatusOr<uint32_t> n = ParseNumber("group", 1, kMaxLogGroup);
+        if (!n.ok()) return n.status();
+        if (!seen.insert(*n).second) {
+          return ErrorAt(pos, fmt::format("group {} is given twice in this statement", *n));
+        }
+        g.group = *n;
+      }
+      if (AcceptPunct('(')) {
+        do {
+          absl::StatusOr<std::string> dg = ParseDiskGroup();
+          if (!dg.ok()) return dg.status();
+          g.members.push_back(*dg);
+        } while (AcceptPunct(','));
+        if (!AcceptPunct(')')) {
+          return Expected("',' or ')'", "ORA-00907: missing right parenthesis");
+        }
+      } else if (Peek().kind == Tok::kString) {
+        absl::StatusOr<std::string> dg = ParseDiskGroup();
+        if (!dg.ok()) return dg.status();
+        g.members.push_back(*dg);
+      } else {
+        std::string what = "'(' or a disk group such as '+DATA'";
+        if (!g.group) what = (first && !st.thread ? "THREAD, GROUP, " : "GROUP, ") + what;
+        return Expected(what);
+      }
+      if (absl::Status s = ExpectKw("SIZE"); !s.ok()) return s;
+      absl::StatusOr<uint64_t> size = ParseSizeValue();
+      if (!size.ok()) return size.status();
+      g.size_bytes = *size;
+      if (AcceptKw("BLOCKSIZE")) {
+        absl::StatusOr<uint32_t> bs = ParseBlockSize(/*log=*/true);
+        if (!bs.ok()) return bs.status();
+        g.block_size = *bs;
+      }
+      if (AcceptKw("REUSE")) g.reuse = true;
+      st.groups.push_back(std::move(g));
+    } while (AcceptPunct(','));
+    const LogGroupSpec& last = st.groups.back();
+    std::string alternatives = "',', ";
+    if (!last.block_size && !last.reuse) alternatives += "BLOCKSIZE, ";
+    if (!last.reuse) alternatives += "REUSE, ";
+    alternatives.replace(alternatives.size() - 2, 2, " or ");
+    if (absl::Status s = ExpectEnd(alternatives); !s.ok()) return s;
+    return st;
+  }
+
+  absl::StatusOr<Statement> ParseAlterSession() {
+    if (absl::Status s = ExpectKw("SET", "ORA-00922: missing or invalid option"); !s.ok()) return s;
+    const Token& name_tok = Peek();
+    std::string name;
+    if (name_tok.kind == Tok::kWord) {
+      if (name_tok.text[0] == '_') {
+        return ErrorAt(name_tok.pos,
+                       fmt::format("hidden parameter {} must be double-quoted: \"{}\"",
+                                   name_tok.text, Lower(name_tok.text)),
+                       "ORA-00911: invalid character");
+      }
+      name = Lower(name_tok.text);
+    } else if (name_tok.kind == Tok::kQuotedIdent) {
+      name = Lower(name_tok.text);
+    } else {
+      return Expected("a parameter name");
+    }
+    Next();
+    if (!AcceptPunct('=')) return Expected("'='", "ORA-02248: invalid option for ALTER SESSION");
+    const Token& v = Peek();
+    if (name == kCellFastFileCreateParameter || name == kFastFileCreateMetadataParameter) {
+      const bool is_true = IsKw(v, "TRUE");
+      if (!is_true && !IsKw(v, "FALSE")) {
+        return Expected(fmt::format("TRUE or FALSE for {}", name),
+                        "ORA-00096: invalid value for parameter");
+      }
+      Next();
+      if (absl::Status s = ExpectEnd(""); !s.ok()) return s;
+      if (name == kCellFastFileCreateParameter) return SetCellFastFileCreate{is_true};
+      return SetFastFileCreateMetadata{is_true};
+    }
+    if (v.kind != Tok::kWord && v.kind != Tok::kNumber && v.kind != Tok::kString) {
+      return Expected(fmt::format("a value for {}", name));
+    }
+    SetParameter st{name, v.text, v.kind == Tok::kString};
+    Next();
+    if (absl::Status s = ExpectEnd(""); !s.ok()) return s;
+    return st;
+  }
+
+  std::string_view sql_;
+  std::vector<Token> tokens_;
+  size_t next_ = 0;
+  absl::Status lex_error_;
+  size_t lex_error_pos_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<Statement> ParseStatement(std::string_view sql) { return Parser(sql).Parse(); }
+
+}  // namespace cellsim::db

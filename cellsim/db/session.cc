@@ -1,0 +1,205 @@
+// Session: Execute (parse, dispatch, call statistics, deltas) and ALTER SESSION.
+#include <fmt/format.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <set>
+
+#include "absl/strings/ascii.h"
+#include "cellsim/db/database_state.h"
+
+namespace cellsim::db {
+namespace {
+
+using stats::Stat;
+
+// CPU of the calling thread: the foreground's CPU, as Oracle's "CPU used by
+// this session" (the cells' and ASM's helper threads are not the session).
+uint64_t ThreadCpuNs() {
+  rusage ru{};
+  if (getrusage(RUSAGE_THREAD, &ru) != 0) return 0;
+  auto ns = [](const timeval& tv) {
+    return static_cast<uint64_t>(tv.tv_sec) * 1'000'000'000ull +
+           static_cast<uint64_t>(tv.tv_usec) * 1000ull;
+  };
+  return ns(ru.ru_utime) + ns(ru.ru_stime);
+}
+
+// Parameters cellsim accepts and remembers without acting on them, so that
+// scripts written for Oracle (tracing, statistics level) run unchanged.
+const std::set<std::string>& KnownParameters() {
+  static const std::set<std::string> k = {
+      "sql_trace",      "timed_statistics", "statistics_level", "tracefile_identifier",
+      "events",         "nls_date_format",  "current_schema",   "max_dump_file_size",
+      "optimizer_mode", "db_file_multiblock_read_count"};
+  return k;
+}
+
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;
+
+}  // namespace
+
+std::string_view CreationPathName(CreationPath p) {
+  switch (p) {
+    case CreationPath::kZeroFill:
+      return kPathZeroFill;
+    case CreationPath::kSmart:
+      return kPathSmart;
+    case CreationPath::kFast:
+      return kPathFast;
+  }
+  return "unknown";
+}
+
+Session::Session(std::unique_ptr<State> state) : s_(std::move(state)) {}
+Session::~Session() { s_->db->sessions.fetch_sub(1); }
+
+uint32_t Session::sid() const { return s_->sid; }
+stats::StatValues Session::Stats() const { return s_->stats.Snapshot(); }
+stats::WaitValues Session::Waits() const { return s_->waits.Snapshot(); }
+bool Session::cell_fast_file_create() const { return s_->cell_fast_file_create; }
+bool Session::fast_file_create_metadata() const { return s_->fast_file_create_metadata; }
+void Session::SetProgressCallback(ProgressCallback callback) {
+  s_->progress = std::move(callback);
+}
+
+std::string Session::Parameter(std::string_view name) const {
+  auto it = s_->parameters.find(absl::AsciiStrToLower(std::string(name)));
+  return it == s_->parameters.end() ? "" : it->second;
+}
+
+namespace {
+
+// Adds the statement's CPU and elapsed time to the centisecond statistics.
+void AddTimes(Session::State& s, internal::Recorder& rec, uint64_t cpu_ns, uint64_t elapsed_ns) {
+  s.cpu_ns += cpu_ns;
+  s.db_time_ns += elapsed_ns;
+  const int64_t cpu_cs = static_cast<int64_t>(s.cpu_ns / 10'000'000);
+  const int64_t db_cs = static_cast<int64_t>(s.db_time_ns / 10'000'000);
+  rec.Add(Stat::kCpuUsedByThisSession, cpu_cs - s.cpu_cs);
+  rec.Add(Stat::kDbTime, db_cs - s.db_time_cs);
+  s.cpu_cs = cpu_cs;
+  s.db_time_cs = db_cs;
+}
+
+absl::Status SetParameter(Session::State& s, const db::SetParameter& p) {
+  const std::string name = absl::AsciiStrToLower(p.name);
+  if (KnownParameters().count(name) == 0) {
+    return absl::InvalidArgumentError(fmt::format(
+        "ORA-02248: invalid option for ALTER SESSION: cellsim does not know parameter \"{}\" "
+        "(it knows \"{}\", {} and a few tracing parameters)",
+        p.name, kCellFastFileCreateParameter, kFastFileCreateMetadataParameter));
+  }
+  s.parameters[name] = p.value;
+  return absl::OkStatus();
+}
+
+struct Timing {
+  uint64_t t0 = 0, c0 = 0;  // statement start (wall, cpu)
+  CallStats parse;
+  stats::StatValues stats0;
+  stats::WaitValues waits0;
+};
+
+absl::StatusOr<StatementResult> Run(Session::State& s, const Statement& statement,
+                                    std::string text, const Timing& tm) {
+  Clock* clock = s.db->clock;
+  internal::Recorder rec = s.MakeRecorder();
+  const uint64_t t1 = clock->NowNanos(), c1 = ThreadCpuNs();
+  rec.Add(Stat::kExecuteCount, 1);
+  rec.Add(Stat::kUserCalls, 1);
+  internal::ExecOutcome out;
+  absl::Status status = std::visit(
+      Overloaded{
+          [&](const AddLogfile& x) { return internal::RunAddLogfile(s, x, &out); },
+          [&](const DropLogfileGroup& x) { return internal::RunDropLogfileGroup(s, x, &out); },
+          [&](const CreateTablespace& x) { return internal::RunCreateTablespace(s, x, &out); },
+          [&](const AlterTablespaceAddDatafile& x) {
+            return internal::RunAddDatafile(s, x, &out);
+          },
+          [&](const DropTablespace& x) { return internal::RunDropTablespace(s, x, &out); },
+          [&](const SetCellFastFileCreate& x) {
+            s.cell_fast_file_create = x.enabled;
+            return absl::OkStatus();
+          },
+          [&](const SetFastFileCreateMetadata& x) {
+            s.fast_file_create_metadata = x.enabled;
+            return absl::OkStatus();
+          },
+          [&](const db::SetParameter& x) { return SetParameter(s, x); },
+      },
+      statement);
+  const uint64_t t2 = clock->NowNanos(), c2 = ThreadCpuNs();
+  AddTimes(s, rec, c2 - tm.c0, t2 - tm.t0);
+  if (!status.ok()) return status;
+
+  StatementResult r;
+  r.statement = std::move(text);
+  r.kind = std::string(StatementKind(statement));
+  std::set<CreationPath> paths;
+  std::vector<std::string> reasons;
+  for (const FileCreation& f : out.files) {
+    paths.insert(f.path);
+    if (std::find(reasons.begin(), reasons.end(), f.path_reason) == reasons.end()) {
+      reasons.push_back(f.path_reason);
+    }
+  }
+  for (CreationPath p : paths) {
+    if (!r.path.empty()) r.path += "+";
+    r.path += CreationPathName(p);
+  }
+  for (const std::string& x : reasons) {
+    if (!r.path_reason.empty()) r.path_reason += "; ";
+    r.path_reason += x;
+  }
+  r.elapsed_ns = t2 - tm.t0;
+  r.cpu_ns = c2 - tm.c0;
+  r.statistics = s.stats.Snapshot() - tm.stats0;
+  r.waits = s.waits.Snapshot() - tm.waits0;
+  r.parse = tm.parse;
+  r.execute.count = 1;
+  r.execute.cpu_ns = c2 - c1;
+  r.execute.elapsed_ns = t2 - t1;
+  r.execute.current = out.current;
+  r.files = std::move(out.files);
+  return r;
+}
+
+}  // namespace
+
+absl::StatusOr<StatementResult> Session::Execute(std::string_view sql) {
+  State& s = *s_;
+  Timing tm;
+  tm.stats0 = s.stats.Snapshot();
+  tm.waits0 = s.waits.Snapshot();
+  tm.t0 = s.db->clock->NowNanos();
+  tm.c0 = ThreadCpuNs();
+  absl::StatusOr<Statement> st = ParseStatement(sql);
+  const uint64_t t1 = s.db->clock->NowNanos(), c1 = ThreadCpuNs();
+  internal::Recorder rec = s.MakeRecorder();
+  rec.Add(Stat::kParseCountTotal, 1);
+  rec.Add(Stat::kUserCalls, 1);
+  tm.parse = CallStats{1, c1 - tm.c0, t1 - tm.t0, 0, 0};
+  if (!st.ok()) {
+    AddTimes(s, rec, c1 - tm.c0, t1 - tm.t0);
+    return st.status();
+  }
+  return Run(s, *st, std::string(sql), tm);
+}
+
+absl::StatusOr<StatementResult> Session::Execute(const Statement& statement) {
+  State& s = *s_;
+  Timing tm;
+  tm.stats0 = s.stats.Snapshot();
+  tm.waits0 = s.waits.Snapshot();
+  tm.t0 = s.db->clock->NowNanos();
+  tm.c0 = ThreadCpuNs();
+  return Run(s, statement, ToSql(statement), tm);
+}
+
+}  // namespace cellsim::db

@@ -1,0 +1,174 @@
+// Statement utilities that do not parse: canonical SQL (ToSql), statement
+// kinds, and the script splitter.
+#include <algorithm>
+#include <cctype>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cellsim/base/units.h"
+#include "cellsim/db/sql_text.h"
+#include "cellsim/db/statement.h"
+
+namespace cellsim::db {
+namespace {
+
+using internal::IsIdentChar;
+using internal::Upper;
+
+// 4294967296 -> "4G": the largest unit that divides the size exactly.
+std::string SizeSql(uint64_t bytes) {
+  static constexpr std::pair<uint64_t, char> kUnits[] = {
+      {kTiB, 'T'}, {kGiB, 'G'}, {kMiB, 'M'}, {kKiB, 'K'}};
+  for (const auto& [unit, suffix] : kUnits) {
+    if (bytes % unit == 0) return fmt::format("{}{}", bytes / unit, suffix);
+  }
+  return fmt::format("{}", bytes);
+}
+
+// Quotes an identifier unless it reads back unchanged unquoted.
+std::string IdentSql(const std::string& name) {
+  const bool plain = !name.empty() && std::isalpha(static_cast<unsigned char>(name[0])) &&
+                     std::all_of(name.begin(), name.end(), IsIdentChar) && Upper(name) == name;
+  return plain ? name : fmt::format("\"{}\"", name);
+}
+
+std::string FilesSql(const std::vector<FileSpec>& files) {
+  std::string out;
+  for (const FileSpec& f : files) {
+    if (!out.empty()) out += ", ";
+    out += fmt::format("'+{}' SIZE {}", f.disk_group, SizeSql(f.size_bytes));
+  }
+  return out;
+}
+
+struct SqlPrinter {
+  std::string operator()(const CreateTablespace& s) const {
+    std::string out = fmt::format("CREATE TABLESPACE {} DATAFILE {}", IdentSql(s.name),
+                                  FilesSql(s.datafiles));
+    if (s.block_size) out += fmt::format(" BLOCKSIZE {}", s.block_size);
+    return out;
+  }
+  std::string operator()(const AlterTablespaceAddDatafile& s) const {
+    return fmt::format("ALTER TABLESPACE {} ADD DATAFILE {}", IdentSql(s.name),
+                       FilesSql(s.datafiles));
+  }
+  std::string operator()(const DropTablespace& s) const {
+    std::string out = fmt::format("DROP TABLESPACE {}", IdentSql(s.name));
+    if (s.including_contents) out += " INCLUDING CONTENTS";
+    if (s.and_datafiles) out += " AND DATAFILES";
+    if (s.cascade_constraints) out += " CASCADE CONSTRAINTS";
+    return out;
+  }
+  std::string operator()(const AddLogfile& s) const {
+    std::string out = "ALTER DATABASE ADD LOGFILE";
+    if (s.thread) out += fmt::format(" THREAD {}", *s.thread);
+    bool first = true;
+    for (const LogGroupSpec& g : s.groups) {
+      out += first ? " " : ", ";
+      first = false;
+      if (g.group) out += fmt::format("GROUP {} ", *g.group);
+      out += "(";
+      for (size_t i = 0; i < g.members.size(); ++i) {
+        out += fmt::format("{}'+{}'", i ? ", " : "", g.members[i]);
+      }
+      out += fmt::format(") SIZE {}", SizeSql(g.size_bytes));
+      if (g.block_size) out += fmt::format(" BLOCKSIZE {}", g.block_size);
+      if (g.reuse) out += " REUSE";
+    }
+    return out;
+  }
+  std::string operator()(const DropLogfileGroup& s) const {
+    return fmt::format("ALTER DATABASE DROP LOGFILE GROUP {}", s.group);
+  }
+  std::string operator()(const SetCellFastFileCreate& s) const {
+    return fmt::format("ALTER SESSION SET \"{}\" = {}", kCellFastFileCreateParameter,
+                       s.enabled ? "TRUE" : "FALSE");
+  }
+  std::string operator()(const SetFastFileCreateMetadata& s) const {
+    return fmt::format("ALTER SESSION SET {} = {}", kFastFileCreateMetadataParameter,
+                       s.enabled ? "TRUE" : "FALSE");
+  }
+  std::string operator()(const SetParameter& s) const {
+    std::string name = s.name;
+    const bool plain = !name.empty() && std::isalpha(static_cast<unsigned char>(name[0])) &&
+                       std::all_of(name.begin(), name.end(), IsIdentChar);
+    if (!plain) name = fmt::format("\"{}\"", name);
+    if (!s.value_is_string) return fmt::format("ALTER SESSION SET {} = {}", name, s.value);
+    std::string quoted;
+    for (char c : s.value) quoted += c == '\'' ? std::string("''") : std::string(1, c);
+    return fmt::format("ALTER SESSION SET {} = '{}'", name, quoted);
+  }
+};
+
+struct KindNamer {
+  std::string_view operator()(const CreateTablespace&) const { return "CREATE TABLESPACE"; }
+  std::string_view operator()(const AlterTablespaceAddDatafile&) const {
+    return "ALTER TABLESPACE ADD DATAFILE";
+  }
+  std::string_view operator()(const DropTablespace&) const { return "DROP TABLESPACE"; }
+  std::string_view operator()(const AddLogfile&) const { return "ALTER DATABASE ADD LOGFILE"; }
+  std::string_view operator()(const DropLogfileGroup&) const {
+    return "ALTER DATABASE DROP LOGFILE";
+  }
+  std::string_view operator()(const SetCellFastFileCreate&) const { return "ALTER SESSION SET"; }
+  std::string_view operator()(const SetFastFileCreateMetadata&) const {
+    return "ALTER SESSION SET";
+  }
+  std::string_view operator()(const SetParameter&) const { return "ALTER SESSION SET"; }
+};
+
+std::string Trim(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+}  // namespace
+
+std::vector<std::string> SplitStatements(std::string_view text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  bool has_code = false;  // the current piece holds more than blanks and comments
+  auto flush = [&](size_t end) {
+    if (has_code) out.push_back(Trim(text.substr(start, end - start)));
+    start = end + 1;
+    has_code = false;
+  };
+  const size_t n = text.size();
+  size_t i = 0;
+  while (i < n) {
+    const char c = text[i];
+    if (c == '-' && i + 1 < n && text[i + 1] == '-') {
+      while (i < n && text[i] != '\n') ++i;
+    } else if (c == '/' && i + 1 < n && text[i + 1] == '*') {
+      const size_t end = text.find("*/", i + 2);
+      i = end == std::string_view::npos ? n : end + 2;
+    } else if (c == '\'' || c == '"') {
+      has_code = true;
+      ++i;
+      while (i < n && text[i] != c) ++i;  // '' is two adjacent strings: same effect
+      if (i < n) ++i;
+    } else if (c == ';') {
+      flush(i);
+      ++i;
+    } else {
+      if (!std::isspace(static_cast<unsigned char>(c))) has_code = true;
+      ++i;
+    }
+  }
+  if (start < n) flush(n);
+  return out;
+}
+
+std::string_view StatementKind(const Statement& statement) {
+  return std::visit(KindNamer{}, statement);
+}
+
+std::string ToSql(const Statement& statement) { return std::visit(SqlPrinter{}, statement); }
+
+}  // namespace cellsim::db

@@ -1,0 +1,129 @@
+// Rack: one directory holding a set of storage cells and the ASM disk groups
+// built on their grid disks: the unit a database mounts.
+//
+// Layout of a rack directory:
+//   DIR/rack.meta0, rack.meta1   rack configuration (two checksummed slots)
+//   DIR/cel01/ ... DIR/celNN/    one cell::Cell each (grid disks, flash, journal)
+//   DIR/asm/DATA.*, RECO.*       disk-group metadata (see disk_group.h)
+// Each cell has `cell_disks_per_cell` cell disks CD_00..; each cell disk
+// carries one grid disk per disk group ("DATA_CD_00_cel01"); disk group G is
+// made of grid disks G_CD_*_* of every cell, one failure group per cell.
+//
+// Usage:
+//   ASSERT_OK_AND_ASSIGN(auto rack,
+//       Rack::Create(io, SystemClock(), "/tmp/rack", DefaultRackConfig()));
+//   DiskGroup* data = *rack->disk_group("DATA");
+//   ASSERT_OK(rack->Close());
+//   ASSERT_OK_AND_ASSIGN(rack, Rack::Open(io, SystemClock(), "/tmp/rack"));
+//
+// Thread-safety: the accessors may be called concurrently; Create/Open/Close
+// and CreateDiskGroup are not to be run concurrently with other calls.
+#ifndef CELLSIM_ASM_RACK_H_
+#define CELLSIM_ASM_RACK_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "cellsim/asm/disk_group.h"
+#include "cellsim/asm/types.h"
+#include "cellsim/base/clock.h"
+#include "cellsim/cell/cell_service.h"
+#include "cellsim/io/io_backend.h"
+
+namespace cellsim::cell {
+class Cell;
+}
+
+namespace cellsim::asmgr {
+
+// One disk group of a rack: a grid disk of `grid_disk_size` on every cell disk
+// of every cell.
+struct DiskGroupSpec {
+  std::string name{};  // "DATA"
+  Redundancy redundancy = Redundancy::kNormal;
+  uint64_t au_size = kDefaultAuSize;
+  uint64_t grid_disk_size = 0;  // bytes per cell disk (multiple of au_size)
+};
+
+struct RackConfig {
+  uint32_t cells = 3;                 // named cel01, cel02, ...
+  std::string cell_name_prefix = "cel";
+  uint32_t cell_disks_per_cell = 12;  // CD_00 .. CD_11 (a real cell has 12 HDDs)
+  std::vector<DiskGroupSpec> disk_groups{};
+  uint64_t flash_size = 0;            // bytes of flash per cell (0: cell default)
+  uint32_t cache_line_size = 0;       // flash cache line (0: cell default)
+  cell::FlashCacheMode flash_cache_mode = cell::FlashCacheMode::kWriteBack;
+  bool direct_io = false;             // O_DIRECT on grid disks and flash
+  uint32_t max_partners = kMaxPartners;
+};
+
+// 3 cells (cel01..cel03) x 12 cell disks, write-back flash cache, DATA (2 GiB
+// per cell disk) and RECO (1 GiB per cell disk), both NORMAL redundancy, AU
+// 4 MiB: DATA has 72 GiB raw / 24 GiB usable, RECO 36 GiB raw / 12 GiB usable:
+// enough for the seed (two 4096 MiB log members, one per group, mirrored) plus a
+// few data files. All files are sparse.
+RackConfig DefaultRackConfig();
+
+// Validates a rack configuration without touching the disk. InvalidArgument
+// naming the field: no cells, > 99 cells, no cell disks, an empty or duplicate
+// disk-group name, a grid disk size that is 0 or not a multiple of the AU, and
+// every rule of DiskGroup::Create (failure groups per redundancy, AU sizes).
+[[nodiscard]] absl::Status ValidateRackConfig(const RackConfig& config);
+
+class Rack {
+ public:
+  // Creates DIR (must be empty or missing), the cells and the disk groups.
+  // Errors: those of ValidateRackConfig (nothing is created), AlreadyExists
+  // when DIR already holds a rack, and the cells' own errors.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<Rack>> Create(
+      io::IoBackend* io, Clock* clock, const std::string& dir, const RackConfig& config);
+  // Opens the cells (recovering their journals) and mounts every disk group.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<Rack>> Open(
+      io::IoBackend* io, Clock* clock, const std::string& dir);
+
+  ~Rack();
+  Rack(const Rack&) = delete;
+  Rack& operator=(const Rack&) = delete;
+
+  // Checkpoints the disk groups and closes them and the cells.
+  [[nodiscard]] absl::Status Close();
+
+  const std::string& dir() const;
+  const RackConfig& config() const;
+  io::IoBackend* io() const;
+  Clock* clock() const;
+
+  uint32_t cell_count() const;
+  cell::CellService* cell(uint32_t index) const;
+  // The concrete cell (for operations outside the iDB interface, e.g. tests
+  // that fail a flash device).
+  cell::Cell* concrete_cell(uint32_t index) const;
+  std::string cell_name(uint32_t index) const;  // "cel01"
+
+  // By name ("DATA" or "+DATA", case-insensitive). NotFound lists the names.
+  [[nodiscard]] absl::StatusOr<DiskGroup*> disk_group(std::string_view name) const;
+  std::vector<DiskGroup*> disk_groups() const;
+
+  // Creates one more disk group from grid disks of the cells. Besides
+  // DiskGroup::Create's errors: InvalidArgument "disk DATA_CD_00_cel01 is
+  // already in disk group DATA" when a disk belongs to another group, and
+  // AlreadyExists for a duplicate name. Nothing is written on error.
+  [[nodiscard]] absl::StatusOr<DiskGroup*> CreateDiskGroup(const DiskGroupConfig& config);
+
+  // Resyncs LostRanges of every cell in every disk group (after a flash loss).
+  [[nodiscard]] absl::Status ResyncLostRanges(ResyncResult* result);
+
+  struct State;
+
+ private:
+  explicit Rack(std::unique_ptr<State> state);
+  std::unique_ptr<State> s_;
+};
+
+}  // namespace cellsim::asmgr
+
+#endif  // CELLSIM_ASM_RACK_H_

@@ -1,0 +1,296 @@
+// Plain value types of the ASM layer: redundancy, allocation-unit sizes, file
+// identity and naming, extent maps, I/O requests and results, and the views
+// behind `asmcmd lsdg` / `lsdsk` / `ls -l`.
+//
+// Everything here is a plain struct, so front ends (report, cli) and the
+// database can use them without touching a DiskGroup's internals.
+//
+// The C++ namespace is `cellsim::asmgr` ("ASM manager") because `asm` is a C++
+// keyword; the layer, folder and library are still called `asm`.
+//
+// Usage:
+//   FileSpec spec{.db_name = "ORCL", .type = FileType::kOnlineLog,
+//                 .tag = "group_5", .size_bytes = 4096 * kMiB, .block_size = 512};
+//   absl::StatusOr<FileInfo> f = data->CreateFile(spec);
+//   // f->name == "+DATA/ORCL/ONLINELOG/group_5.256.1700000000"
+#ifndef CELLSIM_ASM_TYPES_H_
+#define CELLSIM_ASM_TYPES_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "cellsim/cell/cell_service.h"
+#include "cellsim/format/block_template.h"
+
+namespace cellsim::asmgr {
+
+// ---------------------------------------------------------------- redundancy
+
+enum class Redundancy : uint8_t {
+  kExternal = 0,  // 1 copy (lsdg type EXTERN)
+  kNormal = 1,    // 2 copies, >= 2 failure groups
+  kHigh = 2,      // 3 copies, >= 3 failure groups
+};
+
+// Number of copies of every extent: 1, 2 or 3.
+constexpr uint32_t Copies(Redundancy r) { return static_cast<uint32_t>(r) + 1; }
+// "EXTERN", "NORMAL", "HIGH" (the spelling of lsdg's Type column).
+std::string_view RedundancyName(Redundancy r);
+// Accepts EXTERNAL/EXTERN/NORMAL/HIGH, case-insensitive. InvalidArgument
+// naming the text otherwise.
+[[nodiscard]] absl::StatusOr<Redundancy> ParseRedundancy(std::string_view text);
+
+// Allocation-unit sizes ASM allows: 1, 2, 4, 8, 16, 32, 64 MiB.
+inline constexpr std::array<uint64_t, 7> kAllowedAuSizes = {
+    1ull << 20, 2ull << 20, 4ull << 20, 8ull << 20, 16ull << 20, 32ull << 20, 64ull << 20};
+inline constexpr uint64_t kDefaultAuSize = 4ull << 20;  // the Exadata default
+// InvalidArgument "AU size 3 MiB is not one of 1, 2, 4, 8, 16, 32, 64 MiB".
+[[nodiscard]] absl::Status ValidateAuSize(uint64_t au_size);
+
+// At most this many partner disks per disk (ASM's limit).
+inline constexpr uint32_t kMaxPartners = 8;
+
+// --------------------------------------------------------------------- files
+
+enum class FileType : uint8_t {
+  kControlFile,
+  kOnlineLog,
+  kDataFile,
+  kTempFile,
+  kArchiveLog,
+  kParameterFile,
+};
+// The directory name ASM uses: "CONTROLFILE", "ONLINELOG", "DATAFILE",
+// "TEMPFILE", "ARCHIVELOG", "PARAMETERFILE".
+std::string_view FileTypeName(FileType t);
+
+// What the database asks for when it creates a file.
+struct FileSpec {
+  std::string db_name{};   // "ORCL" (upper-cased in the name)
+  FileType type = FileType::kDataFile;
+  std::string tag{};       // "group_5" (redo), "USERS" (tablespace), "Current"...
+  uint64_t size_bytes = 0;
+  uint32_t block_size = 8192;  // the file's block size (recorded, shown by ls -l)
+};
+
+// A file of a disk group. ASM file numbers start at 256; the incarnation is a
+// number derived from the creation time, unique within the group.
+struct FileInfo {
+  uint32_t number = 0;       // 256, 257, ...
+  uint32_t incarnation = 0;
+  std::string name{};          // "+DATA/ORCL/ONLINELOG/group_5.256.1700000000"
+  std::string db_name{};
+  FileType type = FileType::kDataFile;
+  std::string tag{};
+  uint64_t size_bytes = 0;   // logical size
+  uint32_t block_size = 0;
+  uint32_t extents = 0;      // number of extents (one AU each)
+  int64_t creation_time_unix = 0;
+  int64_t modification_time_unix = 0;
+};
+
+// Builds "+<DG>/<DB>/<TYPE>/<tag>.<number>.<incarnation>".
+std::string AsmFileName(std::string_view disk_group, const FileSpec& spec,
+                        uint32_t number, uint32_t incarnation);
+
+// ------------------------------------------------------------------- extents
+
+// A grid disk of a cell, as a disk group sees it: the failure group is the cell.
+struct DiskRef {
+  uint32_t cell = 0;       // index of the cell in the rack (= failure group)
+  uint32_t grid_disk = 0;  // index of the grid disk within that cell
+  bool operator==(const DiskRef&) const = default;
+};
+
+// One copy of an extent. Copy 0 is the primary.
+struct ExtentCopy {
+  uint32_t disk = 0;         // index of the disk within the disk group
+  uint32_t cell = 0;         // cell index (failure group)
+  uint32_t grid_disk = 0;    // grid disk index within the cell
+  uint64_t disk_offset = 0;  // byte offset of the AU in the grid disk
+  bool stale = false;        // written while its disk was offline; not readable
+  bool online = true;        // its disk is online
+};
+
+// One extent of a file: one AU of file data, stored in 1..3 copies.
+struct Extent {
+  uint32_t index = 0;        // extent number within the file
+  uint64_t file_offset = 0;  // index * au_size
+  uint64_t length = 0;       // valid bytes: min(au_size, file size - file_offset)
+  std::vector<ExtentCopy> copies{};  // primary first
+};
+
+// ----------------------------------------------------------------- I/O
+
+// I/O of one disk-group operation, summed, for session statistics.
+struct AsmIoStats {
+  uint64_t cell_requests = 0;   // requests sent to cells (one per extent copy piece)
+  uint64_t cell_bytes = 0;      // data bytes those requests carried / returned
+  uint64_t multi_block_requests = 0;  // requests covering >= 2 file blocks
+  cell::CellIoStats cell{};       // summed over every cell
+  std::vector<cell::CellIoStats> per_cell{};  // indexed by cell (empty if untouched)
+
+  AsmIoStats& operator+=(const AsmIoStats& o);
+};
+
+// A write of `data` at `file_offset` (both 512-aligned). It is split at extent
+// boundaries; every piece goes to every live copy.
+struct AsmWriteRequest {
+  uint64_t file_offset = 0;
+  absl::Span<const uint8_t> data{};
+  // --- results ---
+  absl::Status status{};          // OK when every piece reached >= 1 copy
+  uint32_t copies_written = 0;  // min over pieces of copies that landed
+};
+
+struct AsmReadRequest {
+  uint64_t file_offset = 0;
+  absl::Span<uint8_t> buffer{};   // 512-aligned length; caller-owned
+  // --- results ---
+  absl::Status status{};
+  uint32_t failovers = 0;       // pieces served by a non-primary copy
+};
+
+// A copy that failed during an operation; its disk was taken offline.
+struct CopyFailure {
+  std::string disk{};     // "DATA_CD_01_cel02"
+  absl::Status error{};   // what the cell reported
+};
+
+struct AsmIoResult {
+  AsmIoStats io;
+  std::vector<CopyFailure> failures{};
+  std::vector<std::string> disks_taken_offline{};
+  uint64_t stale_extents_marked = 0;  // copies skipped because their disk is offline
+};
+
+// Smart / fast file creation through ASM: one FormatRangeRequest per extent
+// copy of [file_offset, file_offset + length) of the file.
+struct FormatOptions {
+  format::BlockTemplate block_template{};
+  cell::FormatMethod method = cell::FormatMethod::kAuto;
+  uint64_t file_offset = 0;
+  uint64_t length = UINT64_MAX;  // clipped to the file size
+  // Requests per CellService::FormatRange call. 0 sends each cell's requests in
+  // one batch (all in flight); 1 times every request on its own, which gives a
+  // latency per request (one `cell smart file creation` wait each).
+  uint32_t requests_per_call = 0;
+};
+
+struct FormatCopyResult {
+  uint32_t extent = 0;
+  uint32_t copy = 0;
+  uint32_t cell = 0;
+  uint32_t grid_disk = 0;
+  uint64_t disk_offset = 0;
+  uint64_t length = 0;
+  bool metadata_only = false;  // done by the fast path
+  uint64_t latency_ns = 0;     // of the FormatRange call that carried it
+  absl::Status status{};
+};
+
+struct FormatResult {
+  AsmIoResult result;
+  std::vector<FormatCopyResult> copies{};  // one per request sent
+};
+
+// ----------------------------------------------------------- maintenance
+
+struct ResyncResult {
+  uint64_t extents_copied = 0;  // extent copies rewritten from a good copy
+  uint64_t bytes_copied = 0;
+  uint64_t extents_unrecoverable = 0;  // no readable good copy was found
+  AsmIoStats io;
+};
+
+struct ScrubMismatch {
+  uint32_t file = 0;
+  uint32_t extent = 0;
+  uint64_t file_offset = 0;    // of the first differing byte
+  std::string disk_a{};  // the two copies that differ
+  std::string disk_b{};
+};
+
+struct ScrubOptions {
+  bool repair = false;  // rewrite mismatching copies from the primary
+};
+
+struct ScrubResult {
+  uint64_t extents_checked = 0;
+  uint64_t copies_compared = 0;
+  uint64_t bytes_compared = 0;
+  uint64_t read_errors = 0;
+  uint64_t repaired = 0;
+  std::vector<ScrubMismatch> mismatches{};
+  AsmIoStats io;
+};
+
+// ------------------------------------------------------------------ views
+
+// V$ASM_DISKGROUP / asmcmd lsdg. Sizes in MiB, as Oracle shows them.
+struct SpaceInfo {
+  uint64_t total_mb = 0;
+  uint64_t free_mb = 0;
+  // Space needed to restore redundancy after losing the largest failure group
+  // (a whole cell on Exadata); 0 for EXTERNAL.
+  uint64_t required_mirror_free_mb = 0;
+  // (free_mb - required_mirror_free_mb) / copies; negative when the group could
+  // not restore redundancy after a failure, as in Oracle.
+  int64_t usable_file_mb = 0;
+};
+
+struct DiskGroupView {
+  std::string name{};
+  std::string state = "MOUNTED";
+  Redundancy redundancy = Redundancy::kNormal;
+  uint32_t sector_size = 512;
+  uint32_t block_size = 4096;  // ASM metadata block size
+  uint64_t au_size = 0;
+  SpaceInfo space{};
+  uint32_t offline_disks = 0;
+  uint32_t disks = 0;
+  uint32_t failure_groups = 0;
+  uint32_t files = 0;
+};
+
+// V$ASM_DISK / asmcmd lsdsk.
+struct DiskView {
+  uint32_t index = 0;
+  std::string name{};           // grid disk name, "DATA_CD_00_cel01"
+  std::string path{};           // "o/cel01/DATA_CD_00_cel01"
+  std::string failgroup{};      // cell name, "CEL01"
+  uint32_t cell = 0;
+  uint32_t grid_disk = 0;
+  std::string mode_status{};    // "ONLINE" / "OFFLINE"
+  std::string state = "NORMAL";
+  uint64_t total_mb = 0;
+  uint64_t free_mb = 0;
+  uint64_t total_aus = 0;
+  uint64_t allocated_aus = 0;
+  uint64_t primary_aus = 0;
+  uint64_t stale_aus = 0;     // changed while offline, waiting for resync
+  std::vector<uint32_t> partners{};  // disk indices
+  std::string last_error{};     // why it went offline (empty if never)
+};
+
+// asmcmd ls -l.
+struct FileView {
+  std::string type{};        // "ONLINELOG"
+  std::string redundancy{};  // "MIRROR", "HIGH", "UNPROT"
+  std::string striped = "COARSE";
+  int64_t time_unix = 0;
+  std::string name{};        // full ASM name
+  uint64_t bytes = 0;      // logical size
+  uint64_t space = 0;      // raw bytes allocated (AUs x copies)
+};
+
+}  // namespace cellsim::asmgr
+
+#endif  // CELLSIM_ASM_TYPES_H_

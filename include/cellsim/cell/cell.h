@@ -1,0 +1,164 @@
+// Cell: one simulated Exadata storage cell on real files — N grid disks (sparse
+// block files) and one flash device holding a persistent write-back flash cache
+// (directory + journal + checkpoint) — reached through CellService.
+//
+// A cell lives in its own folder: "<grid disk name>.img" per grid disk and
+// "flash.img" for the flash device (metadata area + cache slots). Everything
+// needed to reopen it (configuration, cache directory, fast-creation template
+// ranges, lost ranges) is in flash.img, so Open(dir) after a restart or a crash
+// finds the cell as it was at its last acknowledged request. docs/cell.md
+// describes the on-flash format, the write/read/destage rules and the metric
+// rules.
+//
+// Usage:
+//   CellConfig cfg{.name = "cel01", .cell_disks = 2,
+//                  .grid_disks = {{"DATA", 256 * kMiB}, {"RECO", 64 * kMiB}}};
+//   auto cell = *Cell::Create(io, SystemClock(), "/rack/cel01", cfg);
+//   std::vector<WriteRequest> w = {{.grid_disk = 0, .offset = 0, .data = buf}};
+//   CellIoStats st;
+//   ASSERT_OK(cell->Write(absl::MakeSpan(w), &st));
+//   ASSERT_OK(cell->Close());
+//   cell = *Cell::Open(io, SystemClock(), "/rack/cel01", {});
+//
+// Thread-safety: every CellService method, Close excepted, may be called
+// concurrently; requests touching the same cache lines are serialized by range
+// locks, others run in parallel. The background cleaner runs on its own thread.
+#ifndef CELLSIM_CELL_CELL_H_
+#define CELLSIM_CELL_CELL_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "cellsim/base/clock.h"
+#include "cellsim/base/units.h"
+#include "cellsim/cell/cell_service.h"
+#include "cellsim/io/io_backend.h"
+
+namespace cellsim::cell {
+
+// One kind of grid disk carved from every cell disk: grid disk i of prefix P on
+// cell disk n is named "<P>_CD_<nn>_<cell>".
+struct GridDiskSpec {
+  std::string prefix;       // "DATA", "RECO"
+  uint64_t size_bytes = 0;  // multiple of 1 MiB
+};
+
+// The cell's configuration; persisted in flash.img at Create, read back by Open
+// (the flash cache mode may change later through SetFlashCacheMode).
+struct CellConfig {
+  std::string name = "cel01";
+  uint32_t cell_disks = 2;
+  std::vector<GridDiskSpec> grid_disks = {{"DATA", 64 * kMiB}, {"RECO", 16 * kMiB}};
+  uint64_t flash_size_bytes = 64 * kMiB;  // the whole flash device incl. metadata
+  uint32_t cache_line_size = 64 * kKiB;   // power of two, 4 KiB .. 256 KiB
+  FlashCacheMode flash_cache_mode = FlashCacheMode::kWriteBack;
+  // Dirty bytes as a fraction of the cache's data capacity: above `high` the
+  // cleaner destages the coldest dirty lines until dirty <= `low`.
+  double destage_high_watermark = 0.70;
+  double destage_low_watermark = 0.40;
+  // Writes of at least this many bytes bypass the cache and go to disk.
+  uint64_t write_bypass_bytes = 1 * kMiB;
+  // Read misses of fewer bytes than this populate the cache (larger reads,
+  // like Exadata's scans, do not).
+  uint64_t read_populate_max_bytes = 1 * kMiB;
+  bool direct_io = false;  // O_DIRECT on grid disks and flash (fails clearly if refused)
+  // Capacity of the persistent metadata: fast-creation template ranges and
+  // lost ranges the flash can track, and the journal size.
+  uint32_t max_template_ranges = 16384;
+  uint32_t max_lost_ranges = 4096;
+  uint64_t journal_bytes = 4 * kMiB;
+
+  // InvalidArgument naming the bad field and value.
+  [[nodiscard]] absl::Status Validate() const;
+};
+
+struct CellOpenOptions {
+  bool start_cleaner = true;  // start the background cleaner thread
+};
+
+namespace internal {
+class CellImpl;
+}  // namespace internal
+
+class Cell final : public CellService {
+ public:
+  // Creates the cell's folder `dir` (and parents), its grid disks and its flash
+  // device. Errors: InvalidArgument for a bad config; AlreadyExists when `dir`
+  // already holds a cell; I/O errors from the backend. `io` and `clock` must
+  // outlive the cell.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<Cell>> Create(
+      io::IoBackend* io, Clock* clock, const std::string& dir, const CellConfig& config,
+      const CellOpenOptions& options = {});
+  // Reopens a cell after a clean close, a restart or a crash: loads the newest
+  // valid superblock and checkpoint, replays the journal (dropping a torn tail)
+  // and writes a fresh checkpoint. Errors: NotFound (no flash.img in `dir`),
+  // DataLoss (metadata corrupt: which structure and why), FailedPrecondition
+  // (a file has the wrong size, e.g. truncated).
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<Cell>> Open(
+      io::IoBackend* io, Clock* clock, const std::string& dir,
+      const CellOpenOptions& options = {});
+
+  ~Cell() override;  // stops the cleaner and closes files (errors ignored)
+  // Stops the cleaner, syncs the journal and closes every file. Dirty data stays
+  // in flash (write-back contents survive a restart). Not concurrent with
+  // other calls.
+  [[nodiscard]] absl::Status Close();
+
+  // --- CellService ---
+  std::string name() const override;
+  absl::StatusOr<CellDescription> Describe() const override;
+  absl::Status Read(absl::Span<ReadRequest> requests, CellIoStats* stats) override;
+  absl::Status Write(absl::Span<WriteRequest> requests, CellIoStats* stats) override;
+  absl::Status FormatRange(absl::Span<FormatRangeRequest> requests,
+                           CellIoStats* stats) override;
+  absl::StatusOr<FlushProgress> Flush(
+      const std::function<void(const FlushProgress&)>& progress) override;
+  absl::StatusOr<std::vector<Metric>> Metrics() const override;
+  absl::Status SetFlashCacheMode(FlashCacheMode mode) override;
+  absl::StatusOr<std::vector<LostRange>> LostRanges() const override;
+
+  // --- cleaner ---
+  void StartCleaner();
+  // Waits for the cleaner thread to finish its current pass. Dirty data stays
+  // in flash and persistent.
+  void StopCleaner();
+  bool CleanerRunning() const;
+  // One cleaner pass on the calling thread: when dirty bytes exceed the high
+  // watermark, destages the coldest dirty lines until they are at or below the
+  // low watermark. Returns the bytes destaged.
+  [[nodiscard]] absl::StatusOr<uint64_t> RunCleanerPass();
+
+  // --- inspection ---
+  uint32_t grid_disk_count() const;
+  // Index of a grid disk by name ("DATA_CD_00_cel01"), or NotFound.
+  [[nodiscard]] absl::StatusOr<uint32_t> GridDiskIndex(const std::string& name) const;
+  FlashCacheMode flash_cache_mode() const;
+  const CellConfig& config() const;
+  uint64_t DirtyBytes() const;
+  uint64_t UsedBytes() const;        // valid bytes cached in flash
+  uint64_t CacheCapacityBytes() const;
+  size_t TemplateRangeCount() const;  // fast-creation ranges not yet materialized
+  // Checks the cache directory's invariants (dirty within valid, no slot
+  // shared, no page both cached and templated, counts consistent): Internal
+  // naming the violation. For tests and scrubbing.
+  [[nodiscard]] absl::Status CheckConsistency() const;
+
+  // Test hook: the flash device fails and is replaced by an empty one. Every
+  // dirty page and every fast-creation range not yet materialized becomes a
+  // LostRange (reads fail with DataLoss until rewritten); clean data is simply
+  // gone from the cache. Persistent (the new flash metadata records the lost
+  // ranges).
+  [[nodiscard]] absl::Status LoseFlash();
+
+ private:
+  explicit Cell(std::unique_ptr<internal::CellImpl> impl);
+  std::unique_ptr<internal::CellImpl> impl_;
+};
+
+}  // namespace cellsim::cell
+
+#endif  // CELLSIM_CELL_CELL_H_

@@ -1,0 +1,226 @@
+// Database and Session: the instance side of cellsim. A Database lives on an
+// ASM rack (asmgr::Rack): its control file (two copies in +DATA, 16 KiB blocks)
+// holds the file table, and every change to the table is written to both
+// copies before a statement returns. Sessions run the supported DDL (see
+// statement.h), creating, formatting and dropping data files and online redo
+// logs through ASM by one of Oracle's three creation paths (domain.md §2):
+//
+//   zero-fill  the database generates every formatted block and writes it,
+//              mirrored by ASM, in large pipelined requests ("Log file init
+//              write" / "Data file init write");
+//   smart      one format-range request per extent copy, the cell writes the
+//              blocks ("cell smart file creation");
+//   fast       one format-range request per extent copy, the write-back cell
+//              persists only the template (same wait, few and short).
+//
+// Each session counts Oracle statistics and wait events (v$mystat,
+// v$session_event); the Database adds every increment to its instance-wide
+// sums too (v$sysstat, v$system_event). docs/statistics.md gives every rule,
+// docs/db.md the control-file format, the creation engine and the error codes.
+//
+// Usage:
+//   ASSERT_OK_AND_ASSIGN(auto rack, asmgr::Rack::Create(io, clock, dir, cfg));
+//   ASSERT_OK_AND_ASSIGN(auto db, db::Database::Create(rack.get()));
+//   std::unique_ptr<db::Session> s = db->NewSession();
+//   ASSERT_OK_AND_ASSIGN(db::StatementResult r, s->Execute(
+//       "alter database add logfile thread 2 group 5 ('+DATA','+RECO') size 64m"));
+//   // r.path == "fast" on a write-back rack; r.statistics[Stat::k...] deltas
+//   ASSERT_OK(db->Close());
+//   db = *db::Database::Open(rack.get());   // after a restart or a crash
+//
+// Thread-safety: Database methods may be called from any thread. A Session is
+// used by one thread at a time (like an Oracle session); different sessions may
+// run statements concurrently. Sessions must be destroyed before their
+// Database, and the Database before its Rack.
+#ifndef CELLSIM_DB_DATABASE_H_
+#define CELLSIM_DB_DATABASE_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "cellsim/asm/rack.h"
+#include "cellsim/db/file_table.h"
+#include "cellsim/db/statement.h"
+#include "cellsim/stats/statistics.h"
+
+namespace cellsim::db {
+
+// Names of the creation paths, as results, reports and JSON spell them.
+inline constexpr std::string_view kPathZeroFill = "zero-fill";
+inline constexpr std::string_view kPathSmart = "smart";
+inline constexpr std::string_view kPathFast = "fast";
+
+enum class CreationPath : uint8_t { kZeroFill, kSmart, kFast };
+std::string_view CreationPathName(CreationPath p);  // kPathZeroFill, ...
+
+// How the zero-fill path writes (docs/db.md "zero-fill"). The defaults keep
+// 2 batches of 64 x 1 MiB in flight (each batch mirrored by ASM to every copy,
+// all cells at once) while the next batch is generated. Larger batches mean
+// fewer cell-side syncs; measured on this project's test machine, 64 x 1 MiB
+// with 2 in flight wrote fastest (docs/db.md gives the figures).
+struct ZeroFillOptions {
+  uint64_t request_bytes = 1 << 20;  // one write request (Oracle's 1 MiB init writes)
+  uint32_t requests_per_batch = 64;  // requests per DiskGroup::Write (one wait each)
+  uint32_t batches_in_flight = 2;    // concurrent DiskGroup::Write calls
+};
+
+struct DatabaseOptions {
+  std::string db_name = "ORCL";              // up to 8 characters, as Oracle's DB_NAME
+  std::string control_file_disk_group = "DATA";
+  ZeroFillOptions zero_fill;
+  // Smart path: extents per DiskGroup::FormatFile call (progress is reported
+  // after each) and format-range requests per CellService::FormatRange call
+  // (one `cell smart file creation` wait each; 0: all of a cell's requests of
+  // the call in one batch). Every FormatRange call ends with a sync on the
+  // cell, so large calls are much faster than Oracle-like small ones.
+  uint32_t smart_extents_per_call = 256;
+  uint32_t smart_requests_per_format = 0;
+  // Fast path: requests per FormatRange call (0: each cell's requests of a
+  // file in one call, so a member costs one synced metadata record per cell).
+  uint32_t fast_requests_per_format = 0;
+};
+
+// Progress of one file's formatting (the CLI draws a bar from it).
+struct CreationProgress {
+  std::string file;          // ASM file name
+  CreationPath path = CreationPath::kZeroFill;
+  uint64_t bytes_done = 0;   // file bytes formatted so far (every copy written)
+  uint64_t bytes_total = 0;  // file size
+};
+using ProgressCallback = std::function<void(const CreationProgress&)>;
+
+// tkprof's call-table line for one call kind.
+struct CallStats {
+  int64_t count = 0;
+  uint64_t cpu_ns = 0;
+  uint64_t elapsed_ns = 0;
+  int64_t current = 0;  // file-table entries changed (docs/statistics.md)
+  int64_t rows = 0;
+};
+
+// One file a statement created.
+struct FileCreation {
+  std::string name;            // ASM file name
+  CreationPath path = CreationPath::kZeroFill;
+  std::string path_reason;     // why this path ("all 3 cells of +DATA are WriteBack")
+  uint64_t size_bytes = 0;     // logical bytes formatted
+  uint32_t copies = 1;         // mirror copies written
+  uint64_t format_ns = 0;      // time spent formatting it
+};
+
+struct StatementResult {
+  std::string statement;  // the SQL text (canonical ToSql form for a parsed Statement)
+  std::string kind;       // StatementKind(): "ALTER DATABASE ADD LOGFILE", ...
+  // "zero-fill", "smart" or "fast"; "" when no file was created; several
+  // distinct paths (a rack with mixed cells) are joined with '+'.
+  std::string path;
+  std::string path_reason;
+  uint64_t elapsed_ns = 0;  // parse + execute, by the database's Clock
+  uint64_t cpu_ns = 0;      // CPU of the calling thread (getrusage RUSAGE_THREAD)
+  stats::StatValues statistics;  // session statistics delta
+  stats::WaitValues waits;       // session wait delta
+  CallStats parse, execute;
+  int64_t rows = 0;
+  std::vector<FileCreation> files;
+};
+
+class Session;
+
+class Database {
+ public:
+  // Creates the database: two control-file copies in +<control_file_disk_group>
+  // (ASM type CONTROLFILE), formatted and holding an empty file table.
+  // Errors: InvalidArgument for a bad name; NotFound (ORA-15001) when the disk
+  // group is missing; AlreadyExists when a control file of that database is
+  // already there; ResourceExhausted (ORA-15041) when it does not fit.
+  // `rack` must outlive the database.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<Database>> Create(
+      asmgr::Rack* rack, const DatabaseOptions& options = {});
+  // Mounts an existing database after a clean close, a restart or a crash:
+  // reads both control-file copies, keeps the newest valid table (rewriting a
+  // stale or damaged copy), then removes what an interrupted statement left
+  // (CREATING entries and ASM files of this database no entry refers to).
+  // Errors: NotFound when no control file exists; DataLoss (ORA-00227 /
+  // ORA-00202) when no copy holds a valid table.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<Database>> Open(
+      asmgr::Rack* rack, const DatabaseOptions& options = {});
+
+  ~Database();
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+
+  // Every change is already written; Close only checks that no session is
+  // left. FailedPrecondition when sessions are still open.
+  [[nodiscard]] absl::Status Close();
+
+  std::unique_ptr<Session> NewSession();
+
+  const std::string& name() const;
+  asmgr::Rack* rack() const;
+  const DatabaseOptions& options() const;
+  FileTable file_table() const;             // a copy
+  std::vector<std::string> control_files() const;  // ASM names of the two copies
+  uint64_t control_file_sequence() const;   // grows with every control-file write
+  // What Open() did to recover (empty after Create or a clean open).
+  std::vector<std::string> recovery_actions() const;
+
+  // v$sysstat / v$system_event: every session's increments, plus the
+  // instance's own work (control-file I/O of Create/Open).
+  stats::StatValues SystemStats() const;
+  stats::WaitValues SystemWaits() const;
+
+  struct State;
+
+ private:
+  explicit Database(std::unique_ptr<State> state);
+  std::unique_ptr<State> s_;
+  friend class Session;
+};
+
+class Session {
+ public:
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Parses and runs one statement. Errors carry Oracle-like codes
+  // (docs/db.md "Errors"), e.g. "ORA-01184: logfile group 5 already exists",
+  // "ORA-15041: disk group RECO space exhausted: ...", "ORA-15001: diskgroup
+  // \"FOO\" does not exist or is not mounted"; parse errors are the parser's.
+  // A failed statement leaves no file behind and the control file as before;
+  // its statistics and waits still count in the session.
+  [[nodiscard]] absl::StatusOr<StatementResult> Execute(std::string_view sql);
+  // Runs an already parsed statement (no parse call is counted).
+  [[nodiscard]] absl::StatusOr<StatementResult> Execute(const Statement& statement);
+
+  uint32_t sid() const;
+  // v$mystat / v$session_event of this session.
+  stats::StatValues Stats() const;
+  stats::WaitValues Waits() const;
+
+  // Session parameters (ALTER SESSION SET).
+  bool cell_fast_file_create() const;      // "_cell_fast_file_create", default TRUE
+  bool fast_file_create_metadata() const;  // kFastFileCreateMetadataParameter, default TRUE
+  // Other accepted parameters as set ("" if never set).
+  std::string Parameter(std::string_view name) const;
+
+  // Called on the executing thread while files are formatted.
+  void SetProgressCallback(ProgressCallback callback);
+
+  struct State;
+
+ private:
+  friend class Database;
+  explicit Session(std::unique_ptr<State> state);
+  std::unique_ptr<State> s_;
+};
+
+}  // namespace cellsim::db
+
+#endif  // CELLSIM_DB_DATABASE_H_

@@ -1,0 +1,117 @@
+// The database's file table: what its control file records about the files it
+// owns (tablespaces and their data files, redo threads, online log groups and
+// their members), as plain structs, with the versioned binary encoding the
+// control file stores (docs/db.md "File table").
+//
+// A Database keeps one FileTable in memory and writes it to both control-file
+// copies on every change; front ends read a copy of it (Database::file_table())
+// to show v$log / v$logfile / v$datafile / v$tablespace-like views.
+//
+// Usage:
+//   FileTable t = db->file_table();
+//   for (const LogGroup& g : t.log_groups) fmt::print("{} {}\n", g.group, g.size_bytes);
+//   const DataFile* f = t.FindDataFile(5);
+//
+// Thread-safety: plain values.
+#ifndef CELLSIM_DB_FILE_TABLE_H_
+#define CELLSIM_DB_FILE_TABLE_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+
+namespace cellsim::db {
+
+// Life cycle of a file-table entry. CREATING entries are written before a file
+// is formatted, so that a crash part-way leaves a record Database::Open uses
+// to remove the half-made files.
+enum class EntryState : uint8_t {
+  kCreating = 0,
+  kAvailable = 1,  // data files: AVAILABLE; log groups: UNUSED (never current)
+};
+std::string_view EntryStateName(EntryState s);  // "CREATING", "AVAILABLE"
+
+// One ASM file the database owns.
+struct AsmFileRef {
+  std::string disk_group;  // "DATA"
+  uint32_t number = 0;     // ASM file number (256, 257, ...)
+  std::string name;        // "+DATA/ORCL/ONLINELOG/group_5.256.1700000000"
+  bool operator==(const AsmFileRef&) const = default;
+};
+
+struct Tablespace {
+  uint32_t number = 0;  // TS#
+  std::string name;     // "USERS"
+  uint32_t block_size = 8192;
+  bool operator==(const Tablespace&) const = default;
+};
+
+struct DataFile {
+  uint32_t file_number = 0;  // relative file number (1..1022): rdba's file#
+  uint32_t tablespace = 0;   // TS#
+  AsmFileRef file;
+  uint64_t size_bytes = 0;   // usable bytes (blocks x block size), without block 0
+  uint32_t block_size = 8192;
+  EntryState state = EntryState::kCreating;
+  int64_t created_unix = 0;
+  uint64_t creation_change = 0;  // control-file sequence when it was created
+  bool operator==(const DataFile&) const = default;
+};
+
+struct LogThread {
+  uint32_t thread = 0;
+  bool enabled = false;  // cellsim never opens threads: always DISABLED
+  bool operator==(const LogThread&) const = default;
+};
+
+struct LogMember {
+  AsmFileRef file;
+  bool operator==(const LogMember&) const = default;
+};
+
+struct LogGroup {
+  uint32_t group = 0;   // GROUP# (log#)
+  uint32_t thread = 1;
+  uint64_t size_bytes = 0;   // bytes of each member (block 0 included)
+  uint32_t block_size = 512;
+  std::vector<LogMember> members;
+  EntryState state = EntryState::kCreating;
+  int64_t created_unix = 0;
+  uint64_t creation_change = 0;
+  bool operator==(const LogGroup&) const = default;
+};
+
+struct FileTable {
+  std::string db_name;  // "ORCL"
+  uint32_t dbid = 0;
+  int64_t created_unix = 0;
+  std::vector<Tablespace> tablespaces;
+  std::vector<DataFile> data_files;
+  std::vector<LogThread> threads;
+  std::vector<LogGroup> log_groups;
+
+  bool operator==(const FileTable&) const = default;
+
+  const Tablespace* FindTablespace(std::string_view name) const;
+  const DataFile* FindDataFile(uint32_t file_number) const;
+  const LogGroup* FindLogGroup(uint32_t group) const;
+  // Every ASM file the table refers to.
+  std::vector<AsmFileRef> AllFiles() const;
+
+  // Versioned, bounds-checked encoding (docs/db.md). Decode fails with DataLoss
+  // naming the field on truncated or malformed input, an unknown version, or
+  // counts beyond the limits below.
+  std::vector<uint8_t> Encode() const;
+  [[nodiscard]] static absl::StatusOr<FileTable> Decode(absl::Span<const uint8_t> bytes);
+
+  static constexpr uint16_t kFormatVersion = 1;
+  static constexpr uint32_t kMaxEntries = 65536;  // per list
+};
+
+}  // namespace cellsim::db
+
+#endif  // CELLSIM_DB_FILE_TABLE_H_

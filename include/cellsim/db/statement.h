@@ -1,0 +1,156 @@
+// The SQL statements cellsim understands, parsed into plain structs, and a
+// splitter for scripts (`cellsim sql -f FILE`). The grammar (docs/sql.md) is
+// the subset of Oracle DDL that creates, extends and drops files:
+//
+//   CREATE TABLESPACE T DATAFILE '+DG' SIZE 100M [, '+DG' SIZE 1G] [BLOCKSIZE 8K]
+//   ALTER TABLESPACE T ADD DATAFILE '+DG' SIZE 100M [, ...]
+//   DROP TABLESPACE T [INCLUDING CONTENTS [AND DATAFILES | KEEP DATAFILES]
+//                      [CASCADE CONSTRAINTS]]
+//   ALTER DATABASE ADD LOGFILE [THREAD n] [GROUP n] ('+DG'[, '+DG' ...]) SIZE 4096M
+//                  [BLOCKSIZE 512|4096] [REUSE] [, [GROUP n] (...) SIZE ...]
+//   ALTER DATABASE DROP LOGFILE GROUP n
+//   ALTER SESSION SET "_cell_fast_file_create" = TRUE|FALSE
+//   ALTER SESSION SET cellsim_fast_file_create_metadata = TRUE|FALSE
+//   ALTER SESSION SET name = value
+//
+// Keywords are case-insensitive; identifiers are uppercased unless
+// double-quoted, as in Oracle. Errors are InvalidArgument and point at the
+// place: "at 1:44: expected SIZE, found 'sise'" followed by the line and a caret.
+//
+// Usage:
+//   absl::StatusOr<Statement> st = ParseStatement(
+//       "alter database add logfile thread 2 group 5 ('+DATA','+RECO') size 4096m");
+//   if (const auto* add = std::get_if<AddLogfile>(&*st)) { ... add->groups[0].members ... }
+//   for (const std::string& sql : SplitStatements(script)) { ... ParseStatement(sql) ... }
+//
+// Thread-safety: pure functions.
+#ifndef CELLSIM_DB_STATEMENT_H_
+#define CELLSIM_DB_STATEMENT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace cellsim::db {
+
+// The real hidden parameter: FALSE turns cell offload of file creation off, so
+// the database zero-fills (Oracle's "_cell_fast_file_create").
+inline constexpr std::string_view kCellFastFileCreateParameter = "_cell_fast_file_create";
+// cellsim's own parameter: FALSE forbids the metadata-only (fast) path, so a
+// write-back cell formats every block itself (the smart path) and the three
+// creation paths can be compared on one rack. Default TRUE.
+inline constexpr std::string_view kFastFileCreateMetadataParameter =
+    "cellsim_fast_file_create_metadata";
+
+// Limits the parser enforces (inferred: Oracle's real limits depend on
+// MAXINSTANCES / MAXLOGFILES of the control file; 1..1000 keeps numbers sane).
+inline constexpr uint32_t kMaxLogThread = 1000;
+inline constexpr uint32_t kMaxLogGroup = 1000;
+inline constexpr size_t kMaxIdentifierLength = 128;  // Oracle 12.2+ (ORA-00972)
+
+// One file of a disk group: '+DATA' SIZE 4096M.
+struct FileSpec {
+  std::string disk_group;  // uppercased, without the '+': "DATA"
+  uint64_t size_bytes = 0;
+  bool operator==(const FileSpec&) const = default;
+};
+
+struct CreateTablespace {
+  std::string name;
+  std::vector<FileSpec> datafiles;  // at least one
+  uint32_t block_size = 0;          // 0: the database default (8192)
+  bool operator==(const CreateTablespace&) const = default;
+};
+
+struct AlterTablespaceAddDatafile {
+  std::string name;
+  std::vector<FileSpec> datafiles;  // at least one
+  bool operator==(const AlterTablespaceAddDatafile&) const = default;
+};
+
+struct DropTablespace {
+  std::string name;
+  bool including_contents = false;
+  bool and_datafiles = false;  // INCLUDING CONTENTS AND DATAFILES
+  bool cascade_constraints = false;
+  bool operator==(const DropTablespace&) const = default;
+};
+
+// One redo log group of ADD LOGFILE: its members (one per disk group) share
+// the size and block size.
+struct LogGroupSpec {
+  std::optional<uint32_t> group;     // GROUP n; unset: the database picks the next free
+  std::vector<std::string> members;  // disk group names, uppercased, without '+'
+  uint64_t size_bytes = 0;
+  uint32_t block_size = 0;  // 512 or 4096; 0: the default (512)
+  bool reuse = false;
+  bool operator==(const LogGroupSpec&) const = default;
+};
+
+struct AddLogfile {
+  std::optional<uint32_t> thread;  // THREAD n; unset: the session's thread (1)
+  std::vector<LogGroupSpec> groups;  // at least one; explicit group numbers distinct
+  bool operator==(const AddLogfile&) const = default;
+};
+
+struct DropLogfileGroup {
+  uint32_t group = 0;
+  bool operator==(const DropLogfileGroup&) const = default;
+};
+
+// ALTER SESSION SET "_cell_fast_file_create" = TRUE|FALSE
+struct SetCellFastFileCreate {
+  bool enabled = true;
+  bool operator==(const SetCellFastFileCreate&) const = default;
+};
+
+// ALTER SESSION SET cellsim_fast_file_create_metadata = TRUE|FALSE
+struct SetFastFileCreateMetadata {
+  bool enabled = true;
+  bool operator==(const SetFastFileCreateMetadata&) const = default;
+};
+
+// Any other ALTER SESSION SET name = value, kept for the session to accept or
+// reject (the parser does not know every Oracle parameter).
+struct SetParameter {
+  std::string name;   // lowercased (Oracle parameter names are case-insensitive)
+  std::string value;  // as written; quotes removed from a string literal
+  bool value_is_string = false;  // the value was a '...' literal
+  bool operator==(const SetParameter&) const = default;
+};
+
+using Statement =
+    std::variant<CreateTablespace, AlterTablespaceAddDatafile, DropTablespace, AddLogfile,
+                 DropLogfileGroup, SetCellFastFileCreate, SetFastFileCreateMetadata,
+                 SetParameter>;
+
+// Parses one statement (an optional trailing ';' is allowed). Errors:
+// InvalidArgument with "at LINE:COL: what was expected, found what", the line and
+// a caret; for malformed SQL, an empty statement, size 0 or sizes past 64 bits,
+// a disk group not written '+NAME', THREAD / GROUP outside 1..1000, a duplicate
+// group number, a block size Oracle does not allow (data files 2K..32K, logs
+// 512 or 4096), a too long identifier, unterminated quotes and comments.
+[[nodiscard]] absl::StatusOr<Statement> ParseStatement(std::string_view sql);
+
+// Splits a script on ';' outside quotes and comments. Each piece is trimmed and
+// has no ';'; pieces holding nothing but whitespace and comments are dropped.
+// Text after the last ';' is a statement too. An unterminated quote or comment
+// runs to the end of the text (ParseStatement then reports it).
+std::vector<std::string> SplitStatements(std::string_view text);
+
+// "CREATE TABLESPACE", "ALTER DATABASE ADD LOGFILE", "ALTER SESSION SET", ...
+std::string_view StatementKind(const Statement& statement);
+
+// The statement in canonical Oracle form (uppercase keywords, sizes in the
+// largest exact unit): ParseStatement(ToSql(s)) == s.
+std::string ToSql(const Statement& statement);
+
+}  // namespace cellsim::db
+
+#endif  // CELLSIM_DB_STATEMENT_H_

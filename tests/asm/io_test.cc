@@ -1,0 +1,328 @@
+// Mirrored I/O through a disk group over fake cells: writes to every copy,
+// read failover and repair, fast mirror resync, scrub, lost-range resync,
+// smart/fast creation through FormatFile.
+#include <algorithm>
+#include <cctype>
+#include <random>
+#include <thread>
+
+#include "asm/fake_rack.h"
+#include "cellsim/asm/disk_group.h"
+#include "cellsim/base/units.h"
+#include "cellsim/format/block_template.h"
+#include "cellsim/io/io_backend.h"
+#include "testing/test_util.h"
+
+namespace cellsim::asmgr {
+namespace {
+
+using testing::FakeRack;
+
+std::string Upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::vector<uint8_t> Pattern(size_t n, uint64_t seed) {
+  std::vector<uint8_t> v(n);
+  std::mt19937_64 rng(seed);
+  for (auto& b : v) b = static_cast<uint8_t>(rng());
+  return v;
+}
+
+class AsmIoTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    io_ = io::MakePosixBackend();
+    ASSERT_OK_AND_ASSIGN(dg_, DiskGroup::Create(rack_.Env(io_.get(), dir_.path()),
+                                                {.name = "DATA",
+                                                 .redundancy = Redundancy::kNormal,
+                                                 .au_size = 1 * kMiB,
+                                                 .disks = rack_.Disks(0)}));
+    ASSERT_OK_AND_ASSIGN(file_, dg_->CreateFile({.db_name = "orcl",
+                                                 .type = FileType::kDataFile,
+                                                 .tag = "USERS",
+                                                 .size_bytes = 16 * kMiB}));
+  }
+  // Writes `data` at `offset` through ASM.
+  void WriteAt(uint64_t offset, const std::vector<uint8_t>& data, AsmIoResult* r = nullptr) {
+    std::vector<AsmWriteRequest> w = {{.file_offset = offset, .data = data}};
+    AsmIoResult local;
+    ASSERT_OK(dg_->Write(file_.number, absl::MakeSpan(w), r ? r : &local));
+  }
+  std::vector<uint8_t> ReadAt(uint64_t offset, size_t n, AsmIoResult* r = nullptr) {
+    std::vector<uint8_t> out(n);
+    std::vector<AsmReadRequest> rd = {{.file_offset = offset, .buffer = absl::MakeSpan(out)}};
+    AsmIoResult local;
+    EXPECT_OK(dg_->Read(file_.number, absl::MakeSpan(rd), r ? r : &local));
+    return out;
+  }
+  // The bytes of copy `c` of the extent holding `offset`, `n` bytes.
+  std::vector<uint8_t> CopyBytes(uint64_t offset, size_t n, size_t c) {
+    auto map = dg_->ExtentMap(file_.number, offset, n);
+    EXPECT_TRUE(map.ok());
+    const ExtentCopy& x = (*map)[0].copies[c];
+    return rack_.cell(x.cell).Peek(x.grid_disk, x.disk_offset + offset % dg_->au_size(), n);
+  }
+
+  FakeRack rack_{{2, 2, 2}, {{"DATA", 32 * kMiB}}};
+  cellsim::testing::TempDir dir_;
+  std::unique_ptr<io::IoBackend> io_;
+  std::unique_ptr<DiskGroup> dg_;
+  FileInfo file_;
+};
+
+TEST_F(AsmIoTest, NameFollowsAsm) {
+  EXPECT_EQ(file_.number, 256u);
+  EXPECT_EQ(file_.name, "+DATA/ORCL/DATAFILE/USERS.256." + std::to_string(file_.incarnation));
+  ASSERT_OK_AND_ASSIGN(FileInfo log, dg_->CreateFile({.db_name = "ORCL",
+                                                      .type = FileType::kOnlineLog,
+                                                      .tag = "group_5",
+                                                      .size_bytes = 4 * kMiB,
+                                                      .block_size = 512}));
+  EXPECT_EQ(log.number, 257u);
+  EXPECT_GT(log.incarnation, file_.incarnation);
+  EXPECT_EQ(log.name, "+DATA/ORCL/ONLINELOG/group_5.257." + std::to_string(log.incarnation));
+  ASSERT_OK_AND_ASSIGN(FileInfo found, dg_->LookupFile(Upper(log.name)));
+  EXPECT_EQ(found.number, 257u);
+}
+
+TEST_F(AsmIoTest, WriteReachesEveryCopyAndReadsBack) {
+  // 3 MiB starting mid-extent: four pieces, each to 2 copies.
+  const auto data = Pattern(3 * kMiB, 1);
+  AsmIoResult r;
+  WriteAt(512 * kKiB, data, &r);
+  EXPECT_EQ(r.io.cell_requests, 8u);
+  EXPECT_EQ(r.io.cell_bytes, 2 * data.size());
+  EXPECT_EQ(r.io.cell.disk_bytes_written, 2 * data.size());
+  EXPECT_TRUE(r.failures.empty());
+  EXPECT_EQ(ReadAt(512 * kKiB, data.size()), data);
+  for (size_t c = 0; c < 2; ++c) {
+    EXPECT_EQ(CopyBytes(1 * kMiB, 1 * kMiB, c),
+              std::vector<uint8_t>(data.begin() + 512 * kKiB, data.begin() + 1536 * kKiB));
+  }
+}
+
+TEST_F(AsmIoTest, InvalidRequestsAreRefused) {
+  std::vector<uint8_t> data(1000);
+  std::vector<AsmWriteRequest> w = {{.file_offset = 0, .data = data}};
+  EXPECT_EQ(dg_->Write(file_.number, absl::MakeSpan(w), nullptr).code(),
+            absl::StatusCode::kInvalidArgument);
+  std::vector<uint8_t> big(4096);
+  w = {{.file_offset = 16 * kMiB - 2048, .data = big}};
+  absl::Status st = dg_->Write(file_.number, absl::MakeSpan(w), nullptr);
+  EXPECT_EQ(st.code(), absl::StatusCode::kOutOfRange);
+  EXPECT_THAT(std::string(st.message()), ::testing::HasSubstr("past its end 16777216"));
+  EXPECT_EQ(dg_->Write(999, absl::MakeSpan(w), nullptr).code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(AsmIoTest, OfflineWriteOnlineResyncScrub) {
+  // The md raid1 scenario on fakes; rack_test repeats it on real cells.
+  const auto base = Pattern(16 * kMiB, 2);
+  WriteAt(0, base);
+  ASSERT_OK_AND_ASSIGN(uint32_t victim, dg_->FindDisk("DATA_CD_01_cel02"));
+  ASSERT_OK(dg_->OfflineDisk(victim));
+  std::vector<uint8_t> now = base;
+  // Change 64 KiB in three extents with a copy on the victim and in one
+  // without: exactly three extents become stale on it.
+  ASSERT_OK_AND_ASSIGN(auto map, dg_->ExtentMap(file_.number));
+  std::vector<uint64_t> offsets;
+  int with = 0, without = 0;
+  for (const Extent& e : map) {
+    const bool on = e.copies[0].disk == victim || e.copies[1].disk == victim;
+    if (on && with < 3) {
+      ++with;
+      offsets.push_back(e.file_offset + 4096 * with);
+    } else if (!on && without < 1) {
+      ++without;
+      offsets.push_back(e.file_offset + 65536);
+    } else {
+      continue;
+    }
+    std::vector<uint8_t> piece = Pattern(64 * kKiB, offsets.back());
+    AsmIoResult r;
+    WriteAt(offsets.back(), piece, &r);
+    EXPECT_EQ(r.stale_extents_marked, on ? 1u : 0u);
+    EXPECT_EQ(r.io.cell_requests, on ? 1u : 2u);
+    std::copy(piece.begin(), piece.end(), now.begin() + offsets.back());
+  }
+  ASSERT_EQ(with, 3);
+  const uint64_t expected = 3;
+  EXPECT_EQ(dg_->Disks()[victim].stale_aus, expected);
+  EXPECT_EQ(dg_->View().offline_disks, 1u);
+  // Reads while offline come from the surviving copy.
+  EXPECT_EQ(ReadAt(0, now.size()), now);
+  ResyncResult rs;
+  ASSERT_OK(dg_->OnlineDisk(victim, &rs));
+  EXPECT_EQ(rs.extents_copied, expected);
+  EXPECT_EQ(rs.bytes_copied, expected * kMiB);
+  EXPECT_EQ(dg_->Disks()[victim].stale_aus, 0u);
+  EXPECT_EQ(dg_->Disks()[victim].mode_status, "ONLINE");
+  ScrubResult sc;
+  ASSERT_OK(dg_->Scrub({}, &sc));
+  EXPECT_TRUE(sc.mismatches.empty());
+  EXPECT_EQ(sc.extents_checked, 16u);
+  EXPECT_EQ(sc.copies_compared, 16u);
+  EXPECT_EQ(ReadAt(0, now.size()), now);
+}
+
+TEST_F(AsmIoTest, FailingDiskGoesOfflineAndMirrorServesReads) {
+  const auto data = Pattern(16 * kMiB, 3);
+  ASSERT_OK_AND_ASSIGN(uint32_t bad, dg_->FindDisk("DATA_CD_00_cel01"));
+  rack_.cell(0).FailWrites(dg_->disk(bad).grid_disk, true);
+  AsmIoResult r;
+  WriteAt(0, data, &r);  // succeeds: every extent has a copy elsewhere
+  ASSERT_EQ(r.disks_taken_offline, std::vector<std::string>{"DATA_CD_00_cel01"});
+  EXPECT_FALSE(r.failures.empty());
+  const DiskView v = dg_->Disks()[bad];
+  EXPECT_EQ(v.mode_status, "OFFLINE");
+  EXPECT_THAT(v.last_error, ::testing::HasSubstr("Input/output error"));
+  EXPECT_GT(v.stale_aus, 0u);
+  AsmIoResult rr;
+  EXPECT_EQ(ReadAt(0, data.size(), &rr), data);
+  EXPECT_EQ(rr.io.cell_requests, 16u);  // one copy each, no retries needed
+  // The disk comes back: only its stale extents are copied.
+  rack_.cell(0).FailWrites(dg_->disk(bad).grid_disk, false);
+  ResyncResult rs;
+  ASSERT_OK(dg_->OnlineDisk(bad, &rs));
+  EXPECT_EQ(rs.extents_copied, v.stale_aus);
+  ScrubResult sc;
+  ASSERT_OK(dg_->Scrub({}, &sc));
+  EXPECT_TRUE(sc.mismatches.empty());
+}
+
+TEST_F(AsmIoTest, WriteFailsWhenNoCopyLands) {
+  for (uint32_t c = 0; c < 3; ++c) {
+    for (uint32_t g = 0; g < 2; ++g) rack_.cell(c).FailWrites(g, true);
+  }
+  const auto data = Pattern(64 * kKiB, 4);
+  std::vector<AsmWriteRequest> w = {{.file_offset = 0, .data = data}};
+  absl::Status st = dg_->Write(file_.number, absl::MakeSpan(w), nullptr);
+  EXPECT_EQ(st.code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(std::string(st.message()), ::testing::HasSubstr("no copy of extent 0"));
+}
+
+TEST_F(AsmIoTest, ReadFailsOverAndRepairsPrimary) {
+  const auto data = Pattern(2 * kMiB, 5);
+  WriteAt(0, data);
+  ASSERT_OK_AND_ASSIGN(auto map, dg_->ExtentMap(file_.number, 0, 1));
+  const ExtentCopy primary = map[0].copies[0];
+  // The primary lost this range with its flash: reads fail with DataLoss.
+  rack_.cell(primary.cell).LoseRange(primary.grid_disk, primary.disk_offset, 64 * kKiB);
+  std::vector<uint8_t> out(64 * kKiB);
+  std::vector<AsmReadRequest> rd = {{.file_offset = 0, .buffer = absl::MakeSpan(out)}};
+  AsmIoResult r;
+  ASSERT_OK(dg_->Read(file_.number, absl::MakeSpan(rd), &r));
+  EXPECT_EQ(rd[0].failovers, 1u);
+  EXPECT_EQ(out, std::vector<uint8_t>(data.begin(), data.begin() + 64 * kKiB));
+  // The good data was written back: the primary reads again, nothing lost.
+  ASSERT_OK_AND_ASSIGN(auto lost, rack_.cell(primary.cell).LostRanges());
+  EXPECT_TRUE(lost.empty());
+  rd[0].failovers = 0;
+  ASSERT_OK(dg_->Read(file_.number, absl::MakeSpan(rd), &r));
+  EXPECT_EQ(rd[0].failovers, 0u);
+}
+
+TEST_F(AsmIoTest, ResyncLostRangesRestoresFromPartners) {
+  const auto data = Pattern(16 * kMiB, 6);
+  WriteAt(0, data);
+  // Cell 2 loses 3 ranges (as dirty lines of a failed flash), one of them
+  // beyond any file data.
+  ASSERT_OK_AND_ASSIGN(auto map, dg_->ExtentMap(file_.number));
+  std::vector<cell::LostRange> lost;
+  for (const Extent& e : map) {
+    for (const ExtentCopy& c : e.copies) {
+      if (c.cell == 2 && lost.size() < 2) lost.push_back({c.grid_disk, c.disk_offset + 8192, 128 * kKiB});
+    }
+  }
+  ASSERT_EQ(lost.size(), 2u);
+  for (const auto& l : lost) rack_.cell(2).LoseRange(l.grid_disk, l.offset, l.length);
+  rack_.cell(2).LoseRange(0, 31 * kMiB, 64 * kKiB);  // a free AU
+  ResyncResult rs;
+  ASSERT_OK(dg_->ResyncLostRanges(&rs));
+  EXPECT_EQ(rs.extents_copied, 3u);
+  EXPECT_EQ(rs.bytes_copied, 2 * 128 * kKiB + 64 * kKiB);
+  ASSERT_OK_AND_ASSIGN(auto left, rack_.cell(2).LostRanges());
+  EXPECT_TRUE(left.empty());
+  ScrubResult sc;
+  ASSERT_OK(dg_->Scrub({}, &sc));
+  EXPECT_TRUE(sc.mismatches.empty());
+  EXPECT_EQ(sc.read_errors, 0u);
+}
+
+TEST_F(AsmIoTest, ScrubFindsAndRepairsSilentCorruption) {
+  WriteAt(0, Pattern(16 * kMiB, 7));
+  ASSERT_OK_AND_ASSIGN(auto map, dg_->ExtentMap(file_.number, 3 * kMiB, 1));
+  const ExtentCopy mirror = map[0].copies[1];
+  rack_.cell(mirror.cell).Corrupt(mirror.grid_disk, mirror.disk_offset + 1000);
+  ScrubResult sc;
+  ASSERT_OK(dg_->Scrub({}, &sc));
+  ASSERT_EQ(sc.mismatches.size(), 1u);
+  EXPECT_EQ(sc.mismatches[0].extent, 3u);
+  EXPECT_EQ(sc.mismatches[0].file_offset, 3 * kMiB + 1000);
+  ScrubResult fix;
+  ASSERT_OK(dg_->Scrub({.repair = true}, &fix));
+  EXPECT_EQ(fix.repaired, 1u);
+  ScrubResult again;
+  ASSERT_OK(dg_->Scrub({}, &again));
+  EXPECT_TRUE(again.mismatches.empty());
+}
+
+TEST_F(AsmIoTest, FormatFileSendsOneRequestPerExtentCopy) {
+  format::BlockTemplate t{.kind = format::BlockKind::kData, .block_size = 8192,
+                          .file_number = 7, .file_blocks = 16 * kMiB / 8192};
+  ASSERT_OK_AND_ASSIGN(uint32_t off, dg_->FindDisk("DATA_CD_01_cel03"));
+  ASSERT_OK(dg_->OfflineDisk(off));
+  FormatResult fr;
+  ASSERT_OK(dg_->FormatFile(file_.number,
+                            {.block_template = t, .method = cell::FormatMethod::kMetadataOnly,
+                             .requests_per_call = 1},
+                            &fr));
+  const uint64_t skipped = fr.result.stale_extents_marked;
+  EXPECT_GT(skipped, 0u);
+  EXPECT_EQ(fr.copies.size() + skipped, 16u * 2);
+  EXPECT_EQ(fr.result.io.cell_requests, fr.copies.size());
+  EXPECT_EQ(fr.result.io.multi_block_requests, fr.copies.size());
+  EXPECT_EQ(fr.result.io.cell.bytes_saved_by_creation, fr.copies.size() * kMiB);
+  uint64_t per_cell = 0;
+  for (const auto& s : fr.result.io.per_cell) per_cell += s.bytes_saved_by_creation;
+  EXPECT_EQ(per_cell, fr.result.io.cell.bytes_saved_by_creation);
+  for (const FormatCopyResult& c : fr.copies) {
+    EXPECT_OK(c.status);
+    EXPECT_TRUE(c.metadata_only);
+  }
+  // Every readable block is the template's; the offline disk is resynced.
+  ResyncResult rs;
+  ASSERT_OK(dg_->OnlineDisk(off, &rs));
+  EXPECT_EQ(rs.extents_copied, skipped);
+  std::vector<uint8_t> want(16 * kMiB);
+  format::GenerateRange(t, 0, absl::MakeSpan(want));
+  EXPECT_EQ(ReadAt(0, want.size()), want);
+  ScrubResult sc;
+  ASSERT_OK(dg_->Scrub({}, &sc));
+  EXPECT_TRUE(sc.mismatches.empty());
+}
+
+TEST_F(AsmIoTest, ConcurrentWritersAndReaders) {
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      const auto data = Pattern(4 * kMiB, 100 + t);
+      for (int i = 0; i < 5; ++i) {
+        std::vector<AsmWriteRequest> w = {{.file_offset = t * 4 * kMiB, .data = data}};
+        EXPECT_OK(dg_->Write(file_.number, absl::MakeSpan(w), nullptr));
+        std::vector<uint8_t> out(4 * kMiB);
+        std::vector<AsmReadRequest> r = {{.file_offset = t * 4 * kMiB, .buffer = absl::MakeSpan(out)}};
+        EXPECT_OK(dg_->Read(file_.number, absl::MakeSpan(r), nullptr));
+        EXPECT_EQ(out, data);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  ScrubResult sc;
+  ASSERT_OK(dg_->Scrub({}, &sc));
+  EXPECT_TRUE(sc.mismatches.empty());
+}
+
+}  // namespace
+}  // namespace cellsim::asmgr

@@ -1,0 +1,71 @@
+// FileTable encoding: round trip and hostile input.
+#include "cellsim/db/file_table.h"
+
+#include "cellsim/base/checksum.h"
+#include "gtest/gtest.h"
+#include "testing/test_util.h"
+
+namespace cellsim::db {
+namespace {
+
+FileTable Sample() {
+  FileTable t;
+  t.db_name = "ORCL";
+  t.dbid = 1234567;
+  t.created_unix = 1'700'000'000;
+  t.tablespaces = {{0, "USERS", 8192}, {1, "Mixed Case", 16384}};
+  t.data_files = {{1, 0, {"DATA", 256, "+DATA/ORCL/DATAFILE/USERS.256.1"}, 8 * 1024 * 1024, 8192,
+                   EntryState::kAvailable, 1'700'000'001, 3}};
+  t.threads = {{1, false}, {2, false}};
+  LogGroup g;
+  g.group = 5;
+  g.thread = 2;
+  g.size_bytes = 4096ull << 20;
+  g.members = {{{"DATA", 257, "+DATA/ORCL/ONLINELOG/group_5.257.1"}},
+               {{"RECO", 256, "+RECO/ORCL/ONLINELOG/group_5.256.1"}}};
+  g.state = EntryState::kCreating;
+  t.log_groups = {g};
+  return t;
+}
+
+TEST(FileTable, RoundTrip) {
+  const FileTable t = Sample();
+  ASSERT_OK_AND_ASSIGN(FileTable back, FileTable::Decode(t.Encode()));
+  EXPECT_EQ(back, t);
+  EXPECT_EQ(back.FindLogGroup(5)->members.size(), 2u);
+  EXPECT_EQ(back.FindTablespace("Mixed Case")->block_size, 16384u);
+  EXPECT_EQ(back.FindDataFile(1)->file.number, 256u);
+  EXPECT_EQ(back.FindDataFile(2), nullptr);
+  EXPECT_EQ(back.AllFiles().size(), 3u);
+  ASSERT_OK_AND_ASSIGN(FileTable empty, FileTable::Decode(FileTable{}.Encode()));
+  EXPECT_EQ(empty, FileTable{});
+}
+
+TEST(FileTable, HostileInputIsRejected) {
+  const std::vector<uint8_t> good = Sample().Encode();
+  // Every truncation fails cleanly.
+  for (size_t n = 0; n < good.size(); ++n) {
+    absl::StatusOr<FileTable> t =
+        FileTable::Decode(absl::MakeConstSpan(good.data(), n));
+    EXPECT_EQ(t.status().code(), absl::StatusCode::kDataLoss) << n;
+  }
+  std::vector<uint8_t> v = good;
+  v[0] = 9;  // version
+  EXPECT_EQ(FileTable::Decode(v).status().code(), absl::StatusCode::kDataLoss);
+  v = good;
+  v.push_back(0);  // trailing byte
+  EXPECT_EQ(FileTable::Decode(v).status().code(), absl::StatusCode::kDataLoss);
+  // A huge count is refused before anything is allocated.
+  Encoder e;
+  e.PutU16(FileTable::kFormatVersion);
+  e.PutString("ORCL");
+  e.PutU32(1);
+  e.PutU64(1);
+  e.PutU32(0xFFFFFFFF);
+  absl::StatusOr<FileTable> t = FileTable::Decode(e.data());
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(std::string(t.status().message()).find("exceeds"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cellsim::db
