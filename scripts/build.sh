@@ -4,7 +4,7 @@
 #   scripts/build.sh debug     RelWithDebInfo build for the tests
 #   scripts/build.sh asan      ASan+UBSan build of the tests
 #   scripts/build.sh tsan      TSan build of the tests
-# Extra arguments go to cmake --build (e.g. a target name).
+# Extra arguments are target names to build instead of everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 flavour=${1:-release}; shift || true
@@ -21,4 +21,8 @@ dir=build/$flavour
 if [ ! -f "$dir/build.ninja" ]; then
   cmake -S . -B "$dir" -G Ninja "${args[@]}" >/dev/null
 fi
-cmake --build "$dir" -j"$(nproc)" "$@"
+if (($#)); then
+  cmake --build "$dir" -j"$(nproc)" --target "$@"
+else
+  cmake --build "$dir" -j"$(nproc)"
+fi

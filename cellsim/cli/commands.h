@@ -33,6 +33,11 @@ using RegisterFn = void (*)(CLI::App& app, CommandContext& ctx);
 
 void RegisterProbe(CLI::App& app, CommandContext& ctx);  // probe.cc
 void RegisterIo(CLI::App& app, CommandContext& ctx);     // io_cmd.cc
+void RegisterDemo(CLI::App& app, CommandContext& ctx);     // demo.cc
+void RegisterRack(CLI::App& app, CommandContext& ctx);     // rack_cmd.cc
+void RegisterSql(CLI::App& app, CommandContext& ctx);      // sql_cmd.cc
+void RegisterCellCli(CLI::App& app, CommandContext& ctx);  // cellcli_cmd.cc
+void RegisterAsmcmd(CLI::App& app, CommandContext& ctx);   // asmcmd_cmd.cc
 
 }  // namespace cellsim::cli
 

@@ -22,6 +22,11 @@ namespace {
 constexpr RegisterFn kCommandGroups[] = {
     RegisterProbe,
     RegisterIo,
+    RegisterDemo,
+    RegisterRack,
+    RegisterSql,
+    RegisterCellCli,
+    RegisterAsmcmd,
 };
 }  // namespace
 

@@ -1,0 +1,317 @@
+#include "cellsim/cli/command_parsers.h"
+
+#include <regex>
+
+#include "absl/strings/ascii.h"
+#include "cellsim/base/units.h"
+#include "fmt/format.h"
+
+namespace cellsim::cli {
+namespace {
+
+std::string Lower(std::string_view s) { return absl::AsciiStrToLower(std::string(s)); }
+
+absl::Status CellSyntax(std::string_view text, std::string_view why) {
+  return absl::InvalidArgumentError(
+      fmt::format("CELL-01504: Invalid command syntax. {} (in \"{}\")", why, text));
+}
+
+// Parses [NAME] [WHERE cond [AND cond]...] [DETAIL] of LIST METRICCURRENT.
+absl::Status ParseMetricTail(std::string_view text, const std::vector<std::string>& w, size_t i,
+                             CellCliCommand* cmd) {
+  if (i < w.size() && Lower(w[i]) != "where" && Lower(w[i]) != "detail") {
+    cmd->filters.push_back({"name", MetricFilter::Op::kEq, w[i]});
+    ++i;
+  }
+  if (i < w.size() && Lower(w[i]) == "where") {
+    ++i;
+    while (true) {
+      if (i + 3 > w.size()) return CellSyntax(text, "expected: WHERE attribute = 'value'");
+      MetricFilter f;
+      f.attribute = Lower(w[i]);
+      if (f.attribute != "name" && f.attribute != "objecttype" &&
+          f.attribute != "metricobjectname") {
+        return CellSyntax(text, fmt::format("unknown attribute '{}' (expected name, objectType "
+                                            "or metricObjectName)",
+                                            w[i]));
+      }
+      const std::string op = Lower(w[i + 1]);
+      if (op == "=") {
+        f.op = MetricFilter::Op::kEq;
+      } else if (op == "!=") {
+        f.op = MetricFilter::Op::kNe;
+      } else if (op == "like") {
+        f.op = MetricFilter::Op::kLike;
+        try {
+          std::regex re(w[i + 2], std::regex::icase | std::regex::extended);
+        } catch (const std::regex_error& e) {
+          return CellSyntax(text, fmt::format("invalid regular expression '{}'", w[i + 2]));
+        }
+      } else {
+        return CellSyntax(text, fmt::format("expected =, != or LIKE after {}, found '{}'", w[i],
+                                            w[i + 1]));
+      }
+      f.value = w[i + 2];
+      cmd->filters.push_back(std::move(f));
+      i += 3;
+      if (i < w.size() && Lower(w[i]) == "and") {
+        ++i;
+        continue;
+      }
+      break;
+    }
+  }
+  if (i < w.size() && Lower(w[i]) == "detail") {
+    cmd->detail = true;
+    ++i;
+  }
+  if (i < w.size()) return CellSyntax(text, fmt::format("unexpected '{}'", w[i]));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> SplitCommandWords(std::string_view text,
+                                                          bool operators) {
+  std::vector<std::string> words;
+  std::string cur;
+  bool in_word = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\'' || c == '"') {
+      const size_t end = text.find(c, i + 1);
+      if (end == std::string_view::npos) {
+        return absl::InvalidArgumentError(
+            fmt::format("unterminated {} quote at column {} of \"{}\"", c, i + 1, text));
+      }
+      cur.append(text.substr(i + 1, end - i - 1));
+      in_word = true;
+      i = end;
+    } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ';') {
+      if (in_word) words.push_back(std::move(cur));
+      cur.clear();
+      in_word = false;
+    } else if (operators && (c == '=' || (c == '!' && i + 1 < text.size() && text[i + 1] == '='))) {
+      if (in_word) words.push_back(std::move(cur));
+      cur.clear();
+      in_word = false;
+      words.push_back(c == '=' ? "=" : "!=");
+      if (c == '!') ++i;
+    } else {
+      cur += c;
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(std::move(cur));
+  return words;
+}
+
+absl::StatusOr<CellCliCommand> ParseCellCliCommand(std::string_view text) {
+  absl::StatusOr<std::vector<std::string>> words = SplitCommandWords(text, true);
+  if (!words.ok()) return CellSyntax(text, std::string(words.status().message()));
+  const std::vector<std::string>& w = *words;
+  if (w.empty()) return CellSyntax(text, "empty command");
+  CellCliCommand cmd;
+  const std::string verb = Lower(w[0]);
+  if (verb == "list") {
+    if (w.size() < 2) return CellSyntax(text, "LIST of what? (CELL, FLASHCACHE, GRIDDISK, METRICCURRENT)");
+    const std::string object = Lower(w[1]);
+    if (object == "metriccurrent") {
+      cmd.kind = CellCliCommand::Kind::kListMetricCurrent;
+      absl::Status s = ParseMetricTail(text, w, 2, &cmd);
+      if (!s.ok()) return s;
+      return cmd;
+    }
+    if (object == "cell") {
+      cmd.kind = CellCliCommand::Kind::kListCell;
+    } else if (object == "flashcache") {
+      cmd.kind = CellCliCommand::Kind::kListFlashCache;
+    } else if (object == "griddisk") {
+      cmd.kind = CellCliCommand::Kind::kListGridDisk;
+    } else {
+      return CellSyntax(text, fmt::format("unknown object type '{}' (cellsim knows CELL, "
+                                          "FLASHCACHE, GRIDDISK, METRICCURRENT)",
+                                          w[1]));
+    }
+    if (w.size() == 3 && Lower(w[2]) == "detail") {
+      cmd.detail = true;
+    } else if (w.size() > 2) {
+      return CellSyntax(text, fmt::format("unexpected '{}' (only DETAIL may follow)", w[2]));
+    }
+    return cmd;
+  }
+  if (verb == "alter") {
+    if (w.size() == 4 && Lower(w[1]) == "flashcache" && Lower(w[2]) == "all" &&
+        Lower(w[3]) == "flush") {
+      cmd.kind = CellCliCommand::Kind::kFlushFlashCache;
+      return cmd;
+    }
+    if (w.size() >= 2 && Lower(w[1]) == "cell") {
+      if (w.size() != 5 || Lower(w[2]) != "flashcachemode" || w[3] != "=") {
+        return CellSyntax(text, "expected: ALTER CELL flashCacheMode = writeback|writethrough");
+      }
+      const std::string mode = Lower(w[4]);
+      if (mode == "writeback") {
+        cmd.mode = cell::FlashCacheMode::kWriteBack;
+      } else if (mode == "writethrough") {
+        cmd.mode = cell::FlashCacheMode::kWriteThrough;
+      } else {
+        return CellSyntax(text, fmt::format("flashCacheMode '{}' is not writeback or writethrough",
+                                            w[4]));
+      }
+      cmd.kind = CellCliCommand::Kind::kSetFlashCacheMode;
+      return cmd;
+    }
+    return CellSyntax(text, "cellsim knows ALTER FLASHCACHE ALL FLUSH and ALTER CELL "
+                            "flashCacheMode = ...");
+  }
+  return CellSyntax(text, fmt::format("unknown command '{}' (cellsim knows LIST and ALTER)", w[0]));
+}
+
+bool MetricMatches(const cell::Metric& metric, const std::vector<MetricFilter>& filters) {
+  for (const MetricFilter& f : filters) {
+    const std::string& value = f.attribute == "name"         ? metric.name
+                               : f.attribute == "objecttype" ? metric.object_type
+                                                             : metric.object;
+    bool match;
+    if (f.op == MetricFilter::Op::kLike) {
+      match = std::regex_match(value, std::regex(f.value, std::regex::icase | std::regex::extended));
+    } else {
+      match = Lower(value) == Lower(f.value);
+      if (f.op == MetricFilter::Op::kNe) match = !match;
+    }
+    if (!match) return false;
+  }
+  return true;
+}
+
+absl::StatusOr<AsmcmdCommand> ParseAsmcmdCommand(std::string_view text) {
+  absl::StatusOr<std::vector<std::string>> words = SplitCommandWords(text, false);
+  if (!words.ok()) return words.status();
+  const std::vector<std::string>& w = *words;
+  if (w.empty()) return absl::InvalidArgumentError("ASMCMD-8022: empty command");
+  AsmcmdCommand cmd;
+  const std::string& verb = w[0];
+  auto bad_option = [&](const std::string& opt) {
+    return absl::InvalidArgumentError(
+        fmt::format("ASMCMD-8021: option '{}' of {} is not supported", opt, verb));
+  };
+  std::vector<std::string> operands;
+  for (size_t i = 1; i < w.size(); ++i) {
+    const std::string& a = w[i];
+    if (a.size() < 2 || a[0] != '-') {
+      operands.push_back(a);
+      continue;
+    }
+    if (verb == "ls") {
+      for (char c : a.substr(1)) {
+        if (c != 'l') return bad_option(a);
+        cmd.long_format = true;
+      }
+    } else if (verb == "lsdsk") {
+      if (a == "-G") {
+        if (i + 1 >= w.size()) return absl::InvalidArgumentError("ASMCMD-8021: -G needs a disk group");
+        cmd.lsdsk.group = w[++i];
+        continue;
+      }
+      for (char c : a.substr(1)) {
+        if (c == 'k') {
+          cmd.lsdsk.k = true;
+        } else if (c == 'p') {
+          cmd.lsdsk.p = true;
+        } else {
+          return bad_option(a);
+        }
+      }
+    } else {
+      return bad_option(a);
+    }
+  }
+  auto operand_count = [&](size_t lo, size_t hi, const char* usage) -> absl::Status {
+    if (operands.size() < lo || operands.size() > hi) {
+      return absl::InvalidArgumentError(fmt::format("ASMCMD-8022: usage: {}", usage));
+    }
+    return absl::OkStatus();
+  };
+  absl::Status s;
+  if (verb == "lsdg") {
+    cmd.kind = AsmcmdCommand::Kind::kLsdg;
+    s = operand_count(0, 1, "lsdg [GROUP]");
+  } else if (verb == "lsdsk") {
+    cmd.kind = AsmcmdCommand::Kind::kLsdsk;
+    s = operand_count(0, 1, "lsdsk [-k] [-p] [-G GROUP] [PATTERN]");
+    if (s.ok() && !operands.empty()) cmd.lsdsk.pattern = operands[0];
+  } else if (verb == "ls") {
+    cmd.kind = AsmcmdCommand::Kind::kLs;
+    s = operand_count(0, 1, "ls [-l] [PATH]");
+  } else if (verb == "cd") {
+    cmd.kind = AsmcmdCommand::Kind::kCd;
+    s = operand_count(1, 1, "cd PATH");
+  } else if (verb == "pwd") {
+    cmd.kind = AsmcmdCommand::Kind::kPwd;
+    s = operand_count(0, 0, "pwd");
+  } else if (verb == "cp") {
+    cmd.kind = AsmcmdCommand::Kind::kCp;
+    s = operand_count(2, 2, "cp +DG/PATH LOCALFILE");
+  } else {
+    return absl::InvalidArgumentError(fmt::format(
+        "ASMCMD-8022: unknown command '{}' (cellsim knows lsdg, lsdsk, ls, cd, pwd, cp)", verb));
+  }
+  if (!s.ok()) return s;
+  cmd.args = std::move(operands);
+  return cmd;
+}
+
+absl::StatusOr<asmgr::DiskGroupSpec> ParseDiskGroupOption(std::string_view text) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    const size_t colon = text.find(':', start);
+    parts.emplace_back(text.substr(start, colon == std::string_view::npos ? text.npos : colon - start));
+    if (colon == std::string_view::npos) break;
+    start = colon + 1;
+  }
+  if (parts.size() < 3 || parts.size() > 4) {
+    return absl::InvalidArgumentError(fmt::format(
+        "--disk-group '{}': expected NAME:REDUNDANCY:SIZE_PER_DISK[:AU], e.g. DATA:NORMAL:2g",
+        text));
+  }
+  asmgr::DiskGroupSpec spec;
+  spec.name = absl::AsciiStrToUpper(parts[0]);
+  if (spec.name.empty()) {
+    return absl::InvalidArgumentError(fmt::format("--disk-group '{}': the name is empty", text));
+  }
+  absl::StatusOr<asmgr::Redundancy> red = asmgr::ParseRedundancy(parts[1]);
+  if (!red.ok()) {
+    return absl::InvalidArgumentError(fmt::format("--disk-group '{}': {}", text,
+                                                  std::string(red.status().message())));
+  }
+  spec.redundancy = *red;
+  absl::StatusOr<uint64_t> size = ParseSize(parts[2]);
+  if (!size.ok() || *size == 0) {
+    return absl::InvalidArgumentError(fmt::format(
+        "--disk-group '{}': size per disk '{}' is not a size like 512m or 2g", text, parts[2]));
+  }
+  spec.grid_disk_size = *size;
+  if (parts.size() == 4) {
+    absl::StatusOr<uint64_t> au = ParseSize(parts[3]);
+    if (!au.ok()) {
+      return absl::InvalidArgumentError(
+          fmt::format("--disk-group '{}': AU '{}' is not a size like 4m", text, parts[3]));
+    }
+    absl::Status valid = asmgr::ValidateAuSize(*au);
+    if (!valid.ok()) {
+      return absl::InvalidArgumentError(
+          fmt::format("--disk-group '{}': {}", text, std::string(valid.message())));
+    }
+    spec.au_size = *au;
+  }
+  if (spec.grid_disk_size % spec.au_size != 0) {
+    return absl::InvalidArgumentError(fmt::format(
+        "--disk-group '{}': size per disk {} is not a multiple of the AU ({})", text,
+        FormatBytes(spec.grid_disk_size), FormatBytes(spec.au_size)));
+  }
+  return spec;
+}
+
+}  // namespace cellsim::cli

@@ -1,0 +1,94 @@
+// Parsers of the small command languages the CLI front ends accept, kept apart
+// from the commands so that tests can check them without a rack:
+//
+//   CellCLI (`cellsim cellcli DIR -e "..."`), case-insensitive as CellCLI is:
+//     LIST CELL [DETAIL] | LIST FLASHCACHE [DETAIL] | LIST GRIDDISK [DETAIL]
+//     LIST METRICCURRENT [NAME] [WHERE attr {= | != | LIKE} 'value' [AND ...]] [DETAIL]
+//       (attr: name, objectType, metricObjectName; LIKE takes a regular expression)
+//     ALTER FLASHCACHE ALL FLUSH
+//     ALTER CELL flashCacheMode = writeback | writethrough
+//   asmcmd (`cellsim asmcmd DIR -e "..."`):
+//     lsdg [GROUP] | lsdsk [-k] [-p] [-G GROUP] [PATTERN] | ls [-l] [PATH]
+//     cd PATH | pwd | cp +DG/PATH LOCALFILE
+//   rack create's --disk-group NAME:REDUNDANCY:SIZE_PER_DISK[:AU]
+//
+// Usage:
+//   absl::StatusOr<CellCliCommand> c = ParseCellCliCommand("list metriccurrent "
+//       "where objectType = 'FLASHCACHE'");
+//   absl::StatusOr<AsmcmdCommand> a = ParseAsmcmdCommand("ls -l +DATA/ORCL");
+//   absl::StatusOr<asmgr::DiskGroupSpec> g = ParseDiskGroupOption("DATA:normal:2g:4m");
+#ifndef CELLSIM_CLI_COMMAND_PARSERS_H_
+#define CELLSIM_CLI_COMMAND_PARSERS_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "cellsim/asm/rack.h"
+#include "cellsim/cell/cell_service.h"
+#include "cellsim/report/asmcmd.h"
+
+namespace cellsim::cli {
+
+// Splits a command line into words: blanks separate words, '...' and "..."
+// quote (the quotes are removed), '=' and "!=" are words of their own when
+// `operators` is set. InvalidArgument for an unterminated quote.
+[[nodiscard]] absl::StatusOr<std::vector<std::string>> SplitCommandWords(std::string_view text,
+                                                                         bool operators);
+
+// ------------------------------------------------------------------ CellCLI
+
+struct MetricFilter {
+  enum class Op { kEq, kNe, kLike };
+  std::string attribute;  // "name", "objecttype" or "metricobjectname" (lower case)
+  Op op = Op::kEq;
+  std::string value;
+};
+
+struct CellCliCommand {
+  enum class Kind {
+    kListCell,
+    kListFlashCache,
+    kListGridDisk,
+    kListMetricCurrent,
+    kFlushFlashCache,
+    kSetFlashCacheMode,
+  };
+  Kind kind = Kind::kListCell;
+  bool detail = false;
+  std::vector<MetricFilter> filters;  // LIST METRICCURRENT
+  cell::FlashCacheMode mode = cell::FlashCacheMode::kWriteBack;  // ALTER CELL
+};
+
+// InvalidArgument "CELL-01504: Invalid command syntax. ..." saying what was
+// expected, for anything else.
+[[nodiscard]] absl::StatusOr<CellCliCommand> ParseCellCliCommand(std::string_view text);
+
+// Whether a metric passes every filter (= and != compare case-insensitively,
+// LIKE is a case-insensitive regular expression over the whole value).
+bool MetricMatches(const cell::Metric& metric, const std::vector<MetricFilter>& filters);
+
+// ------------------------------------------------------------------- asmcmd
+
+struct AsmcmdCommand {
+  enum class Kind { kLsdg, kLsdsk, kLs, kCd, kPwd, kCp };
+  Kind kind = Kind::kLs;
+  bool long_format = false;        // ls -l
+  report::LsdskOptions lsdsk;      // lsdsk
+  std::vector<std::string> args;   // lsdg GROUP, ls PATH, cd PATH, cp SRC DEST
+};
+
+// InvalidArgument "ASMCMD-8022: unknown command 'x'" or naming the bad option
+// or the missing operand.
+[[nodiscard]] absl::StatusOr<AsmcmdCommand> ParseAsmcmdCommand(std::string_view text);
+
+// ------------------------------------------------------------- rack create
+
+// "DATA:NORMAL:2g" or "DATA:high:512m:1m" (AU defaults to 4 MiB). The name is
+// upper-cased. InvalidArgument naming the part that is wrong.
+[[nodiscard]] absl::StatusOr<asmgr::DiskGroupSpec> ParseDiskGroupOption(std::string_view text);
+
+}  // namespace cellsim::cli
+
+#endif  // CELLSIM_CLI_COMMAND_PARSERS_H_

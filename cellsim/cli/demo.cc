@@ -1,0 +1,215 @@
+// `cellsim demo [--size SIZE] [--dir DIR] [--json]`: the seed command
+//   alter database add logfile thread 2 group 5 ('+DATA','+RECO') size SIZE
+// run by each of the three creation paths, side by side.
+//
+// Each path gets a fresh rack built from asmgr::DefaultRackConfig() and a new
+// database (rather than one rack and `drop logfile group 5` between paths), so
+// every path starts from the same state: empty flash caches, the same free
+// extents, and no dirty data left by the previous path's destaging. Racks go to
+// a temporary directory that is removed after each path (so a 4096m zero-fill
+// never holds more than one rack's 16 GiB), or to DIR/<path> with --dir, where
+// they are kept for `cellsim asmcmd` / `cellcli`.
+//
+// The paths are chosen with session settings, as a DBA would:
+//   zero-fill  alter session set "_cell_fast_file_create" = false
+//   smart      alter session set cellsim_fast_file_create_metadata = false
+//   fast       (the default on a write-back rack)
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "cellsim/base/units.h"
+#include "cellsim/cli/commands.h"
+#include "cellsim/cli/progress.h"
+#include "cellsim/cli/rack_env.h"
+#include "cellsim/report/demo_table.h"
+#include "cellsim/report/json.h"
+#include "fmt/format.h"
+
+namespace cellsim::cli {
+namespace {
+
+struct DemoArgs {
+  std::string size = "256m";
+  std::string dir;
+  bool json = false;
+  RackOptions rack;
+};
+
+struct PathRun {
+  std::string_view path;
+  std::string_view setting;  // "" for the default
+};
+
+constexpr PathRun kPaths[] = {
+    {db::kPathZeroFill, "alter session set \"_cell_fast_file_create\" = false"},
+    {db::kPathSmart, "alter session set cellsim_fast_file_create_metadata = false"},
+    {db::kPathFast, ""},
+};
+
+// Removes a temporary directory on every way out of the command.
+class TempTree {
+ public:
+  TempTree() = default;
+  ~TempTree() { Remove(); }
+  absl::Status Make() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
+                          "/cellsim-demo-XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr) {
+      return absl::InternalError(
+          fmt::format("cannot create a temporary directory {}: {}", pattern, strerror(errno)));
+    }
+    path_ = pattern;
+    return absl::OkStatus();
+  }
+  void Remove() {
+    if (path_.empty()) return;
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+    path_.clear();
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// One path on a fresh rack in `rack_dir`.
+absl::StatusOr<db::StatementResult> RunPath(const PathRun& run, const std::string& rack_dir,
+                                            const std::string& seed, const DemoArgs& a) {
+  absl::StatusOr<IoEnv> io = MakeIoEnv(a.rack);
+  if (!io.ok()) return io.status();
+  RackEnv env;
+  env.io = std::move(*io);
+  absl::StatusOr<std::unique_ptr<asmgr::Rack>> rack = asmgr::Rack::Create(
+      env.io.io.get(), env.io.clock, rack_dir, asmgr::DefaultRackConfig());
+  if (!rack.ok()) return rack.status();
+  env.rack = std::move(*rack);
+  absl::StatusOr<std::unique_ptr<db::Database>> database = db::Database::Create(env.rack.get());
+  if (!database.ok()) return database.status();
+  env.db = std::move(*database);
+  absl::StatusOr<db::StatementResult> result;
+  {
+    std::unique_ptr<db::Session> session = env.db->NewSession();
+    ProgressBar bar(fmt::format("{:<9}", run.path));
+    session->SetProgressCallback(
+        [&bar](const db::CreationProgress& p) { bar.Update(p.file, p.bytes_done, p.bytes_total); });
+    if (!run.setting.empty()) {
+      absl::StatusOr<db::StatementResult> set = session->Execute(run.setting);
+      if (!set.ok()) return set.status();
+    }
+    result = session->Execute(seed);
+    bar.Finish();
+  }
+  absl::Status closed = env.Close();
+  if (!result.ok()) return result.status();
+  if (!closed.ok()) return closed;
+  if (result->path != run.path) {
+    return absl::FailedPreconditionError(fmt::format(
+        "the {} run took the {} path instead ({})", run.path, result->path, result->path_reason));
+  }
+  return result;
+}
+
+// The zero-fill and smart paths write size x 2 members x 2 copies to the grid
+// disks; check the space before starting rather than failing half-way.
+absl::Status CheckSpace(const std::string& dir, uint64_t size) {
+  struct statvfs vfs {};
+  if (statvfs(dir.c_str(), &vfs) != 0) return absl::OkStatus();  // let the run say
+  const uint64_t avail = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+  const uint64_t need = size * 4 + 256 * kMiB;  // + flash devices and metadata
+  if (avail < need) {
+    return absl::ResourceExhaustedError(fmt::format(
+        "{} has {} free; the zero-fill and smart paths of a {} demo write {} there (one rack "
+        "at a time): choose a smaller --size or another --dir",
+        dir, FormatBytes(avail), FormatBytes(size), FormatBytes(need)));
+  }
+  return absl::OkStatus();
+}
+
+void RunDemo(const DemoArgs& a, CommandContext& ctx) {
+  const std::string cmd = "demo";
+  absl::StatusOr<uint64_t> size = ParseSize(a.size);
+  if (!size.ok()) return Fail(ctx, cmd, "--size: " + std::string(size.status().message()), kExitUsage);
+  if (*size == 0 || *size % kMiB != 0) {
+    return Fail(ctx, cmd, fmt::format("--size {} must be a positive whole number of MiB", a.size),
+                kExitUsage);
+  }
+  const std::string seed = fmt::format(
+      "alter database add logfile thread 2 group 5 ('+DATA','+RECO') size {}m", *size / kMiB);
+  TempTree temp;
+  std::string base = a.dir;
+  if (base.empty()) {
+    absl::Status made = temp.Make();
+    if (!made.ok()) return Fail(ctx, cmd, made);
+    base = temp.path();
+  } else {
+    std::error_code ec;
+    std::filesystem::create_directories(base, ec);
+    if (ec) return Fail(ctx, cmd, fmt::format("cannot create {}: {}", base, ec.message()));
+  }
+  if (absl::Status space = CheckSpace(base, *size); !space.ok()) return Fail(ctx, cmd, space);
+
+  if (!a.json) {
+    std::cout << fmt::format(
+        "cellsim demo: the seed command by each creation path, each on a fresh default rack\n"
+        "(3 cells x 12 disks, write-back flash cache, +DATA and +RECO NORMAL redundancy, AU 4 "
+        "MiB) in {}{}\n\n",
+        base, a.dir.empty() ? " (removed afterwards)" : "/<path> (kept)");
+    std::cout.flush();
+  }
+  report::DemoResult demo;
+  demo.size_bytes = *size;
+  for (const PathRun& run : kPaths) {
+    const std::string rack_dir = base + "/" + std::string(run.path);
+    absl::StatusOr<db::StatementResult> r = RunPath(run, rack_dir, seed, a);
+    if (a.dir.empty()) {
+      std::error_code ec;
+      std::filesystem::remove_all(rack_dir, ec);
+    }
+    if (!r.ok()) {
+      return Fail(ctx, cmd, fmt::format("{} path: {}", run.path, std::string(r.status().message())));
+    }
+    demo.paths.push_back(ToReportResult(*r));
+  }
+  if (a.json) {
+    std::cout << report::DemoJson(demo) << "\n";
+    return;
+  }
+  std::cout << report::RenderDemoTable(demo);
+  const report::StatementResult& zero = demo.paths.front();
+  const report::StatementResult& fast = demo.paths.back();
+  std::cout << "\n"
+            << fmt::format("fast vs zero-fill: {:.0f}x faster (zero-fill {:.3f} s, smart {:.3f} "
+                           "s, fast {:.3f} s)\n",
+                           fast.elapsed_s > 0 ? zero.elapsed_s / fast.elapsed_s : 0.0,
+                           zero.elapsed_s, demo.paths[1].elapsed_s, fast.elapsed_s);
+}
+
+}  // namespace
+
+void RegisterDemo(CLI::App& app, CommandContext& ctx) {
+  auto args = std::make_shared<DemoArgs>();
+  CLI::App* demo = app.add_subcommand(
+      "demo",
+      "Run the seed `alter database add logfile thread 2 group 5 ('+DATA','+RECO') size SIZE` "
+      "by the zero-fill, smart and fast creation paths on fresh default racks and print "
+      "timings and statistics side by side");
+  demo->add_option("--size", args->size,
+                   "Size of each of the two log members (256m by default; 4096m is the seed's)")
+      ->capture_default_str();
+  demo->add_option("--dir", args->dir,
+                   "Build the racks in DIR/zero-fill, DIR/smart and DIR/fast and keep them "
+                   "(default: a temporary directory, removed afterwards)");
+  demo->add_flag("--json", args->json,
+                 "Print {\"size_bytes\", \"statement\", \"paths\": [{\"path\", \"elapsed_s\", "
+                 "\"statistics\", \"waits\"}, ...]}");
+  AddRackOptions(demo, &args->rack);
+  demo->callback([args, &ctx] { RunDemo(*args, ctx); });
+}
+
+}  // namespace cellsim::cli

@@ -1,0 +1,57 @@
+// A one-line progress bar on stderr for long operations (zero-filling a 4 GiB
+// redo log, flushing a flash cache). It draws only when stderr is a terminal,
+// so pipes, files and tests see no control characters, and redraws at most
+// ten times a second so that it costs nothing next to the I/O it reports.
+//
+// Usage:
+//   ProgressBar bar("zero-fill");
+//   session->SetProgressCallback([&](const db::CreationProgress& p) {
+//     bar.Update(p.file, p.bytes_done, p.bytes_total);
+//   });
+//   ... run ...
+//   bar.Finish();   // clears the line
+//
+// Thread-safety: Update may be called from several threads.
+#ifndef CELLSIM_CLI_PROGRESS_H_
+#define CELLSIM_CLI_PROGRESS_H_
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+namespace cellsim::cli {
+
+// "zero-fill [##########----------]  50%  512 MiB / 1 GiB  410 MiB/s" fitted
+// to `width` columns (the bar shrinks; at least 10 cells).
+std::string RenderProgressLine(std::string_view label, uint64_t done, uint64_t total,
+                               double elapsed_s, size_t width);
+
+class ProgressBar {
+ public:
+  // `force` draws even when stderr is not a terminal (for tests of the bar).
+  explicit ProgressBar(std::string label, bool force = false);
+  ~ProgressBar();
+  ProgressBar(const ProgressBar&) = delete;
+  ProgressBar& operator=(const ProgressBar&) = delete;
+
+  bool enabled() const { return enabled_; }
+  // Progress of one item (a file): the bar shows the sum over every item seen.
+  void Update(const std::string& item, uint64_t done, uint64_t total);
+  // Clears the line (idempotent).
+  void Finish();
+
+ private:
+  std::string label_;
+  bool enabled_;
+  std::mutex mu_;
+  std::map<std::string, std::pair<uint64_t, uint64_t>> items_;
+  uint64_t start_ns_ = 0;
+  uint64_t last_draw_ns_ = 0;
+  bool drawn_ = false;
+};
+
+}  // namespace cellsim::cli
+
+#endif  // CELLSIM_CLI_PROGRESS_H_

@@ -1,0 +1,173 @@
+// `cellsim rack create DIR [options]` and `cellsim rack info DIR`: a persistent
+// rack directory (cells, grid disks, flash, ASM disk groups) that `sql`,
+// `cellcli` and `asmcmd` then work on. The defaults are those of
+// asmgr::DefaultRackConfig(); --disk-group (repeatable) replaces its groups.
+#include <iostream>
+
+#include "absl/strings/ascii.h"
+#include "cellsim/base/units.h"
+#include "cellsim/cli/command_parsers.h"
+#include "cellsim/cli/commands.h"
+#include "cellsim/cli/rack_env.h"
+#include "cellsim/report/asmcmd.h"
+#include "fmt/format.h"
+
+namespace cellsim::cli {
+namespace {
+
+struct CreateArgs {
+  std::string dir;
+  uint32_t cells = 0;
+  uint32_t disks_per_cell = 0;
+  std::vector<std::string> disk_groups;
+  std::string flash_size;
+  std::string flash_cache_mode;
+  bool direct = false;
+  RackOptions rack;
+};
+
+struct InfoArgs {
+  std::string dir;
+  RackOptions rack;
+};
+
+std::string DescribeConfig(const asmgr::RackConfig& c) {
+  std::string out = fmt::format(
+      "cells:              {} ({}01..{}{:02d}), {} cell disks each\n"
+      "flash per cell:     {}\n"
+      "flash cache mode:   {} (at creation)\n"
+      "grid disk I/O:      {}\n",
+      c.cells, c.cell_name_prefix, c.cell_name_prefix, c.cells, c.cell_disks_per_cell,
+      c.flash_size == 0 ? "cell default" : FormatBytes(c.flash_size),
+      cell::FlashCacheModeName(c.flash_cache_mode), c.direct_io ? "O_DIRECT" : "buffered");
+  for (const asmgr::DiskGroupSpec& g : c.disk_groups) {
+    out += fmt::format("disk group +{}:  {} redundancy, AU {}, {} per cell disk\n", g.name,
+                       asmgr::RedundancyName(g.redundancy), FormatBytes(g.au_size),
+                       FormatBytes(g.grid_disk_size));
+  }
+  return out;
+}
+
+// The rack's state as the other front ends show it: cells with their flash
+// cache mode, disk groups (lsdg) and the database, if any.
+absl::Status PrintInfo(const RackEnv& env) {
+  const asmgr::Rack& rack = *env.rack;
+  std::cout << fmt::format("rack {}\n", rack.dir()) << DescribeConfig(rack.config()) << "\n";
+  for (uint32_t i = 0; i < rack.cell_count(); ++i) {
+    absl::StatusOr<cell::CellDescription> d = rack.cell(i)->Describe();
+    if (!d.ok()) return d.status();
+    std::cout << fmt::format("{}: flashCacheMode {}, flash cache {} ({}), {} grid disks\n",
+                             d->name, cell::FlashCacheModeName(d->flash_cache_mode),
+                             FormatBytes(d->flash_cache_size_bytes), d->flash_cache_status,
+                             d->grid_disks.size());
+  }
+  const report::AsmSnapshot snap = SnapshotAsm(rack);
+  absl::StatusOr<std::string> lsdg = report::RenderLsdg(snap);
+  if (!lsdg.ok()) return lsdg.status();
+  std::cout << "\n" << *lsdg << "\n";
+  std::vector<std::string> control_files;
+  for (const report::AsmDiskGroupSnapshot& g : snap.groups) {
+    for (const asmgr::FileView& f : g.files) {
+      if (f.type == "CONTROLFILE") control_files.push_back(f.name);
+    }
+  }
+  if (control_files.empty()) {
+    std::cout << "database: none yet (`cellsim sql` creates ORCL on first use)\n";
+  } else {
+    std::cout << "database control files:\n";
+    for (const std::string& n : control_files) std::cout << "  " << n << "\n";
+  }
+  return absl::OkStatus();
+}
+
+void RunCreate(const CreateArgs& a, CommandContext& ctx) {
+  const std::string cmd = "rack create";
+  asmgr::RackConfig config = asmgr::DefaultRackConfig();
+  if (a.cells != 0) config.cells = a.cells;
+  if (a.disks_per_cell != 0) config.cell_disks_per_cell = a.disks_per_cell;
+  if (!a.disk_groups.empty()) {
+    config.disk_groups.clear();
+    for (const std::string& text : a.disk_groups) {
+      absl::StatusOr<asmgr::DiskGroupSpec> g = ParseDiskGroupOption(text);
+      if (!g.ok()) return Fail(ctx, cmd, g.status());
+      config.disk_groups.push_back(*g);
+    }
+  }
+  if (!a.flash_size.empty()) {
+    absl::StatusOr<uint64_t> fs = ParseSize(a.flash_size);
+    if (!fs.ok() || *fs == 0) {
+      return Fail(ctx, cmd, fmt::format("--flash-size '{}' is not a size like 1g", a.flash_size),
+                  kExitUsage);
+    }
+    config.flash_size = *fs;
+  }
+  if (!a.flash_cache_mode.empty()) {
+    const std::string m = absl::AsciiStrToLower(a.flash_cache_mode);
+    config.flash_cache_mode =
+        m == "writethrough" ? cell::FlashCacheMode::kWriteThrough : cell::FlashCacheMode::kWriteBack;
+  }
+  config.direct_io = a.direct;
+  if (absl::Status v = asmgr::ValidateRackConfig(config); !v.ok()) return Fail(ctx, cmd, v);
+  absl::StatusOr<IoEnv> io = MakeIoEnv(a.rack);
+  if (!io.ok()) return Fail(ctx, cmd, io.status());
+  RackEnv env;
+  env.io = std::move(*io);
+  absl::StatusOr<std::unique_ptr<asmgr::Rack>> rack =
+      asmgr::Rack::Create(env.io.io.get(), env.io.clock, a.dir, config);
+  if (!rack.ok()) return Fail(ctx, cmd, rack.status());
+  env.rack = std::move(*rack);
+  std::cout << fmt::format("Rack created in {}.\n", a.dir);
+  absl::Status printed = PrintInfo(env);
+  absl::Status closed = env.Close();
+  if (!printed.ok()) return Fail(ctx, cmd, printed);
+  if (!closed.ok()) return Fail(ctx, cmd, closed);
+}
+
+void RunInfo(const InfoArgs& a, CommandContext& ctx) {
+  const std::string cmd = "rack info";
+  absl::StatusOr<RackEnv> env = OpenRackEnv(a.dir, a.rack);
+  if (!env.ok()) return Fail(ctx, cmd, env.status());
+  absl::Status printed = PrintInfo(*env);
+  absl::Status closed = env->Close();
+  if (!printed.ok()) return Fail(ctx, cmd, printed);
+  if (!closed.ok()) return Fail(ctx, cmd, closed);
+}
+
+}  // namespace
+
+void RegisterRack(CLI::App& app, CommandContext& ctx) {
+  CLI::App* rack = app.add_subcommand("rack", "Create or describe a persistent rack directory");
+  rack->require_subcommand(1);
+
+  auto c = std::make_shared<CreateArgs>();
+  CLI::App* create = rack->add_subcommand(
+      "create",
+      "Create a rack in DIR (must be empty or missing): cells with grid disks and a flash "
+      "cache, and ASM disk groups. Defaults: 3 cells x 12 cell disks, 1 GiB flash, "
+      "write-back, DATA NORMAL 2g and RECO NORMAL 1g per cell disk, AU 4m (sparse files)");
+  create->add_option("DIR", c->dir, "Rack directory")->required();
+  create->add_option("--cells", c->cells, "Number of cells (cel01, cel02, ...; default 3)")
+      ->check(CLI::Range(1, 99));
+  create->add_option("--disks-per-cell", c->disks_per_cell,
+                     "Cell disks per cell, each carrying one grid disk per disk group (default 12)")
+      ->check(CLI::Range(1, 99));
+  create->add_option("--disk-group", c->disk_groups,
+                     "NAME:REDUNDANCY:SIZE_PER_DISK[:AU], e.g. DATA:NORMAL:2g or RECO:high:512m:1m "
+                     "(repeatable; replaces the default DATA and RECO)");
+  create->add_option("--flash-size", c->flash_size, "Flash device size per cell (default 1g)");
+  create->add_option("--flash-cache-mode", c->flash_cache_mode,
+                     "writeback (default) or writethrough")
+      ->transform(CLI::IsMember({"writeback", "writethrough"}, CLI::ignore_case));
+  create->add_flag("--direct", c->direct, "Open grid disks and flash with O_DIRECT");
+  AddRackOptions(create, &c->rack);
+  create->callback([c, &ctx] { RunCreate(*c, ctx); });
+
+  auto i = std::make_shared<InfoArgs>();
+  CLI::App* info = rack->add_subcommand(
+      "info", "Describe the rack in DIR: configuration, cells, disk groups, database");
+  info->add_option("DIR", i->dir, "Rack directory")->required();
+  AddRackOptions(info, &i->rack);
+  info->callback([i, &ctx] { RunInfo(*i, ctx); });
+}
+
+}  // namespace cellsim::cli

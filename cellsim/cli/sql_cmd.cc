@@ -1,0 +1,162 @@
+// `cellsim sql DIR -e "STATEMENT" [-e ...] [-f FILE] [--report mystats|tkprof|json|none]`:
+// runs statements in one session against the database of a rack directory
+// (created on first use), like SQL*Plus with `set timing on`:
+//
+//   Database altered.  Elapsed: 00:00:05.09  (fast path)
+//
+// then the chosen report over the statements that ran. With --report json,
+// stdout holds only JSON (one object per statement, one per line) and the
+// feedback lines go to stderr. The first failing statement stops the run
+// (like WHENEVER SQLERROR EXIT FAILURE): its text, the position and the
+// message go to stderr; the exit code is 2 for a statement that does not
+// parse and 1 for one that fails to run.
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cellsim/cli/commands.h"
+#include "cellsim/cli/progress.h"
+#include "cellsim/cli/rack_env.h"
+#include "cellsim/db/statement.h"
+#include "cellsim/report/json.h"
+#include "cellsim/report/mystats.h"
+#include "cellsim/report/tkprof.h"
+#include "fmt/format.h"
+#include "fmt/ranges.h"
+
+namespace cellsim::cli {
+namespace {
+
+struct SqlArgs {
+  std::string dir;
+  std::vector<std::string> statements;
+  std::string file;
+  std::string report = "none";
+  std::string mystats_options;
+  RackOptions rack;
+};
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(fmt::format("cannot read -f {}: no such file", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+absl::Status PrintReport(const SqlArgs& a, const std::vector<db::StatementResult>& results,
+                         const stats::StatValues& stats, const stats::WaitValues& waits,
+                         double interval_s, const report::MystatsOptions& mystats) {
+  if (a.report == "tkprof") {
+    std::vector<report::TkprofStatement> t;
+    for (const db::StatementResult& r : results) t.push_back(ToTkprof(r));
+    std::cout << "\n" << report::RenderTkprof(t);
+  } else if (a.report == "mystats") {
+    double cpu_s = 0;
+    for (const db::StatementResult& r : results) cpu_s += static_cast<double>(r.cpu_ns) / 1e9;
+    report::MystatsInput in{.statistics = stats,
+                            .waits = waits,
+                            .interval_s = interval_s,
+                            .cpu_s = cpu_s,
+                            .report_time_unix = static_cast<int64_t>(time(nullptr))};
+    absl::StatusOr<std::string> text = report::RenderMystats(in, mystats);
+    if (!text.ok()) return text.status();
+    std::cout << "\n" << *text;
+  }
+  return absl::OkStatus();
+}
+
+void RunSql(const SqlArgs& a, CommandContext& ctx) {
+  const std::string cmd = "sql";
+  std::vector<std::string> statements = a.statements;
+  if (!a.file.empty()) {
+    absl::StatusOr<std::string> script = ReadFile(a.file);
+    if (!script.ok()) return Fail(ctx, cmd, std::string(script.status().message()), kExitUsage);
+    for (std::string& s : db::SplitStatements(*script)) statements.push_back(std::move(s));
+  }
+  if (statements.empty()) return Fail(ctx, cmd, "nothing to run: give -e STATEMENT or -f FILE", kExitUsage);
+  absl::StatusOr<report::MystatsOptions> mystats = report::ParseMystatsOptions(a.mystats_options);
+  if (!mystats.ok()) return Fail(ctx, cmd, "--mystats: " + std::string(mystats.status().message()), kExitUsage);
+
+  absl::StatusOr<RackEnv> env = OpenRackEnv(a.dir, a.rack);
+  if (!env.ok()) return Fail(ctx, cmd, env.status());
+  bool created = false;
+  if (absl::Status s = OpenOrCreateDatabase(*env, &created); !s.ok()) {
+    (void)env->Close();
+    return Fail(ctx, cmd, s);
+  }
+  if (created) {
+    std::cerr << fmt::format("Database {} created (control files {}).\n", env->db->name(),
+                             fmt::join(env->db->control_files(), ", "));
+  }
+  std::ostream& feedback = a.report == "json" ? std::cerr : std::cout;
+  std::vector<db::StatementResult> results;
+  stats::StatValues stats_before, stats_after;
+  stats::WaitValues waits_before, waits_after;
+  absl::Status failure;
+  size_t failed_index = 0;
+  const uint64_t t0 = env->io.clock->NowNanos();
+  {
+    std::unique_ptr<db::Session> session = env->db->NewSession();
+    ProgressBar bar("formatting");
+    session->SetProgressCallback(
+        [&bar](const db::CreationProgress& p) { bar.Update(p.file, p.bytes_done, p.bytes_total); });
+    stats_before = session->Stats();
+    waits_before = session->Waits();
+    for (size_t i = 0; i < statements.size(); ++i) {
+      absl::StatusOr<db::StatementResult> r = session->Execute(statements[i]);
+      bar.Finish();
+      if (!r.ok()) {
+        failure = r.status();
+        failed_index = i;
+        break;
+      }
+      feedback << fmt::format("{}  Elapsed: {}{}\n", SqlPlusFeedback(r->kind),
+                              SqlPlusElapsed(r->elapsed_ns),
+                              r->path.empty() ? "" : fmt::format("  ({} path)", r->path));
+      if (a.report == "json") std::cout << report::StatementJson(ToReportResult(*r)) << "\n";
+      results.push_back(std::move(*r));
+    }
+    stats_after = session->Stats();
+    waits_after = session->Waits();
+  }
+  const double interval_s = static_cast<double>(env->io.clock->NowNanos() - t0) / 1e9;
+  absl::Status reported = PrintReport(a, results, stats_after - stats_before,
+                                      waits_after - waits_before, interval_s, *mystats);
+  absl::Status closed = env->Close();
+  if (!failure.ok()) {
+    std::cerr << fmt::format("cellsim sql: statement {} failed:\n  {}\n{}\n", failed_index + 1,
+                             statements[failed_index], std::string(failure.message()));
+    ctx.exit_code = failure.code() == absl::StatusCode::kInvalidArgument ? kExitUsage : kExitFailure;
+    return;
+  }
+  if (!reported.ok()) return Fail(ctx, cmd, reported);
+  if (!closed.ok()) return Fail(ctx, cmd, closed);
+}
+
+}  // namespace
+
+void RegisterSql(CLI::App& app, CommandContext& ctx) {
+  auto args = std::make_shared<SqlArgs>();
+  CLI::App* sql = app.add_subcommand(
+      "sql",
+      "Run SQL statements (CREATE/ALTER/DROP TABLESPACE, ALTER DATABASE ADD/DROP LOGFILE, "
+      "ALTER SESSION SET) in one session against the database of rack DIR (created on first "
+      "use); see docs/sql.md");
+  sql->add_option("DIR", args->dir, "Rack directory (see `cellsim rack create`)")->required();
+  sql->add_option("-e,--execute", args->statements, "A statement to run (repeatable, in order)");
+  sql->add_option("-f,--file", args->file,
+                  "A script of statements separated by ';' (run after the -e statements)");
+  sql->add_option("--report", args->report,
+                  "What to print after the statements: mystats (session statistics delta), "
+                  "tkprof, json (one object per statement) or none")
+      ->check(CLI::IsMember({"mystats", "tkprof", "json", "none"}))
+      ->capture_default_str();
+  sql->add_option("--mystats", args->mystats_options,
+                  "Options of the mystats report, as `@mystats stop ...`: t=N l=LIKE n=NOTLIKE "
+                  "r=REGEXP");
+  AddRackOptions(sql, &args->rack);
+  sql->callback([args, &ctx] { RunSql(*args, ctx); });
+}
+
+}  // namespace cellsim::cli

@@ -1,0 +1,332 @@
+// End-to-end tests of the rack-level front ends through the real `cellsim`
+// binary (its path comes from the build as CELLSIM_BIN): demo, rack, sql,
+// cellcli and asmcmd, on small sparse racks in per-test temp directories.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "absl/strings/str_split.h"
+#include "nlohmann/json.hpp"
+#include "testing/test_util.h"
+
+namespace cellsim {
+namespace {
+
+using ::cellsim::testing::TempDir;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+struct CmdResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Runs `[ENV] cellsim ARGS` through the shell (the tests control the words).
+CmdResult Cellsim(const TempDir& dir, const std::string& args, const std::string& env = "") {
+  const std::string err_file = dir.File("stderr.txt");
+  const std::string cmd = env + " " + std::string(CELLSIM_BIN) + " " + args + " 2>" + err_file;
+  CmdResult run;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (pipe == nullptr) return run;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) run.out.append(buf, n);
+  const int status = pclose(pipe);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.err = Slurp(err_file);
+  return run;
+}
+
+// 3 cells x 2 cell disks: DATA 1.5 GiB raw, RECO 768 MiB raw, 64 MiB flash.
+constexpr const char* kSmallRack =
+    "--cells 3 --disks-per-cell 2 --disk-group DATA:NORMAL:256m "
+    "--disk-group RECO:NORMAL:128m --flash-size 64m";
+constexpr const char* kFixedTime = "--fixed-time 1700000000";
+constexpr const char* kSeed16m =
+    "\"alter database add logfile thread 2 group 5 ('+DATA','+RECO') size 16m\"";
+
+int64_t Stat(const nlohmann::json& path, const char* name) {
+  const nlohmann::json& s = path["statistics"];
+  return s.contains(name) ? s[name].get<int64_t>() : 0;
+}
+
+TEST(CliDemoTest, JsonHasThreePathsWithExactSizeDerivedFigures) {
+  TempDir dir;
+  const std::string tmp = dir.File("tmp");
+  std::filesystem::create_directories(tmp);
+  CmdResult r = Cellsim(dir, "demo --size 16m --json", "TMPDIR=" + tmp);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const int64_t size = 16 << 20;
+  EXPECT_EQ(j["size_bytes"].get<int64_t>(), size);
+  ASSERT_EQ(j["paths"].size(), 3u);
+  EXPECT_EQ(j["paths"][0]["path"], "zero-fill");
+  EXPECT_EQ(j["paths"][1]["path"], "smart");
+  EXPECT_EQ(j["paths"][2]["path"], "fast");
+  const int64_t formatted = size * 2 /*members*/ * 2 /*copies*/;
+  for (int i : {1, 2}) {
+    const nlohmann::json& p = j["paths"][i];
+    SCOPED_TRACE(p["path"].get<std::string>());
+    EXPECT_EQ(Stat(p, "cell physical IO bytes saved during optimized file creation"), formatted);
+    EXPECT_EQ(Stat(p, "cell physical IO bytes eligible for predicate offload"), formatted);
+    EXPECT_EQ(Stat(p, "physical write total multi block requests"), formatted / (4 << 20));
+    EXPECT_TRUE(p["waits"].contains("cell smart file creation"));
+    EXPECT_FALSE(p["waits"].contains("Log file init write"));
+    // The offloaded paths send requests, not the 64 MiB of blocks.
+    EXPECT_LT(Stat(p, "cell physical IO interconnect bytes"), formatted / 16);
+  }
+  const nlohmann::json& zero = j["paths"][0];
+  EXPECT_TRUE(zero["waits"].contains("Log file init write"));
+  EXPECT_FALSE(zero["waits"].contains("cell smart file creation"));
+  EXPECT_EQ(Stat(zero, "cell physical IO bytes saved during optimized file creation"), 0);
+  EXPECT_GE(Stat(zero, "cell physical IO interconnect bytes"), formatted);
+  for (const nlohmann::json& p : j["paths"]) {
+    EXPECT_GE(Stat(p, "physical write total bytes"), formatted);
+    EXPECT_LE(Stat(p, "physical write total multi block requests"),
+              Stat(p, "physical write total IO requests"));
+    EXPECT_GT(p["elapsed_s"].get<double>(), 0);
+  }
+  EXPECT_EQ(j["statement"],
+            "alter database add logfile thread 2 group 5 ('+DATA','+RECO') size 16m");
+  // The temporary racks are gone.
+  EXPECT_TRUE(std::filesystem::is_empty(tmp)) << "demo left files in " << tmp;
+}
+
+TEST(CliDemoTest, TextTableAndKeptRacks) {
+  TempDir dir;
+  const std::string racks = dir.File("racks");
+  CmdResult r = Cellsim(dir, "demo --size 8m --dir " + racks);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("zero-fill"));
+  EXPECT_THAT(r.out, HasSubstr("cell physical IO bytes saved during optimized file creation"));
+  EXPECT_THAT(r.out, HasSubstr("fast vs zero-fill: "));
+  EXPECT_THAT(r.out, HasSubstr("33,554,432"));  // 8 MiB x 2 members x 2 copies
+  for (const char* path : {"zero-fill", "smart", "fast"}) {
+    EXPECT_TRUE(std::filesystem::is_directory(racks + "/" + path)) << path;
+  }
+  // A kept rack is a rack like any other.
+  r = Cellsim(dir, "asmcmd " + racks + "/fast -e \"ls +RECO/ORCL/ONLINELOG\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("group_5."));
+}
+
+TEST(CliDemoTest, BadSizeIsAUsageError) {
+  TempDir dir;
+  CmdResult r = Cellsim(dir, "demo --size 12x");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("cellsim demo: --size"));
+  EXPECT_THAT(r.err, HasSubstr("12x"));
+  r = Cellsim(dir, "demo --size 1000k");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("whole number of MiB"));
+}
+
+TEST(CliRackTest, CreateInfoSqlCellCliAsmcmdFlow) {
+  TempDir dir;
+  const std::string rack = dir.File("rack");
+  CmdResult r = Cellsim(dir, "rack create " + rack + " " + kSmallRack);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Rack created in " + rack));
+  EXPECT_THAT(r.out, HasSubstr("MOUNTED  NORMAL  N"));
+
+  r = Cellsim(dir, "sql " + rack + " -e \"create tablespace users datafile '+DATA' size 8m\" -e " +
+                       kSeed16m + " --report mystats");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("Database ORCL created"));
+  EXPECT_THAT(r.out, HasSubstr("Tablespace created.  Elapsed: "));
+  EXPECT_THAT(r.out, HasSubstr("Database altered.  Elapsed: "));
+  EXPECT_THAT(r.out, HasSubstr("(fast path)"));
+  EXPECT_THAT(r.out, HasSubstr("cell physical IO bytes saved during optimized file creation"));
+
+  r = Cellsim(dir, "sql " + rack + " -e \"alter database drop logfile group 5\" --report tkprof");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, Not(HasSubstr("created")));  // the database is reopened
+  EXPECT_THAT(r.out, HasSubstr("Database altered."));
+  EXPECT_THAT(r.out, HasSubstr("call     count       cpu    elapsed"));
+
+  r = Cellsim(dir, "rack info " + rack);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("+DATA/ORCL/CONTROLFILE/"));
+  EXPECT_THAT(r.out, HasSubstr("cel03: flashCacheMode WriteBack"));
+
+  r = Cellsim(dir, "cellcli " + rack + " -e \"LIST CELL DETAIL\" -e \"list flashcache detail\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("cel01:          flashCacheMode:"));
+  EXPECT_THAT(r.out, HasSubstr("cel03:          name:                   cel03_FLASHCACHE"));
+
+  r = Cellsim(dir, "cellcli " + rack + " -c cel02 -e \"alter flashcache all flush\" -e "
+                   "\"list metriccurrent FC_BY_DIRTY\" -e \"alter cell flashCacheMode=writethrough\" "
+                   "-e \"list cell detail\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Flash cache cel02_FLASHCACHE altered successfully\n"));
+  EXPECT_THAT(r.out, HasSubstr("FC_BY_DIRTY"));
+  EXPECT_THAT(r.out, HasSubstr("0.000 MB"));  // nothing dirty after the flush
+  EXPECT_THAT(r.out, HasSubstr("Cell cel02 successfully altered\n"));
+  EXPECT_THAT(r.out, HasSubstr("WriteThrough"));
+  EXPECT_THAT(r.out, Not(HasSubstr("cel02: ")));  // one cell named: no dcli prefix
+
+  r = Cellsim(dir, "cellcli " + rack + " -e \"list metriccurrent where objectType = 'FLASHCACHE'\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("cel01: "));
+  EXPECT_THAT(r.out, Not(HasSubstr("CELLDISK")));
+
+  r = Cellsim(dir, "asmcmd " + rack + " -e lsdg -e \"lsdsk -k -G DATA\" -e \"ls -l +DATA/ORCL\" "
+                   "-e \"cd +DATA/ORCL/DATAFILE\" -e pwd -e \"ls -l\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Usable_file_MB  Offline_disks  Voting_files  Name\n"));
+  EXPECT_THAT(r.out, HasSubstr("o/cel03/DATA_CD_01_cel03\n"));
+  EXPECT_THAT(r.out, HasSubstr("Y    DATAFILE/\n"));
+  EXPECT_THAT(r.out, Not(HasSubstr("ONLINELOG/")));  // group 5 was dropped
+  EXPECT_THAT(r.out, HasSubstr("+DATA/ORCL/DATAFILE\n"));
+  EXPECT_THAT(r.out, HasSubstr("DATAFILE  MIRROR  COARSE"));
+}
+
+// Issue 5, item 3: a log member made by the fast path, copied out of ASM,
+// equals byte for byte the member the zero-fill path made on an identically
+// built rack (same configuration and the same fixed wall-clock time, so the
+// dbid, the ASM incarnations and the log header agree).
+TEST(CliAsmcmdTest, FastMemberEqualsZeroFilledMemberByteForByte) {
+  TempDir dir;
+  std::map<std::string, std::string> copies;
+  for (const std::string path : {"zero-fill", "fast"}) {
+    const std::string rack = dir.File(path);
+    CmdResult r = Cellsim(dir, "rack create " + rack + " " + kSmallRack + " " + kFixedTime);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string setting =
+        path == "zero-fill" ? "-e 'alter session set \"_cell_fast_file_create\" = false' " : "";
+    r = Cellsim(dir, "sql " + rack + " " + kFixedTime + " " + setting + "-e " + kSeed16m +
+                         " --report json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    // stdout is JSON only: one object per statement, one per line.
+    const std::vector<std::string> lines = absl::StrSplit(r.out, '\n', absl::SkipEmpty());
+    ASSERT_EQ(lines.size(), path == "zero-fill" ? 2u : 1u) << r.out;
+    const std::string& last_line = lines.back();
+    EXPECT_EQ(nlohmann::json::parse(last_line)["path"], path);
+    for (const char* dg : {"DATA", "RECO"}) {
+      const std::string out = dir.File(path + "-" + dg + ".log");
+      r = Cellsim(dir, "asmcmd " + rack + " -e \"cp +" + dg + "/ORCL/ONLINELOG/group_5.* " + out +
+                           "\"");
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      EXPECT_THAT(r.out, HasSubstr("copying +" + std::string(dg) + "/ORCL/ONLINELOG/group_5."));
+      copies[path + dg] = Slurp(out);
+    }
+  }
+  for (const char* dg : {"DATA", "RECO"}) {
+    const std::string& zero = copies[std::string("zero-fill") + dg];
+    const std::string& fast = copies[std::string("fast") + dg];
+    ASSERT_EQ(zero.size(), 16u << 20) << dg;
+    ASSERT_EQ(fast.size(), zero.size()) << dg;
+    // Formatted is not all-zero: every redo block has its header.
+    EXPECT_NE(zero.find_first_not_of('\0', 2 * 512), std::string::npos);
+    EXPECT_TRUE(zero == fast) << dg << " members differ first at byte "
+                              << std::distance(zero.begin(),
+                                               std::mismatch(zero.begin(), zero.end(),
+                                                             fast.begin()).first);
+  }
+}
+
+TEST(CliAsmcmdTest, CopyIntoADirectoryAndErrors) {
+  TempDir dir;
+  const std::string rack = dir.File("rack");
+  ASSERT_EQ(Cellsim(dir, "rack create " + rack + " " + kSmallRack).exit_code, 0);
+  CmdResult r = Cellsim(dir, "sql " + rack + " -e \"alter database add logfile ('+RECO') size 4m\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string out_dir = dir.File("out");
+  std::filesystem::create_directories(out_dir);
+  r = Cellsim(dir, "asmcmd " + rack + " -e \"cd +RECO/ORCL\" -e \"cp ONLINELOG " + out_dir + "\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(out_dir)) {
+    EXPECT_EQ(std::filesystem::file_size(e.path()), 4u << 20);
+    ++files;
+  }
+  EXPECT_EQ(files, 1u);
+
+  r = Cellsim(dir, "asmcmd " + rack + " -e \"ls +DATA/ORCL/TEMPFILE\"");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("ASMCMD-8002: entry 'TEMPFILE' does not exist in directory "
+                               "'+DATA/ORCL/'"));
+  r = Cellsim(dir, "asmcmd " + rack + " -e \"frobnicate\"");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("ASMCMD-8022: unknown command 'frobnicate'"));
+  r = Cellsim(dir, "asmcmd " + rack + " -e \"cp +DATA/ORCL " + dir.File("x") + "\"");
+  EXPECT_EQ(r.exit_code, 2);  // two control files into one file
+  EXPECT_THAT(r.err, HasSubstr("must be a directory"));
+  r = Cellsim(dir, "asmcmd " + rack + " -e \"cp /etc/hostname +DATA/x\"");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("copies out of ASM only"));
+}
+
+TEST(CliBadInputTest, ErrorsSayWhatAndExitNonZero) {
+  TempDir dir;
+  CmdResult r = Cellsim(dir, "frobnicate");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr("subcommand"));
+  EXPECT_THAT(r.out, Not(HasSubstr("Database")));
+
+  r = Cellsim(dir, "sql " + dir.File("nope") + " -e \"alter session set x = 1\"");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr(dir.File("nope") + " is not a directory"));
+
+  r = Cellsim(dir, "rack create " + dir.File("r") + " --disk-group DATA:MIRRORED:1g");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--disk-group 'DATA:MIRRORED:1g'"));
+  r = Cellsim(dir, "rack create " + dir.File("r") + " --disk-group DATA:NORMAL:1g:3m");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("3 MiB"));
+
+  const std::string rack = dir.File("rack");
+  ASSERT_EQ(Cellsim(dir, "rack create " + rack + " " + kSmallRack).exit_code, 0);
+  // Malformed SQL: the statement, the position and what was expected.
+  r = Cellsim(dir, "sql " + rack + " -e \"alter database add logfile ('+DATA') sise 4m\"");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("statement 1 failed"));
+  EXPECT_THAT(r.err, HasSubstr("alter database add logfile ('+DATA') sise 4m"));
+  EXPECT_THAT(r.err, HasSubstr("at 1:"));
+  EXPECT_THAT(r.err, HasSubstr("expected SIZE"));
+  EXPECT_THAT(r.err, HasSubstr("^"));
+  // A statement that parses but fails; the ones before it still report.
+  r = Cellsim(dir, "sql " + rack + " -e \"alter database add logfile group 7 ('+DATA') size 4m\" "
+                   "-e \"alter database add logfile group 8 ('+NOPE') size 4m\"");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, HasSubstr("Database altered."));
+  EXPECT_THAT(r.err, HasSubstr("statement 2 failed"));
+  EXPECT_THAT(r.err, HasSubstr("NOPE"));
+  // Too big for the disk group: nothing created, a clear message.
+  r = Cellsim(dir, "sql " + rack + " -e \"alter database add logfile ('+RECO') size 1g\"");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("RECO"));
+
+  r = Cellsim(dir, "cellcli " + rack + " -e \"list spaceships\"");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("CELL-01504"));
+  r = Cellsim(dir, "cellcli " + rack + " -c cel09 -e \"list cell\"");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("-c cel09: no such cell (the rack has cel01, cel02, cel03)"));
+  r = Cellsim(dir, "sql " + rack + " --report pdf -e \"alter session set x = 1\"");
+  EXPECT_NE(r.exit_code, 0);
+}
+
+TEST(CliHelpTest, EverySubcommandHasHelp) {
+  TempDir dir;
+  for (const char* sub : {"demo", "rack", "rack create", "rack info", "sql", "cellcli", "asmcmd"}) {
+    CmdResult r = Cellsim(dir, std::string(sub) + " --help");
+    EXPECT_EQ(r.exit_code, 0) << sub;
+    EXPECT_THAT(r.out, HasSubstr("Usage:")) << sub;
+  }
+}
+
+}  // namespace
+}  // namespace cellsim

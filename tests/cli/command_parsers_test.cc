@@ -1,0 +1,172 @@
+// Unit tests of the front ends' small parsers and formatters (no rack needed).
+#include "cellsim/cli/command_parsers.h"
+
+#include <algorithm>
+
+#include "cellsim/base/units.h"
+#include "cellsim/cli/progress.h"
+#include "cellsim/cli/rack_env.h"
+#include "testing/test_util.h"
+
+namespace cellsim::cli {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using Kind = CellCliCommand::Kind;
+
+TEST(SplitCommandWordsTest, QuotesAndOperators) {
+  ASSERT_OK_AND_ASSIGN(auto w, SplitCommandWords("list metriccurrent where name!='FC BY'", true));
+  EXPECT_THAT(w, ElementsAre("list", "metriccurrent", "where", "name", "!=", "FC BY"));
+  ASSERT_OK_AND_ASSIGN(w, SplitCommandWords("cp \"+DATA/a b\" x=y", false));
+  EXPECT_THAT(w, ElementsAre("cp", "+DATA/a b", "x=y"));
+  EXPECT_EQ(SplitCommandWords("ls 'oops", false).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(CellCliParserTest, ListCommandsAreCaseInsensitive) {
+  ASSERT_OK_AND_ASSIGN(CellCliCommand c, ParseCellCliCommand("LIST Cell DETAIL"));
+  EXPECT_EQ(c.kind, Kind::kListCell);
+  EXPECT_TRUE(c.detail);
+  ASSERT_OK_AND_ASSIGN(c, ParseCellCliCommand("list flashcache"));
+  EXPECT_EQ(c.kind, Kind::kListFlashCache);
+  EXPECT_FALSE(c.detail);
+  ASSERT_OK_AND_ASSIGN(c, ParseCellCliCommand("list griddisk;"));
+  EXPECT_EQ(c.kind, Kind::kListGridDisk);
+}
+
+TEST(CellCliParserTest, MetricCurrentFilters) {
+  ASSERT_OK_AND_ASSIGN(CellCliCommand c,
+                       ParseCellCliCommand("list metriccurrent where objectType = 'FLASHCACHE' "
+                                           "and name like 'FC_BY_.*'"));
+  EXPECT_EQ(c.kind, Kind::kListMetricCurrent);
+  ASSERT_EQ(c.filters.size(), 2u);
+  EXPECT_EQ(c.filters[0].attribute, "objecttype");
+  EXPECT_EQ(c.filters[1].op, MetricFilter::Op::kLike);
+  const cell::Metric dirty{"FC_BY_DIRTY", "FLASHCACHE", "FLASHCACHE", 1, "MB"};
+  const cell::Metric writes{"FC_IO_RQ_W", "FLASHCACHE", "FLASHCACHE", 1, "IO requests"};
+  const cell::Metric disk{"CD_IO_BY_W_LG", "CELLDISK", "CD_00_cel01", 1, "MB"};
+  EXPECT_TRUE(MetricMatches(dirty, c.filters));
+  EXPECT_FALSE(MetricMatches(writes, c.filters));
+  EXPECT_FALSE(MetricMatches(disk, c.filters));
+
+  ASSERT_OK_AND_ASSIGN(c, ParseCellCliCommand("LIST METRICCURRENT fc_by_dirty DETAIL"));
+  EXPECT_TRUE(c.detail);
+  EXPECT_TRUE(MetricMatches(dirty, c.filters));
+  EXPECT_FALSE(MetricMatches(writes, c.filters));
+  ASSERT_OK_AND_ASSIGN(c, ParseCellCliCommand("list metriccurrent where objecttype != flashcache"));
+  EXPECT_TRUE(MetricMatches(disk, c.filters));
+  EXPECT_FALSE(MetricMatches(dirty, c.filters));
+}
+
+TEST(CellCliParserTest, AlterCommands) {
+  ASSERT_OK_AND_ASSIGN(CellCliCommand c, ParseCellCliCommand("ALTER FLASHCACHE ALL FLUSH"));
+  EXPECT_EQ(c.kind, Kind::kFlushFlashCache);
+  ASSERT_OK_AND_ASSIGN(c, ParseCellCliCommand("alter cell flashCacheMode=WriteThrough"));
+  EXPECT_EQ(c.kind, Kind::kSetFlashCacheMode);
+  EXPECT_EQ(c.mode, cell::FlashCacheMode::kWriteThrough);
+  ASSERT_OK_AND_ASSIGN(c, ParseCellCliCommand("alter cell flashcachemode = \"writeback\""));
+  EXPECT_EQ(c.mode, cell::FlashCacheMode::kWriteBack);
+}
+
+TEST(CellCliParserTest, BadCommandsSayWhatWasExpected) {
+  for (const char* bad : {"", "list", "list spaceships", "list cell brief", "drop cell",
+                          "alter cell flashCacheMode = fast", "alter flashcache all",
+                          "list metriccurrent where color = 'red'",
+                          "list metriccurrent where name like '('",
+                          "list metriccurrent where name"}) {
+    absl::StatusOr<CellCliCommand> c = ParseCellCliCommand(bad);
+    ASSERT_FALSE(c.ok()) << bad;
+    EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(std::string(c.status().message()), HasSubstr("CELL-01504")) << bad;
+  }
+  EXPECT_THAT(std::string(ParseCellCliCommand("list spaceships").status().message()),
+              HasSubstr("'spaceships'"));
+}
+
+TEST(AsmcmdParserTest, CommandsAndOptions) {
+  ASSERT_OK_AND_ASSIGN(AsmcmdCommand c, ParseAsmcmdCommand("ls -l +DATA/ORCL"));
+  EXPECT_EQ(c.kind, AsmcmdCommand::Kind::kLs);
+  EXPECT_TRUE(c.long_format);
+  EXPECT_THAT(c.args, ElementsAre("+DATA/ORCL"));
+  ASSERT_OK_AND_ASSIGN(c, ParseAsmcmdCommand("lsdsk -kp -G reco *cel02*"));
+  EXPECT_EQ(c.kind, AsmcmdCommand::Kind::kLsdsk);
+  EXPECT_TRUE(c.lsdsk.k);
+  EXPECT_TRUE(c.lsdsk.p);
+  EXPECT_EQ(c.lsdsk.group, "reco");
+  EXPECT_EQ(c.lsdsk.pattern, "*cel02*");
+  ASSERT_OK_AND_ASSIGN(c, ParseAsmcmdCommand("cp +DATA/ORCL/ONLINELOG/group_5.* /tmp/x"));
+  EXPECT_EQ(c.kind, AsmcmdCommand::Kind::kCp);
+  EXPECT_THAT(c.args, ElementsAre("+DATA/ORCL/ONLINELOG/group_5.*", "/tmp/x"));
+  ASSERT_OK_AND_ASSIGN(c, ParseAsmcmdCommand("lsdg"));
+  EXPECT_EQ(c.kind, AsmcmdCommand::Kind::kLsdg);
+  EXPECT_TRUE(c.args.empty());
+}
+
+TEST(AsmcmdParserTest, BadCommands) {
+  EXPECT_THAT(std::string(ParseAsmcmdCommand("rm -rf +DATA").status().message()),
+              HasSubstr("ASMCMD-8021"));  // -rf is checked first, as asmcmd does
+  EXPECT_THAT(std::string(ParseAsmcmdCommand("mkdg x").status().message()),
+              HasSubstr("ASMCMD-8022: unknown command 'mkdg'"));
+  EXPECT_THAT(std::string(ParseAsmcmdCommand("cp +DATA/x").status().message()),
+              HasSubstr("usage: cp +DG/PATH LOCALFILE"));
+  EXPECT_THAT(std::string(ParseAsmcmdCommand("ls -z").status().message()),
+              HasSubstr("option '-z' of ls"));
+  EXPECT_FALSE(ParseAsmcmdCommand("lsdsk -G").ok());
+  EXPECT_FALSE(ParseAsmcmdCommand("cd").ok());
+  EXPECT_FALSE(ParseAsmcmdCommand("").ok());
+}
+
+TEST(DiskGroupOptionTest, ParsesAndValidates) {
+  ASSERT_OK_AND_ASSIGN(asmgr::DiskGroupSpec g, ParseDiskGroupOption("data:normal:2g"));
+  EXPECT_EQ(g.name, "DATA");
+  EXPECT_EQ(g.redundancy, asmgr::Redundancy::kNormal);
+  EXPECT_EQ(g.grid_disk_size, 2 * kGiB);
+  EXPECT_EQ(g.au_size, asmgr::kDefaultAuSize);
+  ASSERT_OK_AND_ASSIGN(g, ParseDiskGroupOption("RECO:HIGH:512m:1m"));
+  EXPECT_EQ(g.redundancy, asmgr::Redundancy::kHigh);
+  EXPECT_EQ(g.au_size, kMiB);
+  ASSERT_OK_AND_ASSIGN(g, ParseDiskGroupOption("X:external:64m"));
+  EXPECT_EQ(g.redundancy, asmgr::Redundancy::kExternal);
+  for (const char* bad : {"DATA", "DATA:NORMAL", ":NORMAL:1g", "DATA:MIRROR:1g", "DATA:NORMAL:0",
+                          "DATA:NORMAL:lots", "DATA:NORMAL:1g:3m", "DATA:NORMAL:6m:4m",
+                          "DATA:NORMAL:1g:4m:x"}) {
+    absl::StatusOr<asmgr::DiskGroupSpec> s = ParseDiskGroupOption(bad);
+    ASSERT_FALSE(s.ok()) << bad;
+    EXPECT_THAT(std::string(s.status().message()), HasSubstr(bad)) << bad;
+  }
+}
+
+TEST(ProgressLineTest, FitsTheWidthAndShowsTheFraction) {
+  const std::string line = RenderProgressLine("zero-fill", 512 * kMiB, 1024 * kMiB, 2.0, 80);
+  EXPECT_EQ(line.size(), 80u) << line;
+  EXPECT_THAT(line, HasSubstr(" 50%  512 MiB / 1 GiB  256 MiB/s"));
+  const size_t hashes = std::count(line.begin(), line.end(), '#');
+  const size_t dashes = std::count(line.begin(), line.end(), '-') - 1;  // "zero-fill"
+  EXPECT_LE(std::max(hashes, dashes) - std::min(hashes, dashes), 1u) << line;
+  EXPECT_GE(hashes + dashes, 30u) << line;
+  EXPECT_THAT(RenderProgressLine("x", 3, 0, 0, 60), HasSubstr("  0%"));
+  EXPECT_THAT(RenderProgressLine("x", 10, 10, 1, 20), HasSubstr("100%"));  // narrow: 10 cells
+}
+
+TEST(SqlPlusTest, FeedbackAndElapsed) {
+  EXPECT_EQ(SqlPlusFeedback("ALTER DATABASE ADD LOGFILE"), "Database altered.");
+  EXPECT_EQ(SqlPlusFeedback("CREATE TABLESPACE"), "Tablespace created.");
+  EXPECT_EQ(SqlPlusFeedback("ALTER TABLESPACE ADD DATAFILE"), "Tablespace altered.");
+  EXPECT_EQ(SqlPlusFeedback("DROP TABLESPACE"), "Tablespace dropped.");
+  EXPECT_EQ(SqlPlusFeedback("ALTER SESSION SET"), "Session altered.");
+  EXPECT_EQ(SqlPlusElapsed(5'090'000'000), "00:00:05.09");
+  EXPECT_EQ(SqlPlusElapsed(3'725'004'999'999), "01:02:05.00");
+  EXPECT_EQ(SqlPlusElapsed(0), "00:00:00.00");
+}
+
+TEST(FixedWallClockTest, WallStandsStillMonotonicMoves) {
+  FixedWallClock c(1'700'000'000);
+  EXPECT_EQ(c.UnixSeconds(), 1'700'000'000);
+  const uint64_t a = c.NowNanos();
+  EXPECT_GE(c.NowNanos(), a);
+  EXPECT_EQ(c.UnixSeconds(), 1'700'000'000);
+}
+
+}  // namespace
+}  // namespace cellsim::cli
