@@ -143,6 +143,36 @@ static std::vector<Piece> SplitRequests(const DiskGroup::State& s, const FileRec
   return pieces;
 }
 
+// The catalog record of `file` (requires mu).
+static absl::StatusOr<const FileRec*> FindFile(const DiskGroup::State& s, uint32_t file) {
+  auto it = s.cat.files.find(file);
+  if (it == s.cat.files.end()) {
+    return absl::NotFoundError(fmt::format("disk group {} has no file {}", s.cat.name, file));
+  }
+  return &it->second;
+}
+
+// The common start of Write and Read (requires mu): finds `file`, its block
+// size (at least 512, for the multi-block count) and splits the requests into
+// pieces (see SplitRequests).
+template <typename Req, typename GetPtr>
+static absl::Status SplitFileRequests(const DiskGroup::State& s, uint32_t file,
+                                      absl::Span<Req> requests, GetPtr get_ptr,
+                                      std::vector<Piece>* pieces, uint32_t* block_size) {
+  absl::StatusOr<const FileRec*> f = FindFile(s, file);
+  if (!f.ok()) return f.status();
+  *block_size = std::max<uint32_t>((*f)->info.block_size, 512);
+  *pieces = SplitRequests(s, **f, requests, get_ptr);
+  return absl::OkStatus();
+}
+
+// The cell request for copy `c` of piece `p`.
+static CopyIo PieceCopyIo(const DiskGroup::State& s, const Piece& p, uint32_t c) {
+  const internal::DiskRec& d = s.cat.disks[p.locs[c].disk];
+  return CopyIo{d.ref.cell, d.ref.grid_disk,
+                s.AuOffset(p.locs[c].au) + p.file_offset % s.cat.au_size, p.data, p.length, {}};
+}
+
 // After I/O: takes the disks of failed copies offline and marks the copies
 // stale, in one synced journal append (requires mu).
 static absl::Status RecordCopyFailures(DiskGroup::State& s,
@@ -175,14 +205,13 @@ absl::Status DiskGroup::Write(uint32_t file, absl::Span<AsmWriteRequest> request
   uint32_t block_size = 0;
   {
     std::lock_guard lock(s_->mu);
-    auto it = s_->cat.files.find(file);
-    if (it == s_->cat.files.end()) {
-      return absl::NotFoundError(fmt::format("disk group {} has no file {}", s_->cat.name, file));
-    }
-    block_size = std::max<uint32_t>(it->second.info.block_size, 512);
-    pieces = SplitRequests(*s_, it->second, requests, [](AsmWriteRequest& r) {
-      return std::make_pair(const_cast<uint8_t*>(r.data.data()), uint64_t{r.data.size()});
-    });
+    absl::Status found = SplitFileRequests(
+        *s_, file, requests,
+        [](AsmWriteRequest& r) {
+          return std::make_pair(const_cast<uint8_t*>(r.data.data()), uint64_t{r.data.size()});
+        },
+        &pieces, &block_size);
+    if (!found.ok()) return found;
     // Copies on offline disks are marked stale before anything is written, so
     // a crash can never leave a changed extent that resync would not copy.
     std::vector<CopyLoc> stale;
@@ -215,10 +244,7 @@ absl::Status DiskGroup::Write(uint32_t file, absl::Span<AsmWriteRequest> request
     Piece& p = pieces[i];
     for (uint32_t c = 0; c < s_->cat.copies(); ++c) {
       if (!p.online[c]) continue;
-      const internal::DiskRec& d = s_->cat.disks[p.locs[c].disk];
-      ios.push_back(CopyIo{d.ref.cell, d.ref.grid_disk,
-                           s_->AuOffset(p.locs[c].au) + p.file_offset % s_->cat.au_size, p.data,
-                           p.length, {}});
+      ios.push_back(PieceCopyIo(*s_, p, c));
       owner.emplace_back(i, c);
       if (p.length >= 2 * uint64_t{block_size}) ++res->io.multi_block_requests;
     }
@@ -277,14 +303,11 @@ absl::Status DiskGroup::Read(uint32_t file, absl::Span<AsmReadRequest> requests,
   uint32_t block_size = 0;
   {
     std::lock_guard lock(s_->mu);
-    auto it = s_->cat.files.find(file);
-    if (it == s_->cat.files.end()) {
-      return absl::NotFoundError(fmt::format("disk group {} has no file {}", s_->cat.name, file));
-    }
-    block_size = std::max<uint32_t>(it->second.info.block_size, 512);
-    pieces = SplitRequests(*s_, it->second, requests, [](AsmReadRequest& r) {
-      return std::make_pair(r.buffer.data(), uint64_t{r.buffer.size()});
-    });
+    absl::Status found = SplitFileRequests(
+        *s_, file, requests,
+        [](AsmReadRequest& r) { return std::make_pair(r.buffer.data(), uint64_t{r.buffer.size()}); },
+        &pieces, &block_size);
+    if (!found.ok()) return found;
   }
   const uint32_t copies = s_->cat.copies();
   std::vector<uint32_t> next(pieces.size(), 0);     // next copy to try
@@ -299,10 +322,7 @@ absl::Status DiskGroup::Read(uint32_t file, absl::Span<AsmReadRequest> requests,
       while (next[i] < copies && !p.usable[next[i]]) ++next[i];
       if (next[i] >= copies) continue;
       const uint32_t c = next[i]++;
-      const internal::DiskRec& d = s_->cat.disks[p.locs[c].disk];
-      ios.push_back(CopyIo{d.ref.cell, d.ref.grid_disk,
-                           s_->AuOffset(p.locs[c].au) + p.file_offset % s_->cat.au_size, p.data,
-                           p.length, {}});
+      ios.push_back(PieceCopyIo(*s_, p, c));
       owner.push_back(i);
       if (p.length >= 2 * uint64_t{block_size}) ++res->io.multi_block_requests;
     }
@@ -328,10 +348,7 @@ absl::Status DiskGroup::Read(uint32_t file, absl::Span<AsmReadRequest> requests,
     if (served[i] < 0) continue;
     if (served[i] > 0) ++requests[p.request].failovers;
     for (uint32_t c : errored[i]) {
-      const internal::DiskRec& d = s_->cat.disks[p.locs[c].disk];
-      repairs.push_back(CopyIo{d.ref.cell, d.ref.grid_disk,
-                               s_->AuOffset(p.locs[c].au) + p.file_offset % s_->cat.au_size,
-                               p.data, p.length, {}});
+      repairs.push_back(PieceCopyIo(*s_, p, c));
       repair_locs.push_back(p.locs[c]);
     }
   }
@@ -377,11 +394,9 @@ absl::Status DiskGroup::FormatFile(uint32_t file, const FormatOptions& options,
   uint32_t block_size = 512;
   {
     std::lock_guard lock(s_->mu);
-    auto it = s_->cat.files.find(file);
-    if (it == s_->cat.files.end()) {
-      return absl::NotFoundError(fmt::format("disk group {} has no file {}", s_->cat.name, file));
-    }
-    const FileRec& f = it->second;
+    absl::StatusOr<const FileRec*> found = FindFile(*s_, file);
+    if (!found.ok()) return found.status();
+    const FileRec& f = **found;
     block_size = std::max<uint32_t>(f.info.block_size, 512);
     const uint64_t begin = options.file_offset;
     const uint64_t end = options.length >= f.info.size_bytes

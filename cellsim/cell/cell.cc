@@ -106,6 +106,26 @@ absl::StatusOr<uint32_t> CellImpl::GridDiskIndex(const std::string& name) const 
   return absl::NotFoundError(fmt::format("cell {} has no grid disk named {}", config_.name, name));
 }
 
+absl::Status CellImpl::AttachGridDisks(bool create) {
+  const uint32_t n = config_.cell_disks * static_cast<uint32_t>(config_.grid_disks.size());
+  for (uint32_t d = 0; d < n; ++d) {
+    const uint64_t size = config_.grid_disks[d / config_.cell_disks].size_bytes;
+    const std::string path = dir_ + "/" + GridDiskName(d) + ".img";
+    const io::BlockFileOptions options{
+        .block_size = kPage, .block_count = size / kPage, .direct = config_.direct_io};
+    auto f = create ? io::BlockFile::Create(io_, path, options)
+                    : io::BlockFile::Open(io_, path, options);
+    if (!f.ok()) return f.status();
+    // fsync: the file's size (a sparse truncate) must survive a power loss.
+    if (create) {
+      if (absl::Status s = (*f)->Sync(io::SyncKind::kFull); !s.ok()) return s;
+    }
+    disks_.push_back(std::move(*f));
+    disk_sizes_.push_back(size);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CellImpl::CreateFiles(const CellConfig& config) {
   if (absl::Status s = config.Validate(); !s.ok()) return s;
   absl::StatusOr<FlashLayout> layout = ComputeLayout(config);
@@ -122,18 +142,7 @@ absl::Status CellImpl::CreateFiles(const CellConfig& config) {
     return absl::AlreadyExistsError(fmt::format(
         "cell folder {} already holds a cell ({} exists); use Cell::Open", dir_, kFlashFile));
   }
-  const uint32_t n = config.cell_disks * static_cast<uint32_t>(config.grid_disks.size());
-  for (uint32_t d = 0; d < n; ++d) {
-    const uint64_t size = config.grid_disks[d / config.cell_disks].size_bytes;
-    auto f = io::BlockFile::Create(io_, dir_ + "/" + GridDiskName(d) + ".img",
-                                   {.block_size = kPage, .block_count = size / kPage,
-                                    .direct = config.direct_io});
-    if (!f.ok()) return f.status();
-    // fsync: the file's size (a sparse truncate) must survive a power loss.
-    if (absl::Status s = (*f)->Sync(io::SyncKind::kFull); !s.ok()) return s;
-    disks_.push_back(std::move(*f));
-    disk_sizes_.push_back(size);
-  }
+  if (absl::Status s = AttachGridDisks(/*create=*/true); !s.ok()) return s;
   auto flash = io::BlockFile::Create(io_, dir_ + "/" + kFlashFile,
                                      {.block_size = kPage,
                                       .block_count = config.flash_size_bytes / kPage,
@@ -187,16 +196,7 @@ absl::Status CellImpl::OpenFiles() {
   if (!meta.ok()) return meta.status();
   meta_ = std::move(*meta);
   meta_->set_layout(layout_);
-  const uint32_t n = config_.cell_disks * static_cast<uint32_t>(config_.grid_disks.size());
-  for (uint32_t d = 0; d < n; ++d) {
-    const uint64_t size = config_.grid_disks[d / config_.cell_disks].size_bytes;
-    auto f = io::BlockFile::Open(io_, dir_ + "/" + GridDiskName(d) + ".img",
-                                 {.block_size = kPage, .block_count = size / kPage,
-                                  .direct = config_.direct_io});
-    if (!f.ok()) return f.status();
-    disks_.push_back(std::move(*f));
-    disk_sizes_.push_back(size);
-  }
+  if (absl::Status s = AttachGridDisks(/*create=*/false); !s.ok()) return s;
   state_ = std::make_unique<CacheState>(disk_sizes_, layout_.line_size, layout_.num_slots);
   RecoveryInfo info;
   if (absl::Status s = meta_->Recover(state_.get(), &info); !s.ok()) return s;

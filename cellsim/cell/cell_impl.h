@@ -156,6 +156,10 @@ class CellImpl {
 
  private:
   // --- shared helpers (cell.cc) ---
+  // Creates (create = true: sparse, and synced so that their sizes survive a
+  // power loss) or opens the grid disk files that config_ describes, appending
+  // them to disks_ and their sizes to disk_sizes_.
+  [[nodiscard]] absl::Status AttachGridDisks(bool create);
   [[nodiscard]] absl::Status CheckOpen() const;
   [[nodiscard]] absl::Status ValidateIo(uint32_t disk, uint64_t offset, uint64_t length,
                                         std::string_view what) const;

@@ -89,16 +89,13 @@ absl::Status Recover(Database::State& db) {
   return absl::OkStatus();
 }
 
-}  // namespace
-
-Database::Database(std::unique_ptr<State> state) : s_(std::move(state)) {}
-Database::~Database() = default;
-
-absl::StatusOr<std::unique_ptr<Database>> Database::Create(asmgr::Rack* rack,
-                                                           const DatabaseOptions& options) {
+// The state Create and Open start from: the options with the validated
+// (uppercased) database name, and the disk group of the control file.
+absl::StatusOr<std::unique_ptr<Database::State>> NewState(asmgr::Rack* rack,
+                                                          const DatabaseOptions& options) {
   absl::StatusOr<std::string> name = ValidDbName(options.db_name);
   if (!name.ok()) return name.status();
-  auto state = std::make_unique<State>();
+  auto state = std::make_unique<Database::State>();
   state->rack = rack;
   state->clock = rack->clock();
   state->options = options;
@@ -107,27 +104,42 @@ absl::StatusOr<std::unique_ptr<Database>> Database::Create(asmgr::Rack* rack,
       internal::FindDiskGroup(rack, options.control_file_disk_group);
   if (!dg.ok()) return dg.status();
   state->cf_dg = *dg;
-  for (const asmgr::FileInfo& f : (*dg)->ListFiles()) {
-    if (f.type == asmgr::FileType::kControlFile && absl::AsciiStrToUpper(f.db_name) == *name) {
+  return state;
+}
+
+}  // namespace
+
+Database::Database(std::unique_ptr<State> state) : s_(std::move(state)) {}
+Database::~Database() = default;
+
+absl::StatusOr<std::unique_ptr<Database>> Database::Create(asmgr::Rack* rack,
+                                                           const DatabaseOptions& options) {
+  absl::StatusOr<std::unique_ptr<State>> made = NewState(rack, options);
+  if (!made.ok()) return made.status();
+  std::unique_ptr<State> state = *std::move(made);
+  const std::string& name = state->options.db_name;
+  asmgr::DiskGroup* const dg = state->cf_dg;
+  for (const asmgr::FileInfo& f : dg->ListFiles()) {
+    if (f.type == asmgr::FileType::kControlFile && absl::AsciiStrToUpper(f.db_name) == name) {
       return absl::AlreadyExistsError(fmt::format(
-          "ORA-01100: database {} already exists (control file {}): open it instead", *name,
+          "ORA-01100: database {} already exists (control file {}): open it instead", name,
           f.name));
     }
   }
   FileTable& t = state->table;
-  t.db_name = *name;
+  t.db_name = name;
   t.created_unix = state->clock->UnixSeconds();
-  const std::string seed = fmt::format("{}/{}", *name, t.created_unix);
+  const std::string seed = fmt::format("{}/{}", name, t.created_unix);
   t.dbid = static_cast<uint32_t>(
       Checksum64(absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(seed.data()), seed.size())) &
       0x7fffffff);
   internal::Recorder rec = state->SystemRecorder();
   absl::StatusOr<std::unique_ptr<internal::ControlFile>> cf =
-      internal::ControlFile::Create(*dg, t, rec);
+      internal::ControlFile::Create(dg, t, rec);
   if (!cf.ok()) {
     if (cf.status().code() == absl::StatusCode::kResourceExhausted) {
       return absl::ResourceExhaustedError(fmt::format(
-          "ORA-15041: disk group {} space exhausted: {}", (*dg)->name(), std::string(cf.status().message())));
+          "ORA-15041: disk group {} space exhausted: {}", dg->name(), std::string(cf.status().message())));
     }
     return cf.status();
   }
@@ -137,24 +149,18 @@ absl::StatusOr<std::unique_ptr<Database>> Database::Create(asmgr::Rack* rack,
 
 absl::StatusOr<std::unique_ptr<Database>> Database::Open(asmgr::Rack* rack,
                                                          const DatabaseOptions& options) {
-  absl::StatusOr<std::string> name = ValidDbName(options.db_name);
-  if (!name.ok()) return name.status();
-  auto state = std::make_unique<State>();
-  state->rack = rack;
-  state->clock = rack->clock();
-  state->options = options;
-  state->options.db_name = *name;
-  absl::StatusOr<asmgr::DiskGroup*> dg =
-      internal::FindDiskGroup(rack, options.control_file_disk_group);
-  if (!dg.ok()) return dg.status();
-  state->cf_dg = *dg;
+  absl::StatusOr<std::unique_ptr<State>> made = NewState(rack, options);
+  if (!made.ok()) return made.status();
+  std::unique_ptr<State> state = *std::move(made);
+  const std::string& name = state->options.db_name;
+  asmgr::DiskGroup* const dg = state->cf_dg;
   internal::Recorder rec = state->SystemRecorder();
   absl::StatusOr<std::unique_ptr<internal::ControlFile>> cf = internal::ControlFile::Open(
-      *dg, *name, rec, &state->table, &state->recovery_actions);
+      dg, name, rec, &state->table, &state->recovery_actions);
   if (!cf.ok()) return cf.status();
   state->cf = *std::move(cf);
   if (absl::Status st = Recover(*state); !st.ok()) {
-    return absl::Status(st.code(), fmt::format("database {}: recovery at open failed: {}", *name,
+    return absl::Status(st.code(), fmt::format("database {}: recovery at open failed: {}", name,
                                                std::string(st.message())));
   }
   return std::unique_ptr<Database>(new Database(std::move(state)));

@@ -235,6 +235,43 @@ absl::Status DeleteFiles(Session::State& s, Recorder& rec, const std::vector<Asm
       errors));
 }
 
+// The protocol of a statement whose reservations are entries of one list of
+// the file table (`list`: data files or log groups), named by their numbers
+// (`key`) in `keys`: step 3 attaches each planned file to the entry it belongs
+// to, step 5 makes the entries AVAILABLE, and a rollback removes them and then
+// runs `also_rollback` (if set). `keys` must outlive the protocol.
+template <typename Entry>
+Protocol ReservedEntriesProtocol(bool is_log, std::vector<Entry> FileTable::*list,
+                                 uint32_t Entry::*key, const std::vector<uint32_t>& keys,
+                                 std::function<void(Entry&, const PlannedFile&)> attach,
+                                 std::function<void(FileTable&)> also_rollback = nullptr) {
+  auto find = [list, key](FileTable& t, uint32_t n) -> Entry* {
+    for (Entry& e : t.*list) {
+      if (e.*key == n) return &e;
+    }
+    return nullptr;
+  };
+  Protocol p;
+  p.is_log = is_log;
+  p.record = [find, &keys, attach](FileTable& t, const std::vector<PlannedFile>& fs) {
+    for (const PlannedFile& f : fs) {
+      if (Entry* e = find(t, keys[f.owner])) attach(*e, f);
+    }
+  };
+  p.commit = [find, &keys](FileTable& t) {
+    for (uint32_t n : keys) {
+      if (Entry* e = find(t, n)) e->state = EntryState::kAvailable;
+    }
+  };
+  p.rollback = [list, key, &keys, also_rollback](FileTable& t) {
+    std::erase_if(t.*list, [&](const Entry& e) {
+      return std::find(keys.begin(), keys.end(), e.*key) != keys.end();
+    });
+    if (also_rollback) also_rollback(t);
+  };
+  return p;
+}
+
 uint32_t LowestFree(const std::set<uint32_t>& used, uint32_t from) {
   uint32_t n = from;
   while (used.count(n) != 0) ++n;
@@ -331,30 +368,14 @@ absl::Status AddDataFiles(Session::State& s, const std::string& ts_name,
       files.push_back(std::move(f));
     }
   }
-  auto find = [](FileTable& t, uint32_t number) -> DataFile* {
-    for (DataFile& f : t.data_files) {
-      if (f.file_number == number) return &f;
-    }
-    return nullptr;
-  };
-  Protocol p;
-  p.is_log = false;
-  p.record = [&](FileTable& t, const std::vector<PlannedFile>& fs) {
-    for (const PlannedFile& f : fs) {
-      if (DataFile* df = find(t, numbers[f.owner])) df->file = RefOf(f);
-    }
-  };
-  p.commit = [&](FileTable& t) {
-    for (uint32_t n : numbers) {
-      if (DataFile* df = find(t, n)) df->state = EntryState::kAvailable;
-    }
-  };
-  p.rollback = [&](FileTable& t) {
-    std::erase_if(t.data_files, [&](const DataFile& f) {
-      return std::find(numbers.begin(), numbers.end(), f.file_number) != numbers.end();
-    });
-    if (create) std::erase_if(t.tablespaces, [&](const Tablespace& x) { return x.name == ts_name; });
-  };
+  const Protocol p = ReservedEntriesProtocol<DataFile>(
+      /*is_log=*/false, &FileTable::data_files, &DataFile::file_number, numbers,
+      [](DataFile& df, const PlannedFile& f) { df.file = RefOf(f); },
+      [&](FileTable& t) {
+        if (create) {
+          std::erase_if(t.tablespaces, [&](const Tablespace& x) { return x.name == ts_name; });
+        }
+      });
   DB_RETURN_IF_ERROR(CreateFiles(s, rec, files, p, out));
   out->current += static_cast<int64_t>(files.size());
   return absl::OkStatus();
@@ -473,34 +494,16 @@ absl::Status RunAddLogfile(Session::State& s, const AddLogfile& st, ExecOutcome*
       }
     }
   }
-  auto find = [](FileTable& t, uint32_t group) -> LogGroup* {
-    for (LogGroup& g : t.log_groups) {
-      if (g.group == group) return &g;
-    }
-    return nullptr;
-  };
-  Protocol p;
-  p.is_log = true;
-  p.record = [&](FileTable& t, const std::vector<PlannedFile>& fs) {
-    for (const PlannedFile& f : fs) {
-      if (LogGroup* g = find(t, groups[f.owner])) g->members.push_back(LogMember{RefOf(f)});
-    }
-  };
-  p.commit = [&](FileTable& t) {
-    for (uint32_t n : groups) {
-      if (LogGroup* g = find(t, n)) g->state = EntryState::kAvailable;
-    }
-  };
-  p.rollback = [&](FileTable& t) {
-    std::erase_if(t.log_groups, [&](const LogGroup& g) {
-      return std::find(groups.begin(), groups.end(), g.group) != groups.end();
-    });
-    if (new_thread &&
-        std::none_of(t.log_groups.begin(), t.log_groups.end(),
-                     [&](const LogGroup& g) { return g.thread == thread; })) {
-      std::erase_if(t.threads, [&](const LogThread& x) { return x.thread == thread; });
-    }
-  };
+  const Protocol p = ReservedEntriesProtocol<LogGroup>(
+      /*is_log=*/true, &FileTable::log_groups, &LogGroup::group, groups,
+      [](LogGroup& g, const PlannedFile& f) { g.members.push_back(LogMember{RefOf(f)}); },
+      [&](FileTable& t) {
+        if (new_thread &&
+            std::none_of(t.log_groups.begin(), t.log_groups.end(),
+                         [&](const LogGroup& g) { return g.thread == thread; })) {
+          std::erase_if(t.threads, [&](const LogThread& x) { return x.thread == thread; });
+        }
+      });
   DB_RETURN_IF_ERROR(CreateFiles(s, rec, files, p, out));
   out->current += static_cast<int64_t>(files.size());
   return absl::OkStatus();

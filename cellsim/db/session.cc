@@ -106,6 +106,17 @@ struct Timing {
   stats::WaitValues waits0;
 };
 
+// A statement's start: the session's statistics and waits so far, then the
+// wall and CPU clocks.
+Timing StartTiming(const Session::State& s) {
+  Timing tm;
+  tm.stats0 = s.stats.Snapshot();
+  tm.waits0 = s.waits.Snapshot();
+  tm.t0 = s.db->clock->NowNanos();
+  tm.c0 = ThreadCpuNs();
+  return tm;
+}
+
 absl::StatusOr<StatementResult> Run(Session::State& s, const Statement& statement,
                                     std::string text, const Timing& tm) {
   Clock* clock = s.db->clock;
@@ -174,11 +185,7 @@ absl::StatusOr<StatementResult> Run(Session::State& s, const Statement& statemen
 
 absl::StatusOr<StatementResult> Session::Execute(std::string_view sql) {
   State& s = *s_;
-  Timing tm;
-  tm.stats0 = s.stats.Snapshot();
-  tm.waits0 = s.waits.Snapshot();
-  tm.t0 = s.db->clock->NowNanos();
-  tm.c0 = ThreadCpuNs();
+  Timing tm = StartTiming(s);
   absl::StatusOr<Statement> st = ParseStatement(sql);
   const uint64_t t1 = s.db->clock->NowNanos(), c1 = ThreadCpuNs();
   internal::Recorder rec = s.MakeRecorder();
@@ -194,11 +201,7 @@ absl::StatusOr<StatementResult> Session::Execute(std::string_view sql) {
 
 absl::StatusOr<StatementResult> Session::Execute(const Statement& statement) {
   State& s = *s_;
-  Timing tm;
-  tm.stats0 = s.stats.Snapshot();
-  tm.waits0 = s.waits.Snapshot();
-  tm.t0 = s.db->clock->NowNanos();
-  tm.c0 = ThreadCpuNs();
+  Timing tm = StartTiming(s);
   return Run(s, statement, ToSql(statement), tm);
 }
 

@@ -11,6 +11,7 @@
 
 #include "cellsim/cell/cell.h"
 #include "cellsim/format/block_template.h"
+#include "cellsim/io/block_file.h"
 #include "fmt/format.h"
 #include "testing/test_util.h"
 
@@ -129,6 +130,22 @@ inline absl::Status VerifyAgainst(Cell* cell, const Model& model, uint64_t chunk
     }
   }
   return absl::OkStatus();
+}
+
+// Every grid disk file of `cell` (in its folder `dir`), read directly and not
+// through the cell, equals `model`: after a flush the disks alone must be
+// authoritative. Fatal failures end this check only.
+inline void ExpectRawDisksEqualModel(io::IoBackend* io, const std::string& dir, Cell* cell,
+                                     const Model& model) {
+  ASSERT_OK_AND_ASSIGN(CellDescription d, cell->Describe());
+  for (uint32_t i = 0; i < model.count(); ++i) {
+    auto f = io::BlockFile::Open(io, dir + "/" + d.grid_disks[i].name + ".img",
+                                 {.block_size = 4096});
+    ASSERT_TRUE(f.ok()) << f.status();
+    std::vector<uint8_t> raw(model.disk(i).size());
+    ASSERT_OK((*f)->Read(0, absl::MakeSpan(raw)));
+    ASSERT_TRUE(raw == model.disk(i)) << d.grid_disks[i].name;
+  }
 }
 
 }  // namespace cellsim::cell::testing

@@ -4,7 +4,6 @@
 #include <filesystem>
 
 #include "cell_test_util.h"
-#include "cellsim/io/block_file.h"
 
 namespace cellsim::cell {
 namespace {
@@ -45,15 +44,7 @@ class CleanerTest : public ::testing::Test {
     model_->Write(disk, off, d);
   }
   void ExpectRawDisksEqualModel() {
-    ASSERT_OK_AND_ASSIGN(CellDescription d, cell_->Describe());
-    for (uint32_t i = 0; i < model_->count(); ++i) {
-      auto f = io::BlockFile::Open(io_.get(), Dir() + "/" + d.grid_disks[i].name + ".img",
-                                   {.block_size = 4096});
-      ASSERT_TRUE(f.ok());
-      std::vector<uint8_t> raw(model_->disk(i).size());
-      ASSERT_OK((*f)->Read(0, absl::MakeSpan(raw)));
-      ASSERT_TRUE(raw == model_->disk(i)) << d.grid_disks[i].name;
-    }
+    testing::ExpectRawDisksEqualModel(io_.get(), Dir(), cell_.get(), *model_);
   }
 
   cellsim::testing::TempDir tmp_;

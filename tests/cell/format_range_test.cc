@@ -5,7 +5,6 @@
 #include <filesystem>
 
 #include "cell_test_util.h"
-#include "cellsim/io/block_file.h"
 
 namespace cellsim::cell {
 namespace {
@@ -52,15 +51,7 @@ class FormatRangeTest : public ::testing::TestWithParam<uint64_t> {
   // Every grid disk file read directly equals the model: the disk alone is
   // authoritative.
   void ExpectDisksEqualModel(const std::string& dir, Cell* cell, const Model& model) {
-    ASSERT_OK_AND_ASSIGN(CellDescription d, cell->Describe());
-    for (uint32_t i = 0; i < model.count(); ++i) {
-      auto f = io::BlockFile::Open(io_.get(), tmp_.File(dir) + "/" + d.grid_disks[i].name + ".img",
-                                   {.block_size = 4096});
-      ASSERT_TRUE(f.ok()) << f.status();
-      std::vector<uint8_t> raw(model.disk(i).size());
-      ASSERT_OK((*f)->Read(0, absl::MakeSpan(raw)));
-      ASSERT_TRUE(raw == model.disk(i)) << d.grid_disks[i].name;
-    }
+    testing::ExpectRawDisksEqualModel(io_.get(), tmp_.File(dir), cell, model);
   }
 
   cellsim::testing::TempDir tmp_;

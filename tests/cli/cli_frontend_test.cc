@@ -1,16 +1,12 @@
 // End-to-end tests of the rack-level front ends through the real `cellsim`
 // binary (its path comes from the build as CELLSIM_BIN): demo, rack, sql,
 // cellcli and asmcmd, on small sparse racks in per-test temp directories.
-#include <sys/wait.h>
-
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 
 #include "absl/strings/str_split.h"
+#include "cli_test_util.h"
 #include "nlohmann/json.hpp"
 #include "testing/test_util.h"
 
@@ -18,36 +14,11 @@ namespace cellsim {
 namespace {
 
 using ::cellsim::testing::TempDir;
+using ::cellsim::cli::testing::Cellsim;
+using ::cellsim::cli::testing::CmdResult;
+using ::cellsim::cli::testing::Slurp;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-struct CmdResult {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// Runs `[ENV] cellsim ARGS` through the shell (the tests control the words).
-CmdResult Cellsim(const TempDir& dir, const std::string& args, const std::string& env = "") {
-  const std::string err_file = dir.File("stderr.txt");
-  const std::string cmd = env + " " + std::string(CELLSIM_BIN) + " " + args + " 2>" + err_file;
-  CmdResult run;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return run;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) run.out.append(buf, n);
-  const int status = pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  run.err = Slurp(err_file);
-  return run;
-}
 
 // 3 cells x 2 cell disks: DATA 1.5 GiB raw, RECO 768 MiB raw, 64 MiB flash.
 constexpr const char* kSmallRack =

@@ -1,12 +1,9 @@
 // End-to-end: `cellsim probe` and `cellsim io zero` through the real binary
 // (its path comes from the build as CELLSIM_BIN).
-#include <sys/wait.h>
-
-#include <cstdio>
 #include <fstream>
-#include <sstream>
 #include <string>
 
+#include "cli_test_util.h"
 #include "io/backend_params.h"
 #include "nlohmann/json.hpp"
 #include "testing/test_util.h"
@@ -15,35 +12,10 @@ namespace cellsim {
 namespace {
 
 using ::cellsim::testing::TempDir;
+using ::cellsim::cli::testing::Cellsim;
+using ::cellsim::cli::testing::CmdResult;
+using ::cellsim::cli::testing::Slurp;
 using ::testing::HasSubstr;
-
-struct CmdResult {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// Runs `cellsim ARGS` (args are shell words; the test controls them).
-CmdResult Cellsim(const TempDir& dir, const std::string& args) {
-  const std::string err_file = dir.File("stderr.txt");
-  const std::string cmd = std::string(CELLSIM_BIN) + " " + args + " 2>" + err_file;
-  CmdResult run;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return run;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) run.out.append(buf, n);
-  const int status = pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  run.err = Slurp(err_file);
-  return run;
-}
 
 TEST(CliProbeTest, PrintsSupportAndMode) {
   TempDir dir;
