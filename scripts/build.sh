@@ -1,22 +1,31 @@
 #!/usr/bin/env bash
 # Configures and builds one flavour of cellsim into build/<flavour>.
-#   scripts/build.sh release   RelWithDebInfo-free Release build (benchmarks, demo)
-#   scripts/build.sh debug     RelWithDebInfo build for the tests
-#   scripts/build.sh asan      ASan+UBSan build of the tests
-#   scripts/build.sh tsan      TSan build of the tests
+#   scripts/build.sh release   g++ Release: benchmarks, the demo
+#   scripts/build.sh debug     g++ RelWithDebInfo: quick local test runs
+#   scripts/build.sh asan      clang ASan+UBSan (-O1), with the libFuzzer targets
+#                              and the benchmarks: the full test suite (CI)
+#   scripts/build.sh tsan      clang TSan (-O1): the threaded tests (CI)
 # Extra arguments are target names to build instead of everything.
+# CELLSIM_CMAKE_ARGS (environment) adds configure arguments, e.g.
+#   CELLSIM_CMAKE_ARGS=-DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+# When ccache is installed it is used automatically.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 flavour=${1:-release}; shift || true
+# Sanitizer flavours: clang (libFuzzer needs it, and it compiles this code base
+# faster than g++), -O1 with line tables only: enough for sanitizer reports.
+san=(-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug
+     "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -gline-tables-only" "-DCMAKE_C_FLAGS_DEBUG=-O1 -gline-tables-only")
 case "$flavour" in
   release) args=(-DCMAKE_BUILD_TYPE=Release) ;;
   debug)   args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo) ;;
-  asan)    args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCELLSIM_SANITIZE=address,undefined"
-                 -DCELLSIM_BUILD_BENCH=OFF) ;;
-  tsan)    args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCELLSIM_SANITIZE=thread
-                 -DCELLSIM_BUILD_BENCH=OFF) ;;
+  asan)    args=("${san[@]}" "-DCELLSIM_SANITIZE=address,undefined" -DCELLSIM_BUILD_FUZZERS=ON) ;;
+  tsan)    args=("${san[@]}" -DCELLSIM_SANITIZE=thread -DCELLSIM_BUILD_BENCH=OFF) ;;
   *) echo "build.sh: unknown flavour '$flavour' (release|debug|asan|tsan)" >&2; exit 2 ;;
 esac
+if command -v ccache >/dev/null; then args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+# shellcheck disable=SC2206
+args+=(${CELLSIM_CMAKE_ARGS:-})
 dir=build/$flavour
 if [ ! -f "$dir/build.ninja" ]; then
   cmake -S . -B "$dir" -G Ninja "${args[@]}" >/dev/null

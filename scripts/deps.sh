@@ -2,7 +2,9 @@
 # Installs the Debian 12 packages cellsim needs, skipping those already there.
 # Idempotent; needs root (or sudo) only when something is missing.
 set -euo pipefail
-pkgs=(build-essential cmake ninja-build pkg-config clang
+# libclang-rt-14-dev holds clang's sanitizer and libFuzzer runtimes; it is only
+# a Recommends of clang, which --no-install-recommends would skip.
+pkgs=(build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
       liburing-dev libabsl-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
       libxxhash-dev nlohmann-json3-dev libcli11-dev fio util-linux)
 missing=()

@@ -1,21 +1,28 @@
 #!/usr/bin/env bash
-# The full test suite: installs missing packages, builds, and runs every test in
-# a normal build and again under ASan+UBSan (and TSan for the threaded parts).
-#   scripts/test.sh            everything (what CI runs)
-#   scripts/test.sh --quick    the normal build only, for edit-compile loops
+# The full test suite (what CI runs): installs missing packages, builds, and runs
+#   1. every test under clang ASan+UBSan: unit tests, the crash campaign, the
+#      kill -9 tests, fault scenarios, the install check, a smoke run of each
+#      benchmark, and each libFuzzer target for CELLSIM_FUZZ_SECONDS (default 20);
+#   2. the threaded tests (label 'concurrent') again under TSan.
+#   scripts/test.sh            everything (CI)
+#   scripts/test.sh --quick    the g++ build without sanitizers, for edit-compile loops
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
-flavours=(debug asan tsan)
-[ "${1:-}" = "--quick" ] && flavours=(debug)
-for f in "${flavours[@]}"; do
-  echo "=== build: $f"
-  # TSan runs only the threaded tests, so it builds only their binaries.
-  if [ "$f" = tsan ]; then scripts/build.sh "$f" cellsim_concurrent_tests; else scripts/build.sh "$f"; fi
+start=$SECONDS
+run() {  # run FLAVOUR [ctest args...]
+  local f=$1; shift
   echo "=== test: $f"
-  label_args=()
-  # Under TSan run the tests labelled 'concurrent' (the threaded parts).
-  [ "$f" = tsan ] && label_args=(-L concurrent)
-  ctest --test-dir "build/$f" --output-on-failure -j2 --timeout 600 "${label_args[@]}"
-done
-echo "=== all test flavours passed: ${flavours[*]}"
+  ctest --test-dir "build/$f" --output-on-failure -j"$(nproc)" --timeout 600 "$@"
+}
+if [ "${1:-}" = "--quick" ]; then
+  echo "=== build: debug"; scripts/build.sh debug
+  run debug
+  exit 0
+fi
+echo "=== build: asan"; scripts/build.sh asan
+run asan
+# TSan runs only the threaded tests, so it builds only their binaries.
+echo "=== build: tsan"; scripts/build.sh tsan cellsim_concurrent_tests
+run tsan -L concurrent
+echo "=== all test flavours passed (asan, tsan) in $((SECONDS - start)) s"
