@@ -12,7 +12,6 @@ namespace {
 
 constexpr uint32_t kCheckpointMagic = 0x4B434741;  // "AGCK"
 constexpr uint32_t kCheckpointVersion = 1;
-constexpr uint64_t kCheckpointSeed = 0x41534D434B505431ull;
 constexpr uint32_t kMaxExtents = 1u << 26;  // 64 Mi extents = 256 TiB at 4 MiB AU
 constexpr uint32_t kMaxDisks = 1u << 16;
 
@@ -267,7 +266,7 @@ std::vector<uint8_t> Catalog::EncodeCheckpoint() const {
     EncodeFileInfo(&e, f.info);
     EncodeExtents(&e, f.extents);
   }
-  e.PutU64(Checksum64(e.data(), kCheckpointSeed));
+  e.PutU64(Checksum64(e.data(), kCatalogCheckpointSeed));
   return std::move(e.bytes());
 }
 
@@ -278,7 +277,7 @@ absl::StatusOr<Catalog> Catalog::DecodeCheckpoint(absl::Span<const uint8_t> byte
   Decoder tail(bytes.subspan(bytes.size() - 8));
   uint64_t sum = 0;
   (void)tail.GetU64(&sum);
-  if (Checksum64(body, kCheckpointSeed) != sum) {
+  if (Checksum64(body, kCatalogCheckpointSeed) != sum) {
     return Corrupt(fmt::format("{}: checksum mismatch", what));
   }
   Decoder d(body);
@@ -288,8 +287,10 @@ absl::StatusOr<Catalog> Catalog::DecodeCheckpoint(absl::Span<const uint8_t> byte
   if (!d.GetU32(&magic) || !d.GetU32(&version)) return d.Truncated(what);
   if (magic != kCheckpointMagic) return Corrupt(fmt::format("{}: bad magic {:#x}", what, magic));
   if (version != kCheckpointVersion) {
-    return Corrupt(fmt::format("{}: version {} (this build reads {})", what, version,
-                               kCheckpointVersion));
+    return Corrupt(fmt::format("{}: {} {}, this build reads version {}", what,
+                               version > kCheckpointVersion ? "newer format version"
+                                                            : "unsupported format version",
+                               version, kCheckpointVersion));
   }
   if (!d.GetU64(&c.seq) || !d.GetString(&c.name) || !d.GetU8(&red) || !d.GetU64(&c.au_size) ||
       !d.GetU32(&c.max_partners) || !d.GetU32(&c.next_file) ||
@@ -303,6 +304,7 @@ absl::StatusOr<Catalog> Catalog::DecodeCheckpoint(absl::Span<const uint8_t> byte
   c.redundancy = static_cast<Redundancy>(red);
   c.disks.resize(ndisks);
   std::vector<std::vector<uint32_t>> stale(ndisks);
+  uint64_t group_aus = 0;
   for (uint32_t i = 0; i < ndisks; ++i) {
     DiskRec& r = c.disks[i];
     uint8_t online = 0;
@@ -312,8 +314,13 @@ absl::StatusOr<Catalog> Catalog::DecodeCheckpoint(absl::Span<const uint8_t> byte
         !d.GetU8(&online) || !d.GetString(&r.last_error) || !d.GetU32(&np)) {
       return d.Truncated(what);
     }
-    if (np > kMaxPartners || r.total_aus > r.size_bytes / c.au_size) {
-      return Corrupt(fmt::format("{}: disk {} has bad sizes or {} partners", what, i, np));
+    group_aus += r.total_aus;
+    if (np > kMaxPartners || r.total_aus > r.size_bytes / c.au_size ||
+        group_aus > kMaxAusPerDiskGroup) {
+      return Corrupt(fmt::format(
+          "{}: disk {} has bad sizes ({} AUs of {} bytes in {} bytes; a group holds at most {} "
+          "AUs) or {} partners",
+          what, i, r.total_aus, c.au_size, r.size_bytes, kMaxAusPerDiskGroup, np));
     }
     r.online = online != 0;
     r.partners.resize(np);
@@ -321,7 +328,9 @@ absl::StatusOr<Catalog> Catalog::DecodeCheckpoint(absl::Span<const uint8_t> byte
       if (!d.GetU32(&p)) return d.Truncated(what);
       if (p >= ndisks) return Corrupt(fmt::format("{}: partner {} out of range", what, p));
     }
-    if (!d.GetU32(&ns) || ns > r.total_aus) return Corrupt(fmt::format("{}: stale list", what));
+    if (!d.GetU32(&ns) || ns > r.total_aus || d.remaining() < uint64_t{ns} * 4) {
+      return Corrupt(fmt::format("{}: stale list of disk {} ({} AUs) is malformed", what, i, ns));
+    }
     stale[i].resize(ns);
     for (uint32_t& au : stale[i]) {
       if (!d.GetU32(&au)) return d.Truncated(what);

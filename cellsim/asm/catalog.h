@@ -26,6 +26,16 @@
 
 namespace cellsim::asmgr::internal {
 
+// xxHash64 seed of a checkpoint (public for the fuzz targets, which re-seal
+// mutated checkpoints so that the decoder behind the checksum is exercised).
+inline constexpr uint64_t kCatalogCheckpointSeed = 0x41534D434B505431ull;
+
+// A disk group's owner maps take 12 bytes per AU in memory: at most 64 Mi AUs
+// (768 MiB; 64 TiB of disks at 1 MiB AUs, 4 PiB at 64 MiB). Creation refuses
+// more, and so does the checkpoint decoder, so that a damaged size field cannot
+// make it allocate without bound.
+inline constexpr uint64_t kMaxAusPerDiskGroup = uint64_t{1} << 26;
+
 // Where one copy of an extent lives: AU `au` of disk `disk`.
 struct CopyLoc {
   uint32_t disk = 0;

@@ -139,6 +139,13 @@ absl::StatusOr<std::unique_ptr<DiskGroup>> DiskGroup::Create(const DiskGroupEnv&
         "{} redundancy needs at least {} failure groups, the disks given are in {} ({})",
         RedundancyName(config.redundancy), Copies(config.redundancy), fgs, names));
   }
+  uint64_t group_aus = 0;
+  for (const DiskRec& r : cat.disks) group_aus += r.total_aus;
+  if (group_aus > internal::kMaxAusPerDiskGroup) {
+    return fail(fmt::format("its disks hold {} AUs of {} MiB, at most {} are supported: use a "
+                            "larger AU size",
+                            group_aus, MiB(config.au_size), internal::kMaxAusPerDiskGroup));
+  }
   std::vector<uint32_t> fg_of;
   for (const DiskRec& r : cat.disks) fg_of.push_back(r.ref.cell);
   std::vector<std::vector<uint32_t>> partners = internal::ComputePartners(

@@ -467,6 +467,15 @@ absl::Status DiskGroup::FormatFile(uint32_t file, const FormatOptions& options,
   std::map<uint32_t, uint32_t> landed;  // extent -> copies formatted
   std::map<uint32_t, absl::Status> first_error;
   std::vector<std::pair<CopyLoc, absl::Status>> failed;
+  // A cell that refuses the request itself (a bad range, a fast creation its
+  // flash metadata has no room for, a write-through cell asked for metadata
+  // only) has a working disk: the format fails, but no disk goes offline.
+  absl::Status refused;
+  auto is_refusal = [](const absl::Status& st) {
+    return st.code() == absl::StatusCode::kInvalidArgument ||
+           st.code() == absl::StatusCode::kFailedPrecondition ||
+           st.code() == absl::StatusCode::kOutOfRange;
+  };
   for (size_t j = 0; j < jobs.size(); ++j) {
     const Job& jb = jobs[j];
     ++res->result.io.cell_requests;
@@ -476,6 +485,8 @@ absl::Status DiskGroup::FormatFile(uint32_t file, const FormatOptions& options,
                                            latency[j], reqs[j].status});
     if (reqs[j].status.ok()) {
       ++landed[jb.extent];
+    } else if (is_refusal(reqs[j].status)) {
+      refused.Update(reqs[j].status);
     } else {
       failed.emplace_back(jb.loc, reqs[j].status);
       first_error.emplace(jb.extent, reqs[j].status);
@@ -485,6 +496,10 @@ absl::Status DiskGroup::FormatFile(uint32_t file, const FormatOptions& options,
   {
     std::lock_guard lock(s_->mu);
     meta = RecordCopyFailures(*s_, failed, &res->result);
+  }
+  if (!refused.ok()) {
+    return absl::Status(refused.code(), fmt::format("format of {}: {}", s_->FileLabel(file),
+                                                    std::string(refused.message())));
   }
   for (uint32_t x : extents_in_range) {
     if (landed[x] == 0) {

@@ -11,16 +11,13 @@
 namespace cellsim::asmgr::internal {
 namespace {
 
-constexpr uint32_t kRecordMagic = 0x314A5341;  // "ASJ1"
+constexpr uint32_t kRecordMagic = kJournalRecordMagic;
 constexpr uint64_t kRecordSeed = 0x41534D4A524E4C31ull;
 constexpr size_t kRecordHeader = 4 + 4 + 8 + 8;  // magic, length, seq, checksum
 constexpr uint32_t kMaxRecord = 1u << 30;
 
 uint64_t RecordSum(uint64_t seq, absl::Span<const uint8_t> body) {
-  Encoder e;
-  e.PutU64(seq);
-  e.PutBytes(body);
-  return Checksum64(e.data(), kRecordSeed);
+  return JournalRecordSum(seq, body);
 }
 
 // Reads a whole (small) metadata file.
@@ -58,6 +55,13 @@ absl::Status WriteAll(io::IoBackend* io, const std::string& path,
 }
 
 }  // namespace
+
+uint64_t JournalRecordSum(uint64_t seq, absl::Span<const uint8_t> body) {
+  Encoder e;
+  e.PutU64(seq);
+  e.PutBytes(body);
+  return Checksum64(e.data(), kRecordSeed);
+}
 
 MetaStore::MetaStore(io::IoBackend* io, std::string dir, std::string name)
     : io_(io), dir_(std::move(dir)), name_(std::move(name)) {}

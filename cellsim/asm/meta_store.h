@@ -25,6 +25,11 @@
 
 namespace cellsim::asmgr::internal {
 
+// A journal record: magic u32, body length u32, seq u64, JournalRecordSum u64,
+// body (exposed for the fuzz targets, which re-seal mutated records).
+inline constexpr uint32_t kJournalRecordMagic = 0x314A5341;  // "ASJ1"
+uint64_t JournalRecordSum(uint64_t seq, absl::Span<const uint8_t> body);
+
 class MetaStore {
  public:
   // Writes the initial checkpoint (slot 0) and an empty journal. AlreadyExists

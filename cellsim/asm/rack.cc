@@ -1,5 +1,6 @@
 // Rack: cells and disk groups in one directory.
 #include "cellsim/asm/rack.h"
+#include "cellsim/asm/rack_meta.h"
 
 #include <algorithm>
 #include <cctype>
@@ -17,8 +18,6 @@ namespace cellsim::asmgr {
 namespace {
 
 constexpr uint32_t kRackMagic = 0x4B434152;  // "RACK"
-constexpr uint32_t kRackVersion = 1;
-constexpr uint64_t kRackSeed = 0x5241434B4D455441ull;
 
 std::string Upper(std::string_view s) {
   std::string out(s);
@@ -148,18 +147,12 @@ static bool DecodeConfig(Decoder* d, RackConfig* c) {
 
 absl::Status Rack::State::WriteMeta() {
   const uint64_t seq = meta_seq + 1;
-  Encoder e;
-  e.PutU32(kRackMagic);
-  e.PutU32(kRackVersion);
-  e.PutU64(seq);
-  EncodeConfig(&e, config);
-  e.PutU32(static_cast<uint32_t>(group_names.size()));
-  for (const std::string& n : group_names) e.PutString(n);
-  e.PutU64(Checksum64(e.data(), kRackSeed));
+  const std::vector<uint8_t> bytes =
+      internal::EncodeRackMeta({.seq = seq, .config = config, .group_names = group_names});
   absl::StatusOr<io::FileHandle> f = io->Open(MetaPath(seq), {.create = true});
   if (!f.ok()) return f.status();
-  absl::Status st = io->WriteAt(*f, 0, e.data().data(), e.size());
-  if (st.ok()) st = io->Truncate(*f, e.size());
+  absl::Status st = io->WriteAt(*f, 0, bytes.data(), bytes.size());
+  if (st.ok()) st = io->Truncate(*f, bytes.size());
   if (st.ok()) st = io->Sync(*f, io::SyncKind::kFull);
   absl::Status close = io->Close(*f);
   if (!st.ok()) return st;
@@ -167,6 +160,88 @@ absl::Status Rack::State::WriteMeta() {
   meta_seq = seq;
   return absl::OkStatus();
 }
+
+namespace internal {
+
+std::vector<uint8_t> EncodeRackMeta(const RackMeta& meta) {
+  Encoder e;
+  e.PutU32(kRackMagic);
+  e.PutU32(kRackMetaVersion);
+  e.PutU64(meta.seq);
+  EncodeConfig(&e, meta.config);
+  e.PutU32(static_cast<uint32_t>(meta.group_names.size()));
+  for (const std::string& n : meta.group_names) e.PutString(n);
+  e.PutU64(Checksum64(e.data(), kRackMetaSeed));
+  return std::move(e.bytes());
+}
+
+absl::StatusOr<RackMeta> DecodeRackMeta(absl::Span<const uint8_t> bytes,
+                                        const std::string& path) {
+  auto bad = [&](const std::string& why) {
+    return absl::DataLossError(fmt::format("{}: {}", path, why));
+  };
+  if (bytes.size() < 24) return bad(fmt::format("too short ({} bytes)", bytes.size()));
+  Decoder head(bytes);
+  uint32_t magic = 0, version = 0;
+  (void)head.GetU32(&magic);
+  (void)head.GetU32(&version);
+  if (magic != kRackMagic) return bad(fmt::format("bad magic {:#x} (not a rack file)", magic));
+  Decoder tail(bytes.subspan(bytes.size() - 8));
+  uint64_t sum = 0;
+  (void)tail.GetU64(&sum);
+  const auto body = bytes.subspan(0, bytes.size() - 8);
+  if (Checksum64(body, kRackMetaSeed) != sum) return bad("checksum mismatch");
+  // Trusted only under a valid checksum: a damaged version field is damage.
+  if (version > kRackMetaVersion) {
+    return absl::FailedPreconditionError(fmt::format(
+        "{}: newer format version {}, this build reads version {}: use a newer cellsim", path,
+        version, kRackMetaVersion));
+  }
+  if (version != kRackMetaVersion) {
+    return bad(fmt::format("unsupported format version {}, this build reads version {}",
+                           version, kRackMetaVersion));
+  }
+  Decoder d(body);
+  (void)d.Skip(8);
+  RackMeta meta;
+  uint32_t ngroups = 0;
+  if (!d.GetU64(&meta.seq) || !DecodeConfig(&d, &meta.config) || !d.GetU32(&ngroups) ||
+      ngroups > 64) {
+    return d.Truncated(fmt::format("{}: rack configuration", path));
+  }
+  for (uint32_t i = 0; i < ngroups; ++i) {
+    std::string n;
+    if (!d.GetString(&n, 64)) return d.Truncated(fmt::format("{}: disk group names", path));
+    meta.group_names.push_back(std::move(n));
+  }
+  if (d.remaining() != 0) return bad(fmt::format("{} trailing bytes", d.remaining()));
+  // The decoded configuration must be one Rack::Create could have written:
+  // everything Open does next (cell folders, metadata paths) trusts it.
+  if (absl::Status st = ValidateRackConfig(meta.config); !st.ok()) {
+    return bad(fmt::format("invalid configuration: {}", std::string(st.message())));
+  }
+  const std::string& prefix = meta.config.cell_name_prefix;
+  if (prefix.size() > 30 || !std::all_of(prefix.begin(), prefix.end(), [](char ch) {
+        return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_';
+      })) {
+    return bad(fmt::format("invalid cell name prefix '{}'", prefix));
+  }
+  std::set<std::string> seen;
+  for (const std::string& n : meta.group_names) {
+    const bool name_ok =
+        !n.empty() && n.size() <= 30 && std::isupper(static_cast<unsigned char>(n[0])) &&
+        std::all_of(n.begin(), n.end(), [](char ch) {
+          return std::isupper(static_cast<unsigned char>(ch)) ||
+                 std::isdigit(static_cast<unsigned char>(ch)) || ch == '_';
+        });
+    if (!name_ok || !seen.insert(n).second) {
+      return bad(fmt::format("invalid or repeated disk group name '{}'", n));
+    }
+  }
+  return meta;
+}
+
+}  // namespace internal
 
 Rack::Rack(std::unique_ptr<State> state) : s_(std::move(state)) {}
 Rack::~Rack() = default;
@@ -194,9 +269,17 @@ absl::StatusOr<std::unique_ptr<Rack>> Rack::Create(io::IoBackend* io, Clock* clo
     cc.name = CellName(config, i);
     cc.cell_disks = config.cell_disks_per_cell;
     cc.grid_disks.clear();
+    // Fast creation keeps one template range per extent copy: give the flash
+    // metadata room for every AU of the cell twice over (partial re-formats
+    // split ranges), so that fast creation never runs out of room before the
+    // disk groups run out of space. 16384 (the cell default) at least.
+    uint64_t cell_aus = 0;
     for (const DiskGroupSpec& g : s->config.disk_groups) {
       cc.grid_disks.push_back({g.name, g.grid_disk_size});
+      if (g.au_size != 0) cell_aus += g.grid_disk_size / g.au_size * config.cell_disks_per_cell;
     }
+    cc.max_template_ranges = static_cast<uint32_t>(
+        std::clamp<uint64_t>(2 * cell_aus, cc.max_template_ranges, 1u << 22));
     if (config.flash_size != 0) cc.flash_size_bytes = config.flash_size;
     if (config.cache_line_size != 0) cc.cache_line_size = config.cache_line_size;
     cc.flash_cache_mode = config.flash_cache_mode;
@@ -248,39 +331,21 @@ absl::StatusOr<std::unique_ptr<Rack>> Rack::Open(io::IoBackend* io, Clock* clock
     absl::Status st = size.status();
     if (st.ok() && !bytes.empty()) st = io->ReadAt(*f, 0, bytes.data(), bytes.size());
     (void)io->Close(*f);
-    if (!st.ok() || bytes.size() < 24) {
-      errors += fmt::format("; {}: unreadable or too short", path);
+    if (!st.ok()) {
+      errors += fmt::format("; {}: unreadable: {}", path, std::string(st.message()));
       continue;
     }
-    Decoder tail(absl::MakeConstSpan(bytes).subspan(bytes.size() - 8));
-    uint64_t sum = 0;
-    (void)tail.GetU64(&sum);
-    const auto body = absl::MakeConstSpan(bytes).subspan(0, bytes.size() - 8);
-    if (Checksum64(body, kRackSeed) != sum) {
-      errors += fmt::format("; {}: checksum mismatch", path);
+    absl::StatusOr<internal::RackMeta> meta = internal::DecodeRackMeta(bytes, path);
+    if (!meta.ok()) {
+      // A slot written by a newer cellsim: the older slot is stale, refuse.
+      if (meta.status().code() == absl::StatusCode::kFailedPrecondition) return meta.status();
+      errors += fmt::format("; {}", std::string(meta.status().message()));
       continue;
     }
-    Decoder d(body);
-    uint32_t magic = 0, version = 0, ngroups = 0;
-    uint64_t seq = 0;
-    RackConfig cfg;
-    std::vector<std::string> names;
-    bool ok = d.GetU32(&magic) && magic == kRackMagic && d.GetU32(&version) &&
-              version == kRackVersion && d.GetU64(&seq) && DecodeConfig(&d, &cfg) &&
-              d.GetU32(&ngroups) && ngroups <= 64;
-    for (uint32_t i = 0; ok && i < ngroups; ++i) {
-      std::string n;
-      ok = d.GetString(&n);
-      names.push_back(n);
-    }
-    if (!ok) {
-      errors += fmt::format("; {}: malformed (magic, version {} or fields)", path, version);
-      continue;
-    }
-    if (!found || seq > s->meta_seq) {
-      s->meta_seq = seq;
-      s->config = cfg;
-      s->group_names = names;
+    if (!found || meta->seq > s->meta_seq) {
+      s->meta_seq = meta->seq;
+      s->config = std::move(meta->config);
+      s->group_names = std::move(meta->group_names);
       found = true;
     }
   }

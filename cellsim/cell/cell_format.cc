@@ -21,12 +21,13 @@ absl::Status CellImpl::FormatRange(absl::Span<FormatRangeRequest> requests,
   const FlashCacheMode mode = mode_.load();
   CellIoStats local;
   std::vector<RangeLocks::Range> ranges;
-  size_t templates_now;
-  {
-    std::lock_guard<std::mutex> l(state_mu_);
-    templates_now = state_->template_count();
-  }
-  // Decide each request's path up front.
+  // Template slots are reserved before any work, under state_mu_, so that
+  // concurrent calls can never together exceed max_template_ranges (the
+  // checkpoint is sized for it). A new range takes one slot, or two when it
+  // may split an existing template (or one added earlier in this call) in two.
+  std::unique_lock<std::mutex> state_lock(state_mu_);
+  size_t reserved = 0;
+  SpanSet call_templates;
   std::vector<bool> fast(requests.size(), false);
   for (size_t i = 0; i < requests.size(); ++i) {
     FormatRangeRequest& r = requests[i];
@@ -34,7 +35,12 @@ absl::Status CellImpl::FormatRange(absl::Span<FormatRangeRequest> requests,
     r.status = ValidateIo(r.grid_disk, r.offset, r.length, "format range");
     if (r.status.ok()) r.status = r.block_template.Validate();
     if (!r.status.ok()) continue;
-    const bool room = templates_now + 2 <= config_.max_template_ranges;
+    const RangeLocks::Range lr = LineRange(r.grid_disk, r.offset, r.length);
+    const size_t need =
+        state_->AnyTemplate(r.grid_disk, r.offset, r.length) || call_templates.Overlaps(lr) ? 2
+                                                                                             : 1;
+    const size_t used = state_->template_count() + template_reserved_;
+    const bool room = used + need <= config_.max_template_ranges;
     switch (r.method) {
       case FormatMethod::kWriteBlocks:
         break;
@@ -50,19 +56,32 @@ absl::Status CellImpl::FormatRange(absl::Span<FormatRangeRequest> requests,
               "WriteBack; the cell is in {}",
               config_.name, FlashCacheModeName(mode)));
         } else if (!room) {
-          r.status = absl::ResourceExhaustedError(fmt::format(
-              "cell {}: flash metadata already tracks {} fast-creation ranges (max {}); flush "
-              "the flash cache or use smart creation",
-              config_.name, templates_now, config_.max_template_ranges));
+          r.status = absl::FailedPreconditionError(fmt::format(
+              "cell {}: flash metadata has room for {} fast-creation ranges and {} are in use "
+              "or being added; this range needs {} more: flush the flash cache or use smart "
+              "creation",
+              config_.name, config_.max_template_ranges, used, need));
         } else {
           fast[i] = true;
         }
         break;
     }
-    // A range adds at most two pieces (it can split one existing range in two).
-    if (fast[i]) templates_now += 2;
-    if (r.status.ok()) ranges.push_back(LineRange(r.grid_disk, r.offset, r.length));
+    if (fast[i]) {
+      template_reserved_ += need;
+      reserved += need;
+      call_templates.Add(lr);
+    }
+    if (r.status.ok()) ranges.push_back(lr);
   }
+  state_lock.unlock();
+  struct Unreserve {
+    CellImpl* cell;
+    size_t n;
+    ~Unreserve() {
+      std::lock_guard<std::mutex> l(cell->state_mu_);
+      cell->template_reserved_ -= n;
+    }
+  } unreserve{this, reserved};
   RangeLocks::Guard guard;
   if (!ranges.empty()) guard = locks_.Acquire(std::move(ranges));
 
@@ -146,13 +165,9 @@ absl::Status CellImpl::FormatRange(absl::Span<FormatRangeRequest> requests,
       std::vector<DiskSpan> spans;
       for (size_t i : group) {
         FormatRangeRequest& r = requests[i];
-        const format::BlockTemplate t = r.block_template;
-        const uint64_t base = r.offset, foff = r.file_offset;
-        spans.push_back({r.grid_disk, r.offset, r.length,
-                         [t, base, foff](uint64_t pos, absl::Span<uint8_t> out) {
-                           format::GenerateRange(t, foff + (pos - base), out);
-                         },
-                         &r.status});
+        spans.push_back(
+            TemplateSpan(r.grid_disk, r.offset, r.length, r.block_template, r.file_offset,
+                         &r.status));
       }
       (void)DiskWriteLocked(spans, &local);
       for (size_t i : group) {

@@ -90,9 +90,28 @@ struct FillPlan {
 struct DiskSpan {
   uint32_t disk = 0;
   uint64_t offset = 0, length = 0;
+  // The span's bytes: `source` (the caller's buffer, `length` bytes, written
+  // without a copy where page-aligned) or, when it is null, `fill`, which
+  // writes the bytes of [pos, pos + out.size()) into `out`.
+  const uint8_t* source = nullptr;
   std::function<void(uint64_t, absl::Span<uint8_t>)> fill;
   absl::Status* status = nullptr;  // where to report this span's failure
 };
+
+// A span whose bytes are blocks of `tmpl`: disk bytes [offset, offset+length)
+// hold file bytes from `file_offset` on (smart creation, template destaging).
+inline DiskSpan TemplateSpan(uint32_t disk, uint64_t offset, uint64_t length,
+                             const format::BlockTemplate& tmpl, uint64_t file_offset,
+                             absl::Status* status) {
+  return {.disk = disk,
+          .offset = offset,
+          .length = length,
+          .source = nullptr,
+          .fill = [tmpl, offset, file_offset](uint64_t pos, absl::Span<uint8_t> out) {
+            format::GenerateRange(tmpl, file_offset + (pos - offset), out);
+          },
+          .status = status};
+}
 
 // Line-aligned ranges of the requests grouped so far, to tell whether the next
 // request overlaps them (then the group is run first, keeping batch order).
@@ -110,6 +129,23 @@ class SpanSet {
 
  private:
   std::map<std::pair<uint32_t, uint64_t>, uint64_t> m_;  // (disk, begin) -> end
+};
+
+// Staging buffers of kMaxDiskIo bytes for disk writes whose bytes must be
+// generated or copied, carved from 16 MiB slabs (huge-page backed, see
+// io::AlignedBuffer) and reused across calls: fresh memory per write would be
+// faulted in 4 KiB at a time, which costs more than generating the blocks.
+// The pool grows to the most buffers ever in use at once. Thread-safe.
+class StagingPool {
+ public:
+  uint8_t* Take();
+  void Give(uint8_t* buffer);
+
+ private:
+  static constexpr size_t kSlabBytes = 16 * kMaxDiskIo;
+  std::mutex mu_;
+  std::vector<io::AlignedBuffer> slabs_;
+  std::vector<uint8_t*> idle_;
 };
 
 class CellImpl {
@@ -214,8 +250,10 @@ class CellImpl {
   std::unique_ptr<MetadataStore> meta_;
   std::unique_ptr<CacheState> state_;
   mutable std::mutex state_mu_;
+  size_t template_reserved_ = 0;  // template slots claimed by FormatRange calls in progress
   std::shared_mutex mode_mu_;
   RangeLocks locks_;
+  StagingPool staging_;
   std::atomic<bool> closed_{false};
 
   FlashCounters fc_;

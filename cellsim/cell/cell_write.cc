@@ -16,15 +16,30 @@
 namespace cellsim::cell::internal {
 namespace {
 
-constexpr uint64_t kChunkBytes = 4 * 1024 * 1024;  // staging per disk chunk
-constexpr size_t kChunksInFlight = 8;              // 32 MiB in flight per Submit
-
 uint64_t PageMask(uint32_t p0, uint32_t p1) {  // pages [p0, p1)
   const uint32_t n = p1 - p0;
   return (n >= 64 ? ~uint64_t{0} : ((uint64_t{1} << n) - 1)) << p0;
 }
 
 }  // namespace
+
+uint8_t* StagingPool::Take() {
+  std::lock_guard<std::mutex> l(mu_);
+  if (idle_.empty()) {
+    slabs_.emplace_back(kSlabBytes);
+    for (size_t o = kSlabBytes; o > 0; o -= kMaxDiskIo) {
+      idle_.push_back(slabs_.back().data() + o - kMaxDiskIo);
+    }
+  }
+  uint8_t* b = idle_.back();
+  idle_.pop_back();
+  return b;
+}
+
+void StagingPool::Give(uint8_t* buffer) {
+  std::lock_guard<std::mutex> l(mu_);
+  idle_.push_back(buffer);
+}
 
 absl::Status CellImpl::Write(absl::Span<WriteRequest> requests, CellIoStats* stats) {
   if (absl::Status s = CheckOpen(); !s.ok()) return s;
@@ -62,13 +77,9 @@ absl::Status CellImpl::Write(absl::Span<WriteRequest> requests, CellIoStats* sta
     }
     group_lines.Add(lr);
     if (to_disk) {
-      const uint8_t* data = r.data.data();
-      const uint64_t base = r.offset;
-      disk_group.push_back({r.grid_disk, r.offset, r.data.size(),
-                            [data, base](uint64_t pos, absl::Span<uint8_t> out) {
-                              std::memcpy(out.data(), data + (pos - base), out.size());
-                            },
-                            &r.status});
+      disk_group.push_back(
+          {.disk = r.grid_disk, .offset = r.offset, .length = r.data.size(),
+           .source = r.data.data(), .fill = nullptr, .status = &r.status});
     } else {
       cache_group.push_back(&r);
     }
@@ -329,45 +340,77 @@ absl::Status CellImpl::DiskWriteLocked(std::vector<DiskSpan>& spans, CellIoStats
     stats->flash_bytes_read += plan.flash_pages * kPage;
   }
 
-  // 2. Stage and write in chunks, kChunksInFlight chunks per Submit.
-  std::vector<io::AlignedBuffer> pool(kChunksInFlight);
-  IoBatch batch;
-  std::vector<size_t> owner;  // span of each request in `batch`
-  size_t used = 0;
-  auto submit = [&] {
-    (void)SubmitBatch(&batch);
-    for (size_t k = 0; k < batch.reqs.size(); ++k) {
-      if (!batch.reqs[k].status.ok()) st[owner[k]].Update(batch.reqs[k].status);
-    }
-    batch = IoBatch{};
-    owner.clear();
-    used = 0;
+  // 2. Stream the spans to disk in pieces of at most kMaxDiskIo, keeping the
+  //    backend's queue full. A piece made only of the caller's bytes, at a
+  //    page-aligned address, is written straight from the caller's buffer (no
+  //    copy); any other piece (generated blocks, merged edge pages) is staged in
+  //    a buffer from the cell's pool, which is reused across calls. Staging
+  //    memory is thus bounded by the stream window, not by the call's size.
+  struct Piece {
+    size_t span;
+    uint64_t at, len;
+    int32_t slot = -1;  // staging slot, or -1 when written from the caller's buffer
   };
+  std::vector<Piece> pieces;
   std::vector<uint32_t> touched;
   for (size_t i = 0; i < spans.size(); ++i) {
     if (!st[i].ok()) continue;
     const DiskSpan& sp = spans[i];
-    const uint64_t end = sp.offset + sp.length;
-    const uint64_t ps = io::AlignDown(sp.offset, kPage), pe = io::AlignUp(end, kPage);
-    const Edge& e = edges[i];
+    const uint64_t pe = io::AlignUp(sp.offset + sp.length, kPage);
     touched.push_back(sp.disk);
-    for (uint64_t c = ps; c < pe; c += kChunkBytes) {
-      const uint64_t clen = std::min(kChunkBytes, pe - c);
-      if (pool[used].size() < clen) pool[used] = io::AlignedBuffer(clen);
-      uint8_t* buf = pool[used].data();
-      if (e.has_head && c == ps) std::memcpy(buf, e.head.data(), kPage);
-      if (e.has_tail && c + clen == pe) std::memcpy(buf + clen - kPage, e.tail.data(), kPage);
-      const uint64_t a = std::max(c, sp.offset), b = std::min(c + clen, end);
-      sp.fill(a, absl::MakeSpan(buf + (a - c), b - a));
-      for (uint64_t o = 0; o < clen; o += kMaxDiskIo) {
-        batch.Add(io::IoOp::kWrite, disks_[sp.disk]->handle(), static_cast<int32_t>(sp.disk),
-                  c + o, buf + o, std::min(kMaxDiskIo, clen - o));
-        owner.push_back(i);
-      }
-      if (++used == kChunksInFlight) submit();
+    for (uint64_t c = io::AlignDown(sp.offset, kPage); c < pe; c += kMaxDiskIo) {
+      pieces.push_back({i, c, std::min(kMaxDiskIo, pe - c)});
     }
   }
-  if (!batch.reqs.empty()) submit();
+  std::vector<uint8_t*> staged;
+  std::vector<int32_t> free_slots;
+  size_t next = 0;
+  (void)io_->SubmitStream(
+      [&](io::IoRequest& r) {
+        if (next == pieces.size()) return false;
+        Piece& p = pieces[next];
+        const DiskSpan& sp = spans[p.span];
+        const uint64_t end = sp.offset + sp.length;
+        const uint8_t* src = nullptr;
+        if (sp.source != nullptr && p.at >= sp.offset && p.at + p.len <= end &&
+            reinterpret_cast<uintptr_t>(sp.source + (p.at - sp.offset)) % kPage == 0) {
+          src = sp.source + (p.at - sp.offset);
+        } else {
+          if (free_slots.empty()) {
+            staged.push_back(staging_.Take());
+            free_slots.push_back(static_cast<int32_t>(staged.size() - 1));
+          }
+          p.slot = free_slots.back();
+          free_slots.pop_back();
+          uint8_t* buf = staged[static_cast<size_t>(p.slot)];
+          const Edge& e = edges[p.span];
+          const uint64_t ps = io::AlignDown(sp.offset, kPage), pe = io::AlignUp(end, kPage);
+          if (e.has_head && p.at == ps) std::memcpy(buf, e.head.data(), kPage);
+          if (e.has_tail && p.at + p.len == pe) {
+            std::memcpy(buf + p.len - kPage, e.tail.data(), kPage);
+          }
+          const uint64_t a = std::max(p.at, sp.offset), b = std::min(p.at + p.len, end);
+          if (sp.source != nullptr) {
+            std::memcpy(buf + (a - p.at), sp.source + (a - sp.offset), b - a);
+          } else {
+            sp.fill(a, absl::MakeSpan(buf + (a - p.at), b - a));
+          }
+          src = buf;
+        }
+        r = io::MakeWrite(disks_[sp.disk]->handle(), p.at, src, p.len, -1, next);
+        ++next;
+        return true;
+      },
+      [&](io::IoRequest& r) {
+        Piece& p = pieces[r.user_data];
+        if (p.slot >= 0) free_slots.push_back(p.slot);
+        if (r.status.ok()) {
+          CountDiskIo(spans[p.span].disk, io::IoOp::kWrite, r.length);
+        } else {
+          st[p.span].Update(r.status);
+        }
+      });
+  for (uint8_t* b : staged) staging_.Give(b);
   if (absl::Status s = SyncDisks(touched); !s.ok()) {
     for (auto& x : st) x.Update(s);
   }

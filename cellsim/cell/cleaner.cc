@@ -285,12 +285,8 @@ absl::StatusOr<FlushProgress> CellImpl::Flush(
       }
       std::vector<DiskSpan> spans;
       for (const CheckpointTemplate& piece : pieces) {
-        spans.push_back({piece.disk, piece.offset, piece.length,
-                         [piece](uint64_t pos, absl::Span<uint8_t> out) {
-                           format::GenerateRange(piece.tmpl,
-                                                 piece.file_offset + (pos - piece.offset), out);
-                         },
-                         nullptr});
+        spans.push_back(TemplateSpan(piece.disk, piece.offset, piece.length, piece.tmpl,
+                                     piece.file_offset, nullptr));
       }
       if (absl::Status s = DiskWriteLocked(spans, nullptr); !s.ok()) return s;
       p.ranges_materialized += pieces.size();

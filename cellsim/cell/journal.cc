@@ -52,6 +52,15 @@ absl::StatusOr<std::unique_ptr<MetadataStore>> MetadataStore::Load(io::BlockFile
   if (!pages.ok()) return pages.status();
   absl::StatusOr<Superblock> a = DecodeSuperblock(pages->span().subspan(0, kPage), 'A');
   absl::StatusOr<Superblock> b = DecodeSuperblock(pages->span().subspan(kPage, kPage), 'B');
+  // A copy of a newer format means a newer cellsim wrote the newest metadata:
+  // the other copy is stale, so refuse rather than fall back to it.
+  for (const absl::StatusOr<Superblock>* sb : {&a, &b}) {
+    if (sb->status().code() == absl::StatusCode::kFailedPrecondition) {
+      return absl::FailedPreconditionError(fmt::format(
+          "flash device {}: {}; upgrade cellsim to open this cell", flash->path(),
+          std::string(sb->status().message())));
+    }
+  }
   if (!a.ok() && !b.ok()) {
     return absl::DataLossError(fmt::format(
         "flash device {}: no valid metadata superblock ({}; {}); the cell cannot be opened",
@@ -123,6 +132,15 @@ absl::Status MetadataStore::Recover(CacheState* state, RecoveryInfo* info) {
         std::any_of(tail.begin(), tail.end(), [](uint8_t v) { return v != 0; }) &&
         // Chunks of older epochs are expected leftovers, not a torn write.
         !IsStaleChunk(tail, sb_.epoch);
+  }
+  // Writers keep the directory consistent only at chunk boundaries (a write
+  // into a fast-created range logs kLineSet before its kTemplateTrim), so the
+  // replayed records are checked as a whole: a journal whose checksums hold
+  // but whose records contradict each other is damage, not a state to run on.
+  if (absl::Status s = state->CheckInvariants(); !s.ok()) {
+    return absl::DataLossError(fmt::format(
+        "flash journal: the replayed metadata is inconsistent ({}); the journal is damaged",
+        std::string(s.message())));
   }
   state->MarkSynced(UINT64_MAX);
   tail_ = pos;

@@ -12,9 +12,6 @@ namespace {
 
 constexpr uint64_t kSuperblockMagic = 0x3146534D4C4C4543ull;  // "CELLMSF1"
 constexpr uint32_t kCheckpointMagic = 0x314B4353;             // "SCK1"
-constexpr uint64_t kSeedSuperblock = 0x5342;
-constexpr uint64_t kSeedChunk = 0x4A4E;
-constexpr uint64_t kSeedCheckpoint = 0x434B;
 constexpr size_t kLineEntryBytes = 4 + 8 + 4 + 8 + 8;
 constexpr size_t kTemplateEntryBytes = 4 + 8 + 8 + format::BlockTemplate::kEncodedSize + 8;
 constexpr size_t kRangeEntryBytes = 4 + 8 + 8;
@@ -124,18 +121,26 @@ absl::StatusOr<Superblock> DecodeSuperblock(absl::Span<const uint8_t> page, char
   if (magic != kSuperblockMagic) {
     return absl::DataLossError(fmt::format("{}: bad magic 0x{:016x}", what, magic));
   }
-  if (version != kFormatVersion) {
-    return absl::DataLossError(fmt::format(
-        "{}: format version {} is not supported (this build reads version {})", what, version,
-        kFormatVersion));
-  }
-  if (body < 16 || body + 8 > page.size()) {
-    return absl::DataLossError(fmt::format("{}: body length {} out of range", what, body));
+  if (body < 16 || uint64_t{body} + 8 > page.size()) {  // u32 + 8 could wrap
+    return absl::DataLossError(fmt::format("{}: body length {} out of range (format version {})",
+                                           what, body, version));
   }
   uint64_t stored = 0;
   std::memcpy(&stored, page.data() + body, 8);  // little-endian host (x86/arm64)
   if (Checksum64(page.subspan(0, body), kSeedSuperblock) != stored) {
     return absl::DataLossError(fmt::format("{}: bad checksum", what));
+  }
+  // The version is trusted only once the checksum holds: a damaged version
+  // field is corruption, a valid newer one means a newer cellsim wrote it.
+  if (version > kFormatVersion) {
+    return absl::FailedPreconditionError(fmt::format(
+        "{}: newer format version {}, this build reads version {}", what, version,
+        kFormatVersion));
+  }
+  if (version != kFormatVersion) {
+    return absl::DataLossError(fmt::format(
+        "{}: unsupported format version {}, this build reads version {}", what, version,
+        kFormatVersion));
   }
   Superblock sb;
   uint64_t ctime;
@@ -212,7 +217,10 @@ void EncodeChunk(uint64_t epoch, uint64_t seq, absl::Span<const Record> records,
   h.PutU64(Checksum64(h.data(), kSeedChunk));
   out->assign(io::AlignUp(kChunkHeaderBytes + payload.size(), kPage), 0);
   std::memcpy(out->data(), h.data().data(), h.size());
-  std::memcpy(out->data() + kChunkHeaderBytes, payload.data().data(), payload.size());
+  // An empty payload has no buffer: memcpy from null is undefined even for 0 bytes.
+  if (payload.size() > 0) {
+    std::memcpy(out->data() + kChunkHeaderBytes, payload.data().data(), payload.size());
+  }
 }
 
 namespace {
@@ -243,6 +251,9 @@ bool DecodeChunk(absl::Span<const uint8_t> bytes, uint64_t epoch, uint64_t seq,
   if (h.payload > bytes.size() - kChunkHeaderBytes) return false;
   absl::Span<const uint8_t> payload = bytes.subspan(kChunkHeaderBytes, h.payload);
   if (Checksum64(payload, kSeedChunk) != h.payload_sum) return false;
+  // Every record takes at least 5 bytes: a larger count is a damaged header
+  // (checked before reserving, which would otherwise allocate up to 2^32 records).
+  if (h.count > h.payload / 5) return false;
   Decoder d(payload);
   std::vector<Record> got;
   got.reserve(h.count);
@@ -326,7 +337,9 @@ absl::StatusOr<CheckpointImage> DecodeCheckpoint(absl::Span<const uint8_t> bytes
     return absl::DataLossError(
         fmt::format("flash checkpoint: bad magic 0x{:08x} or version {}", magic, version));
   }
-  if (CheckpointBytes(nl, nt, nr) != bytes.size() || nl > bytes.size() || nt > bytes.size()) {
+  // Counts are bounded before the size is computed: 20 * nr can wrap.
+  if (nl > bytes.size() || nt > bytes.size() || nr > bytes.size() ||
+      CheckpointBytes(nl, nt, nr) != bytes.size()) {
     return absl::DataLossError(fmt::format(
         "flash checkpoint: {} lines, {} templates, {} lost ranges do not fit its {} bytes", nl,
         nt, nr, bytes.size()));

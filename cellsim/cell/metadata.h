@@ -22,6 +22,11 @@ namespace cellsim::cell::internal {
 // slots) is one 4 KiB page: the O_DIRECT alignment.
 inline constexpr uint64_t kPage = 4096;
 inline constexpr uint32_t kFormatVersion = 1;
+// xxHash64 seeds of the superblock, journal chunks and the checkpoint image
+// (public here so that the fuzz targets can re-seal mutated structures).
+inline constexpr uint64_t kSeedSuperblock = 0x5342;
+inline constexpr uint64_t kSeedChunk = 0x4A4E;
+inline constexpr uint64_t kSeedCheckpoint = 0x434B;
 
 // Where things are in flash.img.
 struct FlashLayout {
@@ -54,7 +59,8 @@ struct Superblock {
   CellConfig config;
 };
 void EncodeSuperblock(const Superblock& sb, absl::Span<uint8_t> page);
-// DataLoss("flash superblock copy A: bad checksum") etc.
+// DataLoss("flash superblock copy A: bad checksum") etc.; FailedPrecondition
+// "... newer format version N, this build reads version M".
 [[nodiscard]] absl::StatusOr<Superblock> DecodeSuperblock(absl::Span<const uint8_t> page,
                                                           char which);
 

@@ -1,6 +1,8 @@
 #include "cellsim/cell/range_lock.h"
 
 #include <algorithm>
+#include <iterator>
+#include <tuple>
 
 namespace cellsim::cell::internal {
 
@@ -19,12 +21,41 @@ void RangeLocks::Guard::Release() {
   owner_ = nullptr;
 }
 
+std::vector<RangeLocks::Range> RangeLocks::Normalize(std::vector<Range> ranges) {
+  std::erase_if(ranges, [](const Range& r) { return r.begin >= r.end; });
+  std::sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) {
+    return std::tie(a.disk, a.begin) < std::tie(b.disk, b.begin);
+  });
+  std::vector<Range> out;
+  for (const Range& r : ranges) {
+    if (!out.empty() && out.back().disk == r.disk && r.begin <= out.back().end) {
+      out.back().end = std::max(out.back().end, r.end);
+    } else {
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
 bool RangeLocks::ConflictsLocked(const std::vector<Range>& ranges) const {
-  for (const Held& h : held_) {
-    for (const Range& r : ranges) {
-      const bool same_disk = h.range.disk == r.disk || h.range.disk == kAllDisks ||
-                             r.disk == kAllDisks;
-      if (same_disk && h.range.begin < r.end && r.begin < h.range.end) return true;
+  auto overlaps = [](const Range& a, uint64_t begin, uint64_t end) {
+    return a.begin < end && begin < a.end;
+  };
+  for (const Range& r : ranges) {
+    for (const auto& [a, id] : all_) {
+      if (overlaps(a, r.begin, r.end)) return true;
+    }
+    if (r.disk == kAllDisks) {
+      for (const auto& [key, h] : held_) {
+        if (overlaps(r, key.second, h.end)) return true;
+      }
+      continue;
+    }
+    auto it = held_.lower_bound({r.disk, r.begin});
+    if (it != held_.end() && it->first.first == r.disk && it->first.second < r.end) return true;
+    if (it != held_.begin()) {
+      const auto prev = std::prev(it);
+      if (prev->first.first == r.disk && prev->second.end > r.begin) return true;
     }
   }
   return false;
@@ -32,17 +63,27 @@ bool RangeLocks::ConflictsLocked(const std::vector<Range>& ranges) const {
 
 uint64_t RangeLocks::InsertLocked(const std::vector<Range>& ranges) {
   const uint64_t id = next_id_++;
-  for (const Range& r : ranges) held_.push_back({r, id});
+  std::vector<Key>& keys = by_guard_[id];
+  for (const Range& r : ranges) {
+    if (r.disk == kAllDisks) {
+      all_.emplace_back(r, id);
+    } else {
+      held_.emplace(Key{r.disk, r.begin}, Held{r.end, id});
+      keys.push_back({r.disk, r.begin});
+    }
+  }
   return id;
 }
 
 RangeLocks::Guard RangeLocks::Acquire(std::vector<Range> ranges) {
+  ranges = Normalize(std::move(ranges));
   std::unique_lock<std::mutex> l(mu_);
   cv_.wait(l, [&] { return !ConflictsLocked(ranges); });
   return Guard(this, InsertLocked(ranges));
 }
 
 std::optional<RangeLocks::Guard> RangeLocks::TryAcquire(std::vector<Range> ranges) {
+  ranges = Normalize(std::move(ranges));
   std::lock_guard<std::mutex> l(mu_);
   if (ConflictsLocked(ranges)) return std::nullopt;
   return Guard(this, InsertLocked(ranges));
@@ -51,7 +92,12 @@ std::optional<RangeLocks::Guard> RangeLocks::TryAcquire(std::vector<Range> range
 void RangeLocks::Release(uint64_t id) {
   {
     std::lock_guard<std::mutex> l(mu_);
-    std::erase_if(held_, [id](const Held& h) { return h.id == id; });
+    auto g = by_guard_.find(id);
+    if (g != by_guard_.end()) {
+      for (const Key& k : g->second) held_.erase(k);
+      by_guard_.erase(g);
+    }
+    std::erase_if(all_, [id](const auto& a) { return a.second == id; });
   }
   cv_.notify_all();
 }

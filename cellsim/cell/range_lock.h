@@ -15,8 +15,10 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace cellsim::cell::internal {
@@ -50,17 +52,26 @@ class RangeLocks {
   std::optional<Guard> TryAcquire(std::vector<Range> ranges);
 
  private:
+  // Held ranges never overlap (a conflicting Acquire waits), and each guard's
+  // ranges are merged before they are inserted, so the held ranges of one disk
+  // are disjoint intervals: a map keyed by (disk, begin) answers "does this
+  // range overlap anything held?" with one lookup and its predecessor, so a
+  // batch of n ranges against m held ones costs O(n log m), not O(n m).
+  using Key = std::pair<uint32_t, uint64_t>;  // (disk, begin)
   struct Held {
-    Range range;
+    uint64_t end;
     uint64_t id;
   };
+  static std::vector<Range> Normalize(std::vector<Range> ranges);
   bool ConflictsLocked(const std::vector<Range>& ranges) const;
   uint64_t InsertLocked(const std::vector<Range>& ranges);
   void Release(uint64_t id);
 
   std::mutex mu_;
   std::condition_variable cv_;
-  std::vector<Held> held_;
+  std::map<Key, Held> held_;            // ranges of single disks
+  std::vector<std::pair<Range, uint64_t>> all_;  // kAllDisks ranges and their guard
+  std::map<uint64_t, std::vector<Key>> by_guard_;
   uint64_t next_id_ = 1;
 };
 

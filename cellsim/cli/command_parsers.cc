@@ -3,6 +3,7 @@
 #include <regex>
 
 #include "absl/strings/ascii.h"
+#include "cellsim/base/user_regex.h"
 #include "cellsim/base/units.h"
 #include "fmt/format.h"
 
@@ -42,6 +43,9 @@ absl::Status ParseMetricTail(std::string_view text, const std::vector<std::strin
         f.op = MetricFilter::Op::kNe;
       } else if (op == "like") {
         f.op = MetricFilter::Op::kLike;
+        if (absl::Status st = ::cellsim::internal::CheckUserRegex(w[i + 2], "LIKE"); !st.ok()) {
+          return CellSyntax(text, std::string(st.message()));
+        }
         try {
           std::regex re(w[i + 2], std::regex::icase | std::regex::extended);
         } catch (const std::regex_error& e) {

@@ -38,6 +38,7 @@ void RegisterRack(CLI::App& app, CommandContext& ctx);     // rack_cmd.cc
 void RegisterSql(CLI::App& app, CommandContext& ctx);      // sql_cmd.cc
 void RegisterCellCli(CLI::App& app, CommandContext& ctx);  // cellcli_cmd.cc
 void RegisterAsmcmd(CLI::App& app, CommandContext& ctx);   // asmcmd_cmd.cc
+void RegisterWrite(CLI::App& app, CommandContext& ctx);    // write_cmd.cc
 
 }  // namespace cellsim::cli
 

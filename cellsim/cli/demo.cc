@@ -1,4 +1,4 @@
-// `cellsim demo [--size SIZE] [--dir DIR] [--json]`: the seed command
+// `cellsim demo [--size SIZE] [--dir DIR] [--json] [--direct]`: the seed command
 //   alter database add logfile thread 2 group 5 ('+DATA','+RECO') size SIZE
 // run by each of the three creation paths, side by side.
 //
@@ -36,6 +36,7 @@ struct DemoArgs {
   std::string size = "256m";
   std::string dir;
   bool json = false;
+  bool direct = false;
   RackOptions rack;
 };
 
@@ -85,8 +86,10 @@ absl::StatusOr<db::StatementResult> RunPath(const PathRun& run, const std::strin
   if (!io.ok()) return io.status();
   RackEnv env;
   env.io = std::move(*io);
-  absl::StatusOr<std::unique_ptr<asmgr::Rack>> rack = asmgr::Rack::Create(
-      env.io.io.get(), env.io.clock, rack_dir, asmgr::DefaultRackConfig());
+  asmgr::RackConfig config = asmgr::DefaultRackConfig();
+  config.direct_io = a.direct;
+  absl::StatusOr<std::unique_ptr<asmgr::Rack>> rack =
+      asmgr::Rack::Create(env.io.io.get(), env.io.clock, rack_dir, config);
   if (!rack.ok()) return rack.status();
   env.rack = std::move(*rack);
   absl::StatusOr<std::unique_ptr<db::Database>> database = db::Database::Create(env.rack.get());
@@ -208,6 +211,9 @@ void RegisterDemo(CLI::App& app, CommandContext& ctx) {
   demo->add_flag("--json", args->json,
                  "Print {\"size_bytes\", \"statement\", \"paths\": [{\"path\", \"elapsed_s\", "
                  "\"statistics\", \"waits\"}, ...]}");
+  demo->add_flag("--direct", args->direct,
+                 "Open grid disks and flash with O_DIRECT (bypass the page cache, as a real "
+                 "cell does; the directory's filesystem must support it)");
   AddRackOptions(demo, &args->rack);
   demo->callback([args, &ctx] { RunDemo(*args, ctx); });
 }

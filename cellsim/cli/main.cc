@@ -27,6 +27,7 @@ constexpr RegisterFn kCommandGroups[] = {
     RegisterSql,
     RegisterCellCli,
     RegisterAsmcmd,
+    RegisterWrite,
 };
 }  // namespace
 

@@ -89,6 +89,10 @@ void RunSql(const SqlArgs& a, CommandContext& ctx) {
     std::cerr << fmt::format("Database {} created (control files {}).\n", env->db->name(),
                              fmt::join(env->db->control_files(), ", "));
   }
+  // What mounting had to undo after a crash or a kill (an interrupted creation).
+  for (const std::string& action : env->db->recovery_actions()) {
+    std::cerr << fmt::format("Database {} recovery: {}\n", env->db->name(), action);
+  }
   std::ostream& feedback = a.report == "json" ? std::cerr : std::cout;
   std::vector<db::StatementResult> results;
   stats::StatValues stats_before, stats_after;

@@ -56,10 +56,9 @@ void BuildHeader(uint8_t* block, uint16_t copy, const FileTable& t) {
   Seal(block);
 }
 
-struct Header {
-  uint32_t dbid = 0;
-  std::string db_name;
-};
+}  // namespace
+
+void SealControlFileBlock(uint8_t* block) { Seal(block); }
 
 absl::StatusOr<Header> ParseHeader(const uint8_t* block, const std::string& file) {
   auto bad = [&](std::string_view why) {
@@ -78,12 +77,18 @@ absl::StatusOr<Header> ParseHeader(const uint8_t* block, const std::string& file
     return bad("truncated");
   }
   if (magic != kHeaderMagic) return bad(fmt::format("magic {:#x}", magic));
-  if (version != kVersion) return bad(fmt::format("format version {} (expected {})", version, kVersion));
+  if (version != kVersion) {
+    return bad(fmt::format("{} {}, this build reads version {}",
+                           version > kVersion ? "newer format version" : "unsupported format version",
+                           version, kVersion));
+  }
   if (bs != kBs || blocks != kControlFileBlocks || slot_blocks != kControlFileSlotBlocks) {
     return bad(fmt::format("geometry {} blocks of {} bytes, slots of {}", blocks, bs, slot_blocks));
   }
   return h;
 }
+
+namespace {
 
 // Builds the blocks of `payload` for slot `slot` into `out` (n * kBs bytes).
 io::AlignedBuffer BuildTableBlocks(absl::Span<const uint8_t> payload, uint64_t sequence,
@@ -112,14 +117,8 @@ io::AlignedBuffer BuildTableBlocks(absl::Span<const uint8_t> payload, uint64_t s
   return buf;
 }
 
-struct SlotContent {
-  uint64_t sequence = 0;
-  uint32_t blocks = 0;
-  FileTable table;
-};
+}  // namespace
 
-// Parses the table in `blocks` (up to kControlFileSlotBlocks blocks). Returns
-// nullopt when the slot is empty, torn or foreign; `why` says which.
 std::optional<SlotContent> ParseSlot(const uint8_t* blocks, size_t available, uint32_t dbid,
                                      std::string* why) {
   std::vector<uint8_t> payload;
@@ -183,6 +182,8 @@ std::optional<SlotContent> ParseSlot(const uint8_t* blocks, size_t available, ui
   out.table = *std::move(t);
   return out;
 }
+
+namespace {
 
 // Writes data[i] (or data[0] for every copy when there is one span) at
 // `offset` of every copy in `files` at once: one parallel write.
@@ -385,6 +386,25 @@ absl::StatusOr<std::unique_ptr<ControlFile>> ControlFile::Open(
         : copies[i].best.has_value() ? fmt::format("at sequence {}", copies[i].best->sequence)
                                      : copies[i].why,
         files[chosen].name, best.sequence));
+  }
+  // Resilver the ASM mirrors of the copies that were already current: a
+  // control-file write cut short by a crash or a kill can reach one mirror of
+  // a copy and not the other, and nothing would ever reconcile them (scrub
+  // reports the mismatch; a read failing over to the other mirror sees other
+  // bytes). Reads come from the primary, so writing back what was read makes
+  // every mirror hold what this mount saw, as instance recovery resilvers
+  // mirrored files in Oracle.
+  std::vector<asmgr::FileInfo> current_files;
+  std::vector<absl::Span<const uint8_t>> current_images;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (copies[i].header.ok() && copies[i].best.has_value() &&
+        copies[i].best->sequence == best.sequence) {
+      current_files.push_back(files[i]);
+      current_images.push_back(copies[i].image.span());
+    }
+  }
+  if (absl::Status st = WriteCopies(dg, current_files, 0, current_images, rec); !st.ok()) {
+    return st;
   }
   *table = best.table;
   return std::unique_ptr<ControlFile>(

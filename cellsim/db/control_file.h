@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,30 @@ inline constexpr uint32_t kControlFileBlockSize = 16384;
 inline constexpr uint32_t kControlFileSlotBlocks = 15;
 inline constexpr uint32_t kControlFileBlocks = 1 + 2 * kControlFileSlotBlocks;
 inline constexpr uint32_t kControlFileCopies = 2;
+
+// Decoding of one copy's blocks, exposed for the fuzz targets and the
+// hostile-input tests (ControlFile::Open is the only other user).
+struct Header {
+  uint32_t dbid = 0;
+  std::string db_name;
+};
+// Block 0 (kControlFileBlockSize bytes at `block`): DataLoss "ORA-00202:
+// control file FILE: header block 0 is invalid: WHY" (checksum, magic, newer or
+// unsupported format version, geometry).
+[[nodiscard]] absl::StatusOr<Header> ParseHeader(const uint8_t* block, const std::string& file);
+
+struct SlotContent {
+  uint64_t sequence = 0;
+  uint32_t blocks = 0;
+  FileTable table;
+};
+// Parses the table in `blocks` (`available` <= kControlFileSlotBlocks blocks of
+// kControlFileBlockSize bytes). Returns nullopt when the slot is empty, torn or
+// foreign, and sets `why`.
+std::optional<SlotContent> ParseSlot(const uint8_t* blocks, size_t available, uint32_t dbid,
+                                     std::string* why);
+// Writes the block's checksum into its last 8 bytes.
+void SealControlFileBlock(uint8_t* block);
 
 class ControlFile {
  public:

@@ -119,11 +119,37 @@ absl::StatusOr<std::unique_ptr<Database>> Database::Create(asmgr::Rack* rack,
   std::unique_ptr<State> state = *std::move(made);
   const std::string& name = state->options.db_name;
   asmgr::DiskGroup* const dg = state->cf_dg;
+  std::vector<asmgr::FileInfo> existing;
   for (const asmgr::FileInfo& f : dg->ListFiles()) {
     if (f.type == asmgr::FileType::kControlFile && absl::AsciiStrToUpper(f.db_name) == name) {
+      existing.push_back(f);
+    }
+  }
+  if (!existing.empty()) {
+    // A Create cut short (a crash after ASM made the control files, before
+    // they were written) leaves control files with no valid file table and
+    // no other file of the database: Open fails (ORA-00227) and nothing can
+    // be lost, so start again instead of refusing forever. Anything else is
+    // an existing database.
+    bool other_files = false;
+    for (asmgr::DiskGroup* g : rack->disk_groups()) {
+      for (const asmgr::FileInfo& f : g->ListFiles()) {
+        other_files |= f.type != asmgr::FileType::kControlFile &&
+                       absl::AsciiStrToUpper(f.db_name) == name;
+      }
+    }
+    FileTable ignored_table;
+    std::vector<std::string> ignored_actions;
+    internal::Recorder probe = state->SystemRecorder();
+    absl::StatusOr<std::unique_ptr<internal::ControlFile>> old =
+        internal::ControlFile::Open(dg, name, probe, &ignored_table, &ignored_actions);
+    if (other_files || old.ok() || old.status().code() != absl::StatusCode::kDataLoss) {
       return absl::AlreadyExistsError(fmt::format(
           "ORA-01100: database {} already exists (control file {}): open it instead", name,
-          f.name));
+          existing[0].name));
+    }
+    for (const asmgr::FileInfo& f : existing) {
+      if (absl::Status st = dg->DeleteFile(f.number); !st.ok()) return st;
     }
   }
   FileTable& t = state->table;

@@ -530,10 +530,18 @@ absl::Status RunDropLogfileGroup(Session::State& s, const DropLogfileGroup& st,
           st.group));
     }
     const LogGroup removed = *it;
+    const FileTable before = t;
     t.log_groups.erase(it);
+    // The thread goes with its last group (v$thread lists threads that have
+    // logs); Database::Open would drop a thread without a group anyway, so
+    // keeping it here made the table change across a restart.
+    if (std::none_of(t.log_groups.begin(), t.log_groups.end(),
+                     [&](const LogGroup& g) { return g.thread == removed.thread; })) {
+      std::erase_if(t.threads, [&](const LogThread& x) { return x.thread == removed.thread; });
+    }
     absl::Status w = db.cf->Write(t, rec);
     if (!w.ok()) {
-      t.log_groups.push_back(removed);
+      t = before;
       return w;
     }
     for (const LogMember& m : removed.members) refs.push_back(m.file);

@@ -167,8 +167,9 @@ absl::StatusOr<FileTable> FileTable::Decode(absl::Span<const uint8_t> bytes) {
   r.U(&version, "version");
   if (r.ok() && version != kFormatVersion) {
     return absl::DataLossError(fmt::format(
-        "file table: format version {} is not the supported version {}", version,
-        kFormatVersion));
+        "file table: {} {}, this build reads version {}",
+        version > kFormatVersion ? "newer format version" : "unsupported format version",
+        version, kFormatVersion));
   }
   r.S(&t.db_name, "db name");
   r.U(&t.dbid, "dbid");

@@ -135,7 +135,12 @@ class Parser {
         ++i;
       } else {
         lex_error_pos_ = i;
-        return ErrorAt(i, fmt::format("unexpected character '{}'", c),
+        // A control or non-ASCII byte is shown by value: printed raw it would
+        // garble the message (or the terminal).
+        const unsigned char u = static_cast<unsigned char>(c);
+        return ErrorAt(i,
+                       std::isprint(u) ? fmt::format("unexpected character '{}'", c)
+                                       : fmt::format("unexpected character 0x{:02x}", u),
                        "ORA-00911: invalid character");
       }
     }
@@ -166,6 +171,11 @@ class Parser {
       if (to < line_end) suffix = "...";
     }
     std::string excerpt = prefix + std::string(sql_.substr(from, to - from)) + suffix;
+    // Control and non-ASCII bytes print as '?' (one column per byte keeps the
+    // caret under the error).
+    for (char& ch : excerpt) {
+      if (ch != '\t' && !std::isprint(static_cast<unsigned char>(ch))) ch = '?';
+    }
     std::string caret(prefix.size(), ' ');
     for (size_t k = from; k < pos; ++k) caret += sql_[k] == '\t' ? '\t' : ' ';
     caret += '^';

@@ -21,14 +21,13 @@ uint64_t MonotonicNanos() {
 
 absl::Status ErrnoStatus(int error_number, std::string_view op, const std::string& path,
                          uint64_t offset, uint64_t length) {
+  // ErrnoToStatus appends ": <strerror>" itself.
   return absl::ErrnoToStatus(
-      error_number, fmt::format("{} {} at offset {} ({} bytes): {}", op, path, offset,
-                                length, std::strerror(error_number)));
+      error_number, fmt::format("{} {} at offset {} ({} bytes)", op, path, offset, length));
 }
 
 absl::Status ErrnoStatus(int error_number, std::string_view op, const std::string& path) {
-  return absl::ErrnoToStatus(error_number,
-                             fmt::format("{} {}: {}", op, path, std::strerror(error_number)));
+  return absl::ErrnoToStatus(error_number, fmt::format("{} {}", op, path));
 }
 
 std::string_view OpVerb(IoOp op) { return op == IoOp::kRead ? "read" : "write"; }

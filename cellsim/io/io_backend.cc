@@ -2,6 +2,8 @@
 // and the backend factory.
 #include "cellsim/io/io_backend.h"
 
+#include <sys/mman.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -90,11 +92,21 @@ absl::StatusOr<std::unique_ptr<IoBackend>> MakeBackend(BackendKind kind,
   return MakeUringBackend(options);
 }
 
+// Buffers of at least one huge page are 2 MiB-aligned and advised for
+// transparent huge pages: first touch of a 64 MiB zero-fill batch buffer then
+// takes 32 page faults instead of 16384. On virtual machines, where a fault
+// costs tens of microseconds, 4 KiB faults were most of zero-fill's CPU time.
+// (Where THP is off the advice is ignored and nothing else changes.)
+constexpr size_t kHugePage = size_t{2} << 20;
+
 AlignedBuffer::AlignedBuffer(size_t size) : size_(size) {
   if (size == 0) return;
-  const size_t rounded = AlignUp(size, kDirectAlignment);
-  data_ = static_cast<uint8_t*>(std::aligned_alloc(kDirectAlignment, rounded));
+  const bool huge = size >= kHugePage;
+  const size_t align = huge ? kHugePage : kDirectAlignment;
+  const size_t rounded = AlignUp(size, align);
+  data_ = static_cast<uint8_t*>(std::aligned_alloc(align, rounded));
   if (data_ == nullptr) throw std::bad_alloc();
+  if (huge) (void)madvise(data_, rounded, MADV_HUGEPAGE);
   std::memset(data_, 0, rounded);
 }
 

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "absl/status/status.h"
+#include "cellsim/base/user_regex.h"
 #include "cellsim/report/text_format.h"
 
 namespace cellsim::report {
@@ -143,6 +144,10 @@ absl::StatusOr<MystatsOptions> ParseMystatsOptions(std::string_view args) {
     } else if (key == "n") {
       o.not_like = value;
     } else if (key == "r") {
+      if (absl::Status st = ::cellsim::internal::CheckUserRegex(value, fmt::format("mystats regexp r={}", value));
+          !st.ok()) {
+        return st;
+      }
       try {
         std::regex re(value, std::regex::extended | std::regex::icase);
       } catch (const std::regex_error& e) {

@@ -1,6 +1,8 @@
 #include "cellsim/stats/statistics.h"
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 
 namespace cellsim::stats {
 
@@ -52,12 +54,46 @@ StatValues StatSet::Snapshot() const {
   return r;
 }
 
+size_t WaitHistogramBucket(uint64_t ns) {
+  // bit_width(us) is b for us in [2^(b-1), 2^b), and 0 for us = 0.
+  const auto b = static_cast<size_t>(std::bit_width(ns / 1000));
+  return std::min(b, kWaitHistogramBuckets - 1);
+}
+
+uint64_t WaitHistogramUpperUs(size_t bucket) {
+  if (bucket >= kWaitHistogramBuckets - 1) return UINT64_MAX;
+  return uint64_t{1} << bucket;
+}
+
+uint64_t WaitPercentileNs(const WaitValue& w, double q) {
+  int64_t total = 0;
+  for (int64_t n : w.histogram) total += n;
+  if (total <= 0) return 0;
+  if (!(q > 0)) q = 0;  // also maps NaN to the smallest rank
+  q = std::min(q, 1.0);
+  const auto rank = std::max<int64_t>(
+      1, static_cast<int64_t>(std::ceil(q * static_cast<double>(total))));
+  int64_t seen = 0;
+  for (size_t b = 0; b < kWaitHistogramBuckets; ++b) {
+    seen += w.histogram[b];
+    if (seen >= rank) {
+      const uint64_t upper_us = WaitHistogramUpperUs(b);
+      const uint64_t upper_ns = upper_us > UINT64_MAX / 1000 ? UINT64_MAX : upper_us * 1000;
+      return std::min(upper_ns, w.max_ns);
+    }
+  }
+  return w.max_ns;
+}
+
 WaitValues WaitValues::operator-(const WaitValues& o) const {
   WaitValues r;
   for (size_t i = 0; i < kWaitCount; ++i) {
     r.v[i].count = v[i].count - o.v[i].count;
     r.v[i].total_ns = v[i].total_ns - o.v[i].total_ns;
     r.v[i].max_ns = r.v[i].count > 0 ? v[i].max_ns : 0;
+    for (size_t b = 0; b < kWaitHistogramBuckets; ++b) {
+      r.v[i].histogram[b] = v[i].histogram[b] - o.v[i].histogram[b];
+    }
   }
   return r;
 }
@@ -67,6 +103,7 @@ WaitValues& WaitValues::operator+=(const WaitValues& o) {
     v[i].count += o.v[i].count;
     v[i].total_ns += o.v[i].total_ns;
     v[i].max_ns = std::max(v[i].max_ns, o.v[i].max_ns);
+    for (size_t b = 0; b < kWaitHistogramBuckets; ++b) v[i].histogram[b] += o.v[i].histogram[b];
   }
   return *this;
 }
@@ -75,6 +112,7 @@ void WaitSet::Record(Wait w, uint64_t ns) {
   Cell& c = v_[static_cast<size_t>(w)];
   c.count.fetch_add(1, std::memory_order_relaxed);
   c.total_ns.fetch_add(ns, std::memory_order_relaxed);
+  c.histogram[WaitHistogramBucket(ns)].fetch_add(1, std::memory_order_relaxed);
   uint64_t prev = c.max_ns.load(std::memory_order_relaxed);
   while (prev < ns && !c.max_ns.compare_exchange_weak(prev, ns, std::memory_order_relaxed)) {
   }
@@ -87,6 +125,9 @@ void WaitSet::AddAll(const WaitValues& values) {
     Cell& c = v_[i];
     c.count.fetch_add(w.count, std::memory_order_relaxed);
     c.total_ns.fetch_add(w.total_ns, std::memory_order_relaxed);
+    for (size_t b = 0; b < kWaitHistogramBuckets; ++b) {
+      if (w.histogram[b] != 0) c.histogram[b].fetch_add(w.histogram[b], std::memory_order_relaxed);
+    }
     uint64_t prev = c.max_ns.load(std::memory_order_relaxed);
     while (prev < w.max_ns &&
            !c.max_ns.compare_exchange_weak(prev, w.max_ns, std::memory_order_relaxed)) {
@@ -100,6 +141,9 @@ WaitValues WaitSet::Snapshot() const {
     r.v[i].count = v_[i].count.load(std::memory_order_relaxed);
     r.v[i].total_ns = v_[i].total_ns.load(std::memory_order_relaxed);
     r.v[i].max_ns = v_[i].max_ns.load(std::memory_order_relaxed);
+    for (size_t b = 0; b < kWaitHistogramBuckets; ++b) {
+      r.v[i].histogram[b] = v_[i].histogram[b].load(std::memory_order_relaxed);
+    }
   }
   return r;
 }

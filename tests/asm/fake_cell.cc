@@ -27,6 +27,10 @@ void FakeCell::FailWrites(uint32_t gd, bool fail) {
   std::lock_guard l(mu_);
   disks_.at(gd).fail_writes = fail;
 }
+void FakeCell::RefuseFormats(bool refuse) {
+  std::lock_guard l(mu_);
+  refuse_formats_ = refuse;
+}
 void FakeCell::FailReads(uint32_t gd, bool fail) {
   std::lock_guard l(mu_);
   disks_.at(gd).fail_reads = fail;
@@ -189,6 +193,9 @@ absl::Status FakeCell::FormatRange(absl::Span<cell::FormatRangeRequest> requests
   for (cell::FormatRangeRequest& r : requests) {
     ++format_requests_;
     r.status = Check(r.grid_disk, r.offset, r.length);
+    if (r.status.ok() && refuse_formats_) {
+      r.status = absl::FailedPreconditionError("fake cell: flash metadata is full");
+    }
     if (r.status.ok() && disks_[r.grid_disk].fail_writes) {
       r.status = absl::UnavailableError(
           fmt::format("pwrite {}: Input/output error", disks_[r.grid_disk].info.name));

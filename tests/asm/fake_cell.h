@@ -33,6 +33,9 @@ class FakeCell : public cell::CellService {
 
   void FailWrites(uint32_t grid_disk, bool fail);
   void FailReads(uint32_t grid_disk, bool fail);
+  // Format-range requests are refused as a request error (FailedPrecondition,
+  // like a cell whose flash metadata is full): the disk itself is fine.
+  void RefuseFormats(bool refuse);
   void LoseRange(uint32_t grid_disk, uint64_t offset, uint64_t length);
   // Flips one byte of a grid disk behind ASM's back (silent corruption).
   void Corrupt(uint32_t grid_disk, uint64_t offset);
@@ -75,6 +78,7 @@ class FakeCell : public cell::CellService {
   mutable std::mutex mu_;
   std::vector<Disk> disks_;
   cell::FlashCacheMode mode_ = cell::FlashCacheMode::kWriteBack;
+  bool refuse_formats_ = false;
   uint64_t write_requests_ = 0, read_requests_ = 0, format_requests_ = 0, bytes_written_ = 0;
 };
 

@@ -303,6 +303,19 @@ TEST_F(AsmIoTest, FormatFileSendsOneRequestPerExtentCopy) {
   EXPECT_TRUE(sc.mismatches.empty());
 }
 
+TEST_F(AsmIoTest, FormatRefusedByACellFailsWithoutTakingDisksOffline) {
+  format::BlockTemplate t{.kind = format::BlockKind::kData, .block_size = 8192,
+                          .file_number = 7, .file_blocks = 16 * kMiB / 8192};
+  rack_.cell(1).RefuseFormats(true);
+  FormatResult fr;
+  absl::Status s = dg_->FormatFile(
+      file_.number, {.block_template = t, .method = cell::FormatMethod::kMetadataOnly}, &fr);
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  EXPECT_NE(std::string(s.message()).find("flash metadata is full"), std::string::npos) << s;
+  EXPECT_TRUE(fr.result.disks_taken_offline.empty());
+  for (const DiskView& d : dg_->Disks()) EXPECT_EQ(d.mode_status, "ONLINE") << d.name;
+}
+
 TEST_F(AsmIoTest, ConcurrentWritersAndReaders) {
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {

@@ -303,6 +303,31 @@ TEST_F(CellTest, BatchesCostOneJournalSync) {
   EXPECT_EQ(st.flash_cache_writes, 16u);
 }
 
+TEST_F(CellTest, TemplateRoomCountsOneSlotPerFreshRange) {
+  CellConfig c = SmallConfig();
+  c.max_template_ranges = 4;
+  auto cell = MakeCell(c);
+  format::BlockTemplate t{.kind = format::BlockKind::kData, .block_size = 8192, .file_number = 7,
+                          .file_blocks = 64};
+  auto req = [&](uint64_t offset, uint64_t length) {
+    return FormatRangeRequest{.grid_disk = 0, .offset = offset, .length = length,
+                              .block_template = t, .file_offset = offset,
+                              .method = FormatMethod::kMetadataOnly};
+  };
+  // Four ranges on fresh space take one slot each: all four fit.
+  std::vector<FormatRangeRequest> f;
+  for (uint64_t i = 0; i < 4; ++i) f.push_back(req(i * 128 * kKiB, 64 * kKiB));
+  ASSERT_OK(cell->FormatRange(absl::MakeSpan(f), nullptr));
+  EXPECT_EQ(cell->TemplateRangeCount(), 4u);
+  // A fifth is refused before anything is written, as a request error (the
+  // disk is fine), saying how much room there is.
+  std::vector<FormatRangeRequest> g = {req(1 * kMiB, 64 * kKiB)};
+  absl::Status s = cell->FormatRange(absl::MakeSpan(g), nullptr);
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  EXPECT_NE(std::string(s.message()).find("room for 4"), std::string::npos) << s;
+  EXPECT_EQ(cell->TemplateRangeCount(), 4u);
+}
+
 TEST_F(CellTest, FastCreationOf16GiBIsOneJournalWrite) {
   CellConfig c = SmallConfig();
   c.grid_disks = {{"DATA", 8 * kGiB}};

@@ -52,6 +52,99 @@ TEST(StatisticsTest, WaitsKeepCountTotalAndMax) {
   EXPECT_EQ(none[Wait::kCellSmartFileCreation].max_ns, 0u);
 }
 
+TEST(WaitHistogramTest, BucketsArePowersOfTwoMicroseconds) {
+  EXPECT_EQ(WaitHistogramBucket(0), 0u);
+  EXPECT_EQ(WaitHistogramBucket(999), 0u);          // < 1 us
+  EXPECT_EQ(WaitHistogramBucket(1000), 1u);         // [1, 2) us
+  EXPECT_EQ(WaitHistogramBucket(1999), 1u);
+  EXPECT_EQ(WaitHistogramBucket(2000), 2u);         // [2, 4) us
+  EXPECT_EQ(WaitHistogramBucket(3999), 2u);
+  EXPECT_EQ(WaitHistogramBucket(4000), 3u);
+  EXPECT_EQ(WaitHistogramBucket(1'200'000), 11u);   // 1200 us in [1024, 2048)
+  EXPECT_EQ(WaitHistogramBucket((uint64_t{1} << 33) * 1000), 34u);
+  EXPECT_EQ(WaitHistogramBucket((uint64_t{1} << 34) * 1000), kWaitHistogramBuckets - 1);
+  EXPECT_EQ(WaitHistogramBucket(UINT64_MAX), kWaitHistogramBuckets - 1);
+  EXPECT_EQ(WaitHistogramUpperUs(0), 1u);
+  EXPECT_EQ(WaitHistogramUpperUs(11), 2048u);
+  EXPECT_EQ(WaitHistogramUpperUs(kWaitHistogramBuckets - 1), UINT64_MAX);
+  // Every bucket's upper edge is the next bucket's first value.
+  for (size_t b = 0; b + 1 < kWaitHistogramBuckets; ++b) {
+    EXPECT_EQ(WaitHistogramBucket(WaitHistogramUpperUs(b) * 1000), b + 1) << b;
+    EXPECT_EQ(WaitHistogramBucket(WaitHistogramUpperUs(b) * 1000 - 1), b) << b;
+  }
+}
+
+TEST(WaitHistogramTest, RecordFillsTheHistogram) {
+  WaitSet w;
+  w.Record(Wait::kLogFileInitWrite, 500);        // bucket 0
+  w.Record(Wait::kLogFileInitWrite, 10'000);     // 10 us: bucket 4 [8, 16)
+  w.Record(Wait::kLogFileInitWrite, 12'000);     // bucket 4
+  w.Record(Wait::kLogFileInitWrite, 5'000'000);  // 5 ms: bucket 13 [4096, 8192)
+  const WaitValue v = w.Snapshot()[Wait::kLogFileInitWrite];
+  EXPECT_EQ(v.count, 4);
+  EXPECT_EQ(v.histogram[0], 1);
+  EXPECT_EQ(v.histogram[4], 2);
+  EXPECT_EQ(v.histogram[13], 1);
+  int64_t sum = 0;
+  for (int64_t n : v.histogram) sum += n;
+  EXPECT_EQ(sum, v.count);
+  // Other events are untouched.
+  const WaitValues all = w.Snapshot();
+  for (int64_t n : all[Wait::kLogFileSync].histogram) EXPECT_EQ(n, 0);
+}
+
+TEST(WaitHistogramTest, PercentileIsTheBucketEdgeCappedByMax) {
+  WaitSet w;
+  for (int i = 0; i < 99; ++i) w.Record(Wait::kCellSmartFileCreation, 10'000);  // 10 us
+  w.Record(Wait::kCellSmartFileCreation, 5'000'000);                            // 5 ms
+  const WaitValue v = w.Snapshot()[Wait::kCellSmartFileCreation];
+  EXPECT_EQ(WaitPercentileNs(v, 0.50), 16'000u);  // "< 16 us"
+  EXPECT_EQ(WaitPercentileNs(v, 0.99), 16'000u);  // the 99th of 100 is still 10 us
+  EXPECT_EQ(WaitPercentileNs(v, 0.995), 5'000'000u);  // edge 8192 us, capped at max 5 ms
+  EXPECT_EQ(WaitPercentileNs(v, 1.0), 5'000'000u);
+  EXPECT_EQ(WaitPercentileNs(v, 7.0), 5'000'000u);  // clamped to 1
+  EXPECT_EQ(WaitPercentileNs(v, 0.0), 16'000u);     // clamped to the first wait
+  EXPECT_EQ(WaitPercentileNs(v, -1.0), 16'000u);
+  // One wait: the cap makes p50 exact.
+  WaitSet one;
+  one.Record(Wait::kLogFileSync, 10'000);
+  EXPECT_EQ(WaitPercentileNs(one.Snapshot()[Wait::kLogFileSync], 0.5), 10'000u);
+  // No waits (or a value without a histogram, as read back from JSON): 0.
+  EXPECT_EQ(WaitPercentileNs(WaitValue{}, 0.5), 0u);
+  WaitValue from_report;
+  from_report.count = 3;
+  from_report.max_ns = 7;
+  EXPECT_EQ(WaitPercentileNs(from_report, 0.5), 0u);
+}
+
+TEST(WaitHistogramTest, DeltasAndSumsIncludeTheHistogram) {
+  WaitSet session;
+  session.Record(Wait::kLogFileInitWrite, 3'000);  // bucket 2
+  const WaitValues before = session.Snapshot();
+  session.Record(Wait::kLogFileInitWrite, 3'500);    // bucket 2
+  session.Record(Wait::kLogFileInitWrite, 100'000);  // bucket 7 [64, 128)
+  const WaitValues delta = session.Snapshot() - before;
+  EXPECT_EQ(delta[Wait::kLogFileInitWrite].count, 2);
+  EXPECT_EQ(delta[Wait::kLogFileInitWrite].histogram[2], 1);
+  EXPECT_EQ(delta[Wait::kLogFileInitWrite].histogram[7], 1);
+  EXPECT_EQ(WaitPercentileNs(delta[Wait::kLogFileInitWrite], 0.5), 4'000u);
+  const WaitValues none = before - before;
+  for (int64_t n : none[Wait::kLogFileInitWrite].histogram) EXPECT_EQ(n, 0);
+
+  // The instance (v$system_event) is the sum of its sessions, histograms too.
+  WaitSet system;
+  system.AddAll(delta);
+  system.AddAll(delta);
+  const WaitValue sys = system.Snapshot()[Wait::kLogFileInitWrite];
+  EXPECT_EQ(sys.count, 4);
+  EXPECT_EQ(sys.histogram[2], 2);
+  EXPECT_EQ(sys.histogram[7], 2);
+  WaitValues sum = delta;
+  sum += delta;
+  EXPECT_EQ(sum[Wait::kLogFileInitWrite].histogram, sys.histogram);
+  EXPECT_EQ(sum[Wait::kLogFileInitWrite].max_ns, 100'000u);
+}
+
 TEST(StatisticsTest, ConcurrentRecordingIsExact) {
   StatSet s;
   WaitSet w;
@@ -67,6 +160,13 @@ TEST(StatisticsTest, ConcurrentRecordingIsExact) {
   EXPECT_EQ(s.Get(Stat::kUserCalls), 20000);
   EXPECT_EQ(w.Snapshot()[Wait::kLogFileSync].count, 20000);
   EXPECT_EQ(w.Snapshot()[Wait::kLogFileSync].max_ns, 9999u);
+  // Every i < 10000 ns is under 10 us: buckets 0..4, summing to the count.
+  const WaitValue v = w.Snapshot()[Wait::kLogFileSync];
+  EXPECT_EQ(v.histogram[0], 2 * 1000);  // 0..999 ns
+  EXPECT_EQ(v.histogram[1], 2 * 1000);  // 1000..1999 ns
+  int64_t sum = 0;
+  for (int64_t n : v.histogram) sum += n;
+  EXPECT_EQ(sum, 20000);
 }
 
 }  // namespace

@@ -138,7 +138,9 @@ class Database {
   // (ASM type CONTROLFILE), formatted and holding an empty file table.
   // Errors: InvalidArgument for a bad name; NotFound (ORA-15001) when the disk
   // group is missing; AlreadyExists when a control file of that database is
-  // already there; ResourceExhausted (ORA-15041) when it does not fit.
+  // already there (except the leftovers of a Create cut short: control files
+  // holding no valid file table and no other file of the database, which are
+  // replaced); ResourceExhausted (ORA-15041) when it does not fit.
   // `rack` must outlive the database.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<Database>> Create(
       asmgr::Rack* rack, const DatabaseOptions& options = {});

@@ -9,6 +9,7 @@
 //   int64_t v = s.Get(Stat::kPhysicalWriteTotalBytes);
 //   std::string_view name = StatName(Stat::kPhysicalWriteTotalBytes);
 //   WaitSet w; w.Record(Wait::kCellSmartFileCreation, 1'200'000 /*ns*/);
+//   uint64_t p99 = WaitPercentileNs(w.Snapshot()[Wait::kCellSmartFileCreation], 0.99);
 //
 // Thread-safety: StatSet and WaitSet use relaxed atomics, so one writer and any
 // number of readers (an instance summing sessions) is safe; Snapshot() gives a
@@ -18,6 +19,7 @@
 
 #include <array>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -181,18 +183,41 @@ class StatSet {
   std::array<std::atomic<int64_t>, kStatCount> v_{};
 };
 
+// Wait-time histogram, as Oracle's V$EVENT_HISTOGRAM_MICRO: power-of-two
+// buckets in microseconds. Bucket 0 counts waits under 1 us, bucket b >= 1
+// waits of [2^(b-1), 2^b) us (Oracle's WAIT_TIME_MICRO column is the upper
+// edge 2^b); the last bucket (35) takes every wait of 2^34 us (about 4.8
+// hours) or longer.
+inline constexpr size_t kWaitHistogramBuckets = 36;
+// The bucket a wait of `ns` nanoseconds falls in (whole microseconds, truncated).
+size_t WaitHistogramBucket(uint64_t ns);
+// Upper edge of bucket b in microseconds (2^b); UINT64_MAX for the last bucket.
+uint64_t WaitHistogramUpperUs(size_t bucket);
+
 struct WaitValue {
   int64_t count = 0;
   uint64_t total_ns = 0;
   uint64_t max_ns = 0;
+  // histogram[b]: waits in bucket b (see kWaitHistogramBuckets); sums to count.
+  std::array<int64_t, kWaitHistogramBuckets> histogram{};
 };
+
+// The q-quantile (0 < q <= 1; q = 0.5 is p50, 0.99 is p99) of a wait's
+// durations, in ns, from its histogram: the upper edge of the bucket holding
+// the ceil(q * count)-th shortest wait, capped at max_ns. So at least that
+// share of the waits lasted no longer than the result, and the true quantile
+// is at most 2x shorter (the bucket width) -- Oracle's resolution. 0 when
+// the histogram is empty (no waits, or values read back from a report that
+// carries no histogram); q is clamped to (0, 1].
+uint64_t WaitPercentileNs(const WaitValue& w, double q);
 
 struct WaitValues {
   std::array<WaitValue, kWaitCount> v{};
   const WaitValue& operator[](Wait w) const { return v[static_cast<size_t>(w)]; }
   WaitValue& operator[](Wait w) { return v[static_cast<size_t>(w)]; }
-  // Delta of counts and totals; max is taken from `this` (a max cannot be
-  // subtracted, so a delta's max is the larger side's max when counts moved).
+  // Delta of counts, totals and histogram buckets; max is taken from `this`
+  // (a max cannot be subtracted, so a delta's max is the larger side's max
+  // when counts moved).
   WaitValues operator-(const WaitValues& o) const;
   WaitValues& operator+=(const WaitValues& o);
 };
@@ -208,6 +233,7 @@ class WaitSet {
     std::atomic<int64_t> count{0};
     std::atomic<uint64_t> total_ns{0};
     std::atomic<uint64_t> max_ns{0};
+    std::array<std::atomic<int64_t>, kWaitHistogramBuckets> histogram{};
   };
   std::array<Cell, kWaitCount> v_{};
 };

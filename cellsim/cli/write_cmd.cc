@@ -1,0 +1,161 @@
+// `cellsim write DIR --file +DG/PATH [--seed S] [--count N] [--block-size 8k]
+// [--max-blocks 8] [--batch 1]`: a deterministic write workload on one ASM
+// file, through DiskGroup::Write (every mirror copy; writes below the cells'
+// 1 MiB bypass threshold go through the write-back flash cache). Each write
+// is a pure function of the seed and its index (cellsim/cli/write_workload.h).
+//
+// Every acknowledged write is printed on stdout, and stdout is flushed after
+// each batch, as soon as DiskGroup::Write has returned OK:
+//
+//   ack INDEX OFFSET LENGTH XXH64
+//
+// so a harness that kills the process (kill -9) knows exactly which writes the
+// storage acknowledged: after a reopen each of them must read back. --count 0
+// writes until the process is killed. Exit codes as every command: 1 when a
+// write fails (its error on stderr), 2 for bad input.
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include "cellsim/base/checksum.h"
+#include "cellsim/base/units.h"
+#include "cellsim/cli/commands.h"
+#include "cellsim/cli/rack_env.h"
+#include "cellsim/cli/write_workload.h"
+#include "cellsim/report/asmcmd.h"
+#include "fmt/format.h"
+
+namespace cellsim::cli {
+namespace {
+
+struct WriteArgs {
+  std::string dir;
+  std::string file;
+  uint64_t seed = 1;
+  uint64_t count = 1000;
+  std::string block_size = "8k";
+  uint32_t max_blocks = 8;
+  uint32_t batch = 1;
+  RackOptions rack;
+};
+
+// The ASM file a --file argument names: a full name or a pattern matching
+// exactly one file ("+DATA/ORCL/DATAFILE/USERS.*").
+absl::StatusOr<std::pair<asmgr::DiskGroup*, asmgr::FileInfo>> FindTarget(const asmgr::Rack& rack,
+                                                                         const std::string& path) {
+  absl::StatusOr<std::vector<std::string>> names = report::ResolveAsmFiles(SnapshotAsm(rack), path);
+  if (!names.ok()) return names.status();
+  if (names->size() != 1) {
+    return absl::InvalidArgumentError(
+        fmt::format("--file {} matches {} files; name exactly one", path, names->size()));
+  }
+  const std::string& name = names->front();
+  absl::StatusOr<asmgr::DiskGroup*> dg = rack.disk_group(name.substr(0, name.find('/')));
+  if (!dg.ok()) return dg.status();
+  absl::StatusOr<asmgr::FileInfo> info = (*dg)->LookupFile(name);
+  if (!info.ok()) return info.status();
+  if (info->type == asmgr::FileType::kControlFile) {
+    return absl::InvalidArgumentError(fmt::format(
+        "--file {}: refusing to write into a control file (it would corrupt the database)", name));
+  }
+  return std::make_pair(*dg, *info);
+}
+
+void RunWrite(const WriteArgs& a, CommandContext& ctx) {
+  const std::string cmd = "write";
+  absl::StatusOr<uint64_t> block_size = ParseSize(a.block_size);
+  if (!block_size.ok() || *block_size > (1u << 30)) {
+    return Fail(ctx, cmd, fmt::format("--block-size '{}' is not a size like 8k", a.block_size),
+                kExitUsage);
+  }
+  absl::StatusOr<RackEnv> env = OpenRackEnv(a.dir, a.rack);
+  if (!env.ok()) return Fail(ctx, cmd, env.status());
+  auto target = FindTarget(*env->rack, a.file);
+  if (!target.ok()) {
+    (void)env->Close();
+    return Fail(ctx, cmd, target.status());
+  }
+  auto [dg, info] = *target;
+  const WriteWorkloadSpec spec{.seed = a.seed,
+                               .file_size = info.size_bytes,
+                               .block_size = static_cast<uint32_t>(*block_size),
+                               .max_blocks = a.max_blocks,
+                               .batch = a.batch};
+  if (absl::Status v = spec.Validate(); !v.ok()) {
+    (void)env->Close();
+    return Fail(ctx, cmd, fmt::format("--file {}: {}", info.name, std::string(v.message())),
+                kExitUsage);
+  }
+  std::cerr << fmt::format("writing to {} ({}), seed {}, {} writes{}, batches of {}\n", info.name,
+                           FormatBytes(info.size_bytes), a.seed,
+                           a.count == 0 ? std::string("unlimited") : std::to_string(a.count),
+                           a.count == 0 ? " (until killed)" : "", a.batch);
+  const auto t0 = std::chrono::steady_clock::now();
+  uint64_t done = 0, bytes = 0;
+  absl::Status failure;
+  while (a.count == 0 || done < a.count) {
+    const uint64_t n = a.count == 0 ? a.batch : std::min<uint64_t>(a.batch, a.count - done);
+    std::vector<WorkloadWrite> writes;
+    std::vector<asmgr::AsmWriteRequest> requests;
+    for (uint64_t i = 0; i < n; ++i) writes.push_back(MakeWorkloadWrite(spec, done + i));
+    for (const WorkloadWrite& w : writes) {
+      requests.push_back({.file_offset = w.offset, .data = w.data});
+    }
+    asmgr::AsmIoResult result;
+    failure = dg->Write(info.number, absl::MakeSpan(requests), &result);
+    if (!failure.ok()) {
+      failure = absl::Status(failure.code(), fmt::format("write {} of {}: {}", done, info.name,
+                                                         std::string(failure.message())));
+      break;
+    }
+    std::string lines;
+    for (const WorkloadWrite& w : writes) {
+      lines += fmt::format("ack {} {} {} {:016x}\n", w.index, w.offset, w.data.size(),
+                           Checksum64(w.data));
+      bytes += w.data.size();
+    }
+    // One write(2) per batch, at once: what was printed is what was acknowledged.
+    std::fwrite(lines.data(), 1, lines.size(), stdout);
+    std::fflush(stdout);
+    done += n;
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  absl::Status closed = env->Close();
+  if (!failure.ok()) return Fail(ctx, cmd, failure);
+  if (!closed.ok()) return Fail(ctx, cmd, closed);
+  std::cerr << fmt::format("{} writes ({}) acknowledged in {:.2f} s\n", done, FormatBytes(bytes),
+                           s);
+}
+
+}  // namespace
+
+void RegisterWrite(CLI::App& app, CommandContext& ctx) {
+  auto args = std::make_shared<WriteArgs>();
+  CLI::App* w = app.add_subcommand(
+      "write",
+      "Run a deterministic write workload on one ASM file of rack DIR (through the flash "
+      "cache) and print each acknowledged write as `ack INDEX OFFSET LENGTH XXH64`, flushed "
+      "at once (for kill -9 tests)");
+  w->add_option("DIR", args->dir, "Rack directory (see `cellsim rack create`)")->required();
+  w->add_option("--file", args->file,
+                "The ASM file: a full name or a pattern matching one file, e.g. "
+                "'+DATA/ORCL/DATAFILE/USERS.*' (control files are refused)")
+      ->required();
+  w->add_option("--seed", args->seed, "Seed of the workload (offsets, lengths, data)")
+      ->capture_default_str();
+  w->add_option("--count", args->count, "Number of writes; 0 = until killed")
+      ->capture_default_str();
+  w->add_option("--block-size", args->block_size, "Write unit and alignment (a multiple of 512)")
+      ->capture_default_str();
+  w->add_option("--max-blocks", args->max_blocks, "Blocks per write: 1..N, chosen by the seed")
+      ->check(CLI::Range(1, 1 << 16))
+      ->capture_default_str();
+  w->add_option("--batch", args->batch,
+                "Writes per DiskGroup::Write call (non-overlapping; acknowledged together)")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  AddRackOptions(w, &args->rack);
+  w->callback([args, &ctx] { RunWrite(*args, ctx); });
+}
+
+}  // namespace cellsim::cli

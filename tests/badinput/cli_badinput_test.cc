@@ -1,0 +1,168 @@
+// Bad-input catalogue through the `cellsim` binary (docs/reliability.md): the
+// exit code (1 failure, 2 bad input) and the message on stderr for malformed
+// SQL, bad sizes, unknown disk groups, damaged / missing / newer racks and a
+// read-only rack directory.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "badinput/badinput_util.h"
+#include "cellsim/asm/rack_meta.h"
+#include "cellsim/base/checksum.h"
+#include "cli/cli_test_util.h"
+
+namespace cellsim::badinput {
+namespace {
+
+using ::cellsim::cli::testing::Cellsim;
+using ::cellsim::cli::testing::CmdResult;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+class CliBadInput : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    rack_ = tmp_.path() + "/rack";
+    CmdResult r = Cellsim(tmp_, "rack create " + rack_ +
+                                    " --backend posix --cells 3 --disks-per-cell 2"
+                                    " --disk-group DATA:NORMAL:64m:1m"
+                                    " --disk-group RECO:NORMAL:32m:1m --flash-size 64m");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  CmdResult Sql(const std::string& statement, const std::string& env = "") {
+    return Cellsim(tmp_, "sql " + rack_ + " --backend posix -e \"" + statement + "\"", env);
+  }
+
+  cellsim::testing::TempDir tmp_;
+  std::string rack_;
+};
+
+TEST_F(CliBadInput, SqlMalformedExitsTwo) {
+  CmdResult r = Sql("alter database add logfile group 5 ('+DATA' size 1m");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, AllOf(HasSubstr("cellsim sql:"), HasSubstr("expected ',' or ')'"),
+                           HasSubstr("ORA-00907")));
+  r = Sql("select * from dual");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("ORA-00900"));
+  r = Cellsim(tmp_, "sql " + rack_ + " --backend posix -e ''");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+}
+
+TEST_F(CliBadInput, SqlBadSizesExitTwo) {
+  CmdResult r = Sql("create tablespace t datafile '+DATA' size 0");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("size '0' is zero"));
+  r = Sql("create tablespace t datafile '+DATA' size 99999999999999999999g");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("does not fit in 64 bits"));
+  r = Sql("create tablespace t datafile '+DATA' size -5m");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("unexpected character '-'"));
+}
+
+TEST_F(CliBadInput, SqlUnknownAndFullDiskGroupExitOne) {
+  CmdResult r = Sql("create tablespace t datafile '+NOPE' size 1m");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.err, AllOf(HasSubstr("ORA-15001"), HasSubstr("NOPE"), HasSubstr("does not exist")));
+  r = Sql("create tablespace t datafile '+DATA' size 1g");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.err, AllOf(HasSubstr("ORA-15041"), HasSubstr("space exhausted")));
+}
+
+TEST_F(CliBadInput, RackCreateBadSizesExitTwo) {
+  CmdResult r = Cellsim(tmp_, "rack create " + tmp_.path() + "/r2 --disk-group DATA:NORMAL:0");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--disk-group 'DATA:NORMAL:0': size per disk '0' is not a size"));
+  r = Cellsim(tmp_, "rack create " + tmp_.path() + "/r3 --flash-size -5m");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--flash-size '-5m' is not a size like 1g"));
+  r = Cellsim(tmp_, "rack create " + tmp_.path() + "/r4 --flash-size 99999999999999999999g");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--flash-size '99999999999999999999g' is not a size"));
+  EXPECT_FALSE(std::filesystem::exists(tmp_.path() + "/r2/rack.meta0"));
+}
+
+TEST_F(CliBadInput, RackInfoOnCorruptRack) {
+  for (int slot = 0; slot < 2; ++slot) {
+    const std::string p = rack_ + "/rack.meta" + std::to_string(slot);
+    std::vector<uint8_t> b = ReadBytes(p);
+    b[b.size() / 2] ^= 0xFF;
+    WriteBytes(p, b);
+  }
+  CmdResult r = Cellsim(tmp_, "rack info " + rack_ + " --backend posix");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.err, AllOf(HasSubstr("cellsim rack info: cannot open the rack in " + rack_),
+                           HasSubstr("holds no valid rack"), HasSubstr("checksum mismatch")));
+}
+
+TEST_F(CliBadInput, RackInfoOnTruncatedAndMissingRackFiles) {
+  std::filesystem::resize_file(rack_ + "/rack.meta0", 7);
+  std::filesystem::remove(rack_ + "/rack.meta1");
+  CmdResult r = Cellsim(tmp_, "rack info " + rack_ + " --backend posix");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.err, AllOf(HasSubstr("rack.meta0: too short (7 bytes)"), HasSubstr("rack.meta1")));
+  r = Cellsim(tmp_, "rack info " + tmp_.path() + "/nowhere --backend posix");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("is not a directory"));
+}
+
+TEST_F(CliBadInput, RackInfoOnNewerRack) {
+  for (int slot = 0; slot < 2; ++slot) {
+    const std::string p = rack_ + "/rack.meta" + std::to_string(slot);
+    std::vector<uint8_t> b = ReadBytes(p);
+    b[4] = 3;
+    const uint64_t sum = Checksum64(absl::MakeConstSpan(b).subspan(0, b.size() - 8),
+                                    asmgr::internal::kRackMetaSeed);
+    for (int i = 0; i < 8; ++i) b[b.size() - 8 + i] = static_cast<uint8_t>(sum >> (8 * i));
+    WriteBytes(p, b);
+  }
+  CmdResult r = Cellsim(tmp_, "rack info " + rack_ + " --backend posix");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("newer format version 3, this build reads version 1"));
+}
+
+// A read-only rack directory (every file 0444, every folder 0555). Tests run
+// as root here, and root's CAP_DAC_OVERRIDE ignores modes: the binary is then
+// run with that capability (and DAC_READ_SEARCH, FOWNER) dropped from its
+// bounding set with setpriv(1), which makes the modes bind root as well.
+TEST_F(CliBadInput, ReadOnlyRackDirectory) {
+  std::string env;
+  if (geteuid() == 0) {
+    env = "setpriv --bounding-set=-dac_override,-dac_read_search,-fowner";
+    CmdResult probe = Cellsim(tmp_, "--help", env);
+    if (probe.exit_code != 0) {
+      GTEST_SKIP() << "running as root and setpriv cannot drop CAP_DAC_OVERRIDE here: " << probe.err;
+    }
+  }
+  namespace fs = std::filesystem;
+  std::vector<fs::path> dirs = {rack_};
+  for (const auto& e : fs::recursive_directory_iterator(rack_)) {
+    if (e.is_directory()) dirs.push_back(e.path());
+    else fs::permissions(e.path(), fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  }
+  const fs::perms rx = fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                       fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec;
+  for (const fs::path& d : dirs) fs::permissions(d, rx);
+  CmdResult info = Cellsim(tmp_, "rack info " + rack_ + " --backend posix", env);
+  CmdResult sql = Sql("create tablespace t datafile '+DATA' size 1m", env);
+  // Restore write permission so the temporary directory can be removed.
+  for (const fs::path& d : dirs) fs::permissions(d, fs::perms::owner_all, fs::perm_options::add);
+  for (const auto& e : fs::recursive_directory_iterator(rack_)) {
+    fs::permissions(e.path(), fs::perms::owner_write, fs::perm_options::add);
+  }
+  EXPECT_EQ(info.exit_code, 1) << info.err;
+  EXPECT_THAT(info.err, AllOf(HasSubstr("cannot open the rack in " + rack_),
+                              HasSubstr("Permission denied")));
+  EXPECT_EQ(sql.exit_code, 1) << sql.err;
+  EXPECT_THAT(sql.err, HasSubstr("Permission denied"));
+  // Nothing was changed: the rack still opens and holds no tablespace T.
+  CmdResult after = Cellsim(tmp_, "rack info " + rack_ + " --backend posix");
+  EXPECT_EQ(after.exit_code, 0) << after.err;
+}
+
+}  // namespace
+}  // namespace cellsim::badinput

@@ -1,0 +1,97 @@
+// RangeLocks: conflicts exactly when two held ranges of one disk overlap (or
+// one of them is an all-disks lock), checked against a brute-force model.
+#include "cellsim/cell/range_lock.h"
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <random>
+#include <vector>
+
+namespace cellsim::cell::internal {
+namespace {
+
+using Range = RangeLocks::Range;
+
+TEST(RangeLocksTest, OverlapConflictsAdjacentDoesNot) {
+  RangeLocks locks;
+  std::optional<RangeLocks::Guard> a = locks.TryAcquire({{1, 100, 200}});
+  ASSERT_TRUE(a.has_value());
+  EXPECT_FALSE(locks.TryAcquire({{1, 150, 160}}).has_value());  // inside
+  EXPECT_FALSE(locks.TryAcquire({{1, 0, 101}}).has_value());    // left edge
+  EXPECT_FALSE(locks.TryAcquire({{1, 199, 300}}).has_value());  // right edge
+  EXPECT_FALSE(locks.TryAcquire({{1, 0, 1000}}).has_value());   // covers it
+  EXPECT_TRUE(locks.TryAcquire({{1, 200, 300}}).has_value());   // adjacent after
+  EXPECT_TRUE(locks.TryAcquire({{1, 0, 100}}).has_value());     // adjacent before
+  EXPECT_TRUE(locks.TryAcquire({{2, 100, 200}}).has_value());   // other disk
+  a->Release();
+  EXPECT_TRUE(locks.TryAcquire({{1, 150, 160}}).has_value());
+}
+
+TEST(RangeLocksTest, AllDisksLockConflictsWithEveryDisk) {
+  RangeLocks locks;
+  std::optional<RangeLocks::Guard> a = locks.TryAcquire({{3, 0, 10}});
+  ASSERT_TRUE(a.has_value());
+  EXPECT_FALSE(locks.TryAcquire({{RangeLocks::kAllDisks, 0, UINT64_MAX}}).has_value());
+  a->Release();
+  std::optional<RangeLocks::Guard> all =
+      locks.TryAcquire({{RangeLocks::kAllDisks, 0, UINT64_MAX}});
+  ASSERT_TRUE(all.has_value());
+  EXPECT_FALSE(locks.TryAcquire({{7, 5, 6}}).has_value());
+  all->Release();
+  EXPECT_TRUE(locks.TryAcquire({{7, 5, 6}}).has_value());
+}
+
+TEST(RangeLocksTest, OneGuardMayListOverlappingRanges) {
+  RangeLocks locks;
+  // Two requests of one batch on the same line: the guard merges them.
+  std::optional<RangeLocks::Guard> a = locks.TryAcquire({{1, 0, 64}, {1, 32, 128}, {1, 0, 64}});
+  ASSERT_TRUE(a.has_value());
+  EXPECT_FALSE(locks.TryAcquire({{1, 100, 101}}).has_value());
+  a->Release();
+  EXPECT_TRUE(locks.TryAcquire({{1, 0, 128}}).has_value());
+}
+
+TEST(RangeLocksTest, MatchesBruteForceModel) {
+  std::mt19937_64 rng(20261130);
+  RangeLocks locks;
+  struct Model {
+    std::vector<Range> ranges;
+    RangeLocks::Guard guard;
+  };
+  std::vector<Model> held;
+  auto conflicts = [&](const std::vector<Range>& want) {
+    for (const Model& m : held) {
+      for (const Range& h : m.ranges) {
+        for (const Range& r : want) {
+          const bool disk = h.disk == r.disk || h.disk == RangeLocks::kAllDisks ||
+                            r.disk == RangeLocks::kAllDisks;
+          if (disk && h.begin < r.end && r.begin < h.end) return true;
+        }
+      }
+    }
+    return false;
+  };
+  for (int step = 0; step < 5000; ++step) {
+    if (!held.empty() && rng() % 3 == 0) {
+      const size_t k = rng() % held.size();
+      held[k].guard.Release();
+      held.erase(held.begin() + static_cast<ptrdiff_t>(k));
+      continue;
+    }
+    std::vector<Range> want;
+    const size_t n = 1 + rng() % 4;
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t disk = rng() % 50 == 0 ? RangeLocks::kAllDisks : rng() % 3;
+      const uint64_t begin = rng() % 64, len = 1 + rng() % 8;
+      want.push_back({disk, begin, begin + len});
+    }
+    const bool expect_conflict = conflicts(want);
+    std::optional<RangeLocks::Guard> g = locks.TryAcquire(want);
+    ASSERT_EQ(g.has_value(), !expect_conflict) << "step " << step;
+    if (g.has_value()) held.push_back({want, std::move(*g)});
+  }
+}
+
+}  // namespace
+}  // namespace cellsim::cell::internal

@@ -1,0 +1,153 @@
+// A child process for the kill -9 tests: the real `cellsim` binary started
+// with posix_spawn, its stdout on a pipe the test reads line by line, its
+// stderr in a file. The test can poll it, SIGKILL it at a moment it chooses,
+// and reap it.
+//
+//   ChildProcess c({CELLSIM_BIN, "write", dir, "--count", "0"}, tmp.File("err"));
+//   ASSERT_TRUE(c.started()) << c.error();
+//   while (auto line = c.ReadLine()) { ...; if (enough) c.Kill(); }
+//   int status = c.Wait();   // WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL
+#ifndef CELLSIM_TESTS_FAULTS_CHILD_PROCESS_H_
+#define CELLSIM_TESTS_FAULTS_CHILD_PROCESS_H_
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace cellsim::faults::testing {
+
+class ChildProcess {
+ public:
+  ChildProcess(const std::vector<std::string>& argv, const std::string& stderr_path) {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+      error_ = std::string("pipe2: ") + std::strerror(errno);
+      return;
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, stderr_path.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    const int rc = posix_spawn(&pid_, args[0], &fa, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fds[1]);
+    if (rc != 0) {
+      error_ = std::string("posix_spawn ") + argv[0] + ": " + std::strerror(rc);
+      close(fds[0]);
+      pid_ = -1;
+      return;
+    }
+    out_fd_ = fds[0];
+  }
+  ~ChildProcess() {
+    if (pid_ > 0 && !reaped_) {
+      kill(pid_, SIGKILL);
+      Wait();
+    }
+    if (out_fd_ >= 0) close(out_fd_);
+  }
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  bool started() const { return pid_ > 0; }
+  const std::string& error() const { return error_; }
+  pid_t pid() const { return pid_; }
+
+  // The next line of the child's stdout (without '\n'); nullopt at EOF (the
+  // child closed its stdout: it exited or was killed). Blocks until then.
+  std::optional<std::string> ReadLine() {
+    while (true) {
+      const size_t nl = buffer_.find('\n');
+      if (nl != std::string::npos) {
+        std::string line = buffer_.substr(0, nl);
+        buffer_.erase(0, nl + 1);
+        return line;
+      }
+      char chunk[4096];
+      const ssize_t n = read(out_fd_, chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        if (buffer_.empty()) return std::nullopt;
+        std::string rest;
+        rest.swap(buffer_);  // a last line without '\n' (a kill mid-print)
+        return rest;
+      }
+      buffer_.append(chunk, static_cast<size_t>(n));
+    }
+  }
+
+  // True once the child has exited (reaps it without blocking).
+  bool Exited() {
+    if (reaped_) return true;
+    int status = 0;
+    const pid_t r = waitpid(pid_, &status, WNOHANG);
+    if (r == pid_) {
+      reaped_ = true;
+      status_ = status;
+    }
+    return reaped_;
+  }
+
+  // SIGKILL, as `kill -9`. Harmless when the child has already exited.
+  void Kill() {
+    if (!reaped_) kill(pid_, SIGKILL);
+  }
+
+  // Waits for the child; returns its wait status.
+  int Wait() {
+    while (!reaped_) {
+      int status = 0;
+      const pid_t r = waitpid(pid_, &status, 0);
+      if (r == pid_) {
+        reaped_ = true;
+        status_ = status;
+      } else if (r < 0 && errno != EINTR) {
+        break;
+      }
+    }
+    return status_;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int out_fd_ = -1;
+  bool reaped_ = false;
+  int status_ = 0;
+  std::string buffer_;
+  std::string error_;
+};
+
+// The whole content of a file; empty if it cannot be opened.
+inline std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// "killed by SIGKILL", "exited with 0", ... for messages.
+inline std::string DescribeWaitStatus(int status) {
+  if (WIFSIGNALED(status)) {
+    return std::string("killed by signal ") + std::to_string(WTERMSIG(status));
+  }
+  if (WIFEXITED(status)) return "exited with " + std::to_string(WEXITSTATUS(status));
+  return "status " + std::to_string(status);
+}
+
+}  // namespace cellsim::faults::testing
+
+#endif  // CELLSIM_TESTS_FAULTS_CHILD_PROCESS_H_

@@ -1,0 +1,154 @@
+// Whole-stack checks shared by the kill -9 tests and the fault scenarios:
+// "this file reads formatted", "no extent leaked, no orphan file", "every
+// copy agrees". Each returns a Status naming what is wrong, so a test can
+// assert on it and see the first breach.
+#ifndef CELLSIM_TESTS_FAULTS_STACK_CHECK_H_
+#define CELLSIM_TESTS_FAULTS_STACK_CHECK_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "cellsim/asm/rack.h"
+#include "cellsim/base/units.h"
+#include "cellsim/cell/cell.h"
+#include "cellsim/db/file_table.h"
+#include "cellsim/format/block_template.h"
+#include "fmt/format.h"
+
+namespace cellsim::faults::testing {
+
+// Reads [offset, offset + out.size()) of an ASM file through ASM (primary copy,
+// failing over to mirrors), in 8 MiB requests.
+inline absl::Status ReadAsm(asmgr::DiskGroup* dg, uint32_t file, uint64_t offset,
+                            absl::Span<uint8_t> out, uint64_t* failovers = nullptr) {
+  constexpr uint64_t kChunk = 8 * kMiB;
+  for (uint64_t done = 0; done < out.size(); done += kChunk) {
+    std::vector<asmgr::AsmReadRequest> r(1);
+    r[0].file_offset = offset + done;
+    r[0].buffer = out.subspan(done, std::min<uint64_t>(kChunk, out.size() - done));
+    if (absl::Status s = dg->Read(file, absl::MakeSpan(r), nullptr); !s.ok()) return s;
+    if (failovers != nullptr) *failovers += r[0].failovers;
+  }
+  return absl::OkStatus();
+}
+
+// The template a file of the table was formatted from, and its disk group.
+inline format::BlockTemplate TemplateOf(const db::DataFile& f) {
+  return {format::BlockKind::kData, f.block_size, f.file_number, f.size_bytes / f.block_size + 1};
+}
+inline format::BlockTemplate TemplateOf(const db::LogGroup& g) {
+  return {format::BlockKind::kRedo, g.block_size, g.group, g.size_bytes / g.block_size};
+}
+
+// OK when the ASM file reads exactly as a freshly created file: every block
+// but block 1 as the template generates it, block 1 (the header the database
+// writes) with its block type and a valid checksum.
+inline absl::Status VerifyFormatted(asmgr::Rack* rack, const db::AsmFileRef& ref,
+                                    const format::BlockTemplate& t) {
+  absl::StatusOr<asmgr::DiskGroup*> dg = rack->disk_group(ref.disk_group);
+  if (!dg.ok()) return dg.status();
+  const uint64_t bs = t.block_size;
+  const uint64_t size = t.file_blocks * bs;
+  std::vector<uint8_t> bytes(size);
+  if (absl::Status s = ReadAsm(*dg, ref.number, 0, absl::MakeSpan(bytes)); !s.ok()) {
+    return absl::Status(s.code(), fmt::format("{}: {}", ref.name, std::string(s.message())));
+  }
+  for (uint64_t b = 0; b < t.file_blocks; ++b) {
+    const auto block = absl::MakeConstSpan(bytes.data() + b * bs, bs);
+    if (b == 1) {
+      const bool redo = t.kind == format::BlockKind::kRedo;
+      const uint16_t want =
+          redo ? format::RedoBlockChecksum(block) : format::DataBlockChecksum(block);
+      const size_t at = redo ? 14 : 16;
+      const uint16_t got = static_cast<uint16_t>(block[at] | (block[at + 1] << 8));
+      const uint8_t type = redo ? format::kRedoSignature : 0x0B;
+      if (block[0] != type || want != got) {
+        return absl::DataLossError(fmt::format(
+            "{}: header block 1 has type 0x{:02x} (want 0x{:02x}), checksum 0x{:04x} (want "
+            "0x{:04x})",
+            ref.name, block[0], type, got, want));
+      }
+      continue;
+    }
+    if (absl::Status s = format::VerifyBlock(t, b, block); !s.ok()) {
+      return absl::DataLossError(
+          fmt::format("{}: block {}: {}", ref.name, b, std::string(s.message())));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Every AVAILABLE file of the table, except data files in `skip` (files a
+// workload wrote into), reads formatted.
+inline absl::Status VerifyTableFormatted(asmgr::Rack* rack, const db::FileTable& table,
+                                         const std::set<std::string>& skip = {}) {
+  for (const db::DataFile& f : table.data_files) {
+    if (f.state != db::EntryState::kAvailable || skip.count(f.file.name)) continue;
+    if (absl::Status s = VerifyFormatted(rack, f.file, TemplateOf(f)); !s.ok()) return s;
+  }
+  for (const db::LogGroup& g : table.log_groups) {
+    if (g.state != db::EntryState::kAvailable) continue;
+    for (const db::LogMember& m : g.members) {
+      if (absl::Status s = VerifyFormatted(rack, m.file, TemplateOf(g)); !s.ok()) return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The ASM files of database `db_name` are exactly its control files and the
+// files its table refers to (no orphan left by an interrupted creation), every
+// disk group's extent maps and allocation maps agree (no AU leaked or owned
+// twice), and every cell's cache directory is consistent.
+inline absl::Status CheckNoLeaks(asmgr::Rack* rack, const db::FileTable& table) {
+  std::set<std::string> referenced;
+  for (const db::AsmFileRef& r : table.AllFiles()) referenced.insert(r.name);
+  for (asmgr::DiskGroup* dg : rack->disk_groups()) {
+    if (absl::Status s = dg->CheckConsistency(); !s.ok()) return s;
+    for (const asmgr::FileInfo& f : dg->ListFiles()) {
+      if (f.db_name != table.db_name || f.type == asmgr::FileType::kControlFile) continue;
+      if (!referenced.count(f.name)) {
+        return absl::InternalError(
+            fmt::format("{} is in ASM but not in the database's file table", f.name));
+      }
+      referenced.erase(f.name);
+    }
+  }
+  if (!referenced.empty()) {
+    return absl::InternalError(
+        fmt::format("the file table refers to {} missing from ASM", *referenced.begin()));
+  }
+  for (uint32_t c = 0; c < rack->cell_count(); ++c) {
+    if (absl::Status s = rack->concrete_cell(c)->CheckConsistency(); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+// Scrubs every disk group (no repair): OK when every copy of every extent is
+// readable and agrees with the others.
+inline absl::Status ScrubClean(asmgr::Rack* rack, uint64_t* extents_checked = nullptr) {
+  for (asmgr::DiskGroup* dg : rack->disk_groups()) {
+    asmgr::ScrubResult sc;
+    if (absl::Status s = dg->Scrub({}, &sc); !s.ok()) return s;
+    if (extents_checked != nullptr) *extents_checked += sc.extents_checked;
+    if (sc.read_errors != 0 || !sc.mismatches.empty()) {
+      const std::string first =
+          sc.mismatches.empty()
+              ? std::string("-")
+              : fmt::format("file {} extent {} offset {} ({} vs {})", sc.mismatches[0].file,
+                            sc.mismatches[0].extent, sc.mismatches[0].file_offset,
+                            sc.mismatches[0].disk_a, sc.mismatches[0].disk_b);
+      return absl::DataLossError(
+          fmt::format("scrub of +{}: {} read errors, {} mismatches; first: {}", dg->name(),
+                      sc.read_errors, sc.mismatches.size(), first));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace cellsim::faults::testing
+
+#endif  // CELLSIM_TESTS_FAULTS_STACK_CHECK_H_
