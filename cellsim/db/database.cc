@@ -8,6 +8,7 @@
 
 #include "absl/strings/ascii.h"
 #include "cellsim/base/checksum.h"
+#include "cellsim/db/data_engine.h"
 #include "cellsim/db/database_state.h"
 
 namespace cellsim::db {
@@ -28,6 +29,8 @@ absl::StatusOr<std::string> ValidDbName(const std::string& name) {
   }
   return absl::AsciiStrToUpper(name);
 }
+
+absl::Status CreateStandardFiles(Database& db);
 
 std::string Key(const std::string& dg, uint32_t number) { return fmt::format("{}/{}", dg, number); }
 
@@ -170,7 +173,11 @@ absl::StatusOr<std::unique_ptr<Database>> Database::Create(asmgr::Rack* rack,
     return cf.status();
   }
   state->cf = *std::move(cf);
-  return std::unique_ptr<Database>(new Database(std::move(state)));
+  std::unique_ptr<Database> db(new Database(std::move(state)));
+  if (db->options().standard_files.create) {
+    if (absl::Status st = CreateStandardFiles(*db); !st.ok()) return st;
+  }
+  return db;
 }
 
 absl::StatusOr<std::unique_ptr<Database>> Database::Open(asmgr::Rack* rack,
@@ -198,6 +205,15 @@ absl::Status Database::Close() {
     return absl::FailedPreconditionError(fmt::format(
         "ORA-01093: database {}: {} session(s) still open; destroy them first", name(), open));
   }
+  if (s_->engine != nullptr) {
+    // Shutdown: LGWR writes what is left, DBWR a final checkpoint.
+    internal::DataEngine& e = *s_->engine;
+    std::lock_guard lock(e.mu);
+    internal::Recorder rec = s_->SystemRecorder();
+    absl::Status st = e.FlushLog(rec, true);
+    if (st.ok() || st.code() == absl::StatusCode::kFailedPrecondition) st = e.Checkpoint(rec);
+    return st;
+  }
   return absl::OkStatus();
 }
 
@@ -206,8 +222,45 @@ std::unique_ptr<Session> Database::NewSession() {
   st->db = s_.get();
   st->sid = s_->next_sid.fetch_add(1);
   s_->sessions.fetch_add(1);
+  st->data = std::make_shared<internal::SessionData>();
+  st->data->sid = st->sid;
+  st->data->session = st.get();
+  internal::DataEngine& e = internal::EngineOf(*s_);
+  {
+    std::lock_guard lock(e.mu);
+    e.sessions[st->sid] = st->data.get();
+  }
   return std::unique_ptr<Session>(new Session(std::move(st)));
 }
+
+namespace {
+
+// CREATE DATABASE's files, through the sessions' own DDL (the creation engine).
+absl::Status CreateStandardFiles(Database& db) {
+  const DatabaseOptions::StandardFiles& f = db.options().standard_files;
+  const bool reco = db.rack()->disk_group("RECO").ok();
+  const std::vector<std::string> ddl = {
+      fmt::format("create tablespace SYSTEM datafile '+DATA' size {}", f.system_bytes),
+      fmt::format("create tablespace SYSAUX datafile '+DATA' size {}", f.sysaux_bytes),
+      fmt::format("create tablespace UNDOTBS1 datafile '+DATA' size {}", f.undo_bytes),
+      fmt::format("create tablespace TEMP datafile '+DATA' size {}", f.temp_bytes),
+      fmt::format("create tablespace USERS datafile '+DATA' size {}", f.users_bytes),
+      fmt::format("alter database add logfile thread 1 group 1 ('+DATA'{}) size {}, group 2 "
+                  "('+DATA'{}) size {}, group 3 ('+DATA'{}) size {}",
+                  reco ? ",'+RECO'" : "", f.log_bytes, reco ? ",'+RECO'" : "", f.log_bytes,
+                  reco ? ",'+RECO'" : "", f.log_bytes)};
+  std::unique_ptr<Session> s = db.NewSession();
+  for (const std::string& sql : ddl) {
+    absl::StatusOr<StatementResult> r = s->Execute(sql);
+    if (!r.ok()) {
+      return absl::Status(r.status().code(), fmt::format("creating the standard files ({}): {}",
+                                                         sql, std::string(r.status().message())));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 const std::string& Database::name() const { return s_->options.db_name; }
 asmgr::Rack* Database::rack() const { return s_->rack; }

@@ -17,6 +17,11 @@
 
 namespace cellsim::db {
 
+namespace internal {
+struct DataEngine;
+struct SessionData;
+}  // namespace internal
+
 struct Database::State {
   asmgr::Rack* rack = nullptr;
   Clock* clock = nullptr;
@@ -35,6 +40,9 @@ struct Database::State {
   stats::WaitSet sys_waits;
   std::atomic<uint32_t> next_sid{1};
   std::atomic<int> sessions{0};
+  // Tables, undo, redo (data_engine.h), made at the first data statement.
+  std::mutex engine_mu;
+  std::shared_ptr<internal::DataEngine> engine;
 
   internal::Recorder SystemRecorder() {
     return internal::Recorder(clock, nullptr, nullptr, &sys_stats, &sys_waits);
@@ -50,6 +58,7 @@ struct Session::State {
   bool fast_file_create_metadata = true;
   std::map<std::string, std::string> parameters;
   ProgressCallback progress;
+  std::shared_ptr<internal::SessionData> data;  // transaction, GTT segments (data_engine.h)
   // Time statistics are centiseconds: keep the exact sums and add the
   // difference of their roundings, so no fraction is lost across statements.
   uint64_t cpu_ns = 0, db_time_ns = 0;

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "absl/strings/ascii.h"
+#include "cellsim/db/data_engine.h"
 #include "cellsim/db/database_state.h"
 
 namespace cellsim::db {
@@ -57,7 +58,18 @@ std::string_view CreationPathName(CreationPath p) {
 }
 
 Session::Session(std::unique_ptr<State> state) : s_(std::move(state)) {}
-Session::~Session() { s_->db->sessions.fetch_sub(1); }
+Session::~Session() {
+  if (s_->data != nullptr && s_->db->engine != nullptr) {
+    // A session that ends rolls back what it did not commit; its GTT rows go.
+    internal::DataEngine& e = *s_->db->engine;
+    std::lock_guard lock(e.mu);
+    internal::Recorder rec = s_->MakeRecorder();
+    (void)e.Rollback(rec, *s_->data);
+    for (auto& [obj, seg] : s_->data->gtt_segments) e.FreeSegment(seg, true);
+    e.sessions.erase(s_->sid);
+  }
+  s_->db->sessions.fetch_sub(1);
+}
 
 uint32_t Session::sid() const { return s_->sid; }
 stats::StatValues Session::Stats() const { return s_->stats.Snapshot(); }
@@ -89,6 +101,11 @@ void AddTimes(Session::State& s, internal::Recorder& rec, uint64_t cpu_ns, uint6
 
 absl::Status SetParameter(Session::State& s, const db::SetParameter& p) {
   const std::string name = absl::AsciiStrToLower(p.name);
+  absl::Status data_status;
+  if (internal::SetDataSessionParameter(s, name, p.value, &data_status)) {
+    if (data_status.ok()) s.parameters[name] = p.value;
+    return data_status;
+  }
   if (KnownParameters().count(name) == 0) {
     return absl::InvalidArgumentError(fmt::format(
         "ORA-02248: invalid option for ALTER SESSION: cellsim does not know parameter \"{}\" "
@@ -183,9 +200,47 @@ absl::StatusOr<StatementResult> Run(Session::State& s, const Statement& statemen
 
 }  // namespace
 
+namespace {
+
+// A data statement (data_statement.h): parse, run in the data engine, result.
+absl::StatusOr<StatementResult> ExecuteData(Session::State& s, std::string_view sql,
+                                            Timing& tm) {
+  absl::StatusOr<DataStatement> st = ParseDataStatement(sql);
+  internal::Recorder rec = s.MakeRecorder();
+  const uint64_t t1 = s.db->clock->NowNanos(), c1 = ThreadCpuNs();
+  rec.Add(Stat::kParseCountTotal, 1);
+  rec.Add(Stat::kUserCalls, 2);
+  rec.Add(Stat::kExecuteCount, 1);
+  tm.parse = CallStats{1, c1 - tm.c0, t1 - tm.t0, 0, 0};
+  internal::DataOutcome out;
+  absl::Status status = st.status();
+  if (st.ok()) status = internal::RunDataStatement(s, *st, &out);
+  const uint64_t t2 = s.db->clock->NowNanos(), c2 = ThreadCpuNs();
+  AddTimes(s, rec, c2 - tm.c0, t2 - tm.t0);
+  if (!status.ok()) return status;
+  StatementResult r;
+  r.statement = std::string(sql);
+  r.kind = std::string(DataStatementKind(*st));
+  r.elapsed_ns = t2 - tm.t0;
+  r.cpu_ns = c2 - tm.c0;
+  r.statistics = s.stats.Snapshot() - tm.stats0;
+  r.waits = s.waits.Snapshot() - tm.waits0;
+  r.parse = tm.parse;
+  r.execute = CallStats{1, c2 - c1, t2 - t1, 0, out.rows};
+  r.rows = out.rows;
+  r.feedback = std::move(out.feedback);
+  r.headings = std::move(out.headings);
+  r.numeric_columns = std::move(out.numeric);
+  r.result_rows = std::move(out.rows_text);
+  return r;
+}
+
+}  // namespace
+
 absl::StatusOr<StatementResult> Session::Execute(std::string_view sql) {
   State& s = *s_;
   Timing tm = StartTiming(s);
+  if (IsDataStatement(sql)) return ExecuteData(s, sql, tm);
   absl::StatusOr<Statement> st = ParseStatement(sql);
   const uint64_t t1 = s.db->clock->NowNanos(), c1 = ThreadCpuNs();
   internal::Recorder rec = s.MakeRecorder();

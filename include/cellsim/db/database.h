@@ -84,6 +84,23 @@ struct DatabaseOptions {
   // Fast path: requests per FormatRange call (0: each cell's requests of a
   // file in one call, so a member costs one synced metadata record per cell).
   uint32_t fast_requests_per_format = 0;
+  // The standard files of CREATE DATABASE, made by Create through the
+  // creation engine (docs/redo.md "Storage layout"): SYSTEM, SYSAUX,
+  // UNDOTBS1, TEMP and USERS in +DATA, and thread 1's online log groups 1-3
+  // with a member in +DATA and one in +RECO (when the rack has RECO). Off by
+  // default: a bare database holds only its control files (the file-creation
+  // labs add their own groups 1-3).
+  struct StandardFiles {
+    bool create = false;
+    uint64_t system_bytes = 16ull << 20;
+    uint64_t sysaux_bytes = 16ull << 20;
+    uint64_t undo_bytes = 64ull << 20;
+    uint64_t temp_bytes = 64ull << 20;
+    uint64_t users_bytes = 64ull << 20;
+    uint64_t log_bytes = 32ull << 20;
+  } standard_files;
+  // Rows of the built-in ALL_OBJECTS view (a 19c PDB user sees about 70,000).
+  uint64_t all_objects_rows = 70000;
 };
 
 // Progress of one file's formatting (the CLI draws a bar from it).
@@ -128,6 +145,12 @@ struct StatementResult {
   CallStats parse, execute;
   int64_t rows = 0;
   std::vector<FileCreation> files;
+  // Data statements: SQL*Plus's feedback line ("70,000 rows created.",
+  // "Commit complete.") and a query's result as text.
+  std::string feedback;
+  std::vector<std::string> headings;
+  std::vector<bool> numeric_columns;
+  std::vector<std::vector<std::string>> result_rows;
 };
 
 class Session;

@@ -68,6 +68,16 @@ enum class Stat : uint16_t {
   kParseCountTotal,
   kCpuUsedByThisSession,  // centiseconds
   kDbTime,                // centiseconds
+  // Transactions, undo and redo (docs/redo.md).
+  kRedoEntries,
+  kRedoBlocksWritten,
+  kRedoSynchWrites,
+  kRedoWastage,
+  kUndoChangeVectorSize,
+  kUserCommits,
+  kUserRollbacks,
+  kDbBlockChanges,
+  kPhysicalWrites,
   kCount,
 };
 inline constexpr size_t kStatCount = static_cast<size_t>(Stat::kCount);
@@ -105,6 +115,15 @@ inline constexpr std::array<StatInfo, kStatCount> kStatTable = {{
     {"parse count (total)", kClassSql},
     {"CPU used by this session", kClassUser},
     {"DB time", kClassUser},
+    {"redo entries", kClassRedo},
+    {"redo blocks written", kClassRedo},
+    {"redo synch writes", kClassRedo},
+    {"redo wastage", kClassRedo},
+    {"undo change vector size", kClassUser},
+    {"user commits", kClassUser},
+    {"user rollbacks", kClassUser},
+    {"db block changes", kClassCache},
+    {"physical writes", kClassCache},
 }};
 
 constexpr std::string_view StatName(Stat s) { return kStatTable[static_cast<size_t>(s)].name; }

@@ -1,0 +1,478 @@
+// DDL on tables, DML with undo and redo, COMMIT / ROLLBACK, ALTER SYSTEM and
+// SHOW PARAMETER (docs/redo.md gives the undo and redo of each operation).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "absl/strings/ascii.h"
+#include "cellsim/db/data_engine.h"
+#include "cellsim/db/data_views.h"
+#include "cellsim/db/redo_model.h"
+
+namespace cellsim::db::internal {
+namespace {
+
+struct Dml {
+  DataEngine& e;
+  Session::State& s;
+  SessionData& sd;
+  Recorder& rec;
+};
+
+absl::StatusOr<TableDef*> FindTable(DataEngine& e, const std::string& name) {
+  auto it = e.tables.find(name);
+  if (it == e.tables.end()) {
+    return absl::NotFoundError(fmt::format("ORA-00942: table or view \"{}\" does not exist", name));
+  }
+  return &it->second;
+}
+
+
+// Inserts rows block by block: one undo record (and for a heap table one
+// QMI vector) per block when `array`, one per row otherwise.
+class RowInserter {
+ public:
+  RowInserter(Dml& d, TableDef& t, bool array) : d_(d), t_(t), array_(array) {}
+
+  absl::Status Add(Row row) {
+    for (size_t i = 0; i < t_.columns.size(); ++i) {
+      if (std::optional<std::string> err = CoerceForColumn(t_.columns[i], row[i]); err) {
+        return absl::InvalidArgumentError(*err);
+      }
+    }
+    const std::vector<uint8_t> bytes = EncodeRow(t_.columns, row);
+    Segment* seg = d_.e.TableSegment(d_.sd, t_, true);
+    if (seg == nullptr) return d_.e.DataFileOf("TEMP").status();
+    std::optional<uint16_t> slot;
+    if (!seg->blocks.empty()) {
+      slot = HeapBlock(absl::MakeSpan(d_.e.Block(seg->file_number, seg->blocks.back()).bytes))
+                 .Insert(bytes);
+    }
+    if (!slot) {
+      if (absl::Status st = FlushBlock(); !st.ok()) return st;
+      absl::StatusOr<uint32_t> b = d_.e.NewBlock(*seg, t_.temporary, t_.object_id);
+      if (!b.ok()) return b.status();
+      slot = HeapBlock(absl::MakeSpan(d_.e.Block(seg->file_number, *b).bytes)).Insert(bytes, true);
+      if (!slot) return absl::InvalidArgumentError("ORA-01401: row larger than a block");
+    }
+    CachedBlock& cb = d_.e.Block(seg->file_number, seg->blocks.back());
+    cb.dirty = !cb.temp;
+    d_.sd.txn.undo.push_back({UndoEntry::Op::kInsert, seg->file_number, seg->blocks.back(), *slot, {}});
+    ++rows_;
+    ++pending_rows_;
+    pending_bytes_ += static_cast<uint32_t>(bytes.size());
+    if (!array_) return FlushBlock();
+    return absl::OkStatus();
+  }
+
+  absl::Status FlushBlock() {
+    if (pending_rows_ == 0) return absl::OkStatus();
+    uint32_t undo = 0, data = 0;
+    if (array_) {
+      undo = redo::kUndoArrayBase + redo::kUndoArrayPerRow * pending_rows_;
+      if (!t_.temporary) {
+        data = redo::VectorBytes({redo::kKtb, redo::kKdoArray + 2 * pending_rows_, pending_bytes_});
+      }
+    } else {
+      undo = redo::kUndoSingleRow;
+      if (!t_.temporary) data = redo::VectorBytes({redo::kKtb, redo::kKdoSingle, pending_bytes_});
+    }
+    pending_rows_ = 0;
+    pending_bytes_ = 0;
+    return d_.e.AddUndo(d_.rec, d_.sd, t_.temporary, undo, data, 1,
+                        array_ ? redo::kArrayUndoVectorExtra : 0);
+  }
+
+  int64_t rows() const { return rows_; }
+
+ private:
+  Dml& d_;
+  TableDef& t_;
+  bool array_;
+  int64_t rows_ = 0;
+  uint32_t pending_rows_ = 0;
+  uint32_t pending_bytes_ = 0;
+};
+
+// Puts `row` (in `t`'s column order) into the right column positions.
+absl::StatusOr<Row> Arrange(const TableDef& t, const std::vector<std::string>& names,
+                            const Row& values) {
+  Row row(t.columns.size());
+  if (names.empty()) {
+    if (values.size() != t.columns.size()) {
+      return absl::InvalidArgumentError(values.size() < t.columns.size()
+                                            ? "ORA-00947: not enough values"
+                                            : "ORA-00913: too many values");
+    }
+    return values;
+  }
+  if (names.size() != values.size()) {
+    return absl::InvalidArgumentError(values.size() < names.size() ? "ORA-00947: not enough values"
+                                                                   : "ORA-00913: too many values");
+  }
+  for (size_t i = 0; i < names.size(); ++i) {
+    size_t k = 0;
+    while (k < t.columns.size() && t.columns[k].name != names[i]) ++k;
+    if (k == t.columns.size()) {
+      return absl::InvalidArgumentError(fmt::format("ORA-00904: \"{}\": invalid identifier", names[i]));
+    }
+    row[k] = values[i];
+  }
+  return row;
+}
+
+absl::StatusOr<int64_t> InsertValues(Dml& d, TableDef& t, const std::vector<std::string>& cols,
+                                     const std::vector<ExprPtr>& exprs, const Row* src_row,
+                                     const std::vector<Column>* src_cols, const std::string& src_q) {
+  Row values;
+  static const std::vector<Column> kNone;
+  static const Row kEmpty;
+  for (const ExprPtr& x : exprs) {
+    absl::StatusOr<Value> v = EvalIn(*x, src_cols ? *src_cols : kNone, src_row ? *src_row : kEmpty,
+                                     src_q, nullptr, nullptr, "", d.s.sid);
+    if (!v.ok()) return v.status();
+    values.push_back(*v);
+  }
+  absl::StatusOr<Row> row = Arrange(t, cols, values);
+  if (!row.ok()) return row.status();
+  RowInserter ins(d, t, false);
+  if (absl::Status st = ins.Add(*row); !st.ok()) return st;
+  return 1;
+}
+
+// UPDATE / DELETE / MERGE's matched part: visits the live rows of `t` that
+// `match` accepts and changes them.
+using RowVisitor = std::function<absl::StatusOr<bool>(const Row&)>;
+using RowChange = std::function<absl::StatusOr<std::optional<Row>>(const Row&)>;
+
+absl::StatusOr<int64_t> ChangeRows(Dml& d, TableDef& t, const RowVisitor& match,
+                                   const RowChange& change /* nullopt: delete */) {
+  Segment* seg = d.e.TableSegment(d.sd, t, false);
+  if (seg == nullptr) return 0;
+  int64_t n = 0;
+  const std::vector<uint32_t> blocks = seg->blocks;
+  for (uint32_t b : blocks) {
+    const uint16_t nrows = HeapBlock(absl::MakeSpan(d.e.Block(seg->file_number, b).bytes)).rows();
+    for (uint16_t slot = 0; slot < nrows; ++slot) {
+      CachedBlock& cb = d.e.Block(seg->file_number, b);
+      HeapBlock hb(absl::MakeSpan(cb.bytes));
+      if (!hb.live(slot)) continue;
+      const std::vector<uint8_t> old_bytes(hb.RowBytes(slot).begin(), hb.RowBytes(slot).end());
+      const Row old = DecodeRow(t.columns, old_bytes);
+      absl::StatusOr<bool> m = match(old);
+      if (!m.ok()) return m.status();
+      if (!*m) continue;
+      absl::StatusOr<std::optional<Row>> nr = change(old);
+      if (!nr.ok()) return nr.status();
+      ++n;
+      cb.dirty = !cb.temp;
+      if (!nr->has_value()) {  // delete: the undo holds the whole row
+        hb.SetDeleted(slot, true);
+        d.sd.txn.undo.push_back({UndoEntry::Op::kDelete, seg->file_number, b, slot, {}});
+        const uint32_t data = t.temporary ? 0 : redo::VectorBytes({redo::kKtb, redo::kKdoDelete});
+        absl::Status st = d.e.AddUndo(d.rec, d.sd, t.temporary,
+                                      redo::kUndoSingleRow + static_cast<uint32_t>(old_bytes.size()),
+                                      data, 1);
+        if (!st.ok()) return st;
+        continue;
+      }
+      Row row = **nr;
+      uint32_t before = 0, after = 0;
+      for (size_t i = 0; i < t.columns.size(); ++i) {
+        if (std::optional<std::string> err = CoerceForColumn(t.columns[i], row[i]); err) {
+          return absl::InvalidArgumentError(*err);
+        }
+        if (ValueText(row[i]) != ValueText(old[i]) || row[i].is_null() != old[i].is_null()) {
+          before += ColumnImageBytes(t.columns[i], old[i]);
+          after += ColumnImageBytes(t.columns[i], row[i]);
+        }
+      }
+      const std::vector<uint8_t> bytes = EncodeRow(t.columns, row);
+      if (!hb.Replace(slot, bytes)) {
+        // Row migration, simplified: the row moves to a block with room.
+        hb.SetDeleted(slot, true);
+        d.sd.txn.undo.push_back({UndoEntry::Op::kDelete, seg->file_number, b, slot, {}});
+        RowInserter ins(d, t, false);
+        if (absl::Status st = ins.Add(row); !st.ok()) return st;
+        continue;
+      }
+      d.sd.txn.undo.push_back({UndoEntry::Op::kUpdate, seg->file_number, b, slot, old_bytes});
+      const uint32_t data =
+          t.temporary ? 0 : redo::VectorBytes({redo::kKtb, redo::kKdoSingle, after});
+      absl::Status st = d.e.AddUndo(d.rec, d.sd, t.temporary, redo::kUndoSingleRow + before, data, 1);
+      if (!st.ok()) return st;
+    }
+  }
+  return n;
+}
+
+RowChange Setter(Dml& d, const TableDef& t, const std::vector<Assignment>& set,
+                 const std::string& q, const std::vector<Column>* cols2, const Row* row2,
+                 const std::string& q2) {
+  return [&d, &t, &set, q, cols2, row2, q2](const Row& old) -> absl::StatusOr<std::optional<Row>> {
+    Row row = old;
+    for (const Assignment& a : set) {
+      size_t k = 0;
+      while (k < t.columns.size() && t.columns[k].name != a.column) ++k;
+      if (k == t.columns.size()) {
+        return absl::InvalidArgumentError(fmt::format("ORA-00904: \"{}\": invalid identifier", a.column));
+      }
+      absl::StatusOr<Value> v = EvalIn(*a.value, t.columns, old, q, cols2, row2, q2, d.s.sid);
+      if (!v.ok()) return v.status();
+      row[k] = *v;
+    }
+    return std::optional<Row>(row);
+  };
+}
+
+RowVisitor Where(Dml& d, const TableDef& t, const ExprPtr& where, const std::string& q,
+                 const std::vector<Column>* cols2 = nullptr, const Row* row2 = nullptr,
+                 const std::string& q2 = "") {
+  return [&d, &t, where, q, cols2, row2, q2](const Row& r) -> absl::StatusOr<bool> {
+    if (!where) return true;
+    absl::StatusOr<Value> v = EvalIn(*where, t.columns, r, q, cols2, row2, q2, d.s.sid);
+    if (!v.ok()) return v.status();
+    return v->kind == Value::Kind::kNumber && v->number != 0;
+  };
+}
+
+std::string Rows(int64_t n, std::string_view verb) {
+  if (n == 1) return fmt::format("1 row {}.", verb);
+  return fmt::format("{} rows {}.", CountWithCommas(n), verb);
+}
+
+absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out) {
+  if (d.e.tables.count(c.name) != 0) {
+    return absl::AlreadyExistsError(
+        "ORA-00955: name is already used by an existing object");
+  }
+  TableDef t;
+  t.name = c.name;
+  t.temporary = c.global_temporary;
+  t.preserve_rows = c.on_commit_preserve;
+  t.tablespace = c.tablespace.empty() ? (t.temporary ? "TEMP" : "USERS") : c.tablespace;
+  for (const ColumnDef& cd : c.columns) {
+    ColType ty = cd.type == "NUMBER" ? ColType::kNumber : cd.type == "DATE" ? ColType::kDate
+                 : cd.type == "CHAR" ? ColType::kChar : ColType::kVarchar2;
+    t.columns.push_back({cd.name, ty, cd.length});
+  }
+  if (c.as_select) {
+    absl::StatusOr<std::vector<Column>> shape = SelectShape(d.e, d.s, d.sd, d.rec, *c.as_select);
+    if (!shape.ok()) return shape.status();
+    t.columns = *shape;
+  }
+  absl::StatusOr<uint32_t> file = d.e.DataFileOf(t.tablespace);
+  if (!file.ok()) return file.status();
+  t.segment.file_number = *file;
+  t.object_id = d.e.next_object_id++;
+  TableDef& stored = d.e.tables.emplace(t.name, std::move(t)).first->second;
+  out->feedback = "Table created.";
+  if (c.as_select) {
+    RowInserter ins(d, stored, true);
+    std::vector<Column> cols;
+    absl::Status st = ScanSelect(d.e, d.s, d.sd, d.rec, *c.as_select,
+                                 [&](const Row& r) { return ins.Add(r); }, &cols);
+    if (st.ok()) st = ins.FlushBlock();
+    if (!st.ok()) return st;
+    // DDL commits.
+    return d.e.Commit(d.rec, d.sd);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status InsertRun(Dml& d, const Insert& ins, DataOutcome* out) {
+  absl::StatusOr<TableDef*> t = FindTable(d.e, ins.table);
+  if (!t.ok()) return t.status();
+  if (!ins.select) {
+    absl::StatusOr<int64_t> n = InsertValues(d, **t, ins.columns, ins.values, nullptr, nullptr, "");
+    if (!n.ok()) return n.status();
+    out->rows = *n;
+    out->feedback = Rows(*n, "created");
+    return absl::OkStatus();
+  }
+  RowInserter w(d, **t, true);
+  std::vector<Column> cols;
+  absl::Status st = ScanSelect(d.e, d.s, d.sd, d.rec, *ins.select, [&](const Row& r) -> absl::Status {
+    absl::StatusOr<Row> row = Arrange(**t, ins.columns, r);
+    if (!row.ok()) return row.status();
+    return w.Add(*row);
+  }, &cols);
+  if (st.ok()) st = w.FlushBlock();
+  if (!st.ok()) return st;
+  out->rows = w.rows();
+  out->feedback = Rows(w.rows(), "created");
+  return absl::OkStatus();
+}
+
+absl::Status MergeRun(Dml& d, const Merge& m, DataOutcome* out) {
+  absl::StatusOr<TableDef*> t = FindTable(d.e, m.table);
+  if (!t.ok()) return t.status();
+  std::vector<Row> src;
+  std::vector<Column> src_cols;
+  absl::Status st = ScanSelect(d.e, d.s, d.sd, d.rec, *m.using_select, [&](const Row& r) {
+    src.push_back(r);
+    return absl::OkStatus();
+  }, &src_cols);
+  if (!st.ok()) return st;
+  const std::string q = m.alias.empty() ? m.table : m.alias;
+  int64_t n = 0;
+  for (const Row& s : src) {
+    bool matched = false;
+    RowVisitor on = Where(d, **t, m.on, q, &src_cols, &s, m.using_alias);
+    RowVisitor seen = [&](const Row& r) -> absl::StatusOr<bool> {
+      absl::StatusOr<bool> ok = on(r);
+      if (ok.ok() && *ok) matched = true;
+      return ok.ok() ? (*ok && !m.matched_update.empty()) : ok;
+    };
+    absl::StatusOr<int64_t> u =
+        ChangeRows(d, **t, seen, Setter(d, **t, m.matched_update, q, &src_cols, &s, m.using_alias));
+    if (!u.ok()) return u.status();
+    n += *u;
+    if (!matched && m.has_insert) {
+      absl::StatusOr<int64_t> i =
+          InsertValues(d, **t, m.insert_columns, m.insert_values, &s, &src_cols, m.using_alias);
+      if (!i.ok()) return i.status();
+      n += *i;
+    }
+  }
+  out->rows = n;
+  out->feedback = Rows(n, "merged");
+  return absl::OkStatus();
+}
+
+absl::Status DropOrTruncate(Dml& d, const std::string& name, bool drop, DataOutcome* out) {
+  absl::StatusOr<TableDef*> t = FindTable(d.e, name);
+  if (!t.ok()) return t.status();
+  // DDL commits the session's transaction first.
+  if (absl::Status st = d.e.Commit(d.rec, d.sd); !st.ok()) return st;
+  if ((*t)->temporary) {
+    for (auto& [sid, other] : d.e.sessions) {
+      if (other != &d.sd && drop && other->gtt_segments.count((*t)->object_id) != 0) {
+        return absl::FailedPreconditionError(fmt::format(
+            "ORA-14452: attempt to create, alter or drop an index on temporary table already in "
+            "use (session {} has rows in {})", sid, name));
+      }
+    }
+    auto it = d.sd.gtt_segments.find((*t)->object_id);
+    if (it != d.sd.gtt_segments.end()) {
+      d.e.FreeSegment(it->second, true);
+      d.sd.gtt_segments.erase(it);
+    }
+  } else {
+    d.e.FreeSegment((*t)->segment, false);
+  }
+  if (drop) d.e.tables.erase(name);
+  out->feedback = drop ? "Table dropped." : "Table truncated.";
+  return absl::OkStatus();
+}
+
+absl::Status AlterSystem(Dml& d, const AlterSystemSet& a, DataOutcome* out) {
+  if (a.name != "temp_undo_enabled") {
+    return absl::InvalidArgumentError(fmt::format(
+        "ORA-02065: illegal option for ALTER SYSTEM: cellsim does not know parameter \"{}\" "
+        "(it knows temp_undo_enabled)", a.name));
+  }
+  const std::string v = absl::AsciiStrToUpper(a.value);
+  if (v != "TRUE" && v != "FALSE") {
+    return absl::InvalidArgumentError(fmt::format(
+        "ORA-00096: invalid value {} for parameter temp_undo_enabled, must be from among TRUE, FALSE",
+        a.value));
+  }
+  if (a.scope != "SPFILE") d.e.temp_undo_enabled = v == "TRUE";
+  out->feedback = "System altered.";
+  return absl::OkStatus();
+}
+
+absl::Status ShowParameterRun(Dml& d, const ShowParameter& p, DataOutcome* out) {
+  static const char* kNames[] = {"temp_undo_enabled", "undo_tablespace", "log_buffer",
+                                 "db_block_size", "undo_management"};
+  out->headings = {"NAME", "TYPE", "VALUE"};
+  out->numeric = {false, false, false};
+  for (const char* n : kNames) {
+    if (std::string(n).find(p.pattern) == std::string::npos) continue;
+    const std::string type = std::string(n) == "temp_undo_enabled" ? "boolean"
+                             : std::string(n) == "log_buffer" || std::string(n) == "db_block_size"
+                                 ? "big integer" : "string";
+    out->rows_text.push_back({n, type, ParameterValue(d.e, d.sd, n)});
+  }
+  out->rows = static_cast<int64_t>(out->rows_text.size());
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status RunDml(DataEngine& e, Session::State& s, SessionData& sd, Recorder& rec,
+                    const DataStatement& st, DataOutcome* out) {
+  Dml d{e, s, sd, rec};
+  if (const auto* x = std::get_if<CreateTable>(&st)) return CreateTableRun(d, *x, out);
+  if (const auto* x = std::get_if<DropTable>(&st)) return DropOrTruncate(d, x->name, true, out);
+  if (const auto* x = std::get_if<TruncateTable>(&st)) return DropOrTruncate(d, x->name, false, out);
+  if (const auto* x = std::get_if<Insert>(&st)) return InsertRun(d, *x, out);
+  if (const auto* x = std::get_if<Merge>(&st)) return MergeRun(d, *x, out);
+  if (const auto* x = std::get_if<Update>(&st)) {
+    absl::StatusOr<TableDef*> t = FindTable(e, x->table);
+    if (!t.ok()) return t.status();
+    const std::string q = x->alias.empty() ? x->table : x->alias;
+    absl::StatusOr<int64_t> n = ChangeRows(d, **t, Where(d, **t, x->where, q),
+                                           Setter(d, **t, x->set, q, nullptr, nullptr, ""));
+    if (!n.ok()) return n.status();
+    out->rows = *n;
+    out->feedback = Rows(*n, "updated");
+    return absl::OkStatus();
+  }
+  if (const auto* x = std::get_if<Delete>(&st)) {
+    absl::StatusOr<TableDef*> t = FindTable(e, x->table);
+    if (!t.ok()) return t.status();
+    const std::string q = x->alias.empty() ? x->table : x->alias;
+    absl::StatusOr<int64_t> n = ChangeRows(
+        d, **t, Where(d, **t, x->where, q),
+        [](const Row&) -> absl::StatusOr<std::optional<Row>> { return std::optional<Row>(); });
+    if (!n.ok()) return n.status();
+    out->rows = *n;
+    out->feedback = Rows(*n, "deleted");
+    return absl::OkStatus();
+  }
+  if (std::holds_alternative<Commit>(st)) {
+    out->feedback = "Commit complete.";
+    return e.Commit(rec, sd);
+  }
+  if (std::holds_alternative<Rollback>(st)) {
+    out->feedback = "Rollback complete.";
+    return e.Rollback(rec, sd);
+  }
+  if (const auto* x = std::get_if<AlterSystemSet>(&st)) return AlterSystem(d, *x, out);
+  if (const auto* x = std::get_if<ShowParameter>(&st)) return ShowParameterRun(d, *x, out);
+  return absl::InternalError("unhandled data statement");
+}
+
+DataEngine& EngineOf(Database::State& db) {
+  std::lock_guard lock(db.engine_mu);
+  if (!db.engine) {
+    auto e = std::make_shared<DataEngine>();
+    e->db = &db;
+    e->all_objects_rows = db.options.all_objects_rows;
+    db.engine = e;
+  }
+  return *db.engine;
+}
+
+bool SetDataSessionParameter(Session::State& s, const std::string& name, const std::string& value,
+                             absl::Status* status) {
+  if (name != "temp_undo_enabled") return false;
+  const std::string v = absl::AsciiStrToUpper(value);
+  if (v != "TRUE" && v != "FALSE") {
+    *status = absl::InvalidArgumentError(fmt::format(
+        "ORA-00096: invalid value {} for parameter temp_undo_enabled, must be from among TRUE, FALSE",
+        value));
+    return true;
+  }
+  DataEngine& e = EngineOf(*s.db);
+  std::lock_guard lock(e.mu);
+  // The session's value; ignored once the session has bound its temporary
+  // undo mode (docs/redo.md "Temporary undo"), without an error, as Oracle.
+  s.data->temp_undo_param = v == "TRUE";
+  *status = absl::OkStatus();
+  return true;
+}
+
+}  // namespace cellsim::db::internal

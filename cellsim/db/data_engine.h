@@ -1,0 +1,169 @@
+// Private: the transaction engine behind the data statements (docs/redo.md).
+//
+//   dictionary   tables (heap in a permanent tablespace, GTT definitions)
+//   segments     extents of 8 KiB blocks in a data file of the tablespace
+//                (heap, undo) or of TEMP (GTT data, temporary undo), held in
+//                the buffer cache; DBWR writes dirty permanent blocks to the
+//                data files through ASM at each checkpoint (log switch, close)
+//   undo         ten undo segments in UNDOTBS1 with transaction tables;
+//                records sized by redo_model.h and written into undo blocks;
+//                the logical records roll a transaction back
+//   redo         records sized by redo_model.h copied into the log buffer;
+//                LGWR writes 512-byte redo blocks with 16-byte headers into
+//                every member of the CURRENT group at commit, at a third full
+//                and every 3 s of the database's clock; log switches go round
+//                the thread's groups, each switch a checkpoint.
+//
+// One mutex serialises the engine (sessions are threads of one instance).
+#ifndef CELLSIM_DB_DATA_ENGINE_H_
+#define CELLSIM_DB_DATA_ENGINE_H_
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "cellsim/db/data_statement.h"
+#include "cellsim/db/database_state.h"
+#include "cellsim/db/row_format.h"
+
+namespace cellsim::db::internal {
+
+struct Segment {
+  uint32_t file_number = 0;       // relative file number of the data file / tempfile
+  std::vector<uint32_t> blocks;   // data blocks in order
+  uint32_t extent_blocks = 8;     // blocks per extent
+  uint32_t extents = 0;
+  uint32_t free_in_extent = 0;    // unused blocks left in the last extent
+  uint32_t next_block = 0;        // next unused block of the last extent
+};
+
+struct TableDef {
+  std::string name;
+  uint32_t object_id = 0;
+  std::vector<Column> columns;
+  bool temporary = false;       // a GTT
+  bool preserve_rows = false;   // ON COMMIT PRESERVE ROWS
+  std::string tablespace;       // heap: where the segment lives
+  Segment segment;              // heap tables only; GTT data is per session
+};
+
+// One logical undo entry (what rollback applies), newest last.
+struct UndoEntry {
+  enum class Op : uint8_t { kInsert, kDelete, kUpdate };
+  Op op = Op::kInsert;
+  uint32_t file = 0, block = 0;
+  uint16_t slot = 0;
+  std::vector<uint8_t> before;  // kUpdate: the old row
+};
+
+struct Transaction {
+  bool active = false;
+  uint32_t usn = 0, slot = 0, wrap = 0;
+  uint64_t start_ns = 0;
+  int64_t start_unix = 0;
+  std::vector<UndoEntry> undo;
+  uint64_t used_ublk = 0, used_urec = 0;       // permanent undo
+  uint64_t temp_ublk = 0, temp_urec = 0;       // temporary undo
+  uint32_t undo_block_used = 0, temp_block_used = 0;  // bytes in the current undo block
+  bool perm_begun = false;   // a slot in a permanent undo segment is held
+  bool temp_begun = false;   // bound to the session's temp undo segment
+  bool touched_gtt = false;
+};
+
+struct SessionData {
+  uint32_t sid = 0;
+  Session::State* session = nullptr;
+  std::map<uint32_t, Segment> gtt_segments;   // by GTT object id, in TEMP
+  std::optional<bool> temp_undo_latched;      // fixed at the first temp-object undo
+  std::optional<bool> temp_undo_param;        // ALTER SESSION value (unset: the system's)
+  Segment temp_undo_segment;                  // in TEMP, made at first temp undo
+  bool has_temp_undo_segment = false;
+  Transaction txn;
+};
+
+struct CachedBlock {
+  std::vector<uint8_t> bytes;
+  bool dirty = false;
+  bool temp = false;  // TEMP blocks are never written back (no cache pressure)
+};
+
+struct UndoStatBucket {
+  int64_t begin_unix = 0;
+  int64_t undoblks = 0, txncount = 0, maxconcurrency = 0;
+  int64_t temp_undoblks = 0, temp_txncount = 0, temp_uscount = 0, temp_extcnt = 0;
+  bool temp_used = false;
+};
+
+// What a data statement did, for the result and SQL*Plus.
+struct DataOutcome {
+  int64_t rows = 0;
+  std::vector<std::string> headings;
+  std::vector<std::vector<std::string>> rows_text;
+  std::vector<bool> numeric;  // right-align the column
+  std::string feedback;       // "70,000 rows created." ...
+};
+
+struct DataEngine {
+  Database::State* db = nullptr;
+  std::mutex mu;
+  std::map<std::string, TableDef> tables;
+  uint32_t next_object_id = 73000;
+  std::unordered_map<uint64_t, CachedBlock> cache;  // (file# << 32) | block#
+  std::map<uint32_t, uint32_t> file_next_block;     // bump allocator per data file
+  std::map<uint32_t, std::vector<std::pair<uint32_t, uint32_t>>> free_extents;  // file -> (start, n)
+  std::map<uint32_t, SessionData*> sessions;
+  uint64_t scn = 1000;
+  bool temp_undo_enabled = false;  // the system value
+  uint32_t next_usn = 1;
+  std::map<uint32_t, uint32_t> undo_slot_wrap;  // (usn << 16 | slot) -> wrap#
+  uint64_t all_objects_rows = 70000;
+  std::vector<UndoStatBucket> undostat;  // oldest first
+
+  // The log buffer and LGWR.
+  std::vector<uint8_t> log_buffer;  // redo generated and not yet written
+  uint64_t log_buffer_size = 16u << 20;
+  uint32_t current_group_index = 0;  // into thread 1's groups, by group#
+  uint64_t sequence = 1;
+  uint64_t log_block = 2;            // next redo block of the CURRENT log
+  uint64_t last_write_ns = 0;
+  bool log_started = false;
+
+  // ---- storage ----
+  absl::StatusOr<uint32_t> DataFileOf(const std::string& tablespace) const;
+  absl::Status Extend(Segment& seg, bool temp);
+  absl::StatusOr<uint32_t> NewBlock(Segment& seg, bool temp, uint32_t obj);
+  CachedBlock& Block(uint32_t file, uint32_t block);
+  absl::Status Checkpoint(Recorder& rec);
+  void FreeSegment(Segment& seg, bool temp);
+  // The table's segment: a heap table's own, or this session's segment of a
+  // GTT in TEMP (made when `create`; null when there is none or no TEMP).
+  Segment* TableSegment(SessionData& sd, TableDef& t, bool create);
+
+  // ---- transactions, undo, redo ----
+  bool TempUndo(SessionData& sd, bool temporary_object);
+  absl::Status GenerateRedo(Recorder& rec, uint32_t bytes, uint32_t vectors);
+  absl::Status AddUndo(Recorder& rec, SessionData& sd, bool temporary_object,
+                       uint32_t undo_record, uint32_t data_vector, uint32_t block_changes,
+                       uint32_t undo_vector_extra = 0);
+  absl::Status Commit(Recorder& rec, SessionData& sd);
+  absl::Status Rollback(Recorder& rec, SessionData& sd);
+  absl::Status FlushLog(Recorder& rec, bool sync);
+  UndoStatBucket& Bucket();
+};
+
+// Runs one data statement in session `s` (data_exec.cc).
+[[nodiscard]] absl::Status RunDataStatement(Session::State& s, const DataStatement& st,
+                                            DataOutcome* out);
+// The data engine of the database, made on first use.
+DataEngine& EngineOf(Database::State& db);
+// ALTER SESSION SET temp_undo_enabled: true when handled.
+bool SetDataSessionParameter(Session::State& s, const std::string& name, const std::string& value,
+                             absl::Status* status);
+
+}  // namespace cellsim::db::internal
+
+#endif  // CELLSIM_DB_DATA_ENGINE_H_

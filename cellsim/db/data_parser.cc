@@ -1,0 +1,837 @@
+// Recursive-descent parser for the data statements of data_statement.h. Kept
+// apart from the file-DDL parser (parser.cc): its own small lexer, the same
+// error style ("at LINE:COL: expected X, found Y" plus the line and a caret).
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "cellsim/db/data_statement.h"
+#include "cellsim/db/sql_text.h"
+
+namespace cellsim::db {
+namespace {
+
+using internal::IsIdentChar;
+using internal::IsIdentStart;
+using internal::Lower;
+using internal::Upper;
+
+enum class Tok { kWord, kQuoted, kString, kNumber, kPunct, kEnd };
+
+struct Token {
+  Tok kind = Tok::kEnd;
+  std::string text;  // words uppercased, quoted identifiers and strings as is
+  std::string raw;   // as written
+  size_t pos = 0;
+};
+
+class DataParser {
+ public:
+  explicit DataParser(std::string_view sql) : sql_(sql) {}
+
+  absl::StatusOr<DataStatement> Parse() {
+    if (absl::Status s = Lex(); !s.ok()) return s;
+    absl::StatusOr<DataStatement> st = Top();
+    if (!st.ok()) return st;
+    if (IsP(";")) Next();
+    if (Peek().kind != Tok::kEnd) {
+      return Error(fmt::format("expected end of statement, found {}", Describe(Peek())),
+                   "ORA-00933: SQL command not properly ended");
+    }
+    return st;
+  }
+
+ private:
+  // ---- lexer ----
+  absl::Status Lex() {
+    size_t i = 0;
+    const size_t n = sql_.size();
+    while (i < n) {
+      const char c = sql_[i];
+      if (std::isspace(static_cast<unsigned char>(c))) {
+        ++i;
+      } else if (c == '-' && i + 1 < n && sql_[i + 1] == '-') {
+        while (i < n && sql_[i] != '\n') ++i;
+      } else if (c == '/' && i + 1 < n && sql_[i + 1] == '*') {
+        const size_t end = sql_.find("*/", i + 2);
+        if (end == std::string_view::npos) return ErrorAt(i, "unterminated comment", "");
+        i = end + 2;
+      } else if (c == '\'' || c == '"') {
+        Token t{c == '\'' ? Tok::kString : Tok::kQuoted, "", "", i};
+        size_t j = i + 1;
+        bool closed = false;
+        while (j < n) {
+          if (sql_[j] == c) {
+            if (j + 1 < n && sql_[j + 1] == c) {
+              t.text += c;
+              j += 2;
+              continue;
+            }
+            closed = true;
+            break;
+          }
+          t.text += sql_[j++];
+        }
+        if (!closed) {
+          return ErrorAt(i, "unterminated quoted text",
+                         "ORA-01756: quoted string not properly terminated");
+        }
+        t.raw = std::string(sql_.substr(i, j + 1 - i));
+        tokens_.push_back(std::move(t));
+        i = j + 1;
+      } else if (std::isdigit(static_cast<unsigned char>(c)) ||
+                 (c == '.' && i + 1 < n && std::isdigit(static_cast<unsigned char>(sql_[i + 1])))) {
+        size_t j = i;
+        while (j < n && (std::isdigit(static_cast<unsigned char>(sql_[j])) || sql_[j] == '.')) ++j;
+        std::string num(sql_.substr(i, j - i));
+        tokens_.push_back(Token{Tok::kNumber, num, num, i});
+        i = j;
+      } else if (IsIdentStart(c)) {
+        size_t j = i;
+        while (j < n && IsIdentChar(sql_[j])) ++j;
+        std::string w(sql_.substr(i, j - i));
+        tokens_.push_back(Token{Tok::kWord, Upper(w), w, i});
+        i = j;
+      } else {
+        static const char* kTwo[] = {"<=", ">=", "<>", "!=", "||"};
+        std::string p(1, c);
+        for (const char* two : kTwo) {
+          if (sql_.substr(i, 2) == two) p = two;
+        }
+        if (std::string_view("(),;=<>+-*/.!|").find(c) == std::string_view::npos) {
+          return ErrorAt(i, fmt::format("unexpected character '{}'", c),
+                         "ORA-00911: invalid character");
+        }
+        tokens_.push_back(Token{Tok::kPunct, p, p, i});
+        i += p.size();
+      }
+    }
+    tokens_.push_back(Token{Tok::kEnd, "", "", n});
+    return absl::OkStatus();
+  }
+
+  // ---- helpers ----
+  const Token& Peek(size_t k = 0) const { return tokens_[std::min(pos_ + k, tokens_.size() - 1)]; }
+  const Token& Next() { return tokens_[pos_ < tokens_.size() - 1 ? pos_++ : pos_]; }
+  bool IsW(std::string_view w, size_t k = 0) const {
+    return Peek(k).kind == Tok::kWord && Peek(k).text == w;
+  }
+  bool IsP(std::string_view p, size_t k = 0) const {
+    return Peek(k).kind == Tok::kPunct && Peek(k).text == p;
+  }
+  bool AcceptW(std::string_view w) {
+    if (!IsW(w)) return false;
+    Next();
+    return true;
+  }
+  bool AcceptP(std::string_view p) {
+    if (!IsP(p)) return false;
+    Next();
+    return true;
+  }
+  static std::string Describe(const Token& t) {
+    if (t.kind == Tok::kEnd) return "end of statement";
+    return fmt::format("'{}'", t.raw);
+  }
+  absl::Status ErrorAt(size_t pos, const std::string& what, std::string_view code) const {
+    size_t line_start = sql_.rfind('\n', pos == 0 ? 0 : pos - 1);
+    line_start = (line_start == std::string_view::npos || pos == 0) ? 0 : line_start + 1;
+    size_t line_end = sql_.find('\n', pos);
+    if (line_end == std::string_view::npos) line_end = sql_.size();
+    size_t line_no = 1;
+    for (size_t i = 0; i < line_start; ++i) line_no += sql_[i] == '\n';
+    const size_t col = pos - line_start + 1;
+    std::string msg = code.empty() ? "ORA-00900: invalid SQL statement" : std::string(code);
+    return absl::InvalidArgumentError(
+        fmt::format("{}\nat {}:{}: {}\n  {}\n  {}^", msg, line_no, col, what,
+                    sql_.substr(line_start, line_end - line_start), std::string(col - 1, ' ')));
+  }
+  absl::Status Error(const std::string& what, std::string_view code = "") const {
+    return ErrorAt(Peek().pos, what, code);
+  }
+  absl::Status ExpectW(std::string_view w) {
+    if (AcceptW(w)) return absl::OkStatus();
+    return Error(fmt::format("expected {}, found {}", w, Describe(Peek())),
+                 "ORA-00905: missing keyword");
+  }
+  absl::Status ExpectP(std::string_view p) {
+    if (AcceptP(p)) return absl::OkStatus();
+    std::string_view code = p == ")" ? "ORA-00907: missing right parenthesis"
+                                     : p == "(" ? "ORA-00906: missing left parenthesis"
+                                                : "ORA-00917: missing comma";
+    return Error(fmt::format("expected '{}', found {}", p, Describe(Peek())), code);
+  }
+  absl::StatusOr<std::string> Identifier(std::string_view what) {
+    const Token& t = Peek();
+    if (t.kind == Tok::kWord || t.kind == Tok::kQuoted) {
+      Next();
+      if (t.text.size() > 128) {
+        return ErrorAt(t.pos, "identifier longer than 128 bytes", "ORA-00972: identifier is too long");
+      }
+      return t.text;
+    }
+    return Error(fmt::format("expected {}, found {}", what, Describe(t)),
+                 "ORA-00903: invalid table name");
+  }
+  // A table name, optionally schema-qualified (the schema is accepted and ignored).
+  absl::StatusOr<std::string> TableName() {
+    absl::StatusOr<std::string> n = Identifier("a table name");
+    if (n.ok() && IsP(".") && (Peek(1).kind == Tok::kWord || Peek(1).kind == Tok::kQuoted)) {
+      Next();
+      return Identifier("a table name");
+    }
+    return n;
+  }
+  bool IsReserved(const Token& t) const {
+    static const char* kReserved[] = {"WHERE", "ORDER", "CONNECT", "LEFT", "JOIN", "ON",
+                                      "SET", "USING", "WHEN", "FROM", "GROUP", "INNER",
+                                      "AND", "OR", "VALUES", "SELECT", "UNION"};
+    if (t.kind != Tok::kWord) return false;
+    for (const char* r : kReserved) {
+      if (t.text == r) return true;
+    }
+    return false;
+  }
+  std::string OptionalAlias() {
+    AcceptW("AS");
+    if ((Peek().kind == Tok::kWord && !IsReserved(Peek())) || Peek().kind == Tok::kQuoted) {
+      return Next().text;
+    }
+    return "";
+  }
+
+  // ---- expressions ----
+  static ExprPtr Make(Expr::Kind k) {
+    auto e = std::make_shared<Expr>();
+    e->kind = k;
+    return e;
+  }
+  static ExprPtr Binary(std::string op, ExprPtr a, ExprPtr b) {
+    ExprPtr e = Make(Expr::Kind::kBinary);
+    e->text = std::move(op);
+    e->args = {std::move(a), std::move(b)};
+    return e;
+  }
+  absl::StatusOr<ExprPtr> Or() {
+    absl::StatusOr<ExprPtr> a = And();
+    while (a.ok() && AcceptW("OR")) {
+      absl::StatusOr<ExprPtr> b = And();
+      if (!b.ok()) return b;
+      a = Binary("OR", *a, *b);
+    }
+    return a;
+  }
+  absl::StatusOr<ExprPtr> And() {
+    absl::StatusOr<ExprPtr> a = Not();
+    while (a.ok() && AcceptW("AND")) {
+      absl::StatusOr<ExprPtr> b = Not();
+      if (!b.ok()) return b;
+      a = Binary("AND", *a, *b);
+    }
+    return a;
+  }
+  absl::StatusOr<ExprPtr> Not() {
+    if (AcceptW("NOT")) {
+      absl::StatusOr<ExprPtr> a = Not();
+      if (!a.ok()) return a;
+      ExprPtr e = Make(Expr::Kind::kUnary);
+      e->text = "NOT";
+      e->args = {*a};
+      return e;
+    }
+    return Comparison();
+  }
+  absl::StatusOr<ExprPtr> Comparison() {
+    absl::StatusOr<ExprPtr> a = Additive();
+    if (!a.ok()) return a;
+    static const char* kOps[] = {"=", "<>", "!=", "<", "<=", ">", ">="};
+    for (const char* op : kOps) {
+      if (IsP(op)) {
+        Next();
+        absl::StatusOr<ExprPtr> b = Additive();
+        if (!b.ok()) return b;
+        return Binary(op == std::string_view("!=") ? "<>" : op, *a, *b);
+      }
+    }
+    const bool negated = IsW("NOT") && (IsW("IN", 1) || IsW("LIKE", 1));
+    if (negated) Next();
+    if (AcceptW("LIKE")) {
+      absl::StatusOr<ExprPtr> b = Additive();
+      if (!b.ok()) return b;
+      ExprPtr e = Binary("LIKE", *a, *b);
+      e->negated = negated;
+      return e;
+    }
+    if (AcceptW("IN")) {
+      if (absl::Status s = ExpectP("("); !s.ok()) return s;
+      ExprPtr e = Make(Expr::Kind::kInList);
+      e->negated = negated;
+      e->args.push_back(*a);
+      do {
+        absl::StatusOr<ExprPtr> v = Additive();
+        if (!v.ok()) return v;
+        e->args.push_back(*v);
+      } while (AcceptP(","));
+      if (absl::Status s = ExpectP(")"); !s.ok()) return s;
+      return e;
+    }
+    if (AcceptW("IS")) {
+      ExprPtr e = Make(Expr::Kind::kIsNull);
+      e->negated = AcceptW("NOT");
+      if (absl::Status s = ExpectW("NULL"); !s.ok()) return s;
+      e->args = {*a};
+      return e;
+    }
+    return a;
+  }
+  absl::StatusOr<ExprPtr> Additive() {
+    absl::StatusOr<ExprPtr> a = Multiplicative();
+    while (a.ok() && (IsP("+") || IsP("-") || IsP("||"))) {
+      std::string op = Next().text;
+      absl::StatusOr<ExprPtr> b = Multiplicative();
+      if (!b.ok()) return b;
+      a = Binary(op, *a, *b);
+    }
+    return a;
+  }
+  absl::StatusOr<ExprPtr> Multiplicative() {
+    absl::StatusOr<ExprPtr> a = Unary();
+    while (a.ok() && (IsP("*") || IsP("/"))) {
+      std::string op = Next().text;
+      absl::StatusOr<ExprPtr> b = Unary();
+      if (!b.ok()) return b;
+      a = Binary(op, *a, *b);
+    }
+    return a;
+  }
+  absl::StatusOr<ExprPtr> Unary() {
+    if (AcceptP("-")) {
+      absl::StatusOr<ExprPtr> a = Unary();
+      if (!a.ok()) return a;
+      ExprPtr e = Make(Expr::Kind::kUnary);
+      e->text = "-";
+      e->args = {*a};
+      return e;
+    }
+    AcceptP("+");
+    return Primary();
+  }
+  absl::StatusOr<ExprPtr> Primary() {
+    const Token t = Peek();
+    if (t.kind == Tok::kNumber) {
+      Next();
+      ExprPtr e = Make(Expr::Kind::kNumber);
+      e->number = std::strtod(t.text.c_str(), nullptr);
+      e->text = t.text;
+      return e;
+    }
+    if (t.kind == Tok::kString) {
+      Next();
+      ExprPtr e = Make(Expr::Kind::kString);
+      e->text = t.text;
+      return e;
+    }
+    if (AcceptP("(")) {
+      absl::StatusOr<ExprPtr> e = Or();
+      if (!e.ok()) return e;
+      if (absl::Status s = ExpectP(")"); !s.ok()) return s;
+      return e;
+    }
+    if (t.kind == Tok::kWord && t.text == "NULL") {
+      Next();
+      return Make(Expr::Kind::kNull);
+    }
+    if (IsP("*")) {
+      Next();
+      return Make(Expr::Kind::kStar);
+    }
+    if (t.kind == Tok::kWord || t.kind == Tok::kQuoted) {
+      if (t.kind == Tok::kWord && IsReserved(t)) {
+        return Error(fmt::format("expected an expression, found {}", Describe(t)),
+                     "ORA-00936: missing expression");
+      }
+      Next();
+      if (t.kind == Tok::kWord && IsP("(")) return Function(t.text);
+      ExprPtr e = Make(Expr::Kind::kColumn);
+      e->text = t.text;
+      if (AcceptP(".")) {
+        if (IsP("*")) {
+          Next();
+          ExprPtr star = Make(Expr::Kind::kStar);
+          star->qualifier = t.text;
+          return star;
+        }
+        absl::StatusOr<std::string> col = Identifier("a column name");
+        if (!col.ok()) return col.status();
+        e->qualifier = t.text;
+        e->text = *col;
+      }
+      return e;
+    }
+    return Error(fmt::format("expected an expression, found {}", Describe(t)),
+                 "ORA-00936: missing expression");
+  }
+  absl::StatusOr<ExprPtr> Function(const std::string& name) {
+    Next();  // (
+    ExprPtr e = Make(Expr::Kind::kFunction);
+    e->text = name;
+    if (!IsP(")")) {
+      do {
+        absl::StatusOr<ExprPtr> a = Or();
+        if (!a.ok()) return a;
+        e->args.push_back(*a);
+      } while (AcceptP(","));
+    }
+    if (absl::Status s = ExpectP(")"); !s.ok()) return s;
+    return e;
+  }
+
+  // ---- SELECT ----
+  absl::StatusOr<std::shared_ptr<Select>> SelectBody() {
+    if (absl::Status s = ExpectW("SELECT"); !s.ok()) return s;
+    auto sel = std::make_shared<Select>();
+    do {
+      const size_t start = Peek().pos;
+      absl::StatusOr<ExprPtr> e = Or();
+      if (!e.ok()) return e.status();
+      const size_t end = Peek().pos;
+      SelectItem item{*e, OptionalAlias(), ""};
+      std::string written(sql_.substr(start, end - start));
+      while (!written.empty() && std::isspace(static_cast<unsigned char>(written.back()))) {
+        written.pop_back();
+      }
+      item.heading = item.alias.empty() ? Upper(written) : item.alias;
+      sel->items.push_back(std::move(item));
+    } while (AcceptP(","));
+    if (absl::Status s = ExpectW("FROM"); !s.ok()) return s;
+    if (absl::Status s = FromList(*sel); !s.ok()) return s;
+    if (AcceptW("WHERE")) {
+      absl::StatusOr<ExprPtr> w = Or();
+      if (!w.ok()) return w.status();
+      sel->where = *w;
+    }
+    if (AcceptW("CONNECT")) {
+      if (absl::Status s = ExpectW("BY"); !s.ok()) return s;
+      if (absl::Status s = ExpectW("LEVEL"); !s.ok()) return s;
+      if (!AcceptP("<=") || Peek().kind != Tok::kNumber) {
+        return Error("expected CONNECT BY LEVEL <= number");
+      }
+      sel->connect_by_level = std::strtoull(Next().text.c_str(), nullptr, 10);
+    }
+    if (AcceptW("ORDER")) {
+      if (absl::Status s = ExpectW("BY"); !s.ok()) return s;
+      do {
+        absl::StatusOr<ExprPtr> e = Or();
+        if (!e.ok()) return e.status();
+        OrderItem o{*e, false};
+        if (AcceptW("DESC")) o.descending = true;
+        else AcceptW("ASC");
+        sel->order_by.push_back(o);
+      } while (AcceptP(","));
+    }
+    return sel;
+  }
+  absl::StatusOr<FromSource> Source() {
+    FromSource src;
+    if (AcceptP("(")) {
+      absl::StatusOr<std::shared_ptr<Select>> sub = SelectBody();
+      if (!sub.ok()) return sub.status();
+      if (absl::Status s = ExpectP(")"); !s.ok()) return s;
+      src.subquery = *sub;
+    } else {
+      absl::StatusOr<std::string> name = TableName();
+      if (!name.ok()) return name.status();
+      src.table = *name;
+    }
+    src.alias = OptionalAlias();
+    return src;
+  }
+  absl::Status FromList(Select& sel) {
+    absl::StatusOr<FromSource> first = Source();
+    if (!first.ok()) return first.status();
+    sel.from.push_back(*first);
+    while (true) {
+      if (AcceptP(",")) {
+        absl::StatusOr<FromSource> s = Source();
+        if (!s.ok()) return s.status();
+        sel.from.push_back(*s);
+        continue;
+      }
+      const bool left = AcceptW("LEFT");
+      if (left) AcceptW("OUTER");
+      const bool inner = !left && AcceptW("INNER");
+      if (left || inner || IsW("JOIN")) {
+        if (absl::Status st = ExpectW("JOIN"); !st.ok()) return st;
+        absl::StatusOr<FromSource> s = Source();
+        if (!s.ok()) return s.status();
+        if (absl::Status st = ExpectW("ON"); !st.ok()) return st;
+        absl::StatusOr<ExprPtr> on = Or();
+        if (!on.ok()) return on.status();
+        s->left_join = left;
+        s->on = *on;
+        sel.from.push_back(*s);
+        continue;
+      }
+      return absl::OkStatus();
+    }
+  }
+
+  // ---- statements ----
+  absl::StatusOr<DataStatement> Top() {
+    if (IsW("SELECT")) {
+      absl::StatusOr<std::shared_ptr<Select>> s = SelectBody();
+      if (!s.ok()) return s.status();
+      return DataStatement(**s);
+    }
+    if (AcceptW("CREATE")) return CreateTableStatement();
+    if (AcceptW("DROP")) {
+      if (absl::Status s = ExpectW("TABLE"); !s.ok()) return s;
+      DropTable d;
+      absl::StatusOr<std::string> n = TableName();
+      if (!n.ok()) return n.status();
+      d.name = *n;
+      d.purge = AcceptW("PURGE");
+      return DataStatement(d);
+    }
+    if (AcceptW("TRUNCATE")) {
+      if (absl::Status s = ExpectW("TABLE"); !s.ok()) return s;
+      absl::StatusOr<std::string> n = TableName();
+      if (!n.ok()) return n.status();
+      return DataStatement(TruncateTable{*n});
+    }
+    if (AcceptW("INSERT")) return InsertStatement();
+    if (AcceptW("UPDATE")) return UpdateStatement();
+    if (AcceptW("DELETE")) return DeleteStatement();
+    if (AcceptW("MERGE")) return MergeStatement();
+    if (AcceptW("COMMIT")) {
+      AcceptW("WORK");
+      return DataStatement(Commit{});
+    }
+    if (AcceptW("ROLLBACK")) {
+      AcceptW("WORK");
+      return DataStatement(Rollback{});
+    }
+    if (AcceptW("ALTER")) return AlterSystem();
+    if (AcceptW("SHOW")) {
+      if (!AcceptW("PARAMETER") && !AcceptW("PARAMETERS")) {
+        return Error(fmt::format("expected PARAMETER after SHOW, found {}", Describe(Peek())),
+                     "SP2-0158: unknown SHOW option");
+      }
+      ShowParameter p;
+      if (Peek().kind == Tok::kWord || Peek().kind == Tok::kQuoted) p.pattern = Lower(Next().text);
+      return DataStatement(p);
+    }
+    return Error(fmt::format("expected a statement, found {}", Describe(Peek())));
+  }
+  absl::StatusOr<DataStatement> CreateTableStatement() {
+    CreateTable c;
+    if (AcceptW("GLOBAL")) {
+      if (absl::Status s = ExpectW("TEMPORARY"); !s.ok()) return s;
+      c.global_temporary = true;
+    }
+    if (absl::Status s = ExpectW("TABLE"); !s.ok()) return s;
+    absl::StatusOr<std::string> n = TableName();
+    if (!n.ok()) return n.status();
+    c.name = *n;
+    if (AcceptP("(")) {
+      do {
+        ColumnDef col;
+        absl::StatusOr<std::string> cn = Identifier("a column name");
+        if (!cn.ok()) return cn.status();
+        col.name = *cn;
+        if (Peek().kind != Tok::kWord) return Error("expected a data type", "ORA-00902: invalid datatype");
+        col.type = Next().text;
+        if (col.type == "INTEGER" || col.type == "INT") col.type = "NUMBER";
+        if (col.type == "VARCHAR") col.type = "VARCHAR2";
+        if (AcceptP("(")) {
+          if (Peek().kind != Tok::kNumber) return Error("expected a length", "ORA-00910");
+          col.length = static_cast<uint32_t>(std::strtoul(Next().text.c_str(), nullptr, 10));
+          if (AcceptP(",")) Next();  // NUMBER(p, s): scale accepted
+          AcceptW("BYTE");
+          AcceptW("CHAR");
+          if (absl::Status s = ExpectP(")"); !s.ok()) return s;
+        }
+        if (col.type != "NUMBER" && col.type != "VARCHAR2" && col.type != "CHAR" &&
+            col.type != "DATE") {
+          return Error(fmt::format("unsupported data type {} (NUMBER, VARCHAR2, CHAR, DATE)",
+                                   col.type),
+                       "ORA-00902: invalid datatype");
+        }
+        if (col.type == "CHAR" && col.length == 0) col.length = 1;
+        if (col.type == "VARCHAR2" && (col.length == 0 || col.length > 4000)) {
+          return Error("VARCHAR2 needs a length of 1 to 4000", "ORA-00910: specified length too long for its datatype");
+        }
+        if (col.type == "CHAR" && col.length > 2000) {
+          return Error("CHAR length above 2000", "ORA-00910: specified length too long for its datatype");
+        }
+        c.columns.push_back(col);
+      } while (AcceptP(","));
+      if (absl::Status s = ExpectP(")"); !s.ok()) return s;
+    }
+    while (true) {
+      if (AcceptW("ON")) {
+        if (absl::Status s = ExpectW("COMMIT"); !s.ok()) return s;
+        if (AcceptW("PRESERVE")) c.on_commit_preserve = true;
+        else if (absl::Status s = ExpectW("DELETE"); !s.ok()) return s;
+        if (absl::Status s = ExpectW("ROWS"); !s.ok()) return s;
+        continue;
+      }
+      if (AcceptW("TABLESPACE")) {
+        absl::StatusOr<std::string> ts = Identifier("a tablespace name");
+        if (!ts.ok()) return ts.status();
+        c.tablespace = *ts;
+        continue;
+      }
+      break;
+    }
+    if (AcceptW("AS")) {
+      absl::StatusOr<std::shared_ptr<Select>> s = SelectBody();
+      if (!s.ok()) return s.status();
+      c.as_select = *s;
+    } else if (c.columns.empty()) {
+      return Error("expected a column list or AS SELECT", "ORA-00906: missing left parenthesis");
+    }
+    return DataStatement(c);
+  }
+  absl::StatusOr<std::vector<std::string>> ColumnList() {
+    std::vector<std::string> cols;
+    if (absl::Status s = ExpectP("("); !s.ok()) return s;
+    do {
+      absl::StatusOr<std::string> c = Identifier("a column name");
+      if (!c.ok()) return c.status();
+      if (AcceptP(".")) {
+        c = Identifier("a column name");
+        if (!c.ok()) return c.status();
+      }
+      cols.push_back(*c);
+    } while (AcceptP(","));
+    if (absl::Status s = ExpectP(")"); !s.ok()) return s;
+    return cols;
+  }
+  absl::StatusOr<std::vector<ExprPtr>> ValuesList() {
+    std::vector<ExprPtr> v;
+    if (absl::Status s = ExpectP("("); !s.ok()) return s;
+    do {
+      absl::StatusOr<ExprPtr> e = Or();
+      if (!e.ok()) return e.status();
+      v.push_back(*e);
+    } while (AcceptP(","));
+    if (absl::Status s = ExpectP(")"); !s.ok()) return s;
+    return v;
+  }
+  absl::StatusOr<DataStatement> InsertStatement() {
+    if (absl::Status s = ExpectW("INTO"); !s.ok()) return s;
+    Insert ins;
+    absl::StatusOr<std::string> n = TableName();
+    if (!n.ok()) return n.status();
+    ins.table = *n;
+    if (IsP("(")) {
+      absl::StatusOr<std::vector<std::string>> cols = ColumnList();
+      if (!cols.ok()) return cols.status();
+      ins.columns = *cols;
+    }
+    if (AcceptW("VALUES")) {
+      absl::StatusOr<std::vector<ExprPtr>> v = ValuesList();
+      if (!v.ok()) return v.status();
+      ins.values = *v;
+    } else if (IsW("SELECT")) {
+      absl::StatusOr<std::shared_ptr<Select>> s = SelectBody();
+      if (!s.ok()) return s.status();
+      ins.select = *s;
+    } else {
+      return Error(fmt::format("expected VALUES or SELECT, found {}", Describe(Peek())),
+                   "ORA-00926: missing VALUES keyword");
+    }
+    return DataStatement(ins);
+  }
+  absl::StatusOr<std::vector<Assignment>> SetList() {
+    std::vector<Assignment> set;
+    do {
+      absl::StatusOr<std::string> c = Identifier("a column name");
+      if (!c.ok()) return c.status();
+      if (AcceptP(".")) {
+        c = Identifier("a column name");
+        if (!c.ok()) return c.status();
+      }
+      if (absl::Status s = ExpectP("="); !s.ok()) {
+        return Error(fmt::format("expected '=', found {}", Describe(Peek())),
+                     "ORA-00927: missing equal sign");
+      }
+      absl::StatusOr<ExprPtr> e = Or();
+      if (!e.ok()) return e.status();
+      set.push_back({*c, *e});
+    } while (AcceptP(","));
+    return set;
+  }
+  absl::StatusOr<DataStatement> UpdateStatement() {
+    Update u;
+    absl::StatusOr<std::string> n = TableName();
+    if (!n.ok()) return n.status();
+    u.table = *n;
+    if (!IsW("SET")) u.alias = OptionalAlias();
+    if (absl::Status s = ExpectW("SET"); !s.ok()) return s;
+    absl::StatusOr<std::vector<Assignment>> set = SetList();
+    if (!set.ok()) return set.status();
+    u.set = *set;
+    if (AcceptW("WHERE")) {
+      absl::StatusOr<ExprPtr> w = Or();
+      if (!w.ok()) return w.status();
+      u.where = *w;
+    }
+    return DataStatement(u);
+  }
+  absl::StatusOr<DataStatement> DeleteStatement() {
+    Delete d;
+    AcceptW("FROM");
+    absl::StatusOr<std::string> n = TableName();
+    if (!n.ok()) return n.status();
+    d.table = *n;
+    d.alias = OptionalAlias();
+    if (AcceptW("WHERE")) {
+      absl::StatusOr<ExprPtr> w = Or();
+      if (!w.ok()) return w.status();
+      d.where = *w;
+    }
+    return DataStatement(d);
+  }
+  absl::StatusOr<DataStatement> MergeStatement() {
+    if (absl::Status s = ExpectW("INTO"); !s.ok()) return s;
+    Merge m;
+    absl::StatusOr<std::string> n = TableName();
+    if (!n.ok()) return n.status();
+    m.table = *n;
+    m.alias = OptionalAlias();
+    if (absl::Status s = ExpectW("USING"); !s.ok()) return s;
+    if (absl::Status s = ExpectP("("); !s.ok()) return s;
+    absl::StatusOr<std::shared_ptr<Select>> sel = SelectBody();
+    if (!sel.ok()) return sel.status();
+    m.using_select = *sel;
+    if (absl::Status s = ExpectP(")"); !s.ok()) return s;
+    m.using_alias = OptionalAlias();
+    if (absl::Status s = ExpectW("ON"); !s.ok()) return s;
+    if (absl::Status s = ExpectP("("); !s.ok()) return s;
+    absl::StatusOr<ExprPtr> on = Or();
+    if (!on.ok()) return on.status();
+    m.on = *on;
+    if (absl::Status s = ExpectP(")"); !s.ok()) return s;
+    while (AcceptW("WHEN")) {
+      const bool matched = !AcceptW("NOT");
+      if (absl::Status s = ExpectW("MATCHED"); !s.ok()) return s;
+      if (absl::Status s = ExpectW("THEN"); !s.ok()) return s;
+      if (matched) {
+        if (absl::Status s = ExpectW("UPDATE"); !s.ok()) return s;
+        if (absl::Status s = ExpectW("SET"); !s.ok()) return s;
+        absl::StatusOr<std::vector<Assignment>> set = SetList();
+        if (!set.ok()) return set.status();
+        m.matched_update = *set;
+      } else {
+        if (absl::Status s = ExpectW("INSERT"); !s.ok()) return s;
+        m.has_insert = true;
+        if (IsP("(") && !IsW("VALUES")) {
+          absl::StatusOr<std::vector<std::string>> cols = ColumnList();
+          if (!cols.ok()) return cols.status();
+          m.insert_columns = *cols;
+        }
+        if (absl::Status s = ExpectW("VALUES"); !s.ok()) return s;
+        absl::StatusOr<std::vector<ExprPtr>> v = ValuesList();
+        if (!v.ok()) return v.status();
+        m.insert_values = *v;
+      }
+    }
+    if (m.matched_update.empty() && !m.has_insert) {
+      return Error("expected WHEN MATCHED or WHEN NOT MATCHED", "ORA-00905: missing keyword");
+    }
+    return DataStatement(m);
+  }
+  absl::StatusOr<DataStatement> AlterSystem() {
+    if (absl::Status s = ExpectW("SYSTEM"); !s.ok()) return s;
+    if (absl::Status s = ExpectW("SET"); !s.ok()) return s;
+    AlterSystemSet a;
+    absl::StatusOr<std::string> n = Identifier("a parameter name");
+    if (!n.ok()) return n.status();
+    a.name = Lower(*n);
+    if (absl::Status s = ExpectP("="); !s.ok()) return s;
+    const Token& v = Peek();
+    if (v.kind == Tok::kEnd || v.kind == Tok::kPunct) {
+      return Error(fmt::format("expected a value, found {}", Describe(v)), "ORA-00927");
+    }
+    a.value = v.kind == Tok::kWord ? v.raw : v.text;
+    Next();
+    while (Peek().kind == Tok::kWord) {
+      const std::string opt = Next().text;
+      if (absl::Status s = ExpectP("="); !s.ok()) return s;
+      const Token val = Next();
+      if (opt == "SCOPE") {
+        a.scope = Upper(val.text);
+        if (a.scope != "MEMORY" && a.scope != "SPFILE" && a.scope != "BOTH") {
+          return ErrorAt(val.pos, "SCOPE must be MEMORY, SPFILE or BOTH", "ORA-02065: illegal option for ALTER SYSTEM");
+        }
+      } else if (opt != "SID" && opt != "COMMENT") {
+        return ErrorAt(val.pos, fmt::format("unknown ALTER SYSTEM option {}", opt),
+                       "ORA-02065: illegal option for ALTER SYSTEM");
+      }
+    }
+    return DataStatement(a);
+  }
+
+  std::string_view sql_;
+  std::vector<Token> tokens_;
+  size_t pos_ = 0;
+};
+
+std::string FirstWords(std::string_view sql, int count) {
+  std::string out;
+  size_t i = 0;
+  for (int w = 0; w < count; ++w) {
+    while (i < sql.size()) {
+      if (std::isspace(static_cast<unsigned char>(sql[i]))) {
+        ++i;
+      } else if (sql.substr(i, 2) == "--") {
+        while (i < sql.size() && sql[i] != '\n') ++i;
+      } else if (sql.substr(i, 2) == "/*") {
+        const size_t e = sql.find("*/", i + 2);
+        i = e == std::string_view::npos ? sql.size() : e + 2;
+      } else {
+        break;
+      }
+    }
+    size_t j = i;
+    while (j < sql.size() && IsIdentChar(sql[j])) ++j;
+    if (j == i) break;
+    out += (out.empty() ? "" : " ") + Upper(sql.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+}  // namespace
+
+bool IsDataStatement(std::string_view sql) {
+  const std::string w = FirstWords(sql, 3);
+  auto starts = [&](std::string_view p) {
+    return w.compare(0, p.size(), p) == 0 && (w.size() == p.size() || w[p.size()] == ' ');
+  };
+  for (std::string_view p : {"CREATE TABLE", "CREATE GLOBAL", "DROP TABLE", "TRUNCATE", "INSERT",
+                             "UPDATE", "DELETE", "MERGE", "COMMIT", "ROLLBACK", "ALTER SYSTEM",
+                             "SHOW", "SELECT"}) {
+    if (starts(p)) return true;
+  }
+  return false;
+}
+
+absl::StatusOr<DataStatement> ParseDataStatement(std::string_view sql) {
+  return DataParser(sql).Parse();
+}
+
+std::string_view DataStatementKind(const DataStatement& st) {
+  static constexpr std::string_view kKinds[] = {
+      "CREATE TABLE", "DROP TABLE", "TRUNCATE TABLE", "INSERT", "UPDATE", "DELETE", "MERGE",
+      "COMMIT", "ROLLBACK", "ALTER SYSTEM", "SHOW PARAMETER", "SELECT"};
+  return kKinds[st.index()];
+}
+
+}  // namespace cellsim::db

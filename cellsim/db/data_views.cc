@@ -1,0 +1,207 @@
+// The V$ views of the data engine, built from its state when queried.
+#include "cellsim/db/data_views.h"
+
+#include <fmt/format.h>
+
+namespace cellsim::db::internal {
+namespace {
+
+using stats::Stat;
+
+Column N(const char* name) { return {name, ColType::kNumber, 0}; }
+Column S(const char* name) { return {name, ColType::kVarchar2, 64}; }
+Column D(const char* name) { return {name, ColType::kDate, 0}; }
+
+ViewRows StatRows(const stats::StatValues& v, bool with_sid, uint32_t sid, bool names) {
+  ViewRows r;
+  if (with_sid) r.columns.push_back(N("SID"));
+  r.columns.push_back(N("STATISTIC#"));
+  if (names) {
+    r.columns.push_back(S("NAME"));
+    r.columns.push_back(N("CLASS"));
+  }
+  r.columns.push_back(N("VALUE"));
+  for (size_t i = 0; i < stats::kStatCount; ++i) {
+    Row row;
+    if (with_sid) row.push_back(Value::Num(sid));
+    row.push_back(Value::Num(static_cast<double>(i)));
+    if (names) {
+      row.push_back(Value::Str(std::string(stats::kStatTable[i].name)));
+      row.push_back(Value::Num(stats::kStatTable[i].stat_class));
+    }
+    row.push_back(Value::Num(static_cast<double>(v.v[i])));
+    r.rows.push_back(std::move(row));
+  }
+  return r;
+}
+
+ViewRows UndoStat(DataEngine& e, bool temp) {
+  ViewRows r;
+  if (temp) {
+    r.columns = {D("BEGIN_TIME"), D("END_TIME"), N("UNDOTSN"), N("TXNCOUNT"), N("MAXCONCURRENCY"),
+                 N("MAXQUERYLEN"), S("MAXQUERYID"), N("UNDOBLKCNT"), N("EXTCNT"), N("USCOUNT"),
+                 N("SSOLDERRCNT"), N("NOSPACEERRCNT"), N("CON_ID")};
+  } else {
+    r.columns = {D("BEGIN_TIME"), D("END_TIME"), N("UNDOTSN"), N("UNDOBLKS"), N("TXNCOUNT"),
+                 N("MAXQUERYLEN"), S("MAXQUERYID"), N("MAXCONCURRENCY"), N("SSOLDERRCNT"),
+                 N("NOSPACEERRCNT"), N("ACTIVEBLKS"), N("TUNED_UNDORETENTION"), N("CON_ID")};
+  }
+  const Tablespace* undo = e.db->table.FindTablespace("UNDOTBS1");
+  const double tsn = undo != nullptr ? undo->number : 0;
+  for (auto it = e.undostat.rbegin(); it != e.undostat.rend(); ++it) {  // newest first
+    const UndoStatBucket& b = *it;
+    if (temp && !b.temp_used) continue;
+    const Value begin = Value::Date(b.begin_unix), end = Value::Date(b.begin_unix + 600);
+    if (temp) {
+      r.rows.push_back({begin, end, Value::Num(tsn), Value::Num(b.temp_txncount),
+                        Value::Num(b.maxconcurrency), Value::Num(0), Value::Null(),
+                        Value::Num(b.temp_undoblks), Value::Num(b.temp_extcnt),
+                        Value::Num(b.temp_uscount), Value::Num(0), Value::Num(0), Value::Num(0)});
+    } else {
+      r.rows.push_back({begin, end, Value::Num(tsn), Value::Num(b.undoblks), Value::Num(b.txncount),
+                        Value::Num(0), Value::Null(), Value::Num(b.maxconcurrency), Value::Num(0),
+                        Value::Num(0), Value::Num(0), Value::Num(900), Value::Num(0)});
+    }
+  }
+  return r;
+}
+
+ViewRows Logs(DataEngine& e, bool files) {
+  ViewRows r;
+  std::vector<const LogGroup*> groups;
+  for (const LogGroup& g : e.db->table.log_groups) {
+    if (g.state == EntryState::kAvailable) groups.push_back(&g);
+  }
+  if (files) {
+    r.columns = {N("GROUP#"), S("STATUS"), S("TYPE"), S("MEMBER"), S("IS_RECOVERY_DEST_FILE"),
+                 N("CON_ID")};
+    for (const LogGroup* g : groups) {
+      for (const LogMember& m : g->members) {
+        r.rows.push_back({Value::Num(g->group), Value::Null(), Value::Str("ONLINE"),
+                          Value::Str(m.file.name), Value::Str("NO"), Value::Num(0)});
+      }
+    }
+    return r;
+  }
+  r.columns = {N("GROUP#"), N("THREAD#"), N("SEQUENCE#"), N("BYTES"), N("BLOCKSIZE"), N("MEMBERS"),
+               S("ARCHIVED"), S("STATUS"), N("CON_ID")};
+  size_t index = 0;
+  for (const LogGroup* g : groups) {
+    std::string status = "UNUSED";
+    double seq = 0;
+    if (g->thread == 1) {
+      if (index == e.current_group_index) {
+        status = "CURRENT";
+        seq = static_cast<double>(e.sequence);
+      } else if (index < e.sequence) {
+        status = "INACTIVE";  // used before; checkpointed at the switch
+      }
+      ++index;
+    }
+    r.rows.push_back({Value::Num(g->group), Value::Num(g->thread), Value::Num(seq),
+                      Value::Num(static_cast<double>(g->size_bytes)), Value::Num(g->block_size),
+                      Value::Num(static_cast<double>(g->members.size())), Value::Str("NO"),
+                      Value::Str(status), Value::Num(0)});
+  }
+  return r;
+}
+
+}  // namespace
+
+std::string ParameterValue(DataEngine& e, SessionData& sd, const std::string& name) {
+  if (name == "temp_undo_enabled") {
+    return sd.temp_undo_param.value_or(e.temp_undo_enabled) ? "TRUE" : "FALSE";
+  }
+  if (name == "undo_tablespace") return "UNDOTBS1";
+  if (name == "undo_management") return "AUTO";
+  if (name == "log_buffer") return fmt::format("{}", e.log_buffer_size);
+  if (name == "db_block_size") return "8192";
+  return "";
+}
+
+std::optional<ViewRows> BuildView(DataEngine& e, SessionData& sd, const std::string& name) {
+  if (name == "V$MYSTAT") {
+    ViewRows r = StatRows(sd.session->stats.Snapshot(), true, sd.sid, false);
+    return r;
+  }
+  if (name == "V$SESSTAT") {
+    ViewRows all;
+    for (auto& [sid, other] : e.sessions) {
+      ViewRows r = StatRows(other->session->stats.Snapshot(), true, sid, false);
+      all.columns = r.columns;
+      for (Row& row : r.rows) all.rows.push_back(std::move(row));
+    }
+    return all;
+  }
+  if (name == "V$SYSSTAT") return StatRows(e.db->sys_stats.Snapshot(), false, 0, true);
+  if (name == "V$STATNAME") {
+    ViewRows r = StatRows(stats::StatValues{}, false, 0, true);
+    r.columns.pop_back();
+    for (Row& row : r.rows) row.pop_back();
+    return r;
+  }
+  if (name == "V$SESSION") {
+    ViewRows r;
+    r.columns = {N("SID"), S("USERNAME"), S("STATUS")};
+    for (auto& [sid, other] : e.sessions) {
+      r.rows.push_back({Value::Num(sid), Value::Str("CELLSIM"), Value::Str("ACTIVE")});
+    }
+    return r;
+  }
+  if (name == "V$PARAMETER") {
+    ViewRows r;
+    r.columns = {N("NUM"), S("NAME"), N("TYPE"), S("VALUE"), S("ISDEFAULT"), S("ISSES_MODIFIABLE"),
+                 S("ISSYS_MODIFIABLE")};
+    const char* names[] = {"temp_undo_enabled", "undo_tablespace", "undo_management", "log_buffer",
+                           "db_block_size"};
+    double num = 1;
+    for (const char* n : names) {
+      const std::string v = ParameterValue(e, sd, n);
+      const bool is_default = std::string(n) != "temp_undo_enabled" || v == "FALSE";
+      r.rows.push_back({Value::Num(num++), Value::Str(n),
+                        Value::Num(std::string(n) == "temp_undo_enabled" ? 1 : 2), Value::Str(v),
+                        Value::Str(is_default ? "TRUE" : "FALSE"),
+                        Value::Str(std::string(n) == "temp_undo_enabled" ? "TRUE" : "FALSE"),
+                        Value::Str(std::string(n) == "temp_undo_enabled" ? "IMMEDIATE" : "FALSE")});
+    }
+    return r;
+  }
+  if (name == "V$TRANSACTION") {
+    ViewRows r;
+    r.columns = {N("XIDUSN"), N("XIDSLOT"), N("XIDSQN"), S("STATUS"), N("USED_UBLK"),
+                 N("USED_UREC"), N("SES_SID")};
+    for (auto& [sid, other] : e.sessions) {
+      const Transaction& t = other->txn;
+      if (!t.active) continue;
+      r.rows.push_back({Value::Num(t.usn), Value::Num(t.slot), Value::Num(t.wrap),
+                        Value::Str("ACTIVE"), Value::Num(static_cast<double>(t.used_ublk)),
+                        Value::Num(static_cast<double>(t.used_urec)), Value::Num(sid)});
+    }
+    return r;
+  }
+  if (name == "V$TEMPSEG_USAGE" || name == "V$SORT_USAGE") {
+    ViewRows r;
+    r.columns = {S("USERNAME"), N("SESSION_NUM"), S("TABLESPACE"), S("CONTENTS"), S("SEGTYPE"),
+                 N("EXTENTS"), N("BLOCKS")};
+    for (auto& [sid, other] : e.sessions) {
+      for (auto& [obj, seg] : other->gtt_segments) {
+        r.rows.push_back({Value::Str("CELLSIM"), Value::Num(sid), Value::Str("TEMP"),
+                          Value::Str("TEMPORARY"), Value::Str("DATA"), Value::Num(seg.extents),
+                          Value::Num(seg.extents * seg.extent_blocks)});
+      }
+      if (other->has_temp_undo_segment) {
+        r.rows.push_back({Value::Str("CELLSIM"), Value::Num(sid), Value::Str("TEMP"),
+                          Value::Str("TEMPORARY"), Value::Str("TEMP_UNDO"), Value::Num(1),
+                          Value::Num(other->temp_undo_segment.extent_blocks)});
+      }
+    }
+    return r;
+  }
+  if (name == "V$UNDOSTAT") return UndoStat(e, false);
+  if (name == "V$TEMPUNDOSTAT") return UndoStat(e, true);
+  if (name == "V$LOG") return Logs(e, false);
+  if (name == "V$LOGFILE") return Logs(e, true);
+  return std::nullopt;
+}
+
+}  // namespace cellsim::db::internal

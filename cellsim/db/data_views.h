@@ -1,0 +1,46 @@
+// Private: the V$ views of the data engine (docs/redo.md "Views"), and the
+// helpers the DML code shares with the query code (data_exec.cc).
+#ifndef CELLSIM_DB_DATA_VIEWS_H_
+#define CELLSIM_DB_DATA_VIEWS_H_
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cellsim/db/data_engine.h"
+
+namespace cellsim::db::internal {
+
+struct ViewRows {
+  std::vector<Column> columns;
+  std::vector<Row> rows;
+};
+
+// V$MYSTAT, V$SESSTAT, V$SYSSTAT, V$STATNAME, V$PARAMETER, V$TRANSACTION,
+// V$UNDOSTAT, V$TEMPUNDOSTAT, V$TEMPSEG_USAGE, V$LOG, V$LOGFILE, V$SESSION;
+// nullopt for another name.
+std::optional<ViewRows> BuildView(DataEngine& e, SessionData& sd, const std::string& name);
+
+// The value of a parameter as V$PARAMETER shows it ("" when unknown).
+std::string ParameterValue(DataEngine& e, SessionData& sd, const std::string& name);
+
+std::string CountWithCommas(int64_t n);
+
+// Query helpers of data_exec.cc.
+[[nodiscard]] absl::Status ScanSelect(DataEngine& e, Session::State& s, SessionData& sd,
+                                      Recorder& rec, const Select& sel,
+                                      const std::function<absl::Status(const Row&)>& fn,
+                                      std::vector<Column>* cols);
+[[nodiscard]] absl::StatusOr<std::vector<Column>> SelectShape(DataEngine& e, Session::State& s,
+                                                              SessionData& sd, Recorder& rec,
+                                                              const Select& sel);
+// Evaluates `expr` over one or two bound rows.
+[[nodiscard]] absl::StatusOr<Value> EvalIn(const Expr& expr, const std::vector<Column>& cols,
+                                           const Row& row, const std::string& qualifier,
+                                           const std::vector<Column>* cols2, const Row* row2,
+                                           const std::string& qualifier2, uint32_t sid);
+
+}  // namespace cellsim::db::internal
+
+#endif  // CELLSIM_DB_DATA_VIEWS_H_

@@ -1,0 +1,310 @@
+// Values, Oracle's NUMBER / DATE / row encodings and the heap data block.
+#include "cellsim/db/row_format.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+#include <ctime>
+
+#include "cellsim/format/block_template.h"
+
+namespace cellsim::db::internal {
+namespace {
+
+// Block-relative offsets of the data header (kdbh) fields.
+constexpr uint32_t kNrow = kDataHeaderOffset + 2;
+constexpr uint32_t kFsbo = kDataHeaderOffset + 6;  // end of the row directory
+constexpr uint32_t kFseo = kDataHeaderOffset + 8;  // start of the row heap
+constexpr uint32_t kAvsp = kDataHeaderOffset + 10;
+
+void PutDate(std::vector<uint8_t>& out, int64_t unix) {
+  const time_t t = static_cast<time_t>(unix);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  const int year = tm.tm_year + 1900;
+  out.push_back(static_cast<uint8_t>(year / 100 + 100));
+  out.push_back(static_cast<uint8_t>(year % 100 + 100));
+  out.push_back(static_cast<uint8_t>(tm.tm_mon + 1));
+  out.push_back(static_cast<uint8_t>(tm.tm_mday));
+  out.push_back(static_cast<uint8_t>(tm.tm_hour + 1));
+  out.push_back(static_cast<uint8_t>(tm.tm_min + 1));
+  out.push_back(static_cast<uint8_t>(tm.tm_sec + 1));
+}
+
+int64_t GetDate(absl::Span<const uint8_t> b) {
+  if (b.size() < 7) return 0;
+  std::tm tm{};
+  tm.tm_year = (b[0] - 100) * 100 + (b[1] - 100) - 1900;
+  tm.tm_mon = b[2] - 1;
+  tm.tm_mday = b[3];
+  tm.tm_hour = b[4] - 1;
+  tm.tm_min = b[5] - 1;
+  tm.tm_sec = b[6] - 1;
+  return static_cast<int64_t>(timegm(&tm));
+}
+
+}  // namespace
+
+std::string ValueText(const Value& v) {
+  if (v.kind == Value::Kind::kNull) return "";
+  if (v.kind == Value::Kind::kString) return v.text;
+  if (v.is_date) {
+    static const char* kMon[] = {"JAN", "FEB", "MAR", "APR", "MAY", "JUN",
+                                 "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"};
+    const time_t t = static_cast<time_t>(v.number);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    return fmt::format("{:02d}-{}-{:02d}", tm.tm_mday, kMon[tm.tm_mon], tm.tm_year % 100);
+  }
+  if (std::floor(v.number) == v.number && std::fabs(v.number) < 1e15) {
+    return fmt::format("{}", static_cast<int64_t>(v.number));
+  }
+  return fmt::format("{:.10g}", v.number);
+}
+
+std::vector<uint8_t> EncodeNumber(double d) {
+  if (d == 0) return {0x80};
+  const bool neg = d < 0;
+  // 15 significant decimal digits, split into base-100 digits around the point.
+  std::string s = fmt::format("{:.14e}", std::fabs(d));  // d.dddddddddddddde+XX
+  const int exp10 = std::atoi(s.c_str() + s.find('e') + 1);
+  std::string digits = s.substr(0, 1) + s.substr(2, 14);
+  while (!digits.empty() && digits.back() == '0') digits.pop_back();
+  // Align so that the first base-100 digit holds the integer part's leading pair.
+  int e100 = exp10 >= 0 ? exp10 / 2 : -((-exp10 + 1) / 2);
+  const int lead = exp10 - 2 * e100;  // 0 or 1: digits before the first pair boundary
+  if (lead == 0) digits = "0" + digits;
+  if (digits.size() % 2) digits += "0";
+  std::vector<uint8_t> out;
+  const int exp_byte = e100 + 65;
+  out.push_back(static_cast<uint8_t>(neg ? (~(exp_byte + 128)) & 0xFF : exp_byte + 128));
+  for (size_t i = 0; i < digits.size() && out.size() < 21; i += 2) {
+    const int pair = (digits[i] - '0') * 10 + (digits[i + 1] - '0');
+    out.push_back(static_cast<uint8_t>(neg ? 101 - pair : pair + 1));
+  }
+  while (out.size() > 1 && out.back() == (neg ? 101 : 1)) out.pop_back();
+  if (neg && out.size() < 21) out.push_back(102);
+  return out;
+}
+
+double DecodeNumber(absl::Span<const uint8_t> b) {
+  if (b.empty() || (b.size() == 1 && b[0] == 0x80)) return 0;
+  const bool neg = (b[0] & 0x80) == 0;
+  const int exp = neg ? ((~b[0]) & 0x7F) - 65 : (b[0] & 0x7F) - 65;
+  double r = 0;
+  double scale = std::pow(100.0, exp);
+  for (size_t i = 1; i < b.size(); ++i) {
+    if (neg && b[i] == 102) break;
+    const int digit = neg ? 101 - b[i] : b[i] - 1;
+    r += digit * scale;
+    scale /= 100;
+  }
+  return neg ? -r : r;
+}
+
+std::optional<std::string> CoerceForColumn(const Column& c, Value& v) {
+  if (v.is_null()) {
+    v = Value::Null();
+    return std::nullopt;
+  }
+  switch (c.type) {
+    case ColType::kNumber:
+      if (v.kind == Value::Kind::kString) {
+        char* end = nullptr;
+        const double d = std::strtod(v.text.c_str(), &end);
+        if (end == v.text.c_str() || *end != '\0') return "ORA-01722: invalid number";
+        v = Value::Num(d);
+      }
+      v.is_date = false;
+      return std::nullopt;
+    case ColType::kDate:
+      if (v.kind != Value::Kind::kNumber) return "ORA-01858: a non-numeric character was found";
+      v.is_date = true;
+      return std::nullopt;
+    case ColType::kVarchar2:
+    case ColType::kChar:
+      if (v.kind == Value::Kind::kNumber) v = Value::Str(ValueText(v));
+      if (v.text.size() > c.length) {
+        return fmt::format("ORA-12899: value too large for column \"{}\" (actual: {}, maximum: {})",
+                           c.name, v.text.size(), c.length);
+      }
+      if (c.type == ColType::kChar) v.text.resize(c.length, ' ');
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+namespace {
+std::vector<uint8_t> ColumnData(const Column& c, const Value& v) {
+  if (c.type == ColType::kNumber) return EncodeNumber(v.number);
+  if (c.type == ColType::kDate) {
+    std::vector<uint8_t> d;
+    PutDate(d, static_cast<int64_t>(v.number));
+    return d;
+  }
+  return std::vector<uint8_t>(v.text.begin(), v.text.end());
+}
+}  // namespace
+
+uint32_t ColumnImageBytes(const Column& c, const Value& v) {
+  if (v.is_null()) return 1;
+  const size_t n = ColumnData(c, v).size();
+  return static_cast<uint32_t>(n + (n > 250 ? 3 : 1));
+}
+
+std::vector<uint8_t> EncodeRow(const std::vector<Column>& cols, const Row& row) {
+  size_t stored = row.size();
+  while (stored > 0 && row[stored - 1].is_null()) --stored;  // trailing NULLs are not stored
+  std::vector<uint8_t> out = {kRowFlagLive, 0, static_cast<uint8_t>(stored)};
+  for (size_t i = 0; i < stored; ++i) {
+    if (row[i].is_null()) {
+      out.push_back(0xFF);
+      continue;
+    }
+    const std::vector<uint8_t> d = ColumnData(cols[i], row[i]);
+    if (d.size() > 250) {
+      out.push_back(0xFE);
+      out.push_back(static_cast<uint8_t>(d.size() >> 8));
+      out.push_back(static_cast<uint8_t>(d.size()));
+    } else {
+      out.push_back(static_cast<uint8_t>(d.size()));
+    }
+    out.insert(out.end(), d.begin(), d.end());
+  }
+  return out;
+}
+
+Row DecodeRow(const std::vector<Column>& cols, absl::Span<const uint8_t> b) {
+  Row row(cols.size());
+  if (b.size() < 3) return row;
+  const size_t cc = std::min<size_t>(b[2], cols.size());
+  size_t p = 3;
+  for (size_t i = 0; i < cc && p < b.size(); ++i) {
+    size_t len = b[p++];
+    if (len == 0xFF) continue;
+    if (len == 0xFE && p + 2 <= b.size()) {
+      len = (size_t{b[p]} << 8) | b[p + 1];
+      p += 2;
+    }
+    len = std::min(len, b.size() - p);
+    absl::Span<const uint8_t> d = b.subspan(p, len);
+    p += len;
+    switch (cols[i].type) {
+      case ColType::kNumber:
+        row[i] = Value::Num(DecodeNumber(d));
+        break;
+      case ColType::kDate:
+        row[i] = Value::Date(GetDate(d));
+        break;
+      default:
+        row[i] = Value::Str(std::string(d.begin(), d.end()));
+    }
+  }
+  return row;
+}
+
+// ---- HeapBlock ----
+
+uint16_t HeapBlock::Get16(uint32_t off) const {
+  return static_cast<uint16_t>(b_[off] | (b_[off + 1] << 8));
+}
+void HeapBlock::Put16(uint32_t off, uint16_t v) {
+  b_[off] = static_cast<uint8_t>(v);
+  b_[off + 1] = static_cast<uint8_t>(v >> 8);
+}
+
+void HeapBlock::Format(absl::Span<uint8_t> b, uint32_t rdba, uint32_t obj) {
+  std::memset(b.data(), 0, b.size());
+  b[0] = 0x06;  // trans data
+  b[1] = format::kDataBlockFormat;
+  std::memcpy(&b[4], &rdba, 4);
+  b[14] = 1;  // sequence
+  b[15] = 0x04;
+  b[20] = 0x01;                    // ktbbh type: data
+  std::memcpy(&b[24], &obj, 4);    // object id (seg/obj)
+  b[20 + 16] = kItlEntries;        // ITL count
+  HeapBlock h(b);
+  h.Put16(kFsbo, static_cast<uint16_t>(kRowDirOffset));
+  h.Put16(kFseo, static_cast<uint16_t>(kBlockTailOffset));
+  h.Put16(kAvsp, static_cast<uint16_t>(kBlockTailOffset - kRowDirOffset));
+  b[kDataHeaderOffset + 1] = 1;  // ntab
+}
+
+uint16_t HeapBlock::rows() const { return Get16(kNrow); }
+uint32_t HeapBlock::free_bytes() const { return Get16(kFseo) - Get16(kFsbo); }
+
+std::optional<uint16_t> HeapBlock::Insert(absl::Span<const uint8_t> row, bool ignore_pctfree) {
+  const uint32_t need = static_cast<uint32_t>(row.size()) + 2;
+  const uint32_t reserve = ignore_pctfree ? 0 : kBlockSize * kPctFree / 100;
+  if (free_bytes() < need + reserve) return std::nullopt;
+  const uint16_t slot = rows();
+  const uint16_t fseo = static_cast<uint16_t>(Get16(kFseo) - row.size());
+  std::memcpy(&b_[fseo], row.data(), row.size());
+  Put16(kRowDirOffset + 2u * slot, fseo);
+  Put16(kNrow, static_cast<uint16_t>(slot + 1));
+  Put16(kFsbo, static_cast<uint16_t>(Get16(kFsbo) + 2));
+  Put16(kFseo, fseo);
+  Put16(kAvsp, static_cast<uint16_t>(free_bytes()));
+  return slot;
+}
+
+absl::Span<const uint8_t> HeapBlock::RowBytes(uint16_t slot) const {
+  const uint16_t off = Get16(kRowDirOffset + 2u * slot);
+  // A row's length: walk its columns.
+  const uint8_t cc = b_[off + 2];
+  uint32_t p = off + 3;
+  for (uint32_t i = 0; i < cc; ++i) {
+    uint32_t len = b_[p++];
+    if (len == 0xFF) continue;
+    if (len == 0xFE) {
+      len = (uint32_t{b_[p]} << 8) | b_[p + 1];
+      p += 2;
+    }
+    p += len;
+  }
+  return absl::Span<const uint8_t>(&b_[off], p - off);
+}
+
+bool HeapBlock::live(uint16_t slot) const {
+  if (slot >= rows()) return false;
+  const uint16_t off = Get16(kRowDirOffset + 2u * slot);
+  return (b_[off] & kRowFlagDeleted) == 0;
+}
+
+void HeapBlock::SetDeleted(uint16_t slot, bool deleted) {
+  const uint16_t off = Get16(kRowDirOffset + 2u * slot);
+  b_[off] = deleted ? (b_[off] | kRowFlagDeleted) : (b_[off] & ~kRowFlagDeleted);
+}
+
+bool HeapBlock::Replace(uint16_t slot, absl::Span<const uint8_t> row) {
+  const uint16_t off = Get16(kRowDirOffset + 2u * slot);
+  if (row.size() <= RowBytes(slot).size()) {
+    std::memcpy(&b_[off], row.data(), row.size());
+    return true;
+  }
+  if (free_bytes() < row.size()) return false;
+  const uint16_t fseo = static_cast<uint16_t>(Get16(kFseo) - row.size());
+  std::memcpy(&b_[fseo], row.data(), row.size());
+  Put16(kRowDirOffset + 2u * slot, fseo);
+  Put16(kFseo, fseo);
+  Put16(kAvsp, static_cast<uint16_t>(free_bytes()));
+  return true;
+}
+
+void SealBlock(absl::Span<uint8_t> b, uint64_t scn) {
+  const uint32_t base = static_cast<uint32_t>(scn);
+  const uint16_t wrap = static_cast<uint16_t>(scn >> 32);
+  std::memcpy(&b[8], &base, 4);
+  std::memcpy(&b[12], &wrap, 2);
+  b[15] = 0x04;  // checksum present, no longer new
+  b[kBlockTailOffset] = static_cast<uint8_t>(base);
+  b[kBlockTailOffset + 1] = static_cast<uint8_t>(base >> 8);
+  b[kBlockTailOffset + 2] = b[0];
+  b[kBlockTailOffset + 3] = b[14];
+  b[16] = b[17] = 0;
+  const uint16_t sum = format::DataBlockChecksum(b);
+  std::memcpy(&b[16], &sum, 2);
+}
+
+}  // namespace cellsim::db::internal

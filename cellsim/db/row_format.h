@@ -1,0 +1,107 @@
+// Private: values, Oracle's row format and the heap data block (docs/redo.md
+// "Storage layout"). A table's rows live in 8 KiB blocks laid out as Oracle
+// lays them out (docs/cell.md cache header; then the transaction header with
+// 2 ITL entries, the data header, the table and row directories, rows growing
+// down from the tail), encoded in Oracle's row format (flag, lock, column
+// count, per column a length byte (0xFF NULL, 0xFE + 2 bytes above 250) and
+// the bytes; trailing NULLs not stored) with NUMBER and DATE in Oracle's
+// internal encodings, so that row widths, rows per block and therefore undo
+// and redo volumes follow from the data as in Oracle.
+#ifndef CELLSIM_DB_ROW_FORMAT_H_
+#define CELLSIM_DB_ROW_FORMAT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/types/span.h"
+
+namespace cellsim::db::internal {
+
+enum class ColType : uint8_t { kNumber, kVarchar2, kChar, kDate };
+
+struct Column {
+  std::string name;
+  ColType type = ColType::kNumber;
+  uint32_t length = 0;  // VARCHAR2 / CHAR
+};
+
+// A SQL value: NULL, a number or a string; DATEs are numbers of seconds since
+// the Unix epoch with is_date set.
+struct Value {
+  enum class Kind : uint8_t { kNull, kNumber, kString };
+  Kind kind = Kind::kNull;
+  double number = 0;
+  std::string text;
+  bool is_date = false;
+
+  static Value Null() { return {}; }
+  static Value Num(double d) { return Value{Kind::kNumber, d, "", false}; }
+  static Value Str(std::string s) { return Value{Kind::kString, 0, std::move(s), false}; }
+  static Value Date(int64_t unix) { return Value{Kind::kNumber, static_cast<double>(unix), "", true}; }
+  bool is_null() const { return kind == Kind::kNull || (kind == Kind::kString && text.empty()); }
+};
+using Row = std::vector<Value>;
+
+// SQL*Plus's rendering: integers without decimals, others to 10 significant
+// digits; DATEs as DD-MON-YY.
+std::string ValueText(const Value& v);
+
+// Oracle NUMBER (exponent byte, base-100 digits, 102 terminator for
+// negatives) and DATE (7 bytes) encodings.
+std::vector<uint8_t> EncodeNumber(double d);
+double DecodeNumber(absl::Span<const uint8_t> b);
+
+// Converts a value for storage in a column (CHAR padded, numbers from numeric
+// strings); an error message when it cannot.
+std::optional<std::string> CoerceForColumn(const Column& c, Value& v);
+
+// A whole row in Oracle's row format.
+std::vector<uint8_t> EncodeRow(const std::vector<Column>& cols, const Row& row);
+Row DecodeRow(const std::vector<Column>& cols, absl::Span<const uint8_t> bytes);
+// Bytes of one column image (length byte(s) + data), as undo of an update holds it.
+uint32_t ColumnImageBytes(const Column& c, const Value& v);
+
+// The heap data block.
+inline constexpr uint32_t kBlockSize = 8192;
+inline constexpr uint32_t kItlEntries = 2;
+inline constexpr uint32_t kTxnHeaderBytes = 24 + 24 * kItlEntries;  // ktbbh, 2 ITLs
+inline constexpr uint32_t kDataHeaderOffset = 20 + kTxnHeaderBytes;  // kdbh
+inline constexpr uint32_t kDataHeaderBytes = 14;
+inline constexpr uint32_t kRowDirOffset = kDataHeaderOffset + kDataHeaderBytes + 4;  // after kdbt
+inline constexpr uint32_t kBlockTailOffset = kBlockSize - 4;
+inline constexpr uint32_t kPctFree = 10;
+inline constexpr uint8_t kRowFlagLive = 0x2C;  // --H-FL--: head, first and last piece
+inline constexpr uint8_t kRowFlagDeleted = 0x10;
+
+class HeapBlock {
+ public:
+  // Formats `b` (kBlockSize bytes) as an empty table block of object `obj`.
+  static void Format(absl::Span<uint8_t> b, uint32_t rdba, uint32_t obj);
+  explicit HeapBlock(absl::Span<uint8_t> b) : b_(b) {}
+
+  uint16_t rows() const;  // row directory entries (deleted ones included)
+  // Inserts `row` (honouring PCTFREE unless `ignore_pctfree`); the slot, or
+  // nullopt when it does not fit.
+  std::optional<uint16_t> Insert(absl::Span<const uint8_t> row, bool ignore_pctfree = false);
+  bool live(uint16_t slot) const;
+  absl::Span<const uint8_t> RowBytes(uint16_t slot) const;
+  void SetDeleted(uint16_t slot, bool deleted);
+  // Replaces the row in place (shorter or equal) or in the free space;
+  // false when it does not fit (the caller migrates it).
+  bool Replace(uint16_t slot, absl::Span<const uint8_t> row);
+  uint32_t free_bytes() const;
+
+ private:
+  uint16_t Get16(uint32_t off) const;
+  void Put16(uint32_t off, uint16_t v);
+  absl::Span<uint8_t> b_;
+};
+
+// Cache header SCN, sequence and checksum of a block about to be written.
+void SealBlock(absl::Span<uint8_t> b, uint64_t scn);
+
+}  // namespace cellsim::db::internal
+
+#endif  // CELLSIM_DB_ROW_FORMAT_H_

@@ -1,0 +1,181 @@
+// The data statements (issue 15): tables, DML, transactions, queries and the
+// SQL*Plus commands a DBA types against them, parsed into plain structs. The
+// grammar (docs/sql.md "Data statements") is the subset the temp-undo seed and
+// its measurement scripts use:
+//
+//   CREATE [GLOBAL TEMPORARY] TABLE t (c NUMBER, d VARCHAR2(30), e CHAR(1000), f DATE)
+//          [ON COMMIT DELETE|PRESERVE ROWS] [TABLESPACE ts]
+//   CREATE [GLOBAL TEMPORARY] TABLE t [ON COMMIT ...] AS SELECT ...
+//   DROP TABLE t [PURGE]            TRUNCATE TABLE t
+//   INSERT INTO t [(c, ...)] VALUES (e, ...) | SELECT ...
+//   UPDATE t [a] SET c = e [, ...] [WHERE cond]
+//   DELETE [FROM] t [a] [WHERE cond]
+//   MERGE INTO t a USING (SELECT ...) s ON (cond)
+//     WHEN MATCHED THEN UPDATE SET ... WHEN NOT MATCHED THEN INSERT (c, ...) VALUES (...)
+//   COMMIT [WORK]                   ROLLBACK [WORK]
+//   ALTER SYSTEM SET name = value [SCOPE = MEMORY|SPFILE|BOTH] [SID = '*']
+//   SHOW PARAMETER[S] [name]
+//   SELECT [*|e [alias], ...] FROM src [a] [, src [a]] [LEFT [OUTER] JOIN src [a] ON cond]
+//          [WHERE cond] [CONNECT BY LEVEL <= n] [ORDER BY e|n [ASC|DESC], ...]
+//
+// Expressions: numbers, 'strings', NULL, [qualifier.]column, + - * / ||,
+// = <> != < <= > >= LIKE, IN (...), IS [NOT] NULL, AND / OR / NOT, and the
+// functions COUNT(*), SUM, MIN, MAX, POWER, LOWER, UPPER, NVL, ROUND,
+// SYS_CONTEXT('USERENV', 'SID'|'SESSION_USER'), TO_DATE is not supported.
+//
+// Usage:
+//   if (IsDataStatement(sql)) { absl::StatusOr<DataStatement> st = ParseDataStatement(sql); }
+//
+// Thread-safety: pure functions.
+#ifndef CELLSIM_DB_DATA_STATEMENT_H_
+#define CELLSIM_DB_DATA_STATEMENT_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace cellsim::db {
+
+// One expression node. Kind decides which members are used.
+struct Expr {
+  enum class Kind : uint8_t {
+    kNumber, kString, kNull, kColumn, kStar, kBinary, kUnary, kFunction, kInList, kIsNull
+  };
+  Kind kind = Kind::kNull;
+  double number = 0;           // kNumber
+  std::string text;            // kString: value; kColumn: NAME; kBinary/kUnary: operator;
+                               // kFunction: NAME (uppercased)
+  std::string qualifier;       // kColumn: alias or table ("" when none)
+  std::vector<std::shared_ptr<Expr>> args;  // operands / arguments / IN list (args[0] is lhs)
+  bool negated = false;        // NOT IN, IS NOT NULL
+};
+using ExprPtr = std::shared_ptr<Expr>;
+
+struct SelectItem {
+  ExprPtr expr;
+  std::string alias;    // uppercased; "" when none
+  std::string heading;  // what SQL*Plus prints: the alias, else the text as written (upper)
+};
+
+struct Select;
+struct FromSource {
+  std::string table;                 // uppercased name ("" for a subquery)
+  std::shared_ptr<Select> subquery;  // (SELECT ...)
+  std::string alias;                 // uppercased ("" when none)
+  bool left_join = false;            // joined by LEFT [OUTER] JOIN ... ON
+  ExprPtr on;                        // the ON condition of a JOIN
+};
+
+struct OrderItem {
+  ExprPtr expr;
+  bool descending = false;
+};
+
+struct Select {
+  std::vector<SelectItem> items;
+  std::vector<FromSource> from;
+  ExprPtr where;
+  std::optional<uint64_t> connect_by_level;  // CONNECT BY LEVEL <= n (on DUAL)
+  std::vector<OrderItem> order_by;
+};
+
+struct ColumnDef {
+  std::string name;   // uppercased
+  std::string type;   // NUMBER, VARCHAR2, CHAR, DATE
+  uint32_t length = 0;  // VARCHAR2 / CHAR length
+};
+
+struct CreateTable {
+  std::string name;
+  bool global_temporary = false;
+  bool on_commit_preserve = false;  // ON COMMIT PRESERVE ROWS (default DELETE ROWS)
+  std::string tablespace;           // "" = the default (USERS / the temporary tablespace)
+  std::vector<ColumnDef> columns;   // empty with AS SELECT
+  std::shared_ptr<Select> as_select;
+};
+
+struct DropTable {
+  std::string name;
+  bool purge = false;
+};
+
+struct TruncateTable {
+  std::string name;
+};
+
+struct Insert {
+  std::string table;
+  std::vector<std::string> columns;  // empty: all, in order
+  std::vector<ExprPtr> values;       // VALUES (...)
+  std::shared_ptr<Select> select;    // or INSERT ... SELECT
+};
+
+struct Assignment {
+  std::string column;
+  ExprPtr value;
+};
+
+struct Update {
+  std::string table;
+  std::string alias;
+  std::vector<Assignment> set;
+  ExprPtr where;
+};
+
+struct Delete {
+  std::string table;
+  std::string alias;
+  ExprPtr where;
+};
+
+struct Merge {
+  std::string table;
+  std::string alias;
+  std::shared_ptr<Select> using_select;
+  std::string using_alias;
+  ExprPtr on;
+  std::vector<Assignment> matched_update;   // empty: no WHEN MATCHED
+  std::vector<std::string> insert_columns;  // WHEN NOT MATCHED THEN INSERT (...)
+  std::vector<ExprPtr> insert_values;
+  bool has_insert = false;
+};
+
+struct Commit {};
+struct Rollback {};
+
+struct AlterSystemSet {
+  std::string name;   // lowercased
+  std::string value;  // as written, quotes removed
+  std::string scope;  // MEMORY, SPFILE, BOTH ("" = BOTH)
+};
+
+struct ShowParameter {
+  std::string pattern;  // lowercased; "" = all
+};
+
+using DataStatement = std::variant<CreateTable, DropTable, TruncateTable, Insert, Update, Delete,
+                                   Merge, Commit, Rollback, AlterSystemSet, ShowParameter,
+                                   Select>;
+
+// True when the statement starts like one of the data statements (so
+// Session::Execute gives it to ParseDataStatement instead of the file DDL
+// parser): CREATE [GLOBAL TEMPORARY] TABLE, DROP TABLE, TRUNCATE, INSERT,
+// UPDATE, DELETE, MERGE, COMMIT, ROLLBACK, ALTER SYSTEM, SHOW, SELECT.
+bool IsDataStatement(std::string_view sql);
+
+// Errors: InvalidArgument "at LINE:COL: expected ..., found ..." with an
+// Oracle code (ORA-00900, ORA-00905, ORA-00907, ORA-00933, ...).
+[[nodiscard]] absl::StatusOr<DataStatement> ParseDataStatement(std::string_view sql);
+
+// "CREATE TABLE", "INSERT", "SELECT", ... (for results and feedback).
+std::string_view DataStatementKind(const DataStatement& statement);
+
+}  // namespace cellsim::db
+
+#endif  // CELLSIM_DB_DATA_STATEMENT_H_
