@@ -76,15 +76,16 @@ absl::StatusOr<RackEnv> OpenRackEnv(const std::string& dir, const RackOptions& o
   return env;
 }
 
-absl::Status OpenOrCreateDatabase(RackEnv& env, bool* created) {
+absl::Status OpenOrCreateDatabase(RackEnv& env, bool* created,
+                                  const db::DatabaseOptions& options) {
   *created = false;
-  absl::StatusOr<std::unique_ptr<db::Database>> db = db::Database::Open(env.rack.get());
+  absl::StatusOr<std::unique_ptr<db::Database>> db = db::Database::Open(env.rack.get(), options);
   if (db.ok()) {
     env.db = std::move(*db);
     return absl::OkStatus();
   }
   if (db.status().code() != absl::StatusCode::kNotFound) return db.status();
-  db = db::Database::Create(env.rack.get());
+  db = db::Database::Create(env.rack.get(), options);
   if (!db.ok()) return db.status();
   env.db = std::move(*db);
   *created = true;

@@ -77,8 +77,9 @@ struct RackEnv {
                                                  const RackOptions& options);
 
 // Opens the rack's database, creating it when the rack has none yet
-// (*created tells which).
-[[nodiscard]] absl::Status OpenOrCreateDatabase(RackEnv& env, bool* created);
+// (*created tells which) with `options` (standard files, ALL_OBJECTS rows).
+[[nodiscard]] absl::Status OpenOrCreateDatabase(RackEnv& env, bool* created,
+                                                const db::DatabaseOptions& options = {});
 
 // The report layer's view of a statement result.
 report::StatementResult ToReportResult(const db::StatementResult& r);

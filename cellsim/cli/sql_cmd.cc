@@ -10,6 +10,7 @@
 // (like WHENEVER SQLERROR EXIT FAILURE): its text, the position and the
 // message go to stderr; the exit code is 2 for a statement that does not
 // parse and 1 for one that fails to run.
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -33,8 +34,46 @@ struct SqlArgs {
   std::string file;
   std::string report = "none";
   std::string mystats_options;
+  bool standard_files = false;
+  uint64_t all_objects_rows = 70000;
   RackOptions rack;
 };
+
+// A query's rows as SQL*Plus lays them out: headings, dashes, one line per
+// row (numbers right-aligned), a blank line, then the feedback line
+// (SQL*Plus's FEEDBACK 6: "n rows selected." from 6 rows on).
+void PrintQueryResult(std::ostream& out, const db::StatementResult& r) {
+  const size_t n = r.headings.size();
+  std::vector<size_t> width(n);
+  for (size_t i = 0; i < n; ++i) {
+    width[i] = r.headings[i].size();
+    for (const auto& row : r.result_rows) width[i] = std::max(width[i], row[i].size());
+  }
+  auto line = [&](const std::vector<std::string>& cells, bool dashes) {
+    std::string l;
+    for (size_t i = 0; i < n; ++i) {
+      if (i > 0) l += ' ';
+      const bool right = i < r.numeric_columns.size() && r.numeric_columns[i];
+      l += dashes ? std::string(width[i], '-')
+                  : right ? fmt::format("{:>{}}", cells[i], width[i])
+                          : fmt::format("{:<{}}", cells[i], width[i]);
+    }
+    while (!l.empty() && l.back() == ' ') l.pop_back();
+    out << l << "\n";
+  };
+  if (!r.result_rows.empty()) {
+    out << "\n";
+    line(r.headings, false);
+    line(r.headings, true);
+    for (const auto& row : r.result_rows) line(row, false);
+  }
+  const bool select = r.kind == "SELECT";
+  if (r.feedback.empty() || (select && !r.result_rows.empty() && r.result_rows.size() < 6)) {
+    out << "\n";
+  } else {
+    out << (r.result_rows.empty() && !r.headings.empty() ? "" : "\n") << r.feedback << "\n";
+  }
+}
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
   std::ifstream in(path);
@@ -81,7 +120,10 @@ void RunSql(const SqlArgs& a, CommandContext& ctx) {
   absl::StatusOr<RackEnv> env = OpenRackEnv(a.dir, a.rack);
   if (!env.ok()) return Fail(ctx, cmd, env.status());
   bool created = false;
-  if (absl::Status s = OpenOrCreateDatabase(*env, &created); !s.ok()) {
+  db::DatabaseOptions options;
+  options.standard_files.create = a.standard_files;
+  options.all_objects_rows = a.all_objects_rows;
+  if (absl::Status s = OpenOrCreateDatabase(*env, &created, options); !s.ok()) {
     (void)env->Close();
     return Fail(ctx, cmd, s);
   }
@@ -115,9 +157,14 @@ void RunSql(const SqlArgs& a, CommandContext& ctx) {
         failed_index = i;
         break;
       }
-      feedback << fmt::format("{}  Elapsed: {}{}\n", SqlPlusFeedback(r->kind),
+      if (!r->feedback.empty() || !r->headings.empty()) {
+        PrintQueryResult(feedback, *r);
+        feedback << fmt::format("Elapsed: {}\n", SqlPlusElapsed(r->elapsed_ns));
+      } else {
+        feedback << fmt::format("{}  Elapsed: {}{}\n", SqlPlusFeedback(r->kind),
                               SqlPlusElapsed(r->elapsed_ns),
                               r->path.empty() ? "" : fmt::format("  ({} path)", r->path));
+      }
       if (a.report == "json") std::cout << report::StatementJson(ToReportResult(*r)) << "\n";
       results.push_back(std::move(*r));
     }
@@ -145,7 +192,7 @@ void RegisterSql(CLI::App& app, CommandContext& ctx) {
   CLI::App* sql = app.add_subcommand(
       "sql",
       "Run SQL statements (CREATE/ALTER/DROP TABLESPACE, ALTER DATABASE ADD/DROP LOGFILE, "
-      "ALTER SESSION SET) in one session against the database of rack DIR (created on first "
+      "ALTER SESSION/SYSTEM SET, tables, DML, COMMIT/ROLLBACK, SELECT, SHOW PARAMETER) in one session against the database of rack DIR (created on first "
       "use); see docs/sql.md");
   sql->add_option("DIR", args->dir, "Rack directory (see `cellsim rack create`)")->required();
   sql->add_option("-e,--execute", args->statements, "A statement to run (repeatable, in order)");
@@ -159,6 +206,12 @@ void RegisterSql(CLI::App& app, CommandContext& ctx) {
   sql->add_option("--mystats", args->mystats_options,
                   "Options of the mystats report, as `@mystats stop ...`: t=N l=LIKE n=NOTLIKE "
                   "r=REGEXP");
+  sql->add_flag("--standard-files", args->standard_files,
+                "When the database is created: also create SYSTEM, SYSAUX, UNDOTBS1, TEMP, USERS "
+                "and thread 1's log groups 1-3 (needed by tables and DML)");
+  sql->add_option("--all-objects-rows", args->all_objects_rows,
+                  "Rows of the built-in ALL_OBJECTS view")
+      ->capture_default_str();
   AddRackOptions(sql, &args->rack);
   sql->callback([args, &ctx] { RunSql(*args, ctx); });
 }

@@ -404,7 +404,11 @@ class DataParser {
       while (!written.empty() && std::isspace(static_cast<unsigned char>(written.back()))) {
         written.pop_back();
       }
-      item.heading = item.alias.empty() ? Upper(written) : item.alias;
+      // SQL*Plus heads a plain column with its name (no qualifier), anything
+      // else with the text as written.
+      item.heading = !item.alias.empty()                   ? item.alias
+                     : item.expr->kind == Expr::Kind::kColumn ? item.expr->text
+                                                              : Upper(written);
       sel->items.push_back(std::move(item));
     } while (AcceptP(","));
     if (absl::Status s = ExpectW("FROM"); !s.ok()) return s;

@@ -156,6 +156,15 @@ std::vector<std::string> SplitStatements(std::string_view text) {
     } else if (c == ';') {
       flush(i);
       ++i;
+    } else if (!has_code && n - i > 4 && (text.substr(i, 5) == "show " || text.substr(i, 5) == "SHOW " ||
+                                          text.substr(i, 5) == "Show ")) {
+      // A SQL*Plus command (SHOW PARAMETER ...) ends at its line's end.
+      has_code = true;
+      size_t end = text.find('\n', i);
+      if (end == std::string_view::npos) end = n;
+      const size_t semi = text.substr(i, end - i).find(';');
+      flush(semi == std::string_view::npos ? end : i + semi);
+      i = start;
     } else {
       if (!std::isspace(static_cast<unsigned char>(c))) has_code = true;
       ++i;

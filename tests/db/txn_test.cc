@@ -256,5 +256,100 @@ TEST_F(FidelityTest, SeedCyclePerTransaction) {
   fidelity::Within25("seed cycle, TRUE: redo per transaction", static_cast<double>(redo),
                      2.54e6 / 2500);
 }
+
+// Bytes the cells took into their flash caches (FC_IO_BY_W, summed).
+double FlashBytesWritten(asmgr::Rack* rack) {
+  double mb = 0;
+  for (uint32_t c = 0; c < rack->cell_count(); ++c) {
+    absl::StatusOr<std::vector<cell::Metric>> m = rack->cell(c)->Metrics();
+    if (!m.ok()) return -1;
+    for (const cell::Metric& x : *m) {
+      if (x.name == "FC_IO_BY_W") mb += x.value;
+    }
+  }
+  return mb * 1024 * 1024;
+}
+
+// Must-show 2: `redo size` is what LGWR wrote into the log members, up to
+// block rounding, and every byte of it reached the write-back flash caches
+// of the cells (each member's every mirror copy).
+TEST_F(TxnTest, RedoSizeIsWhatLgwrWroteAtTheCells) {
+  Run(kCreateGtt);
+  Run(kCreateTxcount);
+  const stats::StatValues sys0 = db_->SystemStats();
+  const double flash0 = FlashBytesWritten(rack_.get());
+  for (int i = 0; i < 3; ++i) {
+    for (const char* sql : {kInsert, "commit", kUpdate, "commit", kMerge, "commit"}) Run(sql);
+  }
+  const stats::StatValues d = db_->SystemStats() - sys0;
+  const double flash = FlashBytesWritten(rack_.get()) - flash0;
+  const int64_t blocks = d[Stat::kRedoBlocksWritten];
+  ASSERT_GT(blocks, 0);
+  // Each 512-byte redo block: a 16-byte header and 496 bytes of records; the
+  // unused tail of a write's last block is redo wastage.
+  EXPECT_EQ(blocks * 512, d[Stat::kRedoSize] + d[Stat::kRedoWastage] + 16 * blocks);
+  EXPECT_LE(d[Stat::kRedoWastage], d[Stat::kRedoWrites] * 496);
+  // 2 members (+DATA, +RECO) x 2 copies (NORMAL redundancy).
+  EXPECT_EQ(static_cast<int64_t>(flash), blocks * 512 * 2 * 2);
+  EXPECT_EQ(d[Stat::kRedoWrites], 6);  // one per commit: nothing else filled a third
+  EXPECT_GT(d[Stat::kCellWritesToFlashCache], 0);
+  std::printf("must-show 2: redo size %lld, redo wastage %lld, redo blocks written %lld "
+              "(x512 = %lld), redo writes %lld, bytes into flash caches %.0f\n",
+              static_cast<long long>(d[Stat::kRedoSize]),
+              static_cast<long long>(d[Stat::kRedoWastage]), static_cast<long long>(blocks),
+              static_cast<long long>(blocks * 512), static_cast<long long>(d[Stat::kRedoWrites]),
+              flash);
+}
+
+TEST_F(TxnTest, ViewsShowTransactionsLogsAndStatistics) {
+  Run(kCreateGtt);
+  Run(kInsert);
+  StatementResult tx = Run("select used_ublk, used_urec from v$transaction");
+  ASSERT_EQ(tx.result_rows.size(), 1u);
+  EXPECT_GT(std::stoll(tx.result_rows[0][0]), 10);
+  Run("commit");
+  EXPECT_TRUE(Run("select * from v$transaction").result_rows.empty());
+  StatementResult st = Run(
+      "select n.name, s.value from v$mystat s, v$statname n where s.statistic# = n.statistic# "
+      "and n.name in ('redo size', 'undo change vector size', 'user commits') order by n.name");
+  ASSERT_EQ(st.result_rows.size(), 3u);
+  EXPECT_EQ(st.result_rows[0][0], "redo size");
+  EXPECT_EQ(st.result_rows[0][1], std::to_string(s_->Stats()[Stat::kRedoSize]));
+  StatementResult logs = Run(
+      "select f.member, l.bytes/power(1024,2) m from v$log l, v$logfile f where l.group# = "
+      "f.group# and l.group# = 1");
+  ASSERT_EQ(logs.result_rows.size(), 2u);
+  EXPECT_THAT(logs.result_rows[0][0], HasSubstr("+DATA/ORCL/ONLINELOG/group_1."));
+  EXPECT_EQ(logs.result_rows[0][1], "32");
+  EXPECT_EQ(Run("select status from v$log where group# = 1").result_rows[0][0], "CURRENT");
+  StatementResult u = Run(
+      "select p.undoblks, p.txncount, t.txncount from v$undostat p left outer join "
+      "v$tempundostat t on t.begin_time = p.begin_time");
+  ASSERT_EQ(u.result_rows.size(), 1u);
+  EXPECT_GT(std::stoll(u.result_rows[0][0]), 10);
+  EXPECT_EQ(u.result_rows[0][2], "");  // no temporary undo yet
+  Run("alter session set temp_undo_enabled = true");
+  EXPECT_EQ(Run("show parameter temp_undo_enabled").result_rows[0][2], "TRUE");
+}
+
+TEST_F(TxnTest, GttNeedsATemporaryTablespace) {
+  // A database without TEMP: GTT rows cannot be stored, temp undo has no home.
+  s_.reset();
+  ASSERT_OK(db_->Close());
+  db_.reset();
+  ASSERT_OK(rack_->Close());
+  ASSERT_OK_AND_ASSIGN(rack_, asmgr::Rack::Create(io_.get(), SystemClock(),
+                                                  tmp_.path() + "/rack2", SmallRack()));
+  ASSERT_OK_AND_ASSIGN(db_, Database::Create(rack_.get()));
+  s_ = db_->NewSession();
+  Run("create tablespace USERS datafile '+DATA' size 16m");
+  Run("create tablespace UNDOTBS1 datafile '+DATA' size 16m");
+  Run("create table p (x number)");
+  Run("alter session set temp_undo_enabled = true");
+  absl::StatusOr<StatementResult> r =
+      s_->Execute("create global temporary table g (x number) as select 1 x from dual");
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(std::string(r.status().message()), HasSubstr("ORA-00959"));
+}
 }  // namespace
 }  // namespace cellsim::db
