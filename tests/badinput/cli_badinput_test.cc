@@ -45,9 +45,12 @@ TEST_F(CliBadInput, SqlMalformedExitsTwo) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_THAT(r.err, AllOf(HasSubstr("cellsim sql:"), HasSubstr("expected ',' or ')'"),
                            HasSubstr("ORA-00907")));
-  r = Sql("select * from dual");
+  r = Sql("grant select on t to u");
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_THAT(r.err, HasSubstr("ORA-00900"));
+  r = Sql("select * from dual where");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("ORA-00936"));
   r = Cellsim(tmp_, "sql " + rack_ + " --backend posix -e ''");
   EXPECT_EQ(r.exit_code, 2) << r.err;
 }

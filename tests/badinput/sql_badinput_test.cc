@@ -186,8 +186,12 @@ TEST_F(SqlBadInput, MalformedQuotes) {
 }
 
 TEST_F(SqlBadInput, MalformedUnknownKeyword) {
-  ExpectRejected("select * from dual", kInvalid,
-                 {"expected CREATE, ALTER or DROP, found 'select'", "ORA-00900"});
+  ExpectRejected("grant select on t to u", kInvalid,
+                 {"expected CREATE, ALTER or DROP, found 'grant'", "ORA-00900"});
+  // Data statements have their own parser (data_statement.h) and its errors.
+  ExpectRejected("select * from dual where", kInvalid, {"at 1:25", "ORA-00936"});
+  ExpectRejected("update t set x = 1 wher x = 2", kInvalid, {"ORA-00933"});
+  ExpectRejected("insert into t valuez (1)", kInvalid, {"ORA-00926"});
   ExpectRejected("alter database open", kInvalid, {"expected ADD or DROP", "ORA-02231"});
   ExpectRejected("create tablespace t datafile '+DATA' size 1m autoextend on", kInvalid,
                  {"found 'autoextend'", "ORA-00933"});
