@@ -224,6 +224,11 @@ uint64_t DiskGroup::metadata_sequence() const {
   return s_->cat.seq;
 }
 
+std::vector<std::string> DiskGroup::metadata_repairs() const {
+  std::lock_guard lock(s_->mu);
+  return s_->store->repairs();
+}
+
 absl::StatusOr<uint32_t> DiskGroup::FindDisk(std::string_view grid_disk_name) const {
   const std::string want = Upper(grid_disk_name);
   for (uint32_t i = 0; i < s_->cat.disks.size(); ++i) {

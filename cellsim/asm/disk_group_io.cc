@@ -173,8 +173,31 @@ static CopyIo PieceCopyIo(const DiskGroup::State& s, const Piece& p, uint32_t c)
                 s.AuOffset(p.locs[c].au) + p.file_offset % s.cat.au_size, p.data, p.length, {}};
 }
 
+// ENOSPC / EDQUOT under a grid disk (absl maps both to ResourceExhausted):
+// the filesystem holding the disk is full, the device itself is healthy.
+static bool IsOutOfSpace(const absl::Status& st) {
+  return st.code() == absl::StatusCode::kResourceExhausted;
+}
+
+// The first copy failure that is space exhaustion, as the operation's error:
+// ResourceExhausted naming the file and the disk (which stays online).
+static absl::Status OutOfSpaceError(const DiskGroup::State& s, const std::string& op,
+                                    uint32_t file,
+                                    const std::vector<std::pair<CopyLoc, absl::Status>>& failed) {
+  for (const auto& [loc, err] : failed) {
+    if (!IsOutOfSpace(err)) continue;
+    return absl::ResourceExhaustedError(fmt::format(
+        "{} of {}: grid disk {} is out of space ({}); the disk stays online, free space on its "
+        "filesystem and retry",
+        op, s.FileLabel(file), s.cat.disks[loc.disk].name, std::string(err.message())));
+  }
+  return absl::OkStatus();
+}
+
 // After I/O: takes the disks of failed copies offline and marks the copies
-// stale, in one synced journal append (requires mu).
+// stale, in one synced journal append (requires mu). A copy that failed for
+// lack of space is marked stale (reads skip it, resync rewrites it) but its
+// disk stays online: a full filesystem is not a failed disk.
 static absl::Status RecordCopyFailures(DiskGroup::State& s,
                                        const std::vector<std::pair<CopyLoc, absl::Status>>& failed,
                                        AsmIoResult* result) {
@@ -186,7 +209,7 @@ static absl::Status RecordCopyFailures(DiskGroup::State& s,
     const internal::DiskRec& d = s.cat.disks[loc.disk];
     result->failures.push_back(CopyFailure{d.name, err});
     locs.push_back(loc);
-    if (d.online && offlined.insert(loc.disk).second) {
+    if (d.online && !IsOutOfSpace(err) && offlined.insert(loc.disk).second) {
       bodies.push_back(internal::MakeDiskStateRecord(loc.disk, false, std::string(err.message())));
       result->disks_taken_offline.push_back(d.name);
     }
@@ -266,6 +289,16 @@ absl::Status DiskGroup::Write(uint32_t file, absl::Span<AsmWriteRequest> request
   {
     std::lock_guard lock(s_->mu);
     meta = RecordCopyFailures(*s_, failed, res);
+  }
+  // A piece that lost a copy to a full filesystem is not acknowledged: the
+  // statement fails and is undone rather than running on fewer copies.
+  for (const auto& [loc, err] : failed) {
+    if (!IsOutOfSpace(err)) continue;
+    for (size_t i : pieces_with_failure) {
+      AsmWriteRequest& r = requests[pieces[i].request];
+      if (r.status.ok()) r.status = OutOfSpaceError(*s_, "write", file, failed);
+    }
+    break;
   }
   for (AsmWriteRequest& r : requests) r.copies_written = r.status.ok() ? UINT32_MAX : 0;
   for (size_t i = 0; i < pieces.size(); ++i) {
@@ -500,6 +533,9 @@ absl::Status DiskGroup::FormatFile(uint32_t file, const FormatOptions& options,
   if (!refused.ok()) {
     return absl::Status(refused.code(), fmt::format("format of {}: {}", s_->FileLabel(file),
                                                     std::string(refused.message())));
+  }
+  if (absl::Status space = OutOfSpaceError(*s_, "format", file, failed); !space.ok()) {
+    return space;
   }
   for (uint32_t x : extents_in_range) {
     if (landed[x] == 0) {

@@ -193,9 +193,40 @@ absl::Status DiskGroup::OfflineDisk(uint32_t disk) {
     return absl::NotFoundError(fmt::format("disk group {} has no disk {}", s_->cat.name, disk));
   }
   if (!s_->cat.disks[disk].online) return absl::OkStatus();
+  // As ASM does (ORA-15066): never take away the last current copy of an extent.
+  for (const auto& [number, f] : s_->cat.files) {
+    for (size_t x = 0; x < f.extents.size(); ++x) {
+      bool other_current = false;
+      for (uint32_t c = 0; c < s_->cat.copies(); ++c) {
+        const internal::CopyLoc& l = f.extents[x][c];
+        const internal::DiskRec& d = s_->cat.disks[l.disk];
+        if (l.disk != disk && d.online && d.stale.count(l.au) == 0) other_current = true;
+      }
+      if (!other_current) {
+        return absl::FailedPreconditionError(fmt::format(
+            "ORA-15066: offlining disk \"{}\" in group \"{}\" may result in a data loss: it "
+            "holds the only current copy of extent {} of {}",
+            s_->cat.disks[disk].name, s_->cat.name, x, f.info.name));
+      }
+    }
+  }
   std::vector<std::vector<uint8_t>> bodies;
   bodies.push_back(internal::MakeDiskStateRecord(disk, false, ""));
   return s_->Commit(std::move(bodies));
+}
+
+absl::Status DiskGroup::OnlineAll(ResyncResult* result) {
+  std::vector<uint32_t> disks;
+  {
+    std::lock_guard lock(s_->mu);
+    for (uint32_t d = 0; d < s_->cat.disks.size(); ++d) {
+      if (!s_->cat.disks[d].online || !s_->cat.disks[d].stale.empty()) disks.push_back(d);
+    }
+  }
+  for (uint32_t d : disks) {
+    if (absl::Status st = OnlineDisk(d, result); !st.ok()) return st;
+  }
+  return absl::OkStatus();
 }
 
 absl::Status DiskGroup::OnlineDisk(uint32_t disk, ResyncResult* result) {

@@ -1,12 +1,15 @@
-// MetaStore: where a disk group's catalog lives on disk. Two checkpoint slots
-// (<NAME>.ckpt0 / .ckpt1, full catalog, checksummed) and a journal
-// (<NAME>.journal) of checksummed, sequence-numbered change records.
+// MetaStore: where a disk group's catalog lives on disk. Two identical
+// checkpoint copies (<NAME>.ckpt0 / .ckpt1, full catalog, checksummed) and two
+// identical journal copies (<NAME>.journal / .journal1) of checksummed,
+// sequence-numbered change records.
 //
-// A change is durable when its journal record is synced. A checkpoint goes to
-// the slot not holding the newest valid checkpoint, is synced, and only then is
-// the journal emptied; so a crash at any point leaves one valid slot plus the
-// records after it. Open() picks the newest valid slot, replays the records
-// that follow it and cuts a torn tail.
+// Every copy is current (io/metadata_copies.h): a change is appended to
+// journal copy 0, synced, then to copy 1, synced, and only then durable. A
+// checkpoint writes ckpt0 then ckpt1 (each synced), and only then empties the
+// journals. Open() picks the newest valid checkpoint, replays the longer valid
+// journal prefix after it, and rewrites whatever copy was damaged, torn or
+// behind (repairs()). A journal that does not continue the checkpoint, or
+// copies that disagree, are refused with DataLoss naming the file.
 //
 // Private to cellsim/asm. Not thread-safe: the disk group serializes calls.
 #ifndef CELLSIM_ASM_META_STORE_H_
@@ -51,19 +54,23 @@ class MetaStore {
                                     absl::Span<const std::vector<uint8_t>> bodies);
   [[nodiscard]] absl::Status Checkpoint(const Catalog& catalog);
   uint64_t journal_bytes() const { return journal_end_; }
+  // Copies Open rewrote: "PATH was ...; rewritten from PATH ...".
+  const std::vector<std::string>& repairs() const { return repairs_; }
   [[nodiscard]] absl::Status Close();
 
  private:
   MetaStore(io::IoBackend* io, std::string dir, std::string name);
   std::string SlotPath(int slot) const;
-  std::string JournalPath() const;
+  std::vector<std::string> SlotPaths() const;
+  std::string JournalPath(int copy) const;
+  [[nodiscard]] absl::Status OpenJournals(Catalog* catalog);
 
   io::IoBackend* io_;
   std::string dir_;
   std::string name_;
-  io::FileHandle journal_ = io::kInvalidFile;
+  io::FileHandle journal_[2] = {io::kInvalidFile, io::kInvalidFile};
   uint64_t journal_end_ = 0;
-  int newest_slot_ = 0;
+  std::vector<std::string> repairs_;
 };
 
 }  // namespace cellsim::asmgr::internal

@@ -12,6 +12,7 @@
 #include "cellsim/base/checksum.h"
 #include "cellsim/base/units.h"
 #include "cellsim/cell/cell.h"
+#include "cellsim/io/metadata_copies.h"
 #include "fmt/format.h"
 
 namespace cellsim::asmgr {
@@ -46,8 +47,12 @@ struct Rack::State {
     for (const auto& c : cells) env.cells.push_back(c.get());
     return env;
   }
-  std::string MetaPath(uint64_t seq) const { return fmt::format("{}/rack.meta{}", dir, seq % 2); }
+  std::vector<std::string> repairs;  // metadata copies rewritten by Open
+  std::vector<std::string> MetaPaths() const {
+    return {fmt::format("{}/rack.meta0", dir), fmt::format("{}/rack.meta1", dir)};
+  }
   [[nodiscard]] absl::Status WriteMeta();
+  [[nodiscard]] absl::Status ReadMeta();
 };
 
 RackConfig DefaultRackConfig() {
@@ -145,20 +150,64 @@ static bool DecodeConfig(Decoder* d, RackConfig* c) {
   return true;
 }
 
+// Every copy gets the same newest state, copy 0 then copy 1, each synced
+// (io/metadata_copies.h): a damaged copy is always repaired from a current one.
 absl::Status Rack::State::WriteMeta() {
   const uint64_t seq = meta_seq + 1;
   const std::vector<uint8_t> bytes =
       internal::EncodeRackMeta({.seq = seq, .config = config, .group_names = group_names});
-  absl::StatusOr<io::FileHandle> f = io->Open(MetaPath(seq), {.create = true});
-  if (!f.ok()) return f.status();
-  absl::Status st = io->WriteAt(*f, 0, bytes.data(), bytes.size());
-  if (st.ok()) st = io->Truncate(*f, bytes.size());
-  if (st.ok()) st = io->Sync(*f, io::SyncKind::kFull);
-  absl::Status close = io->Close(*f);
-  if (!st.ok()) return st;
-  if (!close.ok()) return close;
+  if (absl::Status st = io::WriteCopiesInOrder(io, MetaPaths(), bytes); !st.ok()) return st;
   meta_seq = seq;
   return absl::OkStatus();
+}
+
+// Reads both copies, takes the newest valid one and rewrites the other when it
+// is damaged, torn or older. A version-1 rack wrote the copies in turn (the
+// other slot held the previous state), so there a lone valid copy cannot be
+// proven newest: refused, naming the damaged file.
+absl::Status Rack::State::ReadMeta() {
+  std::vector<io::MetadataCopy> copies;
+  std::vector<internal::RackMeta> metas(2);
+  bool all_current_format = true;
+  for (const std::string& path : MetaPaths()) {
+    io::MetadataCopy& c = copies.emplace_back();
+    c.path = path;
+    absl::StatusOr<std::vector<uint8_t>> bytes = io::ReadWholeFile(io, path);
+    if (!bytes.ok()) {
+      c.status = absl::Status(bytes.status().code(), fmt::format("{}: unreadable: {}", path,
+                                                       std::string(bytes.status().message())));
+      continue;
+    }
+    absl::StatusOr<internal::RackMeta> meta = internal::DecodeRackMeta(*bytes, path);
+    // A copy written by a newer cellsim: the other copy may be stale, refuse.
+    if (meta.status().code() == absl::StatusCode::kFailedPrecondition) return meta.status();
+    c.status = meta.status();
+    if (!meta.ok()) continue;
+    c.sequence = meta->seq;
+    c.bytes = *std::move(bytes);
+    if (meta->version != internal::kRackMetaVersion) all_current_format = false;
+    metas[copies.size() - 1] = *std::move(meta);
+  }
+  absl::StatusOr<io::CopyChoice> choice = io::ChooseNewestCopy(copies, "rack configuration");
+  if (!choice.ok()) {
+    return absl::NotFoundError(
+        fmt::format("{} holds no valid rack ({})", dir, std::string(choice.status().message())));
+  }
+  if (!all_current_format) {
+    for (const io::MetadataCopy& c : copies) {
+      if (c.status.ok()) continue;
+      return absl::DataLossError(fmt::format(
+          "{} is damaged and the other copy, written by an older cellsim in turn with it, may "
+          "hold an older configuration: refusing to open the rack with it ({})",
+          c.path, std::string(c.status.message())));
+    }
+  }
+  internal::RackMeta& meta = metas[choice->newest];
+  meta_seq = meta.seq;
+  config = std::move(meta.config);
+  group_names = std::move(meta.group_names);
+  if (!all_current_format) return absl::OkStatus();  // rewritten as version 2 at the next change
+  return io::RepairCopies(io, copies, *choice, &repairs);
 }
 
 namespace internal {
@@ -166,7 +215,7 @@ namespace internal {
 std::vector<uint8_t> EncodeRackMeta(const RackMeta& meta) {
   Encoder e;
   e.PutU32(kRackMagic);
-  e.PutU32(kRackMetaVersion);
+  e.PutU32(meta.version);
   e.PutU64(meta.seq);
   EncodeConfig(&e, meta.config);
   e.PutU32(static_cast<uint32_t>(meta.group_names.size()));
@@ -197,13 +246,14 @@ absl::StatusOr<RackMeta> DecodeRackMeta(absl::Span<const uint8_t> bytes,
         "{}: newer format version {}, this build reads version {}: use a newer cellsim", path,
         version, kRackMetaVersion));
   }
-  if (version != kRackMetaVersion) {
-    return bad(fmt::format("unsupported format version {}, this build reads version {}",
-                           version, kRackMetaVersion));
+  if (version < kRackMetaFirstVersion) {
+    return bad(fmt::format("unsupported format version {}, this build reads versions {}..{}",
+                           version, kRackMetaFirstVersion, kRackMetaVersion));
   }
   Decoder d(body);
   (void)d.Skip(8);
   RackMeta meta;
+  meta.version = version;
   uint32_t ngroups = 0;
   if (!d.GetU64(&meta.seq) || !DecodeConfig(&d, &meta.config) || !d.GetU32(&ngroups) ||
       ngroups > 64) {
@@ -317,49 +367,19 @@ absl::StatusOr<std::unique_ptr<Rack>> Rack::Open(io::IoBackend* io, Clock* clock
   s->io = io;
   s->clock = clock;
   s->dir = dir;
-  bool found = false;
-  std::string errors;
-  for (int slot = 0; slot < 2; ++slot) {
-    const std::string path = fmt::format("{}/rack.meta{}", dir, slot);
-    absl::StatusOr<io::FileHandle> f = io->Open(path, {.read_only = true});
-    if (!f.ok()) {
-      errors += fmt::format("; {}: {}", path, std::string(f.status().message()));
-      continue;
-    }
-    absl::StatusOr<uint64_t> size = io->Size(*f);
-    std::vector<uint8_t> bytes(size.ok() ? *size : 0);
-    absl::Status st = size.status();
-    if (st.ok() && !bytes.empty()) st = io->ReadAt(*f, 0, bytes.data(), bytes.size());
-    (void)io->Close(*f);
-    if (!st.ok()) {
-      errors += fmt::format("; {}: unreadable: {}", path, std::string(st.message()));
-      continue;
-    }
-    absl::StatusOr<internal::RackMeta> meta = internal::DecodeRackMeta(bytes, path);
-    if (!meta.ok()) {
-      // A slot written by a newer cellsim: the older slot is stale, refuse.
-      if (meta.status().code() == absl::StatusCode::kFailedPrecondition) return meta.status();
-      errors += fmt::format("; {}", std::string(meta.status().message()));
-      continue;
-    }
-    if (!found || meta->seq > s->meta_seq) {
-      s->meta_seq = meta->seq;
-      s->config = std::move(meta->config);
-      s->group_names = std::move(meta->group_names);
-      found = true;
-    }
-  }
-  if (!found) return absl::NotFoundError(fmt::format("{} holds no valid rack{}", dir, errors));
+  if (absl::Status st = s->ReadMeta(); !st.ok()) return st;
   for (uint32_t i = 0; i < s->config.cells; ++i) {
     absl::StatusOr<std::unique_ptr<cell::Cell>> c =
         cell::Cell::Open(io, clock, dir + "/" + CellName(s->config, i));
     if (!c.ok()) return c.status();
+    for (const std::string& r : (*c)->metadata_repairs()) s->repairs.push_back(r);
     s->cells.push_back(*std::move(c));
   }
   const DiskGroupEnv env = s->Env();
   for (const std::string& n : s->group_names) {
     absl::StatusOr<std::unique_ptr<DiskGroup>> g = DiskGroup::Open(env, n);
     if (!g.ok()) return g.status();
+    for (const std::string& r : (*g)->metadata_repairs()) s->repairs.push_back(r);
     s->groups.push_back(*std::move(g));
   }
   return std::unique_ptr<Rack>(new Rack(std::move(s)));
@@ -382,6 +402,7 @@ absl::Status Rack::Close() {
 
 const std::string& Rack::dir() const { return s_->dir; }
 const RackConfig& Rack::config() const { return s_->config; }
+const std::vector<std::string>& Rack::metadata_repairs() const { return s_->repairs; }
 io::IoBackend* Rack::io() const { return s_->io; }
 Clock* Rack::clock() const { return s_->clock; }
 uint32_t Rack::cell_count() const { return static_cast<uint32_t>(s_->cells.size()); }

@@ -1,6 +1,8 @@
 // The rack configuration file (DIR/rack.meta0, rack.meta1): encode and decode
-// of one slot. Rack::Open reads both slots and keeps the valid one with the
-// higher sequence; the decoder is exposed here (private to cellsim/asm, plus the
+// of one copy. Version 2: every change writes the same state to both copies
+// (io/metadata_copies.h); Rack::Open keeps the valid one with the higher
+// sequence and repairs the other. Version 1 (read, rewritten as 2 at the next
+// change) wrote the slots in turn. The decoder is exposed here (private to cellsim/asm, plus the
 // fuzz targets and hostile-input tests) so that it can be exercised without a
 // rack directory.
 //
@@ -19,10 +21,12 @@
 
 namespace cellsim::asmgr::internal {
 
-inline constexpr uint32_t kRackMetaVersion = 1;
+inline constexpr uint32_t kRackMetaVersion = 2;
+inline constexpr uint32_t kRackMetaFirstVersion = 1;  // oldest version read
 inline constexpr uint64_t kRackMetaSeed = 0x5241434B4D455441ull;  // xxHash64 seed
 
 struct RackMeta {
+  uint32_t version = kRackMetaVersion;  // as found in the file
   uint64_t seq = 0;
   RackConfig config;
   std::vector<std::string> group_names;  // every disk group, in creation order

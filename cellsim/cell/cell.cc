@@ -149,6 +149,15 @@ absl::Status CellImpl::CreateFiles(const CellConfig& config) {
                                       .direct = config.direct_io});
   if (!flash.ok()) return flash.status();
   flash_ = std::move(*flash);
+  // The metadata area (superblocks, checkpoint areas, journal) is allocated
+  // now: a filesystem that fills up later fails data writes with ENOSPC but
+  // can never leave the cell unable to journal or checkpoint.
+  if (absl::Status s = io_->Allocate(flash_->handle(), io::AllocateMode::kKeepSize, 0,
+                                     layout_.data_offset);
+      !s.ok() && s.code() != absl::StatusCode::kUnimplemented) {
+    return absl::Status(s.code(), fmt::format("allocating the metadata area of {}/{}: {}", dir_,
+                                              kFlashFile, std::string(s.message())));
+  }
   if (absl::Status s = flash_->Sync(io::SyncKind::kFull); !s.ok()) return s;
   creation_time_ = clock_->UnixSeconds();
   auto meta = MetadataStore::Format(flash_.get(), layout_, config_, creation_time_);
@@ -200,6 +209,7 @@ absl::Status CellImpl::OpenFiles() {
   state_ = std::make_unique<CacheState>(disk_sizes_, layout_.line_size, layout_.num_slots);
   RecoveryInfo info;
   if (absl::Status s = meta_->Recover(state_.get(), &info); !s.ok()) return s;
+  if (!info.superblock_repaired.empty()) metadata_repairs_.push_back(info.superblock_repaired);
   // A fresh epoch: later appends never follow a torn tail.
   if (absl::Status s = meta_->Checkpoint(state_.get(), &state_mu_); !s.ok()) return s;
   mode_ = config_.flash_cache_mode;
@@ -446,6 +456,7 @@ absl::StatusOr<std::unique_ptr<Cell>> Cell::Open(io::IoBackend* io, Clock* clock
 }
 
 absl::Status Cell::Close() { return impl_->Close(); }
+std::vector<std::string> Cell::metadata_repairs() const { return impl_->metadata_repairs_; }
 std::string Cell::name() const { return impl_->name(); }
 absl::StatusOr<CellDescription> Cell::Describe() const {
   if (absl::Status s = impl_->CheckOpen(); !s.ok()) return s;

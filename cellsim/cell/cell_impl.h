@@ -243,6 +243,7 @@ class CellImpl {
   CellConfig config_;
   FlashLayout layout_;
   int64_t creation_time_ = 0;
+  std::vector<std::string> metadata_repairs_;  // set by OpenFiles
   std::atomic<FlashCacheMode> mode_{FlashCacheMode::kWriteBack};
   std::vector<std::unique_ptr<io::BlockFile>> disks_;
   std::vector<uint64_t> disk_sizes_;

@@ -20,6 +20,20 @@ absl::StatusOr<io::AlignedBuffer> ReadBytes(io::BlockFile* f, uint64_t offset, u
   return buf;
 }
 
+// Writes `sb` to copy A, syncs, then to copy B, syncs: copy A is never older
+// than copy B, and B holds at least every acknowledged superblock, so whichever
+// copy is valid is current and a damaged one is repaired from it.
+absl::Status WriteSuperblocks(io::BlockFile* flash, const FlashLayout& layout,
+                              const Superblock& sb) {
+  io::AlignedBuffer page(kPage);
+  EncodeSuperblock(sb, page.span());
+  for (uint64_t offset : layout.superblock_offset) {
+    if (absl::Status s = flash->Write(offset, page.span()); !s.ok()) return s;
+    if (absl::Status s = flash->Sync(); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<MetadataStore>> MetadataStore::Format(
@@ -32,10 +46,7 @@ absl::StatusOr<std::unique_ptr<MetadataStore>> MetadataStore::Format(
   Superblock sb{.generation = 1, .epoch = 1, .journal_first_seq = 1, .checkpoint_area = 0,
                 .checkpoint_length = ckpt.size(), .checkpoint_checksum = Checksum64(ckpt),
                 .creation_time_unix = creation_time_unix, .config = config};
-  io::AlignedBuffer page(kPage);
-  EncodeSuperblock(sb, page.span());
-  if (absl::Status s = flash->Write(layout.superblock_offset[1], page.span()); !s.ok()) return s;
-  if (absl::Status s = flash->Sync(); !s.ok()) return s;
+  if (absl::Status s = WriteSuperblocks(flash, layout, sb); !s.ok()) return s;
   auto store = std::unique_ptr<MetadataStore>(new MetadataStore(flash, sb));
   store->layout_ = layout;
   store->next_seq_ = store->synced_seq_ = 1;
@@ -67,15 +78,25 @@ absl::StatusOr<std::unique_ptr<MetadataStore>> MetadataStore::Load(io::BlockFile
         flash->path(), std::string(a.status().message()), std::string(b.status().message())));
   }
   Superblock sb = !a.ok() ? *b : !b.ok() ? *a : (a->generation > b->generation ? *a : *b);
-  return std::unique_ptr<MetadataStore>(new MetadataStore(flash, std::move(sb)));
+  auto store = std::unique_ptr<MetadataStore>(new MetadataStore(flash, std::move(sb)));
+  for (const absl::StatusOr<Superblock>* copy : {&a, &b}) {
+    if (copy->ok() && (*copy)->generation == store->sb_.generation) continue;
+    store->superblock_repair_ = fmt::format(
+        "flash superblock copy {} of {} was {}; rewritten from generation {}",
+        copy == &a ? 'A' : 'B', flash->path(),
+        copy->ok() ? fmt::format("at generation {}", (*copy)->generation)
+                   : std::string(copy->status().message()),
+        store->sb_.generation);
+  }
+  return store;
 }
 
 absl::Status MetadataStore::Recover(CacheState* state, RecoveryInfo* info) {
   std::lock_guard<std::mutex> l(mu_);
   if (sb_.checkpoint_length > layout_.checkpoint_bytes) {
     return absl::DataLossError(fmt::format(
-        "flash checkpoint: length {} exceeds its area of {} bytes", sb_.checkpoint_length,
-        layout_.checkpoint_bytes));
+        "flash device {}: checkpoint length {} exceeds its area of {} bytes", flash_->path(),
+        sb_.checkpoint_length, layout_.checkpoint_bytes));
   }
   auto ck = ReadBytes(flash_, layout_.checkpoint_offset[sb_.checkpoint_area],
                       sb_.checkpoint_length);
@@ -83,9 +104,9 @@ absl::Status MetadataStore::Recover(CacheState* state, RecoveryInfo* info) {
   absl::Span<const uint8_t> ckbytes = ck->span().subspan(0, sb_.checkpoint_length);
   if (Checksum64(ckbytes) != sb_.checkpoint_checksum) {
     return absl::DataLossError(fmt::format(
-        "flash checkpoint area {} (generation {}): checksum mismatch; the cache directory is "
-        "damaged and the cell cannot be opened without losing dirty data",
-        sb_.checkpoint_area, sb_.generation));
+        "flash device {}: checkpoint area {} (generation {}): checksum mismatch; the cache "
+        "directory is damaged and the cell cannot be opened without losing dirty data",
+        flash_->path(), sb_.checkpoint_area, sb_.generation));
   }
   absl::StatusOr<CheckpointImage> img = DecodeCheckpoint(ckbytes);
   if (!img.ok()) return img.status();
@@ -96,10 +117,10 @@ absl::Status MetadataStore::Recover(CacheState* state, RecoveryInfo* info) {
   absl::Span<const uint8_t> j = jr->span().subspan(0, layout_.journal_bytes);
   if (IsNewerChunk(j, sb_.epoch)) {
     return absl::DataLossError(fmt::format(
-        "flash metadata: the journal holds records of a newer epoch than superblock generation "
+        "flash device {}: the journal holds records of a newer epoch than superblock generation "
         "{} (epoch {}): the newest superblock copy is damaged; refusing to open with older "
         "metadata",
-        sb_.generation, sb_.epoch));
+        flash_->path(), sb_.generation, sb_.epoch));
   }
   uint64_t pos = 0, seq = sb_.journal_first_seq;
   std::vector<Record> records;
@@ -109,8 +130,8 @@ absl::Status MetadataStore::Recover(CacheState* state, RecoveryInfo* info) {
     if (!DecodeChunk(j.subspan(pos), sb_.epoch, seq, &records, &bytes)) break;
     for (const Record& r : records) {
       if (absl::Status s = state->Apply(r, seq); !s.ok()) {
-        return absl::DataLossError(fmt::format("flash journal chunk {} at offset {}: {}", seq,
-                                               pos, std::string(s.message())));
+        return absl::DataLossError(fmt::format("flash device {}: journal chunk {} at offset {}: {}",
+                                               flash_->path(), seq, pos, std::string(s.message())));
       }
     }
     info->chunks_replayed++;
@@ -119,12 +140,18 @@ absl::Status MetadataStore::Recover(CacheState* state, RecoveryInfo* info) {
     ++seq;
   }
   if (pos < j.size()) {
+    if (IsDamagedWholePageChunk(j.subspan(pos), sb_.epoch, seq)) {
+      return absl::DataLossError(fmt::format(
+          "flash device {}: journal chunk {} at offset {} fails its checksum although its "
+          "one-page write was whole: the journal is damaged (not a torn tail)",
+          flash_->path(), seq, pos));
+    }
     for (uint64_t p = pos + kPage; p + kChunkHeaderBytes <= j.size(); p += kPage) {
       if (LooksLikeLaterChunk(j.subspan(p), sb_.epoch, seq - 1)) {
         return absl::DataLossError(fmt::format(
-            "flash journal: chunk {} at offset {} is corrupt but a later chunk follows at "
-            "offset {}: the journal is damaged (not a torn tail)",
-            seq, pos, p));
+            "flash device {}: journal chunk {} at offset {} is corrupt but a later chunk "
+            "follows at offset {}: the journal is damaged (not a torn tail)",
+            flash_->path(), seq, pos, p));
       }
     }
     const absl::Span<const uint8_t> tail = j.subspan(pos, std::min<uint64_t>(kPage, j.size() - pos));
@@ -139,12 +166,18 @@ absl::Status MetadataStore::Recover(CacheState* state, RecoveryInfo* info) {
   // but whose records contradict each other is damage, not a state to run on.
   if (absl::Status s = state->CheckInvariants(); !s.ok()) {
     return absl::DataLossError(fmt::format(
-        "flash journal: the replayed metadata is inconsistent ({}); the journal is damaged",
-        std::string(s.message())));
+        "flash device {}: the replayed journal is inconsistent ({}); the journal is damaged",
+        flash_->path(), std::string(s.message())));
   }
   state->MarkSynced(UINT64_MAX);
   tail_ = pos;
   next_seq_ = synced_seq_ = seq;
+  if (!superblock_repair_.empty()) {
+    // The metadata it describes replayed: make both copies hold it again.
+    if (absl::Status s = WriteSuperblocks(flash_, layout_, sb_); !s.ok()) return s;
+    info->superblock_repaired = superblock_repair_;
+    superblock_repair_.clear();
+  }
   return absl::OkStatus();
 }
 
@@ -245,14 +278,8 @@ absl::Status MetadataStore::CheckpointLocked(CacheState* state, std::mutex* stat
     return Failed(s);
   }
   if (absl::Status s = flash_->Sync(); !s.ok()) return Failed(s);
-  io::AlignedBuffer page(kPage);
-  EncodeSuperblock(next, page.span());
-  if (absl::Status s = flash_->Write(layout_.superblock_offset[next.generation % 2], page.span());
-      !s.ok()) {
-    return Failed(s);
-  }
-  if (absl::Status s = flash_->Sync(); !s.ok()) return Failed(s);
-  syncs_ += 2;
+  if (absl::Status s = WriteSuperblocks(flash_, layout_, next); !s.ok()) return Failed(s);
+  syncs_ += 3;
   sb_ = next;
   tail_ = 0;
   dirty_ = false;

@@ -7,8 +7,9 @@
 //     fdatasync when `sync`), then the records are applied to the CacheState.
 //     A batch of requests therefore costs one append and one sync.
 //   - Checkpoint(): writes the full state to the inactive checkpoint area,
-//     syncs, then writes the other superblock copy with generation+1 pointing to
-//     it and a new journal epoch, syncs. The journal restarts at its beginning;
+//     syncs, then writes the superblock with generation+1 pointing to it and a
+//     new journal epoch to copy A, syncs, then to copy B, syncs (every copy
+//     current: a copy found damaged or older at Recover is rewritten). The journal restarts at its beginning;
 //     chunks of older epochs are ignored. Taken when the journal is full, at
 //     every Open (so the journal never has to be appended after a torn tail)
 //     and when the configuration changes.
@@ -26,6 +27,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -40,6 +42,7 @@ struct RecoveryInfo {
   uint64_t chunks_replayed = 0;
   uint64_t records_replayed = 0;
   bool torn_tail_dropped = false;  // a non-empty invalid chunk ended the journal
+  std::string superblock_repaired;  // "flash superblock copy A of ... was ...; rewritten ..."
 };
 
 class MetadataStore {
@@ -81,6 +84,7 @@ class MetadataStore {
   FlashLayout layout_;
   mutable std::mutex mu_;
   Superblock sb_;
+  std::string superblock_repair_;  // set by Load when a copy is damaged or older
   uint64_t tail_ = 0;        // bytes used in the journal of this epoch
   uint64_t next_seq_ = 0;    // seq of the next chunk
   uint64_t synced_seq_ = 0;  // chunks below this are durable

@@ -268,6 +268,24 @@ bool DecodeChunk(absl::Span<const uint8_t> bytes, uint64_t epoch, uint64_t seq,
   return true;
 }
 
+bool IsDamagedWholePageChunk(absl::Span<const uint8_t> bytes, uint64_t epoch, uint64_t seq) {
+  if (bytes.size() < kChunkHeaderBytes) return false;
+  Decoder d(bytes.subspan(0, kChunkHeaderBytes));
+  uint32_t magic = 0, payload = 0;
+  uint16_t version = 0, reserved = 0;
+  uint64_t e = 0, q = 0;
+  (void)d.GetU32(&magic);
+  (void)d.GetU16(&version);
+  (void)d.GetU16(&reserved);
+  (void)d.GetU64(&e);
+  (void)d.GetU64(&q);
+  (void)d.GetU32(&payload);
+  // The header names the chunk expected here and the chunk fits in one page:
+  // its page was written whole, so a failed checksum is damage.
+  return magic == kChunkMagic && e == epoch && q == seq &&
+         uint64_t{payload} + kChunkHeaderBytes <= kPage;
+}
+
 bool LooksLikeLaterChunk(absl::Span<const uint8_t> bytes, uint64_t epoch, uint64_t after) {
   ChunkHeader h;
   return ParseChunkHeader(bytes, &h) && h.epoch == epoch && h.seq > after;

@@ -108,6 +108,10 @@ void EncodeChunk(uint64_t epoch, uint64_t seq, absl::Span<const Record> records,
 // True when `bytes` starts with a chunk header of `epoch` whose header checksum
 // is valid and whose seq is > `after` (used to tell corruption from a torn tail).
 bool LooksLikeLaterChunk(absl::Span<const uint8_t> bytes, uint64_t epoch, uint64_t after);
+// True when `bytes` starts with a chunk DecodeChunk rejected whose header still
+// names `epoch` and `seq` and which fits in one page. A chunk page is written
+// whole (the O_DIRECT unit), so such a chunk is damage, not a torn write.
+bool IsDamagedWholePageChunk(absl::Span<const uint8_t> bytes, uint64_t epoch, uint64_t seq);
 // True when `bytes` starts with a valid chunk header of an epoch before `epoch`.
 bool IsStaleChunk(absl::Span<const uint8_t> bytes, uint64_t epoch);
 // True when `bytes` starts with a valid chunk header of an epoch after `epoch`:

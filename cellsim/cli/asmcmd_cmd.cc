@@ -130,6 +130,24 @@ absl::StatusOr<std::string> RunCommand(const AsmcmdCommand& c, const asmgr::Rack
       }
       return out;
     }
+    case Kind::kOnline:
+    case Kind::kOffline: {
+      absl::StatusOr<asmgr::DiskGroup*> dg = rack.disk_group(c.group);
+      if (!dg.ok()) return dg.status();
+      asmgr::ResyncResult resync;
+      absl::Status st;
+      if (c.all) {
+        st = (*dg)->OnlineAll(&resync);
+      } else {
+        absl::StatusOr<uint32_t> d = (*dg)->FindDisk(c.disk);
+        if (!d.ok()) return d.status();
+        st = c.kind == Kind::kOnline ? (*dg)->OnlineDisk(*d, &resync) : (*dg)->OfflineDisk(*d);
+      }
+      if (!st.ok()) return st;
+      if (c.kind == Kind::kOffline) return std::string();
+      return fmt::format("resync: {} extent copies ({} MiB) rewritten\n", resync.extents_copied,
+                         resync.bytes_copied >> 20);
+    }
   }
   return absl::InternalError("unhandled asmcmd command");
 }
@@ -169,7 +187,7 @@ void RegisterAsmcmd(CLI::App& app, CommandContext& ctx) {
       "asmcmd",
       "asmcmd on the disk groups of rack DIR: lsdg [DG], lsdsk [-k] [-p] [-G DG] [PATTERN], "
       "ls [-l] [PATH], cd PATH, pwd, cp +DG/PATH LOCALFILE (copies the file's logical bytes "
-      "out of ASM)");
+      "out of ASM), online -G DG (-D DISK | -a) (resyncs, then onlines), offline -G DG -D DISK");
   c->add_option("DIR", args->dir, "Rack directory")->required();
   c->add_option("-e,--execute", args->commands,
                 "An asmcmd command (repeatable, in order; they share the current directory)");

@@ -227,6 +227,20 @@ absl::StatusOr<AsmcmdCommand> ParseAsmcmdCommand(std::string_view text) {
           return bad_option(a);
         }
       }
+    } else if (verb == "online" || verb == "offline") {
+      if (a == "-a" && verb == "online") {
+        cmd.all = true;
+        continue;
+      }
+      if ((a == "-G" || a == "-D") && i + 1 < w.size()) {
+        (a == "-G" ? cmd.group : cmd.disk) = absl::AsciiStrToUpper(w[++i]);
+        continue;
+      }
+      if (a == "-G" || a == "-D") {
+        return absl::InvalidArgumentError(
+            fmt::format("ASMCMD-8021: {} needs a {}", a, a == "-G" ? "disk group" : "disk name"));
+      }
+      return bad_option(a);
     } else {
       return bad_option(a);
     }
@@ -257,9 +271,18 @@ absl::StatusOr<AsmcmdCommand> ParseAsmcmdCommand(std::string_view text) {
   } else if (verb == "cp") {
     cmd.kind = AsmcmdCommand::Kind::kCp;
     s = operand_count(2, 2, "cp +DG/PATH LOCALFILE");
+  } else if (verb == "online" || verb == "offline") {
+    const bool online = verb == "online";
+    cmd.kind = online ? AsmcmdCommand::Kind::kOnline : AsmcmdCommand::Kind::kOffline;
+    const char* usage = online ? "online -G GROUP (-D DISK | -a)" : "offline -G GROUP -D DISK";
+    s = operand_count(0, 0, usage);
+    if (s.ok() && (cmd.group.empty() || cmd.disk.empty() == !cmd.all)) {
+      s = absl::InvalidArgumentError(fmt::format("ASMCMD-8022: usage: {}", usage));
+    }
   } else {
     return absl::InvalidArgumentError(fmt::format(
-        "ASMCMD-8022: unknown command '{}' (cellsim knows lsdg, lsdsk, ls, cd, pwd, cp)", verb));
+        "ASMCMD-8022: unknown command '{}' (cellsim knows lsdg, lsdsk, ls, cd, pwd, cp, online, "
+        "offline)", verb));
   }
   if (!s.ok()) return s;
   cmd.args = std::move(operands);

@@ -72,8 +72,12 @@ bool MetricMatches(const cell::Metric& metric, const std::vector<MetricFilter>& 
 // ------------------------------------------------------------------- asmcmd
 
 struct AsmcmdCommand {
-  enum class Kind { kLsdg, kLsdsk, kLs, kCd, kPwd, kCp };
+  enum class Kind { kLsdg, kLsdsk, kLs, kCd, kPwd, kCp, kOnline, kOffline };
   Kind kind = Kind::kLs;
+  // online -G DG (-D DISK | -a), offline -G DG -D DISK
+  std::string group;
+  std::string disk;
+  bool all = false;
   bool long_format = false;        // ls -l
   report::LsdskOptions lsdsk;      // lsdsk
   std::vector<std::string> args;   // lsdg GROUP, ls PATH, cd PATH, cp SRC DEST

@@ -132,6 +132,7 @@ std::string SqlPlusFeedback(std::string_view kind) {
   if (starts("DROP TABLESPACE")) return "Tablespace dropped.";
   if (starts("ALTER DATABASE")) return "Database altered.";
   if (starts("ALTER SESSION")) return "Session altered.";
+  if (starts("ALTER DISKGROUP")) return "Diskgroup altered.";
   return "Statement processed.";
 }
 

@@ -89,6 +89,9 @@ struct ExecOutcome {
                                           ExecOutcome* out);
 [[nodiscard]] absl::Status RunDropTablespace(Session::State& s, const DropTablespace& st,
                                              ExecOutcome* out);
+// ALTER DISKGROUP ... ONLINE/OFFLINE (disk_state.cc).
+[[nodiscard]] absl::Status RunAlterDiskgroupDisks(Session::State& s,
+                                                  const AlterDiskgroupDisks& st);
 
 // ORA-15001 for a disk group the rack does not have.
 [[nodiscard]] absl::StatusOr<asmgr::DiskGroup*> FindDiskGroup(asmgr::Rack* rack,

@@ -382,7 +382,9 @@ class Parser {
       if (AcceptKw("TABLESPACE")) return ParseAlterTablespace();
       if (AcceptKw("DATABASE")) return ParseAlterDatabase();
       if (AcceptKw("SESSION")) return ParseAlterSession();
-      return Expected("TABLESPACE, DATABASE or SESSION", "ORA-00940: invalid ALTER command");
+      if (AcceptKw("DISKGROUP")) return ParseAlterDiskgroup();
+      return Expected("TABLESPACE, DATABASE, SESSION or DISKGROUP",
+                      "ORA-00940: invalid ALTER command");
     }
     return Expected("CREATE, ALTER or DROP", "ORA-00900: invalid SQL statement");
   }
@@ -447,6 +449,31 @@ class Parser {
       st.cascade_constraints = true;
     }
     if (absl::Status s = ExpectEnd(st.including_contents ? "" : "INCLUDING or "); !s.ok()) return s;
+    return st;
+  }
+
+  // ALTER DISKGROUP name ONLINE DISK d | ONLINE ALL | OFFLINE DISK d
+  absl::StatusOr<Statement> ParseAlterDiskgroup() {
+    AlterDiskgroupDisks st;
+    absl::StatusOr<std::string> name = ParseIdentifier("a disk group name");
+    if (!name.ok()) return name.status();
+    st.disk_group = Upper(*name);  // ASM names are case-insensitive
+    if (AcceptKw("ONLINE")) {
+      st.online = true;
+      if (AcceptKw("ALL")) {
+        if (absl::Status s = ExpectEnd(""); !s.ok()) return s;
+        return st;
+      }
+    } else if (AcceptKw("OFFLINE")) {
+      st.online = false;
+    } else {
+      return Expected("ONLINE or OFFLINE");
+    }
+    if (!AcceptKw("DISK")) return Expected(st.online ? "DISK or ALL" : "DISK");
+    absl::StatusOr<std::string> disk = ParseIdentifier("a disk name");
+    if (!disk.ok()) return disk.status();
+    st.disk = Upper(*disk);
+    if (absl::Status s = ExpectEnd(""); !s.ok()) return s;
     return st;
   }
 

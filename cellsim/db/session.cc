@@ -160,6 +160,7 @@ absl::StatusOr<StatementResult> Run(Session::State& s, const Statement& statemen
             return absl::OkStatus();
           },
           [&](const db::SetParameter& x) { return SetParameter(s, x); },
+          [&](const AlterDiskgroupDisks& x) { return internal::RunAlterDiskgroupDisks(s, x); },
       },
       statement);
   const uint64_t t2 = clock->NowNanos(), c2 = ThreadCpuNs();

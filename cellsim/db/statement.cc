@@ -84,6 +84,16 @@ struct SqlPrinter {
   std::string operator()(const DropLogfileGroup& s) const {
     return fmt::format("ALTER DATABASE DROP LOGFILE GROUP {}", s.group);
   }
+  std::string operator()(const AlterDiskgroupDisks& s) const {
+    auto name = [](const std::string& n) {
+      const bool plain = !n.empty() && std::isalpha(static_cast<unsigned char>(n[0])) &&
+                         std::all_of(n.begin(), n.end(), IsIdentChar);
+      return plain ? n : fmt::format("\"{}\"", n);
+    };
+    if (s.disk.empty()) return fmt::format("ALTER DISKGROUP {} ONLINE ALL", name(s.disk_group));
+    return fmt::format("ALTER DISKGROUP {} {} DISK {}", name(s.disk_group),
+                       s.online ? "ONLINE" : "OFFLINE", name(s.disk));
+  }
   std::string operator()(const SetCellFastFileCreate& s) const {
     return fmt::format("ALTER SESSION SET \"{}\" = {}", kCellFastFileCreateParameter,
                        s.enabled ? "TRUE" : "FALSE");
@@ -113,6 +123,9 @@ struct KindNamer {
   std::string_view operator()(const AddLogfile&) const { return "ALTER DATABASE ADD LOGFILE"; }
   std::string_view operator()(const DropLogfileGroup&) const {
     return "ALTER DATABASE DROP LOGFILE";
+  }
+  std::string_view operator()(const AlterDiskgroupDisks& s) const {
+    return s.online ? "ALTER DISKGROUP ONLINE" : "ALTER DISKGROUP OFFLINE";
   }
   std::string_view operator()(const SetCellFastFileCreate&) const { return "ALTER SESSION SET"; }
   std::string_view operator()(const SetFastFileCreateMetadata&) const {

@@ -117,7 +117,7 @@ TEST_F(CliBadInput, RackInfoOnNewerRack) {
   for (int slot = 0; slot < 2; ++slot) {
     const std::string p = rack_ + "/rack.meta" + std::to_string(slot);
     std::vector<uint8_t> b = ReadBytes(p);
-    b[4] = 3;
+    b[4] = 3;  // this build reads versions 1 and 2
     const uint64_t sum = Checksum64(absl::MakeConstSpan(b).subspan(0, b.size() - 8),
                                     asmgr::internal::kRackMetaSeed);
     for (int i = 0; i < 8; ++i) b[b.size() - 8 + i] = static_cast<uint8_t>(sum >> (8 * i));
@@ -125,7 +125,7 @@ TEST_F(CliBadInput, RackInfoOnNewerRack) {
   }
   CmdResult r = Cellsim(tmp_, "rack info " + rack_ + " --backend posix");
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_THAT(r.err, HasSubstr("newer format version 3, this build reads version 1"));
+  EXPECT_THAT(r.err, HasSubstr("newer format version 3, this build reads version 2"));
 }
 
 // A read-only rack directory (every file 0444, every folder 0555). Tests run

@@ -129,12 +129,12 @@ TEST_F(RackBadInput, RackFileNotARack) {
 }
 
 TEST_F(RackBadInput, RackFileNewerVersion) {
-  RackMetaVersion(0, 2);
-  RackMetaVersion(1, 2);
+  RackMetaVersion(0, 3);
+  RackMetaVersion(1, 3);
   const absl::Status st = Open();
   EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition) << st;
   EXPECT_THAT(std::string(st.message()),
-              AllOf(HasSubstr("newer format version 2, this build reads version 1"),
+              AllOf(HasSubstr("newer format version 3, this build reads version 2"),
                     HasSubstr("rack.meta0")));
 }
 
@@ -196,7 +196,7 @@ TEST_F(RackBadInput, AsmCheckpointNewerVersion) {
   const absl::Status st = Open();
   EXPECT_EQ(st.code(), absl::StatusCode::kDataLoss) << st;
   EXPECT_THAT(std::string(st.message()),
-              AllOf(HasSubstr("disk group DATA: no valid checkpoint"),
+              AllOf(HasSubstr("disk group DATA checkpoint: no valid copy"),
                     HasSubstr("newer format version 2, this build reads version 1")));
 }
 

@@ -72,6 +72,28 @@ TEST(ParserTest, AddLogfileBlocksizeInK) {
   EXPECT_EQ(st.groups[0].block_size, 4096u);
 }
 
+TEST(ParserTest, AlterDiskgroupOnlineOffline) {
+  AlterDiskgroupDisks off = ParseAs<AlterDiskgroupDisks>(
+      "alter diskgroup data offline disk DATA_CD_00_cel01");
+  EXPECT_EQ(off, (AlterDiskgroupDisks{"DATA", false, "DATA_CD_00_CEL01"}));
+  EXPECT_EQ(ParseAs<AlterDiskgroupDisks>("ALTER DISKGROUP reco ONLINE ALL;"),
+            (AlterDiskgroupDisks{"RECO", true, ""}));
+  EXPECT_EQ(ParseAs<AlterDiskgroupDisks>("alter diskgroup DATA online disk d1"),
+            (AlterDiskgroupDisks{"DATA", true, "D1"}));
+  for (const char* sql : {"alter diskgroup data offline disk DATA_CD_00_cel01",
+                          "alter diskgroup \"a b\" online all"}) {
+    absl::StatusOr<Statement> st = ParseStatement(sql);
+    ASSERT_TRUE(st.ok()) << st.status();
+    EXPECT_EQ(*ParseStatement(ToSql(*st)), *st) << ToSql(*st);
+  }
+  EXPECT_THAT(std::string(ParseStatement("alter diskgroup data offline all").status().message()),
+              ::testing::HasSubstr("expected DISK, found 'all'"));
+  EXPECT_THAT(std::string(ParseStatement("alter diskgroup data online").status().message()),
+              ::testing::HasSubstr("expected DISK or ALL"));
+  EXPECT_THAT(std::string(ParseStatement("alter diskgroup data drop disk x").status().message()),
+              ::testing::HasSubstr("expected ONLINE or OFFLINE"));
+}
+
 TEST(ParserTest, DropLogfileGroup) {
   EXPECT_EQ(ParseAs<DropLogfileGroup>("alter database drop logfile group 5").group, 5u);
 }
@@ -326,7 +348,7 @@ TEST(ParserErrorTest, MalformedSql) {
               HasSubstr("at 1:1: expected CREATE, ALTER or DROP, found 'select' (ORA-00900"));
   EXPECT_THAT(ErrorOf("create table t (x int)"), HasSubstr("expected TABLESPACE, found 'table'"));
   EXPECT_THAT(ErrorOf("alter system set x = 1"),
-              HasSubstr("expected TABLESPACE, DATABASE or SESSION, found 'system'"));
+              HasSubstr("expected TABLESPACE, DATABASE, SESSION or DISKGROUP, found 'system'"));
   EXPECT_THAT(ErrorOf("alter database open"), HasSubstr("expected ADD or DROP"));
   EXPECT_THAT(ErrorOf("alter database drop logfile member '+DATA'"),
               HasSubstr("expected GROUP, found 'member'"));

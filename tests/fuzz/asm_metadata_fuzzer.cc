@@ -116,6 +116,7 @@ void JournalOp(Input& in, bool seal) {
   WriteFile(dir + "/FZ.ckpt0", ck);
   WriteFile(dir + "/FZ.journal", journal);
   unlink((dir + "/FZ.ckpt1").c_str());
+  unlink((dir + "/FZ.journal1").c_str());  // Open rewrites it from FZ.journal
   static const std::unique_ptr<io::IoBackend> io = io::MakePosixBackend();
   Catalog cat;
   absl::StatusOr<std::unique_ptr<asmgr::internal::MetaStore>> m =

@@ -162,6 +162,9 @@ class DiskGroup {
   // ALTER DISKGROUP ... ONLINE DISK: fast mirror resync (copies only the stale
   // extents from a good copy), then marks the disk online.
   [[nodiscard]] absl::Status OnlineDisk(uint32_t disk, ResyncResult* result);
+  // ALTER DISKGROUP ... ONLINE ALL: OnlineDisk for every disk that is offline
+  // or holds stale copies (e.g. copies a full filesystem refused).
+  [[nodiscard]] absl::Status OnlineAll(ResyncResult* result);
   // Resyncs the stale extents of every online disk (e.g. after a crash during a
   // resync), without changing disk states.
   [[nodiscard]] absl::Status ResyncStale(ResyncResult* result);
@@ -183,6 +186,9 @@ class DiskGroup {
   [[nodiscard]] absl::Status CheckConsistency() const;
   // Metadata sequence number (grows with every persisted change).
   uint64_t metadata_sequence() const;
+  // Metadata copies (checkpoint, journal) that Open found damaged, torn or
+  // behind and rewrote from a current copy.
+  std::vector<std::string> metadata_repairs() const;
 
   struct State;  // implementation detail (cellsim/asm)
 

@@ -2,7 +2,7 @@
 // built on their grid disks: the unit a database mounts.
 //
 // Layout of a rack directory:
-//   DIR/rack.meta0, rack.meta1   rack configuration (two checksummed slots)
+//   DIR/rack.meta0, rack.meta1   rack configuration (two identical checksummed copies)
 //   DIR/cel01/ ... DIR/celNN/    one cell::Cell each (grid disks, flash, journal)
 //   DIR/asm/DATA.*, RECO.*       disk-group metadata (see disk_group.h)
 // Each cell has `cell_disks_per_cell` cell disks CD_00..; each cell disk
@@ -82,6 +82,10 @@ class Rack {
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<Rack>> Create(
       io::IoBackend* io, Clock* clock, const std::string& dir, const RackConfig& config);
   // Opens the cells (recovering their journals) and mounts every disk group.
+  // Metadata kept in two copies (rack.meta0/1, the disk groups' checkpoints)
+  // opens at the newest state and a damaged or older copy is rewritten from it
+  // (listed by metadata_repairs()); DataLoss naming the file when no copy can
+  // be proven to hold the newest state.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<Rack>> Open(
       io::IoBackend* io, Clock* clock, const std::string& dir);
 
@@ -94,6 +98,8 @@ class Rack {
 
   const std::string& dir() const;
   const RackConfig& config() const;
+  // What Open repaired: "PATH was ...; rewritten from PATH (sequence N)".
+  const std::vector<std::string>& metadata_repairs() const;
   io::IoBackend* io() const;
   Clock* clock() const;
 

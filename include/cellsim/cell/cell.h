@@ -107,6 +107,9 @@ class Cell final : public CellService {
   // in flash (write-back contents survive a restart). Not concurrent with
   // other calls.
   [[nodiscard]] absl::Status Close();
+  // What Open repaired (a flash superblock copy found damaged or older and
+  // rewritten from the current one); empty after Create or a healthy open.
+  std::vector<std::string> metadata_repairs() const;
 
   // --- CellService ---
   std::string name() const override;

@@ -125,10 +125,20 @@ struct SetParameter {
   bool operator==(const SetParameter&) const = default;
 };
 
+// ALTER DISKGROUP name ONLINE DISK d | ONLINE ALL | OFFLINE DISK d: a DBA
+// managing disk state (ONLINE resyncs the extents written while the disk was
+// offline, then marks it online).
+struct AlterDiskgroupDisks {
+  std::string disk_group;  // upper case, without '+'
+  bool online = true;
+  std::string disk;        // grid disk name, upper case; empty for ONLINE ALL
+  bool operator==(const AlterDiskgroupDisks&) const = default;
+};
+
 using Statement =
     std::variant<CreateTablespace, AlterTablespaceAddDatafile, DropTablespace, AddLogfile,
                  DropLogfileGroup, SetCellFastFileCreate, SetFastFileCreateMetadata,
-                 SetParameter>;
+                 SetParameter, AlterDiskgroupDisks>;
 
 // Parses one statement (an optional trailing ';' is allowed). Errors:
 // InvalidArgument with "at LINE:COL: what was expected, found what", the line and

@@ -1,0 +1,93 @@
+// Identical whole-file metadata copies: ordered commit, newest choice, repair.
+#include "cellsim/io/metadata_copies.h"
+
+#include "fmt/format.h"
+
+namespace cellsim::io {
+
+absl::StatusOr<std::vector<uint8_t>> ReadWholeFile(IoBackend* io, const std::string& path) {
+  absl::StatusOr<FileHandle> f = io->Open(path, {.read_only = true});
+  if (!f.ok()) return f.status();
+  absl::StatusOr<uint64_t> size = io->Size(*f);
+  std::vector<uint8_t> bytes;
+  absl::Status st = size.status();
+  if (st.ok()) {
+    bytes.resize(*size);
+    size_t got = 0;
+    if (!bytes.empty()) st = io->ReadAt(*f, 0, bytes.data(), bytes.size(), &got);
+    if (st.ok() && got != bytes.size()) {
+      st = absl::DataLossError(fmt::format("{}: short read ({} of {} bytes)", path, got,
+                                           bytes.size()));
+    }
+  }
+  absl::Status close = io->Close(*f);
+  if (!st.ok()) return st;
+  if (!close.ok()) return close;
+  return bytes;
+}
+
+absl::Status ReplaceWholeFile(IoBackend* io, const std::string& path,
+                              absl::Span<const uint8_t> bytes) {
+  absl::StatusOr<FileHandle> f = io->Open(path, {.create = true});
+  if (!f.ok()) return f.status();
+  absl::Status st = io->WriteAt(*f, 0, bytes.data(), bytes.size());
+  if (st.ok()) st = io->Truncate(*f, bytes.size());
+  if (st.ok()) st = io->Sync(*f, SyncKind::kFull);
+  absl::Status close = io->Close(*f);
+  return st.ok() ? close : st;
+}
+
+absl::Status WriteCopiesInOrder(IoBackend* io, absl::Span<const std::string> paths,
+                                absl::Span<const uint8_t> bytes) {
+  for (const std::string& path : paths) {
+    if (absl::Status st = ReplaceWholeFile(io, path, bytes); !st.ok()) {
+      return absl::Status(st.code(), fmt::format("writing metadata copy {}: {}", path,
+                                                 std::string(st.message())));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<CopyChoice> ChooseNewestCopy(absl::Span<const MetadataCopy> copies,
+                                            std::string_view what) {
+  CopyChoice choice;
+  bool found = false;
+  std::string errors;
+  for (size_t i = 0; i < copies.size(); ++i) {
+    if (!copies[i].status.ok()) {
+      errors += fmt::format("; {}", std::string(copies[i].status.message()));
+      continue;
+    }
+    if (!found || copies[i].sequence > copies[choice.newest].sequence) choice.newest = i;
+    found = true;
+  }
+  if (!found) {
+    return absl::DataLossError(fmt::format("{}: no valid copy{}", what, errors));
+  }
+  for (size_t i = 0; i < copies.size(); ++i) {
+    if (!copies[i].status.ok() || copies[i].sequence != copies[choice.newest].sequence ||
+        copies[i].bytes != copies[choice.newest].bytes) {
+      choice.to_repair.push_back(i);
+    }
+  }
+  return choice;
+}
+
+absl::Status RepairCopies(IoBackend* io, absl::Span<const MetadataCopy> copies,
+                          const CopyChoice& choice, std::vector<std::string>* repairs) {
+  const MetadataCopy& newest = copies[choice.newest];
+  for (size_t i : choice.to_repair) {
+    const MetadataCopy& c = copies[i];
+    if (absl::Status st = ReplaceWholeFile(io, c.path, newest.bytes); !st.ok()) {
+      return absl::Status(st.code(), fmt::format("repairing metadata copy {} from {}: {}",
+                                                 c.path, newest.path, std::string(st.message())));
+    }
+    const std::string was = c.status.ok() ? fmt::format("at sequence {}", c.sequence)
+                                          : std::string(c.status.message());
+    repairs->push_back(fmt::format("{} was {}; rewritten from {} (sequence {})", c.path, was,
+                                   newest.path, newest.sequence));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace cellsim::io
