@@ -166,7 +166,7 @@ absl::Status MetadataStore::Recover(CacheState* state, RecoveryInfo* info) {
   // but whose records contradict each other is damage, not a state to run on.
   if (absl::Status s = state->CheckInvariants(); !s.ok()) {
     return absl::DataLossError(fmt::format(
-        "flash device {}: the replayed journal is inconsistent ({}); the journal is damaged",
+        "flash device {}: the replayed metadata is inconsistent ({}); the journal is damaged",
         flash_->path(), std::string(s.message())));
   }
   state->MarkSynced(UINT64_MAX);
