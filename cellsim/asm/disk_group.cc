@@ -170,7 +170,7 @@ absl::StatusOr<std::unique_ptr<DiskGroup>> DiskGroup::Open(const DiskGroupEnv& e
   auto state = std::make_unique<State>();
   state->env = env;
   absl::StatusOr<std::unique_ptr<internal::MetaStore>> store =
-      internal::MetaStore::Open(env.io, env.metadata_dir, name, &state->cat);
+      internal::MetaStore::Open(env.io, env.metadata_dir, name, &state->cat, env.read_only);
   if (!store.ok()) return store.status();
   state->store = *std::move(store);
   if (state->cat.name != name) {
@@ -204,7 +204,9 @@ absl::StatusOr<std::unique_ptr<DiskGroup>> DiskGroup::Open(const DiskGroupEnv& e
 absl::Status DiskGroup::Close() {
   std::unique_lock io_lock(s_->io_mu);
   std::lock_guard lock(s_->mu);
-  absl::Status st = s_->broken.ok() ? s_->store->Checkpoint(s_->cat) : s_->broken;
+  absl::Status st = s_->env.read_only ? absl::OkStatus()
+                    : s_->broken.ok() ? s_->store->Checkpoint(s_->cat)
+                                      : s_->broken;
   absl::Status close = s_->store->Close();
   return st.ok() ? close : st;
 }

@@ -134,11 +134,13 @@ absl::StatusOr<std::unique_ptr<MetaStore>> MetaStore::Create(io::IoBackend* io,
 absl::StatusOr<std::unique_ptr<MetaStore>> MetaStore::Open(io::IoBackend* io,
                                                            const std::string& dir,
                                                            const std::string& name,
-                                                           Catalog* catalog) {
+                                                           Catalog* catalog,
+                                                           bool read_only) {
   if (!Exists(io, dir, name)) {
     return absl::NotFoundError(fmt::format("disk group {}: no metadata in {}", name, dir));
   }
   std::unique_ptr<MetaStore> m(new MetaStore(io, dir, name));
+  m->read_only_ = read_only;
   std::vector<io::MetadataCopy> copies;
   std::vector<Catalog> catalogs(2);
   for (int slot = 0; slot < 2; ++slot) {
@@ -164,6 +166,7 @@ absl::StatusOr<std::unique_ptr<MetaStore>> MetaStore::Open(io::IoBackend* io,
   if (absl::Status st = m->OpenJournals(catalog); !st.ok()) return st;
   // Only after the journal replayed: a checkpoint copy is rewritten from one
   // whose state the journal continues.
+  if (read_only) return m;  // read-only: nothing is repaired
   if (absl::Status st = io::RepairCopies(io, copies, *choice, &m->repairs_); !st.ok()) return st;
   return m;
 }
@@ -178,7 +181,8 @@ absl::Status MetaStore::OpenJournals(Catalog* catalog) {
   std::vector<uint8_t> logs[2];
   JournalScan scans[2];
   for (int copy = 0; copy < 2; ++copy) {
-    absl::StatusOr<io::FileHandle> j = io_->Open(JournalPath(copy), {.create = true});
+    absl::StatusOr<io::FileHandle> j =
+        io_->Open(JournalPath(copy), {.create = !read_only_, .read_only = read_only_});
     if (!j.ok()) return j.status();
     journal_[copy] = *j;
     absl::StatusOr<std::vector<uint8_t>> log = io::ReadWholeFile(io_, JournalPath(copy));
@@ -223,7 +227,7 @@ absl::Status MetaStore::OpenJournals(Catalog* catalog) {
   const bool fresh = catalog->seq > checkpoint_seq;
   const std::vector<uint8_t> good(logs[longer].begin(),
                                   logs[longer].begin() + (fresh ? scan.good_end : 0));
-  for (int copy = 0; copy < 2; ++copy) {
+  for (int copy = 0; copy < 2 && !read_only_; ++copy) {
     if (logs[copy] == good) continue;
     if (fresh && scans[copy].good_end < scan.good_end) {
       repairs_.push_back(fmt::format("{} lacked changes {}..{}; rewritten from {}",
@@ -242,6 +246,7 @@ absl::Status MetaStore::OpenJournals(Catalog* catalog) {
 
 absl::Status MetaStore::Append(uint64_t first_seq,
                                absl::Span<const std::vector<uint8_t>> bodies) {
+  if (absl::Status st = CheckWritable(); !st.ok()) return st;
   Encoder e;
   uint64_t seq = first_seq;
   for (const std::vector<uint8_t>& body : bodies) {
@@ -265,7 +270,14 @@ absl::Status MetaStore::Append(uint64_t first_seq,
   return absl::OkStatus();
 }
 
+absl::Status MetaStore::CheckWritable() const {
+  if (!read_only_) return absl::OkStatus();
+  return absl::FailedPreconditionError(
+      fmt::format("disk group {} is mounted read-only: its metadata cannot change", name_));
+}
+
 absl::Status MetaStore::Checkpoint(const Catalog& catalog) {
+  if (absl::Status st = CheckWritable(); !st.ok()) return st;
   absl::Status st = io::WriteCopiesInOrder(io_, SlotPaths(), catalog.EncodeCheckpoint());
   if (!st.ok()) return st;
   // Only now may the journal go: both slots hold everything it said.

@@ -41,8 +41,12 @@ class MetaStore {
       io::IoBackend* io, const std::string& dir, const std::string& name,
       const Catalog& initial);
   // Loads the newest valid checkpoint and replays the journal into *catalog.
+  // `read_only`: files opened O_RDONLY, no copy repaired (a torn tail or a
+  // stale copy stays as it is), and Append/Checkpoint refused
+  // (FailedPrecondition).
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<MetaStore>> Open(
-      io::IoBackend* io, const std::string& dir, const std::string& name, Catalog* catalog);
+      io::IoBackend* io, const std::string& dir, const std::string& name, Catalog* catalog,
+      bool read_only = false);
   // True when any metadata file of `name` exists in `dir`.
   static bool Exists(io::IoBackend* io, const std::string& dir, const std::string& name);
 
@@ -71,6 +75,8 @@ class MetaStore {
   io::FileHandle journal_[2] = {io::kInvalidFile, io::kInvalidFile};
   uint64_t journal_end_ = 0;
   std::vector<std::string> repairs_;
+  bool read_only_ = false;
+  [[nodiscard]] absl::Status CheckWritable() const;
 };
 
 }  // namespace cellsim::asmgr::internal

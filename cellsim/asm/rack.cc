@@ -2,6 +2,8 @@
 #include "cellsim/asm/rack.h"
 #include "cellsim/asm/rack_meta.h"
 
+#include <sys/statvfs.h>
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -30,9 +32,78 @@ std::string CellName(const RackConfig& c, uint32_t i) {
   return fmt::format("{}{:02}", c.cell_name_prefix, i + 1);
 }
 
+// Rack::Create's target: missing, or a directory holding nothing but a lock file.
+absl::Status CheckEmptyDir(const std::string& dir) {
+  std::error_code ec;
+  if (!std::filesystem::exists(dir, ec)) return absl::OkStatus();
+  if (!std::filesystem::is_directory(dir, ec)) {
+    return absl::AlreadyExistsError(fmt::format("{} exists and is not a directory", dir));
+  }
+  if (std::filesystem::exists(dir + "/rack.meta0", ec) ||
+      std::filesystem::exists(dir + "/rack.meta1", ec)) {
+    return absl::AlreadyExistsError(fmt::format("{} already holds a rack", dir));
+  }
+  std::vector<std::string> found;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name != RackLock::kFileName) found.push_back(name);
+  }
+  if (ec) return absl::FailedPreconditionError(fmt::format("cannot list {}: {}", dir, ec.message()));
+  if (found.empty()) return absl::OkStatus();
+  std::sort(found.begin(), found.end());
+  return absl::AlreadyExistsError(fmt::format(
+      "{} is not empty (it holds {}{}): a rack is created in an empty or missing directory", dir,
+      found.front(), found.size() > 1 ? fmt::format(" and {} more", found.size() - 1) : ""));
+}
+
+// The space a rack writes for itself and cannot run without: each cell's flash
+// metadata (superblocks, two checkpoint areas, the journal) and each disk
+// group's checkpoints and journal. Grid disks and flash are sparse and grow
+// as data is written; those bytes are the disk groups' own accounting
+// (ORA-15041 when they run out), not a reason to refuse the rack.
+uint64_t MetadataBytes(const RackConfig& c) {
+  const cell::CellConfig defaults;
+  const uint64_t per_cell = 2 * defaults.journal_bytes + 4 * kMiB;
+  return c.cells * per_cell + c.disk_groups.size() * 2 * kMiB;
+}
+
+uint64_t LogicalBytes(const RackConfig& c) {
+  uint64_t per_cell = c.flash_size;
+  for (const DiskGroupSpec& g : c.disk_groups) per_cell += g.grid_disk_size * c.cell_disks_per_cell;
+  return per_cell * c.cells;
+}
+
+absl::Status CheckCreateSpace(const std::string& dir, const RackConfig& c) {
+  struct statvfs vfs {};
+  if (statvfs(dir.c_str(), &vfs) != 0) return absl::OkStatus();  // creation will say
+  const uint64_t avail = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+  const uint64_t need = MetadataBytes(c);
+  if (avail >= need) return absl::OkStatus();
+  return absl::ResourceExhaustedError(fmt::format(
+      "{} has {} free; a rack of {} cells and {} disk groups needs {} for its metadata alone "
+      "(its sparse grid disks and flash can grow to {}): free space or choose another directory",
+      dir, FormatBytes(avail), c.cells, c.disk_groups.size(), FormatBytes(need),
+      FormatBytes(LogicalBytes(c))));
+}
+
+// Removes what a failed Rack::Create built: everything but the lock file, and
+// the directory itself when Create made it.
+void RemoveCreated(const std::string& dir, bool made_dir) {
+  std::error_code ec;
+  if (made_dir) {
+    std::filesystem::remove_all(dir, ec);
+    return;
+  }
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (e.path().filename() != RackLock::kFileName) std::filesystem::remove_all(e.path(), ec);
+  }
+}
+
 }  // namespace
 
 struct Rack::State {
+  std::unique_ptr<RackLock> lock;  // first member: released after everything else
+  bool read_only = false;
   io::IoBackend* io = nullptr;
   Clock* clock = nullptr;
   std::string dir;
@@ -43,7 +114,8 @@ struct Rack::State {
   std::vector<std::unique_ptr<DiskGroup>> groups;
 
   DiskGroupEnv Env() const {
-    DiskGroupEnv env{.io = io, .clock = clock, .metadata_dir = dir + "/asm", .cells = {}};
+    DiskGroupEnv env{.io = io, .clock = clock, .metadata_dir = dir + "/asm", .cells = {},
+                     .read_only = read_only};
     for (const auto& c : cells) env.cells.push_back(c.get());
     return env;
   }
@@ -298,16 +370,38 @@ Rack::~Rack() = default;
 
 absl::StatusOr<std::unique_ptr<Rack>> Rack::Create(io::IoBackend* io, Clock* clock,
                                                    const std::string& dir,
-                                                   const RackConfig& config) {
+                                                   const RackConfig& config,
+                                                   const RackOpenOptions& options) {
   absl::Status st = ValidateRackConfig(config);
   if (!st.ok()) return st;
-  std::error_code ec;
-  if (std::filesystem::exists(dir + "/rack.meta0", ec) ||
-      std::filesystem::exists(dir + "/rack.meta1", ec)) {
-    return absl::AlreadyExistsError(fmt::format("{} already holds a rack", dir));
+  if (options.lock.access != RackAccess::kReadWrite) {
+    return absl::InvalidArgumentError("a rack can only be created with write access");
   }
+  if (st = CheckEmptyDir(dir); !st.ok()) return st;
+  std::error_code ec;
+  const bool made_dir = !std::filesystem::exists(dir, ec);
   std::filesystem::create_directories(dir, ec);
-  if (ec) return absl::InternalError(fmt::format("cannot create {}: {}", dir, ec.message()));
+  if (ec) {
+    return absl::FailedPreconditionError(fmt::format("cannot create {}: {}", dir, ec.message()));
+  }
+  absl::StatusOr<std::unique_ptr<RackLock>> lock = RackLock::Acquire(dir, options.lock);
+  if (!lock.ok()) return lock.status();
+  // Another `rack create` may have won the race for the lock.
+  if (st = CheckEmptyDir(dir); !st.ok()) return st;
+  if (st = CheckCreateSpace(dir, config); !st.ok()) return st;
+  absl::StatusOr<std::unique_ptr<Rack>> rack = CreateLocked(io, clock, dir, config);
+  if (!rack.ok()) {
+    RemoveCreated(dir, made_dir);
+    return rack.status();
+  }
+  (*rack)->s_->lock = *std::move(lock);
+  return rack;
+}
+
+absl::StatusOr<std::unique_ptr<Rack>> Rack::CreateLocked(io::IoBackend* io, Clock* clock,
+                                                         const std::string& dir,
+                                                         const RackConfig& config) {
+  absl::Status st;
   auto s = std::make_unique<State>();
   s->io = io;
   s->clock = clock;
@@ -362,15 +456,21 @@ absl::StatusOr<std::unique_ptr<Rack>> Rack::Create(io::IoBackend* io, Clock* clo
 }
 
 absl::StatusOr<std::unique_ptr<Rack>> Rack::Open(io::IoBackend* io, Clock* clock,
-                                                 const std::string& dir) {
+                                                 const std::string& dir,
+                                                 const RackOpenOptions& options) {
   auto s = std::make_unique<State>();
+  absl::StatusOr<std::unique_ptr<RackLock>> lock = RackLock::Acquire(dir, options.lock);
+  if (!lock.ok()) return lock.status();
+  s->lock = *std::move(lock);
+  s->read_only = options.lock.access == RackAccess::kReadOnly;
   s->io = io;
   s->clock = clock;
   s->dir = dir;
   if (absl::Status st = s->ReadMeta(); !st.ok()) return st;
   for (uint32_t i = 0; i < s->config.cells; ++i) {
     absl::StatusOr<std::unique_ptr<cell::Cell>> c =
-        cell::Cell::Open(io, clock, dir + "/" + CellName(s->config, i));
+        cell::Cell::Open(io, clock, dir + "/" + CellName(s->config, i),
+                         {.read_only = s->read_only});
     if (!c.ok()) return c.status();
     for (const std::string& r : (*c)->metadata_repairs()) s->repairs.push_back(r);
     s->cells.push_back(*std::move(c));
@@ -397,8 +497,11 @@ absl::Status Rack::Close() {
     if (first.ok()) first = st;
   }
   s_->cells.clear();
+  s_->lock.reset();
   return first;
 }
+
+bool Rack::read_only() const { return s_->read_only; }
 
 const std::string& Rack::dir() const { return s_->dir; }
 const RackConfig& Rack::config() const { return s_->config; }

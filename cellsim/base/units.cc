@@ -52,6 +52,43 @@ absl::StatusOr<uint64_t> ParseSize(std::string_view text) {
   return value * mult;
 }
 
+absl::StatusOr<std::chrono::milliseconds> ParseDuration(std::string_view text) {
+  auto bad = [&] {
+    return absl::InvalidArgumentError(fmt::format(
+        "duration '{}' is not a number with an optional unit ms, s, m or h (e.g. 30s, 5m)",
+        text));
+  };
+  std::string_view t = text;
+  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front()))) t.remove_prefix(1);
+  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.remove_suffix(1);
+  size_t i = 0;
+  uint64_t value = 0;
+  for (; i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])); ++i) {
+    if (value > 1'000'000'000'000ull) return bad();
+    value = value * 10 + static_cast<uint64_t>(t[i] - '0');
+  }
+  if (i == 0) return bad();
+  std::string unit(t.substr(i));
+  for (char& ch : unit) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  uint64_t ms_per = 0;
+  if (unit == "ms") {
+    ms_per = 1;
+  } else if (unit.empty() || unit == "s") {
+    ms_per = 1000;
+  } else if (unit == "m" || unit == "min") {
+    ms_per = 60'000;
+  } else if (unit == "h") {
+    ms_per = 3'600'000;
+  } else {
+    return bad();
+  }
+  constexpr uint64_t kMaxMs = 100ull * 24 * 3'600'000;
+  if (value > kMaxMs / ms_per) {
+    return absl::OutOfRangeError(fmt::format("duration '{}' is longer than 100 days", text));
+  }
+  return std::chrono::milliseconds(static_cast<int64_t>(value * ms_per));
+}
+
 std::string FormatBytes(uint64_t bytes) {
   static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
   int unit = 0;

@@ -112,7 +112,8 @@ absl::Status CellImpl::AttachGridDisks(bool create) {
     const uint64_t size = config_.grid_disks[d / config_.cell_disks].size_bytes;
     const std::string path = dir_ + "/" + GridDiskName(d) + ".img";
     const io::BlockFileOptions options{
-        .block_size = kPage, .block_count = size / kPage, .direct = config_.direct_io};
+        .block_size = kPage, .block_count = size / kPage, .direct = config_.direct_io,
+        .read_only = read_only_ && !create};
     auto f = create ? io::BlockFile::Create(io_, path, options)
                     : io::BlockFile::Open(io_, path, options);
     if (!f.ok()) return f.status();
@@ -140,7 +141,7 @@ absl::Status CellImpl::CreateFiles(const CellConfig& config) {
   }
   if (std::filesystem::exists(dir_ + "/" + kFlashFile)) {
     return absl::AlreadyExistsError(fmt::format(
-        "cell folder {} already holds a cell ({} exists); use Cell::Open", dir_, kFlashFile));
+        "cell folder {} already holds a cell ({} exists)", dir_, kFlashFile));
   }
   if (absl::Status s = AttachGridDisks(/*create=*/true); !s.ok()) return s;
   auto flash = io::BlockFile::Create(io_, dir_ + "/" + kFlashFile,
@@ -177,7 +178,8 @@ absl::Status CellImpl::OpenFiles() {
   }
   {
     // The superblock tells whether O_DIRECT is wanted; read it buffered first.
-    auto probe = io::BlockFile::Open(io_, flash_path, {.block_size = kPage});
+    auto probe = io::BlockFile::Open(io_, flash_path,
+                                     {.block_size = kPage, .read_only = read_only_});
     if (!probe.ok()) return probe.status();
     auto meta = MetadataStore::Load(probe->get());
     if (!meta.ok()) return meta.status();
@@ -192,8 +194,9 @@ absl::Status CellImpl::OpenFiles() {
   absl::StatusOr<FlashLayout> layout = ComputeLayout(config_);
   if (!layout.ok()) return layout.status();
   layout_ = *layout;
-  auto flash = io::BlockFile::Open(io_, flash_path,
-                                   {.block_size = kPage, .direct = config_.direct_io});
+  auto flash = io::BlockFile::Open(
+      io_, flash_path,
+      {.block_size = kPage, .direct = config_.direct_io, .read_only = read_only_});
   if (!flash.ok()) return flash.status();
   flash_ = std::move(*flash);
   if (flash_->size_bytes() != layout_.file_bytes) {
@@ -208,10 +211,13 @@ absl::Status CellImpl::OpenFiles() {
   if (absl::Status s = AttachGridDisks(/*create=*/false); !s.ok()) return s;
   state_ = std::make_unique<CacheState>(disk_sizes_, layout_.line_size, layout_.num_slots);
   RecoveryInfo info;
-  if (absl::Status s = meta_->Recover(state_.get(), &info); !s.ok()) return s;
+  if (absl::Status s = meta_->Recover(state_.get(), &info, !read_only_); !s.ok()) return s;
   if (!info.superblock_repaired.empty()) metadata_repairs_.push_back(info.superblock_repaired);
-  // A fresh epoch: later appends never follow a torn tail.
-  if (absl::Status s = meta_->Checkpoint(state_.get(), &state_mu_); !s.ok()) return s;
+  // A fresh epoch: later appends never follow a torn tail. (Read-only: the
+  // replayed state lives in memory only; nothing will be appended.)
+  if (!read_only_) {
+    if (absl::Status s = meta_->Checkpoint(state_.get(), &state_mu_); !s.ok()) return s;
+  }
   mode_ = config_.flash_cache_mode;
   cd_ = std::make_unique<CellDiskCounters[]>(config_.cell_disks);
   return absl::OkStatus();
@@ -221,10 +227,19 @@ absl::Status CellImpl::Close() {
   StopCleaner();
   if (closed_.exchange(true)) return absl::OkStatus();
   absl::Status result;
-  if (meta_) result.Update(meta_->Sync(state_.get(), &state_mu_));
+  if (meta_ && !read_only_) result.Update(meta_->Sync(state_.get(), &state_mu_));
   for (auto& d : disks_) result.Update(d->Close());
   if (flash_) result.Update(flash_->Close());
   return result;
+}
+
+absl::Status CellImpl::CheckWritable() const {
+  if (absl::Status s = CheckOpen(); !s.ok()) return s;
+  if (read_only_) {
+    return absl::FailedPreconditionError(
+        fmt::format("cell {} is open read-only: no writes, formats or flushes", config_.name));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status CellImpl::CheckOpen() const {
@@ -446,12 +461,13 @@ absl::StatusOr<std::unique_ptr<Cell>> Cell::Open(io::IoBackend* io, Clock* clock
                                                  const std::string& dir,
                                                  const CellOpenOptions& options) {
   auto impl = std::make_unique<internal::CellImpl>(io, clock, dir);
+  impl->read_only_ = options.read_only;
   if (absl::Status s = impl->OpenFiles(); !s.ok()) {
     impl->closed_ = true;
     return s;
   }
   std::unique_ptr<Cell> cell(new Cell(std::move(impl)));
-  if (options.start_cleaner) cell->StartCleaner();
+  if (options.start_cleaner && !options.read_only) cell->StartCleaner();
   return cell;
 }
 
@@ -464,21 +480,26 @@ absl::StatusOr<CellDescription> Cell::Describe() const {
 }
 absl::Status Cell::Read(absl::Span<ReadRequest> r, CellIoStats* s) { return impl_->Read(r, s); }
 absl::Status Cell::Write(absl::Span<WriteRequest> r, CellIoStats* s) {
+  if (absl::Status st = impl_->CheckWritable(); !st.ok()) return st;
   return impl_->Write(r, s);
 }
 absl::Status Cell::FormatRange(absl::Span<FormatRangeRequest> r, CellIoStats* s) {
+  if (absl::Status st = impl_->CheckWritable(); !st.ok()) return st;
   return impl_->FormatRange(r, s);
 }
 absl::StatusOr<FlushProgress> Cell::Flush(
     const std::function<void(const FlushProgress&)>& progress) {
-  if (absl::Status s = impl_->CheckOpen(); !s.ok()) return s;
+  if (absl::Status s = impl_->CheckWritable(); !s.ok()) return s;
   return impl_->Flush(progress);
 }
 absl::StatusOr<std::vector<Metric>> Cell::Metrics() const {
   if (absl::Status s = impl_->CheckOpen(); !s.ok()) return s;
   return impl_->MetricsNow();
 }
-absl::Status Cell::SetFlashCacheMode(FlashCacheMode mode) { return impl_->SetMode(mode); }
+absl::Status Cell::SetFlashCacheMode(FlashCacheMode mode) {
+  if (absl::Status s = impl_->CheckWritable(); !s.ok()) return s;
+  return impl_->SetMode(mode);
+}
 absl::StatusOr<std::vector<LostRange>> Cell::LostRanges() const {
   if (absl::Status s = impl_->CheckOpen(); !s.ok()) return s;
   return impl_->Lost();
@@ -497,7 +518,10 @@ uint64_t Cell::DirtyBytes() const { return impl_->DirtyBytes(); }
 uint64_t Cell::UsedBytes() const { return impl_->UsedBytes(); }
 uint64_t Cell::CacheCapacityBytes() const { return impl_->CapacityBytes(); }
 size_t Cell::TemplateRangeCount() const { return impl_->TemplateCount(); }
-absl::Status Cell::LoseFlash() { return impl_->LoseFlash(); }
+absl::Status Cell::LoseFlash() {
+  if (absl::Status s = impl_->CheckWritable(); !s.ok()) return s;
+  return impl_->LoseFlash();
+}
 absl::Status Cell::CheckConsistency() const {
   std::lock_guard<std::mutex> l(impl_->state_mu_);
   return impl_->state_->CheckInvariants();

@@ -256,6 +256,8 @@ class CellImpl {
   RangeLocks locks_;
   StagingPool staging_;
   std::atomic<bool> closed_{false};
+  bool read_only_ = false;  // CellOpenOptions::read_only
+  [[nodiscard]] absl::Status CheckWritable() const;
 
   FlashCounters fc_;
   std::unique_ptr<CellDiskCounters[]> cd_;

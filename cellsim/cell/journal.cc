@@ -91,7 +91,7 @@ absl::StatusOr<std::unique_ptr<MetadataStore>> MetadataStore::Load(io::BlockFile
   return store;
 }
 
-absl::Status MetadataStore::Recover(CacheState* state, RecoveryInfo* info) {
+absl::Status MetadataStore::Recover(CacheState* state, RecoveryInfo* info, bool repair) {
   std::lock_guard<std::mutex> l(mu_);
   if (sb_.checkpoint_length > layout_.checkpoint_bytes) {
     return absl::DataLossError(fmt::format(
@@ -172,7 +172,7 @@ absl::Status MetadataStore::Recover(CacheState* state, RecoveryInfo* info) {
   state->MarkSynced(UINT64_MAX);
   tail_ = pos;
   next_seq_ = synced_seq_ = seq;
-  if (!superblock_repair_.empty()) {
+  if (!superblock_repair_.empty() && repair) {
     // The metadata it describes replayed: make both copies hold it again.
     if (absl::Status s = WriteSuperblocks(flash_, layout_, sb_); !s.ok()) return s;
     info->superblock_repaired = superblock_repair_;

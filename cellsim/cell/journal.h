@@ -58,7 +58,9 @@ class MetadataStore {
   void set_layout(const FlashLayout& layout) { layout_ = layout; }
 
   // Loads the checkpoint and replays the journal into `state`.
-  [[nodiscard]] absl::Status Recover(CacheState* state, RecoveryInfo* info);
+  // `repair` false (a read-only cell): a superblock copy to repair is left
+  // as it is.
+  [[nodiscard]] absl::Status Recover(CacheState* state, RecoveryInfo* info, bool repair = true);
 
   // Appends `records` as one chunk, syncs when `sync`, then applies them to
   // `state` under `state_mu`. After a failed write or sync the store refuses

@@ -161,7 +161,8 @@ void RunAsmcmd(const AsmcmdArgs& a, CommandContext& ctx) {
     if (!c.ok()) return Fail(ctx, cmd, c.status());
     parsed.push_back(*c);
   }
-  absl::StatusOr<RackEnv> env = OpenRackEnv(a.dir, a.rack);
+  // Every asmcmd command here only reads (cp copies out of ASM).
+  absl::StatusOr<RackEnv> env = OpenRackEnv(a.dir, a.rack, asmgr::RackAccess::kReadOnly);
   if (!env.ok()) return Fail(ctx, cmd, env.status());
   std::string cwd = "+";
   absl::Status failure;

@@ -97,7 +97,14 @@ void RunCellCli(const CellCliArgs& a, CommandContext& ctx) {
     if (!c.ok()) return Fail(ctx, cmd, c.status());
     parsed.push_back(*c);
   }
-  absl::StatusOr<RackEnv> env = OpenRackEnv(a.dir, a.rack);
+  // LIST commands read; ALTER (flush, flashCacheMode) writes.
+  bool writes = false;
+  for (const CellCliCommand& c : parsed) {
+    writes |= c.kind == CellCliCommand::Kind::kFlushFlashCache ||
+              c.kind == CellCliCommand::Kind::kSetFlashCacheMode;
+  }
+  absl::StatusOr<RackEnv> env = OpenRackEnv(
+      a.dir, a.rack, writes ? asmgr::RackAccess::kReadWrite : asmgr::RackAccess::kReadOnly);
   if (!env.ok()) return Fail(ctx, cmd, env.status());
   std::vector<uint32_t> chosen;
   std::vector<std::string> names;

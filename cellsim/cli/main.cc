@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cellsim/cli/commands.h"
+#include "cellsim/cli/rack_lock_cli.h"
 #include "fmt/format.h"
 
 namespace cellsim::cli {
@@ -35,6 +36,7 @@ int Main(int argc, char** argv) {
   CLI::App app{"cellsim: a simulator of Oracle Exadata storage cells on real files"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "cellsim 0.1.0");
+  SetCommandLine(argc, argv);
   CommandContext ctx;
   for (RegisterFn fn : kCommandGroups) fn(app, ctx);
   try {

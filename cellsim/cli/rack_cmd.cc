@@ -9,6 +9,7 @@
 #include "cellsim/cli/command_parsers.h"
 #include "cellsim/cli/commands.h"
 #include "cellsim/cli/rack_env.h"
+#include "cellsim/cli/rack_lock_cli.h"
 #include "cellsim/report/asmcmd.h"
 #include "fmt/format.h"
 
@@ -108,12 +109,15 @@ void RunCreate(const CreateArgs& a, CommandContext& ctx) {
   }
   config.direct_io = a.direct;
   if (absl::Status v = asmgr::ValidateRackConfig(config); !v.ok()) return Fail(ctx, cmd, v);
+  absl::StatusOr<asmgr::RackOpenOptions> open =
+      MakeRackOpenOptions(a.dir, asmgr::RackAccess::kReadWrite, a.rack.lock_timeout);
+  if (!open.ok()) return Fail(ctx, cmd, open.status());
   absl::StatusOr<IoEnv> io = MakeIoEnv(a.rack);
   if (!io.ok()) return Fail(ctx, cmd, io.status());
   RackEnv env;
   env.io = std::move(*io);
   absl::StatusOr<std::unique_ptr<asmgr::Rack>> rack =
-      asmgr::Rack::Create(env.io.io.get(), env.io.clock, a.dir, config);
+      asmgr::Rack::Create(env.io.io.get(), env.io.clock, a.dir, config, *open);
   if (!rack.ok()) return Fail(ctx, cmd, rack.status());
   env.rack = std::move(*rack);
   std::cout << fmt::format("Rack created in {}.\n", a.dir);
@@ -125,7 +129,7 @@ void RunCreate(const CreateArgs& a, CommandContext& ctx) {
 
 void RunInfo(const InfoArgs& a, CommandContext& ctx) {
   const std::string cmd = "rack info";
-  absl::StatusOr<RackEnv> env = OpenRackEnv(a.dir, a.rack);
+  absl::StatusOr<RackEnv> env = OpenRackEnv(a.dir, a.rack, asmgr::RackAccess::kReadOnly);
   if (!env.ok()) return Fail(ctx, cmd, env.status());
   absl::Status printed = PrintInfo(*env);
   absl::Status closed = env->Close();

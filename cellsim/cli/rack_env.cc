@@ -2,6 +2,8 @@
 
 #include <filesystem>
 
+#include "cellsim/cli/rack_lock_cli.h"
+
 #include "fmt/format.h"
 
 namespace cellsim::cli {
@@ -15,6 +17,7 @@ void AddRackOptions(CLI::App* cmd, RackOptions* options) {
                   "Use this wall-clock time (Unix seconds) for creation times, the dbid and "
                   "ASM file incarnations instead of the real time, so that racks built the "
                   "same way hold the same bytes (elapsed times stay real)");
+  AddLockTimeoutOption(cmd, &options->lock_timeout);
 }
 
 absl::StatusOr<IoEnv> MakeIoEnv(const RackOptions& options) {
@@ -54,20 +57,25 @@ absl::Status RackEnv::Close() {
   return status;
 }
 
-absl::StatusOr<RackEnv> OpenRackEnv(const std::string& dir, const RackOptions& options) {
+absl::StatusOr<RackEnv> OpenRackEnv(const std::string& dir, const RackOptions& options,
+                                    asmgr::RackAccess access) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) {
     return absl::NotFoundError(fmt::format(
         "{} is not a directory: create a rack there first with `cellsim rack create {}`", dir,
         dir));
   }
+  absl::StatusOr<asmgr::RackOpenOptions> open = MakeRackOpenOptions(dir, access, options.lock_timeout);
+  if (!open.ok()) return open.status();
   absl::StatusOr<IoEnv> io = MakeIoEnv(options);
   if (!io.ok()) return io.status();
   RackEnv env;
   env.io = std::move(*io);
   absl::StatusOr<std::unique_ptr<asmgr::Rack>> rack =
-      asmgr::Rack::Open(env.io.io.get(), env.io.clock, dir);
+      asmgr::Rack::Open(env.io.io.get(), env.io.clock, dir, *open);
   if (!rack.ok()) {
+    // The lock's own message already names the rack and the holder.
+    if (rack.status().code() == absl::StatusCode::kUnavailable) return rack.status();
     return absl::Status(rack.status().code(),
                         fmt::format("cannot open the rack in {}: {}", dir,
                                     std::string(rack.status().message())));

@@ -46,9 +46,10 @@ class FixedWallClock : public Clock {
 struct RackOptions {
   std::string backend = "io_uring";    // --backend io_uring|posix
   std::optional<int64_t> fixed_time;   // --fixed-time UNIX_SECONDS
+  std::string lock_timeout;            // --lock-timeout DURATION (rack_lock_cli.h)
 };
 
-// Adds --backend and --fixed-time to `cmd`.
+// Adds --backend, --fixed-time and --lock-timeout to `cmd`.
 void AddRackOptions(CLI::App* cmd, RackOptions* options);
 
 // The I/O backend and clock of a command (the clock is SystemClock() unless
@@ -72,9 +73,11 @@ struct RackEnv {
   [[nodiscard]] absl::Status Close();
 };
 
-// Opens the rack in `dir`. NotFound names the directory when no rack is there.
-[[nodiscard]] absl::StatusOr<RackEnv> OpenRackEnv(const std::string& dir,
-                                                 const RackOptions& options);
+// Opens the rack in `dir` for `access` under its lock (rack_lock_cli.h).
+// NotFound names the directory when no rack is there.
+[[nodiscard]] absl::StatusOr<RackEnv> OpenRackEnv(
+    const std::string& dir, const RackOptions& options,
+    asmgr::RackAccess access = asmgr::RackAccess::kReadWrite);
 
 // Opens the rack's database, creating it when the rack has none yet
 // (*created tells which) with `options` (standard files, ALL_OBJECTS rows).

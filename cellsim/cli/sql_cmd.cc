@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "cellsim/cli/commands.h"
+#include "cellsim/cli/interrupt.h"
 #include "cellsim/cli/progress.h"
 #include "cellsim/cli/rack_env.h"
 #include "cellsim/db/statement.h"
@@ -142,14 +143,24 @@ void RunSql(const SqlArgs& a, CommandContext& ctx) {
   absl::Status failure;
   size_t failed_index = 0;
   const uint64_t t0 = env->io.clock->NowNanos();
+  bool interrupted = false;
   {
+    // Ctrl-C / kill: the running statement undoes itself (ORA-01013).
+    InterruptScope interrupts;
     std::unique_ptr<db::Session> session = env->db->NewSession();
+    session->SetCancelFlag(InterruptFlag());
     ProgressBar bar("formatting");
     session->SetProgressCallback(
         [&bar](const db::CreationProgress& p) { bar.Update(p.file, p.bytes_done, p.bytes_total); });
     stats_before = session->Stats();
     waits_before = session->Waits();
     for (size_t i = 0; i < statements.size(); ++i) {
+      if (InterruptFlag()->cancelled()) {
+        failure = absl::CancelledError(
+            fmt::format("{} (not started)", db::kCancelMessage));
+        failed_index = i;
+        break;
+      }
       absl::StatusOr<db::StatementResult> r = session->Execute(statements[i]);
       bar.Finish();
       if (!r.ok()) {
@@ -170,6 +181,7 @@ void RunSql(const SqlArgs& a, CommandContext& ctx) {
     }
     stats_after = session->Stats();
     waits_after = session->Waits();
+    interrupted = InterruptFlag()->cancelled();
   }
   const double interval_s = static_cast<double>(env->io.clock->NowNanos() - t0) / 1e9;
   absl::Status reported = PrintReport(a, results, stats_after - stats_before,
@@ -179,6 +191,13 @@ void RunSql(const SqlArgs& a, CommandContext& ctx) {
     std::cerr << fmt::format("cellsim sql: statement {} failed:\n  {}\n{}\n", failed_index + 1,
                              statements[failed_index], std::string(failure.message()));
     ctx.exit_code = failure.code() == absl::StatusCode::kInvalidArgument ? kExitUsage : kExitFailure;
+    if (failure.code() == absl::StatusCode::kCancelled) ctx.exit_code = InterruptExitCode();
+    return;
+  }
+  if (interrupted) {  // the signal came after the last statement had committed
+    std::cerr << "cellsim sql: interrupted after the last statement completed (nothing to "
+                 "undo)\n";
+    ctx.exit_code = InterruptExitCode();
     return;
   }
   if (!reported.ok()) return Fail(ctx, cmd, reported);

@@ -64,7 +64,7 @@ absl::Status ZeroFill(Recorder& rec, const FormatJob& job, const ZeroFillOptions
   };
 
   while (true) {
-    if (offset < size && first.ok() && queue.size() < in_flight) {
+    if (offset < size && first.ok() && queue.size() < in_flight && !Cancelled(job.cancel)) {
       if (free_buffers.empty()) {
         buffers.emplace_back(static_cast<size_t>(std::min(batch, size)));
         free_buffers.push_back(buffers.size() - 1);
@@ -97,6 +97,7 @@ absl::Status ZeroFill(Recorder& rec, const FormatJob& job, const ZeroFillOptions
     if (queue.empty()) break;
     reap();
   }
+  if (first.ok() && offset < size) return CancelStatus();
   return first;
 }
 
@@ -112,6 +113,7 @@ absl::Status Offload(Recorder& rec, const FormatJob& job, bool fast,
   const uint64_t slice =
       fast || options.smart_extents_per_call == 0 ? size : options.smart_extents_per_call * au;
   for (uint64_t off = 0; off < size; off += slice) {
+    if (Cancelled(job.cancel)) return CancelStatus();
     asmgr::FormatOptions fo;
     fo.block_template = job.block_template;
     fo.method = fast ? cell::FormatMethod::kMetadataOnly : cell::FormatMethod::kWriteBlocks;
@@ -132,6 +134,8 @@ absl::Status Offload(Recorder& rec, const FormatJob& job, bool fast,
 }
 
 }  // namespace
+
+absl::Status CancelStatus() { return absl::CancelledError(std::string(kCancelMessage)); }
 
 absl::StatusOr<PathChoice> ChoosePath(const asmgr::DiskGroup& dg, bool offload,
                                       bool metadata_only_allowed) {

@@ -41,7 +41,13 @@ struct FormatJob {
   asmgr::FileInfo file;
   format::BlockTemplate block_template;
   stats::Wait init_write_wait = stats::Wait::kDataFileInitWrite;  // zero-fill's wait
+  // Checked between units of work (zero-fill batches, smart format calls):
+  // when set, formatting stops and returns CancelStatus().
+  const CancelFlag* cancel = nullptr;
 };
+
+// Cancelled, kCancelMessage (ORA-01013).
+absl::Status CancelStatus();
 
 // Formats the whole file by `path`, recording statistics and waits in `rec`,
 // reporting progress (may be empty). Returns the first error; what was

@@ -59,6 +59,7 @@ struct Session::State {
   std::map<std::string, std::string> parameters;
   ProgressCallback progress;
   std::shared_ptr<internal::SessionData> data;  // transaction, GTT segments (data_engine.h)
+  const CancelFlag* cancel = nullptr;  // SetCancelFlag
   // Time statistics are centiseconds: keep the exact sums and add the
   // difference of their roundings, so no fraction is lost across statements.
   uint64_t cpu_ns = 0, db_time_ns = 0;

@@ -105,7 +105,7 @@ absl::Status CreateFiles(Session::State& s, Recorder& rec, std::vector<PlannedFi
     }
     if (cleanup.empty()) return cause;
     return absl::Status(cause.code(),
-                        fmt::format("{} (cleanup incomplete, Database::Open finishes it{})",
+                        fmt::format("{} (cleanup incomplete: the next open of the database finishes it{})",
                                     std::string(cause.message()), cleanup));
   };
 
@@ -162,7 +162,9 @@ absl::Status CreateFiles(Session::State& s, Recorder& rec, std::vector<PlannedFi
     chosen.push_back(&choice->second);
   }
   std::vector<FormatJob> jobs;
-  for (const PlannedFile& f : files) jobs.push_back({f.dg, f.info, f.block_template, f.init_wait});
+  for (const PlannedFile& f : files) {
+    jobs.push_back({f.dg, f.info, f.block_template, f.init_wait, s.cancel});
+  }
   std::vector<uint64_t> format_ns(files.size(), 0);
   const bool all_fast = std::all_of(chosen.begin(), chosen.end(), [](const PathChoice* c) {
     return c->path == CreationPath::kFast;
@@ -177,6 +179,7 @@ absl::Status CreateFiles(Session::State& s, Recorder& rec, std::vector<PlannedFi
       const uint64_t t0 = rec.clock()->NowNanos();
       absl::Status st = FormatByPath(rec, jobs[i], chosen[i]->path, db.options, s.progress);
       format_ns[i] = rec.clock()->NowNanos() - t0;
+      if (st.code() == absl::StatusCode::kCancelled) return fail(st);
       if (!st.ok()) return fail(CreationError(st, files[i], p.is_log));
     }
   }
@@ -195,7 +198,8 @@ absl::Status CreateFiles(Session::State& s, Recorder& rec, std::vector<PlannedFi
     out->files.push_back(FileCreation{f.info.name, chosen[i]->path, chosen[i]->reason,
                                       f.spec.size_bytes, f.dg->copies(), format_ns[i]});
   }
-  // 5. Commit.
+  // 5. Commit, unless the call was cancelled meanwhile (ORA-01013 undoes it).
+  if (Cancelled(s.cancel)) return fail(CancelStatus());
   {
     absl::Status st;
     {
@@ -231,7 +235,7 @@ absl::Status DeleteFiles(Session::State& s, Recorder& rec, const std::vector<Asm
   if (errors.empty()) return absl::OkStatus();
   return absl::UnavailableError(fmt::format(
       "ORA-15028: ASM file could not be dropped (the control file no longer refers to it; "
-      "Database::Open removes it){}",
+      "the next open of the database removes it){}",
       errors));
 }
 

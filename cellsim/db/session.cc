@@ -76,6 +76,8 @@ stats::StatValues Session::Stats() const { return s_->stats.Snapshot(); }
 stats::WaitValues Session::Waits() const { return s_->waits.Snapshot(); }
 bool Session::cell_fast_file_create() const { return s_->cell_fast_file_create; }
 bool Session::fast_file_create_metadata() const { return s_->fast_file_create_metadata; }
+void Session::SetCancelFlag(const CancelFlag* flag) { s_->cancel = flag; }
+
 void Session::SetProgressCallback(ProgressCallback callback) {
   s_->progress = std::move(callback);
 }

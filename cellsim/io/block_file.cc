@@ -59,7 +59,7 @@ absl::StatusOr<std::unique_ptr<BlockFile>> BlockFile::Open(IoBackend* io,
                                                            const std::string& path,
                                                            const BlockFileOptions& options) {
   if (absl::Status s = CheckOptions(path, options, false); !s.ok()) return s;
-  auto handle = io->Open(path, {.direct = options.direct});
+  auto handle = io->Open(path, {.read_only = options.read_only, .direct = options.direct});
   if (!handle.ok()) return handle.status();
   auto size = io->Size(*handle);
   if (!size.ok()) {

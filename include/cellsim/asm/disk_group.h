@@ -52,6 +52,9 @@ struct DiskGroupEnv {
   Clock* clock = nullptr;         // creation times, incarnations
   std::string metadata_dir{};       // holds <NAME>.journal, <NAME>.ckpt0/.ckpt1
   std::vector<cell::CellService*> cells{};  // index = DiskRef::cell = failure group
+  // Open only: mount without writing (metadata files O_RDONLY, no checkpoint
+  // at Close); every change fails with FailedPrecondition.
+  bool read_only = false;
 };
 
 struct DiskGroupConfig {

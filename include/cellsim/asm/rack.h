@@ -29,6 +29,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "cellsim/asm/disk_group.h"
+#include "cellsim/asm/rack_lock.h"
 #include "cellsim/asm/types.h"
 #include "cellsim/base/clock.h"
 #include "cellsim/cell/cell_service.h"
@@ -68,6 +69,16 @@ struct RackConfig {
 // few data files. All files are sparse.
 RackConfig DefaultRackConfig();
 
+// How a process opens a rack: RackLock's access, wait and holder record.
+// kReadOnly opens every file O_RDONLY and writes nothing (cells without
+// checkpoint, cleaner or read population; disk groups without checkpoint);
+// any change then fails with FailedPrecondition. The default, as for a
+// library user that owns the rack: read-write, failing at once (Unavailable
+// naming the holder) when another process holds it.
+struct RackOpenOptions {
+  RackLockOptions lock{};
+};
+
 // Validates a rack configuration without touching the disk. InvalidArgument
 // naming the field: no cells, > 99 cells, no cell disks, an empty or duplicate
 // disk-group name, a grid disk size that is 0 or not a multiple of the AU, and
@@ -76,25 +87,35 @@ RackConfig DefaultRackConfig();
 
 class Rack {
  public:
-  // Creates DIR (must be empty or missing), the cells and the disk groups.
+  // Creates DIR (must be empty or missing), the cells and the disk groups,
+  // under the rack's write lock (options.lock.access must be kReadWrite).
   // Errors: those of ValidateRackConfig (nothing is created), AlreadyExists
-  // when DIR already holds a rack, and the cells' own errors.
+  // when DIR already holds a rack or anything else, those of RackLock, and
+  // the cells' own errors (what was built is removed again).
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<Rack>> Create(
-      io::IoBackend* io, Clock* clock, const std::string& dir, const RackConfig& config);
-  // Opens the cells (recovering their journals) and mounts every disk group.
-  // Metadata kept in two copies (rack.meta0/1, the disk groups' checkpoints)
-  // opens at the newest state and a damaged or older copy is rewritten from it
-  // (listed by metadata_repairs()); DataLoss naming the file when no copy can
-  // be proven to hold the newest state.
+      io::IoBackend* io, Clock* clock, const std::string& dir, const RackConfig& config,
+      const RackOpenOptions& options = {});
+  // Takes the rack's lock (see RackOpenOptions), then opens the cells
+  // (recovering their journals) and mounts every disk group. The state is
+  // read under the lock, and the lock is held until Close. Metadata kept in
+  // two copies (rack.meta0/1, the disk groups' checkpoints) opens at the
+  // newest state and a damaged or older copy is rewritten from it (listed by
+  // metadata_repairs(); never on a read-only rack); DataLoss naming the file
+  // when no copy can be proven to hold the newest state.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<Rack>> Open(
-      io::IoBackend* io, Clock* clock, const std::string& dir);
+      io::IoBackend* io, Clock* clock, const std::string& dir,
+      const RackOpenOptions& options = {});
 
   ~Rack();
   Rack(const Rack&) = delete;
   Rack& operator=(const Rack&) = delete;
 
-  // Checkpoints the disk groups and closes them and the cells.
+  // Checkpoints the disk groups and closes them and the cells (a read-only
+  // rack writes nothing), then releases the lock.
   [[nodiscard]] absl::Status Close();
+
+  // True when opened with RackAccess::kReadOnly.
+  bool read_only() const;
 
   const std::string& dir() const;
   const RackConfig& config() const;
@@ -127,6 +148,8 @@ class Rack {
 
  private:
   explicit Rack(std::unique_ptr<State> state);
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<Rack>> CreateLocked(
+      io::IoBackend* io, Clock* clock, const std::string& dir, const RackConfig& config);
   std::unique_ptr<State> s_;
 };
 

@@ -7,6 +7,7 @@
 #ifndef CELLSIM_BASE_UNITS_H_
 #define CELLSIM_BASE_UNITS_H_
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -25,6 +26,12 @@ inline constexpr uint64_t kTiB = 1024 * kGiB;
 // the text for an empty string, a non-number, a negative value or an unknown
 // suffix; OutOfRange when the value overflows 64 bits.
 [[nodiscard]] absl::StatusOr<uint64_t> ParseSize(std::string_view text);
+
+// Parses a duration as the CLI's options take it: a decimal number with an
+// optional unit ms, s, m or h (case-insensitive; no unit: seconds), e.g.
+// "300", "30s", "5m", "1h", "250ms", "0". Errors: InvalidArgument naming the
+// text and the expected form; OutOfRange past 100 days.
+[[nodiscard]] absl::StatusOr<std::chrono::milliseconds> ParseDuration(std::string_view text);
 
 // "16 GiB", "4 MiB", "1.5 GiB", "512 B": the largest unit with <= 2 decimals.
 std::string FormatBytes(uint64_t bytes);

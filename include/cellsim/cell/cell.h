@@ -78,6 +78,11 @@ struct CellConfig {
 
 struct CellOpenOptions {
   bool start_cleaner = true;  // start the background cleaner thread
+  // Open only: every file O_RDONLY and nothing written (no checkpoint at open,
+  // no cleaner, no read population, no sync at close). Journal replay happens
+  // in memory. Write, FormatRange, Flush, SetFlashCacheMode and LoseFlash fail
+  // with FailedPrecondition naming the cell.
+  bool read_only = false;
 };
 
 namespace internal {

@@ -45,6 +45,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "cellsim/asm/rack.h"
+#include "cellsim/base/cancel.h"
 #include "cellsim/db/file_table.h"
 #include "cellsim/db/statement.h"
 #include "cellsim/stats/statistics.h"
@@ -153,6 +154,10 @@ struct StatementResult {
   std::vector<std::vector<std::string>> result_rows;
 };
 
+// Oracle's error for a cancelled call (Session::SetCancelFlag).
+inline constexpr std::string_view kCancelMessage =
+    "ORA-01013: user requested cancel of current operation";
+
 class Session;
 
 class Database {
@@ -237,6 +242,15 @@ class Session {
 
   // Called on the executing thread while files are formatted.
   void SetProgressCallback(ProgressCallback callback);
+
+  // A statement that creates files checks `flag` between units of its work
+  // (zero-fill batches, smart format calls, each file) and once more before
+  // it commits; when set, the statement undoes what it did (files deleted,
+  // control file as before) and fails with Cancelled "ORA-01013: user
+  // requested cancel of current operation". The flag is not reset by the
+  // session. nullptr (the default) turns cancellation off; `flag` must outlive
+  // its use.
+  void SetCancelFlag(const CancelFlag* flag);
 
   struct State;
 

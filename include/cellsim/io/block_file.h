@@ -29,6 +29,7 @@ struct BlockFileOptions {
   uint32_t block_size = 4096;  // power of two, >= 512
   uint64_t block_count = 0;    // file size = block_size * block_count
   bool direct = false;         // O_DIRECT (fails clearly if unsupported)
+  bool read_only = false;      // Open only: O_RDONLY (writes fail with the system error)
 };
 
 class BlockFile {

@@ -1,0 +1,36 @@
+// Ctrl-C and kill for the commands that run statements (sql, demo): while an
+// InterruptScope lives, SIGINT, SIGTERM and SIGHUP only set InterruptFlag(),
+// which the session checks at its safe points (Session::SetCancelFlag), so
+// the statement's own undo runs and the command ends with ORA-01013 and exit
+// code 128 + signal. The handler is one-shot: a second signal takes its
+// default action (the process dies, as kill -9 would; the next open recovers).
+#ifndef CELLSIM_CLI_INTERRUPT_H_
+#define CELLSIM_CLI_INTERRUPT_H_
+
+#include <csignal>
+
+#include "cellsim/base/cancel.h"
+
+namespace cellsim::cli {
+
+// The process-wide flag the handlers set.
+const CancelFlag* InterruptFlag();
+// The signal that set it (0 when none).
+int InterruptSignal();
+// 128 + InterruptSignal() (the shell's convention), or 1 when none arrived.
+int InterruptExitCode();
+
+class InterruptScope {
+ public:
+  InterruptScope();   // installs the handlers
+  ~InterruptScope();  // restores the previous dispositions
+  InterruptScope(const InterruptScope&) = delete;
+  InterruptScope& operator=(const InterruptScope&) = delete;
+
+ private:
+  struct sigaction old_[3];
+};
+
+}  // namespace cellsim::cli
+
+#endif  // CELLSIM_CLI_INTERRUPT_H_

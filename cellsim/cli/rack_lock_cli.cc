@@ -1,0 +1,54 @@
+#include "cellsim/cli/rack_lock_cli.h"
+
+#include <iostream>
+
+#include "cellsim/base/units.h"
+#include "fmt/format.h"
+
+namespace cellsim::cli {
+namespace {
+std::string& CommandLine() {
+  static std::string line = "cellsim";
+  return line;
+}
+}  // namespace
+
+void AddLockTimeoutOption(CLI::App* cmd, std::string* timeout) {
+  *timeout = kDefaultLockTimeout;
+  cmd->add_option("--lock-timeout", *timeout,
+                  "How long to wait while another process holds the rack (e.g. 30s, 5m, 0 = "
+                  "fail at once); readers share the rack, writers hold it alone")
+      ->capture_default_str();
+}
+
+void SetCommandLine(int argc, char** argv) {
+  std::string line;
+  for (int i = 0; i < argc; ++i) {
+    if (i > 0) line += ' ';
+    line += i == 0 ? "cellsim" : argv[i];
+  }
+  CommandLine() = line;
+}
+
+absl::StatusOr<asmgr::RackOpenOptions> MakeRackOpenOptions(const std::string& dir,
+                                                          asmgr::RackAccess access,
+                                                          const std::string& lock_timeout) {
+  absl::StatusOr<std::chrono::milliseconds> timeout = ParseDuration(lock_timeout);
+  if (!timeout.ok()) {
+    return absl::InvalidArgumentError(
+        fmt::format("--lock-timeout: {}", std::string(timeout.status().message())));
+  }
+  asmgr::RackOpenOptions options;
+  options.lock.access = access;
+  options.lock.timeout = *timeout;
+  options.lock.command = CommandLine();
+  options.lock.on_wait = [dir, access, lock_timeout](const std::string& holders) {
+    std::cerr << fmt::format(
+        "cellsim: the rack in {} is in use by {}; waiting up to {} for the {} lock "
+        "(--lock-timeout)\n",
+        dir, holders, lock_timeout, asmgr::RackAccessName(access));
+  };
+  return options;
+}
+
+}  // namespace cellsim::cli
