@@ -84,7 +84,7 @@ std::string RackLock::DescribeHolders(const std::string& dir) {
     char mode[8] = {};
     int used = 0;
     if (std::sscanf(line.c_str(), "pid %ld mode %7s command %n", &pid, mode, &used) < 2 ||
-        used == 0 || pid == getpid() || !Alive(pid)) {
+        used == 0 || !Alive(pid)) {
       continue;
     }
     const std::string entry = fmt::format("pid {} ({}) for {}", pid, line.substr(used), mode);
@@ -110,14 +110,20 @@ absl::StatusOr<std::unique_ptr<RackLock>> RackLock::Acquire(const std::string& d
       close(fd);
       return absl::InternalError(fmt::format("cannot lock {}: {}", path, Errno(err)));
     }
+    if (Cancelled(options.cancel)) {
+      close(fd);
+      return absl::CancelledError(fmt::format(
+          "ORA-01013: user requested cancel of current operation (while waiting for the rack "
+          "lock of {})", dir));
+    }
     std::string holders = DescribeHolders(dir);
     if (holders.empty()) holders = "another process";
     if (std::chrono::steady_clock::now() >= deadline) {
       close(fd);
       return absl::UnavailableError(fmt::format(
-          "the rack in {} is in use by {}; gave up waiting for the {} lock after {} "
-          "(--lock-timeout)",
-          dir, holders, RackAccessName(options.access), FormatWait(options.timeout)));
+          "the rack in {} is in use by {}; gave up waiting for the {} lock after {}{}", dir,
+          holders, RackAccessName(options.access), FormatWait(options.timeout),
+          options.timeout_name.empty() ? "" : fmt::format(" ({})", options.timeout_name)));
     }
     if (!announced && options.on_wait) options.on_wait(holders);
     announced = true;

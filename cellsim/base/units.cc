@@ -20,7 +20,8 @@ absl::StatusOr<uint64_t> ParseSize(std::string_view text) {
   while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) {
     uint64_t digit = static_cast<uint64_t>(t[i] - '0');
     if (value > (std::numeric_limits<uint64_t>::max() - digit) / 10) {
-      return absl::OutOfRangeError(fmt::format("size '{}' is too large", text));
+      return absl::OutOfRangeError(
+          fmt::format("size '{}' is too large: it does not fit in 64 bits", text));
     }
     value = value * 10 + digit;
     ++i;
@@ -32,22 +33,23 @@ absl::StatusOr<uint64_t> ParseSize(std::string_view text) {
   std::string suffix(t.substr(i));
   for (char& ch : suffix) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   uint64_t mult = 1;
-  if (suffix.empty() || suffix == "B") {
+  if (suffix.empty()) {
     mult = 1;
-  } else if (suffix == "K" || suffix == "KB" || suffix == "KIB") {
+  } else if (suffix == "K") {
     mult = kKiB;
-  } else if (suffix == "M" || suffix == "MB" || suffix == "MIB") {
+  } else if (suffix == "M") {
     mult = kMiB;
-  } else if (suffix == "G" || suffix == "GB" || suffix == "GIB") {
+  } else if (suffix == "G") {
     mult = kGiB;
-  } else if (suffix == "T" || suffix == "TB" || suffix == "TIB") {
+  } else if (suffix == "T") {
     mult = kTiB;
   } else {
     return absl::InvalidArgumentError(fmt::format(
-        "size '{}' has unknown unit '{}'; use K, M, G or T", text, t.substr(i)));
+        "size '{}' has unknown unit '{}': use K, M, G or T", text, t.substr(i)));
   }
   if (value > std::numeric_limits<uint64_t>::max() / mult) {
-    return absl::OutOfRangeError(fmt::format("size '{}' is too large", text));
+    return absl::OutOfRangeError(
+        fmt::format("size '{}' is too large: it does not fit in 64 bits", text));
   }
   return value * mult;
 }

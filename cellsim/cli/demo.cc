@@ -23,6 +23,7 @@
 
 #include "cellsim/base/units.h"
 #include "cellsim/cli/commands.h"
+#include "cellsim/cli/interrupt.h"
 #include "cellsim/cli/progress.h"
 #include "cellsim/cli/rack_env.h"
 #include "cellsim/report/demo_table.h"
@@ -82,6 +83,7 @@ class TempTree {
 // One path on a fresh rack in `rack_dir`.
 absl::StatusOr<db::StatementResult> RunPath(const PathRun& run, const std::string& rack_dir,
                                             const std::string& seed, const DemoArgs& a) {
+  if (InterruptFlag()->cancelled()) return absl::CancelledError(std::string(db::kCancelMessage));
   absl::StatusOr<IoEnv> io = MakeIoEnv(a.rack);
   if (!io.ok()) return io.status();
   RackEnv env;
@@ -95,9 +97,11 @@ absl::StatusOr<db::StatementResult> RunPath(const PathRun& run, const std::strin
   absl::StatusOr<std::unique_ptr<db::Database>> database = db::Database::Create(env.rack.get());
   if (!database.ok()) return database.status();
   env.db = std::move(*database);
-  absl::StatusOr<db::StatementResult> result;
-  {
+  absl::StatusOr<db::StatementResult> result =
+      absl::CancelledError(std::string(db::kCancelMessage));
+  if (!InterruptFlag()->cancelled()) {
     std::unique_ptr<db::Session> session = env.db->NewSession();
+    session->SetCancelFlag(InterruptFlag());
     ProgressBar bar(fmt::format("{:<9}", run.path));
     session->SetProgressCallback(
         [&bar](const db::CreationProgress& p) { bar.Update(p.file, p.bytes_done, p.bytes_total); });
@@ -144,6 +148,8 @@ void RunDemo(const DemoArgs& a, CommandContext& ctx) {
   }
   const std::string seed = fmt::format(
       "alter database add logfile thread 2 group 5 ('+DATA','+RECO') size {}m", *size / kMiB);
+  // Ctrl-C / kill: the running statement undoes itself, then `temp` goes.
+  InterruptScope interrupts;
   TempTree temp;
   std::string base = a.dir;
   if (base.empty()) {
@@ -175,7 +181,9 @@ void RunDemo(const DemoArgs& a, CommandContext& ctx) {
       std::filesystem::remove_all(rack_dir, ec);
     }
     if (!r.ok()) {
-      return Fail(ctx, cmd, fmt::format("{} path: {}", run.path, std::string(r.status().message())));
+      Fail(ctx, cmd, fmt::format("{} path: {}", run.path, std::string(r.status().message())));
+      if (r.status().code() == absl::StatusCode::kCancelled) ctx.exit_code = InterruptExitCode();
+      return;
     }
     demo.paths.push_back(ToReportResult(*r));
   }

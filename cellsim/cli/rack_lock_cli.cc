@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cellsim/base/units.h"
+#include "cellsim/cli/interrupt.h"
 #include "fmt/format.h"
 
 namespace cellsim::cli {
@@ -41,7 +42,9 @@ absl::StatusOr<asmgr::RackOpenOptions> MakeRackOpenOptions(const std::string& di
   asmgr::RackOpenOptions options;
   options.lock.access = access;
   options.lock.timeout = *timeout;
+  options.lock.timeout_name = "--lock-timeout";
   options.lock.command = CommandLine();
+  options.lock.cancel = InterruptFlag();  // Ctrl-C ends a wait (when handlers are installed)
   options.lock.on_wait = [dir, access, lock_timeout](const std::string& holders) {
     std::cerr << fmt::format(
         "cellsim: the rack in {} is in use by {}; waiting up to {} for the {} lock "

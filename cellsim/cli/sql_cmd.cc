@@ -118,8 +118,15 @@ void RunSql(const SqlArgs& a, CommandContext& ctx) {
   absl::StatusOr<report::MystatsOptions> mystats = report::ParseMystatsOptions(a.mystats_options);
   if (!mystats.ok()) return Fail(ctx, cmd, "--mystats: " + std::string(mystats.status().message()), kExitUsage);
 
+  // Ctrl-C / kill from here on: a lock wait ends, the running statement
+  // undoes itself (ORA-01013), the rack closes cleanly.
+  InterruptScope interrupts;
   absl::StatusOr<RackEnv> env = OpenRackEnv(a.dir, a.rack);
-  if (!env.ok()) return Fail(ctx, cmd, env.status());
+  if (!env.ok()) {
+    Fail(ctx, cmd, env.status());
+    if (env.status().code() == absl::StatusCode::kCancelled) ctx.exit_code = InterruptExitCode();
+    return;
+  }
   bool created = false;
   db::DatabaseOptions options;
   options.standard_files.create = a.standard_files;
@@ -143,10 +150,7 @@ void RunSql(const SqlArgs& a, CommandContext& ctx) {
   absl::Status failure;
   size_t failed_index = 0;
   const uint64_t t0 = env->io.clock->NowNanos();
-  bool interrupted = false;
   {
-    // Ctrl-C / kill: the running statement undoes itself (ORA-01013).
-    InterruptScope interrupts;
     std::unique_ptr<db::Session> session = env->db->NewSession();
     session->SetCancelFlag(InterruptFlag());
     ProgressBar bar("formatting");
@@ -174,14 +178,14 @@ void RunSql(const SqlArgs& a, CommandContext& ctx) {
       } else {
         feedback << fmt::format("{}  Elapsed: {}{}\n", SqlPlusFeedback(r->kind),
                               SqlPlusElapsed(r->elapsed_ns),
-                              r->path.empty() ? "" : fmt::format("  ({} path)", r->path));
+                                r->path.empty() ? "" : fmt::format("  ({} path)", r->path));
       }
+      feedback << std::flush;  // a harness or a pipe sees each acknowledgement at once
       if (a.report == "json") std::cout << report::StatementJson(ToReportResult(*r)) << "\n";
       results.push_back(std::move(*r));
     }
     stats_after = session->Stats();
     waits_after = session->Waits();
-    interrupted = InterruptFlag()->cancelled();
   }
   const double interval_s = static_cast<double>(env->io.clock->NowNanos() - t0) / 1e9;
   absl::Status reported = PrintReport(a, results, stats_after - stats_before,
@@ -194,7 +198,9 @@ void RunSql(const SqlArgs& a, CommandContext& ctx) {
     if (failure.code() == absl::StatusCode::kCancelled) ctx.exit_code = InterruptExitCode();
     return;
   }
-  if (interrupted) {  // the signal came after the last statement had committed
+  // A signal after the last statement committed (even while the rack closed)
+  // cannot undo anything, but the command still reports it.
+  if (InterruptFlag()->cancelled()) {
     std::cerr << "cellsim sql: interrupted after the last statement completed (nothing to "
                  "undo)\n";
     ctx.exit_code = InterruptExitCode();

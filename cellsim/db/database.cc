@@ -75,6 +75,9 @@ absl::Status Recover(Database::State& db) {
   for (const AsmFileRef& r : t.AllFiles()) {
     referenced.insert(Key(absl::AsciiStrToUpper(r.disk_group), r.number));
   }
+  for (const AsmFileRef& r : t.kept_files) {
+    referenced.insert(Key(absl::AsciiStrToUpper(r.disk_group), r.number));
+  }
   for (asmgr::DiskGroup* dg : db.rack->disk_groups()) {
     for (const asmgr::FileInfo& f : dg->ListFiles()) {
       if (absl::AsciiStrToUpper(f.db_name) != t.db_name ||
@@ -117,6 +120,10 @@ Database::~Database() = default;
 
 absl::StatusOr<std::unique_ptr<Database>> Database::Create(asmgr::Rack* rack,
                                                            const DatabaseOptions& options) {
+  if (rack->read_only()) {
+    return absl::FailedPreconditionError(fmt::format(
+        "cannot create a database on the rack in {}: it is open read-only", rack->dir()));
+  }
   absl::StatusOr<std::unique_ptr<State>> made = NewState(rack, options);
   if (!made.ok()) return made.status();
   std::unique_ptr<State> state = *std::move(made);

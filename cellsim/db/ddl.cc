@@ -31,6 +31,7 @@ using stats::Wait;
 
 constexpr uint32_t kMaxDataFileNumber = 1022;       // rdba's 10-bit file# minus 1023
 constexpr uint64_t kMaxDataFileBlocks = 4194303;    // smallfile limit (ORA-01144)
+constexpr uint64_t kMaxLogFileBlocks = uint64_t{1} << 32;  // redo block# is 32 bits
 constexpr uint32_t kDefaultDataBlockSize = 8192;
 constexpr uint32_t kDefaultRedoBlockSize = 512;
 
@@ -424,9 +425,19 @@ absl::Status RunAddLogfile(Session::State& s, const AddLogfile& st, ExecOutcome*
         return absl::InvalidArgumentError(fmt::format("log file size {} too large", g.size_bytes));
       }
       const uint64_t size = (g.size_bytes + bs - 1) / bs * bs;
-      if (size / bs < 2) {
+      // Oracle's minimum online log is 4 MiB (8192 blocks of 512 bytes);
+      // never less than block 0 and the header block.
+      const uint64_t min_bytes = std::max<uint64_t>(db.options.min_log_file_bytes, 2 * bs);
+      if (size < min_bytes) {
         return absl::InvalidArgumentError(fmt::format(
-            "ORA-00336: log file size {} blocks is less than minimum 2 blocks", size / bs));
+            "ORA-00336: log file size {} blocks is less than minimum {} blocks", size / bs,
+            (min_bytes + bs - 1) / bs));
+      }
+      // The redo block# field is 32 bits (2 TiB of 512-byte blocks).
+      if (size / bs > kMaxLogFileBlocks) {
+        return absl::InvalidArgumentError(fmt::format(
+            "ORA-01144: File size ({} blocks) exceeds maximum of {} blocks", size / bs,
+            kMaxLogFileBlocks));
       }
       DB_RETURN_IF_ERROR(
           (format::BlockTemplate{format::BlockKind::kRedo, bs, 0, size / bs}.Validate()));
@@ -551,6 +562,7 @@ absl::Status RunDropLogfileGroup(Session::State& s, const DropLogfileGroup& st,
     for (const LogMember& m : removed.members) refs.push_back(m.file);
   }
   out->current += static_cast<int64_t>(refs.size());
+  if (refs.empty()) return absl::OkStatus();
   return DeleteFiles(s, rec, refs);
 }
 
@@ -591,14 +603,22 @@ absl::Status RunDropTablespace(Session::State& s, const DropTablespace& st, Exec
     }
     std::erase_if(t.data_files, [&](const DataFile& f) { return f.tablespace == number; });
     t.tablespaces.erase(ts);
+    // KEEP DATAFILES: the files leave the database but stay in ASM, recorded
+    // so that recovery does not take them for leftovers.
+    if (st.keep_datafiles) {
+      for (const DataFile& f : removed) t.kept_files.push_back(f.file);
+    }
     absl::Status w = db.cf->Write(t, rec);
     if (!w.ok()) {
       t = before;
       return w;
     }
     // Oracle-managed files are removed with their tablespace (with or without
-    // AND DATAFILES); cellsim's files are all Oracle-managed.
-    for (const DataFile& f : removed) refs.push_back(f.file);
+    // AND DATAFILES) unless KEEP DATAFILES; cellsim's files are all
+    // Oracle-managed.
+    if (!st.keep_datafiles) {
+      for (const DataFile& f : removed) refs.push_back(f.file);
+    }
   }
   out->current += static_cast<int64_t>(refs.size());
   return DeleteFiles(s, rec, refs);

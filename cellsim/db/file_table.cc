@@ -157,6 +157,8 @@ std::vector<uint8_t> FileTable::Encode() const {
     e.PutU32(static_cast<uint32_t>(g.members.size()));
     for (const LogMember& m : g.members) PutRef(e, m.file);
   }
+  e.PutU32(static_cast<uint32_t>(kept_files.size()));
+  for (const AsmFileRef& r : kept_files) PutRef(e, r);
   return std::move(e.bytes());
 }
 
@@ -165,7 +167,7 @@ absl::StatusOr<FileTable> FileTable::Decode(absl::Span<const uint8_t> bytes) {
   FileTable t;
   uint16_t version = 0;
   r.U(&version, "version");
-  if (r.ok() && version != kFormatVersion) {
+  if (r.ok() && version != kFormatVersion && version != 1) {
     return absl::DataLossError(fmt::format(
         "file table: {} {}, this build reads version {}",
         version > kFormatVersion ? "newer format version" : "unsupported format version",
@@ -222,6 +224,11 @@ absl::StatusOr<FileTable> FileTable::Decode(absl::Span<const uint8_t> bytes) {
       g.members.push_back(std::move(mem));
     }
     t.log_groups.push_back(std::move(g));
+  }
+  for (uint32_t i = 0, n = version >= 2 ? r.Count("kept file") : 0; i < n && r.ok(); ++i) {
+    AsmFileRef ref;
+    r.Ref(&ref);
+    t.kept_files.push_back(std::move(ref));
   }
   if (!r.ok()) return r.error();
   if (r.remaining() != 0) {

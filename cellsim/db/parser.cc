@@ -292,16 +292,9 @@ class Parser {
   absl::StatusOr<uint64_t> ParseSizeValue() {
     const Token& t = Peek();
     if (t.kind != Tok::kNumber) return Expected("a size such as 4096M");
-    const size_t digits = t.text.find_first_not_of("0123456789");
-    const std::string unit = digits == std::string::npos ? "" : Upper(t.text.substr(digits));
-    if (!(unit.empty() || unit == "K" || unit == "M" || unit == "G" || unit == "T")) {
-      return ErrorAt(t.pos, fmt::format("size '{}' has unknown unit '{}': use K, M, G or T", t.text,
-                                        t.text.substr(digits)));
-    }
+    // The one size parser (base/units.h), as the CLI's options use it.
     absl::StatusOr<uint64_t> v = ParseSize(t.text);
-    if (!v.ok()) {
-      return ErrorAt(t.pos, fmt::format("size '{}' is too large: it does not fit in 64 bits", t.text));
-    }
+    if (!v.ok()) return ErrorAt(t.pos, std::string(v.status().message()));
     if (*v == 0) {
       return ErrorAt(t.pos, fmt::format("size '{}' is zero: a file needs at least one block", t.text));
     }
@@ -442,6 +435,7 @@ class Parser {
         st.and_datafiles = true;
       } else if (AcceptKw("KEEP")) {
         if (absl::Status s = ExpectKw("DATAFILES"); !s.ok()) return s;
+        st.keep_datafiles = true;
       }
     }
     if (st.including_contents && AcceptKw("CASCADE")) {

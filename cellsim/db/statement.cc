@@ -60,6 +60,7 @@ struct SqlPrinter {
     std::string out = fmt::format("DROP TABLESPACE {}", IdentSql(s.name));
     if (s.including_contents) out += " INCLUDING CONTENTS";
     if (s.and_datafiles) out += " AND DATAFILES";
+    if (s.keep_datafiles) out += " KEEP DATAFILES";
     if (s.cascade_constraints) out += " CASCADE CONSTRAINTS";
     return out;
   }

@@ -90,10 +90,17 @@ WaitValues WaitValues::operator-(const WaitValues& o) const {
   for (size_t i = 0; i < kWaitCount; ++i) {
     r.v[i].count = v[i].count - o.v[i].count;
     r.v[i].total_ns = v[i].total_ns - o.v[i].total_ns;
-    r.v[i].max_ns = r.v[i].count > 0 ? v[i].max_ns : 0;
+    uint64_t bucket_edge_ns = 0;
     for (size_t b = 0; b < kWaitHistogramBuckets; ++b) {
       r.v[i].histogram[b] = v[i].histogram[b] - o.v[i].histogram[b];
+      if (r.v[i].histogram[b] > 0) {
+        const uint64_t us = WaitHistogramUpperUs(b);
+        bucket_edge_ns = us > UINT64_MAX / 1000 ? UINT64_MAX : us * 1000;
+      }
     }
+    uint64_t max = r.v[i].count > 0 ? std::min(v[i].max_ns, r.v[i].total_ns) : 0;
+    if (bucket_edge_ns != 0) max = std::min(max, bucket_edge_ns);
+    r.v[i].max_ns = r.v[i].count == 1 ? r.v[i].total_ns : max;
   }
   return r;
 }

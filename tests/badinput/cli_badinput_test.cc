@@ -151,17 +151,28 @@ TEST_F(CliBadInput, ReadOnlyRackDirectory) {
                        fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec;
   for (const fs::path& d : dirs) fs::permissions(d, rx);
   CmdResult info = Cellsim(tmp_, "rack info " + rack_ + " --backend posix", env);
+  CmdResult lsdg = Cellsim(tmp_, "asmcmd " + rack_ + " --backend posix -e lsdg", env);
+  CmdResult list = Cellsim(tmp_, "cellcli " + rack_ + " --backend posix -e 'list griddisk'", env);
   CmdResult sql = Sql("create tablespace t datafile '+DATA' size 1m", env);
+  CmdResult flush =
+      Cellsim(tmp_, "cellcli " + rack_ + " --backend posix -e 'alter flashcache all flush'", env);
   // Restore write permission so the temporary directory can be removed.
   for (const fs::path& d : dirs) fs::permissions(d, fs::perms::owner_all, fs::perm_options::add);
   for (const auto& e : fs::recursive_directory_iterator(rack_)) {
     fs::permissions(e.path(), fs::perms::owner_write, fs::perm_options::add);
   }
-  EXPECT_EQ(info.exit_code, 1) << info.err;
-  EXPECT_THAT(info.err, AllOf(HasSubstr("cannot open the rack in " + rack_),
-                              HasSubstr("Permission denied")));
-  EXPECT_EQ(sql.exit_code, 1) << sql.err;
-  EXPECT_THAT(sql.err, HasSubstr("Permission denied"));
+  // Readers open the rack read-only and work; writers say why they cannot.
+  EXPECT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_THAT(info.out, HasSubstr("MOUNTED"));
+  EXPECT_EQ(lsdg.exit_code, 0) << lsdg.err;
+  EXPECT_THAT(lsdg.out, HasSubstr("DATA/"));
+  EXPECT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_THAT(list.out, HasSubstr("DATA_CD_00_cel01"));
+  for (const CmdResult* w : {&sql, &flush}) {
+    EXPECT_EQ(w->exit_code, 1) << w->err;
+    EXPECT_THAT(w->err, AllOf(HasSubstr("is read-only"), HasSubstr("Permission denied"),
+                              HasSubstr("this command writes to the rack")));
+  }
   // Nothing was changed: the rack still opens and holds no tablespace T.
   CmdResult after = Cellsim(tmp_, "rack info " + rack_ + " --backend posix");
   EXPECT_EQ(after.exit_code, 0) << after.err;

@@ -101,13 +101,29 @@ TEST_F(SqlBadInput, SizeBeyondLimits) {
   // Fits 64 bits but not Oracle's file limits.
   ExpectRejected("create tablespace t datafile '+DATA' size 16777215T", kInvalid,
                  {"ORA-01144", "exceeds maximum"});
+  // A log beyond the 32-bit redo block#: Oracle's wording, not the encoder's.
+  ExpectRejected("alter database add logfile group 6 ('+DATA') size 4T", kInvalid,
+                 {"ORA-01144: File size (8589934592 blocks) exceeds maximum of 4294967296 "
+                  "blocks"});
+}
+
+// Oracle refuses an online log member below 4 MiB (ORA-00336; 8192 blocks of
+// 512 bytes, 1024 of 4096), before looking at the disk groups.
+TEST_F(SqlBadInput, LogMemberBelowOraclesMinimum) {
+  ExpectRejected("alter database add logfile group 6 ('+DATA') size 2m", kInvalid,
+                 {"ORA-00336: log file size 4096 blocks is less than minimum 8192 blocks"});
+  ExpectRejected("alter database add logfile group 6 ('+DATA') size 1m blocksize 4096", kInvalid,
+                 {"ORA-00336: log file size 256 blocks is less than minimum 1024 blocks"});
+  std::unique_ptr<db::Session> s = db_->NewSession();
+  ASSERT_OK(s->Execute("alter database add logfile group 6 ('+DATA') size 4m"));
+  ASSERT_OK(s->Execute("alter database drop logfile group 6"));
 }
 
 // ---- disk groups ------------------------------------------------------------
 TEST_F(SqlBadInput, UnknownDiskGroup) {
   ExpectRejected("create tablespace t datafile '+NOPE' size 1m", absl::StatusCode::kNotFound,
                  {"ORA-15001", "diskgroup \"NOPE\" does not exist"});
-  ExpectRejected("alter database add logfile group 7 ('+DATA', '+NOPE') size 1m",
+  ExpectRejected("alter database add logfile group 7 ('+DATA', '+NOPE') size 4m",
                  absl::StatusCode::kNotFound, {"ORA-15001", "NOPE"});
   ExpectRejected("create tablespace t datafile 'DATA' size 1m", kInvalid,
                  {"is not a disk group", "ORA-02236"});
@@ -148,6 +164,36 @@ TEST_F(SqlBadInput, FullDiskGroupDuringCreation) {
   ASSERT_OK(s->Execute("drop tablespace big including contents and datafiles"));
 }
 
+// Issue 11: DROP TABLESPACE ... KEEP DATAFILES removed the files anyway.
+TEST_F(SqlBadInput, DropTablespaceKeepDatafilesKeepsThem) {
+  std::unique_ptr<db::Session> s = db_->NewSession();
+  ASSERT_OK(s->Execute("create tablespace kept datafile '+DATA' size 4m"));
+  ASSERT_OK(s->Execute("create tablespace gone datafile '+DATA' size 4m"));
+  const db::FileTable before = db_->file_table();
+  const db::AsmFileRef kept = before.data_files[before.data_files.size() - 2].file;
+  const db::AsmFileRef gone = before.data_files.back().file;
+  ASSERT_OK(s->Execute("drop tablespace kept including contents keep datafiles"));
+  ASSERT_OK(s->Execute("drop tablespace gone including contents and datafiles"));
+  asmgr::DiskGroup* data = *rack_->disk_group("DATA");
+  EXPECT_TRUE(data->LookupFile(kept.number).ok()) << kept.name << " was removed";
+  EXPECT_EQ(data->LookupFile(gone.number).status().code(), absl::StatusCode::kNotFound);
+  const db::FileTable after = db_->file_table();
+  EXPECT_EQ(after.FindTablespace("KEPT"), nullptr);
+  ASSERT_EQ(after.kept_files.size(), 1u);
+  EXPECT_EQ(after.kept_files[0], kept);
+  // A remount's recovery does not take the kept file for a leftover, and the
+  // control file round-trips the list.
+  s.reset();
+  ASSERT_OK(db_->Close());
+  delete db_;
+  db_ = nullptr;
+  ASSERT_OK_AND_ASSIGN(auto reopened, db::Database::Open(rack_));
+  EXPECT_TRUE(reopened->recovery_actions().empty());
+  EXPECT_EQ(reopened->file_table().kept_files, after.kept_files);
+  EXPECT_OK(data->LookupFile(kept.number).status());
+  db_ = reopened.release();
+}
+
 // ---- log group numbers --------------------------------------------------------
 TEST_F(SqlBadInput, DuplicateLogGroupInOneStatement) {
   ExpectRejected(
@@ -157,8 +203,8 @@ TEST_F(SqlBadInput, DuplicateLogGroupInOneStatement) {
 
 TEST_F(SqlBadInput, DuplicateLogGroupExisting) {
   std::unique_ptr<db::Session> s = db_->NewSession();
-  ASSERT_OK(s->Execute("alter database add logfile group 8 ('+DATA') size 1m"));
-  ExpectRejected("alter database add logfile group 8 ('+RECO') size 1m",
+  ASSERT_OK(s->Execute("alter database add logfile group 8 ('+DATA') size 4m"));
+  ExpectRejected("alter database add logfile group 8 ('+RECO') size 4m",
                  absl::StatusCode::kAlreadyExists, {"ORA-01184", "logfile group 8 already exists"});
   ASSERT_OK(s->Execute("alter database drop logfile group 8"));
 }

@@ -15,7 +15,6 @@ TEST(UnitsTest, ParsesSuffixes) {
   EXPECT_EQ(*ParseSize("16k"), 16 * kKiB);
   EXPECT_EQ(*ParseSize("2T"), 2 * kTiB);
   EXPECT_EQ(*ParseSize("512"), 512u);
-  EXPECT_EQ(*ParseSize("1GiB"), kGiB);
   EXPECT_EQ(*ParseSize(" 8 "), 8u);
 }
 
@@ -26,12 +25,32 @@ TEST(UnitsTest, RejectsBadInputWithClearMessages) {
   EXPECT_THAT(std::string(neg.status().message()), ::testing::HasSubstr("negative"));
   auto unit = ParseSize("5q");
   EXPECT_THAT(std::string(unit.status().message()), ::testing::HasSubstr("unknown unit"));
+  // Oracle's SIZE syntax only, in SQL and CLI options alike.
+  for (const char* t : {"1GiB", "4MB", "1e3", "512b"}) {
+    EXPECT_THAT(std::string(ParseSize(t).status().message()), ::testing::HasSubstr("unknown unit"))
+        << t;
+  }
   auto nan = ParseSize("abc");
   EXPECT_THAT(std::string(nan.status().message()), ::testing::HasSubstr("not a number"));
   auto big = ParseSize("99999999999999999999");
   EXPECT_EQ(big.status().code(), absl::StatusCode::kOutOfRange);
   auto big2 = ParseSize("17179869184T");  // 2^34 TiB overflows 64 bits
   EXPECT_EQ(big2.status().code(), absl::StatusCode::kOutOfRange);
+}
+
+TEST(UnitsTest, ParsesDurations) {
+  EXPECT_EQ(*ParseDuration("300"), std::chrono::seconds(300));
+  EXPECT_EQ(*ParseDuration("30s"), std::chrono::seconds(30));
+  EXPECT_EQ(*ParseDuration("5m"), std::chrono::minutes(5));
+  EXPECT_EQ(*ParseDuration("2H"), std::chrono::hours(2));
+  EXPECT_EQ(*ParseDuration("250ms"), std::chrono::milliseconds(250));
+  EXPECT_EQ(*ParseDuration("0"), std::chrono::milliseconds(0));
+  for (const char* bad : {"", "-1s", "5 parsecs", "1.5s", "m", "5d"}) {
+    absl::StatusOr<std::chrono::milliseconds> d = ParseDuration(bad);
+    EXPECT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(std::string(d.status().message()), ::testing::HasSubstr("ms, s, m or h")) << bad;
+  }
+  EXPECT_EQ(ParseDuration("999999999h").status().code(), absl::StatusCode::kOutOfRange);
 }
 
 TEST(UnitsTest, FormatsBytes) {

@@ -2,6 +2,7 @@
 // binary (its path comes from the build as CELLSIM_BIN): demo, rack, sql,
 // cellcli and asmcmd, on small sparse racks in per-test temp directories.
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 
@@ -288,6 +289,50 @@ TEST(CliBadInputTest, ErrorsSayWhatAndExitNonZero) {
   EXPECT_THAT(r.err, HasSubstr("-c cel09: no such cell (the rack has cel01, cel02, cel03)"));
   r = Cellsim(dir, "sql " + rack + " --report pdf -e \"alter session set x = 1\"");
   EXPECT_NE(r.exit_code, 0);
+}
+
+// Issue 11: every parse error exits 2 (CLI11's own codes were 105/106/109),
+// an unknown subcommand is named, and `rack create` refuses a directory that
+// holds something, never names internal APIs, and leaves nothing behind when
+// it fails.
+TEST(CliBadInputTest, UsageErrorsExitTwoAndNameTheUnknownSubcommand) {
+  TempDir dir;
+  CmdResult r = Cellsim(dir, "sq " + dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("cellsim: unknown subcommand 'sq' (subcommands: probe, io, demo, "
+                               "rack, sql, cellcli, asmcmd, write)"));
+  r = Cellsim(dir, "rack craete " + dir.File("r"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("cellsim rack: unknown subcommand 'craete' (subcommands: create, "
+                               "info)"));
+  for (const std::string& args :
+       {std::string("sql"),                                          // missing DIR (was 106)
+        "rack create " + dir.File("r") + " --cells 500",            // out of range (was 105)
+        "asmcmd " + dir.path() + " -e lsdg --no-such-option",       // extra (was 109)
+        "rack info " + dir.path() + " --lock-timeout soon", std::string("")}) {
+    r = Cellsim(dir, args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
+    EXPECT_FALSE(r.err.empty()) << args;
+  }
+  EXPECT_EQ(Cellsim(dir, "--version").exit_code, 0);
+}
+
+TEST(CliRackTest, CreateRefusesANonEmptyDirectoryAndCleansUpAFailure) {
+  TempDir dir;
+  const std::string full = dir.File("full");
+  std::filesystem::create_directories(full);
+  std::ofstream(full + "/notes.txt") << "mine";
+  CmdResult r = Cellsim(dir, "rack create " + full + " " + kSmallRack);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr(full + " is not empty (it holds notes.txt): a rack is created in "
+                               "an empty or missing directory"));
+  EXPECT_EQ(Slurp(full + "/notes.txt"), "mine");
+  const std::string rack = dir.File("rack");
+  ASSERT_EQ(Cellsim(dir, "rack create " + rack + " " + kSmallRack).exit_code, 0);
+  r = Cellsim(dir, "rack create " + rack + " " + kSmallRack);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr(rack + " already holds a rack"));
+  EXPECT_THAT(r.err, Not(HasSubstr("::")));
 }
 
 TEST(CliHelpTest, EverySubcommandHasHelp) {

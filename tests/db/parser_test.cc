@@ -150,6 +150,7 @@ TEST(ParserTest, DropTablespaceForms) {
       "drop tablespace t including contents keep datafiles cascade constraints");
   EXPECT_TRUE(keep.including_contents);
   EXPECT_FALSE(keep.and_datafiles);
+  EXPECT_TRUE(keep.keep_datafiles);
   EXPECT_TRUE(keep.cascade_constraints);
 }
 

@@ -148,6 +148,29 @@ inline std::string DescribeWaitStatus(int status) {
   return "status " + std::to_string(status);
 }
 
+// A finished run of the binary: wait status, stdout, stderr.
+struct CmdRun {
+  int status = -1;
+  std::string out, err;
+  bool ok() const { return WIFEXITED(status) && WEXITSTATUS(status) == 0; }
+  int exit_code() const { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
+};
+
+// Runs argv to completion, its stderr through `stderr_path` (one per
+// concurrent caller).
+inline CmdRun RunToEnd(const std::vector<std::string>& argv, const std::string& stderr_path) {
+  ChildProcess c(argv, stderr_path);
+  CmdRun r;
+  if (!c.started()) {
+    r.err = c.error();
+    return r;
+  }
+  while (auto line = c.ReadLine()) r.out += *line + "\n";
+  r.status = c.Wait();
+  r.err = Slurp(stderr_path);
+  return r;
+}
+
 }  // namespace cellsim::faults::testing
 
 #endif  // CELLSIM_TESTS_FAULTS_CHILD_PROCESS_H_

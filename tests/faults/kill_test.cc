@@ -72,26 +72,12 @@ int RoundsFromEnv() {
   return 1;
 }
 
-struct CmdRun {
-  int status = -1;
-  std::string out, err;
-  bool ok() const { return WIFEXITED(status) && WEXITSTATUS(status) == 0; }
-};
+using ::cellsim::faults::testing::CmdRun;
 
 // Runs the binary to completion.
 CmdRun Cellsim(const TempDir& tmp, std::vector<std::string> args) {
   args.insert(args.begin(), CELLSIM_BIN);
-  const std::string err_file = tmp.File("stderr.txt");
-  ChildProcess c(args, err_file);
-  CmdRun r;
-  if (!c.started()) {
-    r.err = c.error();
-    return r;
-  }
-  while (auto line = c.ReadLine()) r.out += *line + "\n";
-  r.status = c.Wait();
-  r.err = ::cellsim::faults::testing::Slurp(err_file);
-  return r;
+  return ::cellsim::faults::testing::RunToEnd(args, tmp.File("stderr.txt"));
 }
 
 // Allocated bytes of every grid disk file of the rack (flash excluded): grows

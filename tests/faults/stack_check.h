@@ -106,6 +106,7 @@ inline absl::Status VerifyTableFormatted(asmgr::Rack* rack, const db::FileTable&
 inline absl::Status CheckNoLeaks(asmgr::Rack* rack, const db::FileTable& table) {
   std::set<std::string> referenced;
   for (const db::AsmFileRef& r : table.AllFiles()) referenced.insert(r.name);
+  for (const db::AsmFileRef& r : table.kept_files) referenced.insert(r.name);
   for (asmgr::DiskGroup* dg : rack->disk_groups()) {
     if (absl::Status s = dg->CheckConsistency(); !s.ok()) return s;
     for (const asmgr::FileInfo& f : dg->ListFiles()) {

@@ -26,6 +26,7 @@ WorkloadParams SmallParams() {
        .grid_disk_size = 24 * kMiB},
   };
   p.rack.flash_size = 16 * kMiB;
+  p.db.min_log_file_bytes = 0;  // logs of 128-256 KiB on this tiny rack
   return p;
 }
 

@@ -45,6 +45,7 @@ WorkloadParams DrawParams(uint64_t workload_seed) {
                            ? cell::FlashCacheMode::kWriteThrough
                            : cell::FlashCacheMode::kWriteBack;
   db::DatabaseOptions& d = p.db;
+  d.min_log_file_bytes = 0;  // tiny racks: logs of a few KiB keep campaigns fast
   // Zero-fill requests below the cells' 1 MiB bypass threshold go through the
   // write-back cache; 1 MiB ones straight to disk.
   d.zero_fill.request_bytes = Pick<uint64_t>(rng, {256 * kKiB, 1 * kMiB});

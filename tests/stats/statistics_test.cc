@@ -145,6 +145,25 @@ TEST(WaitHistogramTest, DeltasAndSumsIncludeTheHistogram) {
   EXPECT_EQ(sum[Wait::kLogFileInitWrite].max_ns, 100'000u);
 }
 
+// Issue 11: `--report json` printed a statement's max_s above its total_s
+// when an earlier statement of the session had waited longer.
+TEST(WaitHistogramTest, DeltaMaxNeverExceedsTheDeltaTotal) {
+  WaitSet session;
+  session.Record(Wait::kLogFileInitWrite, 900'000'000);  // statement 1: one long wait
+  const WaitValues before = session.Snapshot();
+  session.Record(Wait::kLogFileInitWrite, 3'000'000);    // statement 2: two short ones
+  session.Record(Wait::kLogFileInitWrite, 5'000'000);
+  const WaitValue two = (session.Snapshot() - before)[Wait::kLogFileInitWrite];
+  EXPECT_EQ(two.total_ns, 8'000'000u);
+  EXPECT_LE(two.max_ns, two.total_ns);
+  EXPECT_LE(two.max_ns, 8'192'000u);  // the upper edge of bucket [4096, 8192) us
+  EXPECT_GE(two.max_ns, 5'000'000u);  // never below the true max
+  const WaitValues mid = session.Snapshot();
+  session.Record(Wait::kLogFileInitWrite, 7'000);  // statement 3: a single wait
+  const WaitValue one = (session.Snapshot() - mid)[Wait::kLogFileInitWrite];
+  EXPECT_EQ(one.max_ns, 7'000u);  // exact
+}
+
 TEST(StatisticsTest, ConcurrentRecordingIsExact) {
   StatSet s;
   WaitSet w;

@@ -27,6 +27,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "cellsim/base/cancel.h"
 
 namespace cellsim::asmgr {
 
@@ -41,11 +42,15 @@ struct RackLockOptions {
   // How long to wait while another process holds a conflicting lock; zero
   // fails at once.
   std::chrono::milliseconds timeout{0};
+  // How the timeout is set, for the message when it runs out ("--lock-timeout").
+  std::string timeout_name{};
   // Recorded in the lock file for other processes' messages ("cellsim sql").
   std::string command{};
   // Called once, when the lock is busy and the call starts waiting, with the
   // holders as "pid 123 (cellsim sql /r -e ...) for write".
   std::function<void(const std::string& holders)> on_wait{};
+  // When set while waiting, the wait ends with Cancelled (ORA-01013).
+  const CancelFlag* cancel = nullptr;
 };
 
 class RackLock {

@@ -21,10 +21,12 @@ inline constexpr uint64_t kMiB = 1024 * kKiB;
 inline constexpr uint64_t kGiB = 1024 * kMiB;
 inline constexpr uint64_t kTiB = 1024 * kGiB;
 
-// Parses a decimal integer with an optional K/M/G/T suffix (binary multiples,
-// case-insensitive, optional trailing 'B' or 'iB'). Errors: InvalidArgument naming
-// the text for an empty string, a non-number, a negative value or an unknown
-// suffix; OutOfRange when the value overflows 64 bits.
+// Parses a size as Oracle's SIZE clause writes it: a decimal integer with an
+// optional K/M/G/T suffix (binary multiples, case-insensitive; no suffix:
+// bytes). The one size parser: SQL statements and every CLI option use it,
+// so a size means the same everywhere. Errors: InvalidArgument naming the
+// text for an empty string, a non-number, a negative value or an unknown
+// suffix ("4MB", "1GiB", "1e3"); OutOfRange when the value overflows 64 bits.
 [[nodiscard]] absl::StatusOr<uint64_t> ParseSize(std::string_view text);
 
 // Parses a duration as the CLI's options take it: a decimal number with an

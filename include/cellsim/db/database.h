@@ -82,6 +82,9 @@ struct DatabaseOptions {
   // cell, so large calls are much faster than Oracle-like small ones.
   uint32_t smart_extents_per_call = 256;
   uint32_t smart_requests_per_format = 0;
+  // The smallest online log member ADD LOGFILE accepts (ORA-00336): Oracle's
+  // 4 MiB. Tests of tiny racks lower it (never below 2 blocks).
+  uint64_t min_log_file_bytes = 4 << 20;
   // Fast path: requests per FormatRange call (0: each cell's requests of a
   // file in one call, so a member costs one synced metadata record per cell).
   uint32_t fast_requests_per_format = 0;

@@ -93,6 +93,10 @@ struct FileTable {
   std::vector<DataFile> data_files;
   std::vector<LogThread> threads;
   std::vector<LogGroup> log_groups;
+  // Data files of tablespaces dropped with KEEP DATAFILES: no longer part of
+  // the database (not in AllFiles), but left in ASM, and recovery at open
+  // never removes them as leftovers (format version 2).
+  std::vector<AsmFileRef> kept_files;
 
   bool operator==(const FileTable&) const = default;
 
@@ -108,7 +112,8 @@ struct FileTable {
   std::vector<uint8_t> Encode() const;
   [[nodiscard]] static absl::StatusOr<FileTable> Decode(absl::Span<const uint8_t> bytes);
 
-  static constexpr uint16_t kFormatVersion = 1;
+  // Version 2 added kept_files; version 1 tables (none kept) still decode.
+  static constexpr uint16_t kFormatVersion = 2;
   static constexpr uint32_t kMaxEntries = 65536;  // per list
 };
 

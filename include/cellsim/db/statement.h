@@ -78,6 +78,7 @@ struct DropTablespace {
   std::string name;
   bool including_contents = false;
   bool and_datafiles = false;  // INCLUDING CONTENTS AND DATAFILES
+  bool keep_datafiles = false;  // INCLUDING CONTENTS KEEP DATAFILES
   bool cascade_constraints = false;
   bool operator==(const DropTablespace&) const = default;
 };

@@ -234,9 +234,11 @@ struct WaitValues {
   std::array<WaitValue, kWaitCount> v{};
   const WaitValue& operator[](Wait w) const { return v[static_cast<size_t>(w)]; }
   WaitValue& operator[](Wait w) { return v[static_cast<size_t>(w)]; }
-  // Delta of counts, totals and histogram buckets; max is taken from `this`
-  // (a max cannot be subtracted, so a delta's max is the larger side's max
-  // when counts moved).
+  // Delta of counts, totals and histogram buckets. A max cannot be
+  // subtracted: the delta's max is `this` side's max bounded by what the
+  // delta itself proves -- its total (exact for a single wait) and the upper
+  // edge of its highest non-empty histogram bucket -- so it never exceeds
+  // the delta's total.
   WaitValues operator-(const WaitValues& o) const;
   WaitValues& operator+=(const WaitValues& o);
 };
