@@ -279,6 +279,7 @@ absl::Status Rack::State::ReadMeta() {
   config = std::move(meta.config);
   group_names = std::move(meta.group_names);
   if (!all_current_format) return absl::OkStatus();  // rewritten as version 2 at the next change
+  if (read_only) return absl::OkStatus();  // a read-only rack repairs nothing
   return io::RepairCopies(io, copies, *choice, &repairs);
 }
 
