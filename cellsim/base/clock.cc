@@ -1,6 +1,9 @@
 #include "cellsim/base/clock.h"
 
+#include <algorithm>
 #include <chrono>
+#include <thread>
+#include <vector>
 
 namespace cellsim {
 namespace {
@@ -20,6 +23,26 @@ class RealClock : public Clock {
 };
 
 }  // namespace
+
+void ForkJoin(Clock* clock, size_t n, const std::function<void(size_t)>& fn) {
+  if (n == 0) return;
+  if (clock != nullptr && clock->simulated()) {
+    const uint64_t start = clock->NowNanos();
+    uint64_t end = start;
+    for (size_t i = 0; i < n; ++i) {
+      clock->SetThreadNanos(start);
+      fn(i);
+      end = std::max(end, clock->NowNanos());
+    }
+    clock->SetThreadNanos(end);
+    return;
+  }
+  std::vector<std::thread> threads;
+  threads.reserve(n - 1);
+  for (size_t i = 0; i + 1 < n; ++i) threads.emplace_back(fn, i);
+  fn(n - 1);
+  for (std::thread& t : threads) t.join();
+}
 
 Clock* SystemClock() {
   static RealClock* clock = new RealClock();

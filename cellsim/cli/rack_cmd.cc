@@ -107,13 +107,14 @@ void RunCreate(const CreateArgs& a, CommandContext& ctx) {
         m == "writethrough" ? cell::FlashCacheMode::kWriteThrough : cell::FlashCacheMode::kWriteBack;
   }
   config.direct_io = a.direct;
-  if (absl::Status v = asmgr::ValidateRackConfig(config); !v.ok()) return Fail(ctx, cmd, v);
   absl::StatusOr<IoEnv> io = MakeIoEnv(a.rack);
   if (!io.ok()) return Fail(ctx, cmd, io.status());
+  io->ApplyShape(&config);  // --profile/--rack decide the cells and cell disks
+  if (absl::Status v = asmgr::ValidateRackConfig(config); !v.ok()) return Fail(ctx, cmd, v);
   RackEnv env;
   env.io = std::move(*io);
   absl::StatusOr<std::unique_ptr<asmgr::Rack>> rack =
-      asmgr::Rack::Create(env.io.io.get(), env.io.clock, a.dir, config);
+      asmgr::Rack::Create(env.io.io.get(), env.io.clock, a.dir, config, env.io.wrap);
   if (!rack.ok()) return Fail(ctx, cmd, rack.status());
   env.rack = std::move(*rack);
   std::cout << fmt::format("Rack created in {}.\n", a.dir);

@@ -6,7 +6,6 @@
 #include <deque>
 #include <future>
 #include <set>
-#include <thread>
 #include <vector>
 
 #include "cellsim/io/io_backend.h"
@@ -40,7 +39,9 @@ absl::Status ZeroFill(Recorder& rec, const FormatJob& job, const ZeroFillOptions
     size_t buffer;
     uint64_t bytes;
     uint64_t requests;
+    uint64_t modeled_end_ns;  // simulated clock: when the batch completes
   };
+  Clock* clock = rec.clock();
   std::vector<io::AlignedBuffer> buffers;
   std::vector<size_t> free_buffers;
   std::deque<Pending> queue;
@@ -50,7 +51,11 @@ absl::Status ZeroFill(Recorder& rec, const FormatJob& job, const ZeroFillOptions
   auto reap = [&] {
     Pending p = std::move(queue.front());
     queue.pop_front();
-    BatchOutcome out = rec.Timed(job.init_write_wait, [&] { return p.done.get(); });
+    BatchOutcome out = rec.Timed(job.init_write_wait, [&] {
+      BatchOutcome o = p.done.get();
+      clock->AdvanceThreadTo(p.modeled_end_ns);
+      return o;
+    });
     AccountWrite(rec, out.result, p.requests, req);
     free_buffers.push_back(p.buffer);
     if (!out.status.ok()) {
@@ -76,7 +81,11 @@ absl::Status ZeroFill(Recorder& rec, const FormatJob& job, const ZeroFillOptions
       format::GenerateRange(job.block_template, offset, absl::MakeSpan(data, len));
       const uint64_t nreq = (len + req - 1) / req;
       const uint64_t at = offset;
-      Pending p{std::async(std::launch::async,
+      // With a simulated clock the batch runs now, from the issue time, and
+      // the foreground continues at the issue time (it waits in reap()).
+      const bool simulated = clock->simulated();
+      const uint64_t issued_ns = clock->NowNanos();
+      Pending p{std::async(simulated ? std::launch::deferred : std::launch::async,
                            [dg, file, data, len, at, req] {
                              std::vector<asmgr::AsmWriteRequest> w;
                              for (uint64_t o = 0; o < len; o += req) {
@@ -89,7 +98,12 @@ absl::Status ZeroFill(Recorder& rec, const FormatJob& job, const ZeroFillOptions
                              out.status = dg->Write(file, absl::MakeSpan(w), &out.result);
                              return out;
                            }),
-                b, len, nreq};
+                b, len, nreq, issued_ns};
+      if (simulated) {
+        p.done.wait();  // runs the deferred batch here
+        p.modeled_end_ns = clock->NowNanos();
+        clock->SetThreadNanos(issued_ns);
+      }
       queue.push_back(std::move(p));
       offset += len;
       continue;
@@ -178,12 +192,7 @@ absl::Status FormatFastTogether(Recorder& rec, const std::vector<FormatJob>& job
     status[i] = jobs[i].dg->FormatFile(jobs[i].file.number, opts[i], &results[i]);
     (*format_ns)[i] = rec.clock()->NowNanos() - t0;
   };
-  {
-    std::vector<std::thread> threads;
-    for (size_t i = 1; i < jobs.size(); ++i) threads.emplace_back(run, i);
-    if (!jobs.empty()) run(0);
-    for (std::thread& t : threads) t.join();
-  }
+  ForkJoin(rec.clock(), jobs.size(), run);
   std::vector<const asmgr::FormatResult*> all;
   for (const asmgr::FormatResult& r : results) all.push_back(&r);
   RecordFormatWaits(rec, all, per_call);

@@ -22,6 +22,7 @@
 #define CELLSIM_ASM_RACK_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -74,20 +75,27 @@ RackConfig DefaultRackConfig();
 // every rule of DiskGroup::Create (failure groups per redundancy, AU sizes).
 [[nodiscard]] absl::Status ValidateRackConfig(const RackConfig& config);
 
+// Wraps each cell in a CellService decorator (e.g. sim::Simulation::WrapCell,
+// which charges modeled time): disk groups and Rack::cell() then see the
+// wrapper; concrete_cell() still returns the cell itself. Empty: no wrapper.
+using CellWrapper =
+    std::function<std::unique_ptr<cell::CellService>(uint32_t index, cell::CellService* cell)>;
+
 class Rack {
  public:
   // Creates DIR (must be empty or missing), the cells and the disk groups.
   // Errors: those of ValidateRackConfig (nothing is created), AlreadyExists
   // when DIR already holds a rack, and the cells' own errors.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<Rack>> Create(
-      io::IoBackend* io, Clock* clock, const std::string& dir, const RackConfig& config);
+      io::IoBackend* io, Clock* clock, const std::string& dir, const RackConfig& config,
+      const CellWrapper& wrap = {});
   // Opens the cells (recovering their journals) and mounts every disk group.
   // Metadata kept in two copies (rack.meta0/1, the disk groups' checkpoints)
   // opens at the newest state and a damaged or older copy is rewritten from it
   // (listed by metadata_repairs()); DataLoss naming the file when no copy can
   // be proven to hold the newest state.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<Rack>> Open(
-      io::IoBackend* io, Clock* clock, const std::string& dir);
+      io::IoBackend* io, Clock* clock, const std::string& dir, const CellWrapper& wrap = {});
 
   ~Rack();
   Rack(const Rack&) = delete;
