@@ -21,7 +21,8 @@ namespace internal {
 
 void RunConcurrently(Clock* clock, const std::vector<uint32_t>& items,
                      const std::function<void(uint32_t)>& fn) {
-  ForkJoin(clock, items.size(), [&](size_t i) { fn(items[i]); });
+  // One item per cell: the cells' modeled devices are disjoint.
+  ForkJoin(clock, items.size(), [&](size_t i) { fn(items[i]); }, /*disjoint=*/true);
 }
 
 void AddCellStats(AsmIoStats* io, size_t cells, uint32_t cell, const cell::CellIoStats& s) {

@@ -16,7 +16,50 @@ namespace {
 struct BatchOutcome {
   absl::Status status;
   asmgr::AsmIoResult result;
+  uint64_t modeled_end_ns = 0;  // simulated clock: when the batch's last copy landed
 };
+
+// One zero-fill batch: `len` bytes at file offset `at` in requests of `req`.
+BatchOutcome WriteBatch(asmgr::DiskGroup* dg, uint32_t file, const uint8_t* data, uint64_t len,
+                        uint64_t at, uint64_t req) {
+  std::vector<asmgr::AsmWriteRequest> w;
+  for (uint64_t o = 0; o < len; o += req) {
+    asmgr::AsmWriteRequest r;
+    r.file_offset = at + o;
+    r.data = absl::MakeConstSpan(data + o, std::min(req, len - o));
+    w.push_back(std::move(r));
+  }
+  BatchOutcome out;
+  out.status = dg->Write(file, absl::MakeSpan(w), &out.result);
+  return out;
+}
+
+// Starts WriteBatch on a thread. With a simulated clock the batch's modeled
+// time starts at the foreground's issue time, and batches reach the cells in
+// issue order (each waits until the previous one's cell calls are over), so
+// the device queues see the same sequence on every run while the foreground
+// generates the next batch in parallel.
+std::future<BatchOutcome> LaunchBatch(Clock* clock, std::shared_future<void>* chain,
+                                      asmgr::DiskGroup* dg, uint32_t file, const uint8_t* data,
+                                      uint64_t len, uint64_t at, uint64_t req) {
+  if (!clock->simulated()) {
+    return std::async(std::launch::async, WriteBatch, dg, file, data, len, at, req);
+  }
+  auto written = std::make_shared<std::promise<void>>();
+  std::shared_future<void> previous = *chain;
+  *chain = written->get_future().share();
+  const uint64_t issued_ns = clock->NowNanos();
+  const uint64_t tag = clock->ThreadTag();
+  return std::async(std::launch::async, [=] {
+    if (previous.valid()) previous.wait();
+    clock->SetThreadTag(tag);
+    clock->SetThreadNanos(issued_ns);
+    BatchOutcome out = WriteBatch(dg, file, data, len, at, req);
+    out.modeled_end_ns = clock->NowNanos();
+    written->set_value();
+    return out;
+  });
+}
 
 // Zero-fill: the database builds the blocks and writes every copy itself.
 // Batches of `requests_per_batch` requests of `request_bytes` go to ASM in one
@@ -39,9 +82,9 @@ absl::Status ZeroFill(Recorder& rec, const FormatJob& job, const ZeroFillOptions
     size_t buffer;
     uint64_t bytes;
     uint64_t requests;
-    uint64_t modeled_end_ns;  // simulated clock: when the batch completes
   };
   Clock* clock = rec.clock();
+  std::shared_future<void> chain;  // simulated clock: the last batch launched
   std::vector<io::AlignedBuffer> buffers;
   std::vector<size_t> free_buffers;
   std::deque<Pending> queue;
@@ -53,7 +96,7 @@ absl::Status ZeroFill(Recorder& rec, const FormatJob& job, const ZeroFillOptions
     queue.pop_front();
     BatchOutcome out = rec.Timed(job.init_write_wait, [&] {
       BatchOutcome o = p.done.get();
-      clock->AdvanceThreadTo(p.modeled_end_ns);
+      clock->AdvanceThreadTo(o.modeled_end_ns);
       return o;
     });
     AccountWrite(rec, out.result, p.requests, req);
@@ -80,30 +123,7 @@ absl::Status ZeroFill(Recorder& rec, const FormatJob& job, const ZeroFillOptions
       uint8_t* data = buffers[b].data();
       format::GenerateRange(job.block_template, offset, absl::MakeSpan(data, len));
       const uint64_t nreq = (len + req - 1) / req;
-      const uint64_t at = offset;
-      // With a simulated clock the batch runs now, from the issue time, and
-      // the foreground continues at the issue time (it waits in reap()).
-      const bool simulated = clock->simulated();
-      const uint64_t issued_ns = clock->NowNanos();
-      Pending p{std::async(simulated ? std::launch::deferred : std::launch::async,
-                           [dg, file, data, len, at, req] {
-                             std::vector<asmgr::AsmWriteRequest> w;
-                             for (uint64_t o = 0; o < len; o += req) {
-                               asmgr::AsmWriteRequest r;
-                               r.file_offset = at + o;
-                               r.data = absl::MakeConstSpan(data + o, std::min(req, len - o));
-                               w.push_back(std::move(r));
-                             }
-                             BatchOutcome out;
-                             out.status = dg->Write(file, absl::MakeSpan(w), &out.result);
-                             return out;
-                           }),
-                b, len, nreq, issued_ns};
-      if (simulated) {
-        p.done.wait();  // runs the deferred batch here
-        p.modeled_end_ns = clock->NowNanos();
-        clock->SetThreadNanos(issued_ns);
-      }
+      Pending p{LaunchBatch(clock, &chain, dg, file, data, len, offset, req), b, len, nreq};
       queue.push_back(std::move(p));
       offset += len;
       continue;

@@ -75,6 +75,15 @@ uint32_t SimClock::SessionTrack() {
   return track;
 }
 
+uint64_t SimClock::ThreadTag() const {
+  auto it = tls.session.find(id_);
+  return it == tls.session.end() ? 0 : uint64_t{it->second} + 1;
+}
+
+void SimClock::SetThreadTag(uint64_t tag) {
+  if (tag != 0) tls.session[id_] = static_cast<uint32_t>(tag - 1);
+}
+
 void SimClock::Charge(Work work) {
   if (work != Work::kStatement) return;
   const uint64_t t0 = NowNanos();

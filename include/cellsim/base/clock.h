@@ -36,6 +36,10 @@ class Clock {
   void AdvanceThreadTo(uint64_t ns) {
     if (simulated() && ns > NowNanos()) SetThreadNanos(ns);
   }
+  // An opaque per-thread value a simulated clock keeps beside the time (its
+  // trace track); ForkJoin hands it to the threads it starts.
+  virtual uint64_t ThreadTag() const { return 0; }
+  virtual void SetThreadTag(uint64_t /*tag*/) {}
   // CPU work the database does that no I/O measures; a simulated clock charges
   // it to the calling thread by its device profile.
   enum class Work : uint8_t {
@@ -46,11 +50,14 @@ class Clock {
 
 // Runs fn(0) .. fn(n-1) as concurrent activities that the caller joins. With a
 // real clock each runs on its own thread (fn(n-1) on the caller's). With a
-// simulated clock they run one after another on the calling thread, each from
-// the caller's modeled time, and the caller continues at the latest end: the
-// same fork-join in modeled time, deterministic (mirror copies cost the max of
-// the copies, not their sum).
-void ForkJoin(Clock* clock, size_t n, const std::function<void(size_t)>& fn);
+// simulated clock each starts from the caller's modeled time and the caller
+// continues at the latest end: the same fork-join in modeled time (mirror
+// copies cost the max of the copies, not their sum). To stay deterministic
+// they run one after another on the calling thread, unless `disjoint` says
+// that no two of them touch the same modeled device (e.g. one cell each):
+// then they keep their threads.
+void ForkJoin(Clock* clock, size_t n, const std::function<void(size_t)>& fn,
+              bool disjoint = false);
 
 // The process-wide steady/system clock. Never null, never freed.
 Clock* SystemClock();

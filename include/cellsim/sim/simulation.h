@@ -54,6 +54,8 @@ class SimClock : public Clock {
   bool simulated() const override { return true; }
   void SetThreadNanos(uint64_t ns) override;
   void Charge(Work work) override;
+  uint64_t ThreadTag() const override;  // the thread's session track + 1 (0: none yet)
+  void SetThreadTag(uint64_t tag) override;
   // The latest modeled time any thread reached.
   uint64_t Frontier() const;
   // The calling thread's session track ("session 1", ...) in the trace.
