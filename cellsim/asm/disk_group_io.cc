@@ -19,13 +19,10 @@ using internal::FileRec;
 
 namespace internal {
 
-void RunConcurrently(const std::vector<uint32_t>& items, const std::function<void(uint32_t)>& fn) {
-  if (items.empty()) return;
-  std::vector<std::thread> threads;
-  threads.reserve(items.size() - 1);
-  for (size_t i = 0; i + 1 < items.size(); ++i) threads.emplace_back(fn, items[i]);
-  fn(items.back());
-  for (std::thread& t : threads) t.join();
+void RunConcurrently(Clock* clock, const std::vector<uint32_t>& items,
+                     const std::function<void(uint32_t)>& fn) {
+  // One item per cell: the cells' modeled devices are disjoint.
+  ForkJoin(clock, items.size(), [&](size_t i) { fn(items[i]); }, /*disjoint=*/true);
 }
 
 void AddCellStats(AsmIoStats* io, size_t cells, uint32_t cell, const cell::CellIoStats& s) {
@@ -40,7 +37,7 @@ void DoCellIo(const DiskGroupEnv& env, bool write, absl::Span<CopyIo> ios, AsmIo
   std::vector<uint32_t> cells;
   for (const auto& [c, v] : by_cell) cells.push_back(c);
   std::vector<cell::CellIoStats> stats(env.cells.size());
-  RunConcurrently(cells, [&](uint32_t c) {
+  RunConcurrently(env.clock, cells, [&](uint32_t c) {
     const std::vector<size_t>& idx = by_cell[c];
     absl::Status st;
     if (write) {
@@ -471,7 +468,7 @@ absl::Status DiskGroup::FormatFile(uint32_t file, const FormatOptions& options,
   std::vector<cell::CellIoStats> stats(ncells);
   std::vector<cell::FormatRangeRequest> reqs(jobs.size());
   std::vector<uint64_t> latency(jobs.size(), 0);
-  internal::RunConcurrently(cells, [&](uint32_t c) {
+  internal::RunConcurrently(s_->env.clock, cells, [&](uint32_t c) {
     const std::vector<size_t>& idx = by_cell[c];
     const size_t per_call = options.requests_per_call == 0 ? idx.size() : options.requests_per_call;
     std::vector<cell::FormatRangeRequest> batch;
@@ -509,6 +506,7 @@ absl::Status DiskGroup::FormatFile(uint32_t file, const FormatOptions& options,
            st.code() == absl::StatusCode::kFailedPrecondition ||
            st.code() == absl::StatusCode::kOutOfRange;
   };
+  res->copies.reserve(res->copies.size() + jobs.size());
   for (size_t j = 0; j < jobs.size(); ++j) {
     const Job& jb = jobs[j];
     ++res->result.io.cell_requests;

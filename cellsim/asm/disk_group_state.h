@@ -65,9 +65,10 @@ struct CopyIo {
 // adds the requests, bytes and cell statistics to `io`.
 void DoCellIo(const DiskGroupEnv& env, bool write, absl::Span<CopyIo> ios, AsmIoStats* io);
 
-// Runs fn(i) for each i in `items` concurrently (one thread per item but the
-// last, which runs on the caller's thread).
-void RunConcurrently(const std::vector<uint32_t>& items, const std::function<void(uint32_t)>& fn);
+// Runs fn(i) for each i in `items` concurrently: base ForkJoin (one thread per
+// item but the last, or one after another in modeled time for a simulated clock).
+void RunConcurrently(Clock* clock, const std::vector<uint32_t>& items,
+                     const std::function<void(uint32_t)>& fn);
 
 // Adds one cell's statistics to `io` (per cell and summed).
 void AddCellStats(AsmIoStats* io, size_t cells, uint32_t cell, const cell::CellIoStats& s);

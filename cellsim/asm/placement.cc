@@ -86,33 +86,52 @@ absl::StatusOr<std::vector<ExtentLocs>> PlanExtents(const Catalog& cat, uint64_t
 
   std::vector<ExtentLocs> out;
   out.reserve(count);
-  std::vector<uint32_t> order(n);
-  for (uint64_t x = 0; x < count; ++x, ++rot) {
-    std::iota(order.begin(), order.end(), 0u);
-    std::sort(order.begin(), order.end(), less_filled);
-    bool placed = false;
-    for (uint32_t primary : order) {
-      if (!has_free(primary)) break;  // sorted by fill: the rest are full too
-      std::array<uint32_t, 3> chosen = {primary, 0, 0};
-      std::vector<uint32_t> fgs = {cat.disks[primary].ref.cell};
-      uint32_t got = 1;
-      while (got < copies) {
-        int best = -1;
-        for (uint32_t p : cat.disks[primary].partners) {
-          if (!has_free(p)) continue;
-          if (std::find(fgs.begin(), fgs.end(), cat.disks[p].ref.cell) != fgs.end()) continue;
-          if (best < 0 || less_filled(p, static_cast<uint32_t>(best))) best = static_cast<int>(p);
-        }
-        if (best < 0) break;
-        chosen[got++] = static_cast<uint32_t>(best);
-        fgs.push_back(cat.disks[static_cast<uint32_t>(best)].ref.cell);
+  // Places one extent with `primary` as its first copy; false when the
+  // primary's partners cannot hold the other copies.
+  auto try_place = [&](uint32_t primary) {
+    std::array<uint32_t, 3> chosen = {primary, 0, 0};
+    std::vector<uint32_t> fgs = {cat.disks[primary].ref.cell};
+    uint32_t got = 1;
+    while (got < copies) {
+      int best = -1;
+      for (uint32_t p : cat.disks[primary].partners) {
+        if (!has_free(p)) continue;
+        if (std::find(fgs.begin(), fgs.end(), cat.disks[p].ref.cell) != fgs.end()) continue;
+        if (best < 0 || less_filled(p, static_cast<uint32_t>(best))) best = static_cast<int>(p);
       }
-      if (got < copies) continue;
-      ExtentLocs locs;
-      for (uint32_t c = 0; c < copies; ++c) locs[c] = take(chosen[c]);
-      out.push_back(locs);
-      placed = true;
-      break;
+      if (best < 0) return false;
+      chosen[got++] = static_cast<uint32_t>(best);
+      fgs.push_back(cat.disks[static_cast<uint32_t>(best)].ref.cell);
+    }
+    ExtentLocs locs;
+    for (uint32_t c = 0; c < copies; ++c) locs[c] = take(chosen[c]);
+    out.push_back(locs);
+    return true;
+  };
+  // Primaries are tried from the least filled on (less_filled is a strict
+  // total order). The least filled one nearly always works, so it is found by
+  // one scan; only when it fails are the others ordered (a heap, popped in
+  // the order a full sort gives): a 1 TB file on 168 disks stays O(n) per extent.
+  std::vector<uint32_t> order(n);
+  auto more_filled = [&](uint32_t a, uint32_t b) { return less_filled(b, a); };
+  for (uint64_t x = 0; x < count; ++x, ++rot) {
+    uint32_t least = 0;
+    for (uint32_t d = 1; d < n; ++d) {
+      if (less_filled(d, least)) least = d;
+    }
+    if (!has_free(least)) {
+      return absl::ResourceExhaustedError("no disk with partners that have free space");
+    }
+    if (try_place(least)) continue;
+    std::iota(order.begin(), order.end(), 0u);
+    std::make_heap(order.begin(), order.end(), more_filled);
+    bool placed = false;
+    for (auto heap_end = order.end(); heap_end != order.begin() && !placed;) {
+      std::pop_heap(order.begin(), heap_end, more_filled);
+      --heap_end;
+      const uint32_t primary = *heap_end;
+      if (!has_free(primary)) break;  // in fill order: the rest are full too
+      if (primary != least) placed = try_place(primary);
     }
     if (!placed) return absl::ResourceExhaustedError("no disk with partners that have free space");
   }

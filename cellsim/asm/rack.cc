@@ -111,12 +111,22 @@ struct Rack::State {
   std::vector<std::string> group_names;  // every disk group, in creation order
   uint64_t meta_seq = 0;
   std::vector<std::unique_ptr<cell::Cell>> cells;
+  std::vector<std::unique_ptr<cell::CellService>> wrapped;  // CellWrapper's, or empty
   std::vector<std::unique_ptr<DiskGroup>> groups;
 
+  cell::CellService* Service(size_t i) const {
+    return wrapped.empty() ? static_cast<cell::CellService*>(cells.at(i).get()) : wrapped.at(i).get();
+  }
+  void Wrap(const CellWrapper& wrap) {
+    if (!wrap) return;
+    for (size_t i = 0; i < cells.size(); ++i) {
+      wrapped.push_back(wrap(static_cast<uint32_t>(i), cells[i].get()));
+    }
+  }
   DiskGroupEnv Env() const {
     DiskGroupEnv env{.io = io, .clock = clock, .metadata_dir = dir + "/asm", .cells = {},
                      .read_only = read_only};
-    for (const auto& c : cells) env.cells.push_back(c.get());
+    for (size_t i = 0; i < cells.size(); ++i) env.cells.push_back(Service(i));
     return env;
   }
   std::vector<std::string> repairs;  // metadata copies rewritten by Open
@@ -390,7 +400,7 @@ absl::StatusOr<std::unique_ptr<Rack>> Rack::Create(io::IoBackend* io, Clock* clo
   // Another `rack create` may have won the race for the lock.
   if (st = CheckEmptyDir(dir); !st.ok()) return st;
   if (st = CheckCreateSpace(dir, config); !st.ok()) return st;
-  absl::StatusOr<std::unique_ptr<Rack>> rack = CreateLocked(io, clock, dir, config);
+  absl::StatusOr<std::unique_ptr<Rack>> rack = CreateLocked(io, clock, dir, config, options.wrap);
   if (!rack.ok()) {
     RemoveCreated(dir, made_dir);
     return rack.status();
@@ -401,7 +411,8 @@ absl::StatusOr<std::unique_ptr<Rack>> Rack::Create(io::IoBackend* io, Clock* clo
 
 absl::StatusOr<std::unique_ptr<Rack>> Rack::CreateLocked(io::IoBackend* io, Clock* clock,
                                                          const std::string& dir,
-                                                         const RackConfig& config) {
+                                                         const RackConfig& config,
+                                                         const CellWrapper& wrap) {
   absl::Status st;
   auto s = std::make_unique<State>();
   s->io = io;
@@ -434,6 +445,7 @@ absl::StatusOr<std::unique_ptr<Rack>> Rack::CreateLocked(io::IoBackend* io, Cloc
     if (!c.ok()) return c.status();
     s->cells.push_back(*std::move(c));
   }
+  s->Wrap(wrap);
   auto rack = std::unique_ptr<Rack>(new Rack(std::move(s)));
   for (const DiskGroupSpec& g : rack->s_->config.disk_groups) {
     DiskGroupConfig dc{.name = g.name, .redundancy = g.redundancy, .au_size = g.au_size,
@@ -476,6 +488,7 @@ absl::StatusOr<std::unique_ptr<Rack>> Rack::Open(io::IoBackend* io, Clock* clock
     for (const std::string& r : (*c)->metadata_repairs()) s->repairs.push_back(r);
     s->cells.push_back(*std::move(c));
   }
+  s->Wrap(options.wrap);
   const DiskGroupEnv env = s->Env();
   for (const std::string& n : s->group_names) {
     absl::StatusOr<std::unique_ptr<DiskGroup>> g = DiskGroup::Open(env, n);
@@ -493,6 +506,7 @@ absl::Status Rack::Close() {
     if (first.ok()) first = st;
   }
   s_->groups.clear();
+  s_->wrapped.clear();  // wrappers before the cells they point to
   for (auto& c : s_->cells) {
     absl::Status st = c->Close();
     if (first.ok()) first = st;
@@ -510,7 +524,7 @@ const std::vector<std::string>& Rack::metadata_repairs() const { return s_->repa
 io::IoBackend* Rack::io() const { return s_->io; }
 Clock* Rack::clock() const { return s_->clock; }
 uint32_t Rack::cell_count() const { return static_cast<uint32_t>(s_->cells.size()); }
-cell::CellService* Rack::cell(uint32_t i) const { return s_->cells.at(i).get(); }
+cell::CellService* Rack::cell(uint32_t i) const { return s_->Service(i); }
 cell::Cell* Rack::concrete_cell(uint32_t i) const { return s_->cells.at(i).get(); }
 std::string Rack::cell_name(uint32_t i) const { return CellName(s_->config, i); }
 

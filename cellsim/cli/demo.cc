@@ -82,19 +82,23 @@ class TempTree {
 
 // One path on a fresh rack in `rack_dir`.
 absl::StatusOr<db::StatementResult> RunPath(const PathRun& run, const std::string& rack_dir,
-                                            const std::string& seed, const DemoArgs& a) {
+                                            const std::string& seed, const DemoArgs& a,
+                                            sim::TraceWriter* trace) {
   if (InterruptFlag()->cancelled()) return absl::CancelledError(std::string(db::kCancelMessage));
-  absl::StatusOr<IoEnv> io = MakeIoEnv(a.rack);
+  absl::StatusOr<IoEnv> io = MakeIoEnv(a.rack, fmt::format("{}: ", run.path), trace);
   if (!io.ok()) return io.status();
   RackEnv env;
   env.io = std::move(*io);
   asmgr::RackConfig config = asmgr::DefaultRackConfig();
   config.direct_io = a.direct;
+  env.io.ApplyShape(&config);
   absl::StatusOr<std::unique_ptr<asmgr::Rack>> rack =
-      asmgr::Rack::Create(env.io.io.get(), env.io.clock, rack_dir, config);
+      asmgr::Rack::Create(env.io.io.get(), env.io.clock, rack_dir, config,
+                          asmgr::RackOpenOptions{.wrap = env.io.wrap});
   if (!rack.ok()) return rack.status();
   env.rack = std::move(*rack);
-  absl::StatusOr<std::unique_ptr<db::Database>> database = db::Database::Create(env.rack.get());
+  absl::StatusOr<std::unique_ptr<db::Database>> database =
+      db::Database::Create(env.rack.get(), env.io.db_options);
   if (!database.ok()) return database.status();
   env.db = std::move(*database);
   absl::StatusOr<db::StatementResult> result =
@@ -161,21 +165,37 @@ void RunDemo(const DemoArgs& a, CommandContext& ctx) {
     std::filesystem::create_directories(base, ec);
     if (ec) return Fail(ctx, cmd, fmt::format("cannot create {}: {}", base, ec.message()));
   }
-  if (absl::Status space = CheckSpace(base, *size); !space.ok()) return Fail(ctx, cmd, space);
+  if (!a.rack.model_only) {
+    if (absl::Status space = CheckSpace(base, *size); !space.ok()) return Fail(ctx, cmd, space);
+  }
+  // Checks the clock options once (and names the clock) before any rack is built.
+  absl::StatusOr<IoEnv> probe_env = MakeIoEnv(a.rack);
+  if (!probe_env.ok()) return Fail(ctx, cmd, std::string(probe_env.status().message()), kExitUsage);
+  asmgr::RackConfig shape = asmgr::DefaultRackConfig();
+  probe_env->ApplyShape(&shape);
+  const std::string clock = probe_env->ClockDescription();
+  std::unique_ptr<sim::TraceWriter> trace;
+  if (!a.rack.trace.empty()) {
+    trace = std::make_unique<sim::TraceWriter>(probe_env->sim != nullptr &&
+                                                       !probe_env->sim->options().real_clock
+                                                   ? "simulated"
+                                                   : "real");
+  }
 
   if (!a.json) {
     std::cout << fmt::format(
         "cellsim demo: the seed command by each creation path, each on a fresh default rack\n"
-        "(3 cells x 12 disks, write-back flash cache, +DATA and +RECO NORMAL redundancy, AU 4 "
-        "MiB) in {}{}\n\n",
-        base, a.dir.empty() ? " (removed afterwards)" : "/<path> (kept)");
+        "({} cells x {} disks, write-back flash cache, +DATA and +RECO NORMAL redundancy, AU 4 "
+        "MiB) in {}{}\nclock: {}\n\n",
+        shape.cells, shape.cell_disks_per_cell, base,
+        a.dir.empty() ? " (removed afterwards)" : "/<path> (kept)", clock);
     std::cout.flush();
   }
   report::DemoResult demo;
   demo.size_bytes = *size;
   for (const PathRun& run : kPaths) {
     const std::string rack_dir = base + "/" + std::string(run.path);
-    absl::StatusOr<db::StatementResult> r = RunPath(run, rack_dir, seed, a);
+    absl::StatusOr<db::StatementResult> r = RunPath(run, rack_dir, seed, a, trace.get());
     if (a.dir.empty()) {
       std::error_code ec;
       std::filesystem::remove_all(rack_dir, ec);
@@ -187,6 +207,9 @@ void RunDemo(const DemoArgs& a, CommandContext& ctx) {
     }
     demo.paths.push_back(ToReportResult(*r));
   }
+  if (trace != nullptr) {
+    if (absl::Status st = trace->WriteFile(a.rack.trace); !st.ok()) return Fail(ctx, cmd, st);
+  }
   if (a.json) {
     std::cout << report::DemoJson(demo) << "\n";
     return;
@@ -195,6 +218,7 @@ void RunDemo(const DemoArgs& a, CommandContext& ctx) {
   const report::StatementResult& zero = demo.paths.front();
   const report::StatementResult& fast = demo.paths.back();
   std::cout << "\n"
+            << fmt::format("times: {} clock\n", clock.substr(0, clock.find(' ')))
             << fmt::format("fast vs zero-fill: {:.0f}x faster (zero-fill {:.3f} s, smart {:.3f} "
                            "s, fast {:.3f} s)\n",
                            fast.elapsed_s > 0 ? zero.elapsed_s / fast.elapsed_s : 0.0,

@@ -108,14 +108,16 @@ void RunCreate(const CreateArgs& a, CommandContext& ctx) {
         m == "writethrough" ? cell::FlashCacheMode::kWriteThrough : cell::FlashCacheMode::kWriteBack;
   }
   config.direct_io = a.direct;
-  if (absl::Status v = asmgr::ValidateRackConfig(config); !v.ok()) return Fail(ctx, cmd, v);
   absl::StatusOr<asmgr::RackOpenOptions> open =
       MakeRackOpenOptions(a.dir, asmgr::RackAccess::kReadWrite, a.rack.lock_timeout);
   if (!open.ok()) return Fail(ctx, cmd, open.status());
   absl::StatusOr<IoEnv> io = MakeIoEnv(a.rack);
   if (!io.ok()) return Fail(ctx, cmd, io.status());
+  io->ApplyShape(&config);  // --profile/--rack decide the cells and cell disks
+  if (absl::Status v = asmgr::ValidateRackConfig(config); !v.ok()) return Fail(ctx, cmd, v);
   RackEnv env;
   env.io = std::move(*io);
+  open->wrap = env.io.wrap;
   absl::StatusOr<std::unique_ptr<asmgr::Rack>> rack =
       asmgr::Rack::Create(env.io.io.get(), env.io.clock, a.dir, config, *open);
   if (!rack.ok()) return Fail(ctx, cmd, rack.status());

@@ -26,6 +26,8 @@
 #include "cellsim/report/asmcmd.h"
 #include "cellsim/report/results.h"
 #include "cellsim/report/tkprof.h"
+#include "cellsim/sim/simulation.h"
+#include "cellsim/sim/trace.h"
 
 namespace cellsim::cli {
 
@@ -47,9 +49,16 @@ struct RackOptions {
   std::string backend = "io_uring";    // --backend io_uring|posix
   std::optional<int64_t> fixed_time;   // --fixed-time UNIX_SECONDS
   std::string lock_timeout;            // --lock-timeout DURATION (rack_lock_cli.h)
+  // The simulated clock (docs/sim.md): --profile NAME|FILE, --rack SIZE,
+  // --clock simulated|real, --model-only, --trace FILE.
+  std::string profile;
+  std::string rack = "quarter";
+  std::string clock;  // "" = simulated with --profile, else real
+  bool model_only = false;
+  std::string trace;
 };
 
-// Adds --backend, --fixed-time and --lock-timeout to `cmd`.
+// Adds --backend, --fixed-time, --lock-timeout and the simulated-clock options to `cmd`.
 void AddRackOptions(CLI::App* cmd, RackOptions* options);
 
 // The I/O backend and clock of a command (the clock is SystemClock() unless
@@ -59,8 +68,27 @@ struct IoEnv {
   std::unique_ptr<io::IoBackend> io;
   std::unique_ptr<Clock> owned_clock;
   Clock* clock = nullptr;
+  // With --profile or --trace: the device model / tracer, the cell wrapper
+  // racks are built with, and the database options the profile implies.
+  std::unique_ptr<sim::TraceWriter> owned_trace;
+  std::unique_ptr<sim::Simulation> sim;
+  asmgr::CellWrapper wrap;
+  db::DatabaseOptions db_options;
+  std::string trace_path;  // written by FinishTrace (empty: none)
+  // "real (this machine)" or "simulated (x3-2-hp, quarter rack: ...)".
+  std::string ClockDescription() const;
+  // Shapes a new rack by the profile (cells, cell disks); no-op without one.
+  void ApplyShape(asmgr::RackConfig* config) const;
+  // FailedPrecondition when an opened rack does not have the profile's shape.
+  [[nodiscard]] absl::Status CheckShape(const asmgr::Rack& rack) const;
 };
-[[nodiscard]] absl::StatusOr<IoEnv> MakeIoEnv(const RackOptions& options);
+// `trace_prefix` and `shared_trace` let one command put several racks in one
+// trace (cellsim demo: one per creation path); the caller then writes it.
+[[nodiscard]] absl::StatusOr<IoEnv> MakeIoEnv(const RackOptions& options,
+                                              const std::string& trace_prefix = "",
+                                              sim::TraceWriter* shared_trace = nullptr);
+// Writes the trace of --trace (if this IoEnv owns one).
+[[nodiscard]] absl::Status FinishTrace(IoEnv& env);
 
 // An open rack and, once opened, its database. Members are destroyed in
 // reverse order: session users must drop their sessions first.

@@ -128,7 +128,7 @@ void RunSql(const SqlArgs& a, CommandContext& ctx) {
     return;
   }
   bool created = false;
-  db::DatabaseOptions options;
+  db::DatabaseOptions options = env->io.db_options;  // the profile's I/O shape, if any
   options.standard_files.create = a.standard_files;
   options.all_objects_rows = a.all_objects_rows;
   if (absl::Status s = OpenOrCreateDatabase(*env, &created, options); !s.ok()) {

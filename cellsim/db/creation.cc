@@ -6,7 +6,6 @@
 #include <deque>
 #include <future>
 #include <set>
-#include <thread>
 #include <vector>
 
 #include "cellsim/io/io_backend.h"
@@ -17,7 +16,50 @@ namespace {
 struct BatchOutcome {
   absl::Status status;
   asmgr::AsmIoResult result;
+  uint64_t modeled_end_ns = 0;  // simulated clock: when the batch's last copy landed
 };
+
+// One zero-fill batch: `len` bytes at file offset `at` in requests of `req`.
+BatchOutcome WriteBatch(asmgr::DiskGroup* dg, uint32_t file, const uint8_t* data, uint64_t len,
+                        uint64_t at, uint64_t req) {
+  std::vector<asmgr::AsmWriteRequest> w;
+  for (uint64_t o = 0; o < len; o += req) {
+    asmgr::AsmWriteRequest r;
+    r.file_offset = at + o;
+    r.data = absl::MakeConstSpan(data + o, std::min(req, len - o));
+    w.push_back(std::move(r));
+  }
+  BatchOutcome out;
+  out.status = dg->Write(file, absl::MakeSpan(w), &out.result);
+  return out;
+}
+
+// Starts WriteBatch on a thread. With a simulated clock the batch's modeled
+// time starts at the foreground's issue time, and batches reach the cells in
+// issue order (each waits until the previous one's cell calls are over), so
+// the device queues see the same sequence on every run while the foreground
+// generates the next batch in parallel.
+std::future<BatchOutcome> LaunchBatch(Clock* clock, std::shared_future<void>* chain,
+                                      asmgr::DiskGroup* dg, uint32_t file, const uint8_t* data,
+                                      uint64_t len, uint64_t at, uint64_t req) {
+  if (!clock->simulated()) {
+    return std::async(std::launch::async, WriteBatch, dg, file, data, len, at, req);
+  }
+  auto written = std::make_shared<std::promise<void>>();
+  std::shared_future<void> previous = *chain;
+  *chain = written->get_future().share();
+  const uint64_t issued_ns = clock->NowNanos();
+  const uint64_t tag = clock->ThreadTag();
+  return std::async(std::launch::async, [=] {
+    if (previous.valid()) previous.wait();
+    clock->SetThreadTag(tag);
+    clock->SetThreadNanos(issued_ns);
+    BatchOutcome out = WriteBatch(dg, file, data, len, at, req);
+    out.modeled_end_ns = clock->NowNanos();
+    written->set_value();
+    return out;
+  });
+}
 
 // Zero-fill: the database builds the blocks and writes every copy itself.
 // Batches of `requests_per_batch` requests of `request_bytes` go to ASM in one
@@ -41,6 +83,8 @@ absl::Status ZeroFill(Recorder& rec, const FormatJob& job, const ZeroFillOptions
     uint64_t bytes;
     uint64_t requests;
   };
+  Clock* clock = rec.clock();
+  std::shared_future<void> chain;  // simulated clock: the last batch launched
   std::vector<io::AlignedBuffer> buffers;
   std::vector<size_t> free_buffers;
   std::deque<Pending> queue;
@@ -50,7 +94,11 @@ absl::Status ZeroFill(Recorder& rec, const FormatJob& job, const ZeroFillOptions
   auto reap = [&] {
     Pending p = std::move(queue.front());
     queue.pop_front();
-    BatchOutcome out = rec.Timed(job.init_write_wait, [&] { return p.done.get(); });
+    BatchOutcome out = rec.Timed(job.init_write_wait, [&] {
+      BatchOutcome o = p.done.get();
+      clock->AdvanceThreadTo(o.modeled_end_ns);
+      return o;
+    });
     AccountWrite(rec, out.result, p.requests, req);
     free_buffers.push_back(p.buffer);
     if (!out.status.ok()) {
@@ -75,21 +123,7 @@ absl::Status ZeroFill(Recorder& rec, const FormatJob& job, const ZeroFillOptions
       uint8_t* data = buffers[b].data();
       format::GenerateRange(job.block_template, offset, absl::MakeSpan(data, len));
       const uint64_t nreq = (len + req - 1) / req;
-      const uint64_t at = offset;
-      Pending p{std::async(std::launch::async,
-                           [dg, file, data, len, at, req] {
-                             std::vector<asmgr::AsmWriteRequest> w;
-                             for (uint64_t o = 0; o < len; o += req) {
-                               asmgr::AsmWriteRequest r;
-                               r.file_offset = at + o;
-                               r.data = absl::MakeConstSpan(data + o, std::min(req, len - o));
-                               w.push_back(std::move(r));
-                             }
-                             BatchOutcome out;
-                             out.status = dg->Write(file, absl::MakeSpan(w), &out.result);
-                             return out;
-                           }),
-                b, len, nreq};
+      Pending p{LaunchBatch(clock, &chain, dg, file, data, len, offset, req), b, len, nreq};
       queue.push_back(std::move(p));
       offset += len;
       continue;
@@ -182,12 +216,7 @@ absl::Status FormatFastTogether(Recorder& rec, const std::vector<FormatJob>& job
     status[i] = jobs[i].dg->FormatFile(jobs[i].file.number, opts[i], &results[i]);
     (*format_ns)[i] = rec.clock()->NowNanos() - t0;
   };
-  {
-    std::vector<std::thread> threads;
-    for (size_t i = 1; i < jobs.size(); ++i) threads.emplace_back(run, i);
-    if (!jobs.empty()) run(0);
-    for (std::thread& t : threads) t.join();
-  }
+  ForkJoin(rec.clock(), jobs.size(), run);
   std::vector<const asmgr::FormatResult*> all;
   for (const asmgr::FormatResult& r : results) all.push_back(&r);
   RecordFormatWaits(rec, all, per_call);

@@ -32,6 +32,7 @@ using stats::Wait;
 constexpr uint32_t kMaxDataFileNumber = 1022;       // rdba's 10-bit file# minus 1023
 constexpr uint64_t kMaxDataFileBlocks = 4194303;    // smallfile limit (ORA-01144)
 constexpr uint64_t kMaxLogFileBlocks = uint64_t{1} << 32;  // redo block# is 32 bits
+constexpr uint64_t kMaxBigfileBlocks = 4294967295;  // bigfile limit (2^32 - 1 blocks)
 constexpr uint32_t kDefaultDataBlockSize = 8192;
 constexpr uint32_t kDefaultRedoBlockSize = 512;
 
@@ -87,6 +88,8 @@ absl::Status CreateFiles(Session::State& s, Recorder& rec, std::vector<PlannedFi
                          const Protocol& p, ExecOutcome* out) {
   Database::State& db = *s.db;
   bool recorded = false;
+  // 1. The statement's own CPU and bookkeeping (a simulated clock charges it).
+  rec.clock()->Charge(Clock::Work::kStatement);
   auto fail = [&](absl::Status cause) {
     std::string cleanup;
     for (PlannedFile& f : files) {
@@ -286,7 +289,7 @@ uint32_t LowestFree(const std::set<uint32_t>& used, uint32_t from) {
 // CREATE TABLESPACE (create = true) and ALTER TABLESPACE ADD DATAFILE.
 absl::Status AddDataFiles(Session::State& s, const std::string& ts_name,
                           const std::vector<FileSpec>& specs, uint32_t block_size, bool create,
-                          ExecOutcome* out) {
+                          bool bigfile, ExecOutcome* out) {
   Database::State& db = *s.db;
   Recorder rec = s.MakeRecorder();
   std::vector<PlannedFile> files;
@@ -323,10 +326,11 @@ absl::Status AddDataFiles(Session::State& s, const std::string& ts_name,
         return absl::InvalidArgumentError("ORA-03214: File Size specified is smaller than minimum");
       }
       const uint64_t blocks = spec.size_bytes / bs + (spec.size_bytes % bs != 0 ? 1 : 0);
-      if (blocks > kMaxDataFileBlocks) {
+      const uint64_t max_blocks = bigfile ? kMaxBigfileBlocks : kMaxDataFileBlocks;
+      if (blocks > max_blocks) {
         return absl::InvalidArgumentError(fmt::format(
             "ORA-01144: File size ({} blocks) exceeds maximum of {} blocks", blocks,
-            kMaxDataFileBlocks));
+            max_blocks));
       }
       const uint32_t number = LowestFree(used, 1);
       if (number > kMaxDataFileNumber) {
@@ -568,12 +572,13 @@ absl::Status RunDropLogfileGroup(Session::State& s, const DropLogfileGroup& st,
 
 absl::Status RunCreateTablespace(Session::State& s, const CreateTablespace& st,
                                  ExecOutcome* out) {
-  return AddDataFiles(s, st.name, st.datafiles, st.block_size, /*create=*/true, out);
+  return AddDataFiles(s, st.name, st.datafiles, st.block_size, /*create=*/true, st.bigfile,
+                      out);
 }
 
 absl::Status RunAddDatafile(Session::State& s, const AlterTablespaceAddDatafile& st,
                             ExecOutcome* out) {
-  return AddDataFiles(s, st.name, st.datafiles, 0, /*create=*/false, out);
+  return AddDataFiles(s, st.name, st.datafiles, 0, /*create=*/false, /*bigfile=*/false, out);
 }
 
 absl::Status RunDropTablespace(Session::State& s, const DropTablespace& st, ExecOutcome* out) {

@@ -360,10 +360,12 @@ class Parser {
   // ---- statements --------------------------------------------------------
   absl::StatusOr<Statement> ParseTop() {
     if (AcceptKw("CREATE")) {
+      const bool bigfile = AcceptKw("BIGFILE");
+      if (!bigfile) (void)AcceptKw("SMALLFILE");
       if (absl::Status s = ExpectKw("TABLESPACE", "ORA-00901: invalid CREATE command"); !s.ok()) {
         return s;
       }
-      return ParseCreateTablespace();
+      return ParseCreateTablespace(bigfile);
     }
     if (AcceptKw("DROP")) {
       if (absl::Status s = ExpectKw("TABLESPACE", "ORA-00950: invalid DROP option"); !s.ok()) {
@@ -382,8 +384,9 @@ class Parser {
     return Expected("CREATE, ALTER or DROP", "ORA-00900: invalid SQL statement");
   }
 
-  absl::StatusOr<Statement> ParseCreateTablespace() {
+  absl::StatusOr<Statement> ParseCreateTablespace(bool bigfile) {
     CreateTablespace st;
+    st.bigfile = bigfile;
     absl::StatusOr<std::string> name = ParseIdentifier("a tablespace name");
     if (!name.ok()) return name.status();
     st.name = *name;
@@ -394,6 +397,11 @@ class Parser {
     absl::StatusOr<std::vector<FileSpec>> files = ParseFileSpecs();
     if (!files.ok()) return files.status();
     st.datafiles = *std::move(files);
+    if (bigfile && st.datafiles.size() > 1) {
+      return absl::InvalidArgumentError(fmt::format(
+          "ORA-32774: more than one file was specified for bigfile tablespace {} ({} files)",
+          st.name, st.datafiles.size()));
+    }
     if (AcceptKw("BLOCKSIZE")) {
       absl::StatusOr<uint32_t> bs = ParseBlockSize(/*log=*/false);
       if (!bs.ok()) return bs.status();

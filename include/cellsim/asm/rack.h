@@ -22,6 +22,7 @@
 #define CELLSIM_ASM_RACK_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -75,8 +76,15 @@ RackConfig DefaultRackConfig();
 // any change then fails with FailedPrecondition. The default, as for a
 // library user that owns the rack: read-write, failing at once (Unavailable
 // naming the holder) when another process holds it.
+// Wraps each cell in a CellService decorator (e.g. sim::Simulation::WrapCell,
+// which charges modeled time): disk groups and Rack::cell() then see the
+// wrapper; concrete_cell() still returns the cell itself. Empty: no wrapper.
+using CellWrapper =
+    std::function<std::unique_ptr<cell::CellService>(uint32_t index, cell::CellService* cell)>;
+
 struct RackOpenOptions {
   RackLockOptions lock{};
+  CellWrapper wrap{};  // cell decorators (the simulated clock); empty: none
 };
 
 // Validates a rack configuration without touching the disk. InvalidArgument
@@ -149,7 +157,8 @@ class Rack {
  private:
   explicit Rack(std::unique_ptr<State> state);
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<Rack>> CreateLocked(
-      io::IoBackend* io, Clock* clock, const std::string& dir, const RackConfig& config);
+      io::IoBackend* io, Clock* clock, const std::string& dir, const RackConfig& config,
+      const CellWrapper& wrap);
   std::unique_ptr<State> s_;
 };
 

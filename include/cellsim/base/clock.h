@@ -11,7 +11,9 @@
 #define CELLSIM_BASE_CLOCK_H_
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 
 namespace cellsim {
 
@@ -22,7 +24,40 @@ class Clock {
   virtual uint64_t NowNanos() const = 0;
   // Wall-clock seconds since the Unix epoch (for creation times shown to users).
   virtual int64_t UnixSeconds() const = 0;
+
+  // --- simulated time (sim::SimClock; the defaults are a real clock's) ---
+  // A simulated clock keeps one virtual timeline per thread: NowNanos() is the
+  // calling thread's modeled time, moved on by the device model as the thread's
+  // I/O completes. Real clocks ignore the setters.
+  virtual bool simulated() const { return false; }
+  // Sets the calling thread's modeled time (fork-join bookkeeping, see ForkJoin).
+  virtual void SetThreadNanos(uint64_t /*ns*/) {}
+  // Moves the calling thread's modeled time to `ns` if that is later.
+  void AdvanceThreadTo(uint64_t ns) {
+    if (simulated() && ns > NowNanos()) SetThreadNanos(ns);
+  }
+  // An opaque per-thread value a simulated clock keeps beside the time (its
+  // trace track); ForkJoin hands it to the threads it starts.
+  virtual uint64_t ThreadTag() const { return 0; }
+  virtual void SetThreadTag(uint64_t /*tag*/) {}
+  // CPU work the database does that no I/O measures; a simulated clock charges
+  // it to the calling thread by its device profile.
+  enum class Work : uint8_t {
+    kStatement,  // parse, dictionary/control-file bookkeeping, ASM and CSS calls
+  };
+  virtual void Charge(Work /*work*/) {}
 };
+
+// Runs fn(0) .. fn(n-1) as concurrent activities that the caller joins. With a
+// real clock each runs on its own thread (fn(n-1) on the caller's). With a
+// simulated clock each starts from the caller's modeled time and the caller
+// continues at the latest end: the same fork-join in modeled time (mirror
+// copies cost the max of the copies, not their sum). To stay deterministic
+// they run one after another on the calling thread, unless `disjoint` says
+// that no two of them touch the same modeled device (e.g. one cell each):
+// then they keep their threads.
+void ForkJoin(Clock* clock, size_t n, const std::function<void(size_t)>& fn,
+              bool disjoint = false);
 
 // The process-wide steady/system clock. Never null, never freed.
 Clock* SystemClock();

@@ -65,6 +65,9 @@ struct CreateTablespace {
   std::string name;
   std::vector<FileSpec> datafiles;  // at least one
   uint32_t block_size = 0;          // 0: the database default (8192)
+  // CREATE BIGFILE TABLESPACE: one data file of up to 2^32 - 1 blocks (a 1 TB
+  // file needs it). Not kept in the file table: ADD DATAFILE is not refused later.
+  bool bigfile = false;
   bool operator==(const CreateTablespace&) const = default;
 };
 
