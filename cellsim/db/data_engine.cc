@@ -293,9 +293,16 @@ absl::Status DataEngine::AddUndo(Recorder& rec, SessionData& sd, bool temporary_
 }
 
 absl::Status DataEngine::Commit(Recorder& rec, SessionData& sd) {
-  rec.Add(Stat::kUserCommits, 1);
   Transaction& t = sd.txn;
   const bool had = t.active;
+  if (had && t.perm_begun && Thread1Groups(db->table).empty()) {
+    // Nowhere to write the commit: the transaction stays open (rollback works).
+    return absl::FailedPreconditionError(
+        "ORA-00313: open failed for members of log group: thread 1 has no online log group "
+        "(create the database with its standard files, or ALTER DATABASE ADD LOGFILE THREAD 1 "
+        "GROUP 1 ...); the transaction is still open");
+  }
+  rec.Add(Stat::kUserCommits, 1);
   if (had && t.perm_begun) {
     if (absl::Status st = GenerateRedo(rec, redo::CommitRecord(), 1); !st.ok()) return st;
   }
@@ -322,26 +329,34 @@ absl::Status DataEngine::Commit(Recorder& rec, SessionData& sd) {
   return st;
 }
 
+void DataEngine::RollbackTo(SessionData& sd, size_t mark) {
+  std::vector<UndoEntry>& undo = sd.txn.undo;
+  while (undo.size() > mark) {
+    const UndoEntry& u = undo.back();
+    auto found = cache.find(Key(u.file, u.block));
+    if (found != cache.end()) {  // else its segment was dropped (GTT at commit)
+      HeapBlock hb(absl::MakeSpan(found->second.bytes));
+      switch (u.op) {
+        case UndoEntry::Op::kInsert:
+          hb.SetDeleted(u.slot, true);
+          break;
+        case UndoEntry::Op::kDelete:
+          hb.SetDeleted(u.slot, false);
+          break;
+        case UndoEntry::Op::kUpdate:
+          (void)hb.Replace(u.slot, u.before);
+          break;
+      }
+      found->second.dirty = !found->second.temp;
+    }
+    undo.pop_back();
+  }
+}
+
 absl::Status DataEngine::Rollback(Recorder& rec, SessionData& sd) {
   rec.Add(Stat::kUserRollbacks, 1);
+  RollbackTo(sd, 0);
   Transaction& t = sd.txn;
-  for (auto it = t.undo.rbegin(); it != t.undo.rend(); ++it) {
-    auto found = cache.find(Key(it->file, it->block));
-    if (found == cache.end()) continue;  // its segment was dropped (GTT at commit)
-    HeapBlock hb(absl::MakeSpan(found->second.bytes));
-    switch (it->op) {
-      case UndoEntry::Op::kInsert:
-        hb.SetDeleted(it->slot, true);
-        break;
-      case UndoEntry::Op::kDelete:
-        hb.SetDeleted(it->slot, false);
-        break;
-      case UndoEntry::Op::kUpdate:
-        (void)hb.Replace(it->slot, it->before);
-        break;
-    }
-    found->second.dirty = !found->second.temp;
-  }
   const bool had = t.active && t.perm_begun;
   t = Transaction{};
   if (had) return GenerateRedo(rec, redo::CommitRecord(), 1);  // the rollback's end record
@@ -355,11 +370,7 @@ absl::Status DataEngine::FlushLog(Recorder& rec, bool sync) {
   (void)sync;
   if (log_buffer.empty()) return absl::OkStatus();
   std::vector<const LogGroup*> groups = Thread1Groups(db->table);
-  if (groups.empty()) {
-    log_buffer.clear();  // no online log: nothing can be written (docs/redo.md)
-    return absl::FailedPreconditionError(
-        "ORA-00313: open failed for members of log group: thread 1 has no online log group");
-  }
+  if (groups.empty()) return absl::OkStatus();  // kept until a group exists (Commit refuses)
   const uint64_t blocks = (log_buffer.size() + kRedoPayload - 1) / kRedoPayload;
   current_group_index %= static_cast<uint32_t>(groups.size());
   const LogGroup* g = groups[current_group_index];

@@ -151,6 +151,9 @@ struct DataEngine {
                        uint32_t undo_vector_extra = 0);
   absl::Status Commit(Recorder& rec, SessionData& sd);
   absl::Status Rollback(Recorder& rec, SessionData& sd);
+  // Statement-level rollback: undoes the transaction's changes made after
+  // the first `mark` undo entries (a failed statement leaves no change).
+  void RollbackTo(SessionData& sd, size_t mark);
   absl::Status FlushLog(Recorder& rec, bool sync);
   UndoStatBucket& Bucket();
 };

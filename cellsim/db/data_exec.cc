@@ -540,7 +540,13 @@ absl::Status RunDataStatement(Session::State& s, const DataStatement& st, DataOu
                                         : fmt::format("{} rows selected.", CountWithCommas(static_cast<int64_t>(rows->size())));
     return absl::OkStatus();
   }
-  return RunDml(e, s, sd, rec, st, out);
+  const size_t mark = sd.txn.undo.size();
+  absl::Status status = RunDml(e, s, sd, rec, st, out);
+  if (!status.ok() && !std::holds_alternative<Commit>(st) &&
+      !std::holds_alternative<Rollback>(st)) {
+    e.RollbackTo(sd, mark);  // statement-level rollback, as Oracle
+  }
+  return status;
 }
 
 absl::Status ScanSelect(DataEngine& e, Session::State& s, SessionData& sd, Recorder& rec,

@@ -64,7 +64,7 @@ Session::~Session() {
     internal::DataEngine& e = *s_->db->engine;
     std::lock_guard lock(e.mu);
     internal::Recorder rec = s_->MakeRecorder();
-    (void)e.Rollback(rec, *s_->data);
+    if (s_->data->txn.active) (void)e.Rollback(rec, *s_->data);
     for (auto& [obj, seg] : s_->data->gtt_segments) e.FreeSegment(seg, true);
     e.sessions.erase(s_->sid);
   }
