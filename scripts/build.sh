@@ -23,6 +23,9 @@ case "$flavour" in
   tsan)    args=("${san[@]}" -DCELLSIM_SANITIZE=thread -DCELLSIM_BUILD_BENCH=OFF) ;;
   *) echo "build.sh: unknown flavour '$flavour' (release|debug|asan|tsan)" >&2; exit 2 ;;
 esac
+# Warnings are errors in every flavour built by the scripts (and so in CI); a
+# plain `cmake` build leaves CELLSIM_WERROR off so new compilers do not break it.
+args+=(-DCELLSIM_WERROR=ON)
 if command -v ccache >/dev/null; then args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 # shellcheck disable=SC2206
 args+=(${CELLSIM_CMAKE_ARGS:-})

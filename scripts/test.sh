@@ -3,7 +3,11 @@
 #   1. every test under clang ASan+UBSan: unit tests, the crash campaign, the
 #      kill -9 tests, fault scenarios, the install check, a smoke run of each
 #      benchmark, and each libFuzzer target for CELLSIM_FUZZ_SECONDS (default 20);
-#   2. the threaded tests (label 'concurrent') again under TSan.
+#   2. the threaded tests (label 'concurrent') again under TSan;
+#   3. the plain build a user types (`cmake -DCMAKE_BUILD_TYPE=Release`, the
+#      default compiler, no -Werror) of every target, installed, with
+#      examples/consumer built against the install both with
+#      find_package(cellsim) and with pkg-config.
 #   scripts/test.sh            everything (CI)
 #   scripts/test.sh --quick    the g++ build without sanitizers, for edit-compile loops
 set -euo pipefail
@@ -25,4 +29,12 @@ run asan
 # TSan runs only the threaded tests, so it builds only their binaries.
 echo "=== build: tsan"; scripts/build.sh tsan cellsim_concurrent_tests
 run tsan -L concurrent
-echo "=== all test flavours passed (asan, tsan) in $((SECONDS - start)) s"
+echo "=== build: plain cmake Release (default compiler, CELLSIM_WERROR off)"
+plain_start=$SECONDS
+launcher=()
+if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+cmake -S . -B build/plain -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
+cmake --build build/plain -j"$(nproc)"
+tests/install/consumer_test.sh build/plain "$PWD"
+echo "=== plain Release build and consumers: $((SECONDS - plain_start)) s"
+echo "=== all test flavours passed (asan, tsan, plain Release) in $((SECONDS - start)) s"

@@ -9,6 +9,7 @@
 #include "cellsim/base/units.h"
 #include "cellsim/io/fault_injection.h"
 #include "cellsim/io/io_backend.h"
+#include "fmt/format.h"
 #include "testing/test_util.h"
 
 namespace cellsim::asmgr {
@@ -64,9 +65,9 @@ bool ResyncPrefix(const Snapshot& got, const Snapshot& ref) {
 
 std::string Describe(const Snapshot& s) {
   std::string out;
-  for (const auto& [n, name] : s.names) out += name + " " + std::to_string(s.sizes.at(n)) + "; ";
+  for (const auto& [n, name] : s.names) out += fmt::format("{} {}; ", name, s.sizes.at(n));
   for (const auto& [st, used, stale] : s.disks) {
-    out += st + "/" + std::to_string(used) + "/" + std::to_string(stale) + " ";
+    out += fmt::format("{}/{}/{} ", st, used, stale);
   }
   return out;
 }
@@ -281,7 +282,7 @@ TEST(AsmPersistTest, CorruptMetadataIsDetected) {
                       .max_partners = 8, .checkpoint_after_bytes = 1ull << 30};
   ASSERT_OK_AND_ASSIGN(auto dg, DiskGroup::Create(env, cfg));
   for (int i = 0; i < 4; ++i) {
-    ASSERT_OK(dg->CreateFile({.db_name = "ORCL", .tag = "F" + std::to_string(i),
+    ASSERT_OK(dg->CreateFile({.db_name = "ORCL", .tag = fmt::format("F{}", i),
                               .size_bytes = 2 * kMiB}).status());
   }
   dg.reset();

@@ -11,6 +11,7 @@
 #include "cellsim/asm/disk_group.h"
 #include "cellsim/base/units.h"
 #include "cellsim/io/io_backend.h"
+#include "fmt/format.h"
 #include "testing/test_util.h"
 
 namespace cellsim::asmgr {
@@ -90,7 +91,7 @@ TEST(PlacementTest, RandomShapesAndFiles) {
     while (used < capacity * 6 / 10) {
       const uint64_t mb = 1 + rng() % std::max<uint64_t>(1, capacity / 20);
       auto f = dg->CreateFile({.db_name = "ORCL", .type = FileType::kDataFile,
-                               .tag = "TS" + std::to_string(n++), .size_bytes = mb * kMiB});
+                               .tag = fmt::format("TS{}", n++), .size_bytes = mb * kMiB});
       if (!shape.balanced && !f.ok()) {
         // Unequal failure groups fill up before the raw total says so: the
         // smallest group must hold a copy of every extent.
@@ -127,7 +128,7 @@ TEST(PlacementTest, RandomShapesAndFiles) {
         }
       } else {
         auto f = dg->CreateFile({.db_name = "ORCL", .type = FileType::kDataFile,
-                                 .tag = "X" + std::to_string(n++),
+                                 .tag = fmt::format("X{}", n++),
                                  .size_bytes = (1 + rng() % 6) * kMiB});
         if (!f.ok()) {
           EXPECT_EQ(f.status().code(), absl::StatusCode::kResourceExhausted);
