@@ -52,7 +52,7 @@ absl::Status OpenLockFile(const std::string& dir, RackAccess access, int* fd) {
         dir, path, Errno(err)));
   }
   if (err == ENOENT || err == ENOTDIR) {
-    return absl::NotFoundError(fmt::format("no rack directory {}", dir));
+    return absl::NotFoundError(fmt::format("{} holds no valid rack: no such directory", dir));
   }
   return absl::InternalError(fmt::format("cannot open the rack lock {}: {}", path, Errno(err)));
 }

@@ -78,7 +78,9 @@ void BuildBase(const std::string& dir) {
   std::unique_ptr<io::IoBackend> io = io::MakePosixBackend();
   auto rack = asmgr::Rack::Create(io.get(), SystemClock(), dir, CampaignRack());
   ASSERT_TRUE(rack.ok()) << rack.status();
-  auto db = db::Database::Create(rack->get());
+  db::DatabaseOptions options;
+  options.min_log_file_bytes = 0;  // 2 MiB logs on this tiny rack (Oracle's minimum is 4 MiB)
+  auto db = db::Database::Create(rack->get(), options);
   ASSERT_TRUE(db.ok()) << db.status();
   {
     auto s = (*db)->NewSession();
