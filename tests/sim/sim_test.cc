@@ -67,7 +67,8 @@ absl::StatusOr<db::StatementResult> RunSeed(const std::string& dir, const RunSpe
   config.cell_disks_per_cell = shape->disks_per_cell;
   absl::StatusOr<std::unique_ptr<asmgr::Rack>> rack = asmgr::Rack::Create(
       io.get(), sim.clock(), dir, config,
-      [&sim](uint32_t i, cell::CellService* c) { return sim.WrapCell(i, c); });
+      asmgr::RackOpenOptions{
+          .wrap = [&sim](uint32_t i, cell::CellService* c) { return sim.WrapCell(i, c); }});
   if (!rack.ok()) return rack.status();
   db::DatabaseOptions dbo;
   if (!spec.real_clock) {
