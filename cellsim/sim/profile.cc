@@ -10,7 +10,6 @@ namespace cellsim::sim {
 namespace {
 
 // Sources (docs/profiles.md repeats them with the reasoning).
-constexpr const char* kFid = "/work/shared/fidelity.md 5.1-5.3";
 constexpr const char* kNanda =
     "[S] https://informit.com/articles/article.aspx?p=2418151&seqNum=2 (12 HDDs, 4 flash cards "
     "per cell, X2-X4)";
