@@ -19,15 +19,24 @@ uint64_t MonotonicNanos() {
                                    .count());
 }
 
+absl::Status ErrnoStatus(int error_number, std::string_view message) {
+  // Not absl::ErrnoToStatus: its message cache is filled by an uninstrumented
+  // function-local static, which TSan reports as a race when two threads hit
+  // their first error at once (a full disk under every cell). strerror_r is
+  // thread-safe and intercepted.
+  char buffer[128];
+  const char* text = ::strerror_r(error_number, buffer, sizeof buffer);
+  return absl::Status(absl::ErrnoToStatusCode(error_number), fmt::format("{}: {}", message, text));
+}
+
 absl::Status ErrnoStatus(int error_number, std::string_view op, const std::string& path,
                          uint64_t offset, uint64_t length) {
-  // ErrnoToStatus appends ": <strerror>" itself.
-  return absl::ErrnoToStatus(
-      error_number, fmt::format("{} {} at offset {} ({} bytes)", op, path, offset, length));
+  return ErrnoStatus(error_number,
+                     fmt::format("{} {} at offset {} ({} bytes)", op, path, offset, length));
 }
 
 absl::Status ErrnoStatus(int error_number, std::string_view op, const std::string& path) {
-  return absl::ErrnoToStatus(error_number, fmt::format("{} {}", op, path));
+  return ErrnoStatus(error_number, fmt::format("{} {}", op, path));
 }
 
 std::string_view OpVerb(IoOp op) { return op == IoOp::kRead ? "read" : "write"; }
@@ -214,10 +223,9 @@ absl::Status FdBackend::Validate(const IoRequest& r, std::shared_ptr<OpenFile>* 
   }
   if (r.op == IoOp::kWrite && file.read_only) {
     // The kernel would say EBADF; map it the same way but explain why.
-    return absl::ErrnoToStatus(
-        EBADF, fmt::format("write {} at offset {} ({} bytes): {} (the handle was opened "
-                           "read-only)",
-                           file.path, r.offset, r.length, std::strerror(EBADF)));
+    return ErrnoStatus(EBADF, fmt::format("write {} at offset {} ({} bytes) (the handle was "
+                                          "opened read-only)",
+                                          file.path, r.offset, r.length));
   }
   if (file.direct) {
     const char* what = nullptr;

@@ -25,6 +25,8 @@
 
 namespace cellsim::io::internal {
 
+// "MESSAGE: <strerror>" with the code of absl::ErrnoToStatus.
+absl::Status ErrnoStatus(int error_number, std::string_view message);
 // "pwrite /r/disk0.img at offset 4096 (8192 bytes): No space left on device",
 // with the code of absl::ErrnoToStatus.
 absl::Status ErrnoStatus(int error_number, std::string_view op, const std::string& path,

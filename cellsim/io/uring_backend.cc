@@ -209,9 +209,8 @@ class UringBackend final : public internal::FdBackend {
       const int rc = io_uring_register_buffers(&ring.ring, table.data(),
                                                static_cast<unsigned>(table.size()));
       if (rc < 0) {
-        return absl::ErrnoToStatus(
-            -rc, fmt::format("io_uring_register_buffers ({} buffers): {}", table.size(),
-                             std::strerror(-rc)));
+        return internal::ErrnoStatus(
+            -rc, fmt::format("io_uring_register_buffers ({} buffers)", table.size()));
       }
       ring.registered = table.size();
     }
