@@ -338,13 +338,23 @@ absl::StatusOr<FileInfo> DiskGroup::ResizeFile(uint32_t file, uint64_t new_size)
 }
 
 absl::Status DiskGroup::DeleteFile(uint32_t file) {
-  std::lock_guard lock(s_->mu);
-  if (s_->cat.files.count(file) == 0) {
-    return absl::NotFoundError(fmt::format("disk group {} has no file {}", s_->cat.name, file));
+  // Exclusive I/O until the cells have forgotten the freed AUs: no write of a
+  // file that reuses them can come before the discards (issue 11).
+  std::unique_lock io_lock(s_->io_mu);
+  std::vector<std::pair<uint32_t, cell::DiscardRequest>> discards;
+  {
+    std::lock_guard lock(s_->mu);
+    auto it = s_->cat.files.find(file);
+    if (it == s_->cat.files.end()) {
+      return absl::NotFoundError(fmt::format("disk group {} has no file {}", s_->cat.name, file));
+    }
+    discards = internal::DiscardRequestsFor(*s_, it->second.extents);
+    std::vector<std::vector<uint8_t>> bodies;
+    bodies.push_back(internal::MakeDeleteFileRecord(file));
+    if (absl::Status st = s_->Commit(std::move(bodies)); !st.ok()) return st;
   }
-  std::vector<std::vector<uint8_t>> bodies;
-  bodies.push_back(internal::MakeDeleteFileRecord(file));
-  return s_->Commit(std::move(bodies));
+  internal::DiscardCopies(s_->env, std::move(discards));
+  return absl::OkStatus();
 }
 
 absl::StatusOr<FileInfo> DiskGroup::LookupFile(uint32_t file) const {

@@ -14,6 +14,7 @@ namespace cellsim::asmgr {
 
 using internal::CopyIo;
 using internal::CopyLoc;
+using internal::DiskRec;
 using internal::ExtentLocs;
 using internal::FileRec;
 
@@ -72,6 +73,33 @@ void DoCellIo(const DiskGroupEnv& env, bool write, absl::Span<CopyIo> ios, AsmIo
     ++io->cell_requests;
     io->cell_bytes += x.length;
   }
+}
+
+std::vector<std::pair<uint32_t, cell::DiscardRequest>> DiscardRequestsFor(
+    const DiskGroup::State& s, const std::vector<ExtentLocs>& extents) {
+  std::vector<std::pair<uint32_t, cell::DiscardRequest>> out;
+  for (const ExtentLocs& x : extents) {
+    for (uint32_t c = 0; c < s.cat.copies(); ++c) {
+      const DiskRec& d = s.cat.disks[x[c].disk];
+      if (!d.online) continue;
+      out.push_back({d.ref.cell, cell::DiscardRequest{.grid_disk = d.ref.grid_disk,
+                                                      .offset = s.AuOffset(x[c].au),
+                                                      .length = s.cat.au_size}});
+    }
+  }
+  return out;
+}
+
+void DiscardCopies(const DiskGroupEnv& env,
+                   std::vector<std::pair<uint32_t, cell::DiscardRequest>> requests) {
+  std::map<uint32_t, std::vector<cell::DiscardRequest>> by_cell;
+  for (auto& [c, r] : requests) by_cell[c].push_back(r);
+  std::vector<uint32_t> cells;
+  for (const auto& [c, v] : by_cell) cells.push_back(c);
+  RunConcurrently(env.clock, cells, [&](uint32_t c) {
+    cell::CellIoStats ignored;
+    (void)env.cells[c]->Discard(absl::MakeSpan(by_cell[c]), &ignored);
+  });
 }
 
 }  // namespace internal
@@ -216,6 +244,28 @@ static absl::Status RecordCopyFailures(DiskGroup::State& s,
   return s.Commit(std::move(bodies));
 }
 
+// The failed copies of a write to mark stale. A piece that no copy took for
+// lack of space is not acknowledged and changed nothing a reader may rely on:
+// its first current copy stays current (marking every copy stale would make
+// the extent's acknowledged contents unreadable); the others are marked stale
+// and resync from it.
+static std::vector<std::pair<CopyLoc, absl::Status>> CopiesToMarkStale(
+    const std::vector<Piece>& pieces, const std::vector<CopyIo>& ios,
+    const std::vector<std::pair<size_t, uint32_t>>& owner) {
+  std::vector<std::pair<CopyLoc, absl::Status>> out;
+  std::set<size_t> kept;  // pieces that keep a current copy
+  for (size_t k = 0; k < ios.size(); ++k) {
+    const auto [i, c] = owner[k];
+    if (ios[k].status.ok()) continue;
+    if (pieces[i].landed == 0 && IsOutOfSpace(ios[k].status) && pieces[i].usable[c] &&
+        kept.insert(i).second) {
+      continue;
+    }
+    out.emplace_back(pieces[i].locs[c], ios[k].status);
+  }
+  return out;
+}
+
 absl::Status DiskGroup::Write(uint32_t file, absl::Span<AsmWriteRequest> requests,
                               AsmIoResult* result) {
   AsmIoResult local;
@@ -285,7 +335,7 @@ absl::Status DiskGroup::Write(uint32_t file, absl::Span<AsmWriteRequest> request
   absl::Status meta;
   {
     std::lock_guard lock(s_->mu);
-    meta = RecordCopyFailures(*s_, failed, res);
+    meta = RecordCopyFailures(*s_, CopiesToMarkStale(pieces, ios, owner), res);
   }
   // A piece that lost a copy to a full filesystem is not acknowledged: the
   // statement fails and is undone rather than running on fewer copies.

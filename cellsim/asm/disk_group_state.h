@@ -65,6 +65,18 @@ struct CopyIo {
 // adds the requests, bytes and cell statistics to `io`.
 void DoCellIo(const DiskGroupEnv& env, bool write, absl::Span<CopyIo> ios, AsmIoStats* io);
 
+// The copies of `extents` on online disks, as cell discard requests (requires
+// mu): what DiscardCopies sends once the AUs are freed.
+std::vector<std::pair<uint32_t, cell::DiscardRequest>> DiscardRequestsFor(
+    const DiskGroup::State& s, const std::vector<ExtentLocs>& extents);
+// Tells each cell that its ranges of `requests` (cell, request) hold nothing
+// any more (CellService::Discard), all cells at once. Call it after the commit
+// that freed them and before the AUs can be written again (hold io_mu
+// exclusively). Best effort: a cell that fails keeps the stale lines, which
+// only costs a flush their write-back.
+void DiscardCopies(const DiskGroupEnv& env,
+                   std::vector<std::pair<uint32_t, cell::DiscardRequest>> requests);
+
 // Runs fn(i) for each i in `items` concurrently: base ForkJoin (one thread per
 // item but the last, or one after another in modeled time for a simulated clock).
 void RunConcurrently(Clock* clock, const std::vector<uint32_t>& items,

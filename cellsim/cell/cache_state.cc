@@ -53,6 +53,7 @@ absl::Status CacheState::CheckRange(const Record& r) const {
 }
 
 absl::Status CacheState::Apply(const Record& r, uint64_t seq) {
+  if (r.type == RecordType::kCounter) return absl::OkStatus();  // see below
   if (absl::Status s = CheckRange(r); !s.ok()) return s;
   switch (r.type) {
     case RecordType::kLineSet: {
@@ -98,6 +99,10 @@ absl::Status CacheState::Apply(const Record& r, uint64_t seq) {
       return absl::OkStatus();
     case RecordType::kLostTrim:
       TrimLost(r.disk, r.offset, r.offset + r.length);
+      return absl::OkStatus();
+    case RecordType::kCounter:
+      // Metric counters are the cell's, not the directory's: MetadataStore
+      // hands them over at recovery.
       return absl::OkStatus();
   }
   return absl::DataLossError("flash journal: unknown record type");

@@ -166,7 +166,7 @@ absl::Status CellImpl::CreateFiles(const CellConfig& config) {
   meta_ = std::move(*meta);
   state_ = std::make_unique<CacheState>(disk_sizes_, layout_.line_size, layout_.num_slots);
   mode_ = config_.flash_cache_mode;
-  cd_ = std::make_unique<CellDiskCounters[]>(config_.cell_disks);
+  AttachCounters();
   return absl::OkStatus();
 }
 
@@ -210,8 +210,10 @@ absl::Status CellImpl::OpenFiles() {
   meta_->set_layout(layout_);
   if (absl::Status s = AttachGridDisks(/*create=*/false); !s.ok()) return s;
   state_ = std::make_unique<CacheState>(disk_sizes_, layout_.line_size, layout_.num_slots);
+  AttachCounters();
   RecoveryInfo info;
   if (absl::Status s = meta_->Recover(state_.get(), &info, !read_only_); !s.ok()) return s;
+  LoadCounters(meta_->recovered_counters());
   if (!info.superblock_repaired.empty()) metadata_repairs_.push_back(info.superblock_repaired);
   // A fresh epoch: later appends never follow a torn tail. (Read-only: the
   // replayed state lives in memory only; nothing will be appended.)
@@ -219,7 +221,6 @@ absl::Status CellImpl::OpenFiles() {
     if (absl::Status s = meta_->Checkpoint(state_.get(), &state_mu_); !s.ok()) return s;
   }
   mode_ = config_.flash_cache_mode;
-  cd_ = std::make_unique<CellDiskCounters[]>(config_.cell_disks);
   return absl::OkStatus();
 }
 
@@ -227,7 +228,12 @@ absl::Status CellImpl::Close() {
   StopCleaner();
   if (closed_.exchange(true)) return absl::OkStatus();
   absl::Status result;
-  if (meta_ && !read_only_) result.Update(meta_->Sync(state_.get(), &state_mu_));
+  if (meta_ && !read_only_) {
+    result.Update(meta_->Sync(state_.get(), &state_mu_));
+    // The metrics are cumulative across processes: a clean close stores them
+    // in a checkpoint (a crash loses only what was counted since the last one).
+    if (result.ok()) result.Update(meta_->PersistCounters(state_.get(), &state_mu_));
+  }
   for (auto& d : disks_) result.Update(d->Close());
   if (flash_) result.Update(flash_->Close());
   return result;
@@ -372,6 +378,7 @@ std::vector<Metric> CellImpl::MetricsNow() const {
   fc("FC_IO_RQ_W_FIRST", fc_.rq_w_first.load(), rq);
   fc("FC_IO_RQ_W_OVERWRITE", fc_.rq_w_overwrite.load(), rq);
   fc("FC_IO_RQ_W_POPULATE", fc_.rq_w_populate.load(), rq);
+  fc("FC_IO_RQ_W_SKIP", fc_.rq_w_skip.load(), rq);
   fc("FC_IO_RQ_R", fc_.rq_r.load(), rq);
   fc("FC_IO_RQ_R_MISS", fc_.rq_r_miss.load(), rq);
   fc("FC_IO_RQ_DISK_WRITE", fc_.rq_disk_write.load(), rq);
@@ -390,6 +397,43 @@ std::vector<Metric> CellImpl::MetricsNow() const {
     cd("CD_IO_RQ_R_SM", k.rq_r_sm.load(), rq);
   }
   return m;
+}
+
+namespace {
+constexpr std::atomic<uint64_t> FlashCounters::*kFlashCounterFields[] = {
+    &FlashCounters::rq_w,          &FlashCounters::by_w,          &FlashCounters::rq_w_first,
+    &FlashCounters::rq_w_overwrite, &FlashCounters::rq_w_populate, &FlashCounters::by_w_populate,
+    &FlashCounters::rq_r,          &FlashCounters::rq_r_miss,     &FlashCounters::by_r,
+    &FlashCounters::rq_disk_write, &FlashCounters::by_disk_write, &FlashCounters::rq_generated,
+    &FlashCounters::by_generated,  &FlashCounters::rq_w_skip};
+constexpr std::atomic<uint64_t> CellDiskCounters::*kCellDiskCounterFields[] = {
+    &CellDiskCounters::rq_w_lg, &CellDiskCounters::rq_w_sm, &CellDiskCounters::by_w_lg,
+    &CellDiskCounters::by_w_sm, &CellDiskCounters::rq_r_lg, &CellDiskCounters::rq_r_sm,
+    &CellDiskCounters::by_r_lg, &CellDiskCounters::by_r_sm};
+}  // namespace
+
+std::vector<uint64_t> CellImpl::CounterValues() const {
+  std::vector<uint64_t> v;
+  for (auto field : kFlashCounterFields) v.push_back((fc_.*field).load());
+  for (uint32_t c = 0; c < config_.cell_disks; ++c) {
+    for (auto field : kCellDiskCounterFields) v.push_back((cd_[c].*field).load());
+  }
+  return v;
+}
+
+void CellImpl::LoadCounters(const std::vector<uint64_t>& values) {
+  const size_t per_disk = std::size(kCellDiskCounterFields);
+  if (values.size() != std::size(kFlashCounterFields) + per_disk * config_.cell_disks) return;
+  size_t i = 0;
+  for (auto field : kFlashCounterFields) (fc_.*field) = values[i++];
+  for (uint32_t c = 0; c < config_.cell_disks; ++c) {
+    for (auto field : kCellDiskCounterFields) (cd_[c].*field) = values[i++];
+  }
+}
+
+void CellImpl::AttachCounters() {
+  cd_ = std::make_unique<CellDiskCounters[]>(config_.cell_disks);
+  meta_->set_counters_source([this] { return CounterValues(); });
 }
 
 std::vector<LostRange> CellImpl::Lost() const {
@@ -503,6 +547,9 @@ absl::Status Cell::SetFlashCacheMode(FlashCacheMode mode) {
 absl::StatusOr<std::vector<LostRange>> Cell::LostRanges() const {
   if (absl::Status s = impl_->CheckOpen(); !s.ok()) return s;
   return impl_->Lost();
+}
+absl::Status Cell::Discard(absl::Span<DiscardRequest> requests, CellIoStats* stats) {
+  return impl_->Discard(requests, stats);
 }
 void Cell::StartCleaner() { impl_->StartCleaner(); }
 void Cell::StopCleaner() { impl_->StopCleaner(); }

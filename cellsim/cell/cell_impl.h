@@ -1,7 +1,8 @@
 // CellImpl (private): the state and the request paths behind Cell. Split over
 //   cell.cc        lifecycle (Create/Open/Close), Describe, Metrics, mode, LoseFlash
 //   cell_read.cc   Read, page-source planning, read-miss population
-//   cell_write.cc  Write: the write-back line path and the direct-to-disk path
+//   cell_write.cc  Write: the write-back line path and the direct-to-disk path;
+//                  Discard
 //   cell_format.cc FormatRange (smart and fast paths)
 //   cleaner.cc     destage, slot reservation/eviction, cleaner thread, Flush
 //
@@ -47,6 +48,9 @@ struct FlashCounters {
   std::atomic<uint64_t> rq_r{0}, rq_r_miss{0}, by_r{0};
   std::atomic<uint64_t> rq_disk_write{0}, by_disk_write{0};
   std::atomic<uint64_t> rq_generated{0}, by_generated{0};
+  // FC_IO_RQ_W_SKIP: write requests in write-back mode that went to disk
+  // instead of the cache (large writes; flash.img's filesystem full)
+  std::atomic<uint64_t> rq_w_skip{0};
 };
 
 // A batch of physical requests and, per request, the grid disk it targets
@@ -173,6 +177,7 @@ class CellImpl {
                                          CellIoStats* stats);
   [[nodiscard]] absl::StatusOr<FlushProgress> Flush(
       const std::function<void(const FlushProgress&)>& progress);
+  [[nodiscard]] absl::Status Discard(absl::Span<DiscardRequest> requests, CellIoStats* stats);
 
   // Cleaner (cleaner.cc).
   void StartCleaner();
@@ -221,6 +226,9 @@ class CellImpl {
   // --- writes (cell_write.cc) ---
   // Write-back line path for requests whose lines are disjoint; range locks held.
   void CacheWriteGroupLocked(absl::Span<WriteRequest*> group, CellIoStats* stats);
+  // The group's requests written straight to disk (their flash slots could
+  // not be written: the flash's filesystem is full); range locks held.
+  void WriteThroughLocked(absl::Span<WriteRequest*> group, CellIoStats* stats);
   // Direct-to-disk path; range locks held. Ends with the disks synced and, when
   // cache/template/lost state overlapped, a synced kRangeOnDisk record.
   [[nodiscard]] absl::Status DiskWriteLocked(std::vector<DiskSpan>& spans, CellIoStats* stats);
@@ -261,6 +269,12 @@ class CellImpl {
 
   FlashCounters fc_;
   std::unique_ptr<CellDiskCounters[]> cd_;
+  // The metric counters in their persisted order (flash cache, then each cell
+  // disk), and back: a vector of another length (another layout) is ignored.
+  std::vector<uint64_t> CounterValues() const;
+  void LoadCounters(const std::vector<uint64_t>& values);
+  // Allocates the counters and makes every checkpoint store them.
+  void AttachCounters();
 
   // Cleaner thread.
   mutable std::mutex cleaner_mu_;

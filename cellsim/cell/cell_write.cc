@@ -77,6 +77,7 @@ absl::Status CellImpl::Write(absl::Span<WriteRequest> requests, CellIoStats* sta
     }
     group_lines.Add(lr);
     if (to_disk) {
+      if (mode == FlashCacheMode::kWriteBack) fc_.rq_w_skip++;
       disk_group.push_back(
           {.disk = r.grid_disk, .offset = r.offset, .length = r.data.size(),
            .source = r.data.data(), .fill = nullptr, .status = &r.status});
@@ -235,8 +236,15 @@ void CellImpl::CacheWriteGroupLocked(absl::Span<WriteRequest*> group, CellIoStat
   absl::Status s = SubmitBatch(&writes);
   if (s.ok()) s = flash_->Sync();
   if (!s.ok()) {
-    fail_all(s);
     release_new_slots();
+    if (s.code() == absl::StatusCode::kResourceExhausted) {
+      // The filesystem under flash.img is full (ENOSPC/EDQUOT while filling
+      // never-written slot pages; pages written before are allocated, so no
+      // valid line was touched): write the group through to disk instead.
+      WriteThroughLocked(group, stats);
+      return;
+    }
+    fail_all(s);
     return;
   }
 
@@ -299,6 +307,17 @@ void CellImpl::CacheWriteGroupLocked(absl::Span<WriteRequest*> group, CellIoStat
   for (const io::IoRequest& q : base.reqs) {
     (q.file == flash_->handle() ? stats->flash_bytes_read : stats->disk_bytes_read) += q.length;
   }
+}
+
+void CellImpl::WriteThroughLocked(absl::Span<WriteRequest*> group, CellIoStats* stats) {
+  std::vector<DiskSpan> spans;
+  for (WriteRequest* r : group) {
+    if (!r->status.ok()) continue;
+    spans.push_back({.disk = r->grid_disk, .offset = r->offset, .length = r->data.size(),
+                     .source = r->data.data(), .fill = nullptr, .status = &r->status});
+  }
+  fc_.rq_w_skip += spans.size();
+  (void)DiskWriteLocked(spans, stats);
 }
 
 absl::Status CellImpl::DiskWriteLocked(std::vector<DiskSpan>& spans, CellIoStats* stats) {
@@ -441,6 +460,56 @@ absl::Status CellImpl::DiskWriteLocked(std::vector<DiskSpan>& spans, CellIoStats
                                    io::AlignDown(spans[i].offset, kPage);
     }
     first.Update(st[i]);
+  }
+  return first;
+}
+
+}  // namespace cellsim::cell::internal
+
+namespace cellsim::cell::internal {
+
+absl::Status CellImpl::Discard(absl::Span<DiscardRequest> requests, CellIoStats* stats) {
+  if (absl::Status s = CheckWritable(); !s.ok()) return s;
+  std::shared_lock<std::shared_mutex> mode_lock(mode_mu_);
+  std::vector<RangeLocks::Range> ranges;
+  for (DiscardRequest& r : requests) {
+    r.status = ValidateIo(r.grid_disk, r.offset, r.length, "discard");
+    if (r.status.ok()) ranges.push_back(LineRange(r.grid_disk, r.offset, r.length));
+  }
+  RangeLocks::Guard guard;
+  if (!ranges.empty()) guard = locks_.Acquire(std::move(ranges));
+  // 1. Forget what the cache and the templates hold there (durable first: a
+  //    crash after it leaves the old bytes on disk, which nobody reads).
+  std::vector<Record> records;
+  {
+    std::lock_guard<std::mutex> l(state_mu_);
+    for (const DiscardRequest& r : requests) {
+      const uint64_t a = io::AlignUp(r.offset, kPage), b = io::AlignDown(r.offset + r.length, kPage);
+      if (!r.status.ok() || a >= b) continue;
+      if (state_->AnyCached(r.grid_disk, a, b - a) || state_->AnyTemplate(r.grid_disk, a, b - a) ||
+          state_->AnyLost(r.grid_disk, a, b - a)) {
+        records.push_back(
+            {.type = RecordType::kRangeOnDisk, .disk = r.grid_disk, .offset = a, .length = b - a});
+      }
+    }
+  }
+  if (absl::Status s = Append(records, /*sync=*/true, stats); !s.ok()) {
+    for (DiscardRequest& r : requests) r.status.Update(s);
+    return s;
+  }
+  // 2. Give the space back to the filesystem. Best effort: a filesystem
+  //    without hole punching keeps the bytes, which nobody reads.
+  absl::Status first;
+  for (DiscardRequest& r : requests) {
+    const uint64_t a = io::AlignUp(r.offset, kPage), b = io::AlignDown(r.offset + r.length, kPage);
+    if (r.status.ok() && a < b) {
+      absl::Status s = disks_[r.grid_disk]->Discard(a, b - a);
+      if (!s.ok() && s.code() != absl::StatusCode::kUnimplemented &&
+          s.code() != absl::StatusCode::kInvalidArgument) {
+        r.status = s;
+      }
+    }
+    first.Update(r.status);
   }
   return first;
 }

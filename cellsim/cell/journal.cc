@@ -111,6 +111,7 @@ absl::Status MetadataStore::Recover(CacheState* state, RecoveryInfo* info, bool 
   absl::StatusOr<CheckpointImage> img = DecodeCheckpoint(ckbytes);
   if (!img.ok()) return img.status();
   if (absl::Status s = state->LoadCheckpoint(*img); !s.ok()) return s;
+  recovered_counters_ = img->counters;
 
   auto jr = ReadBytes(flash_, layout_.journal_offset, layout_.journal_bytes);
   if (!jr.ok()) return jr.status();
@@ -129,6 +130,16 @@ absl::Status MetadataStore::Recover(CacheState* state, RecoveryInfo* info, bool 
     uint64_t bytes = 0;
     if (!DecodeChunk(j.subspan(pos), sb_.epoch, seq, &records, &bytes)) break;
     for (const Record& r : records) {
+      if (r.type == RecordType::kCounter) {
+        if (r.disk >= kMaxCounters) {
+          return absl::DataLossError(fmt::format(
+              "flash device {}: journal chunk {} at offset {}: counter index {} out of range",
+              flash_->path(), seq, pos, r.disk));
+        }
+        if (recovered_counters_.size() <= r.disk) recovered_counters_.resize(r.disk + 1);
+        recovered_counters_[r.disk] = r.offset;
+        continue;
+      }
       if (absl::Status s = state->Apply(r, seq); !s.ok()) {
         return absl::DataLossError(fmt::format("flash device {}: journal chunk {} at offset {}: {}",
                                                flash_->path(), seq, pos, std::string(s.message())));
@@ -170,6 +181,7 @@ absl::Status MetadataStore::Recover(CacheState* state, RecoveryInfo* info, bool 
         flash_->path(), std::string(s.message())));
   }
   state->MarkSynced(UINT64_MAX);
+  stored_counters_ = recovered_counters_;
   tail_ = pos;
   next_seq_ = synced_seq_ = seq;
   if (!superblock_repair_.empty() && repair) {
@@ -253,9 +265,19 @@ absl::Status MetadataStore::Checkpoint(CacheState* state, std::mutex* state_mu,
 absl::Status MetadataStore::CheckpointLocked(CacheState* state, std::mutex* state_mu,
                                              const std::optional<CellConfig>& new_config) {
   std::vector<uint8_t> ckpt;
+  CheckpointImage image;
   {
     std::lock_guard<std::mutex> sl(*state_mu);
-    EncodeCheckpoint(state->Snapshot(), &ckpt);
+    image = state->Snapshot();
+  }
+  if (counters_source_) image.counters = counters_source_();
+  EncodeCheckpoint(image, &ckpt);
+  if (ckpt.size() > layout_.checkpoint_bytes && !image.counters.empty()) {
+    // The area is sized for one entry per line of the whole device (the slots
+    // are fewer), so this needs an exotic configuration: the directory wins,
+    // the counters start again from zero at the next open.
+    image.counters.clear();
+    EncodeCheckpoint(image, &ckpt);
   }
   if (ckpt.size() > layout_.checkpoint_bytes) {
     return absl::ResourceExhaustedError(fmt::format(
@@ -280,12 +302,30 @@ absl::Status MetadataStore::CheckpointLocked(CacheState* state, std::mutex* stat
   if (absl::Status s = flash_->Sync(); !s.ok()) return Failed(s);
   if (absl::Status s = WriteSuperblocks(flash_, layout_, next); !s.ok()) return Failed(s);
   syncs_ += 3;
+  stored_counters_ = std::move(image.counters);
   sb_ = next;
   tail_ = 0;
   dirty_ = false;
   synced_seq_ = next_seq_;
   std::lock_guard<std::mutex> sl(*state_mu);
   state->MarkSynced(UINT64_MAX);
+  return absl::OkStatus();
+}
+
+absl::Status MetadataStore::PersistCounters(CacheState* state, std::mutex* state_mu) {
+  if (!counters_source_) return absl::OkStatus();
+  const std::vector<uint64_t> now = counters_source_();
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (now == stored_counters_) return absl::OkStatus();
+  }
+  std::vector<Record> records;
+  for (uint32_t i = 0; i < now.size() && i < kMaxCounters; ++i) {
+    records.push_back({.type = RecordType::kCounter, .disk = i, .offset = now[i]});
+  }
+  if (absl::Status s = Append(records, /*sync=*/true, state, state_mu); !s.ok()) return s;
+  std::lock_guard<std::mutex> l(mu_);
+  stored_counters_ = now;
   return absl::OkStatus();
 }
 

@@ -24,6 +24,7 @@
 #define CELLSIM_CELL_JOURNAL_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -73,6 +74,19 @@ class MetadataStore {
   [[nodiscard]] absl::Status Checkpoint(CacheState* state, std::mutex* state_mu,
                                         const std::optional<CellConfig>& new_config = {});
 
+  // The cell's metric counters: every checkpoint stores what `source` returns
+  // (set before the first checkpoint); Recover makes the newest ones (the
+  // checkpoint's, then kCounter records of the journal) available through
+  // recovered_counters() (empty when none were stored).
+  void set_counters_source(std::function<std::vector<uint64_t>()> source) {
+    counters_source_ = std::move(source);
+  }
+  const std::vector<uint64_t>& recovered_counters() const { return recovered_counters_; }
+  // Appends the counters as kCounter records (one synced chunk) when they
+  // differ from the last ones stored: a clean close, so that the next process
+  // sees them. A no-op otherwise.
+  [[nodiscard]] absl::Status PersistCounters(CacheState* state, std::mutex* state_mu);
+
   uint64_t chunks_appended() const;
   uint64_t syncs() const;
 
@@ -94,6 +108,9 @@ class MetadataStore {
   absl::Status failed_;
   uint64_t chunks_appended_ = 0;
   uint64_t syncs_ = 0;
+  std::function<std::vector<uint64_t>()> counters_source_;
+  std::vector<uint64_t> recovered_counters_;
+  std::vector<uint64_t> stored_counters_;  // the newest counters on flash
 };
 
 }  // namespace cellsim::cell::internal

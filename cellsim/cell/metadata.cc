@@ -185,7 +185,7 @@ void EncodeRecord(const Record& r, Encoder* e) {
 bool DecodeRecord(Decoder* d, Record* r) {
   uint8_t type;
   if (!d->GetU8(&type) || !d->GetU32(&r->disk)) return false;
-  if (type < 1 || type > 7) return false;
+  if (type < 1 || type > 8) return false;
   r->type = static_cast<RecordType>(type);
   switch (r->type) {
     case RecordType::kLineSet:
@@ -332,6 +332,10 @@ void EncodeCheckpoint(const CheckpointImage& image, std::vector<uint8_t>* out) {
     e.PutU64(r.offset);
     e.PutU64(r.length);
   }
+  if (!image.counters.empty()) {
+    e.PutU32(static_cast<uint32_t>(image.counters.size()));
+    for (uint64_t c : image.counters) e.PutU64(c);
+  }
   e.PutU64(Checksum64(e.data(), kSeedCheckpoint));
   *out = std::move(e.bytes());
 }
@@ -356,8 +360,15 @@ absl::StatusOr<CheckpointImage> DecodeCheckpoint(absl::Span<const uint8_t> bytes
         fmt::format("flash checkpoint: bad magic 0x{:08x} or version {}", magic, version));
   }
   // Counts are bounded before the size is computed: 20 * nr can wrap.
-  if (nl > bytes.size() || nt > bytes.size() || nr > bytes.size() ||
-      CheckpointBytes(nl, nt, nr) != bytes.size()) {
+  // After the lost ranges an optional counter section: u32 count, u64 each.
+  const uint64_t base = nl > bytes.size() || nt > bytes.size() || nr > bytes.size()
+                            ? UINT64_MAX
+                            : CheckpointBytes(nl, nt, nr);
+  uint32_t nc = 0;
+  if (base != UINT64_MAX && base + 4 <= bytes.size()) {
+    std::memcpy(&nc, bytes.data() + base - 8, 4);  // little-endian host, as above
+  }
+  if (base == UINT64_MAX || (base != bytes.size() && base + 4 + uint64_t{nc} * 8 != bytes.size())) {
     return absl::DataLossError(fmt::format(
         "flash checkpoint: {} lines, {} templates, {} lost ranges do not fit its {} bytes", nl,
         nt, nr, bytes.size()));
@@ -381,6 +392,17 @@ absl::StatusOr<CheckpointImage> DecodeCheckpoint(absl::Span<const uint8_t> bytes
   for (CheckpointRange& r : img.lost) {
     if (!d.GetU32(&r.disk) || !d.GetU64(&r.offset) || !d.GetU64(&r.length)) {
       return d.Truncated(kWhat);
+    }
+  }
+  if (base != bytes.size()) {
+    if (!d.GetU32(&nc)) return d.Truncated(kWhat);
+    if (nc > kMaxCounters) {
+      return absl::DataLossError(
+          fmt::format("flash checkpoint: {} counters, at most {} exist", nc, kMaxCounters));
+    }
+    img.counters.resize(nc);
+    for (uint64_t& c : img.counters) {
+      if (!d.GetU64(&c)) return d.Truncated(kWhat);
     }
   }
   return img;

@@ -75,7 +75,11 @@ enum class RecordType : uint8_t {
                      // into cache lines)
   kLostAdd = 6,      // the range's only current copy is gone
   kLostTrim = 7,     // the range was rewritten in the cache
+  kCounter = 8,      // a metric counter's value: `disk` = its index (< kMaxCounters),
+                     // `offset` = the value; appended at a clean close
 };
+// Counters a cell may persist (kCounter indices, checkpoint counter section).
+inline constexpr uint32_t kMaxCounters = 4096;
 
 struct Record {
   RecordType type = RecordType::kLineSet;
@@ -140,10 +144,15 @@ struct CheckpointImage {
   std::vector<CheckpointLine> lines;
   std::vector<CheckpointTemplate> templates;
   std::vector<CheckpointRange> lost;
+  // The cell's cumulative metric counters (LIST METRICCURRENT) at the
+  // checkpoint, in the order CellImpl defines; optional: an image without
+  // them (written before they were persisted) decodes with none.
+  std::vector<uint64_t> counters;
 };
 void EncodeCheckpoint(const CheckpointImage& image, std::vector<uint8_t>* out);
 [[nodiscard]] absl::StatusOr<CheckpointImage> DecodeCheckpoint(absl::Span<const uint8_t> bytes);
-// Bytes of an encoded checkpoint with these counts (for sizing areas).
+// Bytes of an encoded checkpoint with these counts (for sizing areas), without
+// the counter section (which adds 4 + 8 bytes per counter when present).
 uint64_t CheckpointBytes(uint64_t lines, uint64_t templates, uint64_t lost);
 
 }  // namespace cellsim::cell::internal

@@ -231,6 +231,10 @@ class SimCell : public cell::CellService {
     if (st.ok()) mode_ = mode;
     return st;
   }
+  absl::Status Discard(absl::Span<cell::DiscardRequest> requests,
+                       cell::CellIoStats* stats) override {
+    return inner_->Discard(requests, stats);  // metadata only: not modeled
+  }
   absl::StatusOr<std::vector<cell::LostRange>> LostRanges() const override {
     return inner_->LostRanges();
   }

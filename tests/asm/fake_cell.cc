@@ -235,6 +235,27 @@ absl::Status FakeCell::SetFlashCacheMode(cell::FlashCacheMode mode) {
   return absl::OkStatus();
 }
 
+absl::Status FakeCell::Discard(absl::Span<cell::DiscardRequest> requests,
+                               cell::CellIoStats* /*stats*/) {
+  std::lock_guard l(mu_);
+  absl::Status first;
+  for (cell::DiscardRequest& r : requests) {
+    r.status = Check(r.grid_disk, r.offset, r.length);
+    first.Update(r.status);
+    if (!r.status.ok()) continue;
+    for (uint64_t p = (r.offset + kPage - 1) / kPage; (p + 1) * kPage <= r.offset + r.length; ++p) {
+      disks_[r.grid_disk].pages.erase(p);
+    }
+    bytes_discarded_ += r.length;
+  }
+  return first;
+}
+
+uint64_t FakeCell::bytes_discarded() const {
+  std::lock_guard l(mu_);
+  return bytes_discarded_;
+}
+
 absl::StatusOr<std::vector<cell::LostRange>> FakeCell::LostRanges() const {
   std::lock_guard l(mu_);
   std::vector<cell::LostRange> out;

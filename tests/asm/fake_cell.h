@@ -59,6 +59,10 @@ class FakeCell : public cell::CellService {
   absl::StatusOr<std::vector<cell::Metric>> Metrics() const override;
   absl::Status SetFlashCacheMode(cell::FlashCacheMode mode) override;
   absl::StatusOr<std::vector<cell::LostRange>> LostRanges() const override;
+  // Drops the pages of the ranges (they read as zeros) and counts them.
+  absl::Status Discard(absl::Span<cell::DiscardRequest> requests,
+                       cell::CellIoStats* stats) override;
+  uint64_t bytes_discarded() const;
 
  private:
   static constexpr uint64_t kPage = 4096;
@@ -80,6 +84,7 @@ class FakeCell : public cell::CellService {
   cell::FlashCacheMode mode_ = cell::FlashCacheMode::kWriteBack;
   bool refuse_formats_ = false;
   uint64_t write_requests_ = 0, read_requests_ = 0, format_requests_ = 0, bytes_written_ = 0;
+  uint64_t bytes_discarded_ = 0;
 };
 
 }  // namespace cellsim::asmgr::testing

@@ -367,5 +367,70 @@ TEST_F(CellTest, FastCreationOf16GiBIsOneJournalWrite) {
   EXPECT_EQ(cell->TemplateRangeCount(), 4096u);
 }
 
+// Issue 11: the metric counters are stored with the cell's metadata, so a
+// reopened cell (another process) continues from them; a read-only open shows
+// them and changes nothing.
+TEST_F(CellTest, MetricsAreCumulativeAcrossReopens) {
+  auto cell = MakeCell();
+  for (int i = 0; i < 5; ++i) ASSERT_OK(WriteOne(cell.get(), 0, i * 128 * kKiB, RandomBytes(rng_, 8192)));
+  ASSERT_OK(WriteOne(cell.get(), 1, 0, RandomBytes(rng_, 512 * kKiB)));  // bypasses the cache
+  const double rq_w = MetricValue(cell.get(), "FC_IO_RQ_W");
+  const double lg = MetricValue(cell.get(), "CD_IO_BY_W_LG");
+  const double skip = MetricValue(cell.get(), "FC_IO_RQ_W_SKIP");
+  ASSERT_EQ(rq_w, 5);
+  ASSERT_GT(lg, 0);
+  ASSERT_EQ(skip, 1);
+  cell = Reopen(std::move(cell));
+  ASSERT_NE(cell, nullptr);
+  EXPECT_EQ(MetricValue(cell.get(), "FC_IO_RQ_W"), rq_w);
+  EXPECT_EQ(MetricValue(cell.get(), "CD_IO_BY_W_LG"), lg);
+  EXPECT_EQ(MetricValue(cell.get(), "FC_IO_RQ_W_SKIP"), skip);
+  ASSERT_OK(WriteOne(cell.get(), 0, 0, RandomBytes(rng_, 8192)));
+  EXPECT_EQ(MetricValue(cell.get(), "FC_IO_RQ_W"), rq_w + 1);
+  ASSERT_OK(cell->Close());
+  cell.reset();
+  auto ro = Cell::Open(io_.get(), &clock_, Dir(), {.start_cleaner = false, .read_only = true});
+  ASSERT_OK(ro.status());
+  EXPECT_EQ(MetricValue(ro->get(), "FC_IO_RQ_W"), rq_w + 1);
+  ASSERT_OK((*ro)->Close());
+}
+
+// Issue 11: Discard forgets dirty lines and templates without writing them
+// back (durably: a reopen does not bring them back), gives the space back to
+// the filesystem, and leaves neighbouring data alone.
+TEST_F(CellTest, DiscardDropsDirtyLinesAndTemplatesWithoutWriteBack) {
+  auto cell = MakeCell();
+  const format::BlockTemplate t{.kind = format::BlockKind::kData, .block_size = 8192,
+                                .file_number = 3, .file_blocks = 128};
+  ASSERT_OK(FormatOne(cell.get(), 0, 1 * kMiB, 1 * kMiB, t, 0, FormatMethod::kMetadataOnly));
+  ASSERT_OK(WriteOne(cell.get(), 0, 1 * kMiB + 64 * kKiB, RandomBytes(rng_, 8192)));
+  const auto keep = RandomBytes(rng_, 8192);
+  ASSERT_OK(WriteOne(cell.get(), 0, 0, keep));  // outside the discarded range
+  ASSERT_OK(WriteOne(cell.get(), 0, 2 * kMiB, RandomBytes(rng_, 512 * kKiB)));  // to disk
+  ASSERT_GT(cell->TemplateRangeCount(), 0u);
+  const uint64_t keep_dirty = 8192;
+  std::vector<DiscardRequest> d = {{.grid_disk = 0, .offset = 1 * kMiB, .length = 2 * kMiB}};
+  CellIoStats st;
+  ASSERT_OK(cell->Discard(absl::MakeSpan(d), &st));
+  EXPECT_EQ(cell->TemplateRangeCount(), 0u);
+  EXPECT_EQ(cell->DirtyBytes(), keep_dirty);
+  ASSERT_OK(cell->CheckConsistency());
+  cell = Reopen(std::move(cell));
+  ASSERT_NE(cell, nullptr);
+  EXPECT_EQ(cell->TemplateRangeCount(), 0u);
+  EXPECT_EQ(cell->DirtyBytes(), keep_dirty);
+  absl::StatusOr<FlushProgress> f = cell->Flush({});
+  ASSERT_OK(f.status());
+  EXPECT_EQ(f->bytes_destaged, keep_dirty);
+  EXPECT_EQ(f->ranges_materialized, 0u);
+  EXPECT_EQ(ReadOne(cell.get(), 0, 0, 8192).value(), keep);
+  // The discarded range reads as zeros (hole punched) and the disk is sparse there.
+  const auto raw = RawDisk("DATA_CD_00_cel01", 1 * kMiB, 2 * kMiB);
+  EXPECT_TRUE(std::all_of(raw.begin(), raw.end(), [](uint8_t v) { return v == 0; }));
+  // Bad requests are refused naming the grid disk.
+  d = {{.grid_disk = 0, .offset = 100, .length = 4096}};
+  EXPECT_EQ(cell->Discard(absl::MakeSpan(d), &st).code(), absl::StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace cellsim::cell

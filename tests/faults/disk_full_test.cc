@@ -3,10 +3,12 @@
 // ORA- error and is undone, every disk stays ONLINE, earlier files read back
 // byte for byte, and once space is freed the next creation succeeds (and the
 // group survives a restart). Also: a DBA takes a disk offline and back online
-// with ALTER DISKGROUP, and the online resyncs what changed meanwhile.
+// with ALTER DISKGROUP, and the online resyncs what changed meanwhile. And
+// the flash device's data lines on a full filesystem (write-through fallback).
 //
 // Mounting a tmpfs needs root (CAP_SYS_ADMIN): without it the test skips,
 // saying so.
+#include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -15,6 +17,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -105,6 +108,18 @@ class DiskFull : public ::testing::TestWithParam<PathCase> {
     }
   }
 
+  // Closes the database and the rack and opens both again.
+  void Restart() {
+    ASSERT_OK(db_->Close());
+    db_.reset();
+    ASSERT_OK(rack_->Close());
+    auto rack = asmgr::Rack::Open(io_.get(), SystemClock(), mnt_ + "/rack");
+    ASSERT_TRUE(rack.ok()) << rack.status();
+    rack_ = *std::move(rack);
+    auto db = db::Database::Open(rack_.get());
+    ASSERT_TRUE(db.ok()) << db.status();
+    db_ = *std::move(db);
+  }
   absl::StatusOr<db::StatementResult> Sql(db::Session* s, const std::string& sql) {
     return s->Execute(sql);
   }
@@ -185,15 +200,7 @@ TEST_P(DiskFull, CreationFailsUndoneDisksStayOnlineAndTheNextSucceeds) {
   ExpectAllOnline();
   // And everything survives a restart.
   s.reset();
-  ASSERT_OK(db_->Close());
-  db_.reset();
-  ASSERT_OK(rack_->Close());
-  auto rack = asmgr::Rack::Open(io_.get(), SystemClock(), mnt_ + "/rack");
-  ASSERT_TRUE(rack.ok()) << rack.status();
-  rack_ = *std::move(rack);
-  auto db = db::Database::Open(rack_.get());
-  ASSERT_TRUE(db.ok()) << db.status();
-  db_ = *std::move(db);
+  ASSERT_NO_FATAL_FAILURE(Restart());
   ExpectAllOnline();
   EXPECT_EQ(Content("EARLY"), early);
   EXPECT_OK(VerifyTableFormatted(rack_.get(), db_->file_table(), written));
@@ -203,6 +210,129 @@ INSTANTIATE_TEST_SUITE_P(Paths, DiskFull, ::testing::ValuesIn(kPaths),
                          [](const ::testing::TestParamInfo<PathCase>& p) {
                            return std::string(p.param.name);
                          });
+
+// Fills `dir`'s filesystem to the last block (1 MiB, then 4 KiB writes until
+// ENOSPC) through `path`.
+void FillCompletely(const std::string& dir, const std::string& path) {
+  FillUntil(dir, path, 0);
+  const int fd = open(path.c_str(), O_WRONLY | O_APPEND);
+  ASSERT_GE(fd, 0) << std::strerror(errno);
+  const std::vector<char> page(4096, 'y');
+  while (write(fd, page.data(), page.size()) == static_cast<ssize_t>(page.size())) {
+  }
+  close(fd);
+  ASSERT_LT(FreeBytes(dir), 4096u);
+}
+
+// The sum of one FLASHCACHE metric over the rack's cells.
+double FlashMetric(const asmgr::Rack& rack, const std::string& name) {
+  double sum = 0;
+  for (uint32_t c = 0; c < rack.cell_count(); ++c) {
+    const absl::StatusOr<std::vector<cell::Metric>> metrics = rack.cell(c)->Metrics();
+    EXPECT_OK(metrics.status());
+    if (!metrics.ok()) continue;
+    for (const cell::Metric& m : *metrics) {
+      if (m.name == name) sum += m.value;
+    }
+  }
+  return sum;
+}
+
+// ENOSPC on the flash device's data lines: the write-back cache cannot fill
+// a never-written slot of flash.img. A write that fits the cache falls back to
+// writing through to disk (where the grid disk's space is already allocated)
+// or fails with ORA-15041 naming the disk (where it is not: a fast-created
+// file's AUs are holes); nothing acknowledged is lost, no disk or cell goes
+// OFFLINE, and once space is freed writes go to the cache again.
+TEST_F(DiskFull, FlashDataLinesOnAFullFilesystem) {
+  auto s = db_->NewSession();
+  ASSERT_OK(Sql(s.get(), "alter session set cellsim_fast_file_create_metadata = false").status());
+  ASSERT_OK(Sql(s.get(), "create tablespace smart datafile '+DATA' size 8m").status());
+  ASSERT_OK(Sql(s.get(), "alter session set cellsim_fast_file_create_metadata = true").status());
+  ASSERT_OK(Sql(s.get(), "create tablespace fast datafile '+DATA' size 8m").status());
+  asmgr::DiskGroup* g = *rack_->disk_group("DATA");
+  auto file_of = [&](const std::string& ts) {
+    const db::FileTable t = db_->file_table();
+    for (const db::DataFile& f : t.data_files) {
+      if (f.tablespace == t.FindTablespace(ts)->number) return f.file.number;
+    }
+    return uint32_t{0};
+  };
+  const uint32_t smart = file_of("SMART"), fast = file_of("FAST");
+  ASSERT_NE(smart, 0u);
+  ASSERT_NE(fast, 0u);
+  std::map<std::pair<uint32_t, uint64_t>, std::vector<uint8_t>> acked;
+  auto write = [&](uint32_t file, uint64_t off, uint8_t seed) {
+    std::vector<uint8_t> d(64 * kKiB);
+    for (size_t i = 0; i < d.size(); ++i) d[i] = static_cast<uint8_t>(i * 7 + seed);
+    std::vector<asmgr::AsmWriteRequest> w = {{.file_offset = off, .data = d}};
+    absl::Status st = g->Write(file, absl::MakeSpan(w), nullptr);
+    if (st.ok()) acked[{file, off}] = d;
+    return st;
+  };
+  // The fast file's formatted blocks (a template on the cells): acknowledged
+  // by the creation, they must stay readable whatever the full disk refuses.
+  std::vector<uint8_t> fast_before(8 * kMiB), fast_now(8 * kMiB);
+  ASSERT_OK(ReadAsm(g, fast, 0, absl::MakeSpan(fast_before)));
+  const double skip_before = FlashMetric(*rack_, "FC_IO_RQ_W_SKIP");
+  const std::string filler = mnt_ + "/filler";
+  FillCompletely(mnt_, filler);
+  int written_through = 0, refused = 0;
+  for (uint64_t off = 64 * kKiB; off < 8 * kMiB; off += 1 * kMiB + 64 * kKiB) {
+    ASSERT_OK(write(smart, off, static_cast<uint8_t>(off >> 16)));  // its AUs are allocated
+    ++written_through;
+    absl::Status st = write(fast, off, static_cast<uint8_t>(off >> 15));
+    if (!st.ok()) {
+      ++refused;
+      EXPECT_EQ(st.code(), absl::StatusCode::kResourceExhausted) << st;
+      EXPECT_THAT(std::string(st.message()),
+                  ::testing::AllOf(HasSubstr("out of space"), HasSubstr("No space left")));
+    }
+  }
+  EXPECT_GE(FlashMetric(*rack_, "FC_IO_RQ_W_SKIP") - skip_before, 2.0 * written_through)
+      << "every mirror write of the full flash went through to disk";
+  EXPECT_GT(refused, 0) << "a fast-created file's holes could not be filled";
+  ExpectAllOnline();
+  for (uint32_t c = 0; c < rack_->cell_count(); ++c) {
+    EXPECT_EQ(rack_->cell(c)->Describe()->flash_cache_status, "normal");
+  }
+  ASSERT_OK(ReadAsm(g, fast, 0, absl::MakeSpan(fast_now)));
+  for (const auto& [at, want] : acked) {
+    if (at.first == fast) std::copy(want.begin(), want.end(), fast_before.begin() + at.second);
+  }
+  EXPECT_TRUE(fast_now == fast_before) << "a refused write changed the fast file";
+  for (const auto& [at, want] : acked) {
+    std::vector<uint8_t> got(want.size());
+    ASSERT_OK(ReadAsm(g, at.first, at.second, absl::MakeSpan(got)));
+    EXPECT_EQ(got, want) << "file " << at.first << " offset " << at.second;
+  }
+  // Space freed: the next writes are cached again and succeed everywhere,
+  // and resync makes the copies the refused writes left stale current again.
+  std::filesystem::remove(filler);
+  const double cached_before = FlashMetric(*rack_, "FC_IO_RQ_W");
+  for (uint64_t off = 128 * kKiB; off < 8 * kMiB; off += 2 * kMiB) {
+    ASSERT_OK(write(fast, off, 99));
+    ASSERT_OK(write(smart, off, 98));
+  }
+  EXPECT_GT(FlashMetric(*rack_, "FC_IO_RQ_W"), cached_before);
+  asmgr::ResyncResult resync;
+  ASSERT_OK(g->ResyncStale(&resync));
+  for (const asmgr::DiskView& d : g->Disks()) EXPECT_EQ(d.stale_aus, 0u) << d.name;
+  asmgr::ScrubResult scrub;
+  ASSERT_OK(g->Scrub({}, &scrub));
+  EXPECT_TRUE(scrub.mismatches.empty());
+  ExpectAllOnline();
+  // Everything acknowledged survives a restart.
+  s.reset();
+  ASSERT_NO_FATAL_FAILURE(Restart());
+  g = *rack_->disk_group("DATA");
+  for (const auto& [at, want] : acked) {
+    std::vector<uint8_t> got(want.size());
+    ASSERT_OK(ReadAsm(g, at.first, at.second, absl::MakeSpan(got)));
+    EXPECT_EQ(got, want) << "after restart: file " << at.first << " offset " << at.second;
+  }
+  ExpectAllOnline();
+}
 
 // A DBA's ALTER DISKGROUP: offline a disk, write, online it (resync), and the
 // refusals (unknown disk, the last current copy).

@@ -128,6 +128,7 @@ class Cell final : public CellService {
   absl::StatusOr<std::vector<Metric>> Metrics() const override;
   absl::Status SetFlashCacheMode(FlashCacheMode mode) override;
   absl::StatusOr<std::vector<LostRange>> LostRanges() const override;
+  absl::Status Discard(absl::Span<DiscardRequest> requests, CellIoStats* stats) override;
 
   // --- cleaner ---
   void StartCleaner();

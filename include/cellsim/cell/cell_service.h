@@ -97,6 +97,15 @@ struct FormatRangeRequest {
   bool metadata_only = false;  // result: true when done by the fast path
 };
 
+// A grid-disk range whose contents nobody needs any more: ASM freed its AUs
+// (a dropped or shrunk file).
+struct DiscardRequest {
+  uint32_t grid_disk = 0;
+  uint64_t offset = 0;   // 512-aligned; only whole 4 KiB pages inside are discarded
+  uint64_t length = 0;   // 512-aligned
+  absl::Status status{};  // result
+};
+
 struct GridDiskInfo {
   std::string name;        // e.g. "DATA_CD_00_cel01"
   std::string cell_disk;   // e.g. "CD_00_cel01"
@@ -168,6 +177,15 @@ class CellService {
   [[nodiscard]] virtual absl::Status SetFlashCacheMode(FlashCacheMode mode) = 0;
   // Ranges that lost their only current copy (see LostRange); ASM resyncs them.
   [[nodiscard]] virtual absl::StatusOr<std::vector<LostRange>> LostRanges() const = 0;
+  // Forgets ranges whose contents are no longer needed (ASM freed the AUs of a
+  // dropped file): their cache lines, dirty ones included, and fast-creation
+  // templates are dropped without being written to disk, so no later flush or
+  // cleaner pass writes a dropped file's data over AUs that may already hold a
+  // new file; the grid-disk space is deallocated (punch hole) where the
+  // filesystem allows (the ranges then read as zeros; elsewhere they keep
+  // their old disk bytes). Durable when acknowledged.
+  [[nodiscard]] virtual absl::Status Discard(absl::Span<DiscardRequest> requests,
+                                             CellIoStats* stats) = 0;
 };
 
 }  // namespace cellsim::cell
