@@ -10,6 +10,7 @@
 #include <cstring>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "fmt/format.h"
 
@@ -62,6 +63,58 @@ std::string FormatWait(std::chrono::milliseconds ms) {
   return fmt::format("{:.1f} s", static_cast<double>(ms.count()) / 1000.0);
 }
 
+// Reads DIR/LOCK through `fd` (from its start).
+std::string ReadRecord(int fd) {
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = pread(fd, buf, sizeof buf, static_cast<off_t>(text.size()))) > 0 &&
+                  text.size() < (1 << 16);) {
+    text.append(buf, static_cast<size_t>(n));
+  }
+  return text;
+}
+
+// One line of the record: "pid PID mode read|write command TEXT".
+struct Holder {
+  long pid = 0;
+  std::string mode, command;
+};
+
+std::vector<Holder> ParseHolders(const std::string& text) {
+  std::vector<Holder> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    long pid = 0;
+    char mode[8] = {};
+    int used = 0;
+    if (std::sscanf(line.c_str(), "pid %ld mode %7s command %n", &pid, mode, &used) < 2 ||
+        used == 0) {
+      continue;
+    }
+    out.push_back({pid, mode, line.substr(static_cast<size_t>(used))});
+  }
+  return out;
+}
+
+// FailedPrecondition when the record names a writer that is gone: it ended
+// without releasing the rack (killed or crashed), so its recovery is pending.
+absl::Status CheckNoDeadWriter(const std::string& dir, int fd) {
+  for (const Holder& h : ParseHolders(ReadRecord(fd))) {
+    if (h.mode != "write" || Alive(h.pid)) continue;
+    const bool writable = (fcntl(fd, F_GETFL) & O_ACCMODE) != O_RDONLY;
+    return absl::FailedPreconditionError(fmt::format(
+        "recovery pending: the rack in {} was last opened for write by pid {} ({}), which ended "
+        "without closing it (killed or crashed); what it left half-done would show here as if "
+        "complete. Run `cellsim rack recover {}` (or any writing command, e.g. `cellsim sql`) "
+        "to recover it, then read it again{}",
+        dir, h.pid, h.command, dir,
+        writable ? "" : "; this filesystem is read-only: copy the rack to writable storage "
+                        "and recover it there"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::string_view RackAccessName(RackAccess access) {
@@ -71,23 +124,12 @@ std::string_view RackAccessName(RackAccess access) {
 std::string RackLock::DescribeHolders(const std::string& dir) {
   const int fd = open(LockPath(dir).c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return "";
-  std::string text;
-  char buf[4096];
-  for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0 && text.size() < (1 << 16);) {
-    text.append(buf, static_cast<size_t>(n));
-  }
+  const std::string text = ReadRecord(fd);
   close(fd);
-  std::istringstream in(text);
-  std::string line, out;
-  while (std::getline(in, line)) {
-    long pid = 0;
-    char mode[8] = {};
-    int used = 0;
-    if (std::sscanf(line.c_str(), "pid %ld mode %7s command %n", &pid, mode, &used) < 2 ||
-        used == 0 || !Alive(pid)) {
-      continue;
-    }
-    const std::string entry = fmt::format("pid {} ({}) for {}", pid, line.substr(used), mode);
+  std::string out;
+  for (const Holder& h : ParseHolders(text)) {
+    if (!Alive(h.pid)) continue;
+    const std::string entry = fmt::format("pid {} ({}) for {}", h.pid, h.command, h.mode);
     if (out.find(entry) == std::string::npos) out += (out.empty() ? "" : ", ") + entry;
   }
   return out;
@@ -130,6 +172,15 @@ absl::StatusOr<std::unique_ptr<RackLock>> RackLock::Acquire(const std::string& d
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::milliseconds(100));
   }
+  // A writer's record outlives it only when it ended without releasing the
+  // lock (kill -9, a crash): its recovery is pending, and a reader would see
+  // its half-done work as if it were complete.
+  if (options.access == RackAccess::kReadOnly) {
+    if (absl::Status st = CheckNoDeadWriter(dir, fd); !st.ok()) {
+      close(fd);
+      return st;
+    }
+  }
   // Record ourselves: a writer replaces the record, a reader adds its line.
   // (Best effort on a read-only descriptor: the lock itself is what counts.)
   if (options.access == RackAccess::kReadWrite && ftruncate(fd, 0) != 0) {
@@ -146,7 +197,11 @@ absl::StatusOr<std::unique_ptr<RackLock>> RackLock::Acquire(const std::string& d
 }
 
 RackLock::~RackLock() {
-  if (fd_ >= 0) close(fd_);  // releases the flock
+  if (fd_ < 0) return;
+  // A writer that ends cleanly erases its record (still under the lock), so
+  // a record found later means the writer died (CheckNoDeadWriter).
+  if (access_ == RackAccess::kReadWrite) (void)!ftruncate(fd_, 0);
+  close(fd_);  // releases the flock
 }
 
 }  // namespace cellsim::asmgr

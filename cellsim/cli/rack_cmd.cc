@@ -1,4 +1,6 @@
-// `cellsim rack create DIR [options]` and `cellsim rack info DIR`: a persistent
+// `cellsim rack create DIR [options]`, `cellsim rack info DIR` and `cellsim rack
+// recover DIR` (what a killed writer left: cells, disk groups and the
+// database recover at a write open, and nothing else is done): a persistent
 // rack directory (cells, grid disks, flash, ASM disk groups) that `sql`,
 // `cellcli` and `asmcmd` then work on. The defaults are those of
 // asmgr::DefaultRackConfig(); --disk-group (repeatable) replaces its groups.
@@ -139,6 +141,31 @@ void RunInfo(const InfoArgs& a, CommandContext& ctx) {
   if (!closed.ok()) return Fail(ctx, cmd, closed);
 }
 
+// Opens the rack for write (each cell replays its journal, each disk group
+// its own) and the database if there is one (its mount undoes interrupted
+// statements), says what was done, and closes.
+void RunRecover(const InfoArgs& a, CommandContext& ctx) {
+  const std::string cmd = "rack recover";
+  absl::StatusOr<RackEnv> env = OpenRackEnv(a.dir, a.rack, asmgr::RackAccess::kReadWrite);
+  if (!env.ok()) return Fail(ctx, cmd, env.status());
+  std::vector<std::string> actions = env->rack->metadata_repairs();
+  absl::StatusOr<std::unique_ptr<db::Database>> db = db::Database::Open(env->rack.get());
+  if (db.ok()) {
+    env->db = std::move(*db);
+    for (const std::string& action : env->db->recovery_actions()) {
+      actions.push_back(fmt::format("database {}: {}", env->db->name(), action));
+    }
+  } else if (db.status().code() != absl::StatusCode::kNotFound) {
+    (void)env->Close();
+    return Fail(ctx, cmd, db.status());
+  }
+  for (const std::string& action : actions) std::cout << "recovery: " << action << "\n";
+  std::cout << fmt::format("Rack in {} recovered{}: cells, disk groups{} consistent and closed.\n",
+                           a.dir, actions.empty() ? " (nothing was half-done)" : "",
+                           env->db != nullptr ? " and the database" : "");
+  if (absl::Status closed = env->Close(); !closed.ok()) return Fail(ctx, cmd, closed);
+}
+
 }  // namespace
 
 void RegisterRack(CLI::App& app, CommandContext& ctx) {
@@ -174,6 +201,16 @@ void RegisterRack(CLI::App& app, CommandContext& ctx) {
   info->add_option("DIR", i->dir, "Rack directory")->required();
   AddRackOptions(info, &i->rack);
   info->callback([i, &ctx] { RunInfo(*i, ctx); });
+
+  auto r = std::make_shared<InfoArgs>();
+  CLI::App* recover = rack->add_subcommand(
+      "recover",
+      "Recover the rack in DIR after a writer was killed or crashed (read commands refuse such "
+      "a rack): cells replay their journals, disk groups theirs, the database undoes "
+      "interrupted statements; nothing else is changed");
+  recover->add_option("DIR", r->dir, "Rack directory")->required();
+  AddRackOptions(recover, &r->rack);
+  recover->callback([r, &ctx] { RunRecover(*r, ctx); });
 }
 
 }  // namespace cellsim::cli

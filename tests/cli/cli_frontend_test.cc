@@ -304,7 +304,7 @@ TEST(CliBadInputTest, UsageErrorsExitTwoAndNameTheUnknownSubcommand) {
   r = Cellsim(dir, "rack craete " + dir.File("r"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("cellsim rack: unknown subcommand 'craete' (subcommands: create, "
-                               "info)"));
+                               "info, recover)"));
   for (const std::string& args :
        {std::string("sql"),                                          // missing DIR (was 106)
         "rack create " + dir.File("r") + " --cells 500",            // out of range (was 105)
@@ -335,9 +335,60 @@ TEST(CliRackTest, CreateRefusesANonEmptyDirectoryAndCleansUpAFailure) {
   EXPECT_THAT(r.err, Not(HasSubstr("::")));
 }
 
+// The sum over every cell and cell disk of one metric in `list metriccurrent`
+// output ("cel01: CD_IO_BY_W_LG  CD_00_cel01  16.000 MB").
+double SumMetric(const std::string& out, const std::string& name) {
+  double sum = 0;
+  const std::vector<std::string> lines = absl::StrSplit(out, '\n');
+  for (const std::string& line : lines) {
+    std::vector<std::string> w = absl::StrSplit(line, ' ', absl::SkipEmpty());
+    for (size_t i = 0; i + 2 < w.size(); ++i) {
+      if (w[i] != name) continue;
+      std::string v = w[i + 2];
+      std::erase(v, ',');
+      sum += std::stod(v);
+    }
+  }
+  return sum;
+}
+
+// Issue 11: cell metrics are cumulative across processes (stored with the
+// cell's metadata), so a `cellcli` run after a `sql` run shows what the
+// statements did, and the next statements add to it.
+TEST(CliCellCliTest, MetricsSurviveAcrossProcesses) {
+  TempDir dir;
+  const std::string rack = dir.File("rack");
+  CmdResult r = Cellsim(dir, "rack create " + rack + " " + kSmallRack);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string list =
+      "cellcli " + rack + " -e \"list metriccurrent where name like 'CD_IO_BY_W_LG|FC_IO_RQ_W'\"";
+  r = Cellsim(dir, list);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double lg0 = SumMetric(r.out, "CD_IO_BY_W_LG");
+  // Smart creation: the cells write every block of both copies (8 MiB x 2).
+  auto smart = [](const std::string& ts) {
+    return "-e \"alter session set cellsim_fast_file_create_metadata = false\" "
+           "-e \"create tablespace " + ts + " datafile '+DATA' size 8m\"";
+  };
+  r = Cellsim(dir, "sql " + rack + " " + smart("t1"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = Cellsim(dir, list);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double lg1 = SumMetric(r.out, "CD_IO_BY_W_LG");
+  EXPECT_GE(lg1 - lg0, 16.0) << r.out;
+  EXPECT_GT(SumMetric(r.out, "FC_IO_RQ_W"), 0) << r.out;  // the control file's small writes
+  // Reading changes nothing; the next statement adds to the figures.
+  EXPECT_EQ(Cellsim(dir, list).out, r.out);
+  r = Cellsim(dir, "sql " + rack + " " + smart("t2"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = Cellsim(dir, list);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GE(SumMetric(r.out, "CD_IO_BY_W_LG") - lg1, 16.0) << r.out;
+}
+
 TEST(CliHelpTest, EverySubcommandHasHelp) {
   TempDir dir;
-  for (const char* sub : {"demo", "rack", "rack create", "rack info", "sql", "cellcli", "asmcmd"}) {
+  for (const char* sub : {"demo", "rack", "rack create", "rack info", "rack recover", "sql", "cellcli", "asmcmd"}) {
     CmdResult r = Cellsim(dir, std::string(sub) + " --help");
     EXPECT_EQ(r.exit_code, 0) << sub;
     EXPECT_THAT(r.out, HasSubstr("Usage:")) << sub;

@@ -1,12 +1,16 @@
-// A child process for the kill -9 tests: the real `cellsim` binary started
-// with posix_spawn, its stdout on a pipe the test reads line by line, its
-// stderr in a file. The test can poll it, SIGKILL it at a moment it chooses,
-// and reap it.
+// A child process for the kill -9, interrupt and multi-process tests: the
+// real `cellsim` binary started with posix_spawn, its stdout on a pipe the
+// test reads line by line, its stderr in a file. The test can poll it, signal
+// it at a moment it chooses, and reap it. A test target that defines
+// CELLSIM_BIN (the binary's path) also gets CellsimChild and Cellsim, which
+// put the binary in front of the arguments.
 //
-//   ChildProcess c({CELLSIM_BIN, "write", dir, "--count", "0"}, tmp.File("err"));
+//   ChildProcess c = CellsimChild({"write", dir, "--count", "0"}, tmp.File("err"));
 //   ASSERT_TRUE(c.started()) << c.error();
 //   while (auto line = c.ReadLine()) { ...; if (enough) c.Kill(); }
 //   int status = c.Wait();   // WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL
+//   std::string err = c.Stderr();
+//   CmdRun r = Cellsim(tmp, {"asmcmd", dir, "-e", "lsdg"});  // runs to the end
 #ifndef CELLSIM_TESTS_FAULTS_CHILD_PROCESS_H_
 #define CELLSIM_TESTS_FAULTS_CHILD_PROCESS_H_
 
@@ -22,7 +26,10 @@
 #include <iterator>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "testing/test_util.h"
 
 extern char** environ;
 
@@ -30,7 +37,8 @@ namespace cellsim::faults::testing {
 
 class ChildProcess {
  public:
-  ChildProcess(const std::vector<std::string>& argv, const std::string& stderr_path) {
+  ChildProcess(const std::vector<std::string>& argv, const std::string& stderr_path)
+      : stderr_path_(stderr_path) {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {
       error_ = std::string("pipe2: ") + std::strerror(errno);
@@ -64,6 +72,11 @@ class ChildProcess {
   }
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
+
+  ChildProcess(ChildProcess&& o) noexcept
+      : pid_(std::exchange(o.pid_, -1)), out_fd_(std::exchange(o.out_fd_, -1)),
+        reaped_(o.reaped_), status_(o.status_), buffer_(std::move(o.buffer_)),
+        error_(std::move(o.error_)), stderr_path_(std::move(o.stderr_path_)) {}
 
   bool started() const { return pid_ > 0; }
   const std::string& error() const { return error_; }
@@ -109,6 +122,14 @@ class ChildProcess {
     if (!reaped_) kill(pid_, SIGKILL);
   }
 
+  // Sends `sig` (SIGINT, SIGTERM, ...). Harmless once the child has exited.
+  void Signal(int sig) {
+    if (!reaped_) kill(pid_, sig);
+  }
+
+  // What the child wrote to its stderr so far.
+  std::string Stderr() const;
+
   // Waits for the child; returns its wait status.
   int Wait() {
     while (!reaped_) {
@@ -131,6 +152,7 @@ class ChildProcess {
   int status_ = 0;
   std::string buffer_;
   std::string error_;
+  std::string stderr_path_;
 };
 
 // The whole content of a file; empty if it cannot be opened.
@@ -138,6 +160,8 @@ inline std::string Slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
+
+inline std::string ChildProcess::Stderr() const { return Slurp(stderr_path_); }
 
 // "killed by SIGKILL", "exited with 0", ... for messages.
 inline std::string DescribeWaitStatus(int status) {
@@ -167,9 +191,27 @@ inline CmdRun RunToEnd(const std::vector<std::string>& argv, const std::string& 
   }
   while (auto line = c.ReadLine()) r.out += *line + "\n";
   r.status = c.Wait();
-  r.err = Slurp(stderr_path);
+  r.err = c.Stderr();
   return r;
 }
+
+#ifdef CELLSIM_BIN
+// The `cellsim` binary started with `args`.
+inline ChildProcess CellsimChild(std::vector<std::string> args, const std::string& stderr_path) {
+  args.insert(args.begin(), CELLSIM_BIN);
+  return ChildProcess(args, stderr_path);
+}
+
+// `cellsim ARGS` run to the end, its stderr through `stderr_path` (one per
+// concurrent caller) or through the file "stderr.txt" of `tmp`.
+inline CmdRun Cellsim(const std::string& stderr_path, std::vector<std::string> args) {
+  args.insert(args.begin(), CELLSIM_BIN);
+  return RunToEnd(args, stderr_path);
+}
+inline CmdRun Cellsim(const ::cellsim::testing::TempDir& tmp, std::vector<std::string> args) {
+  return Cellsim(tmp.File("stderr.txt"), std::move(args));
+}
+#endif
 
 }  // namespace cellsim::faults::testing
 

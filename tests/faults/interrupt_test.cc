@@ -43,7 +43,8 @@ namespace {
 
 using ::cellsim::faults::testing::ChildProcess;
 using ::cellsim::faults::testing::CmdRun;
-using ::cellsim::faults::testing::RunToEnd;
+using ::cellsim::faults::testing::Cellsim;
+using ::cellsim::faults::testing::CellsimChild;
 using ::cellsim::testing::TempDir;
 using ::testing::HasSubstr;
 
@@ -60,10 +61,6 @@ constexpr PathCase kPaths[] = {
     {"fast", "alter session set cellsim_fast_file_create_metadata = true"},
 };
 
-CmdRun Cellsim(const TempDir& tmp, std::vector<std::string> args) {
-  args.insert(args.begin(), CELLSIM_BIN);
-  return RunToEnd(args, tmp.File("stderr.txt"));
-}
 
 struct Interrupted {
   int status = 0;
@@ -74,8 +71,8 @@ struct Interrupted {
 // feedback line, returns what the command did.
 Interrupted RunAndSignal(const TempDir& tmp, const std::string& rack, const PathCase& path,
                          std::chrono::microseconds delay, int sig) {
-  ChildProcess child({CELLSIM_BIN, "sql", rack, "-e", path.setting, "-e", kCreate},
-                     tmp.File("child.err"));
+  ChildProcess child =
+      CellsimChild({"sql", rack, "-e", path.setting, "-e", kCreate}, tmp.File("child.err"));
   Interrupted r;
   if (!child.started()) {
     r.err = child.error();
@@ -85,11 +82,11 @@ Interrupted RunAndSignal(const TempDir& tmp, const std::string& rack, const Path
   if (line) {
     r.out += *line + "\n";
     std::this_thread::sleep_for(delay);
-    kill(child.pid(), sig);
+    child.Signal(sig);
   }
   while ((line = child.ReadLine())) r.out += *line + "\n";
   r.status = child.Wait();
-  r.err = testing::Slurp(tmp.File("child.err"));
+  r.err = child.Stderr();
   return r;
 }
 
@@ -197,7 +194,7 @@ TEST(Interrupt, DemoRemovesItsTemporaryRackOnSigterm) {
   const std::string tmpdir = tmp.File("demo-tmp");
   std::filesystem::create_directories(tmpdir);
   setenv("TMPDIR", tmpdir.c_str(), 1);
-  ChildProcess child({CELLSIM_BIN, "demo", "--size", "512m"}, tmp.File("demo.err"));
+  ChildProcess child = CellsimChild({"demo", "--size", "512m"}, tmp.File("demo.err"));
   unsetenv("TMPDIR");
   ASSERT_TRUE(child.started()) << child.error();
   // Wait for the zero-fill rack to be in use, then SIGTERM.
@@ -209,14 +206,14 @@ TEST(Interrupt, DemoRemovesItsTemporaryRackOnSigterm) {
     }
     if (signalled) {
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
-      kill(child.pid(), SIGTERM);
+      child.Signal(SIGTERM);
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   ASSERT_TRUE(signalled) << "the demo never built its rack";
   const int status = child.Wait();
-  const std::string err = testing::Slurp(tmp.File("demo.err"));
+  const std::string err = child.Stderr();
   ASSERT_TRUE(WIFEXITED(status)) << testing::DescribeWaitStatus(status) << err;
   EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM) << err;
   EXPECT_THAT(err, HasSubstr("ORA-01013"));

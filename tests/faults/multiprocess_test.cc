@@ -48,7 +48,7 @@ namespace cellsim::faults {
 namespace {
 
 using ::cellsim::faults::testing::CmdRun;
-using ::cellsim::faults::testing::RunToEnd;
+using ::cellsim::faults::testing::Cellsim;
 using ::cellsim::testing::TempDir;
 using ::testing::HasSubstr;
 
@@ -57,10 +57,6 @@ constexpr int kReaders = 2;
 constexpr int kRoundsPerWriter = 20;  // each round: 2-4 statements or a flush
 constexpr int kReaderRounds = 25;     // each round: 2 commands
 
-CmdRun Cellsim(const std::string& err_file, std::vector<std::string> args) {
-  args.insert(args.begin(), CELLSIM_BIN);
-  return RunToEnd(args, err_file);
-}
 
 std::string MakeRack(const TempDir& tmp) {
   const std::string rack = tmp.File("rack");

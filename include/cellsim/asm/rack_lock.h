@@ -4,7 +4,10 @@
 // holder: "pid PID mode read|write command TEXT") so that a process that has
 // to wait can say for whom. flock locks belong to the open file description:
 // they vanish when the holder exits, however it exits (kill -9 included), so
-// a crashed holder never leaves the rack locked.
+// a crashed holder never leaves the rack locked. A writer erases its record
+// when it releases the lock; a writer's record found by a reader therefore
+// means that writer died with the rack open, and the reader is refused
+// (recovery pending: see Acquire).
 //
 // Usage:
 //   absl::StatusOr<std::unique_ptr<RackLock>> lock = RackLock::Acquire(dir, {
@@ -60,8 +63,12 @@ class RackLock {
 
   // Takes the lock on `dir` (which must exist). Errors: Unavailable naming
   // the holders when the lock stays busy past the timeout ("rack /r is in use
-  // by pid 123 (cellsim sql ...) for write; gave up after 5 s"); the system's
-  // error naming the lock file when it cannot be created or locked.
+  // by pid 123 (cellsim sql ...) for write; gave up after 5 s"); for a reader,
+  // FailedPrecondition "recovery pending: ... last opened for write by pid N
+  // (...), which ended without closing it ...; run `cellsim rack recover DIR`"
+  // when the last writer died with the rack open (its recovery runs at the
+  // next write open); the system's error naming the lock file when it cannot
+  // be created or locked.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<RackLock>> Acquire(
       const std::string& dir, const RackLockOptions& options);
 
