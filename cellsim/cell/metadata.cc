@@ -396,9 +396,11 @@ absl::StatusOr<CheckpointImage> DecodeCheckpoint(absl::Span<const uint8_t> bytes
   }
   if (base != bytes.size()) {
     if (!d.GetU32(&nc)) return d.Truncated(kWhat);
-    if (nc > kMaxCounters) {
+    // The encoder writes the section only with counters in it: an image
+    // decodes only from the bytes it re-encodes to.
+    if (nc == 0 || nc > kMaxCounters) {
       return absl::DataLossError(
-          fmt::format("flash checkpoint: {} counters, at most {} exist", nc, kMaxCounters));
+          fmt::format("flash checkpoint: {} counters, 1 to {} may be stored", nc, kMaxCounters));
     }
     img.counters.resize(nc);
     for (uint64_t& c : img.counters) {

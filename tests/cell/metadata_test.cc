@@ -4,9 +4,11 @@
 // without losing acknowledged data — never a crash.
 #include "cellsim/cell/metadata.h"
 
+#include <cstring>
 #include <filesystem>
 
 #include "cell_test_util.h"
+#include "cellsim/base/checksum.h"
 #include "cellsim/cell/cache_state.h"
 #include "cellsim/io/block_file.h"
 
@@ -71,6 +73,33 @@ TEST(MetadataCodecTest, ChunkRoundTripAndTornTails) {
   EXPECT_FALSE(internal::DecodeChunk(absl::MakeSpan(chunk).subspan(0, 40), 3, 17, &out, &bytes));
   EXPECT_TRUE(internal::IsStaleChunk(chunk, 4));
   EXPECT_TRUE(internal::IsNewerChunk(chunk, 2));
+}
+
+// The metric counters after the lost ranges: optional (an image without
+// them is what cellsim wrote before), never empty, re-encoded byte for byte.
+TEST(MetadataCodecTest, CheckpointCounterSection) {
+  CheckpointImage img;
+  img.lost.push_back({1, 4096, 8192});
+  std::vector<uint8_t> plain, counted;
+  internal::EncodeCheckpoint(img, &plain);
+  img.counters = {7, 0, 1ull << 40};
+  internal::EncodeCheckpoint(img, &counted);
+  EXPECT_EQ(counted.size(), plain.size() + 4 + 3 * 8);
+  ASSERT_OK_AND_ASSIGN(CheckpointImage back, internal::DecodeCheckpoint(counted));
+  EXPECT_EQ(back.counters, img.counters);
+  EXPECT_EQ(back.lost[0].length, 8192u);
+  ASSERT_OK_AND_ASSIGN(CheckpointImage old, internal::DecodeCheckpoint(plain));
+  EXPECT_TRUE(old.counters.empty());
+  // A section claiming no counters (never written) or more than fit.
+  for (uint32_t n : {0u, 4u}) {
+    std::vector<uint8_t> bad(counted.begin(), counted.end() - 8);  // without the checksum
+    std::memcpy(bad.data() + plain.size() - 8, &n, 4);
+    if (n == 0) bad.resize(plain.size() - 8 + 4);
+    const uint64_t sum = Checksum64(bad, internal::kSeedCheckpoint);
+    bad.insert(bad.end(), reinterpret_cast<const uint8_t*>(&sum),
+               reinterpret_cast<const uint8_t*>(&sum) + 8);
+    EXPECT_EQ(internal::DecodeCheckpoint(bad).status().code(), absl::StatusCode::kDataLoss) << n;
+  }
 }
 
 TEST(MetadataCodecTest, CheckpointRoundTripAndRandomGarbage) {
