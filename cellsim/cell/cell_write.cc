@@ -493,9 +493,16 @@ absl::Status CellImpl::Discard(absl::Span<DiscardRequest> requests, CellIoStats*
       }
     }
   }
-  if (absl::Status s = Append(records, /*sync=*/true, stats); !s.ok()) {
-    for (DiscardRequest& r : requests) r.status.Update(s);
-    return s;
+  // (In chunks that fit any journal: a large file's discard may be long.)
+  constexpr size_t kRecordsPerChunk = 2048;
+  for (size_t i = 0; i < records.size(); i += kRecordsPerChunk) {
+    const std::vector<Record> part(
+        records.begin() + static_cast<ptrdiff_t>(i),
+        records.begin() + static_cast<ptrdiff_t>(std::min(records.size(), i + kRecordsPerChunk)));
+    if (absl::Status s = Append(part, /*sync=*/true, stats); !s.ok()) {
+      for (DiscardRequest& r : requests) r.status.Update(s);
+      return s;
+    }
   }
   // 2. Give the space back to the filesystem. Best effort: a filesystem
   //    without hole punching keeps the bytes, which nobody reads.
