@@ -30,7 +30,9 @@ absl::Status CacheState::CheckRange(const Record& r) const {
   }
   const uint64_t size = disk_sizes_[r.disk];
   if (r.type == RecordType::kLineSet || r.type == RecordType::kLineDrop) {
-    if (r.line >= size / line_size_) {
+    // Key() keeps 44 bits for the line: a larger one (a grid disk of 2^44
+    // lines, from a damaged superblock) would alias another disk's lines.
+    if (r.line >= size / line_size_ || r.line >= (uint64_t{1} << 44)) {
       return absl::DataLossError(
           fmt::format("flash journal: line {} past the end of grid disk {}", r.line, r.disk));
     }

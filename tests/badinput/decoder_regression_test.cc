@@ -12,6 +12,7 @@
 #include "cellsim/asm/catalog.h"
 #include "cellsim/base/checksum.h"
 #include "cellsim/base/clock.h"
+#include "cellsim/cell/cache_state.h"
 #include "cellsim/cell/cell.h"
 #include "cellsim/cell/metadata.h"
 #include "cellsim/io/io_backend.h"
@@ -147,6 +148,20 @@ TEST(DecoderRegression, AsmCheckpointStaleCountPastTheEndIsDataLoss) {
 // range with no kTemplateTrim after it — was replayed into a state breaking
 // the cache invariants (a page both cached and templated). Recovery now
 // checks the replayed state and refuses the cell.
+// cell_metadata fuzzing (issue 11 work): a superblock claiming a grid disk of
+// 2^44 lines or more let a journal line number spill into the disk bits of
+// the directory's key, so replay filed the line under a disk that does not
+// exist and the invariant check read past the per-disk maps (ASan SEGV).
+TEST(DecoderRegression, JournalLineBeyondTheKeyRangeIsDataLoss) {
+  cell::internal::CacheState state({uint64_t{1} << 62}, 4096, 8);
+  const cell::internal::Record r{.type = cell::internal::RecordType::kLineSet, .disk = 0,
+                                 .line = uint64_t{1} << 44, .slot = 0, .valid = 1, .dirty = 1};
+  const absl::Status s = state.Apply(r, 1);
+  EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("past the end of grid disk 0"));
+  EXPECT_OK(state.CheckInvariants());
+}
+
 TEST(DecoderRegression, ContradictoryJournalIsDataLossAtOpen) {
   cellsim::testing::TempDir tmp;
   std::unique_ptr<io::IoBackend> io = io::MakePosixBackend();
