@@ -11,6 +11,7 @@
 #include "cellsim/asm/disk_group_state.h"
 #include "cellsim/asm/placement.h"
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 
 namespace cellsim::asmgr {
 
@@ -198,8 +199,85 @@ absl::StatusOr<std::unique_ptr<DiskGroup>> DiskGroup::Open(const DiskGroupEnv& e
           MiB(r.size_bytes), r.ref.grid_disk, cd.name));
     }
   }
+  if (absl::Status st = internal::MountWithMissingDisks(*state, described); !st.ok()) return st;
   return std::unique_ptr<DiskGroup>(new DiskGroup(std::move(state)));
 }
+
+namespace internal {
+
+// "DATA_CD_00_cel02 (DIR/cel02/DATA_CD_00_cel02.img is missing)"
+static std::string MissingLabel(const DiskRec& d, const cell::GridDiskInfo& g) {
+  return g.status_reason.empty() ? d.name : fmt::format("{} ({})", d.name, g.status_reason);
+}
+
+absl::Status MountWithMissingDisks(DiskGroup::State& s,
+                                   const std::map<uint32_t, cell::CellDescription>& described) {
+  Catalog& cat = s.cat;
+  std::vector<bool> missing(cat.disks.size()), lost(cat.disks.size());
+  std::set<uint32_t> missing_fgs;
+  std::vector<std::string> labels;
+  for (uint32_t i = 0; i < cat.disks.size(); ++i) {
+    const DiskRec& d = cat.disks[i];
+    const cell::GridDiskInfo& g = described.at(d.ref.cell).grid_disks[d.ref.grid_disk];
+    missing[i] = g.status == "not present";
+    lost[i] = g.content_lost;
+    if (!missing[i] && !lost[i]) continue;
+    missing_fgs.insert(d.ref.cell);
+    labels.push_back(fmt::format("ORA-15042: ASM disk \"{}\" is missing from group \"{}\": {}",
+                                 d.name, cat.name, MissingLabel(d, g)));
+  }
+  if (labels.empty()) return absl::OkStatus();
+  const std::string head = fmt::format(
+      "ORA-15017: diskgroup \"{}\" cannot be mounted\nORA-15040: diskgroup is incomplete\n",
+      cat.name);
+  if (missing_fgs.size() >= cat.copies()) {
+    return absl::FailedPreconditionError(fmt::format(
+        "{}{}\n{} redundancy keeps {} cop{} of every extent; disks of {} failure group{} are "
+        "missing: return the missing files (nothing is recreated in their place)",
+        head, fmt::join(labels, "\n"), RedundancyName(cat.redundancy), cat.copies(),
+        cat.copies() == 1 ? "y" : "ies", missing_fgs.size(), missing_fgs.size() == 1 ? "" : "s"));
+  }
+  // Every extent needs a current copy on a present disk.
+  for (const auto& [number, f] : cat.files) {
+    for (size_t x = 0; x < f.extents.size(); ++x) {
+      bool current = false;
+      for (uint32_t c = 0; c < cat.copies(); ++c) {
+        const CopyLoc l = f.extents[x][c];
+        const DiskRec& d = cat.disks[l.disk];
+        current |= !missing[l.disk] && !lost[l.disk] && d.online && d.stale.count(l.au) == 0;
+      }
+      if (!current) {
+        return absl::FailedPreconditionError(fmt::format(
+            "{}{}\nextent {} of {} has no current copy on a present disk: return the missing "
+            "files (nothing is recreated in their place)",
+            head, fmt::join(labels, "\n"), x, f.info.name));
+      }
+    }
+  }
+  std::vector<std::vector<uint8_t>> bodies;
+  std::vector<CopyLoc> rebuild;
+  for (uint32_t i = 0; i < cat.disks.size(); ++i) {
+    const DiskRec& d = cat.disks[i];
+    if (!missing[i] && !lost[i]) continue;
+    if (d.online) {
+      const cell::GridDiskInfo& g = described.at(d.ref.cell).grid_disks[d.ref.grid_disk];
+      bodies.push_back(MakeDiskStateRecord(
+          i, false, fmt::format("not present at mount: {}", MissingLabel(d, g))));
+    }
+    if (!lost[i]) continue;
+    for (uint32_t au = 0; au < d.total_aus; ++au) {  // nothing on it can be trusted
+      if (d.owners[au].file != 0 && d.stale.count(au) == 0) rebuild.push_back(CopyLoc{i, au});
+    }
+  }
+  if (!rebuild.empty()) bodies.push_back(MakeStaleRecord(true, rebuild));
+  if (!s.env.read_only) return s.Commit(std::move(bodies));
+  for (const std::vector<uint8_t>& body : bodies) {  // read-only: in memory only
+    if (absl::Status st = cat.Apply(cat.seq + 1, body); !st.ok()) return st;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace internal
 
 absl::Status DiskGroup::Close() {
   std::unique_lock io_lock(s_->io_mu);

@@ -215,6 +215,29 @@ absl::Status DiskGroup::OfflineDisk(uint32_t disk) {
   return s_->Commit(std::move(bodies));
 }
 
+absl::Status DiskGroup::MarkDiskReplaced(uint32_t disk) {
+  std::unique_lock io_lock(s_->io_mu);
+  std::lock_guard lock(s_->mu);
+  if (disk >= s_->cat.disks.size()) {
+    return absl::NotFoundError(fmt::format("disk group {} has no disk {}", s_->cat.name, disk));
+  }
+  const DiskRec& d = s_->cat.disks[disk];
+  if (d.online) {
+    return absl::FailedPreconditionError(fmt::format(
+        "disk {} of disk group {} is ONLINE: take it offline first (alter diskgroup {} offline "
+        "disk {}); its content is still current",
+        d.name, s_->cat.name, s_->cat.name, d.name));
+  }
+  std::vector<CopyLoc> rebuild;
+  for (uint32_t au = 0; au < d.total_aus; ++au) {
+    if (d.owners[au].file != 0 && d.stale.count(au) == 0) rebuild.push_back(CopyLoc{disk, au});
+  }
+  if (rebuild.empty()) return absl::OkStatus();
+  std::vector<std::vector<uint8_t>> bodies;
+  bodies.push_back(internal::MakeStaleRecord(true, rebuild));
+  return s_->Commit(std::move(bodies));
+}
+
 absl::Status DiskGroup::OnlineAll(ResyncResult* result) {
   std::vector<uint32_t> disks;
   {

@@ -10,6 +10,7 @@
 #define CELLSIM_ASM_DISK_GROUP_STATE_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -81,6 +82,15 @@ void DiscardCopies(const DiskGroupEnv& env,
 // item but the last, or one after another in modeled time for a simulated clock).
 void RunConcurrently(Clock* clock, const std::vector<uint32_t>& items,
                      const std::function<void(uint32_t)>& fn);
+
+// Mount with what the redundancy allows: disks whose grid disk is "not
+// present" (or whose content the cell lost) go OFFLINE, persistently, and
+// the AUs of a content-lost disk become stale (rebuilt from the mirrors by
+// OnlineDisk). Refuses (ORA-15040/ORA-15042, naming each missing disk and
+// why) when disks of `copies` failure groups are missing, or an extent would
+// have no current copy.
+[[nodiscard]] absl::Status MountWithMissingDisks(
+    DiskGroup::State& s, const std::map<uint32_t, cell::CellDescription>& described);
 
 // Adds one cell's statistics to `io` (per cell and summed).
 void AddCellStats(AsmIoStats* io, size_t cells, uint32_t cell, const cell::CellIoStats& s);

@@ -16,6 +16,7 @@
 #include "cellsim/cell/cell.h"
 #include "cellsim/io/metadata_copies.h"
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 
 namespace cellsim::asmgr {
 namespace {
@@ -99,6 +100,89 @@ void RemoveCreated(const std::string& dir, bool made_dir) {
   }
 }
 
+// The configuration Rack::Create gives cell `i` (also what replaces a lost
+// flash device, and what an absent cell is described by).
+cell::CellConfig CellConfigFor(const RackConfig& config, uint32_t i) {
+  cell::CellConfig cc;
+  cc.name = CellName(config, i);
+  cc.cell_disks = config.cell_disks_per_cell;
+  cc.grid_disks.clear();
+  // Fast creation keeps one template range per extent copy: give the flash
+  // metadata room for every AU of the cell twice over (partial re-formats
+  // split ranges), so that fast creation never runs out of room before the
+  // disk groups run out of space. 16384 (the cell default) at least.
+  uint64_t cell_aus = 0;
+  for (const DiskGroupSpec& g : config.disk_groups) {
+    cc.grid_disks.push_back({Upper(g.name), g.grid_disk_size});
+    if (g.au_size != 0) cell_aus += g.grid_disk_size / g.au_size * config.cell_disks_per_cell;
+  }
+  cc.max_template_ranges = static_cast<uint32_t>(
+      std::clamp<uint64_t>(2 * cell_aus, cc.max_template_ranges, 1u << 22));
+  if (config.flash_size != 0) cc.flash_size_bytes = config.flash_size;
+  if (config.cache_line_size != 0) cc.cache_line_size = config.cache_line_size;
+  cc.flash_cache_mode = config.flash_cache_mode;
+  cc.direct_io = config.direct_io;
+  return cc;
+}
+
+// Stands in for a cell that cannot be opened: its folder is missing, or its
+// flash device is lost (until Open replaces it). Describes the grid disks the
+// rack configuration gives the cell as "not present"; every request fails
+// with Unavailable naming why, so disk groups take its disks offline.
+class AbsentCell final : public cell::CellService {
+ public:
+  AbsentCell(cell::CellConfig config, std::string reason, bool content_lost)
+      : config_(std::move(config)), reason_(std::move(reason)), content_lost_(content_lost) {}
+
+  std::string name() const override { return config_.name; }
+  absl::StatusOr<cell::CellDescription> Describe() const override {
+    cell::CellDescription d;
+    d.name = config_.name;
+    d.flash_cache_mode = config_.flash_cache_mode;
+    for (const cell::GridDiskSpec& g : config_.grid_disks) {
+      for (uint32_t cd = 0; cd < config_.cell_disks; ++cd) {
+        d.grid_disks.push_back({fmt::format("{}_CD_{:02}_{}", g.prefix, cd, config_.name),
+                                fmt::format("CD_{:02}_{}", cd, config_.name), g.size_bytes,
+                                "not present", reason_, content_lost_});
+      }
+    }
+    d.flash_device = fmt::format("FD_00_{}", config_.name);
+    d.flash_size_bytes = config_.flash_size_bytes;
+    d.cache_line_size = config_.cache_line_size;
+    d.flash_cache_status = content_lost_ ? "lost" : "not present";
+    return d;
+  }
+  absl::Status Read(absl::Span<cell::ReadRequest> r, cell::CellIoStats*) override {
+    for (auto& x : r) x.status = Error();
+    return Error();
+  }
+  absl::Status Write(absl::Span<cell::WriteRequest> r, cell::CellIoStats*) override {
+    for (auto& x : r) x.status = Error();
+    return Error();
+  }
+  absl::Status FormatRange(absl::Span<cell::FormatRangeRequest> r, cell::CellIoStats*) override {
+    for (auto& x : r) x.status = Error();
+    return Error();
+  }
+  absl::StatusOr<cell::FlushProgress> Flush(
+      const std::function<void(const cell::FlushProgress&)>&) override {
+    return Error();
+  }
+  absl::StatusOr<std::vector<cell::Metric>> Metrics() const override { return Error(); }
+  absl::Status SetFlashCacheMode(cell::FlashCacheMode) override { return Error(); }
+  absl::StatusOr<std::vector<cell::LostRange>> LostRanges() const override {
+    return std::vector<cell::LostRange>{};
+  }
+
+ private:
+  absl::Status Error() const {
+    return absl::UnavailableError(fmt::format("cell {} is not present: {}", config_.name, reason_));
+  }
+  cell::CellConfig config_;
+  std::string reason_;
+  bool content_lost_;
+};
+
 }  // namespace
 
 struct Rack::State {
@@ -110,17 +194,23 @@ struct Rack::State {
   RackConfig config;
   std::vector<std::string> group_names;  // every disk group, in creation order
   uint64_t meta_seq = 0;
-  std::vector<std::unique_ptr<cell::Cell>> cells;
+  std::vector<std::unique_ptr<cell::Cell>> cells;  // null where the cell is absent
+  std::vector<std::unique_ptr<AbsentCell>> absent;  // Open: the stand-in where cells[i] is null
   std::vector<std::unique_ptr<cell::CellService>> wrapped;  // CellWrapper's, or empty
   std::vector<std::unique_ptr<DiskGroup>> groups;
 
+  cell::CellService* Unwrapped(size_t i) const {
+    if (cells.at(i) != nullptr) return cells[i].get();
+    return absent.at(i).get();
+  }
   cell::CellService* Service(size_t i) const {
-    return wrapped.empty() ? static_cast<cell::CellService*>(cells.at(i).get()) : wrapped.at(i).get();
+    return wrapped.empty() ? Unwrapped(i) : wrapped.at(i).get();
   }
   void Wrap(const CellWrapper& wrap) {
+    wrapped.clear();
     if (!wrap) return;
     for (size_t i = 0; i < cells.size(); ++i) {
-      wrapped.push_back(wrap(static_cast<uint32_t>(i), cells[i].get()));
+      wrapped.push_back(wrap(static_cast<uint32_t>(i), Unwrapped(i)));
     }
   }
   DiskGroupEnv Env() const {
@@ -135,7 +225,92 @@ struct Rack::State {
   }
   [[nodiscard]] absl::Status WriteMeta();
   [[nodiscard]] absl::Status ReadMeta();
+  // Opens cell i, or puts an AbsentCell in its place when its folder is
+  // missing or its flash is lost (then appended to `lost_flash`).
+  [[nodiscard]] absl::Status OpenCell(uint32_t i, std::vector<uint32_t>* lost_flash);
+  [[nodiscard]] absl::Status MountGroups();
+  // Read-write Open of a rack whose cells in `lost_flash` lost their flash:
+  // the disk groups have recorded every AU on those cells as stale; now each
+  // gets a fresh flash device and its disks are rebuilt from the mirrors.
+  [[nodiscard]] absl::Status ReplaceLostFlash(const std::vector<uint32_t>& lost_flash,
+                                              const CellWrapper& wrap);
 };
+
+absl::Status Rack::State::OpenCell(uint32_t i, std::vector<uint32_t>* lost_flash) {
+  const std::string path = dir + "/" + CellName(config, i);
+  absl::StatusOr<std::unique_ptr<cell::Cell>> c =
+      cell::Cell::Open(io, clock, path, {.read_only = read_only});
+  if (c.ok()) {
+    for (const std::string& r : (*c)->metadata_repairs()) repairs.push_back(r);
+    cells.push_back(*std::move(c));
+    absent.push_back(nullptr);
+    return absl::OkStatus();
+  }
+  std::error_code ec;
+  std::string reason;
+  bool content_lost = false;
+  if (!std::filesystem::exists(path, ec)) {
+    reason = fmt::format("its folder {} is missing", path);
+  } else if (cell::Cell::FlashLost(io, path)) {
+    reason = fmt::format("its flash device is lost ({})", std::string(c.status().message()));
+    content_lost = true;  // dirty lines may have held the only current data
+    lost_flash->push_back(i);
+  } else {
+    return c.status();
+  }
+  cells.push_back(nullptr);
+  absent.push_back(std::make_unique<AbsentCell>(CellConfigFor(config, i), reason, content_lost));
+  return absl::OkStatus();
+}
+
+absl::Status Rack::State::MountGroups() {
+  const DiskGroupEnv env = Env();
+  for (const std::string& n : group_names) {
+    absl::StatusOr<std::unique_ptr<DiskGroup>> g = DiskGroup::Open(env, n);
+    if (!g.ok()) return g.status();
+    for (const std::string& r : (*g)->metadata_repairs()) repairs.push_back(r);
+    groups.push_back(*std::move(g));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Rack::State::ReplaceLostFlash(const std::vector<uint32_t>& lost_flash,
+                                           const CellWrapper& wrap) {
+  for (auto& g : groups) {
+    if (absl::Status st = g->Close(); !st.ok()) return st;
+  }
+  groups.clear();
+  wrapped.clear();
+  for (uint32_t i : lost_flash) {
+    const std::string path = dir + "/" + CellName(config, i);
+    absl::StatusOr<std::unique_ptr<cell::Cell>> c =
+        cell::Cell::OpenWithNewFlash(io, clock, path, CellConfigFor(config, i));
+    if (!c.ok()) return c.status();
+    cells[i] = *std::move(c);
+    absent[i].reset();
+  }
+  Wrap(wrap);
+  if (absl::Status st = MountGroups(); !st.ok()) return st;
+  for (uint32_t i : lost_flash) {
+    ResyncResult res;
+    std::vector<std::string> left;
+    for (auto& g : groups) {
+      for (uint32_t d = 0; d < g->disk_count(); ++d) {
+        if (g->disk(d).cell != i) continue;
+        // A disk that cannot come back (its file missing too) stays OFFLINE.
+        if (absl::Status st = g->OnlineDisk(d, &res); !st.ok()) {
+          left.push_back(std::string(st.message()));
+        }
+      }
+    }
+    repairs.push_back(fmt::format(
+        "{}: flash device lost; replaced by a fresh one, {} extents ({}) rebuilt from the "
+        "mirrors{}",
+        CellName(config, i), res.extents_copied, FormatBytes(res.bytes_copied),
+        left.empty() ? "" : fmt::format("; left offline: {}", fmt::join(left, "; "))));
+  }
+  return absl::OkStatus();
+}
 
 RackConfig DefaultRackConfig() {
   RackConfig c;
@@ -421,25 +596,7 @@ absl::StatusOr<std::unique_ptr<Rack>> Rack::CreateLocked(io::IoBackend* io, Cloc
   s->config = config;
   for (DiskGroupSpec& g : s->config.disk_groups) g.name = Upper(g.name);
   for (uint32_t i = 0; i < config.cells; ++i) {
-    cell::CellConfig cc;
-    cc.name = CellName(config, i);
-    cc.cell_disks = config.cell_disks_per_cell;
-    cc.grid_disks.clear();
-    // Fast creation keeps one template range per extent copy: give the flash
-    // metadata room for every AU of the cell twice over (partial re-formats
-    // split ranges), so that fast creation never runs out of room before the
-    // disk groups run out of space. 16384 (the cell default) at least.
-    uint64_t cell_aus = 0;
-    for (const DiskGroupSpec& g : s->config.disk_groups) {
-      cc.grid_disks.push_back({g.name, g.grid_disk_size});
-      if (g.au_size != 0) cell_aus += g.grid_disk_size / g.au_size * config.cell_disks_per_cell;
-    }
-    cc.max_template_ranges = static_cast<uint32_t>(
-        std::clamp<uint64_t>(2 * cell_aus, cc.max_template_ranges, 1u << 22));
-    if (config.flash_size != 0) cc.flash_size_bytes = config.flash_size;
-    if (config.cache_line_size != 0) cc.cache_line_size = config.cache_line_size;
-    cc.flash_cache_mode = config.flash_cache_mode;
-    cc.direct_io = config.direct_io;
+    const cell::CellConfig cc = CellConfigFor(s->config, i);
     absl::StatusOr<std::unique_ptr<cell::Cell>> c =
         cell::Cell::Create(io, clock, dir + "/" + cc.name, cc);
     if (!c.ok()) return c.status();
@@ -480,21 +637,16 @@ absl::StatusOr<std::unique_ptr<Rack>> Rack::Open(io::IoBackend* io, Clock* clock
   s->clock = clock;
   s->dir = dir;
   if (absl::Status st = s->ReadMeta(); !st.ok()) return st;
+  std::vector<uint32_t> lost_flash;
   for (uint32_t i = 0; i < s->config.cells; ++i) {
-    absl::StatusOr<std::unique_ptr<cell::Cell>> c =
-        cell::Cell::Open(io, clock, dir + "/" + CellName(s->config, i),
-                         {.read_only = s->read_only});
-    if (!c.ok()) return c.status();
-    for (const std::string& r : (*c)->metadata_repairs()) s->repairs.push_back(r);
-    s->cells.push_back(*std::move(c));
+    if (absl::Status st = s->OpenCell(i, &lost_flash); !st.ok()) return st;
   }
   s->Wrap(options.wrap);
-  const DiskGroupEnv env = s->Env();
-  for (const std::string& n : s->group_names) {
-    absl::StatusOr<std::unique_ptr<DiskGroup>> g = DiskGroup::Open(env, n);
-    if (!g.ok()) return g.status();
-    for (const std::string& r : (*g)->metadata_repairs()) s->repairs.push_back(r);
-    s->groups.push_back(*std::move(g));
+  // Disks of absent cells (and missing grid disks) go OFFLINE as far as the
+  // redundancy allows (DiskGroup::Open); groups that would lose data refuse.
+  if (absl::Status st = s->MountGroups(); !st.ok()) return st;
+  if (!lost_flash.empty() && !s->read_only) {
+    if (absl::Status st = s->ReplaceLostFlash(lost_flash, options.wrap); !st.ok()) return st;
   }
   return std::unique_ptr<Rack>(new Rack(std::move(s)));
 }
@@ -508,9 +660,11 @@ absl::Status Rack::Close() {
   s_->groups.clear();
   s_->wrapped.clear();  // wrappers before the cells they point to
   for (auto& c : s_->cells) {
+    if (c == nullptr) continue;  // absent
     absl::Status st = c->Close();
     if (first.ok()) first = st;
   }
+  s_->absent.clear();
   s_->cells.clear();
   s_->lock.reset();
   return first;
@@ -571,6 +725,43 @@ absl::StatusOr<DiskGroup*> Rack::CreateDiskGroup(const DiskGroupConfig& config) 
   absl::Status st = s_->WriteMeta();
   if (!st.ok()) return st;
   return s_->groups.back().get();
+}
+
+absl::Status Rack::CreateGridDisk(const std::string& name) {
+  for (uint32_t i = 0; i < s_->cells.size(); ++i) {
+    cell::Cell* c = s_->cells[i].get();
+    const std::string cell_name = CellName(s_->config, i);
+    if (name.size() <= cell_name.size() ||
+        Upper(name.substr(name.size() - cell_name.size())) != Upper(cell_name)) {
+      continue;
+    }
+    if (c == nullptr) {
+      return absl::FailedPreconditionError(fmt::format(
+          "cannot create grid disk {}: cell {} is not present", name, cell_name));
+    }
+    absl::StatusOr<cell::CellDescription> d = c->Describe();
+    if (!d.ok()) return d.status();
+    std::string exact;
+    for (const cell::GridDiskInfo& g : d->grid_disks) {
+      if (Upper(g.name) != Upper(name)) continue;
+      if (g.status != "not present") {
+        return absl::AlreadyExistsError(fmt::format(
+            "CELL-02701: grid disk {} already exists and is {} on cell {}", g.name, g.status,
+            cell_name));
+      }
+      exact = g.name;
+    }
+    if (exact.empty()) break;
+    // ASM first: the new device holds nothing, so every AU a disk group has on
+    // it must be rebuilt; recorded before the empty file exists.
+    for (auto& g : s_->groups) {
+      absl::StatusOr<uint32_t> disk = g->FindDisk(exact);
+      if (!disk.ok()) continue;
+      if (absl::Status st = g->MarkDiskReplaced(*disk); !st.ok()) return st;
+    }
+    return c->CreateGridDisk(exact);
+  }
+  return absl::NotFoundError(fmt::format("no grid disk named {} in the rack", name));
 }
 
 absl::Status Rack::ResyncLostRanges(ResyncResult* result) {

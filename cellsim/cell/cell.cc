@@ -114,6 +114,15 @@ absl::Status CellImpl::AttachGridDisks(bool create) {
     const io::BlockFileOptions options{
         .block_size = kPage, .block_count = size / kPage, .direct = config_.direct_io,
         .read_only = read_only_ && !create};
+    std::error_code ec;
+    if (!create && !std::filesystem::exists(path, ec)) {
+      // A lost device: the cell opens without it ("not present"); nothing is
+      // recreated in its place (ASM serves its extents from the mirrors).
+      disks_.push_back(nullptr);
+      disk_sizes_.push_back(size);
+      absent_.push_back(fmt::format("{} is missing", path));
+      continue;
+    }
     auto f = create ? io::BlockFile::Create(io_, path, options)
                     : io::BlockFile::Open(io_, path, options);
     if (!f.ok()) return f.status();
@@ -123,11 +132,17 @@ absl::Status CellImpl::AttachGridDisks(bool create) {
     }
     disks_.push_back(std::move(*f));
     disk_sizes_.push_back(size);
+    absent_.emplace_back();
   }
   return absl::OkStatus();
 }
 
-absl::Status CellImpl::CreateFiles(const CellConfig& config) {
+absl::Status CellImpl::AbsentDiskError(uint32_t disk) const {
+  return absl::UnavailableError(fmt::format("grid disk {} of cell {} is not present: {}",
+                                            GridDiskName(disk), config_.name, absent_[disk]));
+}
+
+absl::Status CellImpl::CreateFiles(const CellConfig& config, bool replace_flash) {
   if (absl::Status s = config.Validate(); !s.ok()) return s;
   absl::StatusOr<FlashLayout> layout = ComputeLayout(config);
   if (!layout.ok()) return layout.status();
@@ -139,11 +154,13 @@ absl::Status CellImpl::CreateFiles(const CellConfig& config) {
     return absl::FailedPreconditionError(
         fmt::format("cell {}: cannot create folder {}: {}", config.name, dir_, ec.message()));
   }
-  if (std::filesystem::exists(dir_ + "/" + kFlashFile)) {
+  if (replace_flash) {
+    if (absl::Status s = MoveLostFlashAside(); !s.ok()) return s;
+  } else if (std::filesystem::exists(dir_ + "/" + kFlashFile)) {
     return absl::AlreadyExistsError(fmt::format(
         "cell folder {} already holds a cell ({} exists)", dir_, kFlashFile));
   }
-  if (absl::Status s = AttachGridDisks(/*create=*/true); !s.ok()) return s;
+  if (absl::Status s = AttachGridDisks(/*create=*/!replace_flash); !s.ok()) return s;
   auto flash = io::BlockFile::Create(io_, dir_ + "/" + kFlashFile,
                                      {.block_size = kPage,
                                       .block_count = config.flash_size_bytes / kPage,
@@ -167,6 +184,55 @@ absl::Status CellImpl::CreateFiles(const CellConfig& config) {
   state_ = std::make_unique<CacheState>(disk_sizes_, layout_.line_size, layout_.num_slots);
   mode_ = config_.flash_cache_mode;
   AttachCounters();
+  return absl::OkStatus();
+}
+
+// The damaged device is kept as flash.img.lost.<unix time> (evidence, never
+// read again); a fresh flash.img takes its place.
+absl::Status CellImpl::MoveLostFlashAside() {
+  const std::string path = dir_ + "/" + kFlashFile;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return absl::OkStatus();
+  const std::string aside = fmt::format("{}.lost.{}", path, clock_->UnixSeconds());
+  std::filesystem::rename(path, aside, ec);
+  if (ec) {
+    return absl::FailedPreconditionError(fmt::format(
+        "cell {}: cannot move the lost flash device {} aside to {}: {}", config_.name, path,
+        aside, ec.message()));
+  }
+  return absl::OkStatus();
+}
+
+bool FlashDeviceLost(io::IoBackend* io, const std::string& dir) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) return false;  // the whole cell is missing
+  const std::string path = dir + "/" + kFlashFile;
+  if (!std::filesystem::exists(path, ec)) return true;
+  auto probe = io::BlockFile::Open(io, path, {.block_size = kPage, .read_only = true});
+  if (!probe.ok()) return probe.status().code() != absl::StatusCode::kPermissionDenied;
+  absl::StatusOr<std::unique_ptr<MetadataStore>> meta = MetadataStore::Load(probe->get());
+  (void)(*probe)->Close();
+  // A newer format (FailedPrecondition) is not a lost device: refuse instead.
+  return !meta.ok() && meta.status().code() != absl::StatusCode::kFailedPrecondition;
+}
+
+absl::Status CellImpl::CreateGridDisk(const std::string& name) {
+  absl::StatusOr<uint32_t> idx = GridDiskIndex(name);
+  if (!idx.ok()) return idx.status();
+  std::unique_lock<std::shared_mutex> mode_lock(mode_mu_);
+  RangeLocks::Guard all = locks_.Acquire({{RangeLocks::kAllDisks, 0, UINT64_MAX}});
+  if (disks_[*idx] != nullptr) {
+    return absl::AlreadyExistsError(fmt::format(
+        "CELL-02701: grid disk {} already exists and is active on cell {}", name, config_.name));
+  }
+  const uint64_t size = disk_sizes_[*idx];
+  auto f = io::BlockFile::Create(
+      io_, dir_ + "/" + name + ".img",
+      {.block_size = kPage, .block_count = size / kPage, .direct = config_.direct_io});
+  if (!f.ok()) return f.status();
+  if (absl::Status s = (*f)->Sync(io::SyncKind::kFull); !s.ok()) return s;
+  disks_[*idx] = std::move(*f);
+  absent_[*idx].clear();
   return absl::OkStatus();
 }
 
@@ -234,7 +300,9 @@ absl::Status CellImpl::Close() {
     // in a checkpoint (a crash loses only what was counted since the last one).
     if (result.ok()) result.Update(meta_->PersistCounters(state_.get(), &state_mu_));
   }
-  for (auto& d : disks_) result.Update(d->Close());
+  for (auto& d : disks_) {
+    if (d != nullptr) result.Update(d->Close());
+  }
   if (flash_) result.Update(flash_->Close());
   return result;
 }
@@ -262,6 +330,7 @@ absl::Status CellImpl::ValidateIo(uint32_t disk, uint64_t offset, uint64_t lengt
         "cell {}: {} names grid disk #{}, the cell has {}", config_.name, what, disk,
         disks_.size()));
   }
+  if (disks_[disk] == nullptr) return AbsentDiskError(disk);
   if (offset % 512 != 0 || length % 512 != 0 || length == 0) {
     return absl::InvalidArgumentError(fmt::format(
         "grid disk {}: {} at offset {} (+{}) is not 512-byte aligned or is empty",
@@ -313,6 +382,7 @@ absl::Status CellImpl::SyncDisks(const std::vector<uint32_t>& disks) {
   std::sort(d.begin(), d.end());
   d.erase(std::unique(d.begin(), d.end()), d.end());
   for (uint32_t i : d) {
+    if (disks_[i] == nullptr) return AbsentDiskError(i);
     if (absl::Status s = disks_[i]->Sync(); !s.ok()) return s;
   }
   return absl::OkStatus();
@@ -347,7 +417,8 @@ CellDescription CellImpl::DescribeNow() const {
   for (uint32_t i = 0; i < disks_.size(); ++i) {
     d.grid_disks.push_back({GridDiskName(i),
                             fmt::format("CD_{:02d}_{}", i % config_.cell_disks, config_.name),
-                            disk_sizes_[i], "active"});
+                            disk_sizes_[i], disks_[i] != nullptr ? "active" : "not present",
+                            absent_[i]});
   }
   d.flash_device = fmt::format("FD_00_{}", config_.name);
   d.flash_size_bytes = config_.flash_size_bytes;
@@ -513,6 +584,29 @@ absl::StatusOr<std::unique_ptr<Cell>> Cell::Open(io::IoBackend* io, Clock* clock
   std::unique_ptr<Cell> cell(new Cell(std::move(impl)));
   if (options.start_cleaner && !options.read_only) cell->StartCleaner();
   return cell;
+}
+
+absl::StatusOr<std::unique_ptr<Cell>> Cell::OpenWithNewFlash(io::IoBackend* io, Clock* clock,
+                                                             const std::string& dir,
+                                                             const CellConfig& config,
+                                                             const CellOpenOptions& options) {
+  auto impl = std::make_unique<internal::CellImpl>(io, clock, dir);
+  if (absl::Status s = impl->CreateFiles(config, /*replace_flash=*/true); !s.ok()) {
+    impl->closed_ = true;
+    return s;
+  }
+  std::unique_ptr<Cell> cell(new Cell(std::move(impl)));
+  if (options.start_cleaner) cell->StartCleaner();
+  return cell;
+}
+
+bool Cell::FlashLost(io::IoBackend* io, const std::string& dir) {
+  return internal::FlashDeviceLost(io, dir);
+}
+
+absl::Status Cell::CreateGridDisk(const std::string& name) {
+  if (absl::Status s = impl_->CheckWritable(); !s.ok()) return s;
+  return impl_->CreateGridDisk(name);
 }
 
 absl::Status Cell::Close() { return impl_->Close(); }

@@ -32,6 +32,10 @@
 
 namespace cellsim::cell::internal {
 
+// True when `dir` is a cell folder whose flash device is missing or holds no
+// valid superblock copy (a lost device), false when it opens or `dir` is gone.
+bool FlashDeviceLost(io::IoBackend* io, const std::string& dir);
+
 // Physical I/O sizes above this count as large (CD_IO_*_LG); see docs/cell.md.
 inline constexpr uint64_t kLargeIoBytes = 128 * 1024;
 // Largest single request the cell issues to a grid disk.
@@ -158,7 +162,12 @@ class CellImpl {
   ~CellImpl();
 
   // Lifecycle (cell.cc).
-  [[nodiscard]] absl::Status CreateFiles(const CellConfig& config);
+  // replace_flash: keep the existing grid disk files (missing ones stay "not
+  // present") and put a fresh flash device in place of a lost one.
+  [[nodiscard]] absl::Status CreateFiles(const CellConfig& config, bool replace_flash = false);
+  [[nodiscard]] absl::Status MoveLostFlashAside();
+  // CREATE GRIDDISK of a grid disk that is not present: a new, empty file.
+  [[nodiscard]] absl::Status CreateGridDisk(const std::string& name);
   [[nodiscard]] absl::Status OpenFiles();
   [[nodiscard]] absl::Status Close();
 
@@ -202,6 +211,8 @@ class CellImpl {
   // them to disks_ and their sizes to disk_sizes_.
   [[nodiscard]] absl::Status AttachGridDisks(bool create);
   [[nodiscard]] absl::Status CheckOpen() const;
+  // Unavailable: "grid disk DATA_CD_00_cel02 of cell cel02 is not present: ...".
+  [[nodiscard]] absl::Status AbsentDiskError(uint32_t disk) const;
   [[nodiscard]] absl::Status ValidateIo(uint32_t disk, uint64_t offset, uint64_t length,
                                         std::string_view what) const;
   RangeLocks::Range LineRange(uint32_t disk, uint64_t offset, uint64_t length) const;
@@ -253,8 +264,11 @@ class CellImpl {
   int64_t creation_time_ = 0;
   std::vector<std::string> metadata_repairs_;  // set by OpenFiles
   std::atomic<FlashCacheMode> mode_{FlashCacheMode::kWriteBack};
+  // A grid disk whose file was missing at Open is null ("not present"): every
+  // request on it fails with AbsentDiskError; absent_[d] says why (else empty).
   std::vector<std::unique_ptr<io::BlockFile>> disks_;
   std::vector<uint64_t> disk_sizes_;
+  std::vector<std::string> absent_;
   std::unique_ptr<io::BlockFile> flash_;
   std::unique_ptr<MetadataStore> meta_;
   std::unique_ptr<CacheState> state_;

@@ -14,6 +14,7 @@ namespace cellsim::cell::internal {
 
 absl::Status CellImpl::PlanFillLocked(uint32_t disk, uint64_t offset, uint64_t length,
                                       uint8_t* dst, FillPlan* plan) {
+  if (disks_[disk] == nullptr) return AbsentDiskError(disk);
   const uint64_t ls = layout_.line_size;
   const uint64_t end = offset + length;
   auto cached_slot = [&](uint64_t pos, uint32_t* slot) {

@@ -373,6 +373,7 @@ absl::Status CellImpl::DiskWriteLocked(std::vector<DiskSpan>& spans, CellIoStats
   std::vector<Piece> pieces;
   std::vector<uint32_t> touched;
   for (size_t i = 0; i < spans.size(); ++i) {
+    if (st[i].ok() && disks_[spans[i].disk] == nullptr) st[i] = AbsentDiskError(spans[i].disk);
     if (!st[i].ok()) continue;
     const DiskSpan& sp = spans[i];
     const uint64_t pe = io::AlignUp(sp.offset + sp.length, kPage);

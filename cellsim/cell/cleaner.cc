@@ -24,6 +24,7 @@ bool CellImpl::TryLockLine(uint64_t key, std::vector<RangeLocks::Guard>* guards)
   const uint64_t a = CacheState::KeyLine(key) * ls;
   std::optional<RangeLocks::Guard> g = locks_.TryAcquire({{CacheState::KeyDisk(key), a, a + ls}});
   if (!g) return false;
+  if (disks_[CacheState::KeyDisk(key)] == nullptr) return false;  // not present: kept dirty
   guards->push_back(std::move(*g));
   return true;
 }
@@ -42,6 +43,9 @@ absl::StatusOr<uint64_t> CellImpl::DestageLocked(const std::vector<uint64_t>& ke
     for (uint64_t key : keys) {
       const LineState* st = state_->Find(key);
       if (st == nullptr || st->dirty == 0) continue;
+      if (disks_[CacheState::KeyDisk(key)] == nullptr) {
+        return AbsentDiskError(CacheState::KeyDisk(key));
+      }
       works.push_back({key, st->slot, st->valid, st->dirty, io::AlignedBuffer(ls)});
     }
   }

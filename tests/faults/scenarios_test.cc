@@ -404,8 +404,10 @@ TEST(FaultScenario, LostFlashOfWriteBackCellIsRestoredFromMirrors) {
 }
 
 // A missing flash device (flash.img deleted while the rack is down) is not
-// silently replaced: the rack refuses to open and names the file.
-TEST(FaultScenario, MissingFlashDeviceIsAClearErrorAtOpen) {
+// silently replaced (issue 11): the read-write open puts a fresh flash in its
+// place, says so (metadata_repairs names the cell and its flash), and rebuilds
+// the cell's disks from the mirrors before anything reads them.
+TEST(FaultScenario, MissingFlashDeviceIsReplacedAndRebuiltAtOpen) {
   TempDir tmp;
   auto io = io::MakePosixBackend();
   const std::string dir = tmp.path() + "/rack";
@@ -422,11 +424,16 @@ TEST(FaultScenario, MissingFlashDeviceIsAClearErrorAtOpen) {
     ASSERT_OK(rack->Close());
   }
   ASSERT_TRUE(std::filesystem::remove(dir + "/cel01/flash.img"));
-  absl::StatusOr<std::unique_ptr<asmgr::Rack>> rack =
-      asmgr::Rack::Open(io.get(), SystemClock(), dir);
-  ASSERT_FALSE(rack.ok());
-  EXPECT_THAT(std::string(rack.status().message()), HasSubstr("cel01"));
-  EXPECT_THAT(std::string(rack.status().message()), HasSubstr("flash.img"));
+  ASSERT_OK_AND_ASSIGN(auto rack, asmgr::Rack::Open(io.get(), SystemClock(), dir));
+  ASSERT_FALSE(rack->metadata_repairs().empty());
+  EXPECT_THAT(rack->metadata_repairs().back(), HasSubstr("cel01: flash device lost"));
+  ASSERT_OK_AND_ASSIGN(auto db, db::Database::Open(rack.get()));
+  ASSERT_OK(VerifyTableFormatted(rack.get(), db->file_table()));
+  ASSERT_OK(ScrubClean(rack.get()));
+  for (asmgr::DiskGroup* dg : rack->disk_groups()) EXPECT_EQ(dg->View().offline_disks, 0u);
+  ASSERT_OK(db->Close());
+  db.reset();
+  ASSERT_OK(rack->Close());
 }
 
 // ------------------------------------------------- (c) 1-in-N write errors

@@ -165,6 +165,12 @@ class DiskGroup {
   // ALTER DISKGROUP ... ONLINE DISK: fast mirror resync (copies only the stale
   // extents from a good copy), then marks the disk online.
   [[nodiscard]] absl::Status OnlineDisk(uint32_t disk, ResyncResult* result);
+  // The offline disk's device was replaced by an empty one (CellCLI CREATE
+  // GRIDDISK after a loss): every AU it holds becomes stale, so OnlineDisk
+  // rebuilds its whole content from the mirrors. Persisted before the new
+  // device exists, so a crash in between never trusts an empty disk.
+  // FailedPrecondition when the disk is online.
+  [[nodiscard]] absl::Status MarkDiskReplaced(uint32_t disk);
   // ALTER DISKGROUP ... ONLINE ALL: OnlineDisk for every disk that is offline
   // or holds stale copies (e.g. copies a full filesystem refused).
   [[nodiscard]] absl::Status OnlineAll(ResyncResult* result);

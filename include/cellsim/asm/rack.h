@@ -110,6 +110,13 @@ class Rack {
   // newest state and a damaged or older copy is rewritten from it (listed by
   // metadata_repairs(); never on a read-only rack); DataLoss naming the file
   // when no copy can be proven to hold the newest state.
+  // Lost devices mount with what the redundancy allows: a missing grid-disk
+  // file or cell folder leaves its disks OFFLINE (reads from the mirrors,
+  // writes recorded as stale for ALTER DISKGROUP ... ONLINE); a cell whose
+  // flash is lost gets a fresh flash device (read-write) and its disks are
+  // rebuilt from the mirrors (listed in metadata_repairs()). A disk group that
+  // would lose data refuses: FailedPrecondition "ORA-15017 ... ORA-15040:
+  // diskgroup is incomplete / ORA-15042: ASM disk "X" is missing ...".
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<Rack>> Open(
       io::IoBackend* io, Clock* clock, const std::string& dir,
       const RackOpenOptions& options = {});
@@ -135,7 +142,8 @@ class Rack {
   uint32_t cell_count() const;
   cell::CellService* cell(uint32_t index) const;
   // The concrete cell (for operations outside the iDB interface, e.g. tests
-  // that fail a flash device).
+  // that fail a flash device); null for a cell that Open found absent (its
+  // folder missing: its disks are OFFLINE, see Open).
   cell::Cell* concrete_cell(uint32_t index) const;
   std::string cell_name(uint32_t index) const;  // "cel01"
 
@@ -148,6 +156,14 @@ class Rack {
   // already in disk group DATA" when a disk belongs to another group, and
   // AlreadyExists for a duplicate name. Nothing is written on error.
   [[nodiscard]] absl::StatusOr<DiskGroup*> CreateDiskGroup(const DiskGroupConfig& config);
+
+  // CellCLI CREATE GRIDDISK for a grid disk that is "not present" (its file
+  // lost for good, the device replaced): first every disk group holding it
+  // records its whole content as stale (the disk must be OFFLINE), then the
+  // cell creates the new, empty file. ALTER DISKGROUP ... ONLINE DISK then
+  // rebuilds it from the mirrors. NotFound for an unknown name, AlreadyExists
+  // when the grid disk is present, FailedPrecondition when its cell is absent.
+  [[nodiscard]] absl::Status CreateGridDisk(const std::string& name);
 
   // Resyncs LostRanges of every cell in every disk group (after a flash loss).
   [[nodiscard]] absl::Status ResyncLostRanges(ResyncResult* result);

@@ -107,6 +107,19 @@ class Cell final : public CellService {
       io::IoBackend* io, Clock* clock, const std::string& dir,
       const CellOpenOptions& options = {});
 
+  // A lost flash device (flash.img missing, or neither superblock copy valid):
+  // keeps the grid disk files, moves the damaged device aside to
+  // flash.img.lost.<unix time> and formats a fresh one from `config` (the cell's
+  // configuration as its owner recorded it). Whatever the lost flash held
+  // (dirty lines, fast-creation templates) is gone: the caller must already
+  // have recorded that the cell's grid disks are to be rebuilt from mirrors.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<Cell>> OpenWithNewFlash(
+      io::IoBackend* io, Clock* clock, const std::string& dir, const CellConfig& config,
+      const CellOpenOptions& options = {});
+  // True when `dir` holds a cell whose flash device is lost (see above); false
+  // when it opens, when `dir` is missing, or for a flash of a newer format.
+  static bool FlashLost(io::IoBackend* io, const std::string& dir);
+
   ~Cell() override;  // stops the cleaner and closes files (errors ignored)
   // Stops the cleaner, syncs the journal and closes every file. Dirty data stays
   // in flash (write-back contents survive a restart). Not concurrent with
@@ -129,6 +142,12 @@ class Cell final : public CellService {
   absl::Status SetFlashCacheMode(FlashCacheMode mode) override;
   absl::StatusOr<std::vector<LostRange>> LostRanges() const override;
   absl::Status Discard(absl::Span<DiscardRequest> requests, CellIoStats* stats) override;
+
+  // CREATE GRIDDISK for a grid disk that is "not present" (its file was lost
+  // and the device replaced): a new, empty, sparse file. The cell cannot tell
+  // what it should hold: its owner (ASM) rebuilds it. AlreadyExists when the
+  // grid disk is active; NotFound for an unknown name.
+  [[nodiscard]] absl::Status CreateGridDisk(const std::string& name);
 
   // --- cleaner ---
   void StartCleaner();

@@ -110,7 +110,14 @@ struct GridDiskInfo {
   std::string name;        // e.g. "DATA_CD_00_cel01"
   std::string cell_disk;   // e.g. "CD_00_cel01"
   uint64_t size_bytes = 0;
-  std::string status;      // "active", "inactive"
+  std::string status;      // "active", "not present"
+  // Why a grid disk is "not present" ("DIR/cel02/DATA_CD_00_cel02.img is
+  // missing"); empty when active.
+  std::string status_reason;
+  // True when the cell cannot vouch for what the grid disk holds (its
+  // write-back flash, which may have held newer data, was lost): ASM rebuilds
+  // the disk's whole content from the mirrors instead of trusting it.
+  bool content_lost = false;
 };
 
 struct CellDescription {

@@ -1,0 +1,327 @@
+// Issue 11: mount with what NORMAL redundancy allows. A rack whose grid-disk
+// file, cell flash device or whole cell folder is gone opens with that
+// device's ASM disks OFFLINE, serves every earlier byte from the mirrors,
+// accepts new files, and resyncs (or rebuilds) when the device returns or is
+// replaced; a group that would lose data refuses, naming the missing file.
+// docs/reliability.md ("Lost devices") lists the cases.
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cellsim/asm/rack.h"
+#include "cellsim/base/units.h"
+#include "cellsim/cell/cell.h"
+#include "cellsim/db/database.h"
+#include "cellsim/io/io_backend.h"
+#include "faults/stack_check.h"
+#include "fmt/format.h"
+#include "gtest/gtest.h"
+#include "testing/test_util.h"
+
+namespace cellsim::faults {
+namespace {
+
+using ::cellsim::faults::testing::ReadAsm;
+using ::cellsim::faults::testing::ScrubClean;
+using ::cellsim::testing::TempDir;
+using ::testing::HasSubstr;
+
+asmgr::RackConfig SmallRack(asmgr::Redundancy redundancy, cell::FlashCacheMode mode) {
+  asmgr::RackConfig c;
+  c.cells = 3;
+  c.cell_disks_per_cell = 2;
+  c.disk_groups = {{.name = "DATA", .redundancy = redundancy, .au_size = 1 * kMiB,
+                    .grid_disk_size = 64 * kMiB},
+                   {.name = "RECO", .redundancy = redundancy, .au_size = 1 * kMiB,
+                    .grid_disk_size = 32 * kMiB}};
+  c.flash_size = 32 * kMiB;
+  c.flash_cache_mode = mode;
+  return c;
+}
+
+// Every ASM file of the rack, by name: its bytes read through ASM.
+using Snapshot = std::map<std::string, std::vector<uint8_t>>;
+
+absl::StatusOr<Snapshot> TakeSnapshot(asmgr::Rack* rack) {
+  Snapshot out;
+  for (asmgr::DiskGroup* dg : rack->disk_groups()) {
+    for (const asmgr::FileInfo& f : dg->ListFiles()) {
+      std::vector<uint8_t>& bytes = out[f.name];
+      bytes.resize(f.size_bytes);
+      if (absl::Status s = ReadAsm(dg, f.number, 0, absl::MakeSpan(bytes)); !s.ok()) {
+        return absl::Status(s.code(), fmt::format("{}: {}", f.name, std::string(s.message())));
+      }
+    }
+  }
+  return out;
+}
+
+// OK when every file of `want` reads back byte for byte.
+absl::Status SameBytes(asmgr::Rack* rack, const Snapshot& want) {
+  absl::StatusOr<Snapshot> now = TakeSnapshot(rack);
+  if (!now.ok()) return now.status();
+  for (const auto& [name, bytes] : want) {
+    auto it = now->find(name);
+    if (it == now->end()) return absl::NotFoundError(fmt::format("{} is gone", name));
+    if (it->second != bytes) {
+      size_t at = 0;
+      while (at < bytes.size() && it->second[at] == bytes[at]) ++at;
+      return absl::DataLossError(fmt::format("{} differs at byte {}", name, at));
+    }
+  }
+  return absl::OkStatus();
+}
+
+uint32_t OfflineDisks(asmgr::Rack* rack) {
+  uint32_t n = 0;
+  for (asmgr::DiskGroup* dg : rack->disk_groups()) n += dg->View().offline_disks;
+  return n;
+}
+
+// A rack + database in a temp dir with files made by all three creation
+// paths; `snapshot` holds every ASM file's bytes.
+class LostDevice : public ::testing::Test {
+ protected:
+  void Build(asmgr::Redundancy redundancy = asmgr::Redundancy::kNormal) {
+    io_ = io::MakePosixBackend();
+    ASSERT_OK_AND_ASSIGN(
+        rack_, asmgr::Rack::Create(io_.get(), SystemClock(), dir(),
+                                   SmallRack(redundancy, cell::FlashCacheMode::kWriteBack)));
+    ASSERT_OK_AND_ASSIGN(db_, db::Database::Create(rack_.get()));
+    auto s = db_->NewSession();
+    ASSERT_OK(s->Execute("alter session set \"_cell_fast_file_create\" = false"));
+    ASSERT_OK(s->Execute("create tablespace zf datafile '+DATA' size 6m"));
+    ASSERT_OK(s->Execute("alter session set \"_cell_fast_file_create\" = true"));
+    ASSERT_OK(s->Execute("alter session set cellsim_fast_file_create_metadata = false"));
+    ASSERT_OK(s->Execute("create tablespace smart datafile '+DATA' size 6m"));
+    ASSERT_OK(s->Execute("alter session set cellsim_fast_file_create_metadata = true"));
+    ASSERT_OK(s->Execute("create tablespace fast datafile '+DATA' size 6m"));
+    ASSERT_OK_AND_ASSIGN(snapshot_, TakeSnapshot(rack_.get()));
+    ASSERT_GE(snapshot_.size(), 5u);
+  }
+  void CloseAll() {
+    if (db_) ASSERT_OK(db_->Close());
+    db_.reset();
+    if (rack_) ASSERT_OK(rack_->Close());
+    rack_.reset();
+  }
+  void OpenAll() {
+    ASSERT_OK_AND_ASSIGN(rack_, asmgr::Rack::Open(io_.get(), SystemClock(), dir()));
+    ASSERT_OK_AND_ASSIGN(db_, db::Database::Open(rack_.get()));
+  }
+  // While degraded: every earlier byte, a new zero-fill creation.
+  void CheckDegraded() {
+    ASSERT_GT(OfflineDisks(rack_.get()), 0u);
+    ASSERT_OK(SameBytes(rack_.get(), snapshot_));
+    auto s = db_->NewSession();
+    ASSERT_OK(s->Execute("alter session set \"_cell_fast_file_create\" = false"));
+    ASSERT_OK(s->Execute("create tablespace during datafile '+DATA' size 4m"));
+    ASSERT_OK_AND_ASSIGN(snapshot_, TakeSnapshot(rack_.get()));
+  }
+  // After the device is back: ONLINE ALL resyncs, every copy agrees, and a
+  // second open repairs nothing.
+  void OnlineAndCheck(asmgr::ResyncResult* rs) {
+    for (asmgr::DiskGroup* dg : rack_->disk_groups()) ASSERT_OK(dg->OnlineAll(rs));
+    EXPECT_EQ(OfflineDisks(rack_.get()), 0u);
+    ASSERT_OK(ScrubClean(rack_.get()));
+    ASSERT_OK(SameBytes(rack_.get(), snapshot_));
+    CloseAll();
+    OpenAll();
+    EXPECT_TRUE(rack_->metadata_repairs().empty()) << rack_->metadata_repairs().front();
+    EXPECT_EQ(OfflineDisks(rack_.get()), 0u);
+    ASSERT_OK(ScrubClean(rack_.get()));
+    ASSERT_OK(SameBytes(rack_.get(), snapshot_));
+    CloseAll();
+  }
+  uint32_t StaleAus() {
+    uint32_t n = 0;
+    for (asmgr::DiskGroup* dg : rack_->disk_groups()) {
+      for (const asmgr::DiskView& d : dg->Disks()) n += d.stale_aus;
+    }
+    return n;
+  }
+  std::string dir() const { return tmp_.path() + "/rack"; }
+
+  TempDir tmp_;
+  std::unique_ptr<io::IoBackend> io_;
+  std::unique_ptr<asmgr::Rack> rack_;
+  std::unique_ptr<db::Database> db_;
+  Snapshot snapshot_;
+};
+
+TEST_F(LostDevice, MissingGridDiskFileOpensDegradedAndResyncsWhenReturned) {
+  ASSERT_NO_FATAL_FAILURE(Build());
+  CloseAll();
+  const std::string disk = dir() + "/cel02/DATA_CD_01_cel02.img";
+  std::filesystem::rename(disk, disk + ".away");
+  ASSERT_NO_FATAL_FAILURE(OpenAll());
+  ASSERT_OK_AND_ASSIGN(asmgr::DiskGroup * data, rack_->disk_group("DATA"));
+  EXPECT_EQ(data->View().offline_disks, 1u);
+  ASSERT_OK_AND_ASSIGN(const uint32_t victim, data->FindDisk("DATA_CD_01_cel02"));
+  EXPECT_EQ(data->Disks()[victim].mode_status, "OFFLINE");
+  EXPECT_THAT(data->Disks()[victim].last_error, HasSubstr("DATA_CD_01_cel02.img is missing"));
+  ASSERT_OK_AND_ASSIGN(cell::CellDescription d, rack_->cell(1)->Describe());
+  EXPECT_EQ(d.grid_disks[1].name, "DATA_CD_01_cel02");
+  EXPECT_EQ(d.grid_disks[1].status, "not present");
+  EXPECT_FALSE(std::filesystem::exists(disk));  // never recreated
+  ASSERT_NO_FATAL_FAILURE(CheckDegraded());
+  const uint32_t stale = StaleAus();
+  EXPECT_GT(stale, 0u);
+  // Still missing: ONLINE fails clearly and the disk stays offline.
+  asmgr::ResyncResult early;
+  absl::Status st = data->OnlineDisk(victim, &early);
+  EXPECT_FALSE(st.ok());
+  EXPECT_THAT(std::string(st.message()), HasSubstr("not present"));
+  EXPECT_EQ(data->Disks()[victim].mode_status, "OFFLINE");
+  CloseAll();
+  std::filesystem::rename(disk + ".away", disk);
+  ASSERT_NO_FATAL_FAILURE(OpenAll());
+  EXPECT_EQ(OfflineDisks(rack_.get()), 1u);  // back, but stale until ONLINE
+  asmgr::ResyncResult rs;
+  ASSERT_NO_FATAL_FAILURE(OnlineAndCheck(&rs));
+  EXPECT_EQ(rs.extents_copied, stale);  // exactly the stale extents
+  RecordProperty("stale_extents_resynced", static_cast<int>(rs.extents_copied));
+}
+
+TEST_F(LostDevice, ReplacedGridDiskIsRebuiltWhole) {
+  ASSERT_NO_FATAL_FAILURE(Build());
+  CloseAll();
+  const std::string disk = dir() + "/cel03/DATA_CD_00_cel03.img";
+  std::filesystem::remove(disk);
+  ASSERT_NO_FATAL_FAILURE(OpenAll());
+  ASSERT_NO_FATAL_FAILURE(CheckDegraded());
+  ASSERT_OK_AND_ASSIGN(asmgr::DiskGroup * data, rack_->disk_group("DATA"));
+  ASSERT_OK_AND_ASSIGN(const uint32_t victim, data->FindDisk("DATA_CD_00_cel03"));
+  const uint32_t allocated = data->Disks()[victim].allocated_aus;
+  ASSERT_GT(allocated, 0u);
+  // Unknown and active names are refused; the replacement is created once.
+  EXPECT_EQ(rack_->CreateGridDisk("DATA_CD_07_cel03").code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(rack_->CreateGridDisk("DATA_CD_01_cel03").code(), absl::StatusCode::kAlreadyExists);
+  ASSERT_OK(rack_->CreateGridDisk("data_cd_00_cel03"));
+  EXPECT_TRUE(std::filesystem::exists(disk));
+  EXPECT_EQ(data->Disks()[victim].stale_aus, allocated);
+  asmgr::ResyncResult rs;
+  ASSERT_NO_FATAL_FAILURE(OnlineAndCheck(&rs));
+  EXPECT_EQ(rs.extents_copied, allocated);
+  RecordProperty("extents_rebuilt", static_cast<int>(rs.extents_copied));
+}
+
+TEST_F(LostDevice, FlashWithBothSuperblocksDestroyedIsReplacedAndRebuilt) {
+  ASSERT_NO_FATAL_FAILURE(Build());
+  // Fast creation left its formatted blocks only as templates in the flash of
+  // every cell: the lost flash held the only copy of cel02's share.
+  ASSERT_GT(rack_->concrete_cell(1)->TemplateRangeCount(), 0u);
+  CloseAll();
+  const std::string flash = dir() + "/cel02/flash.img";
+  {
+    std::fstream f(flash, std::ios::in | std::ios::out | std::ios::binary);
+    const std::string junk(8192, '\x5a');  // superblock copies A and B
+    f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+  }
+  ASSERT_NO_FATAL_FAILURE(OpenAll());
+  // Read-write open: the flash was replaced and cel02's disks rebuilt.
+  ASSERT_FALSE(rack_->metadata_repairs().empty());
+  EXPECT_THAT(rack_->metadata_repairs().back(), HasSubstr("cel02: flash device lost"));
+  EXPECT_EQ(OfflineDisks(rack_.get()), 0u);
+  bool kept_aside = false;
+  for (const auto& e : std::filesystem::directory_iterator(dir() + "/cel02")) {
+    kept_aside |= e.path().filename().string().rfind("flash.img.lost.", 0) == 0;
+  }
+  EXPECT_TRUE(kept_aside);
+  ASSERT_OK(ScrubClean(rack_.get()));
+  ASSERT_OK(SameBytes(rack_.get(), snapshot_));
+  {
+    auto s = db_->NewSession();
+    ASSERT_OK(s->Execute("alter session set \"_cell_fast_file_create\" = false"));
+    ASSERT_OK(s->Execute("create tablespace after datafile '+DATA' size 4m"));
+  }
+  ASSERT_OK_AND_ASSIGN(snapshot_, TakeSnapshot(rack_.get()));
+  asmgr::ResyncResult rs;
+  ASSERT_NO_FATAL_FAILURE(OnlineAndCheck(&rs));
+  EXPECT_EQ(rs.extents_copied, 0u);
+}
+
+TEST_F(LostDevice, FlashLostOnAReadOnlyOpenLeavesTheCellOffline) {
+  ASSERT_NO_FATAL_FAILURE(Build());
+  CloseAll();
+  std::filesystem::remove(dir() + "/cel01/flash.img");
+  ASSERT_OK_AND_ASSIGN(
+      rack_, asmgr::Rack::Open(io_.get(), SystemClock(), dir(),
+                               {.lock = {.access = asmgr::RackAccess::kReadOnly}}));
+  EXPECT_EQ(OfflineDisks(rack_.get()), 4u);  // 2 DATA + 2 RECO disks of cel01
+  ASSERT_OK(SameBytes(rack_.get(), snapshot_));
+  EXPECT_FALSE(std::filesystem::exists(dir() + "/cel01/flash.img"));  // nothing written
+  ASSERT_OK(rack_->Close());
+  rack_.reset();
+  ASSERT_NO_FATAL_FAILURE(OpenAll());  // read-write: replaced and rebuilt
+  EXPECT_EQ(OfflineDisks(rack_.get()), 0u);
+  ASSERT_OK(SameBytes(rack_.get(), snapshot_));
+  asmgr::ResyncResult rs;
+  ASSERT_NO_FATAL_FAILURE(OnlineAndCheck(&rs));
+}
+
+TEST_F(LostDevice, MissingCellFolderOpensDegradedAndResyncsWhenReturned) {
+  ASSERT_NO_FATAL_FAILURE(Build());
+  CloseAll();
+  const std::string cell = dir() + "/cel03";
+  std::filesystem::rename(cell, cell + ".away");
+  ASSERT_NO_FATAL_FAILURE(OpenAll());
+  EXPECT_EQ(OfflineDisks(rack_.get()), 4u);
+  EXPECT_EQ(rack_->concrete_cell(2), nullptr);
+  ASSERT_OK_AND_ASSIGN(cell::CellDescription d, rack_->cell(2)->Describe());
+  EXPECT_EQ(d.grid_disks[0].status, "not present");
+  EXPECT_THAT(d.grid_disks[0].status_reason, HasSubstr("cel03 is missing"));
+  EXPECT_FALSE(std::filesystem::exists(cell));  // nothing recreated
+  ASSERT_NO_FATAL_FAILURE(CheckDegraded());
+  const uint32_t stale = StaleAus();
+  EXPECT_GT(stale, 0u);
+  CloseAll();
+  std::filesystem::rename(cell + ".away", cell);
+  ASSERT_NO_FATAL_FAILURE(OpenAll());
+  asmgr::ResyncResult rs;
+  ASSERT_NO_FATAL_FAILURE(OnlineAndCheck(&rs));
+  EXPECT_EQ(rs.extents_copied, stale);
+}
+
+TEST_F(LostDevice, TwoCellsMissingRefusesNamingThem) {
+  ASSERT_NO_FATAL_FAILURE(Build());
+  CloseAll();
+  std::filesystem::rename(dir() + "/cel01", dir() + "/cel01.away");
+  std::filesystem::remove(dir() + "/cel03/DATA_CD_01_cel03.img");
+  absl::StatusOr<std::unique_ptr<asmgr::Rack>> r =
+      asmgr::Rack::Open(io_.get(), SystemClock(), dir());
+  ASSERT_FALSE(r.ok());
+  const std::string msg(r.status().message());
+  EXPECT_THAT(msg, HasSubstr("ORA-15040: diskgroup is incomplete"));
+  EXPECT_THAT(msg, HasSubstr("ORA-15042: ASM disk \"DATA_CD_00_cel01\" is missing"));
+  EXPECT_THAT(msg, HasSubstr("DATA_CD_01_cel03.img is missing"));
+  EXPECT_FALSE(std::filesystem::exists(dir() + "/cel03/DATA_CD_01_cel03.img"));
+  std::filesystem::rename(dir() + "/cel01.away", dir() + "/cel01");
+}
+
+TEST_F(LostDevice, ExternalRedundancyWithAMissingDiskRefusesNamingTheFile) {
+  io_ = io::MakePosixBackend();
+  ASSERT_OK_AND_ASSIGN(
+      rack_, asmgr::Rack::Create(io_.get(), SystemClock(), dir(),
+                                 SmallRack(asmgr::Redundancy::kExternal,
+                                           cell::FlashCacheMode::kWriteThrough)));
+  ASSERT_OK(rack_->Close());
+  rack_.reset();
+  const std::string disk = dir() + "/cel02/RECO_CD_01_cel02.img";
+  std::filesystem::remove(disk);
+  absl::StatusOr<std::unique_ptr<asmgr::Rack>> r =
+      asmgr::Rack::Open(io_.get(), SystemClock(), dir());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
+  const std::string msg(r.status().message());
+  EXPECT_THAT(msg, HasSubstr("ORA-15017: diskgroup \"RECO\" cannot be mounted"));
+  EXPECT_THAT(msg, HasSubstr("ORA-15040: diskgroup is incomplete"));
+  EXPECT_THAT(msg, HasSubstr(disk + " is missing"));
+  EXPECT_THAT(msg, HasSubstr("EXTERN redundancy keeps 1 copy"));
+  EXPECT_FALSE(std::filesystem::exists(disk));  // never recreated as zeros
+}
+
+}  // namespace
+}  // namespace cellsim::faults
