@@ -538,6 +538,7 @@ DiskGroupView DiskGroup::View() const {
   v.disks = static_cast<uint32_t>(cat.disks.size());
   v.failure_groups = static_cast<uint32_t>(fgs.size());
   v.files = static_cast<uint32_t>(cat.files.size());
+  v.bad_blocks_repaired = s_->bad_blocks_repaired.load();
   return v;
 }
 

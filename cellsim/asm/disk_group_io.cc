@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <thread>
 
 #include "cellsim/asm/disk_group.h"
 #include "cellsim/asm/disk_group_state.h"
+#include "cellsim/format/block_template.h"
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 
 namespace cellsim::asmgr {
 
@@ -374,6 +377,98 @@ absl::Status DiskGroup::Write(uint32_t file, absl::Span<AsmWriteRequest> request
   return absl::OkStatus();
 }
 
+namespace {
+
+// Oracle's block checksum as the database checks it on every read
+// (DB_BLOCK_CHECKSUM): a data block whose flags say "checksum present" (byte
+// 15 & 0x04) and a redo block (signature 0x01 0x22) must XOR to zero over
+// their 16-bit words. Block 0 (the OS header), never-written (zero) blocks and
+// control-file blocks (sealed by the database itself) carry no such checksum.
+// Returns the first whole block of [file_offset, +length) that fails.
+std::optional<uint64_t> FirstBadBlock(FileType type, uint32_t block_size, uint64_t file_offset,
+                                      const uint8_t* data, uint64_t length) {
+  const bool data_file = type == FileType::kDataFile || type == FileType::kTempFile;
+  const bool redo = type == FileType::kOnlineLog || type == FileType::kArchiveLog;
+  if ((!data_file && !redo) || block_size < 512 || block_size % 2 != 0) return std::nullopt;
+  for (uint64_t b = (file_offset + block_size - 1) / block_size;
+       (b + 1) * block_size <= file_offset + length; ++b) {
+    const auto block = absl::MakeConstSpan(data + (b * block_size - file_offset), block_size);
+    if (data_file && block[0] != 0 && (block[15] & 0x04) != 0) {
+      if (format::DataBlockChecksum(block) != (block[16] | (block[17] << 8))) return b;
+    } else if (redo && block[0] == format::kRedoSignature && block[1] == format::kRedoFormat) {
+      if (format::RedoBlockChecksum(block) != (block[14] | (block[15] << 8))) return b;
+    }
+  }
+  return std::nullopt;
+}
+
+// Per piece of a read: which copy served it and which copies failed (an I/O
+// error, or a block failing its checksum: the bad copies ASM repairs).
+struct ReadOutcome {
+  int served = -1;
+  uint32_t next = 0;
+  std::vector<uint32_t> errored;
+  std::vector<uint32_t> bad_checksum;  // subset of errored
+  uint64_t bad_block = 0;              // the first block that failed its checksum
+};
+
+// ASM's repair: rewrites the good data onto every copy that returned an error
+// (a media error, a range a cell lost with its flash) or failed its checksum
+// (bad-block repair, counted). A failed repair only takes its disk offline.
+void RepairBadCopies(DiskGroup::State& s, const std::vector<Piece>& pieces,
+                     absl::Span<AsmReadRequest> requests, const std::vector<ReadOutcome>& out,
+                     AsmIoResult* res) {
+  std::vector<CopyIo> repairs;
+  std::vector<CopyLoc> repair_locs;
+  std::vector<bool> bad_block;
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    const Piece& p = pieces[i];
+    if (out[i].served < 0) continue;
+    if (out[i].served > 0) ++requests[p.request].failovers;
+    for (uint32_t c : out[i].errored) {
+      repairs.push_back(PieceCopyIo(s, p, c));
+      repair_locs.push_back(p.locs[c]);
+      bad_block.push_back(std::count(out[i].bad_checksum.begin(), out[i].bad_checksum.end(), c));
+    }
+  }
+  if (repairs.empty()) return;
+  internal::DoCellIo(s.env, /*write=*/true, absl::MakeSpan(repairs), &res->io);
+  std::vector<std::pair<CopyLoc, absl::Status>> failed;
+  uint64_t repaired = 0;
+  for (size_t k = 0; k < repairs.size(); ++k) {
+    if (!repairs[k].status.ok()) {
+      failed.emplace_back(repair_locs[k], repairs[k].status);
+    } else if (bad_block[k]) {
+      ++repaired;
+    }
+  }
+  res->bad_blocks_repaired += repaired;
+  s.bad_blocks_repaired += repaired;
+  std::lock_guard lock(s.mu);
+  (void)RecordCopyFailures(s, failed, res);
+}
+
+// Why no copy of a piece could be read: DataLoss naming the file, the block
+// and every disk tried when they all failed their checksum.
+absl::Status UnreadablePieceError(const DiskGroup::State& s, uint32_t file, const Piece& p,
+                                  const ReadOutcome& out) {
+  if (!out.bad_checksum.empty() && out.bad_checksum.size() == out.errored.size()) {
+    std::vector<std::string> disks;
+    for (uint32_t c : out.errored) disks.push_back(s.cat.disks[p.locs[c].disk].name);
+    return absl::DataLossError(fmt::format(
+        "ORA-01578: ORACLE data block corrupted: block {} of {} fails its checksum on every "
+        "copy tried ({}): no good copy to repair it from",
+        out.bad_block, s.FileLabel(file), fmt::join(disks, ", ")));
+  }
+  return absl::Status(
+      p.error.ok() ? absl::StatusCode::kUnavailable : p.error.code(),
+      fmt::format("read of {} at offset {}: no readable current copy of extent {}{}{}",
+                  s.FileLabel(file), p.file_offset, p.extent, p.error.ok() ? "" : ": ",
+                  std::string(p.error.message())));
+}
+
+}  // namespace
+
 absl::Status DiskGroup::Read(uint32_t file, absl::Span<AsmReadRequest> requests,
                              AsmIoResult* result) {
   AsmIoResult local;
@@ -381,6 +476,7 @@ absl::Status DiskGroup::Read(uint32_t file, absl::Span<AsmReadRequest> requests,
   std::shared_lock io_lock(s_->io_mu);
   std::vector<Piece> pieces;
   uint32_t block_size = 0;
+  FileType type = FileType::kDataFile;
   {
     std::lock_guard lock(s_->mu);
     absl::Status found = SplitFileRequests(
@@ -388,20 +484,19 @@ absl::Status DiskGroup::Read(uint32_t file, absl::Span<AsmReadRequest> requests,
         [](AsmReadRequest& r) { return std::make_pair(r.buffer.data(), uint64_t{r.buffer.size()}); },
         &pieces, &block_size);
     if (!found.ok()) return found;
+    type = s_->cat.files.at(file).info.type;
   }
   const uint32_t copies = s_->cat.copies();
-  std::vector<uint32_t> next(pieces.size(), 0);     // next copy to try
-  std::vector<int> served(pieces.size(), -1);       // copy that answered
-  std::vector<std::vector<uint32_t>> errored(pieces.size());  // copies that failed
+  std::vector<ReadOutcome> out(pieces.size());
   for (uint32_t round = 0; round < copies; ++round) {
     std::vector<CopyIo> ios;
     std::vector<size_t> owner;
     for (size_t i = 0; i < pieces.size(); ++i) {
       Piece& p = pieces[i];
-      if (served[i] >= 0) continue;
-      while (next[i] < copies && !p.usable[next[i]]) ++next[i];
-      if (next[i] >= copies) continue;
-      const uint32_t c = next[i]++;
+      if (out[i].served >= 0) continue;
+      while (out[i].next < copies && !p.usable[out[i].next]) ++out[i].next;
+      if (out[i].next >= copies) continue;
+      const uint32_t c = out[i].next++;
       ios.push_back(PieceCopyIo(*s_, p, c));
       owner.push_back(i);
       if (p.length >= 2 * uint64_t{block_size}) ++res->io.multi_block_requests;
@@ -410,47 +505,33 @@ absl::Status DiskGroup::Read(uint32_t file, absl::Span<AsmReadRequest> requests,
     internal::DoCellIo(s_->env, /*write=*/false, absl::MakeSpan(ios), &res->io);
     for (size_t k = 0; k < ios.size(); ++k) {
       const size_t i = owner[k];
-      const uint32_t c = next[i] - 1;
+      const uint32_t c = out[i].next - 1;
+      std::optional<uint64_t> bad;
       if (ios[k].status.ok()) {
-        served[i] = static_cast<int>(c);
-      } else {
-        if (pieces[i].error.ok()) pieces[i].error = ios[k].status;
-        errored[i].push_back(c);
+        bad = FirstBadBlock(type, block_size, pieces[i].file_offset, pieces[i].data,
+                            pieces[i].length);
+        if (!bad) {
+          out[i].served = static_cast<int>(c);
+          continue;
+        }
+        if (out[i].bad_checksum.empty()) out[i].bad_block = *bad;
+        out[i].bad_checksum.push_back(c);
       }
+      if (pieces[i].error.ok()) {
+        pieces[i].error = bad ? absl::DataLossError(fmt::format(
+                                    "block {} fails its checksum on {}", *bad,
+                                    s_->cat.disks[pieces[i].locs[c].disk].name))
+                              : ios[k].status;
+      }
+      out[i].errored.push_back(c);
     }
   }
-  // Repair: rewrite the good data onto copies that returned an error (a
-  // media error, or a range a cell lost with its flash).
-  std::vector<CopyIo> repairs;
-  std::vector<CopyLoc> repair_locs;
-  for (size_t i = 0; i < pieces.size(); ++i) {
-    const Piece& p = pieces[i];
-    if (served[i] < 0) continue;
-    if (served[i] > 0) ++requests[p.request].failovers;
-    for (uint32_t c : errored[i]) {
-      repairs.push_back(PieceCopyIo(*s_, p, c));
-      repair_locs.push_back(p.locs[c]);
-    }
-  }
-  if (!repairs.empty()) {
-    internal::DoCellIo(s_->env, /*write=*/true, absl::MakeSpan(repairs), &res->io);
-    std::vector<std::pair<CopyLoc, absl::Status>> failed;
-    for (size_t k = 0; k < repairs.size(); ++k) {
-      if (!repairs[k].status.ok()) failed.emplace_back(repair_locs[k], repairs[k].status);
-    }
-    std::lock_guard lock(s_->mu);
-    // A failed repair only makes the disk offline; the read itself succeeded.
-    (void)RecordCopyFailures(*s_, failed, res);
-  }
+  RepairBadCopies(*s_, pieces, requests, out, res);
   for (size_t i = 0; i < pieces.size(); ++i) {
     const Piece& p = pieces[i];
     AsmReadRequest& r = requests[p.request];
-    if (served[i] >= 0 || !r.status.ok()) continue;
-    r.status = absl::Status(
-        p.error.ok() ? absl::StatusCode::kUnavailable : p.error.code(),
-        fmt::format("read of {} at offset {}: no readable current copy of extent {}{}{}",
-                    s_->FileLabel(file), p.file_offset, p.extent, p.error.ok() ? "" : ": ",
-                    std::string(p.error.message())));
+    if (out[i].served >= 0 || !r.status.ok()) continue;
+    r.status = UnreadablePieceError(*s_, file, p, out[i]);
   }
   for (const AsmReadRequest& r : requests) {
     if (!r.status.ok()) return r.status;

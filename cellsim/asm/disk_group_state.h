@@ -9,6 +9,7 @@
 #ifndef CELLSIM_ASM_DISK_GROUP_STATE_H_
 #define CELLSIM_ASM_DISK_GROUP_STATE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -34,6 +35,8 @@ struct DiskGroup::State {
   internal::Catalog cat;                       // guarded by mu
   std::unique_ptr<internal::MetaStore> store;  // guarded by mu
   absl::Status broken;  // set by a failed metadata write: the group is dismounted
+  // Copies rewritten by bad-block repair since mount (DiskGroupView).
+  std::atomic<uint64_t> bad_blocks_repaired{0};
 
   // Persists `bodies` as the next records and applies them. Requires mu.
   // FailedPrecondition once the group has been dismounted by an earlier

@@ -168,7 +168,10 @@ class AbsentCell final : public cell::CellService {
       const std::function<void(const cell::FlushProgress&)>&) override {
     return Error();
   }
-  absl::StatusOr<std::vector<cell::Metric>> Metrics() const override { return Error(); }
+  // No device answers: no metrics (LIST METRICCURRENT prints none for it).
+  absl::StatusOr<std::vector<cell::Metric>> Metrics() const override {
+    return std::vector<cell::Metric>{};
+  }
   absl::Status SetFlashCacheMode(cell::FlashCacheMode) override { return Error(); }
   absl::StatusOr<std::vector<cell::LostRange>> LostRanges() const override {
     return std::vector<cell::LostRange>{};

@@ -5,6 +5,7 @@
 // the output is that cell's CellCLI output as is.
 #include <unistd.h>
 
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -35,17 +36,22 @@ absl::StatusOr<std::string> RunOnCell(const CellCliCommand& c, cell::CellService
   switch (c.kind) {
     case Kind::kListCell:
     case Kind::kListFlashCache:
+    case Kind::kListCellDisk:
     case Kind::kListGridDisk: {
       absl::StatusOr<cell::CellDescription> d = cell->Describe();
       if (!d.ok()) return d.status();
       if (c.kind == Kind::kListGridDisk) return report::RenderListGridDisk(*d);
+      if (c.kind == Kind::kListCellDisk) return report::RenderListCellDisk(*d);
       if (c.kind == Kind::kListCell) {
         if (c.detail) {
           report::CellDetailExtras extras;
           extras.utc = utc;
           return report::RenderListCellDetail(*d, extras);
         }
-        return fmt::format("\t {}\t online\n", d->name);  // LIST CELL: name, status
+        // LIST CELL: name, status (a cell Open found absent is offline).
+        const bool absent = std::all_of(d->grid_disks.begin(), d->grid_disks.end(),
+                                        [](const auto& g) { return g.status == "not present"; });
+        return fmt::format("\t {}\t {}\n", d->name, absent ? "offline" : "online");
       }
       if (c.detail) return report::RenderListFlashCacheDetail(*d, utc);
       return fmt::format("\t {}_FLASHCACHE\t {}\n", d->name, d->flash_cache_status);
@@ -76,6 +82,8 @@ absl::StatusOr<std::string> RunOnCell(const CellCliCommand& c, cell::CellService
       if (!s.ok()) return s;
       return fmt::format("Cell {} successfully altered\n", cell->name());
     }
+    case Kind::kCreateGridDisk:
+      break;  // a rack operation (RunCellCli)
   }
   return absl::InternalError("unhandled CellCLI command");
 }
@@ -97,11 +105,12 @@ void RunCellCli(const CellCliArgs& a, CommandContext& ctx) {
     if (!c.ok()) return Fail(ctx, cmd, c.status());
     parsed.push_back(*c);
   }
-  // LIST commands read; ALTER (flush, flashCacheMode) writes.
+  // LIST commands read; ALTER (flush, flashCacheMode) and CREATE write.
   bool writes = false;
   for (const CellCliCommand& c : parsed) {
     writes |= c.kind == CellCliCommand::Kind::kFlushFlashCache ||
-              c.kind == CellCliCommand::Kind::kSetFlashCacheMode;
+              c.kind == CellCliCommand::Kind::kSetFlashCacheMode ||
+              c.kind == CellCliCommand::Kind::kCreateGridDisk;
   }
   absl::StatusOr<RackEnv> env = OpenRackEnv(
       a.dir, a.rack, writes ? asmgr::RackAccess::kReadWrite : asmgr::RackAccess::kReadOnly);
@@ -131,6 +140,16 @@ void RunCellCli(const CellCliArgs& a, CommandContext& ctx) {
   const bool prefix = a.cells.size() != 1;
   absl::Status failure;
   for (const CellCliCommand& c : parsed) {
+    if (c.kind == CellCliCommand::Kind::kCreateGridDisk) {
+      // The name says which cell; ASM records the disk's content as lost
+      // first (Rack::CreateGridDisk), then the cell creates the file.
+      if (absl::Status s = env->rack->CreateGridDisk(c.grid_disk); !s.ok()) {
+        failure = s;
+        break;
+      }
+      std::cout << fmt::format("GridDisk {} successfully created\n", c.grid_disk);
+      continue;
+    }
     for (uint32_t i : chosen) {
       absl::StatusOr<std::string> out = RunOnCell(c, env->rack->cell(i), a.utc);
       if (!out.ok()) {
@@ -154,9 +173,10 @@ void RegisterCellCli(CLI::App& app, CommandContext& ctx) {
   auto args = std::make_shared<CellCliArgs>();
   CLI::App* c = app.add_subcommand(
       "cellcli",
-      "CellCLI on the cells of rack DIR: LIST CELL|FLASHCACHE|GRIDDISK [DETAIL], LIST "
+      "CellCLI on the cells of rack DIR: LIST CELL|CELLDISK|FLASHCACHE|GRIDDISK [DETAIL], LIST "
       "METRICCURRENT [NAME] [WHERE objectType = 'FLASHCACHE'], ALTER FLASHCACHE ALL FLUSH, "
-      "ALTER CELL flashCacheMode = writeback|writethrough (case-insensitive)");
+      "ALTER CELL flashCacheMode = writeback|writethrough, CREATE GRIDDISK NAME (replaces a "
+      "grid disk that is not present) (case-insensitive)");
   c->add_option("DIR", args->dir, "Rack directory")->required();
   c->add_option("-e,--execute", args->commands, "A CellCLI command (repeatable, in order)");
   c->add_option("-c,--cell", args->cells,

@@ -118,7 +118,7 @@ absl::StatusOr<CellCliCommand> ParseCellCliCommand(std::string_view text) {
   CellCliCommand cmd;
   const std::string verb = Lower(w[0]);
   if (verb == "list") {
-    if (w.size() < 2) return CellSyntax(text, "LIST of what? (CELL, FLASHCACHE, GRIDDISK, METRICCURRENT)");
+    if (w.size() < 2) return CellSyntax(text, "LIST of what? (CELL, CELLDISK, FLASHCACHE, GRIDDISK, METRICCURRENT)");
     const std::string object = Lower(w[1]);
     if (object == "metriccurrent") {
       cmd.kind = CellCliCommand::Kind::kListMetricCurrent;
@@ -132,9 +132,11 @@ absl::StatusOr<CellCliCommand> ParseCellCliCommand(std::string_view text) {
       cmd.kind = CellCliCommand::Kind::kListFlashCache;
     } else if (object == "griddisk") {
       cmd.kind = CellCliCommand::Kind::kListGridDisk;
+    } else if (object == "celldisk") {
+      cmd.kind = CellCliCommand::Kind::kListCellDisk;
     } else {
       return CellSyntax(text, fmt::format("unknown object type '{}' (cellsim knows CELL, "
-                                          "FLASHCACHE, GRIDDISK, METRICCURRENT)",
+                                          "CELLDISK, FLASHCACHE, GRIDDISK, METRICCURRENT)",
                                           w[1]));
     }
     if (w.size() == 3 && Lower(w[2]) == "detail") {
@@ -169,7 +171,20 @@ absl::StatusOr<CellCliCommand> ParseCellCliCommand(std::string_view text) {
     return CellSyntax(text, "cellsim knows ALTER FLASHCACHE ALL FLUSH and ALTER CELL "
                             "flashCacheMode = ...");
   }
-  return CellSyntax(text, fmt::format("unknown command '{}' (cellsim knows LIST and ALTER)", w[0]));
+  if (verb == "create") {
+    if (w.size() < 2 || Lower(w[1]) != "griddisk") {
+      return CellSyntax(text, "cellsim knows CREATE GRIDDISK NAME");
+    }
+    if (w.size() != 3) {
+      return CellSyntax(text, "expected: CREATE GRIDDISK NAME (cellsim recreates a grid disk that "
+                              "is not present on its recorded cell disk, at its recorded size)");
+    }
+    cmd.kind = CellCliCommand::Kind::kCreateGridDisk;
+    cmd.grid_disk = w[2];
+    return cmd;
+  }
+  return CellSyntax(text, fmt::format("unknown command '{}' (cellsim knows LIST, ALTER and CREATE)",
+                                      w[0]));
 }
 
 bool MetricMatches(const cell::Metric& metric, const std::vector<MetricFilter>& filters) {

@@ -51,14 +51,17 @@ struct CellCliCommand {
     kListCell,
     kListFlashCache,
     kListGridDisk,
+    kListCellDisk,
     kListMetricCurrent,
     kFlushFlashCache,
     kSetFlashCacheMode,
+    kCreateGridDisk,  // CREATE GRIDDISK NAME: replaces a grid disk that is "not present"
   };
   Kind kind = Kind::kListCell;
   bool detail = false;
   std::vector<MetricFilter> filters;  // LIST METRICCURRENT
   cell::FlashCacheMode mode = cell::FlashCacheMode::kWriteBack;  // ALTER CELL
+  std::string grid_disk;  // CREATE GRIDDISK
 };
 
 // InvalidArgument "CELL-01504: Invalid command syntax. ..." saying what was

@@ -1,6 +1,7 @@
 #include "cellsim/report/cellcli.h"
 
 #include <algorithm>
+#include <map>
 #include <cctype>
 #include <cmath>
 #include <tuple>
@@ -116,6 +117,28 @@ std::string RenderListGridDisk(const cell::CellDescription& cell) {
   std::string out;
   for (const cell::GridDiskInfo& g : cell.grid_disks) {
     out += fmt::format("{}{:<{}}{}\n", kIndent, g.name, w, g.status);
+  }
+  return out;
+}
+
+std::string RenderListCellDisk(const cell::CellDescription& cell) {
+  std::vector<std::string> names;
+  std::map<std::string, std::pair<int, int>> counts;  // cell disk -> (grid disks, not present)
+  for (const cell::GridDiskInfo& g : cell.grid_disks) {
+    if (counts.count(g.cell_disk) == 0) names.push_back(g.cell_disk);
+    auto& [all, absent] = counts[g.cell_disk];
+    ++all;
+    absent += g.status == "not present" ? 1 : 0;
+  }
+  std::sort(names.begin(), names.end());
+  size_t widest = 0;
+  for (const std::string& n : names) widest = std::max(widest, n.size());
+  const size_t w = TabWidth(widest);
+  std::string out;
+  for (const std::string& n : names) {
+    const auto [all, absent] = counts[n];
+    const char* status = absent == 0 ? "normal" : absent == all ? "not present" : "critical";
+    out += fmt::format("{}{:<{}}{}\n", kIndent, n, w, status);
   }
   return out;
 }

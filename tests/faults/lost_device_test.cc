@@ -323,5 +323,119 @@ TEST_F(LostDevice, ExternalRedundancyWithAMissingDiskRefusesNamingTheFile) {
   EXPECT_FALSE(std::filesystem::exists(disk));  // never recreated as zeros
 }
 
+// ------------------------------------------------------- bad-block repair
+
+// The bytes of [offset, offset + n) of a file, read with plain I/O (not
+// through a cell, so no cache is populated).
+std::vector<uint8_t> RawRead(const std::string& path, uint64_t offset, size_t n) {
+  std::vector<uint8_t> out(n);
+  std::ifstream f(path, std::ios::binary);
+  f.seekg(static_cast<std::streamoff>(offset));
+  f.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(n));
+  return out;
+}
+
+void FlipByte(const std::string& path, uint64_t offset) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(static_cast<std::streamoff>(offset));
+  char c = 0;
+  f.get(c);
+  f.seekp(static_cast<std::streamoff>(offset));
+  f.put(static_cast<char>(c ^ 0x10));
+}
+
+class BadBlock : public LostDevice {
+ protected:
+  // A smart-created data file on write-through cells (its formatted blocks,
+  // each with its checksum, are on the grid disks); block `kBlock`'s copies.
+  void SetUp() override {
+    io_ = io::MakePosixBackend();
+    ASSERT_OK_AND_ASSIGN(
+        rack_, asmgr::Rack::Create(io_.get(), SystemClock(), dir(),
+                                   SmallRack(asmgr::Redundancy::kNormal,
+                                             cell::FlashCacheMode::kWriteThrough)));
+    ASSERT_OK_AND_ASSIGN(db_, db::Database::Create(rack_.get()));
+    {
+      auto s = db_->NewSession();
+      ASSERT_OK(s->Execute("alter session set cellsim_fast_file_create_metadata = false"));
+      ASSERT_OK(s->Execute("create tablespace t datafile '+DATA' size 4m"));
+    }
+    ASSERT_OK_AND_ASSIGN(data_, rack_->disk_group("DATA"));
+    for (const asmgr::FileInfo& f : data_->ListFiles()) {
+      if (f.type == asmgr::FileType::kDataFile && f.tag == "T") file_ = f;
+    }
+    ASSERT_EQ(file_.tag, "T");
+    ASSERT_OK_AND_ASSIGN(std::vector<asmgr::Extent> x,
+                         data_->ExtentMap(file_.number, kBlock * kBs, kBs));
+    ASSERT_EQ(x.size(), 1u);
+    for (const asmgr::ExtentCopy& c : x[0].copies) {
+      ASSERT_OK_AND_ASSIGN(cell::CellDescription d, rack_->cell(c.cell)->Describe());
+      paths_.push_back(fmt::format("{}/{}/{}.img", dir(), d.name, d.grid_disks[c.grid_disk].name));
+      offsets_.push_back(c.disk_offset + kBlock * kBs - x[0].file_offset);
+      disks_.push_back(d.grid_disks[c.grid_disk].name);
+    }
+    good_ = RawRead(paths_[1], offsets_[1], kBs);
+    ASSERT_EQ(good_, RawRead(paths_[0], offsets_[0], kBs));
+    ASSERT_EQ(good_[0], 0x06);  // a formatted data block, with its checksum
+  }
+  absl::Status ReadBlock(asmgr::AsmIoResult* r, std::vector<uint8_t>* out) {
+    out->assign(kBs, 0);
+    std::vector<asmgr::AsmReadRequest> q(1);
+    q[0].file_offset = kBlock * kBs;
+    q[0].buffer = absl::MakeSpan(*out);
+    absl::Status st = data_->Read(file_.number, absl::MakeSpan(q), r);
+    failovers_ = q[0].failovers;
+    return st;
+  }
+  static constexpr uint64_t kBlock = 5, kBs = 8192;
+  asmgr::DiskGroup* data_ = nullptr;
+  asmgr::FileInfo file_;
+  std::vector<std::string> paths_, disks_;
+  std::vector<uint64_t> offsets_;
+  std::vector<uint8_t> good_;
+  uint32_t failovers_ = 0;
+};
+
+TEST_F(BadBlock, FlippedByteInOneCopyIsServedFromTheMirrorAndRewritten) {
+  FlipByte(paths_[0], offsets_[0] + 100);  // the primary copy
+  std::vector<uint8_t> got;
+  asmgr::AsmIoResult r1;
+  ASSERT_OK(ReadBlock(&r1, &got));
+  EXPECT_EQ(got, good_);
+  EXPECT_EQ(failovers_, 1u);
+  EXPECT_EQ(r1.bad_blocks_repaired, 1u);
+  EXPECT_EQ(data_->View().bad_blocks_repaired, 1u);
+  EXPECT_EQ(RawRead(paths_[0], offsets_[0], kBs), good_);  // the bad copy rewritten
+  asmgr::AsmIoResult r2;
+  ASSERT_OK(ReadBlock(&r2, &got));
+  EXPECT_EQ(got, good_);
+  EXPECT_EQ(failovers_, 0u);
+  EXPECT_EQ(r2.bad_blocks_repaired, 0u);
+  EXPECT_EQ(data_->View().bad_blocks_repaired, 1u);
+  ASSERT_OK(ScrubClean(rack_.get()));
+  EXPECT_EQ(OfflineDisks(rack_.get()), 0u);
+  CloseAll();
+}
+
+TEST_F(BadBlock, EveryCopyBadIsDataLossNamingFileBlockAndDisks) {
+  FlipByte(paths_[0], offsets_[0] + 200);
+  FlipByte(paths_[1], offsets_[1] + 300);
+  std::vector<uint8_t> got;
+  asmgr::AsmIoResult r;
+  absl::Status st = ReadBlock(&r, &got);
+  ASSERT_EQ(st.code(), absl::StatusCode::kDataLoss) << st;
+  const std::string msg(st.message());
+  EXPECT_THAT(msg, HasSubstr("ORA-01578"));
+  EXPECT_THAT(msg, HasSubstr(fmt::format("block {} of {}", kBlock, file_.name)));
+  EXPECT_THAT(msg, HasSubstr(disks_[0]));
+  EXPECT_THAT(msg, HasSubstr(disks_[1]));
+  EXPECT_EQ(r.bad_blocks_repaired, 0u);
+  // Nothing was "repaired" with bad data; both copies stay as they were.
+  EXPECT_NE(RawRead(paths_[0], offsets_[0], kBs), good_);
+  EXPECT_NE(RawRead(paths_[1], offsets_[1], kBs), good_);
+  EXPECT_EQ(OfflineDisks(rack_.get()), 0u);
+  CloseAll();
+}
+
 }  // namespace
 }  // namespace cellsim::faults

@@ -169,6 +169,9 @@ struct AsmIoResult {
   std::vector<CopyFailure> failures{};
   std::vector<std::string> disks_taken_offline{};
   uint64_t stale_extents_marked = 0;  // copies skipped because their disk is offline
+  // Read: copies whose data failed its block checksum, served from a mirror
+  // and rewritten with the good data (ASM's bad-block repair).
+  uint64_t bad_blocks_repaired = 0;
 };
 
 // Smart / fast file creation through ASM: one FormatRangeRequest per extent
@@ -256,6 +259,8 @@ struct DiskGroupView {
   SpaceInfo space{};
   uint32_t offline_disks = 0;
   uint32_t disks = 0;
+  // Copies rewritten by bad-block repair since the group was mounted.
+  uint64_t bad_blocks_repaired = 0;
   uint32_t failure_groups = 0;
   uint32_t files = 0;
 };

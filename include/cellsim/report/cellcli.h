@@ -45,6 +45,9 @@ std::string RenderListCellDetail(const cell::CellDescription& cell,
                                  const CellDetailExtras& extras = {});
 std::string RenderListFlashCacheDetail(const cell::CellDescription& cell, bool utc = false);
 std::string RenderListGridDisk(const cell::CellDescription& cell);
+// LIST CELLDISK: name and status, "normal", "not present" (every grid disk on
+// it is missing) or "critical" (some are).
+std::string RenderListCellDisk(const cell::CellDescription& cell);
 // Metrics whose objectType equals `object_type` (case-insensitive; empty: all),
 // sorted by name then object.
 std::string RenderListMetricCurrent(const std::vector<cell::Metric>& metrics,
