@@ -161,8 +161,14 @@ void RunAsmcmd(const AsmcmdArgs& a, CommandContext& ctx) {
     if (!c.ok()) return Fail(ctx, cmd, c.status());
     parsed.push_back(*c);
   }
-  // Every asmcmd command here only reads (cp copies out of ASM).
-  absl::StatusOr<RackEnv> env = OpenRackEnv(a.dir, a.rack, asmgr::RackAccess::kReadOnly);
+  // Every asmcmd command here only reads (cp copies out of ASM), but online
+  // and offline, which change disk states and resync.
+  bool writes = false;
+  for (const AsmcmdCommand& c : parsed) {
+    writes |= c.kind == AsmcmdCommand::Kind::kOnline || c.kind == AsmcmdCommand::Kind::kOffline;
+  }
+  absl::StatusOr<RackEnv> env = OpenRackEnv(
+      a.dir, a.rack, writes ? asmgr::RackAccess::kReadWrite : asmgr::RackAccess::kReadOnly);
   if (!env.ok()) return Fail(ctx, cmd, env.status());
   std::string cwd = "+";
   absl::Status failure;

@@ -18,6 +18,7 @@ using ::cellsim::testing::TempDir;
 using ::cellsim::cli::testing::Cellsim;
 using ::cellsim::cli::testing::CmdResult;
 using ::cellsim::cli::testing::Slurp;
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -103,6 +104,54 @@ TEST(CliDemoTest, BadSizeIsAUsageError) {
   r = Cellsim(dir, "demo --size 1000k");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("whole number of MiB"));
+}
+
+// Issue 11, end to end: a grid-disk file lost for good. The rack still opens
+// (lsdg shows the offline disk, cellcli the missing one), the database works,
+// CREATE GRIDDISK makes the replacement and asmcmd online rebuilds it.
+TEST(CliLostDeviceTest, MissingGridDiskIsReplacedAndRebuilt) {
+  TempDir dir;
+  const std::string rack = dir.File("rack");
+  ASSERT_EQ(Cellsim(dir, "rack create " + rack + " " + kSmallRack).exit_code, 0);
+  CmdResult r = Cellsim(dir, "sql " + rack + " -e \"create tablespace users datafile '+DATA' size 8m\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string disk = rack + "/cel02/DATA_CD_01_cel02.img";
+  ASSERT_TRUE(std::filesystem::remove(disk));
+
+  r = Cellsim(dir, "asmcmd " + rack + " -e lsdg");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Offline_disks"));
+  EXPECT_THAT(r.out, ContainsRegex("  1 +N +DATA/"));
+  r = Cellsim(dir, "cellcli " + rack + " -c cel02 -e \"list griddisk\" -e \"list celldisk\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, ContainsRegex("DATA_CD_01_cel02 +not present"));
+  EXPECT_THAT(r.out, ContainsRegex("DATA_CD_00_cel02 +active"));
+  EXPECT_THAT(r.out, ContainsRegex("CD_01_cel02 +critical"));
+  EXPECT_FALSE(std::filesystem::exists(disk));  // never recreated by an open
+
+  r = Cellsim(dir, "sql " + rack + " -e \"create tablespace during datafile '+DATA' size 4m\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = Cellsim(dir, "asmcmd " + rack + " -e \"online -G DATA -D DATA_CD_01_cel02\"");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr("not present"));
+
+  r = Cellsim(dir, "cellcli " + rack + " -e \"create griddisk DATA_CD_01_cel02\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("GridDisk DATA_CD_01_cel02 successfully created"));
+  EXPECT_TRUE(std::filesystem::exists(disk));
+  r = Cellsim(dir, "cellcli " + rack + " -e \"create griddisk DATA_CD_01_cel02\"");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr("already exists"));
+
+  r = Cellsim(dir, "asmcmd " + rack + " -e \"online -G DATA -D DATA_CD_01_cel02\" -e lsdg");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, ContainsRegex("resync: [1-9][0-9]* extent copies"));
+  EXPECT_THAT(r.out, ContainsRegex("  0 +N +DATA/"));
+  r = Cellsim(dir, "cellcli " + rack + " -c cel02 -e \"list griddisk\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, Not(HasSubstr("not present")));
+  r = Cellsim(dir, "sql " + rack + " -e \"drop tablespace during including contents and datafiles\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
 }
 
 TEST(CliRackTest, CreateInfoSqlCellCliAsmcmdFlow) {

@@ -113,7 +113,7 @@ struct GridDiskInfo {
   std::string status;      // "active", "not present"
   // Why a grid disk is "not present" ("DIR/cel02/DATA_CD_00_cel02.img is
   // missing"); empty when active.
-  std::string status_reason;
+  std::string status_reason{};
   // True when the cell cannot vouch for what the grid disk holds (its
   // write-back flash, which may have held newer data, was lost): ASM rebuilds
   // the disk's whole content from the mirrors instead of trusting it.
