@@ -431,7 +431,7 @@ void RepairBadCopies(DiskGroup::State& s, const std::vector<Piece>& pieces,
       bad_block.push_back(std::count(out[i].bad_checksum.begin(), out[i].bad_checksum.end(), c));
     }
   }
-  if (repairs.empty()) return;
+  if (repairs.empty() || s.env.read_only) return;  // a read-only mount writes nothing
   internal::DoCellIo(s.env, /*write=*/true, absl::MakeSpan(repairs), &res->io);
   std::vector<std::pair<CopyLoc, absl::Status>> failed;
   uint64_t repaired = 0;
@@ -508,8 +508,10 @@ absl::Status DiskGroup::Read(uint32_t file, absl::Span<AsmReadRequest> requests,
       const uint32_t c = out[i].next - 1;
       std::optional<uint64_t> bad;
       if (ios[k].status.ok()) {
-        bad = FirstBadBlock(type, block_size, pieces[i].file_offset, pieces[i].data,
-                            pieces[i].length);
+        if (requests[pieces[i].request].verify_checksums) {
+          bad = FirstBadBlock(type, block_size, pieces[i].file_offset, pieces[i].data,
+                              pieces[i].length);
+        }
         if (!bad) {
           out[i].served = static_cast<int>(c);
           continue;

@@ -383,6 +383,7 @@ class BadBlock : public LostDevice {
     std::vector<asmgr::AsmReadRequest> q(1);
     q[0].file_offset = kBlock * kBs;
     q[0].buffer = absl::MakeSpan(*out);
+    q[0].verify_checksums = true;
     absl::Status st = data_->Read(file_.number, absl::MakeSpan(q), r);
     failovers_ = q[0].failovers;
     return st;

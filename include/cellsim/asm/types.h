@@ -153,6 +153,11 @@ struct AsmWriteRequest {
 struct AsmReadRequest {
   uint64_t file_offset = 0;
   absl::Span<uint8_t> buffer{};   // 512-aligned length; caller-owned
+  // Check Oracle's block checksum of every whole block read (data/temp files
+  // and logs): a copy that fails is repaired from a mirror (bad-block repair,
+  // docs/asm.md). For readers that know the file holds database blocks; ASM
+  // files written as raw bytes (tests, tools) would fail it.
+  bool verify_checksums = false;
   // --- results ---
   absl::Status status{};
   uint32_t failovers = 0;       // pieces served by a non-primary copy
