@@ -176,6 +176,10 @@ class AbsentCell final : public cell::CellService {
   absl::StatusOr<std::vector<cell::LostRange>> LostRanges() const override {
     return std::vector<cell::LostRange>{};
   }
+  absl::Status Discard(absl::Span<cell::DiscardRequest> r, cell::CellIoStats*) override {
+    for (auto& x : r) x.status = Error();
+    return Error();
+  }
 
  private:
   absl::Status Error() const {
