@@ -46,7 +46,7 @@ IoTally& IoTally::operator+=(const IoTally& o) {
 }
 
 CountingBackend::CountingBackend(std::unique_ptr<io::IoBackend> inner)
-    : inner_(std::move(inner)) {}
+    : io::IoBackendWrapper(std::move(inner)) {}
 
 void CountingBackend::SetFlashDataStart(const std::string& path, uint64_t data_start) {
   std::unique_lock<std::shared_mutex> l(mu_);
@@ -70,7 +70,7 @@ IoTally CountingBackend::Tally() const {
 
 absl::StatusOr<io::FileHandle> CountingBackend::Open(const std::string& path,
                                                      const io::OpenOptions& options) {
-  absl::StatusOr<io::FileHandle> h = inner_->Open(path, options);
+  absl::StatusOr<io::FileHandle> h = target()->Open(path, options);
   if (!h.ok()) return h;
   auto f = std::make_shared<File>();
   f->cls = ClassifyPath(path);
@@ -88,7 +88,7 @@ absl::Status CountingBackend::Close(io::FileHandle file) {
     std::unique_lock<std::shared_mutex> l(mu_);
     files_.erase(file);
   }
-  return inner_->Close(file);
+  return target()->Close(file);
 }
 
 std::shared_ptr<CountingBackend::File> CountingBackend::Find(io::FileHandle file) const {
@@ -118,7 +118,7 @@ void CountingBackend::Count(const io::IoRequest& r, const File* f) {
 }
 
 absl::Status CountingBackend::Submit(absl::Span<io::IoRequest> requests) {
-  absl::Status s = inner_->Submit(requests);
+  absl::Status s = target()->Submit(requests);
   io::FileHandle last = io::kInvalidFile;
   std::shared_ptr<File> f;
   for (const io::IoRequest& r : requests) {
@@ -143,11 +143,11 @@ absl::Status CountingBackend::SubmitStream(absl::FunctionRef<bool(io::IoRequest&
     Count(r, f.get());
     on_complete(r);
   };
-  return inner_->SubmitStream(next, done);
+  return target()->SubmitStream(next, done);
 }
 
 absl::Status CountingBackend::Sync(io::FileHandle file, io::SyncKind kind) {
-  absl::Status s = inner_->Sync(file, kind);
+  absl::Status s = target()->Sync(file, kind);
   if (s.ok()) {
     std::shared_ptr<File> f = Find(file);
     const FileClass cls = f != nullptr ? f->cls : FileClass::kOther;

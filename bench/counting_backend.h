@@ -36,6 +36,7 @@
 #include <unordered_map>
 
 #include "cellsim/io/io_backend.h"
+#include "cellsim/io/io_backend_wrapper.h"
 
 namespace cellsim::bench {
 
@@ -60,7 +61,7 @@ struct IoTally {
   IoTally& operator+=(const IoTally& o);
 };
 
-class CountingBackend final : public io::IoBackend {
+class CountingBackend final : public io::IoBackendWrapper {
  public:
   explicit CountingBackend(std::unique_ptr<io::IoBackend> inner);
 
@@ -68,9 +69,9 @@ class CountingBackend final : public io::IoBackend {
   // data, below it metadata. Until set, every flash write counts as metadata.
   void SetFlashDataStart(const std::string& path, uint64_t data_start);
   IoTally Tally() const;
-  io::IoBackend* inner() const { return inner_.get(); }
+  io::IoBackend* inner() const { return target(); }
 
-  std::string Name() const override { return inner_->Name(); }
+  // What is counted; the rest forwards (IoBackendWrapper).
   absl::StatusOr<io::FileHandle> Open(const std::string& path,
                                       const io::OpenOptions& options) override;
   absl::Status Close(io::FileHandle file) override;
@@ -78,23 +79,6 @@ class CountingBackend final : public io::IoBackend {
   absl::Status SubmitStream(absl::FunctionRef<bool(io::IoRequest&)> next,
                             absl::FunctionRef<void(io::IoRequest&)> on_complete) override;
   absl::Status Sync(io::FileHandle file, io::SyncKind kind) override;
-  absl::Status Allocate(io::FileHandle file, io::AllocateMode mode, uint64_t offset,
-                        uint64_t length) override {
-    return inner_->Allocate(file, mode, offset, length);
-  }
-  absl::Status Truncate(io::FileHandle file, uint64_t size) override {
-    return inner_->Truncate(file, size);
-  }
-  absl::StatusOr<uint64_t> Size(io::FileHandle file) override { return inner_->Size(file); }
-  absl::StatusOr<std::string> PathOf(io::FileHandle file) const override {
-    return inner_->PathOf(file);
-  }
-  bool IsDirect(io::FileHandle file) const override { return inner_->IsDirect(file); }
-  absl::StatusOr<int> RegisterBuffer(void* data, size_t length) override {
-    return inner_->RegisterBuffer(data, length);
-  }
-  absl::Status UnregisterBuffer(int index) override { return inner_->UnregisterBuffer(index); }
-  io::IoBackendCounters Counters() const override { return inner_->Counters(); }
 
  private:
   struct File {
@@ -109,7 +93,6 @@ class CountingBackend final : public io::IoBackend {
   std::shared_ptr<File> Find(io::FileHandle file) const;
   void Count(const io::IoRequest& r, const File* f);
 
-  std::unique_ptr<io::IoBackend> inner_;
   mutable std::shared_mutex mu_;
   std::unordered_map<io::FileHandle, std::shared_ptr<File>> files_;
   std::map<std::string, uint64_t> flash_starts_;  // by path, for later opens too

@@ -30,7 +30,8 @@ if command -v ccache >/dev/null; then args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccach
 # shellcheck disable=SC2206
 args+=(${CELLSIM_CMAKE_ARGS:-})
 dir=build/$flavour
-if [ ! -f "$dir/build.ninja" ]; then
+# (Re)configure when new, or when configured before CELLSIM_WERROR existed.
+if [ ! -f "$dir/build.ninja" ] || ! grep -q '^CELLSIM_WERROR:BOOL=ON' "$dir/CMakeCache.txt"; then
   cmake -S . -B "$dir" -G Ninja "${args[@]}" >/dev/null
 fi
 if (($#)); then

@@ -24,6 +24,7 @@ if [ "${1:-}" = "--quick" ]; then
   run debug
   exit 0
 fi
+echo "=== check: layering"; scripts/check_layering.sh
 echo "=== build: asan"; scripts/build.sh asan
 run asan
 # TSan runs only the threaded tests, so it builds only their binaries.

@@ -77,6 +77,7 @@ uint64_t LogicalBytes(const RackConfig& c) {
 absl::Status CheckCreateSpace(const std::string& dir, const RackConfig& c) {
   struct statvfs vfs {};
   if (statvfs(dir.c_str(), &vfs) != 0) return absl::OkStatus();  // creation will say
+  if (vfs.f_blocks == 0) return absl::OkStatus();  // no size reported (ramfs): creation will say
   const uint64_t avail = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
   const uint64_t need = MetadataBytes(c);
   if (avail >= need) return absl::OkStatus();

@@ -11,10 +11,10 @@
 
 #include "absl/strings/ascii.h"
 #include "cellsim/cell/cell.h"
-#include "cellsim/cli/command_parsers.h"
 #include "cellsim/cli/commands.h"
 #include "cellsim/cli/progress.h"
 #include "cellsim/cli/rack_env.h"
+#include "cellsim/lab/command_run.h"
 #include "cellsim/report/cellcli.h"
 #include "fmt/format.h"
 
@@ -28,73 +28,6 @@ struct CellCliArgs {
   bool utc = false;
   RackOptions rack;
 };
-
-// Runs one command on one cell and returns what CellCLI prints.
-absl::StatusOr<std::string> RunOnCell(const CellCliCommand& c, cell::CellService* cell,
-                                      bool utc) {
-  using Kind = CellCliCommand::Kind;
-  switch (c.kind) {
-    case Kind::kListCell:
-    case Kind::kListFlashCache:
-    case Kind::kListCellDisk:
-    case Kind::kListGridDisk: {
-      absl::StatusOr<cell::CellDescription> d = cell->Describe();
-      if (!d.ok()) return d.status();
-      if (c.kind == Kind::kListGridDisk) return report::RenderListGridDisk(*d);
-      if (c.kind == Kind::kListCellDisk) return report::RenderListCellDisk(*d);
-      if (c.kind == Kind::kListCell) {
-        if (c.detail) {
-          report::CellDetailExtras extras;
-          extras.utc = utc;
-          return report::RenderListCellDetail(*d, extras);
-        }
-        // LIST CELL: name, status (a cell Open found absent is offline).
-        const bool absent = std::all_of(d->grid_disks.begin(), d->grid_disks.end(),
-                                        [](const auto& g) { return g.status == "not present"; });
-        return fmt::format("\t {}\t {}\n", d->name, absent ? "offline" : "online");
-      }
-      if (c.detail) return report::RenderListFlashCacheDetail(*d, utc);
-      return fmt::format("\t {}_FLASHCACHE\t {}\n", d->name, d->flash_cache_status);
-    }
-    case Kind::kListMetricCurrent: {
-      absl::StatusOr<std::vector<cell::Metric>> metrics = cell->Metrics();
-      if (!metrics.ok()) return metrics.status();
-      std::vector<cell::Metric> kept;
-      for (const cell::Metric& m : *metrics) {
-        if (MetricMatches(m, c.filters)) kept.push_back(m);
-      }
-      return report::RenderListMetricCurrent(kept);
-    }
-    case Kind::kFlushFlashCache: {
-      ProgressBar bar(fmt::format("{} flush", cell->name()));
-      uint64_t total = 0;
-      absl::StatusOr<cell::FlushProgress> done =
-          cell->Flush([&bar, &total](const cell::FlushProgress& p) {
-            total = std::max(total, p.bytes_destaged + p.dirty_bytes_remaining);
-            bar.Update("flush", p.bytes_destaged, total);
-          });
-      bar.Finish();
-      if (!done.ok()) return done.status();
-      return fmt::format("Flash cache {}_FLASHCACHE altered successfully\n", cell->name());
-    }
-    case Kind::kSetFlashCacheMode: {
-      absl::Status s = cell->SetFlashCacheMode(c.mode);
-      if (!s.ok()) return s;
-      return fmt::format("Cell {} successfully altered\n", cell->name());
-    }
-    case Kind::kCreateGridDisk:
-      break;  // a rack operation (RunCellCli)
-  }
-  return absl::InternalError("unhandled CellCLI command");
-}
-
-std::string Prefix(const std::string& text, const std::string& cell) {
-  std::string out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) out += cell + ": " + line + "\n";
-  return out;
-}
 
 void RunCellCli(const CellCliArgs& a, CommandContext& ctx) {
   const std::string cmd = "cellcli";
@@ -151,13 +84,22 @@ void RunCellCli(const CellCliArgs& a, CommandContext& ctx) {
       continue;
     }
     for (uint32_t i : chosen) {
-      absl::StatusOr<std::string> out = RunOnCell(c, env->rack->cell(i), a.utc);
+      // ALTER FLASHCACHE ALL FLUSH draws a progress bar per cell.
+      std::unique_ptr<ProgressBar> bar;
+      uint64_t total = 0;
+      lab::CommandRunOptions run{.utc = a.utc, .flush_progress = [&](const cell::FlushProgress& p) {
+        if (bar == nullptr) bar = std::make_unique<ProgressBar>(fmt::format("{} flush", names[i]));
+        total = std::max(total, p.bytes_destaged + p.dirty_bytes_remaining);
+        bar->Update("flush", p.bytes_destaged, total);
+      }};
+      absl::StatusOr<std::string> out = lab::RunCellCliCommand(c, env->rack->cell(i), run);
+      if (bar != nullptr) bar->Finish();
       if (!out.ok()) {
         failure = absl::Status(out.status().code(), fmt::format("{}: {}", names[i],
                                                                 std::string(out.status().message())));
         break;
       }
-      std::cout << (prefix ? Prefix(*out, names[i]) : *out);
+      std::cout << (prefix ? lab::PrefixLines(*out, names[i]) : *out);
       std::cout.flush();
     }
     if (!failure.ok()) break;

@@ -1,4 +1,4 @@
-// `cellsim demo [--size SIZE] [--dir DIR] [--json] [--direct]`: the seed command
+// `cellsim demo [--size SIZE] [--dir DIR] [--json] [--io auto|direct|buffered]`: the seed command
 //   alter database add logfile thread 2 group 5 ('+DATA','+RECO') size SIZE
 // run by each of the three creation paths, side by side.
 //
@@ -14,6 +14,10 @@
 //   zero-fill  alter session set "_cell_fast_file_create" = false
 //   smart      alter session set cellsim_fast_file_create_metadata = false
 //   fast       (the default on a write-back rack)
+//
+// Grid disks and flash are opened with O_DIRECT where the directory's
+// filesystem accepts it (as a real cell bypasses the page cache), buffered
+// where it refuses it (tmpfs); the first line of output says which and why.
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -37,7 +41,7 @@ struct DemoArgs {
   std::string size = "256m";
   std::string dir;
   bool json = false;
-  bool direct = false;
+  std::string io = "auto";
   RackOptions rack;
 };
 
@@ -81,24 +85,30 @@ class TempTree {
 };
 
 // One path on a fresh rack in `rack_dir`.
+// `say_io`: print what the I/O choice was (the first path only).
 absl::StatusOr<db::StatementResult> RunPath(const PathRun& run, const std::string& rack_dir,
                                             const std::string& seed, const DemoArgs& a,
-                                            sim::TraceWriter* trace) {
+                                            sim::TraceWriter* trace, bool say_io) {
   if (InterruptFlag()->cancelled()) return absl::CancelledError(std::string(db::kCancelMessage));
-  absl::StatusOr<IoEnv> io = MakeIoEnv(a.rack, fmt::format("{}: ", run.path), trace);
+  absl::StatusOr<lab::EnvOptions> options =
+      ToEnvOptions(a.rack, rack_dir, asmgr::RackAccess::kReadWrite);
+  if (!options.ok()) return options.status();
+  absl::StatusOr<io::IoModeRequest> mode = io::ParseIoModeRequest(a.io);
+  if (!mode.ok()) return mode.status();
+  absl::StatusOr<IoEnv> io = lab::MakeIoEnv(*options, fmt::format("{}: ", run.path), trace);
   if (!io.ok()) return io.status();
-  RackEnv env;
-  env.io = std::move(*io);
-  asmgr::RackConfig config = asmgr::DefaultRackConfig();
-  config.direct_io = a.direct;
-  env.io.ApplyShape(&config);
-  absl::StatusOr<std::unique_ptr<asmgr::Rack>> rack =
-      asmgr::Rack::Create(env.io.io.get(), env.io.clock, rack_dir, config,
-                          asmgr::RackOpenOptions{.wrap = env.io.wrap});
-  if (!rack.ok()) return rack.status();
-  env.rack = std::move(*rack);
+  const db::DatabaseOptions db_options = io->db_options;
+  io::IoChoice choice;
+  absl::StatusOr<RackEnv> created = lab::CreateRackEnv(
+      std::move(*io), rack_dir, *options, asmgr::DefaultRackConfig(), *mode, &choice);
+  if (!created.ok()) return created.status();
+  RackEnv env = std::move(*created);
+  if (say_io) {
+    (a.json ? std::cerr : std::cout) << fmt::format("I/O: {}\n\n", choice.Describe());
+    (a.json ? std::cerr : std::cout).flush();
+  }
   absl::StatusOr<std::unique_ptr<db::Database>> database =
-      db::Database::Create(env.rack.get(), env.io.db_options);
+      db::Database::Create(env.rack.get(), db_options);
   if (!database.ok()) return database.status();
   env.db = std::move(*database);
   absl::StatusOr<db::StatementResult> result =
@@ -131,6 +141,7 @@ absl::StatusOr<db::StatementResult> RunPath(const PathRun& run, const std::strin
 absl::Status CheckSpace(const std::string& dir, uint64_t size) {
   struct statvfs vfs {};
   if (statvfs(dir.c_str(), &vfs) != 0) return absl::OkStatus();  // let the run say
+  if (vfs.f_blocks == 0) return absl::OkStatus();  // no size reported (ramfs): let the run say
   const uint64_t avail = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
   const uint64_t need = size * 4 + 256 * kMiB;  // + flash devices and metadata
   if (avail < need) {
@@ -165,7 +176,7 @@ void RunDemo(const DemoArgs& a, CommandContext& ctx) {
     std::filesystem::create_directories(base, ec);
     if (ec) return Fail(ctx, cmd, fmt::format("cannot create {}: {}", base, ec.message()));
   }
-  if (!a.rack.model_only) {
+  if (!a.rack.sim.model_only) {
     if (absl::Status space = CheckSpace(base, *size); !space.ok()) return Fail(ctx, cmd, space);
   }
   // Checks the clock options once (and names the clock) before any rack is built.
@@ -175,7 +186,7 @@ void RunDemo(const DemoArgs& a, CommandContext& ctx) {
   probe_env->ApplyShape(&shape);
   const std::string clock = probe_env->ClockDescription();
   std::unique_ptr<sim::TraceWriter> trace;
-  if (!a.rack.trace.empty()) {
+  if (!a.rack.sim.trace.empty()) {
     trace = std::make_unique<sim::TraceWriter>(probe_env->sim != nullptr &&
                                                        !probe_env->sim->options().real_clock
                                                    ? "simulated"
@@ -195,7 +206,8 @@ void RunDemo(const DemoArgs& a, CommandContext& ctx) {
   demo.size_bytes = *size;
   for (const PathRun& run : kPaths) {
     const std::string rack_dir = base + "/" + std::string(run.path);
-    absl::StatusOr<db::StatementResult> r = RunPath(run, rack_dir, seed, a, trace.get());
+    absl::StatusOr<db::StatementResult> r =
+        RunPath(run, rack_dir, seed, a, trace.get(), run.path == kPaths[0].path);
     if (a.dir.empty()) {
       std::error_code ec;
       std::filesystem::remove_all(rack_dir, ec);
@@ -208,15 +220,15 @@ void RunDemo(const DemoArgs& a, CommandContext& ctx) {
     demo.paths.push_back(ToReportResult(*r));
   }
   if (trace != nullptr) {
-    if (absl::Status st = trace->WriteFile(a.rack.trace); !st.ok()) return Fail(ctx, cmd, st);
+    if (absl::Status st = trace->WriteFile(a.rack.sim.trace); !st.ok()) return Fail(ctx, cmd, st);
   }
   if (a.json) {
     std::cout << report::DemoJson(demo) << "\n";
     return;
   }
   std::cout << report::RenderDemoTable(demo);
-  const report::StatementResult& zero = demo.paths.front();
-  const report::StatementResult& fast = demo.paths.back();
+  const report::StatementSummary& zero = demo.paths.front();
+  const report::StatementSummary& fast = demo.paths.back();
   std::cout << "\n"
             << fmt::format("times: {} clock\n", clock.substr(0, clock.find(' ')))
             << fmt::format("fast vs zero-fill: {:.0f}x faster (zero-fill {:.3f} s, smart {:.3f} "
@@ -243,9 +255,7 @@ void RegisterDemo(CLI::App& app, CommandContext& ctx) {
   demo->add_flag("--json", args->json,
                  "Print {\"size_bytes\", \"statement\", \"paths\": [{\"path\", \"elapsed_s\", "
                  "\"statistics\", \"waits\"}, ...]}");
-  demo->add_flag("--direct", args->direct,
-                 "Open grid disks and flash with O_DIRECT (bypass the page cache, as a real "
-                 "cell does; the directory's filesystem must support it)");
+  AddIoModeOption(demo, &args->io);
   AddRackOptions(demo, &args->rack);
   demo->callback([args, &ctx] { RunDemo(*args, ctx); });
 }

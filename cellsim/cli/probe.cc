@@ -111,11 +111,9 @@ void PrintText(const io::ProbeReport& p) {
     std::cout << fmt::format("  fallocate {:<14} {}{}\n", f.name, yes(f.supported),
                              f.supported ? "" : " (" + f.detail + ")");
   }
-  std::cout << fmt::format("cellsim will use: {} backend, {} I/O\n", p.backend, p.io_mode);
-  if (!p.direct_io) {
-    std::cout << "  O_DIRECT is unavailable here: commands that need it fail unless given "
-                 "--buffered\n";
-  }
+  // The same choice `rack create`, `demo` and cellsim::Lab make by default here.
+  std::cout << fmt::format("cellsim will use: {} backend, {} I/O for grid disks and flash ({})\n",
+                           p.backend, p.io_mode, p.io_mode_reason);
 }
 
 }  // namespace
@@ -170,7 +168,8 @@ void RegisterProbe(CLI::App& app, CommandContext& ctx) {
         {"o_direct_error", p.direct_error},
         {"fallocate", fallocate},
         {"backend", p.backend},
-        {"mode", p.direct_io ? "O_DIRECT" : "buffered"},
+        {"mode", p.io_mode},
+        {"mode_reason", p.io_mode_reason},
     };
     std::cout << j.dump(2) << "\n";
   });

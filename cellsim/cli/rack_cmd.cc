@@ -8,7 +8,7 @@
 
 #include "absl/strings/ascii.h"
 #include "cellsim/base/units.h"
-#include "cellsim/cli/command_parsers.h"
+#include "cellsim/lab/command_parsers.h"
 #include "cellsim/cli/commands.h"
 #include "cellsim/cli/rack_env.h"
 #include "cellsim/cli/rack_lock_cli.h"
@@ -25,7 +25,7 @@ struct CreateArgs {
   std::vector<std::string> disk_groups;
   std::string flash_size;
   std::string flash_cache_mode;
-  bool direct = false;
+  std::string io = "auto";
   RackOptions rack;
 };
 
@@ -109,21 +109,10 @@ void RunCreate(const CreateArgs& a, CommandContext& ctx) {
     config.flash_cache_mode =
         m == "writethrough" ? cell::FlashCacheMode::kWriteThrough : cell::FlashCacheMode::kWriteBack;
   }
-  config.direct_io = a.direct;
-  absl::StatusOr<asmgr::RackOpenOptions> open =
-      MakeRackOpenOptions(a.dir, asmgr::RackAccess::kReadWrite, a.rack.lock_timeout);
-  if (!open.ok()) return Fail(ctx, cmd, open.status());
-  absl::StatusOr<IoEnv> io = MakeIoEnv(a.rack);
-  if (!io.ok()) return Fail(ctx, cmd, io.status());
-  io->ApplyShape(&config);  // --profile/--rack decide the cells and cell disks
   if (absl::Status v = asmgr::ValidateRackConfig(config); !v.ok()) return Fail(ctx, cmd, v);
-  RackEnv env;
-  env.io = std::move(*io);
-  open->wrap = env.io.wrap;
-  absl::StatusOr<std::unique_ptr<asmgr::Rack>> rack =
-      asmgr::Rack::Create(env.io.io.get(), env.io.clock, a.dir, config, *open);
-  if (!rack.ok()) return Fail(ctx, cmd, rack.status());
-  env.rack = std::move(*rack);
+  absl::StatusOr<RackEnv> created = CreateRackEnv(a.dir, a.rack, config, a.io, /*quiet=*/false);
+  if (!created.ok()) return Fail(ctx, cmd, created.status());
+  RackEnv env = std::move(*created);
   std::cout << fmt::format("Rack created in {}.\n", a.dir);
   absl::Status printed = PrintInfo(env);
   absl::Status closed = env.Close();
@@ -191,7 +180,7 @@ void RegisterRack(CLI::App& app, CommandContext& ctx) {
   create->add_option("--flash-cache-mode", c->flash_cache_mode,
                      "writeback (default) or writethrough")
       ->transform(CLI::IsMember({"writeback", "writethrough"}, CLI::ignore_case));
-  create->add_flag("--direct", c->direct, "Open grid disks and flash with O_DIRECT");
+  AddIoModeOption(create, &c->io);
   AddRackOptions(create, &c->rack);
   create->callback([c, &ctx] { RunCreate(*c, ctx); });
 

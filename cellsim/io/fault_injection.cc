@@ -133,7 +133,7 @@ void Sleep(uint64_t ns) {
 }  // namespace
 
 FaultInjectionBackend::FaultInjectionBackend(std::unique_ptr<IoBackend> base)
-    : base_(std::move(base)), state_(std::make_unique<State>()) {}
+    : IoBackendWrapper(std::move(base)), state_(std::make_unique<State>()) {}
 
 FaultInjectionBackend::~FaultInjectionBackend() = default;
 
@@ -217,7 +217,7 @@ uint64_t FaultInjectionBackend::UnsyncedUndoBytes() const {
   return state_->undo.SavedBytes();
 }
 
-std::string FaultInjectionBackend::Name() const { return "fault(" + base_->Name() + ")"; }
+std::string FaultInjectionBackend::Name() const { return "fault(" + base()->Name() + ")"; }
 
 absl::StatusOr<FileHandle> FaultInjectionBackend::Open(const std::string& path,
                                                        const OpenOptions& options) {
@@ -227,7 +227,7 @@ absl::StatusOr<FileHandle> FaultInjectionBackend::Open(const std::string& path,
     if (absl::Status s = state_->Check({kOpOpen, path}, &latency); !s.ok()) return s;
   }
   Sleep(latency);
-  if (options.read_only) return base_->Open(path, options);
+  if (options.read_only) return base()->Open(path, options);
   std::lock_guard undo_lock(state_->undo_mu);
   // Creating or truncating changes the file: remember its size (a missing
   // file undoes to an empty one, as its directory entry may have been synced).
@@ -236,10 +236,8 @@ absl::StatusOr<FileHandle> FaultInjectionBackend::Open(const std::string& path,
                                       : state_->undo.Record(path, 0, 0);
     if (!s.ok()) return s;
   }
-  return base_->Open(path, options);
+  return base()->Open(path, options);
 }
-
-absl::Status FaultInjectionBackend::Close(FileHandle file) { return base_->Close(file); }
 
 absl::Status FaultInjectionBackend::Submit(absl::Span<IoRequest> requests) {
   std::vector<std::string> paths(requests.size());
@@ -252,7 +250,7 @@ absl::Status FaultInjectionBackend::Submit(absl::Span<IoRequest> requests) {
       IoRequest& r = requests[i];
       r.transferred = 0;
       r.latency_ns = 0;
-      auto path = base_->PathOf(r.file);
+      auto path = base()->PathOf(r.file);
       if (!path.ok()) {  // let the base backend report the bad handle
         pass.push_back(i);
         continue;
@@ -285,7 +283,7 @@ absl::Status FaultInjectionBackend::Submit(absl::Span<IoRequest> requests) {
         }
       }
     }
-    if (!batch.empty()) (void)base_->Submit(absl::MakeSpan(batch));
+    if (!batch.empty()) (void)base()->Submit(absl::MakeSpan(batch));
   }
   Sleep(latency);
   {
@@ -308,7 +306,7 @@ absl::Status FaultInjectionBackend::Submit(absl::Span<IoRequest> requests) {
 }
 
 absl::Status FaultInjectionBackend::Sync(FileHandle file, SyncKind kind) {
-  auto path = base_->PathOf(file);
+  auto path = base()->PathOf(file);
   if (!path.ok()) return path.status();
   uint64_t latency = 0;
   {
@@ -317,14 +315,14 @@ absl::Status FaultInjectionBackend::Sync(FileHandle file, SyncKind kind) {
   }
   Sleep(latency);
   std::lock_guard undo_lock(state_->undo_mu);
-  absl::Status s = base_->Sync(file, kind);
+  absl::Status s = base()->Sync(file, kind);
   if (s.ok()) state_->undo.Synced(*path);
   return s;
 }
 
 absl::Status FaultInjectionBackend::Allocate(FileHandle file, AllocateMode mode,
                                              uint64_t offset, uint64_t length) {
-  auto path = base_->PathOf(file);
+  auto path = base()->PathOf(file);
   if (!path.ok()) return path.status();
   uint64_t latency = 0;
   {
@@ -347,11 +345,11 @@ absl::Status FaultInjectionBackend::Allocate(FileHandle file, AllocateMode mode,
     case AllocateMode::kPunchHole: s = state_->undo.Record(*path, offset, length); break;
   }
   if (!s.ok()) return s;
-  return base_->Allocate(file, mode, offset, length);
+  return base()->Allocate(file, mode, offset, length);
 }
 
 absl::Status FaultInjectionBackend::Truncate(FileHandle file, uint64_t size) {
-  auto path = base_->PathOf(file);
+  auto path = base()->PathOf(file);
   if (!path.ok()) return path.status();
   uint64_t latency = 0;
   {
@@ -364,27 +362,8 @@ absl::Status FaultInjectionBackend::Truncate(FileHandle file, uint64_t size) {
   Sleep(latency);
   std::lock_guard undo_lock(state_->undo_mu);
   if (absl::Status s = state_->undo.RecordResize(*path, size); !s.ok()) return s;
-  return base_->Truncate(file, size);
+  return base()->Truncate(file, size);
 }
 
-absl::StatusOr<uint64_t> FaultInjectionBackend::Size(FileHandle file) {
-  return base_->Size(file);
-}
-
-absl::StatusOr<std::string> FaultInjectionBackend::PathOf(FileHandle file) const {
-  return base_->PathOf(file);
-}
-
-bool FaultInjectionBackend::IsDirect(FileHandle file) const { return base_->IsDirect(file); }
-
-absl::StatusOr<int> FaultInjectionBackend::RegisterBuffer(void* data, size_t length) {
-  return base_->RegisterBuffer(data, length);
-}
-
-absl::Status FaultInjectionBackend::UnregisterBuffer(int index) {
-  return base_->UnregisterBuffer(index);
-}
-
-IoBackendCounters FaultInjectionBackend::Counters() const { return base_->Counters(); }
 
 }  // namespace cellsim::io

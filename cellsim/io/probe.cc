@@ -10,9 +10,12 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <ranges>
+#include <utility>
 
 #include "cellsim/io/fd_backend.h"
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 
 namespace cellsim::io {
 namespace {
@@ -23,6 +26,7 @@ std::string FilesystemName(long magic) {
     case 0x58465342: return "xfs";
     case 0x9123683E: return "btrfs";
     case 0x01021994: return "tmpfs";
+    case 0x858458F6: return "ramfs";
     case 0x794C7630: return "overlayfs";
     case 0x6969: return "nfs";
     case 0x65735546: return "fuse";
@@ -103,9 +107,118 @@ absl::StatusOr<ProbeReport> ProbeIo(const std::string& directory) {
   ::close(fd);
   ::unlink(tmpl.c_str());
 
-  report.backend = report.io_uring ? "io_uring" : "posix";
-  report.io_mode = report.direct_io ? "O_DIRECT" : "buffered (only with --buffered)";
+  absl::StatusOr<IoChoice> choice = ChooseIo(report, IoPreference{});
+  if (!choice.ok()) return choice.status();
+  report.backend = std::string(BackendKindName(choice->backend));
+  report.io_mode = choice->direct ? "O_DIRECT" : "buffered";
+  report.io_mode_reason = choice->mode_reason;
   return report;
+}
+
+namespace {
+
+// Each request kind and its name; the parsers also take the aliases.
+constexpr std::pair<IoModeRequest, std::string_view> kIoModeNames[] = {
+    {IoModeRequest::kAuto, "auto"},
+    {IoModeRequest::kDirect, "direct"},
+    {IoModeRequest::kBuffered, "buffered"}};
+constexpr std::pair<BackendRequest, std::string_view> kBackendNames[] = {
+    {BackendRequest::kAuto, "auto"},
+    {BackendRequest::kUring, "io_uring"},
+    {BackendRequest::kPosix, "posix"}};
+
+template <typename E, size_t N>
+std::string_view NameIn(const std::pair<E, std::string_view> (&table)[N], E value) {
+  for (const auto& [e, name] : table) {
+    if (e == value) return name;
+  }
+  return "?";
+}
+
+template <typename E, size_t N>
+absl::StatusOr<E> ParseIn(const std::pair<E, std::string_view> (&table)[N], std::string_view text,
+                          std::string_view what) {
+  for (const auto& [e, name] : table) {
+    if (text == name) return e;
+  }
+  return absl::InvalidArgumentError(fmt::format("unknown {} '{}': expected {}", what, text,
+                                                fmt::join(table | std::views::values, ", ")));
+}
+
+}  // namespace
+
+std::string_view IoModeRequestName(IoModeRequest r) { return NameIn(kIoModeNames, r); }
+
+absl::StatusOr<IoModeRequest> ParseIoModeRequest(std::string_view name) {
+  return ParseIn(kIoModeNames, name == "o_direct" ? "direct" : name, "I/O mode");
+}
+
+std::string_view BackendRequestName(BackendRequest r) { return NameIn(kBackendNames, r); }
+
+absl::StatusOr<BackendRequest> ParseBackendRequest(std::string_view name) {
+  return ParseIn(kBackendNames, name == "uring" ? "io_uring" : name, "backend");
+}
+
+std::string IoChoice::Describe() const {
+  return fmt::format("{} backend ({}), {} ({})", BackendKindName(backend), backend_reason,
+                     direct ? "O_DIRECT" : "buffered", mode_reason);
+}
+
+absl::StatusOr<IoChoice> ChooseIo(const ProbeReport& p, const IoPreference& request) {
+  IoChoice c;
+  switch (request.backend) {
+    case BackendRequest::kPosix:
+      c.backend = BackendKind::kPosix;
+      c.backend_reason = "asked for";
+      break;
+    case BackendRequest::kUring:
+      if (!p.io_uring) {
+        return absl::FailedPreconditionError(fmt::format(
+            "io_uring is not available here ({}); use the posix backend (--backend posix) or "
+            "auto",
+            p.io_uring_error));
+      }
+      c.backend = BackendKind::kUring;
+      c.backend_reason = "asked for";
+      break;
+    case BackendRequest::kAuto:
+      c.backend = p.io_uring ? BackendKind::kUring : BackendKind::kPosix;
+      c.backend_reason =
+          p.io_uring ? "available" : fmt::format("io_uring refused: {}", p.io_uring_error);
+      c.fell_back = !p.io_uring;
+      break;
+  }
+  const std::string where = fmt::format("{} at {}", p.filesystem, p.directory);
+  switch (request.mode) {
+    case IoModeRequest::kBuffered:
+      c.direct = false;
+      c.mode_reason = "asked for";
+      break;
+    case IoModeRequest::kDirect:
+      if (!p.direct_io) {
+        return absl::FailedPreconditionError(fmt::format(
+            "O_DIRECT is refused by {} ({}); use buffered I/O (--io buffered) or auto, or "
+            "another directory",
+            where, p.direct_error));
+      }
+      c.direct = true;
+      c.mode_reason = fmt::format("asked for; {} accepts it", where);
+      break;
+    case IoModeRequest::kAuto:
+      c.direct = p.direct_io;
+      c.mode_reason = p.direct_io ? fmt::format("{} accepts O_DIRECT", where)
+                                  : fmt::format("fell back: {} refuses O_DIRECT ({})", where,
+                                                p.direct_error);
+      c.fell_back = c.fell_back || !p.direct_io;
+      break;
+  }
+  return c;
+}
+
+absl::StatusOr<IoChoice> ChooseIo(const std::string& directory, const IoPreference& request) {
+  absl::StatusOr<ProbeReport> probe = ProbeIo(directory);
+  if (!probe.ok()) return probe.status();
+  return ChooseIo(*probe, request);
 }
 
 }  // namespace cellsim::io

@@ -43,7 +43,7 @@ uint64_t LatencyHistogram::Percentile(double q) const {
   return max_;
 }
 
-ZeroFiller::ZeroFiller(IoBackend* io, const ZeroFillOptions& options, AlignedBuffer buffer,
+ZeroFiller::ZeroFiller(IoBackend* io, const ZeroFillerOptions& options, AlignedBuffer buffer,
                        int index)
     : io_(io), options_(options), buffer_(std::move(buffer)), index_(index) {
   if (options_.clock == nullptr) options_.clock = SystemClock();
@@ -52,7 +52,7 @@ ZeroFiller::ZeroFiller(IoBackend* io, const ZeroFillOptions& options, AlignedBuf
 ZeroFiller::~ZeroFiller() { (void)io_->UnregisterBuffer(index_); }
 
 absl::StatusOr<std::unique_ptr<ZeroFiller>> ZeroFiller::Create(IoBackend* io,
-                                                                const ZeroFillOptions& options) {
+                                                                const ZeroFillerOptions& options) {
   if (options.block_size == 0) {
     return absl::InvalidArgumentError("zero fill: block size must be > 0");
   }
@@ -118,7 +118,7 @@ absl::StatusOr<ZeroFillResult> ZeroFiller::Fill(FileHandle file, uint64_t offset
 }
 
 absl::StatusOr<ZeroFillResult> ZeroFill(IoBackend* io, FileHandle file, uint64_t offset,
-                                        uint64_t length, const ZeroFillOptions& options) {
+                                        uint64_t length, const ZeroFillerOptions& options) {
   auto filler = ZeroFiller::Create(io, options);
   if (!filler.ok()) return filler.status();
   return (*filler)->Fill(file, offset, length);

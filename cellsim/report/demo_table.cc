@@ -37,7 +37,7 @@ std::string RenderDemoTable(const DemoResult& demo) {
                      internal::GroupThousands(static_cast<int64_t>(demo.size_bytes)));
 
   std::vector<std::string> header, rule;
-  for (const StatementResult& r : demo.paths) {
+  for (const StatementSummary& r : demo.paths) {
     header.push_back(r.path.empty() ? "(none)" : r.path);
     rule.push_back(std::string(kColumnWidth, '-'));
   }
@@ -50,7 +50,7 @@ std::string RenderDemoTable(const DemoResult& demo) {
   out += "\n";
 
   std::vector<std::string> elapsed, cpu, speedup;
-  for (const StatementResult& r : demo.paths) {
+  for (const StatementSummary& r : demo.paths) {
     elapsed.push_back(Seconds(r.elapsed_s));
     cpu.push_back(Seconds(r.cpu_s));
     const double base = demo.paths.front().elapsed_s;
@@ -63,7 +63,7 @@ std::string RenderDemoTable(const DemoResult& demo) {
   for (size_t i = 0; i < stats::kStatCount; ++i) {
     bool any = false;
     std::vector<std::string> cells;
-    for (const StatementResult& r : demo.paths) {
+    for (const StatementSummary& r : demo.paths) {
       any = any || r.statistics.v[i] != 0;
       cells.push_back(internal::GroupThousands(r.statistics.v[i]));
     }
@@ -74,7 +74,7 @@ std::string RenderDemoTable(const DemoResult& demo) {
   for (size_t i = 0; i < stats::kWaitCount; ++i) {
     std::vector<std::string> cells;
     bool any = false;
-    for (const StatementResult& r : demo.paths) {
+    for (const StatementSummary& r : demo.paths) {
       const stats::WaitValue& w = r.waits.v[i];
       any = any || w.count > 0;
       cells.push_back(w.count > 0 ? fmt::format("{} / {}", internal::GroupThousands(w.count),

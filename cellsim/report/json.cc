@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/status/status.h"
+#include "cellsim/db/database.h"
 
 namespace cellsim::report {
 namespace {
@@ -34,7 +35,7 @@ json WaitsObject(const stats::WaitValues& v) {
   return out;
 }
 
-json PathObject(const StatementResult& r, bool with_statement) {
+json PathObject(const StatementSummary& r, bool with_statement) {
   json out = json::object();
   if (with_statement) out["statement"] = r.statement;
   out["path"] = r.path.empty() ? json(nullptr) : json(r.path);
@@ -51,9 +52,9 @@ absl::Status Bad(std::string_view what) {
 
 uint64_t SecondsToNs(double s) { return static_cast<uint64_t>(std::llround(s * 1e9)); }
 
-absl::StatusOr<StatementResult> FromPathObject(const json& j, bool need_statement) {
+absl::StatusOr<StatementSummary> FromPathObject(const json& j, bool need_statement) {
   if (!j.is_object()) return Bad("expected an object per statement");
-  StatementResult r;
+  StatementSummary r;
   if (j.contains("statement")) {
     if (!j["statement"].is_string()) return Bad("\"statement\" is not a string");
     r.statement = j["statement"].get<std::string>();
@@ -63,7 +64,7 @@ absl::StatusOr<StatementResult> FromPathObject(const json& j, bool need_statemen
   if (!j.contains("path")) return Bad("missing \"path\"");
   if (j["path"].is_string()) {
     r.path = j["path"].get<std::string>();
-    if (r.path != kPathZeroFill && r.path != kPathSmart && r.path != kPathFast) {
+    if (r.path != db::kPathZeroFill && r.path != db::kPathSmart && r.path != db::kPathFast) {
       return Bad(fmt::format("unknown path \"{}\": expected zero-fill, smart, fast or null", r.path));
     }
   } else if (!j["path"].is_null()) {
@@ -113,7 +114,7 @@ absl::StatusOr<json> Parse(std::string_view text) {
 
 }  // namespace
 
-std::string StatementJson(const StatementResult& result, int indent) {
+std::string StatementJson(const StatementSummary& result, int indent) {
   // replace: a statement with invalid UTF-8 must not throw.
   return PathObject(result, /*with_statement=*/true)
       .dump(indent, ' ', false, json::error_handler_t::replace);
@@ -124,12 +125,12 @@ std::string DemoJson(const DemoResult& demo, int indent) {
   out["size_bytes"] = demo.size_bytes;
   if (!demo.paths.empty()) out["statement"] = demo.paths.front().statement;
   json paths = json::array();
-  for (const StatementResult& r : demo.paths) paths.push_back(PathObject(r, false));
+  for (const StatementSummary& r : demo.paths) paths.push_back(PathObject(r, false));
   out["paths"] = std::move(paths);
   return out.dump(indent, ' ', false, json::error_handler_t::replace);
 }
 
-absl::StatusOr<StatementResult> ParseStatementJson(std::string_view text) {
+absl::StatusOr<StatementSummary> ParseStatementJson(std::string_view text) {
   absl::StatusOr<json> j = Parse(text);
   if (!j.ok()) return j.status();
   return FromPathObject(*j, /*need_statement=*/true);
@@ -149,7 +150,7 @@ absl::StatusOr<DemoResult> ParseDemoJson(std::string_view text) {
       j->contains("statement") && (*j)["statement"].is_string() ? (*j)["statement"].get<std::string>()
                                                                 : "";
   for (const json& p : (*j)["paths"]) {
-    absl::StatusOr<StatementResult> r = FromPathObject(p, /*need_statement=*/false);
+    absl::StatusOr<StatementSummary> r = FromPathObject(p, /*need_statement=*/false);
     if (!r.ok()) return r.status();
     if (r->statement.empty()) r->statement = statement;
     d.paths.push_back(*std::move(r));

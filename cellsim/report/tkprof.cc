@@ -17,7 +17,7 @@ std::string CallLine(std::string_view name, const TkprofCall& c) {
 
 }  // namespace
 
-TkprofStatement TkprofFromResult(const StatementResult& r) {
+TkprofStatement TkprofFromResult(const StatementSummary& r) {
   TkprofStatement t;
   t.sql_text = r.statement;
   t.parse.count = 1;

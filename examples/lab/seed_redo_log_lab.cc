@@ -22,20 +22,15 @@
 #include <string>
 #include <vector>
 
-#include "cellsim/asm/rack.h"
-#include "cellsim/base/clock.h"
 #include "cellsim/base/units.h"
-#include "cellsim/db/database.h"
-#include "cellsim/io/io_backend.h"
+#include "cellsim/cellsim.h"
 #include "cellsim/report/mystats.h"
-#include "cellsim/report/tkprof.h"
 #include "fmt/format.h"
 
 namespace {
 
 using cellsim::stats::Stat;
 using cellsim::stats::Wait;
-namespace asmgr = cellsim::asmgr;
 namespace db = cellsim::db;
 namespace report = cellsim::report;
 
@@ -106,64 +101,47 @@ int main(int argc, char** argv) {
       if (!dir.empty()) std::filesystem::remove_all(dir, ec);
     }
   } cleanup{temporary ? dir : std::string()};
-  // io_uring when the kernel allows it, else POSIX; said, never silent.
-  std::unique_ptr<cellsim::io::IoBackend> io;
-  if (auto uring = cellsim::io::MakeUringBackend(); uring.ok()) {
-    io = std::move(*uring);
-  } else {
-    std::printf("io_uring unavailable (%s): using the POSIX backend\n",
-                std::string(uring.status().message()).c_str());
-    io = cellsim::io::MakePosixBackend();
-  }
   const std::string seed = fmt::format(
       "alter database add logfile thread 2 group 5 ('+DATA','+RECO') size {}m",
       *size / cellsim::kMiB);
-  std::printf("Lab: %s\non a default rack per path in %s (%s backend)\n\n", seed.c_str(),
-              dir.c_str(), io->Name().c_str());
+  std::printf("Lab: %s\non a default rack per path in %s\n\n", seed.c_str(), dir.c_str());
 
   Checker check;
   std::vector<std::pair<std::string, double>> elapsed;
   for (const PathRun& run : kPaths) {
     const std::string rack_dir = dir + "/" + std::string(run.path);
-    auto rack = asmgr::Rack::Create(io.get(), cellsim::SystemClock(), rack_dir,
-                                    asmgr::DefaultRackConfig());
-    if (!rack.ok()) return Die(std::string(rack.status().message()));
-    auto database = db::Database::Create(rack->get());
-    if (!database.ok()) return Die(std::string(database.status().message()));
-    const uint64_t au = (*(*rack)->disk_group("DATA"))->au_size();
+    // Backend and O_DIRECT chosen by probing the directory; said, never silent.
+    absl::StatusOr<std::unique_ptr<cellsim::Lab>> lab = cellsim::Lab::Create(rack_dir);
+    if (!lab.ok()) return Die(std::string(lab.status().message()));
+    if (run.path == kPaths[0].path) std::printf("I/O: %s\n\n", (*lab)->io().Describe().c_str());
+    uint64_t au = 0;
+    for (const auto& g : (*lab)->rack().config().disk_groups) {
+      if (g.name == "DATA") au = g.au_size;
+    }
     {
-      std::unique_ptr<db::Session> session = (*database)->NewSession();
       if (!run.setting.empty()) {
-        if (auto s = session->Execute(run.setting); !s.ok()) {
+        if (auto s = (*lab)->Sql(run.setting); !s.ok()) {
           return Die(std::string(s.status().message()));
         }
       }
+      db::Session& session = (*lab)->session();
       // @mystats start
-      const cellsim::stats::StatValues stats0 = session->Stats();
-      const cellsim::stats::WaitValues waits0 = session->Waits();
-      const uint64_t t0 = cellsim::SystemClock()->NowNanos();
-      absl::StatusOr<db::StatementResult> r = session->Execute(seed);
+      const cellsim::stats::StatValues stats0 = session.Stats();
+      const cellsim::stats::WaitValues waits0 = session.Waits();
+      const uint64_t t0 = (*lab)->clock().NowNanos();
+      absl::StatusOr<db::StatementResult> r = (*lab)->Sql(seed);
       if (!r.ok()) return Die(std::string(r.status().message()));
-      const double interval_s =
-          static_cast<double>(cellsim::SystemClock()->NowNanos() - t0) / 1e9;
+      const double interval_s = static_cast<double>((*lab)->clock().NowNanos() - t0) / 1e9;
       // @mystats stop t=1
-      report::MystatsInput in{.statistics = session->Stats() - stats0,
-                              .waits = session->Waits() - waits0,
+      report::MystatsInput in{.statistics = session.Stats() - stats0,
+                              .waits = session.Waits() - waits0,
                               .interval_s = interval_s,
                               .cpu_s = static_cast<double>(r->cpu_ns) / 1e9,
-                              .report_time_unix = cellsim::SystemClock()->UnixSeconds()};
+                              .report_time_unix = (*lab)->clock().UnixSeconds()};
 
       std::printf("==================== %s path (%s) ====================\n",
                   std::string(run.path).c_str(), r->path_reason.c_str());
-      report::StatementResult rr{.statement = r->statement,
-                                 .path = r->path,
-                                 .elapsed_s = static_cast<double>(r->elapsed_ns) / 1e9,
-                                 .cpu_s = static_cast<double>(r->cpu_ns) / 1e9,
-                                 .statistics = r->statistics,
-                                 .waits = r->waits};
-      report::TkprofStatement t = report::TkprofFromResult(rr);
-      t.execute.current = r->execute.current;  // what the engine counted
-      std::printf("%s\n", report::RenderTkprof({t}, {.legend = false}).c_str());
+      std::printf("%s\n", cellsim::Lab::Tkprof({*r}).c_str());
       absl::StatusOr<report::MystatsOptions> opt = report::ParseMystatsOptions("t=1");
       absl::StatusOr<std::string> mystats = report::RenderMystats(in, *opt);
       if (!mystats.ok()) return Die(std::string(mystats.status().message()));
@@ -195,10 +173,8 @@ int main(int argc, char** argv) {
       std::printf("\n");
       elapsed.emplace_back(std::string(run.path), static_cast<double>(r->elapsed_ns) / 1e9);
     }
-    (void)(*database)->Close();
-    database->reset();
-    if (auto s = (*rack)->Close(); !s.ok()) return Die(std::string(s.message()));
-    rack->reset();
+    if (auto s = (*lab)->Close(); !s.ok()) return Die(std::string(s.message()));
+    lab->reset();
     if (temporary) std::filesystem::remove_all(rack_dir);
   }
   std::printf("Elapsed:");

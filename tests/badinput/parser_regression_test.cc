@@ -4,7 +4,7 @@
 // would build automata of gigabytes. They are now refused with a message.
 #include <string>
 
-#include "cellsim/cli/command_parsers.h"
+#include "cellsim/lab/command_parsers.h"
 #include "cellsim/report/mystats.h"
 #include "testing/test_util.h"
 
@@ -29,12 +29,12 @@ TEST(ParserRegression, MystatsRegexHugeRepeatIsRefused) {
 }
 
 TEST(ParserRegression, CellCliLikeHugeRepeatIsRefused) {
-  absl::StatusOr<cli::CellCliCommand> c =
-      cli::ParseCellCliCommand("list metriccurrent where name like 'FC_{99999999999}'");
+  absl::StatusOr<lab::CellCliCommand> c =
+      lab::ParseCellCliCommand("list metriccurrent where name like 'FC_{99999999999}'");
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(c.status().message()), HasSubstr("repeat count"));
-  EXPECT_OK(cli::ParseCellCliCommand("list metriccurrent where name like 'FC_IO_.*'"));
+  EXPECT_OK(lab::ParseCellCliCommand("list metriccurrent where name like 'FC_IO_.*'"));
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "cli_test_util.h"
-#include "io/backend_params.h"
+#include "testing/io_requirements.h"
 #include "nlohmann/json.hpp"
 #include "testing/test_util.h"
 
@@ -30,7 +30,7 @@ TEST(CliProbeTest, PrintsSupportAndMode) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["directory"], dir.path());
-  EXPECT_EQ(j["o_direct"].get<bool>(), io::testing::DirectWorksIn(dir.path()));
+  EXPECT_EQ(j["o_direct"].get<bool>(), ::cellsim::testing::RequireDirectIo(dir.path()).empty());
   EXPECT_TRUE(j["fallocate"].contains("zero-range"));
   EXPECT_TRUE(j["backend"] == "io_uring" || j["backend"] == "posix");
   if (j["io_uring"].get<bool>()) {
@@ -48,7 +48,8 @@ TEST(CliProbeTest, MissingDirectoryFails) {
 
 TEST(CliIoZeroTest, ZeroFillsAndReportsJson) {
   TempDir dir;
-  if (!io::testing::DirectWorksIn(dir.path())) GTEST_SKIP() << "no O_DIRECT here";
+  REQUIRE_URING();  // `io zero` runs on io_uring unless --backend posix
+  REQUIRE_DIRECT_IO(dir.path());
   const std::string file = dir.File("zero.img");
   {  // non-zero content, so the test sees the zeros being written
     std::ofstream out(file);

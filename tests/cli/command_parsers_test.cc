@@ -1,5 +1,5 @@
 // Unit tests of the front ends' small parsers and formatters (no rack needed).
-#include "cellsim/cli/command_parsers.h"
+#include "cellsim/lab/command_parsers.h"
 
 #include <algorithm>
 
@@ -10,6 +10,10 @@
 
 namespace cellsim::cli {
 namespace {
+
+using lab::MetricFilter;
+using lab::MetricMatches;
+using lab::SplitCommandWords;
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;

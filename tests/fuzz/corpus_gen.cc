@@ -352,7 +352,7 @@ int Run(const std::string& out_root) {
     auto rack = Must(asmgr::Rack::Create(io.get(), SystemClock(), dir, CorpusRackConfig()),
                      "create rack");
     auto db = Must(db::Database::Create(rack.get()), "create database");
-    std::vector<report::StatementResult> results;
+    std::vector<report::StatementSummary> results;
     {
       std::unique_ptr<db::Session> s = db->NewSession();
       const char* const statements[] = {
@@ -367,7 +367,7 @@ int Run(const std::string& out_root) {
       };
       for (const char* sql : statements) {
         db::StatementResult r = Must(s->Execute(sql), sql);
-        results.push_back(report::StatementResult{
+        results.push_back(report::StatementSummary{
             .statement = r.statement, .path = r.path, .elapsed_s = r.elapsed_ns / 1e9,
             .cpu_s = r.cpu_ns / 1e9, .statistics = r.statistics, .waits = r.waits});
       }

@@ -1,6 +1,6 @@
 // Fuzz target: the other parsers of outside input — sizes (base/units.h),
 // CellCLI and asmcmd commands and the --disk-group option of the CLI
-// (cellsim/cli/command_parsers.h), mystats options (report/mystats.h), the
+// (cellsim/lab/command_parsers.h), mystats options (report/mystats.h), the
 // statement / demo JSON readers (report/json.h), redundancy and backend names.
 // The first input byte picks the parser, the rest is the text.
 // Properties: no crash, hang or leak; every error carries a message; JSON that
@@ -12,7 +12,7 @@
 
 #include "cellsim/asm/types.h"
 #include "cellsim/base/units.h"
-#include "cellsim/cli/command_parsers.h"
+#include "cellsim/lab/command_parsers.h"
 #include "cellsim/io/io_backend.h"
 #include "cellsim/report/json.h"
 #include "cellsim/report/mystats.h"
@@ -39,23 +39,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       Check(ParseSize(text));
       break;
     case 1:
-      Check(cli::ParseCellCliCommand(text));
+      Check(lab::ParseCellCliCommand(text));
       break;
     case 2:
-      Check(cli::ParseAsmcmdCommand(text));
+      Check(lab::ParseAsmcmdCommand(text));
       break;
     case 3:
-      Check(cli::ParseDiskGroupOption(text));
+      Check(lab::ParseDiskGroupOption(text));
       break;
     case 4:
       Check(report::ParseMystatsOptions(text));
       break;
     case 5: {
-      absl::StatusOr<report::StatementResult> r = report::ParseStatementJson(text);
+      absl::StatusOr<report::StatementSummary> r = report::ParseStatementJson(text);
       Check(r);
       if (r.ok()) {
         const std::string json = report::StatementJson(*r);
-        absl::StatusOr<report::StatementResult> again = report::ParseStatementJson(json);
+        absl::StatusOr<report::StatementSummary> again = report::ParseStatementJson(json);
         FUZZ_CHECK(again.ok(), "printed statement JSON does not parse: %s",
                    std::string(again.status().message()).c_str());
         FUZZ_CHECK(report::StatementJson(*again) == json, "statement JSON round trip differs");

@@ -1,5 +1,5 @@
 // Test helper: the backends every conformance test runs against, and small
-// utilities (patterned aligned buffers, O_DIRECT availability).
+// utilities (patterned aligned buffers, skipping what the machine lacks).
 #ifndef CELLSIM_TESTS_IO_BACKEND_PARAMS_H_
 #define CELLSIM_TESTS_IO_BACKEND_PARAMS_H_
 
@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "cellsim/io/fault_injection.h"
 #include "cellsim/io/io_backend.h"
+#include "testing/io_requirements.h"
 
 namespace cellsim::io::testing {
 
@@ -59,14 +60,16 @@ inline absl::StatusOr<std::unique_ptr<IoBackend>> MakeTestBackend(Flavor flavor,
   return absl::InternalError("unknown flavor");
 }
 
-// Whether `dir` accepts O_DIRECT (tmpfs on old kernels does not).
-inline bool DirectWorksIn(const std::string& dir) {
-  const std::string probe = dir + "/.direct_probe";
-  const int fd = ::open(probe.c_str(), O_RDWR | O_CREAT | O_DIRECT, 0644);
-  if (fd >= 0) ::close(fd);
-  ::unlink(probe.c_str());
-  return fd >= 0;
-}
+// Whether a flavour needs io_uring (then its tests start with REQUIRE_URING()).
+inline bool NeedsUring(Flavor flavor) { return flavor != Flavor::kPosix; }
+
+// Skips the running test unless its flavour's kernel features work (io_uring,
+// and O_DIRECT in `dir` for the direct flavour): testing/io_requirements.h.
+#define REQUIRE_BACKEND(param, dir)                                  \
+  do {                                                               \
+    if (::cellsim::io::testing::NeedsUring((param).flavor)) REQUIRE_URING(); \
+    if ((param).direct) REQUIRE_DIRECT_IO(dir);                      \
+  } while (0)
 
 // Byte i of the pattern for `seed`.
 inline uint8_t PatternByte(uint64_t seed, uint64_t i) {

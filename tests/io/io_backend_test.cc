@@ -24,13 +24,8 @@ constexpr size_t kBlock = 4096;
 class IoBackendTest : public ::testing::TestWithParam<BackendParam> {
  protected:
   void SetUp() override {
-    if (GetParam().direct && !DirectWorksIn(dir_.path())) {
-      GTEST_SKIP() << "the filesystem of " << dir_.path() << " refuses O_DIRECT";
-    }
+    REQUIRE_BACKEND(GetParam(), dir_.path());
     auto io = MakeTestBackend(GetParam().flavor);
-    if (!io.ok() && io.status().code() == absl::StatusCode::kUnavailable) {
-      GTEST_SKIP() << "io_uring unavailable: " << io.status();
-    }
     ASSERT_OK(io);
     io_ = std::move(*io);
   }
@@ -76,7 +71,7 @@ TEST_P(IoBackendTest, ReadAfterWrite) {
 }
 
 TEST_P(IoBackendTest, UnalignedDirectRequestsAreRejectedBeforeSubmission) {
-  if (!DirectWorksIn(dir_.path())) GTEST_SKIP() << "no O_DIRECT in " << dir_.path();
+  REQUIRE_DIRECT_IO(dir_.path());
   const std::string path = dir_.File("direct.img");
   ASSERT_OK_AND_ASSIGN(FileHandle f, io_->Open(path, {.create = true, .direct = true}));
   AlignedBuffer buf(2 * kBlock);
@@ -359,15 +354,16 @@ INSTANTIATE_TEST_SUITE_P(Backends, IoBackendTest, ::testing::ValuesIn(kAllBacken
 TEST(IoBackendFactoryTest, MakesBackendsByKind) {
   ASSERT_OK_AND_ASSIGN(auto posix, MakeBackend(BackendKind::kPosix));
   EXPECT_EQ(posix->Name(), "posix");
+  EXPECT_EQ(*ParseBackendKind("posix"), BackendKind::kPosix);
+  EXPECT_EQ(*ParseBackendKind("io_uring"), BackendKind::kUring);
+  EXPECT_THAT(std::string(ParseBackendKind("spdk").status().message()), HasSubstr("'spdk'"));
+  EXPECT_EQ(AllocateModeName(AllocateMode::kPunchHole), "punch-hole");
+  REQUIRE_URING();
   auto uring = MakeBackend(BackendKind::kUring, {.queue_depth = 8});
   ASSERT_OK(uring);
   EXPECT_EQ((*uring)->Name(), "io_uring");
   EXPECT_EQ(MakeUringBackend({.queue_depth = 0}).status().code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(*ParseBackendKind("posix"), BackendKind::kPosix);
-  EXPECT_EQ(*ParseBackendKind("io_uring"), BackendKind::kUring);
-  EXPECT_THAT(std::string(ParseBackendKind("spdk").status().message()), HasSubstr("'spdk'"));
-  EXPECT_EQ(AllocateModeName(AllocateMode::kPunchHole), "punch-hole");
 }
 
 TEST(AlignedBufferTest, IsAlignedZeroedAndMovable) {

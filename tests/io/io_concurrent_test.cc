@@ -23,7 +23,7 @@ class IoConcurrentTest : public ::testing::TestWithParam<BackendParam> {};
 
 TEST_P(IoConcurrentTest, TwoThreadsSubmitConcurrently) {
   TempDir dir;
-  if (GetParam().direct && !DirectWorksIn(dir.path())) GTEST_SKIP() << "no O_DIRECT";
+  REQUIRE_BACKEND(GetParam(), dir.path());
   auto made = MakeTestBackend(GetParam().flavor, 8);
   ASSERT_OK(made);
   IoBackend* io = made->get();

@@ -18,7 +18,7 @@ class ZeroFillTest : public ::testing::TestWithParam<BackendParam> {};
 
 TEST_P(ZeroFillTest, ZeroesExactlyTheRangeAndReportsLatencies) {
   TempDir dir;
-  if (GetParam().direct && !DirectWorksIn(dir.path())) GTEST_SKIP() << "no O_DIRECT";
+  REQUIRE_BACKEND(GetParam(), dir.path());
   ASSERT_OK_AND_ASSIGN(auto io, MakeTestBackend(GetParam().flavor, 4));
   const std::string path = dir.File("z.img");
   ASSERT_OK_AND_ASSIGN(FileHandle f,
@@ -60,6 +60,7 @@ TEST_P(ZeroFillTest, ZeroesExactlyTheRangeAndReportsLatencies) {
 
 TEST_P(ZeroFillTest, FailuresSurface) {
   TempDir dir;
+  REQUIRE_BACKEND(GetParam(), dir.path());
   ASSERT_OK_AND_ASSIGN(auto base, MakeTestBackend(GetParam().flavor, 4));
   FaultInjectionBackend fault(std::move(base));
   ASSERT_OK_AND_ASSIGN(FileHandle f, fault.Open(dir.File("f.img"), {.create = true}));
@@ -93,7 +94,7 @@ TEST(ProbeTest, ReportsTheDirectoryAndAllModes) {
   EXPECT_EQ(p.directory, dir.path());
   EXPECT_FALSE(p.kernel.empty());
   EXPECT_FALSE(p.filesystem.empty());
-  EXPECT_EQ(p.direct_io, DirectWorksIn(dir.path()));
+  EXPECT_EQ(p.direct_io, ::cellsim::testing::RequireDirectIo(dir.path()).empty());
   EXPECT_EQ(p.io_mode, p.direct_io ? "O_DIRECT" : "buffered (only with --buffered)");
   ASSERT_EQ(p.fallocate.size(), 4u);
   EXPECT_EQ(p.fallocate[3].name, "punch-hole");

@@ -16,7 +16,7 @@ DemoResult Demo() {
   DemoResult d;
   d.size_bytes = 4 * 1024ull * 1024 * 1024;
   for (const char* path : {"zero-fill", "smart", "fast"}) {
-    StatementResult r;
+    StatementSummary r;
     r.statement = "alter database add logfile thread 2 group 5 ('+DATA','+RECO') size 4096m";
     r.path = path;
     r.statistics[Stat::kPhysicalWriteTotalBytes] = 17180197888;

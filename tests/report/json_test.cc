@@ -13,8 +13,8 @@ using stats::Stat;
 using stats::Wait;
 using ::testing::HasSubstr;
 
-StatementResult Sample(std::string path) {
-  StatementResult r;
+StatementSummary Sample(std::string path) {
+  StatementSummary r;
   r.statement = "alter database add logfile thread 2 group 5 ('+DATA','+RECO') size 4096m";
   r.path = std::move(path);
   r.elapsed_s = 5.09;
@@ -27,7 +27,7 @@ StatementResult Sample(std::string path) {
   return r;
 }
 
-void ExpectSame(const StatementResult& a, const StatementResult& b) {
+void ExpectSame(const StatementSummary& a, const StatementSummary& b) {
   EXPECT_EQ(a.statement, b.statement);
   EXPECT_EQ(a.path, b.path);
   EXPECT_DOUBLE_EQ(a.elapsed_s, b.elapsed_s);
@@ -60,20 +60,20 @@ TEST(JsonTest, StatementSchema) {
 }
 
 TEST(JsonTest, NullPathWhenNoFileCreated) {
-  StatementResult r;
+  StatementSummary r;
   r.statement = "alter session set \"_cell_fast_file_create\" = false";
   const nlohmann::json j = nlohmann::json::parse(StatementJson(r));
   EXPECT_TRUE(j["path"].is_null());
   EXPECT_TRUE(j["statistics"].empty());
   EXPECT_TRUE(j["waits"].is_object());
-  ASSERT_OK_AND_ASSIGN(StatementResult back, ParseStatementJson(StatementJson(r)));
+  ASSERT_OK_AND_ASSIGN(StatementSummary back, ParseStatementJson(StatementJson(r)));
   EXPECT_EQ(back.path, "");
 }
 
 TEST(JsonTest, StatementRoundTrip) {
   for (int indent : {-1, 2}) {
-    const StatementResult r = Sample("smart");
-    ASSERT_OK_AND_ASSIGN(StatementResult back, ParseStatementJson(StatementJson(r, indent)));
+    const StatementSummary r = Sample("smart");
+    ASSERT_OK_AND_ASSIGN(StatementSummary back, ParseStatementJson(StatementJson(r, indent)));
     ExpectSame(r, back);
   }
 }
@@ -102,7 +102,7 @@ TEST(JsonTest, DemoRoundTrip) {
 }
 
 TEST(JsonTest, InvalidUtf8DoesNotThrow) {
-  StatementResult r;
+  StatementSummary r;
   r.statement = std::string("drop tablespace \"\xff\"");
   const std::string text = StatementJson(r);
   EXPECT_TRUE(nlohmann::json::accept(text));
@@ -110,7 +110,7 @@ TEST(JsonTest, InvalidUtf8DoesNotThrow) {
 
 TEST(JsonTest, ParseErrors) {
   auto error = [](std::string_view text) {
-    absl::StatusOr<StatementResult> r = ParseStatementJson(text);
+    absl::StatusOr<StatementSummary> r = ParseStatementJson(text);
     EXPECT_FALSE(r.ok()) << text;
     return r.ok() ? std::string() : std::string(r.status().message());
   };

@@ -12,8 +12,8 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 // The seed's trace (domain.md §4): Execute cpu 0.37 s, elapsed 5.09 s, current 2.
-StatementResult SeedResult() {
-  StatementResult r;
+StatementSummary SeedResult() {
+  StatementSummary r;
   r.statement = "alter database add logfile thread 2 group 5 ('+DATA','+RECO') size 4096m";
   r.path = "fast";
   r.elapsed_s = 5.09;

@@ -22,6 +22,7 @@
 #include <string>
 
 #include "cellsim/io/io_backend.h"
+#include "cellsim/io/io_backend_wrapper.h"
 
 namespace cellsim::io {
 
@@ -43,7 +44,7 @@ struct OpFilter {
   std::string path_substring = "";
 };
 
-class FaultInjectionBackend : public IoBackend {
+class FaultInjectionBackend : public IoBackendWrapper {
  public:
   // Takes ownership of the wrapped backend.
   explicit FaultInjectionBackend(std::unique_ptr<IoBackend> base);
@@ -88,26 +89,24 @@ class FaultInjectionBackend : public IoBackend {
   // overwritten since their file's last Sync; holes cost nothing).
   uint64_t UnsyncedUndoBytes() const;
 
-  // IoBackend
+  // IoBackend: what faults apply to (the rest forwards, IoBackendWrapper).
   std::string Name() const override;
   absl::StatusOr<FileHandle> Open(const std::string& path,
                                   const OpenOptions& options) override;
-  absl::Status Close(FileHandle file) override;
   absl::Status Submit(absl::Span<IoRequest> requests) override;
+  // Streams go through Submit(), so they meet the faults too.
+  absl::Status SubmitStream(absl::FunctionRef<bool(IoRequest&)> next,
+                            absl::FunctionRef<void(IoRequest&)> on_complete) override {
+    return IoBackend::SubmitStream(next, on_complete);
+  }
   absl::Status Sync(FileHandle file, SyncKind kind) override;
   absl::Status Allocate(FileHandle file, AllocateMode mode, uint64_t offset,
                         uint64_t length) override;
   absl::Status Truncate(FileHandle file, uint64_t size) override;
-  absl::StatusOr<uint64_t> Size(FileHandle file) override;
-  absl::StatusOr<std::string> PathOf(FileHandle file) const override;
-  bool IsDirect(FileHandle file) const override;
-  absl::StatusOr<int> RegisterBuffer(void* data, size_t length) override;
-  absl::Status UnregisterBuffer(int index) override;
-  IoBackendCounters Counters() const override;
 
  private:
   struct State;
-  std::unique_ptr<IoBackend> base_;
+  IoBackend* base() const { return target(); }
   std::unique_ptr<State> state_;
 };
 

@@ -54,7 +54,7 @@ class LatencyHistogram {
   uint64_t count_ = 0, max_ = 0, sum_ = 0;
 };
 
-struct ZeroFillOptions {
+struct ZeroFillerOptions {
   uint32_t block_size = 1 << 20;  // bytes per request (a multiple of 4096 for O_DIRECT)
   bool sync_at_end = false;       // fdatasync when done (counted in elapsed)
   // Before writing past the end of the file, extend it to offset+length with
@@ -85,7 +85,7 @@ class ZeroFiller {
   // Allocates and registers the zero buffer. Errors: InvalidArgument for a
   // zero block size; the backend's RegisterBuffer() error.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<ZeroFiller>> Create(
-      IoBackend* io, const ZeroFillOptions& options);
+      IoBackend* io, const ZeroFillerOptions& options);
   ~ZeroFiller();  // unregisters the buffer
   ZeroFiller(const ZeroFiller&) = delete;
   ZeroFiller& operator=(const ZeroFiller&) = delete;
@@ -98,9 +98,9 @@ class ZeroFiller {
                                                     uint64_t length);
 
  private:
-  ZeroFiller(IoBackend* io, const ZeroFillOptions& options, AlignedBuffer buffer, int index);
+  ZeroFiller(IoBackend* io, const ZeroFillerOptions& options, AlignedBuffer buffer, int index);
   IoBackend* io_;
-  ZeroFillOptions options_;
+  ZeroFillerOptions options_;
   AlignedBuffer buffer_;
   int index_;
 };
@@ -108,7 +108,7 @@ class ZeroFiller {
 // One-shot convenience over ZeroFiller.
 [[nodiscard]] absl::StatusOr<ZeroFillResult> ZeroFill(IoBackend* io, FileHandle file,
                                                       uint64_t offset, uint64_t length,
-                                                      const ZeroFillOptions& options = {});
+                                                      const ZeroFillerOptions& options = {});
 
 }  // namespace cellsim::io
 

@@ -13,7 +13,7 @@
 //
 // Usage:
 //   std::string s = StatementJson(result);
-//   absl::StatusOr<StatementResult> back = ParseStatementJson(s);
+//   absl::StatusOr<StatementSummary> back = ParseStatementJson(s);
 //
 // Thread-safety: pure functions.
 #ifndef CELLSIM_REPORT_JSON_H_
@@ -28,13 +28,13 @@
 namespace cellsim::report {
 
 // indent < 0: one line; otherwise pretty-printed with that many spaces.
-std::string StatementJson(const StatementResult& result, int indent = -1);
+std::string StatementJson(const StatementSummary& result, int indent = -1);
 std::string DemoJson(const DemoResult& demo, int indent = 2);
 
 // Reads the output of StatementJson / DemoJson back. InvalidArgument naming the
 // problem for malformed JSON, a missing or mistyped field, an unknown statistic
 // or wait event name, or an unknown path.
-[[nodiscard]] absl::StatusOr<StatementResult> ParseStatementJson(std::string_view json);
+[[nodiscard]] absl::StatusOr<StatementSummary> ParseStatementJson(std::string_view json);
 [[nodiscard]] absl::StatusOr<DemoResult> ParseDemoJson(std::string_view json);
 
 }  // namespace cellsim::report

@@ -1,10 +1,11 @@
-// Plain value structs the report renderers take: what one statement did (its
-// statistic and wait deltas, timing and the creation path used), and the demo's
-// three runs. The front end (CLI, labs, tests) fills them from a session, so the
-// report layer never reaches into the database engine's internals.
+// Plain value structs the report renderers take: a StatementSummary is what one
+// statement did as reports and JSON show it (statistic and wait deltas, times
+// in seconds, the creation path) -- the subset of the engine's
+// db::StatementResult that JSON round-trips (lab::ToReportResult converts) --
+// and the demo's three runs.
 //
 // Usage:
-//   StatementResult r{.statement = sql, .path = "fast", .elapsed_s = 0.031,
+//   StatementSummary r{.statement = sql, .path = std::string(db::kPathFast), .elapsed_s = 0.031,
 //                     .statistics = after.stats - before.stats,
 //                     .waits = after.waits - before.waits};
 //   std::string json = StatementJson(r);          // report/json.h
@@ -20,12 +21,7 @@
 
 namespace cellsim::report {
 
-// Names of the three creation paths as reports and JSON spell them.
-inline constexpr std::string_view kPathZeroFill = "zero-fill";
-inline constexpr std::string_view kPathSmart = "smart";
-inline constexpr std::string_view kPathFast = "fast";
-
-struct StatementResult {
+struct StatementSummary {
   std::string statement;  // the SQL text as run
   // Creation path used: "zero-fill", "smart" or "fast"; empty when the
   // statement created no file (JSON null).
@@ -39,7 +35,7 @@ struct StatementResult {
 // `cellsim demo`: one statement run by each creation path on identical racks.
 struct DemoResult {
   uint64_t size_bytes = 0;  // size of each log member
-  std::vector<StatementResult> paths;
+  std::vector<StatementSummary> paths;
 };
 
 }  // namespace cellsim::report

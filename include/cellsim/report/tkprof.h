@@ -68,7 +68,7 @@ struct TkprofOptions {
 // Fetch count 0; the waits of every event with count > 0 in the order of
 // stats::kWaitTable (a trace would list them by first occurrence, which a
 // WaitValues delta does not keep).
-TkprofStatement TkprofFromResult(const StatementResult& result);
+TkprofStatement TkprofFromResult(const StatementSummary& result);
 
 // One statement's block, ending with tkprof's line of 80 '*'.
 std::string RenderTkprofStatement(const TkprofStatement& statement);

@@ -1,4 +1,4 @@
-// Parsers of the small command languages the CLI front ends accept, kept apart
+// Parsers of the small command languages cellsim::Lab and the CLI accept, kept apart
 // from the commands so that tests can check them without a rack:
 //
 //   CellCLI (`cellsim cellcli DIR -e "..."`), case-insensitive as CellCLI is:
@@ -17,8 +17,8 @@
 //       "where objectType = 'FLASHCACHE'");
 //   absl::StatusOr<AsmcmdCommand> a = ParseAsmcmdCommand("ls -l +DATA/ORCL");
 //   absl::StatusOr<asmgr::DiskGroupSpec> g = ParseDiskGroupOption("DATA:normal:2g:4m");
-#ifndef CELLSIM_CLI_COMMAND_PARSERS_H_
-#define CELLSIM_CLI_COMMAND_PARSERS_H_
+#ifndef CELLSIM_LAB_COMMAND_PARSERS_H_
+#define CELLSIM_LAB_COMMAND_PARSERS_H_
 
 #include <string>
 #include <string_view>
@@ -29,7 +29,7 @@
 #include "cellsim/cell/cell_service.h"
 #include "cellsim/report/asmcmd.h"
 
-namespace cellsim::cli {
+namespace cellsim::lab {
 
 // Splits a command line into words: blanks separate words, '...' and "..."
 // quote (the quotes are removed), '=' and "!=" are words of their own when
@@ -96,6 +96,6 @@ struct AsmcmdCommand {
 // upper-cased. InvalidArgument naming the part that is wrong.
 [[nodiscard]] absl::StatusOr<asmgr::DiskGroupSpec> ParseDiskGroupOption(std::string_view text);
 
-}  // namespace cellsim::cli
+}  // namespace cellsim::lab
 
-#endif  // CELLSIM_CLI_COMMAND_PARSERS_H_
+#endif  // CELLSIM_LAB_COMMAND_PARSERS_H_

@@ -1,4 +1,4 @@
-#include "cellsim/cli/command_parsers.h"
+#include "cellsim/lab/command_parsers.h"
 
 #include <regex>
 
@@ -7,7 +7,7 @@
 #include "cellsim/base/units.h"
 #include "fmt/format.h"
 
-namespace cellsim::cli {
+namespace cellsim::lab {
 namespace {
 
 std::string Lower(std::string_view s) { return absl::AsciiStrToLower(std::string(s)); }
@@ -356,4 +356,4 @@ absl::StatusOr<asmgr::DiskGroupSpec> ParseDiskGroupOption(std::string_view text)
   return spec;
 }
 
-}  // namespace cellsim::cli
+}  // namespace cellsim::lab

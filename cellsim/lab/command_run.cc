@@ -1,0 +1,213 @@
+#include "cellsim/lab/command_run.h"
+
+#include <algorithm>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <sstream>
+
+#include "absl/strings/ascii.h"
+#include "cellsim/base/units.h"
+#include "cellsim/io/io_backend.h"
+#include "cellsim/lab/env.h"
+#include "cellsim/report/asmcmd.h"
+#include "cellsim/report/cellcli.h"
+#include "fmt/format.h"
+
+namespace cellsim::lab {
+namespace {
+
+constexpr uint64_t kCopyChunk = 8 * kMiB;
+
+// Copies the logical bytes of ASM file `name` to the local file `dest`.
+absl::Status CopyOut(const asmgr::Rack& rack, const std::string& name, const std::string& dest) {
+  absl::StatusOr<asmgr::DiskGroup*> dg = rack.disk_group(name.substr(0, name.find('/')));
+  if (!dg.ok()) return dg.status();
+  absl::StatusOr<asmgr::FileInfo> info = (*dg)->LookupFile(name);
+  if (!info.ok()) return info.status();
+  const int fd = open(dest.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return absl::PermissionDeniedError(
+        fmt::format("cannot write {}: {}", dest, std::strerror(errno)));
+  }
+  io::AlignedBuffer buf(kCopyChunk);
+  absl::Status status;
+  for (uint64_t off = 0; off < info->size_bytes && status.ok(); off += kCopyChunk) {
+    const uint64_t n = std::min(kCopyChunk, info->size_bytes - off);
+    std::vector<asmgr::AsmReadRequest> r(1);
+    r[0].file_offset = off;
+    r[0].buffer = absl::MakeSpan(buf.data(), n);
+    status = (*dg)->Read(info->number, absl::MakeSpan(r), nullptr);
+    if (!status.ok()) {
+      status = absl::Status(status.code(), fmt::format("reading {} at offset {}: {}", name, off,
+                                                       std::string(status.message())));
+      break;
+    }
+    for (uint64_t done = 0; done < n;) {
+      const ssize_t w = write(fd, buf.data() + done, n - done);
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        status = absl::InternalError(fmt::format("writing {}: {}", dest, std::strerror(errno)));
+        break;
+      }
+      done += static_cast<uint64_t>(w);
+    }
+  }
+  if (close(fd) != 0 && status.ok()) {
+    status = absl::InternalError(fmt::format("closing {}: {}", dest, std::strerror(errno)));
+  }
+  return status;
+}
+
+}  // namespace
+
+// Runs one command on one cell and returns what CellCLI prints.
+absl::StatusOr<std::string> RunCellCliCommand(const CellCliCommand& c, cell::CellService* cell,
+                                              const CommandRunOptions& options) {
+  const bool utc = options.utc;
+  using Kind = CellCliCommand::Kind;
+  switch (c.kind) {
+    case Kind::kListCell:
+    case Kind::kListFlashCache:
+    case Kind::kListCellDisk:
+    case Kind::kListGridDisk: {
+      absl::StatusOr<cell::CellDescription> d = cell->Describe();
+      if (!d.ok()) return d.status();
+      if (c.kind == Kind::kListGridDisk) return report::RenderListGridDisk(*d);
+      if (c.kind == Kind::kListCellDisk) return report::RenderListCellDisk(*d);
+      if (c.kind == Kind::kListCell) {
+        if (c.detail) {
+          report::CellDetailExtras extras;
+          extras.utc = utc;
+          return report::RenderListCellDetail(*d, extras);
+        }
+        // LIST CELL: name, status (a cell Open found absent is offline).
+        const bool absent = std::all_of(d->grid_disks.begin(), d->grid_disks.end(),
+                                        [](const auto& g) { return g.status == "not present"; });
+        return fmt::format("\t {}\t {}\n", d->name, absent ? "offline" : "online");
+      }
+      if (c.detail) return report::RenderListFlashCacheDetail(*d, utc);
+      return fmt::format("\t {}_FLASHCACHE\t {}\n", d->name, d->flash_cache_status);
+    }
+    case Kind::kListMetricCurrent: {
+      absl::StatusOr<std::vector<cell::Metric>> metrics = cell->Metrics();
+      if (!metrics.ok()) return metrics.status();
+      std::vector<cell::Metric> kept;
+      for (const cell::Metric& m : *metrics) {
+        if (MetricMatches(m, c.filters)) kept.push_back(m);
+      }
+      return report::RenderListMetricCurrent(kept);
+    }
+    case Kind::kFlushFlashCache: {
+      absl::StatusOr<cell::FlushProgress> done =
+          cell->Flush([&options](const cell::FlushProgress& p) {
+            if (options.flush_progress) options.flush_progress(p);
+          });
+      if (!done.ok()) return done.status();
+      return fmt::format("Flash cache {}_FLASHCACHE altered successfully\n", cell->name());
+    }
+    case Kind::kSetFlashCacheMode: {
+      absl::Status s = cell->SetFlashCacheMode(c.mode);
+      if (!s.ok()) return s;
+      return fmt::format("Cell {} successfully altered\n", cell->name());
+    }
+    case Kind::kCreateGridDisk:
+      break;  // a rack operation (Rack::CreateGridDisk), not one cell's
+  }
+  return absl::InternalError("unhandled CellCLI command");
+}
+
+std::string PrefixLines(const std::string& text, const std::string& cell) {
+  std::string out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) out += cell + ": " + line + "\n";
+  return out;
+}
+
+// Runs one command; `cwd` is the current ASM directory.
+absl::StatusOr<std::string> RunAsmcmdCommand(const AsmcmdCommand& c, const asmgr::Rack& rack,
+                                             std::string* cwd, const CommandRunOptions& options) {
+  const bool utc = options.utc;
+  using Kind = AsmcmdCommand::Kind;
+  const report::AsmSnapshot snap = SnapshotAsm(rack);
+  switch (c.kind) {
+    case Kind::kLsdg:
+      return report::RenderLsdg(snap, c.args.empty() ? "" : c.args[0]);
+    case Kind::kLsdsk:
+      return report::RenderLsdsk(snap, c.lsdsk);
+    case Kind::kLs: {
+      const std::string path = report::ResolveAsmPath(*cwd, c.args.empty() ? "" : c.args[0]);
+      return report::RenderLs(snap, path,
+                              {.long_format = c.long_format,
+                               .now_unix = static_cast<int64_t>(time(nullptr)),
+                               .utc = utc});
+    }
+    case Kind::kCd: {
+      const std::string path = report::ResolveAsmPath(*cwd, c.args[0]);
+      absl::StatusOr<std::string> listing = report::RenderLs(snap, path);
+      if (!listing.ok()) return listing.status();
+      absl::StatusOr<std::vector<std::string>> files = report::ResolveAsmFiles(snap, path);
+      if (files.ok() && files->size() == 1 &&
+          absl::AsciiStrToUpper((*files)[0]) == absl::AsciiStrToUpper(path)) {
+        return absl::InvalidArgumentError(
+            fmt::format("ASMCMD-8006: entry '{}' is a file, not a directory", path));
+      }
+      *cwd = path;
+      return std::string();
+    }
+    case Kind::kOnline:
+    case Kind::kOffline: {
+      absl::StatusOr<asmgr::DiskGroup*> dg = rack.disk_group(c.group);
+      if (!dg.ok()) return dg.status();
+      asmgr::ResyncResult resync;
+      absl::Status st;
+      if (c.all) {
+        st = (*dg)->OnlineAll(&resync);
+      } else {
+        absl::StatusOr<uint32_t> d = (*dg)->FindDisk(c.disk);
+        if (!d.ok()) return d.status();
+        st = c.kind == Kind::kOnline ? (*dg)->OnlineDisk(*d, &resync) : (*dg)->OfflineDisk(*d);
+      }
+      if (!st.ok()) return st;
+      if (c.kind == Kind::kOffline) return std::string();
+      return fmt::format("resync: {} extent copies ({} MiB) rewritten\n", resync.extents_copied,
+                         resync.bytes_copied >> 20);
+    }
+    case Kind::kPwd:
+      return *cwd + "\n";
+    case Kind::kCp: {
+      if (!c.args[1].empty() && c.args[1][0] == '+') {
+        return absl::InvalidArgumentError(
+            "ASMCMD-8016: cellsim's cp copies out of ASM only: cp +DG/PATH LOCALFILE");
+      }
+      const std::string src = report::ResolveAsmPath(*cwd, c.args[0]);
+      absl::StatusOr<std::vector<std::string>> files = report::ResolveAsmFiles(snap, src);
+      if (!files.ok()) return files.status();
+      std::error_code ec;
+      const bool to_dir = std::filesystem::is_directory(c.args[1], ec);
+      if (files->size() > 1 && !to_dir) {
+        return absl::InvalidArgumentError(fmt::format(
+            "ASMCMD-8014: {} names {} files; the target {} must be a directory", c.args[0],
+            files->size(), c.args[1]));
+      }
+      std::string out;
+      for (const std::string& name : *files) {
+        const std::string base = name.substr(name.rfind('/') + 1);
+        const std::string dest = to_dir ? c.args[1] + "/" + base : c.args[1];
+        out += fmt::format("copying {} -> {}\n", name, dest);
+        absl::Status s = CopyOut(rack, name, dest);
+        if (!s.ok()) return s;
+      }
+      return out;
+    }
+  }
+  return absl::InternalError("unhandled asmcmd command");
+}
+
+}  // namespace cellsim::lab
