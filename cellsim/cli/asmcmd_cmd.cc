@@ -52,7 +52,8 @@ void RunAsmcmd(const AsmcmdArgs& a, CommandContext& ctx) {
   std::string cwd = "+";
   absl::Status failure;
   for (const AsmcmdCommand& c : parsed) {
-    absl::StatusOr<std::string> out = lab::RunAsmcmdCommand(c, *env->rack, &cwd, {.utc = a.utc, .flush_progress = {}});
+    absl::StatusOr<std::string> out =
+        lab::RunAsmcmdCommand(c, *env->rack, &cwd, {.utc = a.utc, .flush_progress = {}});
     if (!out.ok()) {
       failure = out.status();
       break;
