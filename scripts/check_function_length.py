@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Lists functions in cellsim/ (and include/cellsim/) longer than a limit.
 
-  scripts/check_function_length.py [--limit 120] [PATH...]
+  scripts/check_function_length.py [--limit 120] [--known FILE] [PATH...]
+
+--known FILE lists functions already over the limit, one `path name` a line
+(scripts/function_length_known.txt): they are reported but do not fail the
+check, so CI stops new ones while the known ones wait to be split.
 
 A careful brace counter: comments, string and character literals (raw strings
 too) are blanked first; then every '{' met outside a function body is classed
@@ -105,9 +109,15 @@ def functions(path):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--limit', type=int, default=120)
+    ap.add_argument('--known', help='file of `path name` lines allowed over the limit')
     ap.add_argument('paths', nargs='*', default=['cellsim', 'include/cellsim'])
     a = ap.parse_args()
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+    known = set()
+    if a.known:
+        for line in open(a.known):
+            if line.strip() and not line.startswith('#'):
+                known.add(tuple(line.split()[:2]))
     over = []
     for root in a.paths:
         files = [root] if os.path.isfile(root) else [
@@ -116,11 +126,17 @@ def main():
             for name, first, last in functions(f):
                 if last - first + 1 > a.limit:
                     over.append((last - first + 1, f, first, name))
+    new = 0
     for length, f, first, name in sorted(over, reverse=True):
-        print(f'{f}:{first}: {name} is {length} lines (limit {a.limit})')
-    if over:
-        print(f'check_function_length: {len(over)} function(s) over {a.limit} lines', file=sys.stderr)
+        tag = ' [known, to split]' if (f, name) in known else ''
+        new += not tag
+        print(f'{f}:{first}: {name} is {length} lines (limit {a.limit}){tag}')
+    if new:
+        print(f'check_function_length: {new} function(s) over {a.limit} lines', file=sys.stderr)
         return 1
+    if over:
+        print(f'check_function_length: only the {len(over)} known function(s) over {a.limit} lines')
+        return 0
     print(f'check_function_length: no function over {a.limit} lines')
     return 0
 

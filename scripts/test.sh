@@ -25,6 +25,8 @@ if [ "${1:-}" = "--quick" ]; then
   exit 0
 fi
 echo "=== check: layering"; scripts/check_layering.sh
+echo "=== check: function length"
+scripts/check_function_length.py --known scripts/function_length_known.txt
 echo "=== build: asan"; scripts/build.sh asan
 run asan
 # TSan runs only the threaded tests, so it builds only their binaries.
