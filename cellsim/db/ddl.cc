@@ -401,6 +401,49 @@ absl::StatusOr<asmgr::DiskGroup*> FindDiskGroup(asmgr::Rack* rack, const std::st
   return dg;
 }
 
+namespace {
+
+// Checks one group of ADD LOGFILE (block size, size within Oracle's limits,
+// members' disk groups); *size is rounded up to whole blocks.
+absl::Status CheckLogGroupSpec(const Database::State& db, const LogGroupSpec& g, uint64_t* size,
+                               uint32_t* block_size, std::vector<asmgr::DiskGroup*>* dgs) {
+  const uint32_t bs = g.block_size == 0 ? kDefaultRedoBlockSize : g.block_size;
+  if (bs != 512 && bs != 4096) {
+    return absl::InvalidArgumentError(fmt::format(
+        "ORA-01378: the logical block size ({}) of the log file is not 512 or 4096", bs));
+  }
+  if (g.size_bytes > UINT64_MAX - bs) {
+    return absl::InvalidArgumentError(fmt::format("log file size {} too large", g.size_bytes));
+  }
+  *size = (g.size_bytes + bs - 1) / bs * bs;
+  *block_size = bs;
+  // Oracle's minimum online log is 4 MiB (8192 blocks of 512 bytes);
+  // never less than block 0 and the header block.
+  const uint64_t min_bytes = std::max<uint64_t>(db.options.min_log_file_bytes, 2 * bs);
+  if (*size < min_bytes) {
+    return absl::InvalidArgumentError(fmt::format(
+        "ORA-00336: log file size {} blocks is less than minimum {} blocks", *size / bs,
+        (min_bytes + bs - 1) / bs));
+  }
+  // The redo block# field is 32 bits (2 TiB of 512-byte blocks).
+  if (*size / bs > kMaxLogFileBlocks) {
+    return absl::InvalidArgumentError(fmt::format(
+        "ORA-01144: File size ({} blocks) exceeds maximum of {} blocks", *size / bs,
+        kMaxLogFileBlocks));
+  }
+  DB_RETURN_IF_ERROR(
+      (format::BlockTemplate{format::BlockKind::kRedo, bs, 0, *size / bs}.Validate()));
+  if (g.members.empty()) return absl::InvalidArgumentError("ORA-00352: log group has no member");
+  for (const std::string& m : g.members) {
+    absl::StatusOr<asmgr::DiskGroup*> dg = FindDiskGroup(db.rack, m);
+    if (!dg.ok()) return dg.status();
+    dgs->push_back(*dg);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status RunAddLogfile(Session::State& s, const AddLogfile& st, ExecOutcome* out) {
   Database::State& db = *s.db;
   Recorder rec = s.MakeRecorder();
@@ -420,41 +463,7 @@ absl::Status RunAddLogfile(Session::State& s, const AddLogfile& st, ExecOutcome*
     std::vector<uint32_t> block_sizes(st.groups.size());
     for (size_t i = 0; i < st.groups.size(); ++i) {
       const LogGroupSpec& g = st.groups[i];
-      const uint32_t bs = g.block_size == 0 ? kDefaultRedoBlockSize : g.block_size;
-      if (bs != 512 && bs != 4096) {
-        return absl::InvalidArgumentError(fmt::format(
-            "ORA-01378: the logical block size ({}) of the log file is not 512 or 4096", bs));
-      }
-      if (g.size_bytes > UINT64_MAX - bs) {
-        return absl::InvalidArgumentError(fmt::format("log file size {} too large", g.size_bytes));
-      }
-      const uint64_t size = (g.size_bytes + bs - 1) / bs * bs;
-      // Oracle's minimum online log is 4 MiB (8192 blocks of 512 bytes);
-      // never less than block 0 and the header block.
-      const uint64_t min_bytes = std::max<uint64_t>(db.options.min_log_file_bytes, 2 * bs);
-      if (size < min_bytes) {
-        return absl::InvalidArgumentError(fmt::format(
-            "ORA-00336: log file size {} blocks is less than minimum {} blocks", size / bs,
-            (min_bytes + bs - 1) / bs));
-      }
-      // The redo block# field is 32 bits (2 TiB of 512-byte blocks).
-      if (size / bs > kMaxLogFileBlocks) {
-        return absl::InvalidArgumentError(fmt::format(
-            "ORA-01144: File size ({} blocks) exceeds maximum of {} blocks", size / bs,
-            kMaxLogFileBlocks));
-      }
-      DB_RETURN_IF_ERROR(
-          (format::BlockTemplate{format::BlockKind::kRedo, bs, 0, size / bs}.Validate()));
-      sizes[i] = size;
-      block_sizes[i] = bs;
-      if (g.members.empty()) {
-        return absl::InvalidArgumentError("ORA-00352: log group has no member");
-      }
-      for (const std::string& m : g.members) {
-        absl::StatusOr<asmgr::DiskGroup*> dg = FindDiskGroup(db.rack, m);
-        if (!dg.ok()) return dg.status();
-        dgs[i].push_back(*dg);
-      }
+      DB_RETURN_IF_ERROR(CheckLogGroupSpec(db, g, &sizes[i], &block_sizes[i], &dgs[i]));
       if (g.group.has_value()) {
         if (used.count(*g.group) != 0 || !explicit_groups.insert(*g.group).second) {
           return absl::AlreadyExistsError(
