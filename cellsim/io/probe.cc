@@ -10,7 +10,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <ranges>
+#include <vector>
 #include <utility>
 
 #include "cellsim/io/fd_backend.h"
@@ -138,11 +138,14 @@ std::string_view NameIn(const std::pair<E, std::string_view> (&table)[N], E valu
 template <typename E, size_t N>
 absl::StatusOr<E> ParseIn(const std::pair<E, std::string_view> (&table)[N], std::string_view text,
                           std::string_view what) {
+  std::vector<std::string_view> names;
   for (const auto& [e, name] : table) {
     if (text == name) return e;
+    names.push_back(name);
   }
-  return absl::InvalidArgumentError(fmt::format("unknown {} '{}': expected {}", what, text,
-                                                fmt::join(table | std::views::values, ", ")));
+  // (Not `table | std::views::values`: clang 14 cannot compile libstdc++ 12's ranges.)
+  return absl::InvalidArgumentError(
+      fmt::format("unknown {} '{}': expected {}", what, text, fmt::join(names, ", ")));
 }
 
 }  // namespace
