@@ -18,13 +18,8 @@ if (($# < 1)) || [ "$1" = -h ] || [ "$1" = --help ]; then sed -n '2,15p' "$0"; e
 results=$1
 figs=${2:-$1}
 [ -f "$results/summary.json" ] || { echo "bench_plot: $results/summary.json not found (run scripts/bench_compare.sh)" >&2; exit 2; }
-need() {
-  command -v "$1" >/dev/null && return 0
-  echo "bench_plot: $1 is missing, installing $2" >&2
-  apt-get install -y -q "$2" >&2 || { apt-get update -q >&2 && apt-get install -y -q "$2" >&2; }
-}
-need gnuplot gnuplot-nox
-need jq jq
+command -v gnuplot >/dev/null && command -v jq >/dev/null ||
+  "$(dirname "$0")/deps.sh" gnuplot-nox jq >&2
 mkdir -p "$figs"
 data=$(mktemp -d)
 trap 'rm -rf "$data"' EXIT

@@ -12,13 +12,8 @@ set -euo pipefail
 if (($# < 2)) || [ "$1" = -h ] || [ "$1" = --help ]; then sed -n '2,9p' "$0"; exit 2; fi
 trace=$1 out=$2 title=${3:-cellsim timeline}
 [ -f "$trace" ] || { echo "trace_plot: $trace not found" >&2; exit 2; }
-need() {
-  command -v "$1" >/dev/null && return 0
-  echo "trace_plot: $1 is missing, installing $2" >&2
-  apt-get install -y -q "$2" >&2 || { apt-get update -q >&2 && apt-get install -y -q "$2" >&2; }
-}
-need gnuplot gnuplot-nox
-need jq jq
+command -v gnuplot >/dev/null && command -v jq >/dev/null ||
+  "$(dirname "$0")/deps.sh" gnuplot-nox jq >&2
 data=$(mktemp -d)
 trap 'rm -rf "$data"' EXIT
 # Rows: "<process> | <kind>" where kind is session, disks, flash (others dropped).
