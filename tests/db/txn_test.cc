@@ -336,9 +336,16 @@ TEST_F(TxnTest, ViewsShowTransactionsLogsAndStatistics) {
   StatementResult u = Run(
       "select p.undoblks, p.txncount, t.txncount from v$undostat p left outer join "
       "v$tempundostat t on t.begin_time = p.begin_time");
-  ASSERT_EQ(u.result_rows.size(), 1u);
-  EXPECT_GT(std::stoll(u.result_rows[0][0]), 10);
-  EXPECT_EQ(u.result_rows[0][2], "");  // no temporary undo yet
+  // One row per 10-minute interval of the wall clock: a slow run (sanitizers,
+  // a loaded machine) may cross a boundary and see two.
+  ASSERT_GE(u.result_rows.size(), 1u);
+  ASSERT_LE(u.result_rows.size(), 2u);
+  int64_t undo_blocks = 0;
+  for (const auto& row : u.result_rows) {
+    undo_blocks += std::stoll(row[0]);
+    EXPECT_EQ(row[2], "");  // no temporary undo yet
+  }
+  EXPECT_GT(undo_blocks, 10);
   Run("alter session set temp_undo_enabled = true");
   EXPECT_EQ(Run("show parameter temp_undo_enabled").result_rows[0][2], "TRUE");
 }
