@@ -288,7 +288,7 @@ uint32_t LowestFree(const std::set<uint32_t>& used, uint32_t from) {
 
 // CREATE TABLESPACE (create = true) and ALTER TABLESPACE ADD DATAFILE.
 absl::Status AddDataFiles(Session::State& s, const std::string& ts_name,
-                          const std::vector<FileSpec>& specs, uint32_t block_size, bool create,
+                          const std::vector<FileClause>& specs, uint32_t block_size, bool create,
                           bool bigfile, ExecOutcome* out) {
   Database::State& db = *s.db;
   Recorder rec = s.MakeRecorder();
@@ -318,7 +318,7 @@ absl::Status AddDataFiles(Session::State& s, const std::string& ts_name,
     std::set<uint32_t> used;
     for (const DataFile& f : t.data_files) used.insert(f.file_number);
     std::vector<asmgr::DiskGroup*> dgs;
-    for (const FileSpec& spec : specs) {
+    for (const FileClause& spec : specs) {
       absl::StatusOr<asmgr::DiskGroup*> dg = FindDiskGroup(db.rack, spec.disk_group);
       if (!dg.ok()) return dg.status();
       dgs.push_back(*dg);

@@ -344,15 +344,15 @@ class Parser {
     return static_cast<uint32_t>(v);
   }
 
-  absl::StatusOr<std::vector<FileSpec>> ParseFileSpecs() {
-    std::vector<FileSpec> files;
+  absl::StatusOr<std::vector<FileClause>> ParseFileClauses() {
+    std::vector<FileClause> files;
     do {
       absl::StatusOr<std::string> dg = ParseDiskGroup();
       if (!dg.ok()) return dg.status();
       if (absl::Status s = ExpectKw("SIZE"); !s.ok()) return s;
       absl::StatusOr<uint64_t> size = ParseSizeValue();
       if (!size.ok()) return size.status();
-      files.push_back(FileSpec{*dg, *size});
+      files.push_back(FileClause{*dg, *size});
     } while (AcceptPunct(','));
     return files;
   }
@@ -394,7 +394,7 @@ class Parser {
         !s.ok()) {
       return s;
     }
-    absl::StatusOr<std::vector<FileSpec>> files = ParseFileSpecs();
+    absl::StatusOr<std::vector<FileClause>> files = ParseFileClauses();
     if (!files.ok()) return files.status();
     st.datafiles = *std::move(files);
     if (bigfile && st.datafiles.size() > 1) {
@@ -423,7 +423,7 @@ class Parser {
       return s;
     }
     if (absl::Status s = ExpectKw("DATAFILE"); !s.ok()) return s;
-    absl::StatusOr<std::vector<FileSpec>> files = ParseFileSpecs();
+    absl::StatusOr<std::vector<FileClause>> files = ParseFileClauses();
     if (!files.ok()) return files.status();
     st.datafiles = *std::move(files);
     if (absl::Status s = ExpectEnd("',' or "); !s.ok()) return s;

@@ -36,9 +36,9 @@ std::string IdentSql(const std::string& name) {
   return plain ? name : fmt::format("\"{}\"", name);
 }
 
-std::string FilesSql(const std::vector<FileSpec>& files) {
+std::string FilesSql(const std::vector<FileClause>& files) {
   std::string out;
-  for (const FileSpec& f : files) {
+  for (const FileClause& f : files) {
     if (!out.empty()) out += ", ";
     out += fmt::format("'+{}' SIZE {}", f.disk_group, SizeSql(f.size_bytes));
   }

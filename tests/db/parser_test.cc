@@ -103,8 +103,8 @@ TEST(ParserTest, CreateTablespace) {
       "create tablespace users datafile '+DATA' size 100M, '+data' size 2g");
   EXPECT_EQ(st.name, "USERS");
   ASSERT_EQ(st.datafiles.size(), 2u);
-  EXPECT_EQ(st.datafiles[0], (FileSpec{"DATA", 100 * kMiB}));
-  EXPECT_EQ(st.datafiles[1], (FileSpec{"DATA", 2 * kGiB}));
+  EXPECT_EQ(st.datafiles[0], (FileClause{"DATA", 100 * kMiB}));
+  EXPECT_EQ(st.datafiles[1], (FileClause{"DATA", 2 * kGiB}));
   EXPECT_EQ(st.block_size, 0u);
 }
 
@@ -136,7 +136,7 @@ TEST(ParserTest, AlterTablespaceAddDatafile) {
       "alter tablespace Users add datafile '+DATA' size 10m, '+RECO' size 20m");
   EXPECT_EQ(st.name, "USERS");
   ASSERT_EQ(st.datafiles.size(), 2u);
-  EXPECT_EQ(st.datafiles[1], (FileSpec{"RECO", 20 * kMiB}));
+  EXPECT_EQ(st.datafiles[1], (FileClause{"RECO", 20 * kMiB}));
 }
 
 TEST(ParserTest, DropTablespaceForms) {

@@ -54,16 +54,17 @@ inline constexpr uint32_t kMaxLogThread = 1000;
 inline constexpr uint32_t kMaxLogGroup = 1000;
 inline constexpr size_t kMaxIdentifierLength = 128;  // Oracle 12.2+ (ORA-00972)
 
-// One file of a disk group: '+DATA' SIZE 4096M.
-struct FileSpec {
+// The file clause of a statement (Oracle's file_specification): '+DATA' SIZE 4096M.
+// (What the database then asks ASM for is asmgr::FileSpec.)
+struct FileClause {
   std::string disk_group;  // uppercased, without the '+': "DATA"
   uint64_t size_bytes = 0;
-  bool operator==(const FileSpec&) const = default;
+  bool operator==(const FileClause&) const = default;
 };
 
 struct CreateTablespace {
   std::string name;
-  std::vector<FileSpec> datafiles;  // at least one
+  std::vector<FileClause> datafiles;  // at least one
   uint32_t block_size = 0;          // 0: the database default (8192)
   // CREATE BIGFILE TABLESPACE: one data file of up to 2^32 - 1 blocks (a 1 TB
   // file needs it). Not kept in the file table: ADD DATAFILE is not refused later.
@@ -73,7 +74,7 @@ struct CreateTablespace {
 
 struct AlterTablespaceAddDatafile {
   std::string name;
-  std::vector<FileSpec> datafiles;  // at least one
+  std::vector<FileClause> datafiles;  // at least one
   bool operator==(const AlterTablespaceAddDatafile&) const = default;
 };
 
