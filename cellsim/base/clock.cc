@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <thread>
 #include <vector>
+
+#include "cellsim/base/executor.h"
+#include "cellsim/base/mutex.h"
 
 namespace cellsim {
 namespace {
@@ -22,6 +24,30 @@ class RealClock : public Clock {
   }
 };
 
+// Runs fn(0) .. fn(n-2) on the shared executor and fn(n-1) on the caller's
+// thread, and returns when all have.
+void RunOnExecutor(size_t n, const std::function<void(size_t)>& fn) {
+  struct Join {
+    Mutex mu;
+    CondVar done;
+    size_t running ABSL_GUARDED_BY(mu) = 0;
+  } join;
+  {
+    MutexLock l(&join.mu);
+    join.running = n - 1;
+  }
+  for (size_t i = 0; i + 1 < n; ++i) {
+    Executor::Shared()->Run([&join, &fn, i] {
+      fn(i);
+      MutexLock l(&join.mu);
+      if (--join.running == 0) join.done.Signal();
+    });
+  }
+  fn(n - 1);
+  MutexLock l(&join.mu);
+  while (join.running > 0) join.done.Wait(&join.mu);
+}
+
 }  // namespace
 
 void ForkJoin(Clock* clock, size_t n, const std::function<void(size_t)>& fn, bool disjoint) {
@@ -36,11 +62,7 @@ void ForkJoin(Clock* clock, size_t n, const std::function<void(size_t)>& fn, boo
       fn(i);
       ends[i] = clock->NowNanos();
     };
-    std::vector<std::thread> threads;
-    threads.reserve(n - 1);
-    for (size_t i = 0; i + 1 < n; ++i) threads.emplace_back(child, i);
-    child(n - 1);
-    for (std::thread& t : threads) t.join();
+    RunOnExecutor(n, child);
     clock->SetThreadNanos(*std::max_element(ends.begin(), ends.end()));
     return;
   }
@@ -55,11 +77,7 @@ void ForkJoin(Clock* clock, size_t n, const std::function<void(size_t)>& fn, boo
     clock->SetThreadNanos(end);
     return;
   }
-  std::vector<std::thread> threads;
-  threads.reserve(n - 1);
-  for (size_t i = 0; i + 1 < n; ++i) threads.emplace_back(fn, i);
-  fn(n - 1);
-  for (std::thread& t : threads) t.join();
+  RunOnExecutor(n, fn);
 }
 
 Clock* SystemClock() {

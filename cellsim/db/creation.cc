@@ -8,6 +8,7 @@
 #include <set>
 #include <vector>
 
+#include "cellsim/base/executor.h"
 #include "cellsim/io/io_backend.h"
 
 namespace cellsim::db::internal {
@@ -34,7 +35,7 @@ BatchOutcome WriteBatch(asmgr::DiskGroup* dg, uint32_t file, const uint8_t* data
   return out;
 }
 
-// Starts WriteBatch on a thread. With a simulated clock the batch's modeled
+// Starts WriteBatch on the shared executor. With a simulated clock the batch's modeled
 // time starts at the foreground's issue time, and batches reach the cells in
 // issue order (each waits until the previous one's cell calls are over), so
 // the device queues see the same sequence on every run while the foreground
@@ -43,14 +44,14 @@ std::future<BatchOutcome> LaunchBatch(Clock* clock, std::shared_future<void>* ch
                                       asmgr::DiskGroup* dg, uint32_t file, const uint8_t* data,
                                       uint64_t len, uint64_t at, uint64_t req) {
   if (!clock->simulated()) {
-    return std::async(std::launch::async, WriteBatch, dg, file, data, len, at, req);
+    return Executor::Shared()->Submit([=] { return WriteBatch(dg, file, data, len, at, req); });
   }
   auto written = std::make_shared<std::promise<void>>();
   std::shared_future<void> previous = *chain;
   *chain = written->get_future().share();
   const uint64_t issued_ns = clock->NowNanos();
   const uint64_t tag = clock->ThreadTag();
-  return std::async(std::launch::async, [=] {
+  return Executor::Shared()->Submit([=] {
     if (previous.valid()) previous.wait();
     clock->SetThreadTag(tag);
     clock->SetThreadNanos(issued_ns);
