@@ -21,59 +21,12 @@ absl::Status CellImpl::FormatRange(absl::Span<FormatRangeRequest> requests,
   const FlashCacheMode mode = mode_.load();
   CellIoStats local;
   std::vector<RangeLocks::Range> ranges;
-  // Template slots are reserved before any work, under state_mu_, so that
-  // concurrent calls can never together exceed max_template_ranges (the
-  // checkpoint is sized for it). A new range takes one slot, or two when it
-  // may split an existing template (or one added earlier in this call) in two.
-  std::unique_lock<std::mutex> state_lock(state_mu_);
-  size_t reserved = 0;
-  SpanSet call_templates;
   std::vector<bool> fast(requests.size(), false);
-  for (size_t i = 0; i < requests.size(); ++i) {
-    FormatRangeRequest& r = requests[i];
-    r.metadata_only = false;
-    r.status = ValidateIo(r.grid_disk, r.offset, r.length, "format range");
-    if (r.status.ok()) r.status = r.block_template.Validate();
-    if (!r.status.ok()) continue;
-    const RangeLocks::Range lr = LineRange(r.grid_disk, r.offset, r.length);
-    const size_t need =
-        state_->AnyTemplate(r.grid_disk, r.offset, r.length) || call_templates.Overlaps(lr) ? 2
-                                                                                             : 1;
-    const size_t used = state_->template_count() + template_reserved_;
-    const bool room = used + need <= config_.max_template_ranges;
-    switch (r.method) {
-      case FormatMethod::kWriteBlocks:
-        break;
-      case FormatMethod::kAuto:
-        // No room for more templates: the smart path (reported through
-        // metadata_only = false, never silently).
-        fast[i] = mode == FlashCacheMode::kWriteBack && room;
-        break;
-      case FormatMethod::kMetadataOnly:
-        if (mode != FlashCacheMode::kWriteBack) {
-          r.status = absl::FailedPreconditionError(fmt::format(
-              "cell {}: fast data file creation (metadata-only format) needs flashCacheMode="
-              "WriteBack; the cell is in {}",
-              config_.name, FlashCacheModeName(mode)));
-        } else if (!room) {
-          r.status = absl::FailedPreconditionError(fmt::format(
-              "cell {}: flash metadata has room for {} fast-creation ranges and {} are in use "
-              "or being added; this range needs {} more: flush the flash cache or use smart "
-              "creation",
-              config_.name, config_.max_template_ranges, used, need));
-        } else {
-          fast[i] = true;
-        }
-        break;
-    }
-    if (fast[i]) {
-      template_reserved_ += need;
-      reserved += need;
-      call_templates.Add(lr);
-    }
-    if (r.status.ok()) ranges.push_back(lr);
+  size_t reserved = 0;
+  {
+    std::lock_guard<std::mutex> l(state_mu_);
+    reserved = ChooseFormatPathsLocked(requests, mode, &fast, &ranges);
   }
-  state_lock.unlock();
   struct Unreserve {
     CellImpl* cell;
     size_t n;
@@ -93,86 +46,9 @@ absl::Status CellImpl::FormatRange(absl::Span<FormatRangeRequest> requests,
   auto run_group = [&] {
     if (group.empty()) return;
     if (group_fast) {
-      // Sub-page edges through the cache's write path, before the template
-      // (the template never covers them, so the order is free; doing them first
-      // keeps the edge write from generating the new template's pages).
-      std::vector<std::vector<uint8_t>> edge_data;
-      std::vector<WriteRequest> edge_writes;
-      std::vector<size_t> edge_owner;
-      std::vector<uint64_t> edge_offset;
-      for (size_t i : group) {
-        const FormatRangeRequest& r = requests[i];
-        const uint64_t end = r.offset + r.length;
-        const uint64_t a = io::AlignUp(r.offset, kPage), b = io::AlignDown(end, kPage);
-        std::vector<std::pair<uint64_t, uint64_t>> pieces;
-        if (a >= b) {
-          pieces.push_back({r.offset, end});
-        } else {
-          if (r.offset < a) pieces.push_back({r.offset, a});
-          if (b < end) pieces.push_back({b, end});
-        }
-        for (auto [x, y] : pieces) {
-          edge_data.emplace_back(y - x);
-          format::GenerateRange(r.block_template, r.file_offset + (x - r.offset),
-                                absl::MakeSpan(edge_data.back()));
-          edge_owner.push_back(i);
-          edge_offset.push_back(x);
-        }
-      }
-      edge_writes.reserve(edge_data.size());
-      for (size_t k = 0; k < edge_data.size(); ++k) {
-        edge_writes.push_back({.grid_disk = requests[edge_owner[k]].grid_disk,
-                               .offset = edge_offset[k], .data = edge_data[k]});
-      }
-      // One edge write per call: two edges of one range may share a line.
-      for (WriteRequest& w : edge_writes) {
-        WriteRequest* one = &w;
-        CellIoStats edge_stats;  // internal writes: not the database's flash writes
-        CacheWriteGroupLocked(absl::MakeSpan(&one, 1), &edge_stats);
-        local.flash_bytes_written += edge_stats.flash_bytes_written;
-        local.metadata_bytes_written += edge_stats.metadata_bytes_written;
-      }
-      for (size_t k = 0; k < edge_writes.size(); ++k) {
-        if (!edge_writes[k].status.ok() && requests[edge_owner[k]].status.ok()) {
-          requests[edge_owner[k]].status = edge_writes[k].status;
-        }
-      }
-      std::vector<Record> records;
-      for (size_t i : group) {
-        const FormatRangeRequest& r = requests[i];
-        if (!r.status.ok()) continue;
-        const uint64_t a = io::AlignUp(r.offset, kPage);
-        const uint64_t b = io::AlignDown(r.offset + r.length, kPage);
-        if (a < b) {
-          records.push_back({.type = RecordType::kTemplateAdd, .disk = r.grid_disk, .offset = a,
-                             .length = b - a, .tmpl = r.block_template,
-                             .file_offset = r.file_offset + (a - r.offset)});
-        }
-      }
-      // One synced chunk for the whole group: fast creation of N ranges costs
-      // one journal write and one fdatasync.
-      absl::Status s = Append(records, /*sync=*/true, &local);
-      for (size_t i : group) {
-        FormatRangeRequest& r = requests[i];
-        if (!r.status.ok()) continue;
-        r.status = s;
-        if (s.ok()) {
-          r.metadata_only = true;
-          local.bytes_saved_by_creation += r.length;
-        }
-      }
+      FormatFastGroup(requests, group, &local);
     } else {
-      std::vector<DiskSpan> spans;
-      for (size_t i : group) {
-        FormatRangeRequest& r = requests[i];
-        spans.push_back(
-            TemplateSpan(r.grid_disk, r.offset, r.length, r.block_template, r.file_offset,
-                         &r.status));
-      }
-      (void)DiskWriteLocked(spans, &local);
-      for (size_t i : group) {
-        if (requests[i].status.ok()) local.bytes_saved_by_creation += requests[i].length;
-      }
+      FormatSmartGroup(requests, group, &local);
     }
     group.clear();
     group_lines.Clear();
@@ -193,6 +69,153 @@ absl::Status CellImpl::FormatRange(absl::Span<FormatRangeRequest> requests,
     if (!r.status.ok()) return r.status;
   }
   return absl::OkStatus();
+}
+
+// Template slots are reserved before any work, under state_mu_, so that
+// concurrent calls can never together exceed max_template_ranges (the
+// checkpoint is sized for it). A new range takes one slot, or two when it may
+// split an existing template (or one added earlier in this call) in two.
+size_t CellImpl::ChooseFormatPathsLocked(absl::Span<FormatRangeRequest> requests,
+                                         FlashCacheMode mode, std::vector<bool>* fast,
+                                         std::vector<RangeLocks::Range>* ranges) {
+  size_t reserved = 0;
+  SpanSet call_templates;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    FormatRangeRequest& r = requests[i];
+    r.metadata_only = false;
+    r.status = ValidateIo(r.grid_disk, r.offset, r.length, "format range");
+    if (r.status.ok()) r.status = r.block_template.Validate();
+    if (!r.status.ok()) continue;
+    const RangeLocks::Range lr = LineRange(r.grid_disk, r.offset, r.length);
+    const size_t need =
+        state_->AnyTemplate(r.grid_disk, r.offset, r.length) || call_templates.Overlaps(lr) ? 2
+                                                                                             : 1;
+    const size_t used = state_->template_count() + template_reserved_;
+    const bool room = used + need <= config_.max_template_ranges;
+    switch (r.method) {
+      case FormatMethod::kWriteBlocks:
+        break;
+      case FormatMethod::kAuto:
+        // No room for more templates: the smart path (reported through
+        // metadata_only = false, never silently).
+        (*fast)[i] = mode == FlashCacheMode::kWriteBack && room;
+        break;
+      case FormatMethod::kMetadataOnly:
+        if (mode != FlashCacheMode::kWriteBack) {
+          r.status = absl::FailedPreconditionError(fmt::format(
+              "cell {}: fast data file creation (metadata-only format) needs flashCacheMode="
+              "WriteBack; the cell is in {}",
+              config_.name, FlashCacheModeName(mode)));
+        } else if (!room) {
+          r.status = absl::FailedPreconditionError(fmt::format(
+              "cell {}: flash metadata has room for {} fast-creation ranges and {} are in use "
+              "or being added; this range needs {} more: flush the flash cache or use smart "
+              "creation",
+              config_.name, config_.max_template_ranges, used, need));
+        } else {
+          (*fast)[i] = true;
+        }
+        break;
+    }
+    if ((*fast)[i]) {
+      template_reserved_ += need;
+      reserved += need;
+      call_templates.Add(lr);
+    }
+    if (r.status.ok()) ranges->push_back(lr);
+  }
+  return reserved;
+}
+
+void CellImpl::FormatFastGroup(absl::Span<FormatRangeRequest> requests,
+                               const std::vector<size_t>& group, CellIoStats* stats) {
+  // Sub-page edges through the cache's write path, before the template (the
+  // template never covers them, so the order is free; doing them first keeps
+  // the edge write from generating the new template's pages).
+  WriteSubPageEdges(requests, group, stats);
+  std::vector<Record> records;
+  for (size_t i : group) {
+    const FormatRangeRequest& r = requests[i];
+    if (!r.status.ok()) continue;
+    const uint64_t a = io::AlignUp(r.offset, kPage);
+    const uint64_t b = io::AlignDown(r.offset + r.length, kPage);
+    if (a < b) {
+      records.push_back({.type = RecordType::kTemplateAdd, .disk = r.grid_disk, .offset = a,
+                         .length = b - a, .tmpl = r.block_template,
+                         .file_offset = r.file_offset + (a - r.offset)});
+    }
+  }
+  // One synced chunk for the whole group: fast creation of N ranges costs one
+  // journal write and one fdatasync.
+  absl::Status s = Append(records, /*sync=*/true, stats);
+  for (size_t i : group) {
+    FormatRangeRequest& r = requests[i];
+    if (!r.status.ok()) continue;
+    r.status = s;
+    if (s.ok()) {
+      r.metadata_only = true;
+      stats->bytes_saved_by_creation += r.length;
+    }
+  }
+}
+
+void CellImpl::WriteSubPageEdges(absl::Span<FormatRangeRequest> requests,
+                                 const std::vector<size_t>& group, CellIoStats* stats) {
+  std::vector<std::vector<uint8_t>> edge_data;
+  std::vector<size_t> edge_owner;
+  std::vector<uint64_t> edge_offset;
+  for (size_t i : group) {
+    const FormatRangeRequest& r = requests[i];
+    const uint64_t end = r.offset + r.length;
+    const uint64_t a = io::AlignUp(r.offset, kPage), b = io::AlignDown(end, kPage);
+    std::vector<std::pair<uint64_t, uint64_t>> pieces;
+    if (a >= b) {
+      pieces.push_back({r.offset, end});
+    } else {
+      if (r.offset < a) pieces.push_back({r.offset, a});
+      if (b < end) pieces.push_back({b, end});
+    }
+    for (auto [x, y] : pieces) {
+      edge_data.emplace_back(y - x);
+      format::GenerateRange(r.block_template, r.file_offset + (x - r.offset),
+                            absl::MakeSpan(edge_data.back()));
+      edge_owner.push_back(i);
+      edge_offset.push_back(x);
+    }
+  }
+  std::vector<WriteRequest> edge_writes;
+  edge_writes.reserve(edge_data.size());
+  for (size_t k = 0; k < edge_data.size(); ++k) {
+    edge_writes.push_back({.grid_disk = requests[edge_owner[k]].grid_disk,
+                           .offset = edge_offset[k], .data = edge_data[k]});
+  }
+  // One edge write per call: two edges of one range may share a line.
+  for (WriteRequest& w : edge_writes) {
+    WriteRequest* one = &w;
+    CellIoStats edge_stats;  // internal writes: not the database's flash writes
+    CacheWriteGroupLocked(absl::MakeSpan(&one, 1), &edge_stats);
+    stats->flash_bytes_written += edge_stats.flash_bytes_written;
+    stats->metadata_bytes_written += edge_stats.metadata_bytes_written;
+  }
+  for (size_t k = 0; k < edge_writes.size(); ++k) {
+    if (!edge_writes[k].status.ok() && requests[edge_owner[k]].status.ok()) {
+      requests[edge_owner[k]].status = edge_writes[k].status;
+    }
+  }
+}
+
+void CellImpl::FormatSmartGroup(absl::Span<FormatRangeRequest> requests,
+                                const std::vector<size_t>& group, CellIoStats* stats) {
+  std::vector<DiskSpan> spans;
+  for (size_t i : group) {
+    FormatRangeRequest& r = requests[i];
+    spans.push_back(TemplateSpan(r.grid_disk, r.offset, r.length, r.block_template,
+                                 r.file_offset, &r.status));
+  }
+  (void)DiskWriteLocked(spans, stats);
+  for (size_t i : group) {
+    if (requests[i].status.ok()) stats->bytes_saved_by_creation += requests[i].length;
+  }
 }
 
 }  // namespace cellsim::cell::internal

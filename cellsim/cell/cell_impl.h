@@ -121,6 +121,34 @@ inline DiskSpan TemplateSpan(uint32_t disk, uint64_t offset, uint64_t length,
           .status = status};
 }
 
+// A write-back group planned line by line (CacheWriteGroupLocked): per line the
+// slot it is written to and which of its pages are written.
+struct CacheWritePlan {
+  struct Line {
+    size_t req;        // index of the request in the group
+    uint32_t disk;
+    uint64_t line;
+    uint32_t slot;
+    bool is_new;       // the slot was reserved for this write (not the line's own)
+    uint64_t old_valid, old_dirty;  // the line's page masks before the write
+    uint64_t touched;     // pages the request covers
+    uint64_t tmpl_pages;  // pages generated from a fast-creation template
+    uint64_t write_mask;  // touched | tmpl_pages: the pages written to the slot
+    io::AlignedBuffer buf;  // the line's new bytes
+  };
+  std::vector<Line> lines;
+  std::vector<uint32_t> spare_slots;  // reserved and not (yet) given to a line
+  IoBatch base;                       // reads of the current bytes of partial pages
+  std::vector<GenTask> gens;          // template pages to generate into `buf`s
+};
+
+// The current bytes of a disk span's partially covered first and last pages
+// (DiskWriteLocked merges them with the span's bytes).
+struct DiskEdgePages {
+  io::AlignedBuffer head, tail;
+  bool has_head = false, has_tail = false;
+};
+
 // Line-aligned ranges of the requests grouped so far, to tell whether the next
 // request overlaps them (then the group is run first, keeping batch order).
 class SpanSet {
@@ -240,9 +268,53 @@ class CellImpl {
   // The group's requests written straight to disk (their flash slots could
   // not be written: the flash's filesystem is full); range locks held.
   void WriteThroughLocked(absl::Span<WriteRequest*> group, CellIoStats* stats);
+  // Its steps: DataLoss on requests with a sub-page edge in a lost page; the
+  // number of the group's lines that have no slot yet.
+  size_t RejectLostEdgesAndCountNewLinesLocked(absl::Span<WriteRequest*> group);
+  // Gives each line its slot (its own or a spare one) and plans the base-page
+  // reads and template generation.
+  void PlanCacheLinesLocked(absl::Span<WriteRequest*> group, CacheWritePlan* plan);
+  // Merges each request's bytes into its lines and writes and syncs the
+  // planned pages to their flash slots.
+  [[nodiscard]] absl::Status CopyIntoFlash(absl::Span<WriteRequest*> group,
+                                           CacheWritePlan* plan);
+  // One synced journal chunk: kLineSet (and kTemplateTrim) per line, kLostTrim
+  // for lost pages the requests rewrote whole.
+  [[nodiscard]] absl::Status JournalCacheLines(absl::Span<WriteRequest*> group,
+                                               const CacheWritePlan& plan, CellIoStats* stats);
+  // Unreserves the spare slots and, when `with_new_lines`, the lines' new slots.
+  void ReleaseSlots(const CacheWritePlan& plan, bool with_new_lines);
+  void CountCacheWrites(absl::Span<WriteRequest*> group, const CacheWritePlan& plan,
+                        CellIoStats* stats);
   // Direct-to-disk path; range locks held. Ends with the disks synced and, when
   // cache/template/lost state overlapped, a synced kRangeOnDisk record.
   [[nodiscard]] absl::Status DiskWriteLocked(std::vector<DiskSpan>& spans, CellIoStats* stats);
+  // Its steps: reads the current bytes of the spans' partial edge pages.
+  void ReadEdgePages(const std::vector<DiskSpan>& spans, std::vector<DiskEdgePages>* edges,
+                     std::vector<absl::Status>* st, CellIoStats* stats);
+  // Streams the spans (with their edge pages) to disk and syncs the disks.
+  void StreamSpansToDisk(const std::vector<DiskSpan>& spans,
+                         const std::vector<DiskEdgePages>& edges, std::vector<absl::Status>* st);
+  // A synced kRangeOnDisk record for each written span that the cache, a
+  // template or a lost range covered.
+  [[nodiscard]] absl::Status JournalRangesOnDisk(const std::vector<DiskSpan>& spans,
+                                                 const std::vector<absl::Status>& st,
+                                                 CellIoStats* stats);
+
+  // --- fast and smart creation (cell_format.cc) ---
+  // Validates each request and picks its path (fast[i]), reserving template
+  // slots for the fast ones; returns how many it reserved.
+  size_t ChooseFormatPathsLocked(absl::Span<FormatRangeRequest> requests, FlashCacheMode mode,
+                                 std::vector<bool>* fast, std::vector<RangeLocks::Range>* ranges);
+  // A group of requests on the fast path: sub-page edges written through the
+  // cache, then one synced kTemplateAdd chunk.
+  void FormatFastGroup(absl::Span<FormatRangeRequest> requests, const std::vector<size_t>& group,
+                       CellIoStats* stats);
+  void WriteSubPageEdges(absl::Span<FormatRangeRequest> requests,
+                         const std::vector<size_t>& group, CellIoStats* stats);
+  // A group of requests on the smart path: the blocks generated onto the disk.
+  void FormatSmartGroup(absl::Span<FormatRangeRequest> requests,
+                        const std::vector<size_t>& group, CellIoStats* stats);
 
   // --- cleaner (cleaner.cc) ---
   // Reserves `n` free slots, evicting clean lines (and, when `force`, destaging

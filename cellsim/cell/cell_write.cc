@@ -95,148 +95,34 @@ absl::Status CellImpl::Write(absl::Span<WriteRequest> requests, CellIoStats* sta
 }
 
 void CellImpl::CacheWriteGroupLocked(absl::Span<WriteRequest*> group, CellIoStats* stats) {
-  const uint64_t ls = layout_.line_size;
-  struct LineWork {
-    size_t req;
-    uint32_t disk;
-    uint64_t line;
-    uint32_t slot;
-    bool is_new;
-    uint64_t old_valid, old_dirty, touched, tmpl_pages, write_mask;
-    io::AlignedBuffer buf;
-  };
   auto fail_all = [&](const absl::Status& s) {
     for (WriteRequest* r : group) {
       if (r->status.ok()) r->status = s;
     }
   };
-
-  // 1. Lost edge pages cannot be merged; count lines that need a slot.
+  CacheWritePlan plan;
   size_t need = 0;
   {
     std::lock_guard<std::mutex> l(state_mu_);
-    for (WriteRequest* r : group) {
-      const uint64_t end = r->offset + r->data.size();
-      for (uint64_t edge : {r->offset, end}) {
-        if (edge % kPage != 0 && state_->AnyLost(r->grid_disk, io::AlignDown(edge, kPage), kPage)) {
-          r->status = absl::DataLossError(fmt::format(
-              "grid disk {}: write at offset {} (+{}) covers part of page {} whose only copy "
-              "was lost; rewrite the whole 4 KiB page",
-              GridDiskName(r->grid_disk), r->offset, r->data.size(), io::AlignDown(edge, kPage)));
-        }
-      }
-      if (!r->status.ok()) continue;
-      for (uint64_t a = io::AlignDown(r->offset, ls); a < end; a += ls) {
-        if (state_->Find(CacheState::Key(r->grid_disk, a / ls)) == nullptr) ++need;
-      }
-    }
+    need = RejectLostEdgesAndCountNewLinesLocked(group);
   }
-  std::vector<uint32_t> slots;
-  if (absl::Status s = ReserveSlots(need, /*force=*/true, &slots); !s.ok()) {
+  if (absl::Status s = ReserveSlots(need, /*force=*/true, &plan.spare_slots); !s.ok()) {
     fail_all(s);
-    std::lock_guard<std::mutex> l(state_mu_);
-    for (uint32_t slot : slots) state_->UnreserveSlot(slot);
+    ReleaseSlots(plan, /*with_new_lines=*/true);
     return;
   }
-
-  // 2. Plan every line: base pages for partial pages, template pages.
-  std::vector<LineWork> works;
-  IoBatch base;
-  std::vector<GenTask> gens;
   {
     std::lock_guard<std::mutex> l(state_mu_);
-    for (size_t ri = 0; ri < group.size(); ++ri) {
-      WriteRequest* r = group[ri];
-      if (!r->status.ok()) continue;
-      const uint64_t end = r->offset + r->data.size();
-      for (uint64_t lstart = io::AlignDown(r->offset, ls); lstart < end; lstart += ls) {
-        const uint64_t line = lstart / ls;
-        const uint64_t key = CacheState::Key(r->grid_disk, line);
-        LineWork w{ri, r->grid_disk, line, 0, false, 0, 0, 0, 0, 0, io::AlignedBuffer(ls)};
-        if (const LineState* st = state_->Find(key)) {
-          w.slot = st->slot;
-          w.old_valid = st->valid;
-          w.old_dirty = st->dirty;
-        } else {
-          w.slot = slots.back();
-          slots.pop_back();
-          w.is_new = true;
-        }
-        const uint64_t a = std::max(r->offset, lstart), b = std::min(end, lstart + ls);
-        const uint32_t p0 = static_cast<uint32_t>((a - lstart) / kPage);
-        const uint32_t p1 = static_cast<uint32_t>((b - lstart + kPage - 1) / kPage);
-        w.touched = PageMask(p0, p1);
-        for (uint32_t p = 0; p < state_->pages_per_line(); ++p) {
-          const uint64_t bit = uint64_t{1} << p;
-          if (w.old_valid & bit) continue;
-          uint64_t tstart;
-          if (const TemplateRange* t = state_->FindTemplate(r->grid_disk, lstart + p * kPage,
-                                                            &tstart)) {
-            w.tmpl_pages |= bit;
-            gens.push_back({w.buf.data() + p * kPage, kPage, t->tmpl,
-                            t->file_offset + (lstart + p * kPage - tstart)});
-          }
-        }
-        // Partial pages at the request's edges need their current bytes.
-        for (uint64_t edge : {a, b}) {
-          if (edge % kPage == 0) continue;
-          const uint32_t p = static_cast<uint32_t>((io::AlignDown(edge, kPage) - lstart) / kPage);
-          const uint64_t bit = uint64_t{1} << p;
-          if (w.tmpl_pages & bit) continue;
-          if (w.old_valid & bit) {
-            base.Add(io::IoOp::kRead, flash_->handle(), -1, layout_.SlotOffset(w.slot) + p * kPage,
-                     w.buf.data() + p * kPage, kPage);
-          } else {
-            base.Add(io::IoOp::kRead, disks_[r->grid_disk]->handle(),
-                     static_cast<int32_t>(r->grid_disk), lstart + p * kPage,
-                     w.buf.data() + p * kPage, kPage);
-          }
-          if (a % kPage != 0 && b % kPage != 0 && p0 + 1 == p1) break;  // same page twice
-        }
-        w.write_mask = w.touched | w.tmpl_pages;
-        state_->Touch(key);
-        works.push_back(std::move(w));
-      }
-    }
+    PlanCacheLinesLocked(group, &plan);
   }
-  auto release_new_slots = [&] {
-    std::lock_guard<std::mutex> l(state_mu_);
-    for (uint32_t slot : slots) state_->UnreserveSlot(slot);
-    for (const LineWork& w : works) {
-      if (w.is_new) state_->UnreserveSlot(w.slot);
-    }
-  };
-  RunGens(gens);
-  if (absl::Status s = SubmitBatch(&base); !s.ok()) {
+  RunGens(plan.gens);
+  if (absl::Status s = SubmitBatch(&plan.base); !s.ok()) {
     fail_all(s);
-    release_new_slots();
+    ReleaseSlots(plan, /*with_new_lines=*/true);
     return;
   }
-
-  // 3. Merge the request data and write the pages to the slots.
-  IoBatch writes;
-  for (LineWork& w : works) {
-    WriteRequest* r = group[w.req];
-    const uint64_t lstart = w.line * ls;
-    const uint64_t a = std::max(r->offset, lstart);
-    const uint64_t b = std::min(r->offset + r->data.size(), lstart + ls);
-    std::memcpy(w.buf.data() + (a - lstart), r->data.data() + (a - r->offset), b - a);
-    for (uint32_t p = 0; p < state_->pages_per_line();) {
-      if ((w.write_mask & (uint64_t{1} << p)) == 0) {
-        ++p;
-        continue;
-      }
-      uint32_t q = p;
-      while (q < state_->pages_per_line() && (w.write_mask & (uint64_t{1} << q))) ++q;
-      writes.Add(io::IoOp::kWrite, flash_->handle(), -1, layout_.SlotOffset(w.slot) + p * kPage,
-                 w.buf.data() + p * kPage, (q - p) * kPage);
-      p = q;
-    }
-  }
-  absl::Status s = SubmitBatch(&writes);
-  if (s.ok()) s = flash_->Sync();
-  if (!s.ok()) {
-    release_new_slots();
+  if (absl::Status s = CopyIntoFlash(group, &plan); !s.ok()) {
+    ReleaseSlots(plan, /*with_new_lines=*/true);
     if (s.code() == absl::StatusCode::kResourceExhausted) {
       // The filesystem under flash.img is full (ENOSPC/EDQUOT while filling
       // never-written slot pages; pages written before are allocated, so no
@@ -247,10 +133,128 @@ void CellImpl::CacheWriteGroupLocked(absl::Span<WriteRequest*> group, CellIoStat
     fail_all(s);
     return;
   }
+  if (absl::Status s = JournalCacheLines(group, plan, stats); !s.ok()) {
+    fail_all(s);
+    ReleaseSlots(plan, /*with_new_lines=*/true);
+    return;
+  }
+  ReleaseSlots(plan, /*with_new_lines=*/false);
+  CountCacheWrites(group, plan, stats);
+}
 
-  // 4. One synced journal chunk makes the whole group durable.
+size_t CellImpl::RejectLostEdgesAndCountNewLinesLocked(absl::Span<WriteRequest*> group) {
+  const uint64_t ls = layout_.line_size;
+  size_t need = 0;
+  for (WriteRequest* r : group) {
+    const uint64_t end = r->offset + r->data.size();
+    for (uint64_t edge : {r->offset, end}) {
+      if (edge % kPage != 0 && state_->AnyLost(r->grid_disk, io::AlignDown(edge, kPage), kPage)) {
+        r->status = absl::DataLossError(fmt::format(
+            "grid disk {}: write at offset {} (+{}) covers part of page {} whose only copy "
+            "was lost; rewrite the whole 4 KiB page",
+            GridDiskName(r->grid_disk), r->offset, r->data.size(), io::AlignDown(edge, kPage)));
+      }
+    }
+    if (!r->status.ok()) continue;
+    for (uint64_t a = io::AlignDown(r->offset, ls); a < end; a += ls) {
+      if (state_->Find(CacheState::Key(r->grid_disk, a / ls)) == nullptr) ++need;
+    }
+  }
+  return need;
+}
+
+void CellImpl::PlanCacheLinesLocked(absl::Span<WriteRequest*> group, CacheWritePlan* plan) {
+  const uint64_t ls = layout_.line_size;
+  for (size_t ri = 0; ri < group.size(); ++ri) {
+    WriteRequest* r = group[ri];
+    if (!r->status.ok()) continue;
+    const uint64_t end = r->offset + r->data.size();
+    for (uint64_t lstart = io::AlignDown(r->offset, ls); lstart < end; lstart += ls) {
+      const uint64_t line = lstart / ls;
+      const uint64_t key = CacheState::Key(r->grid_disk, line);
+      CacheWritePlan::Line w{ri, r->grid_disk, line, 0, false, 0, 0, 0, 0, 0,
+                             io::AlignedBuffer(ls)};
+      if (const LineState* st = state_->Find(key)) {
+        w.slot = st->slot;
+        w.old_valid = st->valid;
+        w.old_dirty = st->dirty;
+      } else {
+        w.slot = plan->spare_slots.back();
+        plan->spare_slots.pop_back();
+        w.is_new = true;
+      }
+      const uint64_t a = std::max(r->offset, lstart), b = std::min(end, lstart + ls);
+      const uint32_t p0 = static_cast<uint32_t>((a - lstart) / kPage);
+      const uint32_t p1 = static_cast<uint32_t>((b - lstart + kPage - 1) / kPage);
+      w.touched = PageMask(p0, p1);
+      // Pages not in the cache that a template covers are generated.
+      for (uint32_t p = 0; p < state_->pages_per_line(); ++p) {
+        const uint64_t bit = uint64_t{1} << p;
+        if (w.old_valid & bit) continue;
+        uint64_t tstart;
+        if (const TemplateRange* t =
+                state_->FindTemplate(r->grid_disk, lstart + p * kPage, &tstart)) {
+          w.tmpl_pages |= bit;
+          plan->gens.push_back({w.buf.data() + p * kPage, kPage, t->tmpl,
+                                t->file_offset + (lstart + p * kPage - tstart)});
+        }
+      }
+      // Partial pages at the request's edges need their current bytes.
+      for (uint64_t edge : {a, b}) {
+        if (edge % kPage == 0) continue;
+        const uint32_t p = static_cast<uint32_t>((io::AlignDown(edge, kPage) - lstart) / kPage);
+        const uint64_t bit = uint64_t{1} << p;
+        if (w.tmpl_pages & bit) continue;
+        if (w.old_valid & bit) {
+          plan->base.Add(io::IoOp::kRead, flash_->handle(), -1,
+                         layout_.SlotOffset(w.slot) + p * kPage, w.buf.data() + p * kPage, kPage);
+        } else {
+          plan->base.Add(io::IoOp::kRead, disks_[r->grid_disk]->handle(),
+                         static_cast<int32_t>(r->grid_disk), lstart + p * kPage,
+                         w.buf.data() + p * kPage, kPage);
+        }
+        if (a % kPage != 0 && b % kPage != 0 && p0 + 1 == p1) break;  // same page twice
+      }
+      w.write_mask = w.touched | w.tmpl_pages;
+      state_->Touch(key);
+      plan->lines.push_back(std::move(w));
+    }
+  }
+}
+
+absl::Status CellImpl::CopyIntoFlash(absl::Span<WriteRequest*> group, CacheWritePlan* plan) {
+  const uint64_t ls = layout_.line_size;
+  const auto pages = static_cast<uint32_t>(ls / kPage);
+  IoBatch writes;
+  for (CacheWritePlan::Line& w : plan->lines) {
+    const WriteRequest* r = group[w.req];
+    const uint64_t lstart = w.line * ls;
+    const uint64_t a = std::max(r->offset, lstart);
+    const uint64_t b = std::min(r->offset + r->data.size(), lstart + ls);
+    std::memcpy(w.buf.data() + (a - lstart), r->data.data() + (a - r->offset), b - a);
+    // One request per run of consecutive written pages.
+    for (uint32_t p = 0; p < pages;) {
+      if ((w.write_mask & (uint64_t{1} << p)) == 0) {
+        ++p;
+        continue;
+      }
+      uint32_t q = p;
+      while (q < pages && (w.write_mask & (uint64_t{1} << q))) ++q;
+      writes.Add(io::IoOp::kWrite, flash_->handle(), -1, layout_.SlotOffset(w.slot) + p * kPage,
+                 w.buf.data() + p * kPage, (q - p) * kPage);
+      p = q;
+    }
+  }
+  absl::Status s = SubmitBatch(&writes);
+  if (s.ok()) s = flash_->Sync();
+  return s;
+}
+
+absl::Status CellImpl::JournalCacheLines(absl::Span<WriteRequest*> group,
+                                         const CacheWritePlan& plan, CellIoStats* stats) {
+  const uint64_t ls = layout_.line_size;
   std::vector<Record> records;
-  for (const LineWork& w : works) {
+  for (const CacheWritePlan::Line& w : plan.lines) {
     records.push_back({.type = RecordType::kLineSet, .disk = w.disk, .line = w.line,
                        .slot = w.slot, .valid = w.old_valid | w.write_mask,
                        .dirty = w.old_dirty | w.write_mask});
@@ -261,7 +265,7 @@ void CellImpl::CacheWriteGroupLocked(absl::Span<WriteRequest*> group, CellIoStat
   }
   {
     std::lock_guard<std::mutex> l(state_mu_);
-    for (WriteRequest* r : group) {
+    for (const WriteRequest* r : group) {
       if (!r->status.ok()) continue;
       const uint64_t a = io::AlignUp(r->offset, kPage);
       const uint64_t b = io::AlignDown(r->offset + r->data.size(), kPage);
@@ -271,20 +275,24 @@ void CellImpl::CacheWriteGroupLocked(absl::Span<WriteRequest*> group, CellIoStat
       }
     }
   }
-  s = Append(records, /*sync=*/true, stats);
-  if (!s.ok()) {
-    fail_all(s);
-    release_new_slots();
-    return;
-  }
-  {
-    std::lock_guard<std::mutex> l(state_mu_);
-    for (uint32_t slot : slots) state_->UnreserveSlot(slot);
-  }
+  return Append(records, /*sync=*/true, stats);
+}
 
-  // 5. Statistics, per request (docs/cell.md "Counting rules").
+void CellImpl::ReleaseSlots(const CacheWritePlan& plan, bool with_new_lines) {
+  std::lock_guard<std::mutex> l(state_mu_);
+  for (uint32_t slot : plan.spare_slots) state_->UnreserveSlot(slot);
+  if (!with_new_lines) return;
+  for (const CacheWritePlan::Line& w : plan.lines) {
+    if (w.is_new) state_->UnreserveSlot(w.slot);
+  }
+}
+
+// Statistics, per request (docs/cell.md "Counting rules").
+void CellImpl::CountCacheWrites(absl::Span<WriteRequest*> group, const CacheWritePlan& plan,
+                                CellIoStats* stats) {
+  const uint64_t ls = layout_.line_size;
   std::vector<bool> overwrite(group.size(), false), partial(group.size(), false);
-  for (const LineWork& w : works) {
+  for (const CacheWritePlan::Line& w : plan.lines) {
     if (w.old_dirty != 0) overwrite[w.req] = true;
     const WriteRequest* r = group[w.req];
     const uint64_t lstart = w.line * ls;
@@ -304,7 +312,7 @@ void CellImpl::CacheWriteGroupLocked(absl::Span<WriteRequest*> group, CellIoStat
     }
     if (partial[i]) stats->flash_cache_partial_writes++;
   }
-  for (const io::IoRequest& q : base.reqs) {
+  for (const io::IoRequest& q : plan.base.reqs) {
     (q.file == flash_->handle() ? stats->flash_bytes_read : stats->disk_bytes_read) += q.length;
   }
 }
@@ -321,60 +329,104 @@ void CellImpl::WriteThroughLocked(absl::Span<WriteRequest*> group, CellIoStats* 
 }
 
 absl::Status CellImpl::DiskWriteLocked(std::vector<DiskSpan>& spans, CellIoStats* stats) {
-  struct Edge {
-    io::AlignedBuffer head, tail;
-    bool has_head = false, has_tail = false;
-  };
-  std::vector<Edge> edges(spans.size());
+  std::vector<DiskEdgePages> edges(spans.size());
   std::vector<absl::Status> st(spans.size());
-  // 1. Current bytes of partially covered edge pages.
+  ReadEdgePages(spans, &edges, &st, stats);
+  StreamSpansToDisk(spans, edges, &st);
+  // The disk now holds these ranges: drop what the cache or templates said.
+  if (absl::Status s = JournalRangesOnDisk(spans, st, stats); !s.ok()) {
+    for (auto& x : st) x.Update(s);
+  }
+  absl::Status first;
+  for (size_t i = 0; i < spans.size(); ++i) {
+    if (spans[i].status != nullptr && spans[i].status->ok()) *spans[i].status = st[i];
+    if (st[i].ok() && stats != nullptr) {
+      stats->disk_bytes_written += io::AlignUp(spans[i].offset + spans[i].length, kPage) -
+                                   io::AlignDown(spans[i].offset, kPage);
+    }
+    first.Update(st[i]);
+  }
+  return first;
+}
+
+void CellImpl::ReadEdgePages(const std::vector<DiskSpan>& spans,
+                             std::vector<DiskEdgePages>* edges, std::vector<absl::Status>* st,
+                             CellIoStats* stats) {
   FillPlan plan;
   {
     std::lock_guard<std::mutex> l(state_mu_);
     for (size_t i = 0; i < spans.size(); ++i) {
       const DiskSpan& sp = spans[i];
       const uint64_t end = sp.offset + sp.length;
-      Edge& e = edges[i];
+      DiskEdgePages& e = (*edges)[i];
       if (sp.offset % kPage != 0) {
         e.head = io::AlignedBuffer(kPage);
         e.has_head = true;
-        st[i].Update(PlanFillLocked(sp.disk, io::AlignDown(sp.offset, kPage), kPage,
-                                    e.head.data(), &plan));
+        (*st)[i].Update(PlanFillLocked(sp.disk, io::AlignDown(sp.offset, kPage), kPage,
+                                       e.head.data(), &plan));
       }
       if (end % kPage != 0 &&
           !(e.has_head && io::AlignDown(end, kPage) == io::AlignDown(sp.offset, kPage))) {
         e.tail = io::AlignedBuffer(kPage);
         e.has_tail = true;
-        st[i].Update(PlanFillLocked(sp.disk, io::AlignDown(end, kPage), kPage, e.tail.data(),
-                                    &plan));
+        (*st)[i].Update(PlanFillLocked(sp.disk, io::AlignDown(end, kPage), kPage, e.tail.data(),
+                                       &plan));
       }
     }
   }
   RunGens(plan.gens);
   if (absl::Status s = SubmitBatch(&plan.io); !s.ok()) {
-    for (auto& x : st) x.Update(s);
+    for (auto& x : *st) x.Update(s);
   }
   if (stats != nullptr) {
     stats->disk_bytes_read += plan.disk_pages * kPage;
     stats->flash_bytes_read += plan.flash_pages * kPage;
   }
+}
 
-  // 2. Stream the spans to disk in pieces of at most kMaxDiskIo, keeping the
-  //    backend's queue full. A piece made only of the caller's bytes, at a
-  //    page-aligned address, is written straight from the caller's buffer (no
-  //    copy); any other piece (generated blocks, merged edge pages) is staged in
-  //    a buffer from the cell's pool, which is reused across calls. Staging
-  //    memory is thus bounded by the stream window, not by the call's size.
-  struct Piece {
-    size_t span;
-    uint64_t at, len;
-    int32_t slot = -1;  // staging slot, or -1 when written from the caller's buffer
-  };
-  std::vector<Piece> pieces;
+namespace {
+
+// A piece of a disk span written by one request (at most kMaxDiskIo bytes).
+struct DiskPiece {
+  size_t span;
+  uint64_t at, len;
+  int32_t slot = -1;  // staging slot, or -1 when written from the caller's buffer
+};
+
+// Puts the bytes of piece [at, at + len) of `sp` into `buf`: the edge pages,
+// then the span's bytes (copied from its source or filled) over them.
+void StagePiece(const DiskSpan& sp, const DiskEdgePages& e, uint64_t at, uint64_t len,
+                uint8_t* buf) {
+  const uint64_t end = sp.offset + sp.length;
+  const uint64_t ps = io::AlignDown(sp.offset, kPage), pe = io::AlignUp(end, kPage);
+  if (e.has_head && at == ps) std::memcpy(buf, e.head.data(), kPage);
+  if (e.has_tail && at + len == pe) std::memcpy(buf + len - kPage, e.tail.data(), kPage);
+  const uint64_t a = std::max(at, sp.offset), b = std::min(at + len, end);
+  if (sp.source != nullptr) {
+    std::memcpy(buf + (a - at), sp.source + (a - sp.offset), b - a);
+  } else {
+    sp.fill(a, absl::MakeSpan(buf + (a - at), b - a));
+  }
+}
+
+}  // namespace
+
+// Streams the spans to disk in pieces of at most kMaxDiskIo, keeping the
+// backend's queue full. A piece made only of the caller's bytes, at a
+// page-aligned address, is written straight from the caller's buffer (no
+// copy); any other piece (generated blocks, merged edge pages) is staged in a
+// buffer from the cell's pool, which is reused across calls. Staging memory is
+// thus bounded by the stream window, not by the call's size.
+void CellImpl::StreamSpansToDisk(const std::vector<DiskSpan>& spans,
+                                 const std::vector<DiskEdgePages>& edges,
+                                 std::vector<absl::Status>* st) {
+  std::vector<DiskPiece> pieces;
   std::vector<uint32_t> touched;
   for (size_t i = 0; i < spans.size(); ++i) {
-    if (st[i].ok() && disks_[spans[i].disk] == nullptr) st[i] = AbsentDiskError(spans[i].disk);
-    if (!st[i].ok()) continue;
+    if ((*st)[i].ok() && disks_[spans[i].disk] == nullptr) {
+      (*st)[i] = AbsentDiskError(spans[i].disk);
+    }
+    if (!(*st)[i].ok()) continue;
     const DiskSpan& sp = spans[i];
     const uint64_t pe = io::AlignUp(sp.offset + sp.length, kPage);
     touched.push_back(sp.disk);
@@ -388,11 +440,10 @@ absl::Status CellImpl::DiskWriteLocked(std::vector<DiskSpan>& spans, CellIoStats
   (void)io_->SubmitStream(
       [&](io::IoRequest& r) {
         if (next == pieces.size()) return false;
-        Piece& p = pieces[next];
+        DiskPiece& p = pieces[next];
         const DiskSpan& sp = spans[p.span];
-        const uint64_t end = sp.offset + sp.length;
         const uint8_t* src = nullptr;
-        if (sp.source != nullptr && p.at >= sp.offset && p.at + p.len <= end &&
+        if (sp.source != nullptr && p.at >= sp.offset && p.at + p.len <= sp.offset + sp.length &&
             reinterpret_cast<uintptr_t>(sp.source + (p.at - sp.offset)) % kPage == 0) {
           src = sp.source + (p.at - sp.offset);
         } else {
@@ -403,18 +454,7 @@ absl::Status CellImpl::DiskWriteLocked(std::vector<DiskSpan>& spans, CellIoStats
           p.slot = free_slots.back();
           free_slots.pop_back();
           uint8_t* buf = staged[static_cast<size_t>(p.slot)];
-          const Edge& e = edges[p.span];
-          const uint64_t ps = io::AlignDown(sp.offset, kPage), pe = io::AlignUp(end, kPage);
-          if (e.has_head && p.at == ps) std::memcpy(buf, e.head.data(), kPage);
-          if (e.has_tail && p.at + p.len == pe) {
-            std::memcpy(buf + p.len - kPage, e.tail.data(), kPage);
-          }
-          const uint64_t a = std::max(p.at, sp.offset), b = std::min(p.at + p.len, end);
-          if (sp.source != nullptr) {
-            std::memcpy(buf + (a - p.at), sp.source + (a - sp.offset), b - a);
-          } else {
-            sp.fill(a, absl::MakeSpan(buf + (a - p.at), b - a));
-          }
+          StagePiece(sp, edges[p.span], p.at, p.len, buf);
           src = buf;
         }
         r = io::MakeWrite(disks_[sp.disk]->handle(), p.at, src, p.len, -1, next);
@@ -422,20 +462,23 @@ absl::Status CellImpl::DiskWriteLocked(std::vector<DiskSpan>& spans, CellIoStats
         return true;
       },
       [&](io::IoRequest& r) {
-        Piece& p = pieces[r.user_data];
+        DiskPiece& p = pieces[r.user_data];
         if (p.slot >= 0) free_slots.push_back(p.slot);
         if (r.status.ok()) {
           CountDiskIo(spans[p.span].disk, io::IoOp::kWrite, r.length);
         } else {
-          st[p.span].Update(r.status);
+          (*st)[p.span].Update(r.status);
         }
       });
   for (uint8_t* b : staged) staging_.Give(b);
   if (absl::Status s = SyncDisks(touched); !s.ok()) {
-    for (auto& x : st) x.Update(s);
+    for (auto& x : *st) x.Update(s);
   }
+}
 
-  // 3. The disk now holds these ranges: drop what the cache or templates said.
+absl::Status CellImpl::JournalRangesOnDisk(const std::vector<DiskSpan>& spans,
+                                           const std::vector<absl::Status>& st,
+                                           CellIoStats* stats) {
   std::vector<Record> records;
   {
     std::lock_guard<std::mutex> l(state_mu_);
@@ -450,19 +493,7 @@ absl::Status CellImpl::DiskWriteLocked(std::vector<DiskSpan>& spans, CellIoStats
       }
     }
   }
-  if (absl::Status s = Append(records, /*sync=*/true, stats); !s.ok()) {
-    for (auto& x : st) x.Update(s);
-  }
-  absl::Status first;
-  for (size_t i = 0; i < spans.size(); ++i) {
-    if (spans[i].status != nullptr && spans[i].status->ok()) *spans[i].status = st[i];
-    if (st[i].ok() && stats != nullptr) {
-      stats->disk_bytes_written += io::AlignUp(spans[i].offset + spans[i].length, kPage) -
-                                   io::AlignDown(spans[i].offset, kPage);
-    }
-    first.Update(st[i]);
-  }
-  return first;
+  return Append(records, /*sync=*/true, stats);
 }
 
 }  // namespace cellsim::cell::internal
