@@ -1,8 +1,10 @@
 // Recursive-descent parser for the data statements of data_statement.h. Kept
-// apart from the file-DDL parser (parser.cc): its own small lexer, the same
-// error style ("at LINE:COL: expected X, found Y" plus the line and a caret).
+// apart from the file-DDL parser (parser.cc); both use the one lexer and error
+// layout of sql_lexer.h ("at LINE:COL: expected X, found Y (ORA-...)" plus the
+// line and a caret).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <string>
@@ -10,11 +12,13 @@
 
 #include "absl/status/status.h"
 #include "cellsim/db/data_statement.h"
+#include "cellsim/db/sql_lexer.h"
 #include "cellsim/db/sql_text.h"
 
 namespace cellsim::db {
 namespace {
 
+using internal::CommentEnd;
 using internal::IsIdentChar;
 using internal::IsIdentStart;
 using internal::Lower;
@@ -47,70 +51,37 @@ class DataParser {
 
  private:
   // ---- lexer ----
+  // The data statements' lexical rules: decimals and the comparison operators.
+  static constexpr internal::SqlLexRules kLexRules{
+      .number_decimals = true, .punct = "(),;=<>+-*/.!|", .two_char_operators = true};
+
   absl::Status Lex() {
-    size_t i = 0;
-    const size_t n = sql_.size();
-    while (i < n) {
-      const char c = sql_[i];
-      if (std::isspace(static_cast<unsigned char>(c))) {
-        ++i;
-      } else if (c == '-' && i + 1 < n && sql_[i + 1] == '-') {
-        while (i < n && sql_[i] != '\n') ++i;
-      } else if (c == '/' && i + 1 < n && sql_[i + 1] == '*') {
-        const size_t end = sql_.find("*/", i + 2);
-        if (end == std::string_view::npos) return ErrorAt(i, "unterminated comment", "");
-        i = end + 2;
-      } else if (c == '\'' || c == '"') {
-        Token t{c == '\'' ? Tok::kString : Tok::kQuoted, "", "", i};
-        size_t j = i + 1;
-        bool closed = false;
-        while (j < n) {
-          if (sql_[j] == c) {
-            if (j + 1 < n && sql_[j + 1] == c) {
-              t.text += c;
-              j += 2;
-              continue;
-            }
-            closed = true;
-            break;
-          }
-          t.text += sql_[j++];
-        }
-        if (!closed) {
-          return ErrorAt(i, "unterminated quoted text",
-                         "ORA-01756: quoted string not properly terminated");
-        }
-        t.raw = std::string(sql_.substr(i, j + 1 - i));
-        tokens_.push_back(std::move(t));
-        i = j + 1;
-      } else if (std::isdigit(static_cast<unsigned char>(c)) ||
-                 (c == '.' && i + 1 < n && std::isdigit(static_cast<unsigned char>(sql_[i + 1])))) {
-        size_t j = i;
-        while (j < n && (std::isdigit(static_cast<unsigned char>(sql_[j])) || sql_[j] == '.')) ++j;
-        std::string num(sql_.substr(i, j - i));
-        tokens_.push_back(Token{Tok::kNumber, num, num, i});
-        i = j;
-      } else if (IsIdentStart(c)) {
-        size_t j = i;
-        while (j < n && IsIdentChar(sql_[j])) ++j;
-        std::string w(sql_.substr(i, j - i));
-        tokens_.push_back(Token{Tok::kWord, Upper(w), w, i});
-        i = j;
-      } else {
-        static const char* kTwo[] = {"<=", ">=", "<>", "!=", "||"};
-        std::string p(1, c);
-        for (const char* two : kTwo) {
-          if (sql_.substr(i, 2) == two) p = two;
-        }
-        if (std::string_view("(),;=<>+-*/.!|").find(c) == std::string_view::npos) {
-          return ErrorAt(i, fmt::format("unexpected character '{}'", c),
-                         "ORA-00911: invalid character");
-        }
-        tokens_.push_back(Token{Tok::kPunct, p, p, i});
-        i += p.size();
+    internal::SqlLexResult lexed = internal::LexSql(sql_, kLexRules);
+    if (!lexed.ok()) return ErrorAt(lexed.error.pos, lexed.error.message, lexed.error.ora);
+    for (internal::SqlToken& t : lexed.tokens) {
+      std::string raw(sql_.substr(t.pos, t.len));
+      switch (t.kind) {
+        case internal::SqlTok::kWord:
+          tokens_.push_back(Token{Tok::kWord, Upper(t.text), std::move(raw), t.pos});
+          break;
+        case internal::SqlTok::kQuotedIdent:
+          tokens_.push_back(Token{Tok::kQuoted, std::move(t.text), std::move(raw), t.pos});
+          break;
+        case internal::SqlTok::kString:
+          tokens_.push_back(Token{Tok::kString, std::move(t.text), std::move(raw), t.pos});
+          break;
+        case internal::SqlTok::kNumber:
+          tokens_.push_back(Token{Tok::kNumber, std::move(t.text), std::move(raw), t.pos});
+          break;
+        case internal::SqlTok::kPunct:
+          tokens_.push_back(Token{Tok::kPunct, std::move(t.text), std::move(raw), t.pos});
+          break;
+        case internal::SqlTok::kEnd:
+        case internal::SqlTok::kError:
+          tokens_.push_back(Token{Tok::kEnd, "", "", t.pos});
+          break;
       }
     }
-    tokens_.push_back(Token{Tok::kEnd, "", "", n});
     return absl::OkStatus();
   }
 
@@ -137,18 +108,9 @@ class DataParser {
     if (t.kind == Tok::kEnd) return "end of statement";
     return fmt::format("'{}'", t.raw);
   }
-  absl::Status ErrorAt(size_t pos, const std::string& what, std::string_view code) const {
-    size_t line_start = sql_.rfind('\n', pos == 0 ? 0 : pos - 1);
-    line_start = (line_start == std::string_view::npos || pos == 0) ? 0 : line_start + 1;
-    size_t line_end = sql_.find('\n', pos);
-    if (line_end == std::string_view::npos) line_end = sql_.size();
-    size_t line_no = 1;
-    for (size_t i = 0; i < line_start; ++i) line_no += sql_[i] == '\n';
-    const size_t col = pos - line_start + 1;
-    std::string msg = code.empty() ? "ORA-00900: invalid SQL statement" : std::string(code);
-    return absl::InvalidArgumentError(
-        fmt::format("{}\nat {}:{}: {}\n  {}\n  {}^", msg, line_no, col, what,
-                    sql_.substr(line_start, line_end - line_start), std::string(col - 1, ' ')));
+  absl::Status ErrorAt(size_t pos, std::string_view what, std::string_view code) const {
+    return absl::InvalidArgumentError(internal::SqlErrorText(
+        sql_, pos, what, code.empty() ? "ORA-00900: invalid SQL statement" : code));
   }
   absl::Status Error(const std::string& what, std::string_view code = "") const {
     return ErrorAt(Peek().pos, what, code);
@@ -794,11 +756,8 @@ std::string FirstWords(std::string_view sql, int count) {
     while (i < sql.size()) {
       if (std::isspace(static_cast<unsigned char>(sql[i]))) {
         ++i;
-      } else if (sql.substr(i, 2) == "--") {
-        while (i < sql.size() && sql[i] != '\n') ++i;
-      } else if (sql.substr(i, 2) == "/*") {
-        const size_t e = sql.find("*/", i + 2);
-        i = e == std::string_view::npos ? sql.size() : e + 2;
+      } else if (const size_t comment_end = CommentEnd(sql, i); comment_end != i) {
+        i = std::min(comment_end, sql.size());
       } else {
         break;
       }

@@ -14,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "cellsim/base/units.h"
+#include "cellsim/db/sql_lexer.h"
 #include "cellsim/db/sql_text.h"
 #include "cellsim/db/statement.h"
 
@@ -25,28 +26,22 @@ using internal::IsIdentStart;
 using internal::Lower;
 using internal::Upper;
 
-// kError stands where the lexer failed: the error is reported only when the
-// parser gets there, so "select * from t" says ORA-00900 at 'select', not '*'.
-enum class Tok { kWord, kQuotedIdent, kString, kNumber, kPunct, kEnd, kError };
+using Tok = internal::SqlTok;
+using Token = internal::SqlToken;
 
-struct Token {
-  Tok kind = Tok::kEnd;
-  std::string text;  // words/numbers as written; quoted content unescaped
-  size_t pos = 0;    // byte offset in the statement
-  size_t len = 0;    // bytes in the source
-};
+// The file DDL's lexical rules: sizes are numbers with a glued unit ("4096m").
+constexpr internal::SqlLexRules kDdlLexRules{.number_units = true};
 
 class Parser {
  public:
   explicit Parser(std::string_view sql) : sql_(sql) {}
 
   absl::StatusOr<Statement> Parse() {
-    if (absl::Status s = Lex(); !s.ok()) {
-      lex_error_ = s;
-      tokens_.push_back(Token{Tok::kError, "", lex_error_pos_, 0});
-    } else {
-      tokens_.push_back(Token{Tok::kEnd, "", sql_.size(), 0});
-    }
+    internal::SqlLexResult lexed = internal::LexSql(sql_, kDdlLexRules);
+    // The lexer's error is reported only when the parser gets there, so
+    // "select * from t" says ORA-00900 at 'select', not '*'.
+    if (!lexed.ok()) lex_error_ = ErrorAt(lexed.error.pos, lexed.error.message, lexed.error.ora);
+    tokens_ = std::move(lexed.tokens);
     if (Peek().kind == Tok::kError) return lex_error_;
     if (Peek().kind == Tok::kEnd || IsPunct(Peek(), ';')) {
       return ErrorAt(Peek().pos, "empty statement: expected CREATE, ALTER or DROP");
@@ -68,121 +63,9 @@ class Parser {
   }
 
  private:
-  // ---- lexer -----------------------------------------------------------
-  absl::Status Lex() {
-    size_t i = 0;
-    const size_t n = sql_.size();
-    while (i < n) {
-      const char c = sql_[i];
-      if (std::isspace(static_cast<unsigned char>(c))) {
-        ++i;
-      } else if (c == '-' && i + 1 < n && sql_[i + 1] == '-') {
-        while (i < n && sql_[i] != '\n') ++i;
-      } else if (c == '/' && i + 1 < n && sql_[i + 1] == '*') {
-        const size_t end = sql_.find("*/", i + 2);
-        if (end == std::string_view::npos) {
-          lex_error_pos_ = i;
-          return ErrorAt(i, "unterminated comment: '/*' has no closing '*/'");
-        }
-        i = end + 2;
-      } else if (c == '\'' || c == '"') {
-        // '' inside a string literal is one quote, as in Oracle.
-        Token t{c == '\'' ? Tok::kString : Tok::kQuotedIdent, "", i, 0};
-        size_t j = i + 1;
-        bool closed = false;
-        while (j < n) {
-          if (sql_[j] == c) {
-            if (c == '\'' && j + 1 < n && sql_[j + 1] == '\'') {
-              t.text += '\'';
-              j += 2;
-              continue;
-            }
-            closed = true;
-            break;
-          }
-          t.text += sql_[j++];
-        }
-        if (!closed) {
-          lex_error_pos_ = i;
-          return c == '\''
-                     ? ErrorAt(i, "unterminated string: no closing quote (')",
-                               "ORA-01756: quoted string not properly terminated")
-                     : ErrorAt(i, "unterminated identifier: no closing double quote (\")",
-                               "ORA-01740: missing double quote in identifier");
-        }
-        if (c == '"' && t.text.empty()) {
-          lex_error_pos_ = i;
-          return ErrorAt(i, "empty quoted identifier \"\"",
-                         "ORA-01741: illegal zero-length identifier");
-        }
-        t.len = j + 1 - i;
-        tokens_.push_back(std::move(t));
-        i = j + 1;
-      } else if (std::isdigit(static_cast<unsigned char>(c))) {
-        // Digits with a glued unit ("4096m", "8k") make one token, as in Oracle.
-        size_t j = i;
-        while (j < n && std::isdigit(static_cast<unsigned char>(sql_[j]))) ++j;
-        while (j < n && std::isalpha(static_cast<unsigned char>(sql_[j]))) ++j;
-        tokens_.push_back(Token{Tok::kNumber, std::string(sql_.substr(i, j - i)), i, j - i});
-        i = j;
-      } else if (IsIdentStart(c)) {
-        size_t j = i;
-        while (j < n && IsIdentChar(sql_[j])) ++j;
-        tokens_.push_back(Token{Tok::kWord, std::string(sql_.substr(i, j - i)), i, j - i});
-        i = j;
-      } else if (c == '(' || c == ')' || c == ',' || c == '=' || c == ';') {
-        tokens_.push_back(Token{Tok::kPunct, std::string(1, c), i, 1});
-        ++i;
-      } else {
-        lex_error_pos_ = i;
-        // A control or non-ASCII byte is shown by value: printed raw it would
-        // garble the message (or the terminal).
-        const unsigned char u = static_cast<unsigned char>(c);
-        return ErrorAt(i,
-                       std::isprint(u) ? fmt::format("unexpected character '{}'", c)
-                                       : fmt::format("unexpected character 0x{:02x}", u),
-                       "ORA-00911: invalid character");
-      }
-    }
-    return absl::OkStatus();
-  }
-
   // ---- errors ----------------------------------------------------------
-  // "at L:C: message (ORA-...)\n  <line excerpt>\n  <caret>"
   absl::Status ErrorAt(size_t pos, std::string_view message, std::string_view ora = "") const {
-    pos = std::min(pos, sql_.size());
-    size_t line_start = sql_.rfind('\n', pos == 0 ? 0 : pos - 1);
-    line_start = (line_start == std::string_view::npos || pos == 0) ? 0 : line_start + 1;
-    if (pos > 0 && sql_[pos - 1] == '\n') line_start = pos;
-    size_t line_end = sql_.find('\n', pos);
-    if (line_end == std::string_view::npos) line_end = sql_.size();
-    const size_t line_no = static_cast<size_t>(std::count(sql_.begin(), sql_.begin() + pos, '\n')) + 1;
-    const size_t col = pos - line_start + 1;
-
-    // Long lines are cut to a window around the error so the caret stays visible.
-    constexpr size_t kWindow = 76;
-    size_t from = line_start;
-    size_t to = line_end;
-    std::string prefix, suffix;
-    if (to - from > kWindow) {
-      from = pos > line_start + 40 ? pos - 40 : line_start;
-      if (from > line_start) prefix = "...";
-      to = std::min(line_end, from + kWindow);
-      if (to < line_end) suffix = "...";
-    }
-    std::string excerpt = prefix + std::string(sql_.substr(from, to - from)) + suffix;
-    // Control and non-ASCII bytes print as '?' (one column per byte keeps the
-    // caret under the error).
-    for (char& ch : excerpt) {
-      if (ch != '\t' && !std::isprint(static_cast<unsigned char>(ch))) ch = '?';
-    }
-    std::string caret(prefix.size(), ' ');
-    for (size_t k = from; k < pos; ++k) caret += sql_[k] == '\t' ? '\t' : ' ';
-    caret += '^';
-    std::string msg = fmt::format("at {}:{}: {}", line_no, col, message);
-    if (!ora.empty()) msg += fmt::format(" ({})", ora);
-    msg += fmt::format("\n  {}\n  {}", excerpt, caret);
-    return absl::InvalidArgumentError(msg);
+    return absl::InvalidArgumentError(internal::SqlErrorText(sql_, pos, message, ora));
   }
 
   std::string Describe(const Token& t) const {
@@ -605,7 +488,6 @@ class Parser {
   std::vector<Token> tokens_;
   size_t next_ = 0;
   absl::Status lex_error_;
-  size_t lex_error_pos_ = 0;
 };
 
 }  // namespace

@@ -158,11 +158,8 @@ std::vector<std::string> SplitStatements(std::string_view text) {
   size_t i = 0;
   while (i < n) {
     const char c = text[i];
-    if (c == '-' && i + 1 < n && text[i + 1] == '-') {
-      while (i < n && text[i] != '\n') ++i;
-    } else if (c == '/' && i + 1 < n && text[i + 1] == '*') {
-      const size_t end = text.find("*/", i + 2);
-      i = end == std::string_view::npos ? n : end + 2;
+    if (const size_t comment_end = internal::CommentEnd(text, i); comment_end != i) {
+      i = std::min(comment_end, n);
     } else if (c == '\'' || c == '"') {
       has_code = true;
       ++i;
