@@ -61,9 +61,7 @@ void RunAsmcmd(const AsmcmdArgs& a, CommandContext& ctx) {
     std::cout << *out;
     std::cout.flush();
   }
-  absl::Status closed = env->Close();
-  if (!failure.ok()) return Fail(ctx, cmd, failure);
-  if (!closed.ok()) return Fail(ctx, cmd, closed);
+  if (FailFirst(ctx, cmd, failure, env->Close())) return;
 }
 
 }  // namespace
@@ -75,7 +73,7 @@ void RegisterAsmcmd(CLI::App& app, CommandContext& ctx) {
       "asmcmd on the disk groups of rack DIR: lsdg [DG], lsdsk [-k] [-p] [-G DG] [PATTERN], "
       "ls [-l] [PATH], cd PATH, pwd, cp +DG/PATH LOCALFILE (copies the file's logical bytes "
       "out of ASM), online -G DG (-D DISK | -a) (resyncs, then onlines), offline -G DG -D DISK");
-  c->add_option("DIR", args->dir, "Rack directory")->required();
+  AddRackDirArgument(c, &args->dir);
   c->add_option("-e,--execute", args->commands,
                 "An asmcmd command (repeatable, in order; they share the current directory)");
   c->add_flag("--utc", args->utc, "Print times in UTC");

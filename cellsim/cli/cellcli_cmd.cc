@@ -104,9 +104,7 @@ void RunCellCli(const CellCliArgs& a, CommandContext& ctx) {
     }
     if (!failure.ok()) break;
   }
-  absl::Status closed = env->Close();
-  if (!failure.ok()) return Fail(ctx, cmd, failure);
-  if (!closed.ok()) return Fail(ctx, cmd, closed);
+  if (FailFirst(ctx, cmd, failure, env->Close())) return;
 }
 
 }  // namespace
@@ -119,7 +117,7 @@ void RegisterCellCli(CLI::App& app, CommandContext& ctx) {
       "METRICCURRENT [NAME] [WHERE objectType = 'FLASHCACHE'], ALTER FLASHCACHE ALL FLUSH, "
       "ALTER CELL flashCacheMode = writeback|writethrough, CREATE GRIDDISK NAME (replaces a "
       "grid disk that is not present) (case-insensitive)");
-  c->add_option("DIR", args->dir, "Rack directory")->required();
+  AddRackDirArgument(c, &args->dir);
   c->add_option("-e,--execute", args->commands, "A CellCLI command (repeatable, in order)");
   c->add_option("-c,--cell", args->cells,
                 "Cell(s) to run on, e.g. -c cel02 or -c cel01,cel03 (default: every cell, each "

@@ -28,6 +28,12 @@ struct CommandContext {
 void Fail(CommandContext& ctx, const std::string& command, const std::string& message,
           int code = kExitFailure);
 void Fail(CommandContext& ctx, const std::string& command, const absl::Status& status);
+// Ends a command that opened something (a rack, a file) and closed it again:
+// reports the work's error, else the close's (the work's is the cause).
+// Returns true when either failed. `closed` is evaluated before the call, so
+// FailFirst(ctx, cmd, failure, env->Close()) always closes.
+bool FailFirst(CommandContext& ctx, const std::string& command, const absl::Status& work,
+               const absl::Status& closed);
 
 using RegisterFn = void (*)(CLI::App& app, CommandContext& ctx);
 

@@ -66,9 +66,7 @@ void RunZero(const ZeroArgs& a, CommandContext& ctx) {
                              {.block_size = static_cast<uint32_t>(*block),
                               .sync_at_end = a.fsync,
                               .clock = nullptr});
-  absl::Status closed = io->Close(*file);
-  if (!result.ok()) return Fail(ctx, cmd, result.status());
-  if (!closed.ok()) return Fail(ctx, cmd, closed);
+  if (FailFirst(ctx, cmd, result.status(), io->Close(*file))) return;
   const io::ZeroFillResult& r = *result;
   const char* mode = direct ? "O_DIRECT" : "buffered";
   // With --backend posix requests run one at a time: queue depth 1 in effect.

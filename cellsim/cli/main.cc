@@ -19,6 +19,16 @@ void Fail(CommandContext& ctx, const std::string& command, const absl::Status& s
        status.code() == absl::StatusCode::kInvalidArgument ? kExitUsage : kExitFailure);
 }
 
+bool FailFirst(CommandContext& ctx, const std::string& command, const absl::Status& work,
+               const absl::Status& closed) {
+  if (!work.ok()) {
+    Fail(ctx, command, work);
+  } else if (!closed.ok()) {
+    Fail(ctx, command, closed);
+  }
+  return !work.ok() || !closed.ok();
+}
+
 namespace {
 
 // When argv names a subcommand that does not exist where one is expected

@@ -115,9 +115,7 @@ void RunCreate(const CreateArgs& a, CommandContext& ctx) {
   RackEnv env = std::move(*created);
   std::cout << fmt::format("Rack created in {}.\n", a.dir);
   absl::Status printed = PrintInfo(env);
-  absl::Status closed = env.Close();
-  if (!printed.ok()) return Fail(ctx, cmd, printed);
-  if (!closed.ok()) return Fail(ctx, cmd, closed);
+  FailFirst(ctx, cmd, printed, env.Close());
 }
 
 void RunInfo(const InfoArgs& a, CommandContext& ctx) {
@@ -125,9 +123,7 @@ void RunInfo(const InfoArgs& a, CommandContext& ctx) {
   absl::StatusOr<RackEnv> env = OpenRackEnv(a.dir, a.rack, asmgr::RackAccess::kReadOnly);
   if (!env.ok()) return Fail(ctx, cmd, env.status());
   absl::Status printed = PrintInfo(*env);
-  absl::Status closed = env->Close();
-  if (!printed.ok()) return Fail(ctx, cmd, printed);
-  if (!closed.ok()) return Fail(ctx, cmd, closed);
+  FailFirst(ctx, cmd, printed, env->Close());
 }
 
 // Opens the rack for write (each cell replays its journal, each disk group
@@ -167,7 +163,7 @@ void RegisterRack(CLI::App& app, CommandContext& ctx) {
       "Create a rack in DIR (must be empty or missing): cells with grid disks and a flash "
       "cache, and ASM disk groups. Defaults: 3 cells x 12 cell disks, 1 GiB flash, "
       "write-back, DATA NORMAL 2g and RECO NORMAL 1g per cell disk, AU 4m (sparse files)");
-  create->add_option("DIR", c->dir, "Rack directory")->required();
+  AddRackDirArgument(create, &c->dir);
   create->add_option("--cells", c->cells, "Number of cells (cel01, cel02, ...; default 3)")
       ->check(CLI::Range(1, 99));
   create->add_option("--disks-per-cell", c->disks_per_cell,
@@ -187,7 +183,7 @@ void RegisterRack(CLI::App& app, CommandContext& ctx) {
   auto i = std::make_shared<InfoArgs>();
   CLI::App* info = rack->add_subcommand(
       "info", "Describe the rack in DIR: configuration, cells, disk groups, database");
-  info->add_option("DIR", i->dir, "Rack directory")->required();
+  AddRackDirArgument(info, &i->dir);
   AddRackOptions(info, &i->rack);
   info->callback([i, &ctx] { RunInfo(*i, ctx); });
 
@@ -197,7 +193,7 @@ void RegisterRack(CLI::App& app, CommandContext& ctx) {
       "Recover the rack in DIR after a writer was killed or crashed (read commands refuse such "
       "a rack): cells replay their journals, disk groups theirs, the database undoes "
       "interrupted statements; nothing else is changed");
-  recover->add_option("DIR", r->dir, "Rack directory")->required();
+  AddRackDirArgument(recover, &r->dir);
   AddRackOptions(recover, &r->rack);
   recover->callback([r, &ctx] { RunRecover(*r, ctx); });
 }

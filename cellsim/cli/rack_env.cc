@@ -7,6 +7,10 @@
 
 namespace cellsim::cli {
 
+void AddRackDirArgument(CLI::App* cmd, std::string* dir) {
+  cmd->add_option("DIR", *dir, "Rack directory")->required();
+}
+
 void AddRackOptions(CLI::App* cmd, RackOptions* options) {
   cmd->add_option("--backend", options->backend,
                   "I/O backend of the grid disks and flash: io_uring, posix, or auto (io_uring "

@@ -49,6 +49,8 @@ struct RackOptions {
   lab::SimOptions sim;
 };
 
+// Adds the required positional DIR (the rack directory) to `cmd`.
+void AddRackDirArgument(CLI::App* cmd, std::string* dir);
 // Adds --backend, --fixed-time, --lock-timeout and the simulated-clock options to `cmd`.
 void AddRackOptions(CLI::App* cmd, RackOptions* options);
 // Adds --io auto|direct|buffered (and --direct / --buffered for short) to a

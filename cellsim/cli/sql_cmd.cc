@@ -219,7 +219,7 @@ void RegisterSql(CLI::App& app, CommandContext& ctx) {
       "Run SQL statements (CREATE/ALTER/DROP TABLESPACE, ALTER DATABASE ADD/DROP LOGFILE, "
       "ALTER SESSION/SYSTEM SET, tables, DML, COMMIT/ROLLBACK, SELECT, SHOW PARAMETER) in one session against the database of rack DIR (created on first "
       "use); see docs/sql.md");
-  sql->add_option("DIR", args->dir, "Rack directory (see `cellsim rack create`)")->required();
+  AddRackDirArgument(sql, &args->dir);
   sql->add_option("-e,--execute", args->statements, "A statement to run (repeatable, in order)");
   sql->add_option("-f,--file", args->file,
                   "A script of statements separated by ';' (run after the -e statements)");

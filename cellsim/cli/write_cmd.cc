@@ -120,9 +120,7 @@ void RunWrite(const WriteArgs& a, CommandContext& ctx) {
     done += n;
   }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  absl::Status closed = env->Close();
-  if (!failure.ok()) return Fail(ctx, cmd, failure);
-  if (!closed.ok()) return Fail(ctx, cmd, closed);
+  if (FailFirst(ctx, cmd, failure, env->Close())) return;
   std::cerr << fmt::format("{} writes ({}) acknowledged in {:.2f} s\n", done, FormatBytes(bytes),
                            s);
 }
@@ -136,7 +134,7 @@ void RegisterWrite(CLI::App& app, CommandContext& ctx) {
       "Run a deterministic write workload on one ASM file of rack DIR (through the flash "
       "cache) and print each acknowledged write as `ack INDEX OFFSET LENGTH XXH64`, flushed "
       "at once (for kill -9 tests)");
-  w->add_option("DIR", args->dir, "Rack directory (see `cellsim rack create`)")->required();
+  AddRackDirArgument(w, &args->dir);
   w->add_option("--file", args->file,
                 "The ASM file: a full name or a pattern matching one file, e.g. "
                 "'+DATA/ORCL/DATAFILE/USERS.*' (control files are refused)")
