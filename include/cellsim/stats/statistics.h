@@ -40,44 +40,53 @@ enum StatClass : uint8_t {
 //   multi block requests <= total IO requests; optimized requests <= total IO
 //   requests; physical write IO requests <= physical write total IO requests;
 //   physical write bytes <= physical write total bytes.
+//
+// One row per statistic: the enumerator, the exact V$STATNAME.NAME and its
+// V$STATNAME.CLASS. The enum and kStatTable are both made from this list, so
+// they cannot drift apart.
+#define CELLSIM_STATISTICS(X) \
+  X(kPhysicalWriteTotalIoRequests, "physical write total IO requests", kClassCache) \
+  X(kPhysicalWriteTotalBytes, "physical write total bytes", kClassCache) \
+  X(kPhysicalWriteTotalMultiBlockRequests, "physical write total multi block requests", kClassCache) \
+  X(kPhysicalWriteRequestsOptimized, "physical write requests optimized", kClassCache) \
+  X(kPhysicalWriteTotalBytesOptimized, "physical write total bytes optimized", kClassCache) \
+  X(kPhysicalWriteIoRequests, "physical write IO requests", kClassCache) \
+  X(kPhysicalWriteBytes, "physical write bytes", kClassCache) \
+  X(kPhysicalReadTotalIoRequests, "physical read total IO requests", kClassCache) \
+  X(kPhysicalReadTotalBytes, "physical read total bytes", kClassCache) \
+  X(kPhysicalReadTotalMultiBlockRequests, "physical read total multi block requests", kClassCache) \
+  X(kPhysicalReadRequestsOptimized, "physical read requests optimized", kClassCache) \
+  X(kPhysicalReadTotalBytesOptimized, "physical read total bytes optimized", kClassCache) \
+  X(kCellPhysicalIoInterconnectBytes, "cell physical IO interconnect bytes", kClassSql) \
+  X(kCellPhysicalIoBytesSavedDuringOptimizedFileCreation, "cell physical IO bytes saved during optimized file creation", kClassSql) \
+  X(kCellPhysicalIoBytesEligibleForPredicateOffload, "cell physical IO bytes eligible for predicate offload", kClassSql) \
+  X(kCellWritesToFlashCache, "cell writes to flash cache", kClassCache) \
+  X(kCellOverwritesInFlashCache, "cell overwrites in flash cache", kClassCache) \
+  X(kCellPartialWritesInFlashCache, "cell partial writes in flash cache", kClassCache) \
+  X(kCellFlashCacheReadHits, "cell flash cache read hits", kClassCache) \
+  X(kCellLogicalWriteIoRequests, "cell logical write IO requests", kClassCache) \
+  X(kRedoSize, "redo size", kClassRedo) \
+  X(kRedoWrites, "redo writes", kClassRedo) \
+  X(kUserCalls, "user calls", kClassUser) \
+  X(kExecuteCount, "execute count", kClassSql) \
+  X(kParseCountTotal, "parse count (total)", kClassSql) \
+  X(kCpuUsedByThisSession, "CPU used by this session", kClassUser) /* centiseconds */ \
+  X(kDbTime, "DB time", kClassUser) /* centiseconds */ \
+  /* Transactions, undo and redo (docs/redo.md). */ \
+  X(kRedoEntries, "redo entries", kClassRedo) \
+  X(kRedoBlocksWritten, "redo blocks written", kClassRedo) \
+  X(kRedoSynchWrites, "redo synch writes", kClassRedo) \
+  X(kRedoWastage, "redo wastage", kClassRedo) \
+  X(kUndoChangeVectorSize, "undo change vector size", kClassUser) \
+  X(kUserCommits, "user commits", kClassUser) \
+  X(kUserRollbacks, "user rollbacks", kClassUser) \
+  X(kDbBlockChanges, "db block changes", kClassCache) \
+  X(kPhysicalWrites, "physical writes", kClassCache)
+
 enum class Stat : uint16_t {
-  kPhysicalWriteTotalIoRequests,
-  kPhysicalWriteTotalBytes,
-  kPhysicalWriteTotalMultiBlockRequests,
-  kPhysicalWriteRequestsOptimized,
-  kPhysicalWriteTotalBytesOptimized,
-  kPhysicalWriteIoRequests,
-  kPhysicalWriteBytes,
-  kPhysicalReadTotalIoRequests,
-  kPhysicalReadTotalBytes,
-  kPhysicalReadTotalMultiBlockRequests,
-  kPhysicalReadRequestsOptimized,
-  kPhysicalReadTotalBytesOptimized,
-  kCellPhysicalIoInterconnectBytes,
-  kCellPhysicalIoBytesSavedDuringOptimizedFileCreation,
-  kCellPhysicalIoBytesEligibleForPredicateOffload,
-  kCellWritesToFlashCache,
-  kCellOverwritesInFlashCache,
-  kCellPartialWritesInFlashCache,
-  kCellFlashCacheReadHits,
-  kCellLogicalWriteIoRequests,
-  kRedoSize,
-  kRedoWrites,
-  kUserCalls,
-  kExecuteCount,
-  kParseCountTotal,
-  kCpuUsedByThisSession,  // centiseconds
-  kDbTime,                // centiseconds
-  // Transactions, undo and redo (docs/redo.md).
-  kRedoEntries,
-  kRedoBlocksWritten,
-  kRedoSynchWrites,
-  kRedoWastage,
-  kUndoChangeVectorSize,
-  kUserCommits,
-  kUserRollbacks,
-  kDbBlockChanges,
-  kPhysicalWrites,
+#define CELLSIM_STAT_ENUMERATOR(enumerator, name, stat_class) enumerator,
+  CELLSIM_STATISTICS(CELLSIM_STAT_ENUMERATOR)
+#undef CELLSIM_STAT_ENUMERATOR
   kCount,
 };
 inline constexpr size_t kStatCount = static_cast<size_t>(Stat::kCount);
@@ -88,42 +97,9 @@ struct StatInfo {
 };
 
 inline constexpr std::array<StatInfo, kStatCount> kStatTable = {{
-    {"physical write total IO requests", kClassCache},
-    {"physical write total bytes", kClassCache},
-    {"physical write total multi block requests", kClassCache},
-    {"physical write requests optimized", kClassCache},
-    {"physical write total bytes optimized", kClassCache},
-    {"physical write IO requests", kClassCache},
-    {"physical write bytes", kClassCache},
-    {"physical read total IO requests", kClassCache},
-    {"physical read total bytes", kClassCache},
-    {"physical read total multi block requests", kClassCache},
-    {"physical read requests optimized", kClassCache},
-    {"physical read total bytes optimized", kClassCache},
-    {"cell physical IO interconnect bytes", kClassSql},
-    {"cell physical IO bytes saved during optimized file creation", kClassSql},
-    {"cell physical IO bytes eligible for predicate offload", kClassSql},
-    {"cell writes to flash cache", kClassCache},
-    {"cell overwrites in flash cache", kClassCache},
-    {"cell partial writes in flash cache", kClassCache},
-    {"cell flash cache read hits", kClassCache},
-    {"cell logical write IO requests", kClassCache},
-    {"redo size", kClassRedo},
-    {"redo writes", kClassRedo},
-    {"user calls", kClassUser},
-    {"execute count", kClassSql},
-    {"parse count (total)", kClassSql},
-    {"CPU used by this session", kClassUser},
-    {"DB time", kClassUser},
-    {"redo entries", kClassRedo},
-    {"redo blocks written", kClassRedo},
-    {"redo synch writes", kClassRedo},
-    {"redo wastage", kClassRedo},
-    {"undo change vector size", kClassUser},
-    {"user commits", kClassUser},
-    {"user rollbacks", kClassUser},
-    {"db block changes", kClassCache},
-    {"physical writes", kClassCache},
+#define CELLSIM_STAT_INFO(enumerator, name, stat_class) {name, stat_class},
+    CELLSIM_STATISTICS(CELLSIM_STAT_INFO)
+#undef CELLSIM_STAT_INFO
 }};
 
 constexpr std::string_view StatName(Stat s) { return kStatTable[static_cast<size_t>(s)].name; }
@@ -133,22 +109,29 @@ std::optional<Stat> StatByName(std::string_view name);
 enum class WaitClass : uint8_t { kUserIo, kSystemIo, kOther, kCommit, kConcurrency };
 std::string_view WaitClassName(WaitClass c);
 
+// One row per wait event: the enumerator, the exact V$EVENT_NAME.NAME, its wait
+// class and the names of P1, P2, P3. The enum and kWaitTable are both made from it.
+#define CELLSIM_WAIT_EVENTS(X) \
+  X(kCellSmartFileCreation, "cell smart file creation", WaitClass::kUserIo, "cellhash#", "", "") \
+  X(kDataFileInitWrite, "Data file init write", WaitClass::kUserIo, "count", "intr", "timeout") \
+  X(kLogFileInitWrite, "Log file init write", WaitClass::kUserIo, "count", "intr", "timeout") \
+  X(kControlFileParallelWrite, "control file parallel write", WaitClass::kSystemIo, "files", "block#", "requests") \
+  X(kControlFileSequentialRead, "control file sequential read", WaitClass::kSystemIo, "file#", "block#", "blocks") \
+  X(kLogFileSingleWrite, "log file single write", WaitClass::kSystemIo, "log#", "block#", "blocks") \
+  X(kDbFileSingleWrite, "db file single write", WaitClass::kUserIo, "file#", "block#", "blocks") \
+  X(kDiskFileOperationsIo, "Disk file operations I/O", WaitClass::kUserIo, "FileOperation", "fileno", "filetype") \
+  X(kKsvMasterWait, "KSV master wait", WaitClass::kOther, "", "", "") \
+  X(kAsmFileMetadataOperation, "ASM file metadata operation", WaitClass::kOther, "msgop", "locn", "") \
+  X(kLogFileSync, "log file sync", WaitClass::kCommit, "buffer#", "sync scn", "") \
+  X(kLogFileParallelWrite, "log file parallel write", WaitClass::kSystemIo, "files", "blocks", "requests") \
+  X(kDbFileParallelWrite, "db file parallel write", WaitClass::kSystemIo, "requests", "interrupt", "timeout") \
+  X(kCellSingleBlockPhysicalRead, "cell single block physical read", WaitClass::kUserIo, "cellhash#", "diskhash#", "bytes") \
+  X(kCellMultiblockPhysicalRead, "cell multiblock physical read", WaitClass::kUserIo, "cellhash#", "diskhash#", "bytes")
+
 enum class Wait : uint16_t {
-  kCellSmartFileCreation,
-  kDataFileInitWrite,
-  kLogFileInitWrite,
-  kControlFileParallelWrite,
-  kControlFileSequentialRead,
-  kLogFileSingleWrite,
-  kDbFileSingleWrite,
-  kDiskFileOperationsIo,
-  kKsvMasterWait,
-  kAsmFileMetadataOperation,
-  kLogFileSync,
-  kLogFileParallelWrite,
-  kDbFileParallelWrite,
-  kCellSingleBlockPhysicalRead,
-  kCellMultiblockPhysicalRead,
+#define CELLSIM_WAIT_ENUMERATOR(enumerator, ...) enumerator,
+  CELLSIM_WAIT_EVENTS(CELLSIM_WAIT_ENUMERATOR)
+#undef CELLSIM_WAIT_ENUMERATOR
   kCount,
 };
 inline constexpr size_t kWaitCount = static_cast<size_t>(Wait::kCount);
@@ -160,21 +143,9 @@ struct WaitInfo {
 };
 
 inline constexpr std::array<WaitInfo, kWaitCount> kWaitTable = {{
-    {"cell smart file creation", WaitClass::kUserIo, "cellhash#", "", ""},
-    {"Data file init write", WaitClass::kUserIo, "count", "intr", "timeout"},
-    {"Log file init write", WaitClass::kUserIo, "count", "intr", "timeout"},
-    {"control file parallel write", WaitClass::kSystemIo, "files", "block#", "requests"},
-    {"control file sequential read", WaitClass::kSystemIo, "file#", "block#", "blocks"},
-    {"log file single write", WaitClass::kSystemIo, "log#", "block#", "blocks"},
-    {"db file single write", WaitClass::kUserIo, "file#", "block#", "blocks"},
-    {"Disk file operations I/O", WaitClass::kUserIo, "FileOperation", "fileno", "filetype"},
-    {"KSV master wait", WaitClass::kOther, "", "", ""},
-    {"ASM file metadata operation", WaitClass::kOther, "msgop", "locn", ""},
-    {"log file sync", WaitClass::kCommit, "buffer#", "sync scn", ""},
-    {"log file parallel write", WaitClass::kSystemIo, "files", "blocks", "requests"},
-    {"db file parallel write", WaitClass::kSystemIo, "requests", "interrupt", "timeout"},
-    {"cell single block physical read", WaitClass::kUserIo, "cellhash#", "diskhash#", "bytes"},
-    {"cell multiblock physical read", WaitClass::kUserIo, "cellhash#", "diskhash#", "bytes"},
+#define CELLSIM_WAIT_INFO(enumerator, ...) {__VA_ARGS__},
+    CELLSIM_WAIT_EVENTS(CELLSIM_WAIT_INFO)
+#undef CELLSIM_WAIT_INFO
 }};
 
 constexpr std::string_view WaitName(Wait w) { return kWaitTable[static_cast<size_t>(w)].name; }
