@@ -23,7 +23,8 @@ IoTally IoTally::operator-(const IoTally& o) const {
     const ClassCounts& a = by_class[i];
     const ClassCounts& b = o.by_class[i];
     r.by_class[i] = {a.writes - b.writes, a.write_bytes - b.write_bytes, a.reads - b.reads,
-                     a.read_bytes - b.read_bytes, a.syncs - b.syncs};
+                     a.read_bytes - b.read_bytes, a.syncs - b.syncs,
+                     a.write_busy_ns - b.write_busy_ns};
   }
   r.flash_meta_write_bytes = flash_meta_write_bytes - o.flash_meta_write_bytes;
   r.flash_data_write_bytes = flash_data_write_bytes - o.flash_data_write_bytes;
@@ -39,6 +40,7 @@ IoTally& IoTally::operator+=(const IoTally& o) {
     a.reads += b.reads;
     a.read_bytes += b.read_bytes;
     a.syncs += b.syncs;
+    a.write_busy_ns += b.write_busy_ns;
   }
   flash_meta_write_bytes += o.flash_meta_write_bytes;
   flash_data_write_bytes += o.flash_data_write_bytes;
@@ -61,7 +63,7 @@ IoTally CountingBackend::Tally() const {
   for (size_t i = 0; i < kFileClassCount; ++i) {
     const AtomicCounts& c = counts_[i];
     t.by_class[i] = {c.writes.load(), c.write_bytes.load(), c.reads.load(), c.read_bytes.load(),
-                     c.syncs.load()};
+                     c.syncs.load(), c.write_busy_ns.load()};
   }
   t.flash_meta_write_bytes = flash_meta_.load();
   t.flash_data_write_bytes = flash_data_.load();
@@ -104,6 +106,7 @@ void CountingBackend::Count(const io::IoRequest& r, const File* f) {
   if (r.op == io::IoOp::kWrite) {
     c.writes.fetch_add(1, std::memory_order_relaxed);
     c.write_bytes.fetch_add(r.transferred, std::memory_order_relaxed);
+    c.write_busy_ns.fetch_add(r.latency_ns, std::memory_order_relaxed);
     if (cls == FileClass::kFlash) {
       const uint64_t start = f->data_start.load(std::memory_order_relaxed);
       const uint64_t end = r.offset + r.transferred;

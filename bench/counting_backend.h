@@ -47,6 +47,11 @@ FileClass ClassifyPath(const std::string& path);
 
 struct ClassCounts {
   uint64_t writes = 0, write_bytes = 0, reads = 0, read_bytes = 0, syncs = 0;
+  // The sum of the writes' latencies (submission to completion, IoRequest::
+  // latency_ns). Over an interval of T ns, write_busy_ns / T is the average
+  // number of writes in flight (Little's law): what a peer such as fio must
+  // keep in flight (its iodepth) for a like-for-like comparison.
+  uint64_t write_busy_ns = 0;
 };
 
 struct IoTally {
@@ -88,6 +93,7 @@ class CountingBackend final : public io::IoBackendWrapper {
   };
   struct AtomicCounts {
     std::atomic<uint64_t> writes{0}, write_bytes{0}, reads{0}, read_bytes{0}, syncs{0};
+    std::atomic<uint64_t> write_busy_ns{0};
   };
 
   std::shared_ptr<File> Find(io::FileHandle file) const;

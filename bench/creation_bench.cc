@@ -102,6 +102,10 @@ void Report(benchmark::State& state, const Case& c, const Totals& t) {
   k["oracle_write_bytes"] = per(stat(Stat::kPhysicalWriteTotalBytes));
   k["disk_write_bytes"] = per(disk.write_bytes);
   k["disk_syncs"] = per(disk.syncs);
+  // Average grid-disk writes in flight over the statement (Little's law):
+  // scripts/bench_compare.sh runs fio at this iodepth.
+  k["disk_writes_in_flight"] =
+      t.ns > 0 ? static_cast<double>(disk.write_busy_ns) / static_cast<double>(t.ns) : 0.0;
   k["flash_write_bytes"] = per(flash.write_bytes);
   k["flash_data_bytes"] = per(t.io.flash_data_write_bytes);
   k["cell_meta_bytes"] = per(t.io.flash_meta_write_bytes);

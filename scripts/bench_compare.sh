@@ -10,9 +10,11 @@
 # For each member size S (--sizes, comma-separated, default 4g: the seed's
 # `add logfile ... ('+DATA','+RECO') size 4096m`, NORMAL redundancy, AU 4 MiB,
 # so 2 x S logical and 4 x S physical bytes):
-#   (a) fio: io_uring engine, direct=1, bs=1M, iodepth=32, zero buffers,
-#       sequential writes of 4 new files of S (the zero-fill path's physical
-#       bytes), end_fsync=1;
+#   (a) fio: io_uring engine, direct=1, bs=1M, zero buffers, sequential writes
+#       of 4 new files of S (the zero-fill path's physical bytes), end_fsync=1,
+#       with as many writes in flight as cellsim's zero-fill kept on average
+#       (iodepth = its disk_writes_in_flight, measured in the same run by (c);
+#       32 when (c) gave none);
 #   (b) fallocate(FALLOC_FL_ZERO_RANGE) of 4 new files of S, then one fsync per
 #       file (creation_bench's BM_PeerFallocateZeroRange: the syscalls of
 #       `fallocate --zero-range` + `sync FILE`, timed in-process);
@@ -49,12 +51,7 @@ while (($#)); do
   esac
 done
 
-need() {  # need COMMAND PACKAGE: install a missing tool with apt-get
-  command -v "$1" >/dev/null && return 0
-  echo "bench_compare: $1 is missing, installing $2" >&2
-  apt-get install -y -q "$2" >&2 || { apt-get update -q >&2 && apt-get install -y -q "$2" >&2; }
-}
-need jq jq
+command -v jq >/dev/null || "$root/scripts/deps.sh" jq >&2
 
 to_mib() {  # 512m, 4g, 4096 (MiB) -> MiB
   local v=${1,,}
@@ -97,14 +94,25 @@ echo "bench_compare: results in $results; files in $tmp ($fs), $(nproc) CPUs, ke
 for size in ${sizes//,/ }; do
   s_mib=$(to_mib "$size")
   l_mib=$((2 * s_mib))
-  # (a) fio on the zero-fill path's physical bytes: 2 members x 2 copies.
+  # (b) + (c): creation by each path and the fallocate peer, one process.
+  "$bench" "${iter_flag[@]}" \
+    --benchmark_filter="^BM_Create/path:[a-z-]+/logical_mib:${l_mib}/red:NORMAL/au_mib:4/members:2/io:(${io_re})/|^BM_PeerFallocateZeroRange/file_mib:${s_mib}/files:4/" \
+    --benchmark_out="$results/creation_${s_mib}.json" --benchmark_out_format=json \
+    >"$results/creation_${s_mib}.txt" 2>&1 || echo "bench_compare: creation_bench exited $? (see $results/creation_${s_mib}.txt)" >&2
+  # (a) fio on the zero-fill path's physical bytes (2 members x 2 copies), at
+  # the zero-fill's average writes in flight (O_DIRECT row, else buffered).
+  depth=$(jq -r '[.benchmarks[]? | select(.name | test("path:zero-fill/")) |
+                   {io: (.name | capture("io:(?<io>[a-z]+)").io), d: .disk_writes_in_flight}] |
+                  (map(select(.io == "direct")) + .) | first | .d // 32 | round |
+                  if . < 1 then 1 else . end' "$results/creation_${s_mib}.json" 2>/dev/null || echo 32)
+  echo "bench_compare: fio at iodepth $depth (cellsim zero-fill's average writes in flight)"
   fio_json="$results/fio_${s_mib}.json"
   if ! command -v "$fio" >/dev/null; then
     jq -n --arg f "$fio" '{skipped: ($f + " not found in PATH")}' >"$fio_json"
   else
     rm -rf "$work/fio"; mkdir -p "$work/fio"
     if "$fio" --name=zerofill --directory="$work/fio" --ioengine=io_uring --direct=1 --rw=write \
-           --bs=1M --iodepth=32 --nrfiles=4 --filesize="${s_mib}M" --size="$((4 * s_mib))M" \
+           --bs=1M --iodepth="$depth" --nrfiles=4 --filesize="${s_mib}M" --size="$((4 * s_mib))M" \
            --zero_buffers --end_fsync=1 --output-format=json --output="$work/fio.json" \
            >"$work/fio.err" 2>&1; then
       cp "$work/fio.json" "$fio_json"
@@ -114,11 +122,6 @@ for size in ${sizes//,/ }; do
     fi
     rm -rf "$work/fio"
   fi
-  # (b) + (c): creation by each path and the fallocate peer, one process.
-  "$bench" "${iter_flag[@]}" \
-    --benchmark_filter="^BM_Create/path:[a-z-]+/logical_mib:${l_mib}/red:NORMAL/au_mib:4/members:2/io:(${io_re})/|^BM_PeerFallocateZeroRange/file_mib:${s_mib}/files:4/" \
-    --benchmark_out="$results/creation_${s_mib}.json" --benchmark_out_format=json \
-    >"$results/creation_${s_mib}.txt" 2>&1 || echo "bench_compare: creation_bench exited $? (see $results/creation_${s_mib}.txt)" >&2
 done
 if ((scaling)); then
   # On the default 3-cell rack, and on 4 cells: a cell's fast-creation

@@ -275,7 +275,7 @@ class DataParser {
       absl::StatusOr<ExprPtr> a = Unary();
       if (!a.ok()) return a;
       ExprPtr e = Make(Expr::Kind::kUnary);
-      e->text = "-";
+      e->text.assign(1, '-');  // not = "-": g++ 12 -O3 gives a false -Wrestrict
       e->args = {*a};
       return e;
     }
@@ -765,7 +765,9 @@ std::string FirstWords(std::string_view sql, int count) {
     size_t j = i;
     while (j < sql.size() && IsIdentChar(sql[j])) ++j;
     if (j == i) break;
-    out += (out.empty() ? "" : " ") + Upper(sql.substr(i, j - i));
+    // (Appending piecewise: `" " + std::string` trips g++ 12's false -Wrestrict at -O3.)
+    if (!out.empty()) out += ' ';
+    out += Upper(sql.substr(i, j - i));
     i = j;
   }
   return out;
