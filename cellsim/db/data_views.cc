@@ -106,6 +106,82 @@ ViewRows Logs(DataEngine& e, bool files) {
   return r;
 }
 
+// The control file's view of the database's files, copied under its lock
+// (DDL in another session changes it).
+FileTable FileTableSnapshot(DataEngine& e) {
+  std::lock_guard lock(e.db->mu);
+  return e.db->table;
+}
+
+const char* YesNo(bool b) { return b ? "YES" : "NO"; }
+
+// V$TABLESPACE, DBA_TABLESPACES, V$DATAFILE and DBA_DATA_FILES (Oracle's
+// leading columns), from the file table.
+std::optional<ViewRows> FileViews(DataEngine& e, const std::string& name) {
+  if (name != "V$TABLESPACE" && name != "DBA_TABLESPACES" && name != "V$DATAFILE" &&
+      name != "DBA_DATA_FILES") {
+    return std::nullopt;
+  }
+  const FileTable t = FileTableSnapshot(e);
+  ViewRows r;
+  if (name == "V$TABLESPACE") {
+    r.columns = {N("TS#"), S("NAME"), S("INCLUDED_IN_DATABASE_BACKUP"), S("BIGFILE"),
+                 S("FLASHBACK_ON"), S("ENCRYPT_IN_BACKUP"), N("CON_ID")};
+    for (const Tablespace& ts : t.tablespaces) {
+      r.rows.push_back({Value::Num(ts.number), Value::Str(ts.name), Value::Str("YES"),
+                        Value::Str(YesNo(ts.bigfile)), Value::Str("YES"), Value::Null(),
+                        Value::Num(0)});
+    }
+    return r;
+  }
+  if (name == "DBA_TABLESPACES") {
+    r.columns = {S("TABLESPACE_NAME"), N("BLOCK_SIZE"), S("STATUS"), S("CONTENTS"), S("LOGGING"),
+                 S("EXTENT_MANAGEMENT"), S("SEGMENT_SPACE_MANAGEMENT"), S("BIGFILE")};
+    for (const Tablespace& ts : t.tablespaces) {
+      const bool permanent = ts.contents == TablespaceContents::kPermanent;
+      r.rows.push_back({Value::Str(ts.name), Value::Num(ts.block_size), Value::Str("ONLINE"),
+                        Value::Str(std::string(TablespaceContentsName(ts.contents))),
+                        Value::Str(ts.contents == TablespaceContents::kTemporary ? "NOLOGGING"
+                                                                                 : "LOGGING"),
+                        Value::Str("LOCAL"), Value::Str(permanent ? "AUTO" : "MANUAL"),
+                        Value::Str(YesNo(ts.bigfile))});
+    }
+    return r;
+  }
+  auto ts_name = [&](uint32_t number) -> std::string {
+    for (const Tablespace& ts : t.tablespaces) {
+      if (ts.number == number) return ts.name;
+    }
+    return "";
+  };
+  const bool v = name == "V$DATAFILE";
+  if (v) {
+    r.columns = {N("FILE#"), N("CREATION_CHANGE#"), D("CREATION_TIME"), N("TS#"), S("STATUS"),
+                 S("ENABLED"), N("BYTES"), N("BLOCKS"), N("BLOCK_SIZE"), S("NAME")};
+  } else {
+    r.columns = {S("FILE_NAME"), N("FILE_ID"), S("TABLESPACE_NAME"), N("BYTES"), N("BLOCKS"),
+                 S("STATUS"), N("RELATIVE_FNO"), S("AUTOEXTENSIBLE"), S("ONLINE_STATUS")};
+  }
+  for (const DataFile& f : t.data_files) {
+    if (f.state != EntryState::kAvailable) continue;  // being created (or left by a crash)
+    const std::string ts = ts_name(f.tablespace);
+    const double blocks = static_cast<double>(f.size_bytes / f.block_size);
+    const char* online = ts == "SYSTEM" ? "SYSTEM" : "ONLINE";
+    if (v) {
+      r.rows.push_back({Value::Num(f.file_number), Value::Num(static_cast<double>(f.creation_change)),
+                        Value::Date(f.created_unix), Value::Num(f.tablespace), Value::Str(online),
+                        Value::Str("READ WRITE"), Value::Num(static_cast<double>(f.size_bytes)),
+                        Value::Num(blocks), Value::Num(f.block_size), Value::Str(f.file.name)});
+    } else {
+      r.rows.push_back({Value::Str(f.file.name), Value::Num(f.file_number), Value::Str(ts),
+                        Value::Num(static_cast<double>(f.size_bytes)), Value::Num(blocks),
+                        Value::Str("AVAILABLE"), Value::Num(f.file_number), Value::Str("NO"),
+                        Value::Str(online)});
+    }
+  }
+  return r;
+}
+
 }  // namespace
 
 std::string ParameterValue(DataEngine& e, SessionData& sd, const std::string& name) {
@@ -201,7 +277,7 @@ std::optional<ViewRows> BuildView(DataEngine& e, SessionData& sd, const std::str
   if (name == "V$TEMPUNDOSTAT") return UndoStat(e, true);
   if (name == "V$LOG") return Logs(e, false);
   if (name == "V$LOGFILE") return Logs(e, true);
-  return std::nullopt;
+  return FileViews(e, name);
 }
 
 }  // namespace cellsim::db::internal

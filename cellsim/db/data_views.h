@@ -18,7 +18,9 @@ struct ViewRows {
 };
 
 // V$MYSTAT, V$SESSTAT, V$SYSSTAT, V$STATNAME, V$PARAMETER, V$TRANSACTION,
-// V$UNDOSTAT, V$TEMPUNDOSTAT, V$TEMPSEG_USAGE, V$LOG, V$LOGFILE, V$SESSION;
+// V$UNDOSTAT, V$TEMPUNDOSTAT, V$TEMPSEG_USAGE, V$LOG, V$LOGFILE, V$SESSION,
+// V$TABLESPACE, DBA_TABLESPACES, V$DATAFILE, DBA_DATA_FILES (these four copy the
+// file table under Database::State::mu: the engine lock is taken before it);
 // nullopt for another name.
 std::optional<ViewRows> BuildView(DataEngine& e, SessionData& sd, const std::string& name);
 

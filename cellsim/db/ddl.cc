@@ -287,9 +287,12 @@ uint32_t LowestFree(const std::set<uint32_t>& used, uint32_t from) {
 }
 
 // CREATE TABLESPACE (create = true) and ALTER TABLESPACE ADD DATAFILE.
+// `created` is the new tablespace (name, block size 0 for the default,
+// bigfile, contents) for CREATE TABLESPACE, nullptr for ADD DATAFILE.
 absl::Status AddDataFiles(Session::State& s, const std::string& ts_name,
-                          const std::vector<FileClause>& specs, uint32_t block_size, bool create,
-                          bool bigfile, ExecOutcome* out) {
+                          const std::vector<FileClause>& specs, const Tablespace* created,
+                          ExecOutcome* out) {
+  const bool create = created != nullptr;
   Database::State& db = *s.db;
   Recorder rec = s.MakeRecorder();
   std::vector<PlannedFile> files;
@@ -306,7 +309,15 @@ absl::Status AddDataFiles(Session::State& s, const std::string& ts_name,
     if (!create && ts == nullptr) {
       return absl::NotFoundError(fmt::format("ORA-00959: tablespace '{}' does not exist", ts_name));
     }
-    const uint32_t bs = create ? (block_size == 0 ? kDefaultDataBlockSize : block_size)
+    if (!create && ts->bigfile) {
+      return absl::FailedPreconditionError(fmt::format(
+          "ORA-32771: cannot add file to bigfile tablespace {} (a bigfile tablespace has "
+          "exactly one data file: resize it instead)",
+          ts_name));
+    }
+    const bool bigfile = create && created->bigfile;
+    const uint32_t bs = create ? (created->block_size == 0 ? kDefaultDataBlockSize
+                                                           : created->block_size)
                                : ts->block_size;
     DB_RETURN_IF_ERROR((format::BlockTemplate{format::BlockKind::kData, bs, 1, 2}.Validate()));
     uint32_t ts_number = 0;
@@ -341,7 +352,12 @@ absl::Status AddDataFiles(Session::State& s, const std::string& ts_name,
       numbers.push_back(number);
     }
     // Reserve.
-    if (create) t.tablespaces.push_back(Tablespace{ts_number, ts_name, bs});
+    if (create) {
+      Tablespace added = *created;
+      added.number = ts_number;
+      added.block_size = bs;
+      t.tablespaces.push_back(std::move(added));
+    }
     const int64_t now = db.clock->UnixSeconds();
     const uint64_t change = db.cf->sequence();
     for (size_t i = 0; i < specs.size(); ++i) {
@@ -581,13 +597,17 @@ absl::Status RunDropLogfileGroup(Session::State& s, const DropLogfileGroup& st,
 
 absl::Status RunCreateTablespace(Session::State& s, const CreateTablespace& st,
                                  ExecOutcome* out) {
-  return AddDataFiles(s, st.name, st.datafiles, st.block_size, /*create=*/true, st.bigfile,
-                      out);
+  Tablespace created;
+  created.name = st.name;
+  created.block_size = st.block_size;
+  created.bigfile = st.bigfile;
+  created.contents = st.undo ? TablespaceContents::kUndo : TablespaceContents::kPermanent;
+  return AddDataFiles(s, st.name, st.datafiles, &created, out);
 }
 
 absl::Status RunAddDatafile(Session::State& s, const AlterTablespaceAddDatafile& st,
                             ExecOutcome* out) {
-  return AddDataFiles(s, st.name, st.datafiles, 0, /*create=*/false, /*bigfile=*/false, out);
+  return AddDataFiles(s, st.name, st.datafiles, /*created=*/nullptr, out);
 }
 
 absl::Status RunDropTablespace(Session::State& s, const DropTablespace& st, ExecOutcome* out) {

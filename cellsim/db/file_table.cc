@@ -81,6 +81,18 @@ class Reader {
 
 }  // namespace
 
+std::string_view TablespaceContentsName(TablespaceContents c) {
+  switch (c) {
+    case TablespaceContents::kUndo:
+      return "UNDO";
+    case TablespaceContents::kTemporary:
+      return "TEMPORARY";
+    case TablespaceContents::kPermanent:
+      break;
+  }
+  return "PERMANENT";
+}
+
 std::string_view EntryStateName(EntryState s) {
   return s == EntryState::kCreating ? "CREATING" : "AVAILABLE";
 }
@@ -128,6 +140,8 @@ std::vector<uint8_t> FileTable::Encode() const {
     e.PutU32(t.number);
     e.PutString(t.name);
     e.PutU32(t.block_size);
+    e.PutU8(t.bigfile ? 1 : 0);
+    e.PutU8(static_cast<uint8_t>(t.contents));
   }
   e.PutU32(static_cast<uint32_t>(data_files.size()));
   for (const DataFile& f : data_files) {
@@ -167,7 +181,7 @@ absl::StatusOr<FileTable> FileTable::Decode(absl::Span<const uint8_t> bytes) {
   FileTable t;
   uint16_t version = 0;
   r.U(&version, "version");
-  if (r.ok() && version != kFormatVersion && version != 1) {
+  if (r.ok() && (version < 1 || version > kFormatVersion)) {
     return absl::DataLossError(fmt::format(
         "file table: {} {}, this build reads version {}",
         version > kFormatVersion ? "newer format version" : "unsupported format version",
@@ -183,6 +197,18 @@ absl::StatusOr<FileTable> FileTable::Decode(absl::Span<const uint8_t> bytes) {
     r.U(&ts.number, "tablespace number");
     r.S(&ts.name, "tablespace name");
     r.U(&ts.block_size, "tablespace block size");
+    if (version >= 3) {
+      uint8_t bigfile = 0, contents = 0;
+      r.U(&bigfile, "tablespace bigfile flag");
+      r.U(&contents, "tablespace contents");
+      if (r.ok() && (bigfile > 1 || contents > static_cast<uint8_t>(TablespaceContents::kTemporary))) {
+        return absl::DataLossError(fmt::format(
+            "file table: tablespace {} has bigfile flag {} and contents {} (expected 0-1 and 0-2)",
+            ts.name, bigfile, contents));
+      }
+      ts.bigfile = bigfile != 0;
+      ts.contents = static_cast<TablespaceContents>(contents);
+    }
     t.tablespaces.push_back(std::move(ts));
   }
   for (uint32_t i = 0, n = r.Count("data file"); i < n && r.ok(); ++i) {

@@ -245,10 +245,11 @@ class Parser {
     if (AcceptKw("CREATE")) {
       const bool bigfile = AcceptKw("BIGFILE");
       if (!bigfile) (void)AcceptKw("SMALLFILE");
+      const bool undo = AcceptKw("UNDO");
       if (absl::Status s = ExpectKw("TABLESPACE", "ORA-00901: invalid CREATE command"); !s.ok()) {
         return s;
       }
-      return ParseCreateTablespace(bigfile);
+      return ParseCreateTablespace(bigfile, undo);
     }
     if (AcceptKw("DROP")) {
       if (absl::Status s = ExpectKw("TABLESPACE", "ORA-00950: invalid DROP option"); !s.ok()) {
@@ -267,9 +268,10 @@ class Parser {
     return Expected("CREATE, ALTER or DROP", "ORA-00900: invalid SQL statement");
   }
 
-  absl::StatusOr<Statement> ParseCreateTablespace(bool bigfile) {
+  absl::StatusOr<Statement> ParseCreateTablespace(bool bigfile, bool undo) {
     CreateTablespace st;
     st.bigfile = bigfile;
+    st.undo = undo;
     absl::StatusOr<std::string> name = ParseIdentifier("a tablespace name");
     if (!name.ok()) return name.status();
     st.name = *name;

@@ -47,8 +47,9 @@ std::string FilesSql(const std::vector<FileClause>& files) {
 
 struct SqlPrinter {
   std::string operator()(const CreateTablespace& s) const {
-    std::string out = fmt::format("CREATE {}TABLESPACE {} DATAFILE {}",
-                                  s.bigfile ? "BIGFILE " : "", IdentSql(s.name),
+    std::string out = fmt::format("CREATE {}{}TABLESPACE {} DATAFILE {}",
+                                  s.bigfile ? "BIGFILE " : "", s.undo ? "UNDO " : "",
+                                  IdentSql(s.name),
                                   FilesSql(s.datafiles));
     if (s.block_size) out += fmt::format(" BLOCKSIZE {}", s.block_size);
     return out;

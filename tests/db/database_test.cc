@@ -112,6 +112,46 @@ TEST_F(DatabaseTest, ReopenKeepsTheFileTable) {
   EXPECT_TRUE(db_->file_table().tablespaces.empty());
 }
 
+// A tablespace's bigfile flag and contents are kept in the control file: after
+// a reopen a bigfile tablespace still refuses a second data file (ORA-32771),
+// and the dictionary views show both.
+TEST_F(DatabaseTest, BigfileAndUndoTablespacesSurviveReopen) {
+  auto s = db_->NewSession();
+  ASSERT_OK(s->Execute("create bigfile tablespace big datafile '+DATA' size 8m"));
+  ASSERT_OK(s->Execute("create undo tablespace undo2 datafile '+DATA' size 4m"));
+  ASSERT_OK(s->Execute("create tablespace small datafile '+DATA' size 4m"));
+  s.reset();
+  Reopen();
+  const FileTable t = db_->file_table();
+  ASSERT_NE(t.FindTablespace("BIG"), nullptr);
+  EXPECT_TRUE(t.FindTablespace("BIG")->bigfile);
+  EXPECT_EQ(t.FindTablespace("UNDO2")->contents, TablespaceContents::kUndo);
+  EXPECT_FALSE(t.FindTablespace("SMALL")->bigfile);
+  s = db_->NewSession();
+  absl::StatusOr<StatementResult> add = s->Execute("alter tablespace big add datafile '+DATA' size 4m");
+  ASSERT_FALSE(add.ok());
+  EXPECT_THAT(Msg(add.status()), HasSubstr("ORA-32771"));
+  EXPECT_EQ(db_->file_table(), t);  // refused before anything was reserved
+  ASSERT_OK(s->Execute("alter tablespace small add datafile '+DATA' size 4m"));
+
+  ASSERT_OK_AND_ASSIGN(StatementResult ts,
+                       s->Execute("select name, bigfile from v$tablespace order by name"));
+  ASSERT_EQ(ts.result_rows.size(), 3u);
+  EXPECT_EQ(ts.result_rows[0], (std::vector<std::string>{"BIG", "YES"}));
+  EXPECT_EQ(ts.result_rows[1], (std::vector<std::string>{"SMALL", "NO"}));
+  ASSERT_OK_AND_ASSIGN(StatementResult dba,
+                       s->Execute("select tablespace_name, contents from dba_tablespaces "
+                                  "where tablespace_name = 'UNDO2'"));
+  ASSERT_EQ(dba.result_rows.size(), 1u);
+  EXPECT_EQ(dba.result_rows[0][1], "UNDO");
+  ASSERT_OK_AND_ASSIGN(StatementResult files,
+                       s->Execute("select count(*) from dba_data_files where tablespace_name = "
+                                  "'SMALL'"));
+  EXPECT_EQ(files.result_rows[0][0], "2");
+  ASSERT_OK_AND_ASSIGN(StatementResult v, s->Execute("select file#, bytes from v$datafile"));
+  EXPECT_EQ(v.result_rows.size(), 4u);
+}
+
 TEST_F(DatabaseTest, ErrorsAreOracleLikeAndLeaveNothing) {
   auto s = db_->NewSession();
   absl::StatusOr<StatementResult> r =

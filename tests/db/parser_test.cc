@@ -108,6 +108,16 @@ TEST(ParserTest, CreateTablespace) {
   EXPECT_EQ(st.block_size, 0u);
 }
 
+TEST(ParserTest, CreateBigfileAndUndoTablespaces) {
+  auto big = ParseAs<CreateTablespace>("create bigfile tablespace b datafile '+D' size 1t");
+  EXPECT_TRUE(big.bigfile);
+  EXPECT_FALSE(big.undo);
+  auto undo = ParseAs<CreateTablespace>("create undo tablespace u datafile '+D' size 1g");
+  EXPECT_TRUE(undo.undo);
+  EXPECT_FALSE(undo.bigfile);
+  EXPECT_THAT(ErrorOf("create undo table u datafile '+D' size 1g"), HasSubstr("ORA-00901"));
+}
+
 TEST(ParserTest, CreateTablespaceBlocksizeAndUnits) {
   EXPECT_EQ(ParseAs<CreateTablespace>("create tablespace t datafile '+D' size 1t blocksize 8k")
                 .block_size,
@@ -201,6 +211,9 @@ TEST(ParserTest, ToSqlRoundTrips) {
       "alter database add logfile thread 2 group 5 ('+DATA','+RECO') size 4096m",
       "alter database add logfile group 1 '+D' size 1000000 blocksize 4096 reuse, ('+R') size 3k",
       "create tablespace \"lower\" datafile '+D' size 1536m blocksize 32k",
+      "create bigfile tablespace big datafile '+D' size 1t",
+      "create undo tablespace undo2 datafile '+D' size 64m",
+      "create smallfile undo tablespace u3 datafile '+D' size 64m",
       "alter tablespace t add datafile '+D' size 5g",
       "drop tablespace t including contents and datafiles cascade constraints",
       "alter database drop logfile group 9",

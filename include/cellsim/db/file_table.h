@@ -43,10 +43,18 @@ struct AsmFileRef {
   bool operator==(const AsmFileRef&) const = default;
 };
 
+// DBA_TABLESPACES.CONTENTS.
+enum class TablespaceContents : uint8_t { kPermanent = 0, kUndo = 1, kTemporary = 2 };
+std::string_view TablespaceContentsName(TablespaceContents c);  // "PERMANENT", ...
+
 struct Tablespace {
   uint32_t number = 0;  // TS#
   std::string name;     // "USERS"
   uint32_t block_size = 8192;
+  // CREATE BIGFILE TABLESPACE: one data file of up to 2^32 - 1 blocks; ADD
+  // DATAFILE is refused (ORA-32771). Format version 3.
+  bool bigfile = false;
+  TablespaceContents contents = TablespaceContents::kPermanent;  // format version 3
   bool operator==(const Tablespace&) const = default;
 };
 
@@ -112,8 +120,9 @@ struct FileTable {
   std::vector<uint8_t> Encode() const;
   [[nodiscard]] static absl::StatusOr<FileTable> Decode(absl::Span<const uint8_t> bytes);
 
-  // Version 2 added kept_files; version 1 tables (none kept) still decode.
-  static constexpr uint16_t kFormatVersion = 2;
+  // Version 2 added kept_files, version 3 each tablespace's bigfile flag and
+  // contents; older tables still decode (none kept; smallfile, permanent).
+  static constexpr uint16_t kFormatVersion = 3;
   static constexpr uint32_t kMaxEntries = 65536;  // per list
 };
 

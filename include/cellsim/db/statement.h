@@ -67,8 +67,10 @@ struct CreateTablespace {
   std::vector<FileClause> datafiles;  // at least one
   uint32_t block_size = 0;          // 0: the database default (8192)
   // CREATE BIGFILE TABLESPACE: one data file of up to 2^32 - 1 blocks (a 1 TB
-  // file needs it). Not kept in the file table: ADD DATAFILE is not refused later.
+  // file needs it); kept in the file table, so ADD DATAFILE is refused later.
   bool bigfile = false;
+  // CREATE UNDO TABLESPACE: CONTENTS UNDO (where transactions' undo goes).
+  bool undo = false;
   bool operator==(const CreateTablespace&) const = default;
 };
 
