@@ -9,9 +9,12 @@
 // feedback lines go to stderr. The first failing statement stops the run
 // (like WHENEVER SQLERROR EXIT FAILURE): its text, the position and the
 // message go to stderr; the exit code is 2 for a statement that does not
-// parse and 1 for one that fails to run.
+// parse and 1 for one that fails to run. A script may say otherwise with
+// SQL*Plus's WHENEVER SQLERROR (docs/sql.md "Errors in scripts").
 #include <algorithm>
+#include <cctype>
 #include <fstream>
+#include <optional>
 #include <iostream>
 #include <sstream>
 
@@ -106,6 +109,123 @@ absl::Status PrintReport(const SqlArgs& a, const std::vector<db::StatementResult
   return absl::OkStatus();
 }
 
+// What a failing statement does: WHENEVER SQLERROR, as SQL*Plus has it.
+struct ErrorAction {
+  bool exit = true;              // EXIT, or CONTINUE
+  std::optional<int> exit_code;  // EXIT n / SUCCESS / FAILURE; unset: 2 (parse) or 1
+  std::string finish;            // "commit", "rollback" or "" before going on or out
+};
+
+// Parses `WHENEVER SQLERROR {EXIT [SUCCESS|FAILURE|WARNING|n] [COMMIT|ROLLBACK]
+// | CONTINUE [COMMIT|ROLLBACK|NONE]}` (any case). nullopt: not a WHENEVER
+// command. WHENEVER OSERROR is accepted and ignored (cellsim runs no OS
+// commands): it returns `current`.
+absl::StatusOr<std::optional<ErrorAction>> ParseWhenever(std::string_view text,
+                                                         const ErrorAction& current) {
+  std::vector<std::string> w;
+  std::istringstream in{std::string(text)};
+  for (std::string word; in >> word;) {
+    for (char& c : word) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    w.push_back(word);
+  }
+  if (w.empty() || w[0] != "WHENEVER") return std::nullopt;
+  auto bad = [&](std::string_view why) {
+    return absl::InvalidArgumentError(fmt::format(
+        "SP2-0591: {}: {} (WHENEVER SQLERROR {{EXIT [SUCCESS|FAILURE|WARNING|n] "
+        "[COMMIT|ROLLBACK] | CONTINUE [COMMIT|ROLLBACK|NONE]}})",
+        why, std::string(text)));
+  };
+  if (w.size() >= 2 && w[1] == "OSERROR") return current;
+  if (w.size() < 3 || w[1] != "SQLERROR") return bad("expected SQLERROR EXIT or CONTINUE");
+  ErrorAction a;
+  a.exit = w[2] == "EXIT";
+  if (!a.exit && w[2] != "CONTINUE") return bad(fmt::format("unknown action '{}'", w[2]));
+  size_t i = 3;
+  a.finish = a.exit ? "commit" : "";  // SQL*Plus: EXIT commits unless told; CONTINUE does nothing
+  if (a.exit && i < w.size() && w[i] != "COMMIT" && w[i] != "ROLLBACK") {
+    const std::string& code = w[i++];
+    if (code == "SUCCESS") {
+      a.exit_code = 0;
+    } else if (code == "FAILURE") {
+      a.exit_code = 1;
+    } else if (code == "WARNING") {
+      a.exit_code = 2;
+    } else if (!code.empty() && code.size() <= 3 &&
+               std::all_of(code.begin(), code.end(), [](char c) { return std::isdigit(c); })) {
+      a.exit_code = std::stoi(code) & 255;
+    } else {
+      return bad(fmt::format("exit code '{}' is not SUCCESS, FAILURE, WARNING or 0-255", code));
+    }
+  }
+  if (i < w.size()) {
+    if (w[i] == "COMMIT" || w[i] == "ROLLBACK") {
+      a.finish = w[i] == "COMMIT" ? "commit" : "rollback";
+    } else if (!a.exit && w[i] == "NONE") {
+      a.finish.clear();
+    } else {
+      return bad(fmt::format("unexpected '{}'", w[i]));
+    }
+    ++i;
+  }
+  if (i < w.size()) return bad(fmt::format("unexpected '{}'", w[i]));
+  return a;
+}
+
+// What a run of statements did.
+struct ScriptRun {
+  std::vector<db::StatementResult> results;  // of the statements that succeeded
+  absl::Status failure;                      // the error that stopped the run
+  size_t failed_index = 0;
+  ErrorAction on_error;  // cellsim's default: stop at the first error
+  size_t continued = 0;  // statements that failed under WHENEVER SQLERROR CONTINUE
+};
+
+// Runs `statements` in `session` in order, printing each one's feedback; a
+// WHENEVER SQLERROR command changes what an error does from there on.
+void RunStatements(db::Session& session, const std::vector<std::string>& statements,
+                   const SqlArgs& a, ProgressBar& bar, ScriptRun* run) {
+  std::ostream& feedback = a.report == "json" ? std::cerr : std::cout;
+  for (size_t i = 0; i < statements.size(); ++i) {
+    if (InterruptFlag()->cancelled()) {
+      run->failure = absl::CancelledError(fmt::format("{} (not started)", db::kCancelMessage));
+      run->failed_index = i;
+      return;
+    }
+    absl::StatusOr<std::optional<ErrorAction>> whenever = ParseWhenever(statements[i], run->on_error);
+    if (whenever.ok() && whenever->has_value()) {
+      run->on_error = **whenever;
+      continue;
+    }
+    absl::StatusOr<db::StatementResult> r =
+        whenever.ok() ? session.Execute(statements[i])
+                      : absl::StatusOr<db::StatementResult>(whenever.status());
+    bar.Finish();
+    if (!r.ok()) {
+      if (!run->on_error.finish.empty()) (void)session.Execute(run->on_error.finish);
+      if (run->on_error.exit || r.status().code() == absl::StatusCode::kCancelled) {
+        run->failure = r.status();
+        run->failed_index = i;
+        return;
+      }
+      ++run->continued;
+      std::cerr << fmt::format("cellsim sql: statement {} failed (continuing):\n  {}\n{}\n", i + 1,
+                               statements[i], std::string(r.status().message()));
+      continue;
+    }
+    if (!r->feedback.empty() || !r->headings.empty()) {
+      PrintQueryResult(feedback, *r);
+      feedback << fmt::format("Elapsed: {}\n", SqlPlusElapsed(r->elapsed_ns));
+    } else {
+      feedback << fmt::format("{}  Elapsed: {}{}\n", SqlPlusFeedback(r->kind),
+                              SqlPlusElapsed(r->elapsed_ns),
+                              r->path.empty() ? "" : fmt::format("  ({} path)", r->path));
+    }
+    feedback << std::flush;  // a harness or a pipe sees each acknowledgement at once
+    if (a.report == "json") std::cout << report::StatementJson(ToReportResult(*r)) << "\n";
+    run->results.push_back(std::move(*r));
+  }
+}
+
 void RunSql(const SqlArgs& a, CommandContext& ctx) {
   const std::string cmd = "sql";
   std::vector<std::string> statements = a.statements;
@@ -143,12 +263,9 @@ void RunSql(const SqlArgs& a, CommandContext& ctx) {
   for (const std::string& action : env->db->recovery_actions()) {
     std::cerr << fmt::format("Database {} recovery: {}\n", env->db->name(), action);
   }
-  std::ostream& feedback = a.report == "json" ? std::cerr : std::cout;
-  std::vector<db::StatementResult> results;
+  ScriptRun run;
   stats::StatValues stats_before, stats_after;
   stats::WaitValues waits_before, waits_after;
-  absl::Status failure;
-  size_t failed_index = 0;
   const uint64_t t0 = env->io.clock->NowNanos();
   {
     std::unique_ptr<db::Session> session = env->db->NewSession();
@@ -158,45 +275,26 @@ void RunSql(const SqlArgs& a, CommandContext& ctx) {
         [&bar](const db::CreationProgress& p) { bar.Update(p.file, p.bytes_done, p.bytes_total); });
     stats_before = session->Stats();
     waits_before = session->Waits();
-    for (size_t i = 0; i < statements.size(); ++i) {
-      if (InterruptFlag()->cancelled()) {
-        failure = absl::CancelledError(
-            fmt::format("{} (not started)", db::kCancelMessage));
-        failed_index = i;
-        break;
-      }
-      absl::StatusOr<db::StatementResult> r = session->Execute(statements[i]);
-      bar.Finish();
-      if (!r.ok()) {
-        failure = r.status();
-        failed_index = i;
-        break;
-      }
-      if (!r->feedback.empty() || !r->headings.empty()) {
-        PrintQueryResult(feedback, *r);
-        feedback << fmt::format("Elapsed: {}\n", SqlPlusElapsed(r->elapsed_ns));
-      } else {
-        feedback << fmt::format("{}  Elapsed: {}{}\n", SqlPlusFeedback(r->kind),
-                              SqlPlusElapsed(r->elapsed_ns),
-                                r->path.empty() ? "" : fmt::format("  ({} path)", r->path));
-      }
-      feedback << std::flush;  // a harness or a pipe sees each acknowledgement at once
-      if (a.report == "json") std::cout << report::StatementJson(ToReportResult(*r)) << "\n";
-      results.push_back(std::move(*r));
-    }
+    RunStatements(*session, statements, a, bar, &run);
     stats_after = session->Stats();
     waits_after = session->Waits();
   }
   const double interval_s = static_cast<double>(env->io.clock->NowNanos() - t0) / 1e9;
-  absl::Status reported = PrintReport(a, results, stats_after - stats_before,
+  absl::Status reported = PrintReport(a, run.results, stats_after - stats_before,
                                       waits_after - waits_before, interval_s, *mystats);
   absl::Status closed = env->Close();
-  if (!failure.ok()) {
-    std::cerr << fmt::format("cellsim sql: statement {} failed:\n  {}\n{}\n", failed_index + 1,
-                             statements[failed_index], std::string(failure.message()));
-    ctx.exit_code = failure.code() == absl::StatusCode::kInvalidArgument ? kExitUsage : kExitFailure;
-    if (failure.code() == absl::StatusCode::kCancelled) ctx.exit_code = InterruptExitCode();
+  if (!run.failure.ok()) {
+    std::cerr << fmt::format("cellsim sql: statement {} failed:\n  {}\n{}\n", run.failed_index + 1,
+                             statements[run.failed_index], std::string(run.failure.message()));
+    ctx.exit_code =
+        run.failure.code() == absl::StatusCode::kInvalidArgument ? kExitUsage : kExitFailure;
+    if (run.on_error.exit_code.has_value()) ctx.exit_code = *run.on_error.exit_code;
+    if (run.failure.code() == absl::StatusCode::kCancelled) ctx.exit_code = InterruptExitCode();
     return;
+  }
+  if (run.continued > 0) {
+    std::cerr << fmt::format("cellsim sql: {} of {} statements failed (WHENEVER SQLERROR CONTINUE)\n",
+                             run.continued, statements.size());
   }
   // A signal after the last statement committed (even while the rack closed)
   // cannot undo anything, but the command still reports it.

@@ -146,6 +146,21 @@ std::string Trim(std::string_view s) {
 
 }  // namespace
 
+namespace {
+
+// SHOW and WHENEVER (any case) followed by a blank: SQL*Plus commands.
+bool IsSqlPlusCommandStart(std::string_view text) {
+  for (std::string_view word : {"SHOW", "WHENEVER"}) {
+    if (text.size() > word.size() && internal::Upper(text.substr(0, word.size())) == word &&
+        std::isspace(static_cast<unsigned char>(text[word.size()]))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 std::vector<std::string> SplitStatements(std::string_view text) {
   std::vector<std::string> out;
   size_t start = 0;
@@ -169,9 +184,9 @@ std::vector<std::string> SplitStatements(std::string_view text) {
     } else if (c == ';') {
       flush(i);
       ++i;
-    } else if (!has_code && n - i > 4 && (text.substr(i, 5) == "show " || text.substr(i, 5) == "SHOW " ||
-                                          text.substr(i, 5) == "Show ")) {
-      // A SQL*Plus command (SHOW PARAMETER ...) ends at its line's end.
+    } else if (!has_code && IsSqlPlusCommandStart(text.substr(i))) {
+      // A SQL*Plus command (SHOW PARAMETER ..., WHENEVER SQLERROR ...) ends at
+      // its line's end.
       has_code = true;
       size_t end = text.find('\n', i);
       if (end == std::string_view::npos) end = n;

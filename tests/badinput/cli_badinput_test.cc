@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,30 @@ TEST_F(CliBadInput, SqlMalformedExitsTwo) {
   EXPECT_THAT(r.err, HasSubstr("ORA-00936"));
   r = Cellsim(tmp_, "sql " + rack_ + " --backend posix -e ''");
   EXPECT_EQ(r.exit_code, 2) << r.err;
+}
+
+// A script's WHENEVER SQLERROR decides what an error does, as in SQL*Plus:
+// CONTINUE reports it and goes on; EXIT n stops with exit code n; a malformed
+// WHENEVER is itself an error (SP2-0591) naming what it expected.
+TEST_F(CliBadInput, SqlWheneverSqlerrorInScripts) {
+  const std::string script = tmp_.path() + "/s.sql";
+  std::ofstream(script) << (
+      "whenever sqlerror continue\n"
+      "create tablespace t1 datafile '+NOPE' size 1m;\n"
+      "create tablespace t2 datafile '+DATA' size 1m;\n"
+      "WHENEVER SQLERROR EXIT 7 ROLLBACK\n"
+      "create tablespace t3 datafile '+NOPE' size 1m;\n"
+      "create tablespace t4 datafile '+DATA' size 1m;\n");
+  CmdResult r = Cellsim(tmp_, "sql " + rack_ + " --backend posix -f " + script);
+  EXPECT_EQ(r.exit_code, 7) << r.err;
+  EXPECT_THAT(r.err, AllOf(HasSubstr("statement 2 failed (continuing)"),
+                           HasSubstr("statement 5 failed:"), HasSubstr("ORA-15001")));
+  EXPECT_THAT(r.out, HasSubstr("Tablespace created."));  // t2, after the first error
+  r = Sql("create tablespace t4 datafile '+DATA' size 1m");
+  EXPECT_EQ(r.exit_code, 0) << "t4 must not exist: EXIT stopped before it\n" << r.err;
+  r = Sql("whenever sqlerror exit badcode");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, AllOf(HasSubstr("SP2-0591"), HasSubstr("BADCODE")));
 }
 
 TEST_F(CliBadInput, SqlBadSizesExitTwo) {

@@ -158,7 +158,8 @@ using Statement =
 // Splits a script on ';' outside quotes and comments. Each piece is trimmed and
 // has no ';'; pieces holding nothing but whitespace and comments are dropped.
 // Text after the last ';' is a statement too. An unterminated quote or comment
-// runs to the end of the text (ParseStatement then reports it).
+// runs to the end of the text (ParseStatement then reports it). The SQL*Plus
+// commands SHOW and WHENEVER end at their line's end.
 std::vector<std::string> SplitStatements(std::string_view text);
 
 // "CREATE TABLESPACE", "ALTER DATABASE ADD LOGFILE", "ALTER SESSION SET", ...
