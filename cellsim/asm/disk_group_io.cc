@@ -541,67 +541,76 @@ absl::Status DiskGroup::Read(uint32_t file, absl::Span<AsmReadRequest> requests,
   return absl::OkStatus();
 }
 
-absl::Status DiskGroup::FormatFile(uint32_t file, const FormatOptions& options,
-                                   FormatResult* result) {
-  FormatResult local;
-  FormatResult* res = result != nullptr ? result : &local;
-  std::shared_lock io_lock(s_->io_mu);
-  struct Job {
-    uint32_t extent, copy;
-    CopyLoc loc;
-    uint32_t cell, grid_disk;
-    uint64_t disk_offset, length, file_offset;
-  };
-  std::vector<Job> jobs;
+// One extent copy of a format: where it lives and which file bytes it holds.
+struct FormatCopyJob {
+  uint32_t extent, copy;
+  CopyLoc loc;
+  uint32_t cell, grid_disk;
+  uint64_t disk_offset, length, file_offset;
+};
+
+// The copies a format of `file` must write (requires mu). Copies on offline
+// disks are not sent but marked stale (one journal append), so that resync
+// rewrites them.
+struct FormatPlan {
+  std::vector<FormatCopyJob> jobs;
   std::vector<uint32_t> extents_in_range;
   uint32_t block_size = 512;
-  {
-    std::lock_guard lock(s_->mu);
-    absl::StatusOr<const FileRec*> found = FindFile(*s_, file);
-    if (!found.ok()) return found.status();
-    const FileRec& f = **found;
-    block_size = std::max<uint32_t>(f.info.block_size, 512);
-    const uint64_t begin = options.file_offset;
-    const uint64_t end = options.length >= f.info.size_bytes
-                             ? f.info.size_bytes
-                             : std::min(f.info.size_bytes, begin + options.length);
-    if (begin % 512 != 0 || end % 512 != 0 || begin >= end) {
-      return absl::InvalidArgumentError(fmt::format(
-          "format of {}: range [{}, {}) is empty or not 512-aligned", f.info.name, begin, end));
-    }
-    std::vector<CopyLoc> stale;
-    const uint64_t au = s_->cat.au_size;
-    for (uint64_t x = begin / au; x * au < end; ++x) {
-      const uint64_t lo = std::max(begin, x * au), hi = std::min(end, (x + 1) * au);
-      extents_in_range.push_back(static_cast<uint32_t>(x));
-      for (uint32_t c = 0; c < s_->cat.copies(); ++c) {
-        const CopyLoc l = f.extents[x][c];
-        const internal::DiskRec& d = s_->cat.disks[l.disk];
-        if (!d.online) {
-          if (d.stale.count(l.au) == 0) stale.push_back(l);
-          continue;
-        }
-        jobs.push_back(Job{static_cast<uint32_t>(x), c, l, d.ref.cell, d.ref.grid_disk,
-                           s_->AuOffset(l.au) + lo % au, hi - lo, lo});
+};
+static absl::Status PlanFormat(DiskGroup::State& s, uint32_t file, const FormatOptions& options,
+                               FormatPlan* plan, FormatResult* res) {
+  absl::StatusOr<const FileRec*> found = FindFile(s, file);
+  if (!found.ok()) return found.status();
+  const FileRec& f = **found;
+  plan->block_size = std::max<uint32_t>(f.info.block_size, 512);
+  const uint64_t begin = options.file_offset;
+  const uint64_t end = options.length >= f.info.size_bytes
+                           ? f.info.size_bytes
+                           : std::min(f.info.size_bytes, begin + options.length);
+  if (begin % 512 != 0 || end % 512 != 0 || begin >= end) {
+    return absl::InvalidArgumentError(fmt::format(
+        "format of {}: range [{}, {}) is empty or not 512-aligned", f.info.name, begin, end));
+  }
+  std::vector<CopyLoc> stale;
+  const uint64_t au = s.cat.au_size;
+  for (uint64_t x = begin / au; x * au < end; ++x) {
+    const uint64_t lo = std::max(begin, x * au), hi = std::min(end, (x + 1) * au);
+    plan->extents_in_range.push_back(static_cast<uint32_t>(x));
+    for (uint32_t c = 0; c < s.cat.copies(); ++c) {
+      const CopyLoc l = f.extents[x][c];
+      const internal::DiskRec& d = s.cat.disks[l.disk];
+      if (!d.online) {
+        if (d.stale.count(l.au) == 0) stale.push_back(l);
+        continue;
       }
-    }
-    if (!stale.empty()) {
-      std::vector<std::vector<uint8_t>> bodies;
-      bodies.push_back(internal::MakeStaleRecord(true, stale));
-      absl::Status st = s_->Commit(std::move(bodies));
-      if (!st.ok()) return st;
-      res->result.stale_extents_marked += stale.size();
+      plan->jobs.push_back(FormatCopyJob{static_cast<uint32_t>(x), c, l, d.ref.cell,
+                                         d.ref.grid_disk, s.AuOffset(l.au) + lo % au, hi - lo,
+                                         lo});
     }
   }
+  if (!stale.empty()) {
+    std::vector<std::vector<uint8_t>> bodies;
+    bodies.push_back(internal::MakeStaleRecord(true, stale));
+    absl::Status st = s.Commit(std::move(bodies));
+    if (!st.ok()) return st;
+    res->result.stale_extents_marked += stale.size();
+  }
+  return absl::OkStatus();
+}
+
+// Sends the jobs to their cells, every cell at once, in batches of
+// options.requests_per_call: `reqs` and `latency` get each job's outcome.
+static void SendFormatRequests(const DiskGroup::State& s, const std::vector<FormatCopyJob>& jobs,
+                               const FormatOptions& options,
+                               std::vector<cell::FormatRangeRequest>* reqs,
+                               std::vector<uint64_t>* latency, AsmIoStats* io) {
   std::map<uint32_t, std::vector<size_t>> by_cell;
   for (size_t j = 0; j < jobs.size(); ++j) by_cell[jobs[j].cell].push_back(j);
   std::vector<uint32_t> cells;
   for (const auto& [c, v] : by_cell) cells.push_back(c);
-  const size_t ncells = s_->env.cells.size();
+  const size_t ncells = s.env.cells.size();
   std::vector<cell::CellIoStats> stats(ncells);
-  std::vector<cell::FormatRangeRequest> reqs(jobs.size());
-  std::vector<uint64_t> latency(jobs.size(), 0);
-  internal::RunConcurrently(s_->env.clock, cells, [&](uint32_t c) {
+  internal::RunConcurrently(s.env.clock, cells, [&](uint32_t c) {
     const std::vector<size_t>& idx = by_cell[c];
     const size_t per_call = options.requests_per_call == 0 ? idx.size() : options.requests_per_call;
     std::vector<cell::FormatRangeRequest> batch;
@@ -609,7 +618,7 @@ absl::Status DiskGroup::FormatFile(uint32_t file, const FormatOptions& options,
       const size_t n = std::min(per_call, idx.size() - start);
       batch.assign(n, {});
       for (size_t k = 0; k < n; ++k) {
-        const Job& j = jobs[idx[start + k]];
+        const FormatCopyJob& j = jobs[idx[start + k]];
         batch[k].grid_disk = j.grid_disk;
         batch[k].offset = j.disk_offset;
         batch[k].length = j.length;
@@ -617,16 +626,20 @@ absl::Status DiskGroup::FormatFile(uint32_t file, const FormatOptions& options,
         batch[k].file_offset = j.file_offset;
         batch[k].method = options.method;
       }
-      const uint64_t t0 = s_->env.clock->NowNanos();
-      (void)s_->env.cells[c]->FormatRange(absl::MakeSpan(batch), &stats[c]);
-      const uint64_t ns = s_->env.clock->NowNanos() - t0;
+      const uint64_t t0 = s.env.clock->NowNanos();
+      (void)s.env.cells[c]->FormatRange(absl::MakeSpan(batch), &stats[c]);
+      const uint64_t ns = s.env.clock->NowNanos() - t0;
       for (size_t k = 0; k < n; ++k) {
-        reqs[idx[start + k]] = std::move(batch[k]);
-        latency[idx[start + k]] = ns;
+        (*reqs)[idx[start + k]] = std::move(batch[k]);
+        (*latency)[idx[start + k]] = ns;
       }
     }
   });
-  for (uint32_t c : cells) internal::AddCellStats(&res->result.io, ncells, c, stats[c]);
+  for (uint32_t c : cells) internal::AddCellStats(io, ncells, c, stats[c]);
+}
+
+// How the copies of a format fared.
+struct FormatTally {
   std::map<uint32_t, uint32_t> landed;  // extent -> copies formatted
   std::map<uint32_t, absl::Status> first_error;
   std::vector<std::pair<CopyLoc, absl::Status>> failed;
@@ -634,52 +647,83 @@ absl::Status DiskGroup::FormatFile(uint32_t file, const FormatOptions& options,
   // flash metadata has no room for, a write-through cell asked for metadata
   // only) has a working disk: the format fails, but no disk goes offline.
   absl::Status refused;
+};
+
+// Counts the requests in `res` (a row per copy) and sorts their outcomes.
+static FormatTally TallyFormat(const FormatPlan& plan,
+                               const std::vector<cell::FormatRangeRequest>& reqs,
+                               const std::vector<uint64_t>& latency, FormatResult* res) {
+  FormatTally t;
   auto is_refusal = [](const absl::Status& st) {
     return st.code() == absl::StatusCode::kInvalidArgument ||
            st.code() == absl::StatusCode::kFailedPrecondition ||
            st.code() == absl::StatusCode::kOutOfRange;
   };
-  res->copies.reserve(res->copies.size() + jobs.size());
-  for (size_t j = 0; j < jobs.size(); ++j) {
-    const Job& jb = jobs[j];
+  res->copies.reserve(res->copies.size() + plan.jobs.size());
+  for (size_t j = 0; j < plan.jobs.size(); ++j) {
+    const FormatCopyJob& jb = plan.jobs[j];
     ++res->result.io.cell_requests;
-    if (jb.length >= 2 * uint64_t{block_size}) ++res->result.io.multi_block_requests;
+    if (jb.length >= 2 * uint64_t{plan.block_size}) ++res->result.io.multi_block_requests;
     res->copies.push_back(FormatCopyResult{jb.extent, jb.copy, jb.cell, jb.grid_disk,
                                            jb.disk_offset, jb.length, reqs[j].metadata_only,
                                            latency[j], reqs[j].status});
     if (reqs[j].status.ok()) {
-      ++landed[jb.extent];
+      ++t.landed[jb.extent];
     } else if (is_refusal(reqs[j].status)) {
-      refused.Update(reqs[j].status);
+      t.refused.Update(reqs[j].status);
     } else {
-      failed.emplace_back(jb.loc, reqs[j].status);
-      first_error.emplace(jb.extent, reqs[j].status);
+      t.failed.emplace_back(jb.loc, reqs[j].status);
+      t.first_error.emplace(jb.extent, reqs[j].status);
     }
   }
+  return t;
+}
+
+// The format's error: a refusal, a full filesystem, an extent no copy of
+// which was formatted, or (when some copy failed) the journal's own error.
+static absl::Status FormatError(const DiskGroup::State& s, uint32_t file, const FormatPlan& plan,
+                                const FormatTally& t, const absl::Status& meta) {
+  if (!t.refused.ok()) {
+    return absl::Status(t.refused.code(), fmt::format("format of {}: {}", s.FileLabel(file),
+                                                      std::string(t.refused.message())));
+  }
+  if (absl::Status space = OutOfSpaceError(s, "format", file, t.failed); !space.ok()) {
+    return space;
+  }
+  for (uint32_t x : plan.extents_in_range) {
+    if (auto l = t.landed.find(x); l == t.landed.end() || l->second == 0) {
+      auto e = t.first_error.find(x);
+      return absl::Status(
+          e == t.first_error.end() ? absl::StatusCode::kUnavailable : e->second.code(),
+          fmt::format("format of {}: no copy of extent {} could be formatted{}{}",
+                      s.FileLabel(file), x, e == t.first_error.end() ? "" : ": ",
+                      e == t.first_error.end() ? "" : std::string(e->second.message())));
+    }
+  }
+  if (!t.failed.empty() && !meta.ok()) return meta;
+  return absl::OkStatus();
+}
+
+absl::Status DiskGroup::FormatFile(uint32_t file, const FormatOptions& options,
+                                   FormatResult* result) {
+  FormatResult local;
+  FormatResult* res = result != nullptr ? result : &local;
+  std::shared_lock io_lock(s_->io_mu);
+  FormatPlan plan;
+  {
+    std::lock_guard lock(s_->mu);
+    if (absl::Status st = PlanFormat(*s_, file, options, &plan, res); !st.ok()) return st;
+  }
+  std::vector<cell::FormatRangeRequest> reqs(plan.jobs.size());
+  std::vector<uint64_t> latency(plan.jobs.size(), 0);
+  SendFormatRequests(*s_, plan.jobs, options, &reqs, &latency, &res->result.io);
+  FormatTally tally = TallyFormat(plan, reqs, latency, res);
   absl::Status meta;
   {
     std::lock_guard lock(s_->mu);
-    meta = RecordCopyFailures(*s_, failed, &res->result);
+    meta = RecordCopyFailures(*s_, tally.failed, &res->result);
   }
-  if (!refused.ok()) {
-    return absl::Status(refused.code(), fmt::format("format of {}: {}", s_->FileLabel(file),
-                                                    std::string(refused.message())));
-  }
-  if (absl::Status space = OutOfSpaceError(*s_, "format", file, failed); !space.ok()) {
-    return space;
-  }
-  for (uint32_t x : extents_in_range) {
-    if (landed[x] == 0) {
-      auto e = first_error.find(x);
-      return absl::Status(
-          e == first_error.end() ? absl::StatusCode::kUnavailable : e->second.code(),
-          fmt::format("format of {}: no copy of extent {} could be formatted{}{}",
-                      s_->FileLabel(file), x, e == first_error.end() ? "" : ": ",
-                      e == first_error.end() ? "" : std::string(e->second.message())));
-    }
-  }
-  if (!failed.empty() && !meta.ok()) return meta;
-  return absl::OkStatus();
+  return FormatError(*s_, file, plan, tally, meta);
 }
 
 }  // namespace cellsim::asmgr

@@ -235,6 +235,150 @@ absl::Status ReadAt(asmgr::DiskGroup* dg, const asmgr::FileInfo& f, uint64_t off
   return absl::OkStatus();
 }
 
+// The control-file copies of `db_name` in `dg`, by file number.
+absl::StatusOr<std::vector<asmgr::FileInfo>> ListControlFiles(asmgr::DiskGroup* dg,
+                                                               const std::string& db_name) {
+  std::vector<asmgr::FileInfo> files;
+  for (const asmgr::FileInfo& f : dg->ListFiles()) {
+    if (f.type == asmgr::FileType::kControlFile &&
+        absl::AsciiStrToUpper(f.db_name) == absl::AsciiStrToUpper(db_name)) {
+      files.push_back(f);
+    }
+  }
+  std::sort(files.begin(), files.end(),
+            [](const asmgr::FileInfo& a, const asmgr::FileInfo& b) { return a.number < b.number; });
+  if (files.empty()) {
+    return absl::NotFoundError(fmt::format(
+        "ORA-00205: error in identifying control file: database {} has no control file in +{}",
+        db_name, dg->name()));
+  }
+  return files;
+}
+
+// What Open read from one control-file copy.
+struct CopyState {
+  io::AlignedBuffer image;
+  absl::Status header;
+  std::optional<SlotContent> best;  // its newest valid table
+  std::string why;                  // why a slot holds no valid table
+  bool HoldsSequence(uint64_t sequence) const {
+    return header.ok() && best.has_value() && best->sequence == sequence;
+  }
+};
+
+// Reads one copy: its header (checked against the dbid of the first good
+// header, `*header`, which it sets when unset) and the newest valid table of
+// its two slots.
+void ReadCopy(asmgr::DiskGroup* dg, const asmgr::FileInfo& file, Recorder& rec, CopyState* c,
+              std::optional<Header>* header) {
+  c->image = io::AlignedBuffer(kFileBytes);
+  if (file.size_bytes < kFileBytes) {
+    c->header = absl::DataLossError(fmt::format("control file {} is {} bytes, expected {}",
+                                                file.name, file.size_bytes, kFileBytes));
+    return;
+  }
+  c->header = ReadAt(dg, file, 0, c->image.span(), rec);
+  if (!c->header.ok()) return;
+  absl::StatusOr<Header> h = ParseHeader(c->image.data(), file.name);
+  if (!h.ok()) {
+    c->header = h.status();
+    return;
+  }
+  if (!header->has_value()) *header = *h;
+  if (h->dbid != (*header)->dbid) {
+    c->header = absl::DataLossError(
+        fmt::format("ORA-00200: control file {} belongs to dbid {}, another copy to {}",
+                    file.name, h->dbid, (*header)->dbid));
+    return;
+  }
+  for (uint32_t slot = 0; slot < 2; ++slot) {
+    std::string why;
+    std::optional<SlotContent> s =
+        ParseSlot(c->image.data() + SlotOffset(slot), kControlFileSlotBlocks, h->dbid, &why);
+    if (!s.has_value()) {
+      if (c->why.empty()) c->why = fmt::format("slot {}: {}", slot, why);
+      continue;
+    }
+    if (s->sequence % 2 != slot) continue;  // a block copied into the wrong slot
+    if (!c->best.has_value() || s->sequence > c->best->sequence) c->best = std::move(s);
+  }
+}
+
+// The copy holding the newest valid table of `db_name`, or why there is none.
+absl::StatusOr<size_t> ChooseCopy(const std::vector<asmgr::FileInfo>& files,
+                                  const std::vector<CopyState>& copies,
+                                  const std::string& db_name) {
+  size_t chosen = files.size();
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (!copies[i].header.ok() || !copies[i].best.has_value()) continue;
+    if (chosen == files.size() || copies[i].best->sequence > copies[chosen].best->sequence) {
+      chosen = i;
+    }
+  }
+  if (chosen == files.size()) {
+    std::string details;
+    for (size_t i = 0; i < files.size(); ++i) {
+      details += fmt::format("; {}: {}", files[i].name,
+                             copies[i].header.ok() ? copies[i].why
+                                                   : std::string(copies[i].header.message()));
+    }
+    return absl::DataLossError(fmt::format(
+        "ORA-00227: corrupt block detected in control file: no copy holds a valid file table{}",
+        details));
+  }
+  const SlotContent& best = *copies[chosen].best;
+  if (absl::AsciiStrToUpper(best.table.db_name) != absl::AsciiStrToUpper(db_name)) {
+    return absl::DataLossError(fmt::format("control file {} is of database {}, not {}",
+                                           files[chosen].name, best.table.db_name, db_name));
+  }
+  return chosen;
+}
+
+// Brings every other copy to the chosen table (Oracle would stop with
+// ORA-00214 and leave the copy to the DBA; cellsim repairs it at mount).
+absl::Status RepairStaleCopies(asmgr::DiskGroup* dg, const std::vector<asmgr::FileInfo>& files,
+                               const std::vector<CopyState>& copies, size_t chosen,
+                               Recorder& rec, std::vector<std::string>* actions) {
+  const SlotContent& best = *copies[chosen].best;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (i == chosen || copies[i].HoldsSequence(best.sequence)) continue;
+    io::AlignedBuffer image(kFileBytes);
+    std::memcpy(image.data(), copies[chosen].image.data(), kFileBytes);
+    BuildHeader(image.data(), static_cast<uint16_t>(i), best.table);
+    absl::Status st = WriteCopies(dg, {files[i]}, 0, {image.span()}, rec);
+    if (!st.ok()) return st;
+    actions->push_back(fmt::format(
+        "control file {} was {}; rewritten from {} (sequence {})", files[i].name,
+        !copies[i].header.ok()          ? std::string(copies[i].header.message())
+        : copies[i].best.has_value() ? fmt::format("at sequence {}", copies[i].best->sequence)
+                                     : copies[i].why,
+        files[chosen].name, best.sequence));
+  }
+  return absl::OkStatus();
+}
+
+// Resilvers the ASM mirrors of the copies that were already current: a
+// control-file write cut short by a crash or a kill can reach one mirror of
+// a copy and not the other, and nothing would ever reconcile them (scrub
+// reports the mismatch; a read failing over to the other mirror sees other
+// bytes). Reads come from the primary, so writing back what was read makes
+// every mirror hold what this mount saw, as instance recovery resilvers
+// mirrored files in Oracle.
+absl::Status ResilverCurrentCopies(asmgr::DiskGroup* dg,
+                                   const std::vector<asmgr::FileInfo>& files,
+                                   const std::vector<CopyState>& copies, uint64_t sequence,
+                                   Recorder& rec) {
+  std::vector<asmgr::FileInfo> current_files;
+  std::vector<absl::Span<const uint8_t>> current_images;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (copies[i].HoldsSequence(sequence)) {
+      current_files.push_back(files[i]);
+      current_images.push_back(copies[i].image.span());
+    }
+  }
+  return WriteCopies(dg, current_files, 0, current_images, rec);
+}
+
 }  // namespace
 
 std::vector<std::string> ControlFile::names() const {
@@ -291,121 +435,19 @@ absl::StatusOr<std::unique_ptr<ControlFile>> ControlFile::Create(asmgr::DiskGrou
 absl::StatusOr<std::unique_ptr<ControlFile>> ControlFile::Open(
     asmgr::DiskGroup* dg, const std::string& db_name, Recorder& rec, FileTable* table,
     std::vector<std::string>* actions) {
-  std::vector<asmgr::FileInfo> files;
-  for (const asmgr::FileInfo& f : dg->ListFiles()) {
-    if (f.type == asmgr::FileType::kControlFile &&
-        absl::AsciiStrToUpper(f.db_name) == absl::AsciiStrToUpper(db_name)) {
-      files.push_back(f);
-    }
-  }
-  std::sort(files.begin(), files.end(),
-            [](const asmgr::FileInfo& a, const asmgr::FileInfo& b) { return a.number < b.number; });
-  if (files.empty()) {
-    return absl::NotFoundError(fmt::format(
-        "ORA-00205: error in identifying control file: database {} has no control file in +{}",
-        db_name, dg->name()));
-  }
-  struct CopyState {
-    io::AlignedBuffer image;
-    absl::Status header;
-    std::optional<SlotContent> best;
-    std::string why;
-  };
+  absl::StatusOr<std::vector<asmgr::FileInfo>> listed = ListControlFiles(dg, db_name);
+  if (!listed.ok()) return listed.status();
+  std::vector<asmgr::FileInfo> files = *std::move(listed);
   std::vector<CopyState> copies(files.size());
   std::optional<Header> header;
-  for (size_t i = 0; i < files.size(); ++i) {
-    CopyState& c = copies[i];
-    c.image = io::AlignedBuffer(kFileBytes);
-    if (files[i].size_bytes < kFileBytes) {
-      c.header = absl::DataLossError(fmt::format("control file {} is {} bytes, expected {}",
-                                                 files[i].name, files[i].size_bytes, kFileBytes));
-      continue;
-    }
-    c.header = ReadAt(dg, files[i], 0, c.image.span(), rec);
-    if (!c.header.ok()) continue;
-    absl::StatusOr<Header> h = ParseHeader(c.image.data(), files[i].name);
-    if (!h.ok()) {
-      c.header = h.status();
-      continue;
-    }
-    if (!header.has_value()) header = *h;
-    if (h->dbid != header->dbid) {
-      c.header = absl::DataLossError(fmt::format(
-          "ORA-00200: control file {} belongs to dbid {}, another copy to {}", files[i].name,
-          h->dbid, header->dbid));
-      continue;
-    }
-    for (uint32_t slot = 0; slot < 2; ++slot) {
-      std::string why;
-      std::optional<SlotContent> s =
-          ParseSlot(c.image.data() + SlotOffset(slot), kControlFileSlotBlocks, h->dbid, &why);
-      if (!s.has_value()) {
-        if (c.why.empty()) c.why = fmt::format("slot {}: {}", slot, why);
-        continue;
-      }
-      if (s->sequence % 2 != slot) continue;  // a block copied into the wrong slot
-      if (!c.best.has_value() || s->sequence > c.best->sequence) c.best = std::move(s);
-    }
+  for (size_t i = 0; i < files.size(); ++i) ReadCopy(dg, files[i], rec, &copies[i], &header);
+  absl::StatusOr<size_t> chosen = ChooseCopy(files, copies, db_name);
+  if (!chosen.ok()) return chosen.status();
+  const SlotContent& best = *copies[*chosen].best;
+  if (absl::Status st = RepairStaleCopies(dg, files, copies, *chosen, rec, actions); !st.ok()) {
+    return st;
   }
-  size_t chosen = files.size();
-  for (size_t i = 0; i < files.size(); ++i) {
-    if (!copies[i].header.ok() || !copies[i].best.has_value()) continue;
-    if (chosen == files.size() || copies[i].best->sequence > copies[chosen].best->sequence) {
-      chosen = i;
-    }
-  }
-  if (chosen == files.size()) {
-    std::string details;
-    for (size_t i = 0; i < files.size(); ++i) {
-      details += fmt::format("; {}: {}", files[i].name,
-                             copies[i].header.ok() ? copies[i].why
-                                                   : std::string(copies[i].header.message()));
-    }
-    return absl::DataLossError(fmt::format(
-        "ORA-00227: corrupt block detected in control file: no copy holds a valid file table{}",
-        details));
-  }
-  const SlotContent& best = *copies[chosen].best;
-  if (absl::AsciiStrToUpper(best.table.db_name) != absl::AsciiStrToUpper(db_name)) {
-    return absl::DataLossError(fmt::format("control file {} is of database {}, not {}",
-                                           files[chosen].name, best.table.db_name, db_name));
-  }
-  // Bring every other copy to the chosen table (Oracle would stop with
-  // ORA-00214 and leave the copy to the DBA; cellsim repairs it at mount).
-  for (size_t i = 0; i < files.size(); ++i) {
-    if (i == chosen) continue;
-    const bool current = copies[i].header.ok() && copies[i].best.has_value() &&
-                         copies[i].best->sequence == best.sequence;
-    if (current) continue;
-    io::AlignedBuffer image(kFileBytes);
-    std::memcpy(image.data(), copies[chosen].image.data(), kFileBytes);
-    BuildHeader(image.data(), static_cast<uint16_t>(i), best.table);
-    absl::Status st = WriteCopies(dg, {files[i]}, 0, {image.span()}, rec);
-    if (!st.ok()) return st;
-    actions->push_back(fmt::format(
-        "control file {} was {}; rewritten from {} (sequence {})", files[i].name,
-        !copies[i].header.ok()          ? std::string(copies[i].header.message())
-        : copies[i].best.has_value() ? fmt::format("at sequence {}", copies[i].best->sequence)
-                                     : copies[i].why,
-        files[chosen].name, best.sequence));
-  }
-  // Resilver the ASM mirrors of the copies that were already current: a
-  // control-file write cut short by a crash or a kill can reach one mirror of
-  // a copy and not the other, and nothing would ever reconcile them (scrub
-  // reports the mismatch; a read failing over to the other mirror sees other
-  // bytes). Reads come from the primary, so writing back what was read makes
-  // every mirror hold what this mount saw, as instance recovery resilvers
-  // mirrored files in Oracle.
-  std::vector<asmgr::FileInfo> current_files;
-  std::vector<absl::Span<const uint8_t>> current_images;
-  for (size_t i = 0; i < files.size(); ++i) {
-    if (copies[i].header.ok() && copies[i].best.has_value() &&
-        copies[i].best->sequence == best.sequence) {
-      current_files.push_back(files[i]);
-      current_images.push_back(copies[i].image.span());
-    }
-  }
-  if (absl::Status st = WriteCopies(dg, current_files, 0, current_images, rec); !st.ok()) {
+  if (absl::Status st = ResilverCurrentCopies(dg, files, copies, best.sequence, rec); !st.ok()) {
     return st;
   }
   *table = best.table;

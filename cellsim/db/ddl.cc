@@ -84,26 +84,45 @@ absl::Status CreationError(const absl::Status& cause, const PlannedFile& f, bool
                       fmt::format("ORA-01119: error in creating database file '{}': {}", what, msg));
 }
 
-absl::Status CreateFiles(Session::State& s, Recorder& rec, std::vector<PlannedFile>& files,
-                         const Protocol& p, ExecOutcome* out) {
-  Database::State& db = *s.db;
-  bool recorded = false;
-  // 1. The statement's own CPU and bookkeeping (a simulated clock charges it).
-  rec.clock()->Charge(Clock::Work::kStatement);
-  auto fail = [&](absl::Status cause) {
+// One run of the creation protocol (the file comment) over `files`: each step
+// returns the statement's error after undoing what the run did so far.
+class CreationRun {
+ public:
+  CreationRun(Session::State& s, Recorder& rec, std::vector<PlannedFile>& files,
+              const Protocol& p)
+      : s_(s), db_(*s.db), rec_(rec), files_(files), p_(p) {}
+
+  absl::Status Run(ExecOutcome* out) {
+    // 1. The statement's own CPU and bookkeeping (a simulated clock charges it).
+    rec_.clock()->Charge(Clock::Work::kStatement);
+    DB_RETURN_IF_ERROR(AllocateExtents());
+    DB_RETURN_IF_ERROR(UpdateControlFile(/*commit=*/false));
+    DB_RETURN_IF_ERROR(OpenAndMap());
+    std::vector<uint64_t> format_ns(files_.size(), 0);
+    DB_RETURN_IF_ERROR(Format(&format_ns));
+    DB_RETURN_IF_ERROR(WriteHeaders(format_ns, out));
+    // 5. Commit, unless the call was cancelled meanwhile (ORA-01013 undoes it).
+    if (Cancelled(s_.cancel)) return Fail(CancelStatus());
+    return UpdateControlFile(/*commit=*/true);
+  }
+
+ private:
+  // Deletes the ASM files made so far, takes the reservations back, and
+  // returns `cause` (with what could not be undone).
+  absl::Status Fail(absl::Status cause) {
     std::string cleanup;
-    for (PlannedFile& f : files) {
+    for (PlannedFile& f : files_) {
       if (!f.created) continue;
       absl::Status st =
-          rec.Timed(Wait::kKsvMasterWait, [&] { return f.dg->DeleteFile(f.info.number); });
+          rec_.Timed(Wait::kKsvMasterWait, [&] { return f.dg->DeleteFile(f.info.number); });
       if (!st.ok()) cleanup += fmt::format("; could not delete {}: {}", f.info.name, std::string(st.message()));
     }
     {
-      std::lock_guard lock(db.mu);
-      p.rollback(db.table);
-      if (recorded) {
-        absl::Status st = db.cf->ReadCurrent(rec);
-        if (st.ok()) st = db.cf->Write(db.table, rec);
+      std::lock_guard lock(db_.mu);
+      p_.rollback(db_.table);
+      if (recorded_) {
+        absl::Status st = db_.cf->ReadCurrent(rec_);
+        if (st.ok()) st = db_.cf->Write(db_.table, rec_);
         if (!st.ok()) cleanup += fmt::format("; control file: {}", std::string(st.message()));
       }
     }
@@ -111,112 +130,133 @@ absl::Status CreateFiles(Session::State& s, Recorder& rec, std::vector<PlannedFi
     return absl::Status(cause.code(),
                         fmt::format("{} (cleanup incomplete: the next open of the database finishes it{})",
                                     std::string(cause.message()), cleanup));
-  };
+  }
 
   // 2. ASM allocates the extents.
-  for (PlannedFile& f : files) {
-    absl::StatusOr<asmgr::FileInfo> info =
-        rec.Timed(Wait::kKsvMasterWait, [&] { return f.dg->CreateFile(f.spec); });
-    if (!info.ok()) return fail(CreationError(info.status(), f, p.is_log));
-    f.info = *std::move(info);
-    f.created = true;
+  absl::Status AllocateExtents() {
+    for (PlannedFile& f : files_) {
+      absl::StatusOr<asmgr::FileInfo> info =
+          rec_.Timed(Wait::kKsvMasterWait, [&] { return f.dg->CreateFile(f.spec); });
+      if (!info.ok()) return Fail(CreationError(info.status(), f, p_.is_log));
+      f.info = *std::move(info);
+      f.created = true;
+    }
+    return absl::OkStatus();
   }
-  // 3. The control file learns the names while the entries are CREATING.
-  {
+
+  // 3. and 5.: under the table lock, re-reads the control file, records the
+  // entries' names (step 3) or makes them AVAILABLE (step 5), and writes it.
+  absl::Status UpdateControlFile(bool commit) {
     absl::Status st;
     {
-      std::lock_guard lock(db.mu);
-      st = db.cf->ReadCurrent(rec);
+      std::lock_guard lock(db_.mu);
+      st = db_.cf->ReadCurrent(rec_);
       if (st.ok()) {
-        p.record(db.table, files);
-        recorded = true;
-        st = db.cf->Write(db.table, rec);
+        if (commit) {
+          p_.commit(db_.table);
+        } else {
+          p_.record(db_.table, files_);
+          recorded_ = true;
+        }
+        st = db_.cf->Write(db_.table, rec_);
       }
     }
-    if (!st.ok()) return fail(st);
+    if (!st.ok()) return Fail(st);
+    return absl::OkStatus();
   }
-  // 4. Open, map, format, header.
-  std::map<asmgr::DiskGroup*, PathChoice> choices;
-  std::vector<const PathChoice*> chosen;
-  for (PlannedFile& f : files) {
-    absl::StatusOr<asmgr::FileInfo> opened =
-        rec.Timed(Wait::kDiskFileOperationsIo, [&] { return f.dg->LookupFile(f.info.number); });
-    if (!opened.ok()) return fail(CreationError(opened.status(), f, p.is_log));
-    if (opened->size_bytes != f.spec.size_bytes) {
-      return fail(absl::InternalError(fmt::format(
-          "ASM file {} is {} bytes, {} were asked", f.info.name, opened->size_bytes,
-          f.spec.size_bytes)));
-    }
-    absl::StatusOr<std::vector<asmgr::Extent>> extents = rec.Timed(
-        Wait::kAsmFileMetadataOperation, [&] { return f.dg->ExtentMap(f.info.number); });
-    if (!extents.ok()) return fail(CreationError(extents.status(), f, p.is_log));
-    const uint64_t au = f.dg->au_size();
-    if (extents->size() != (f.spec.size_bytes + au - 1) / au) {
-      return fail(absl::InternalError(fmt::format(
-          "ASM file {} has {} extents for {} bytes in AUs of {}", f.info.name, extents->size(),
-          f.spec.size_bytes, au)));
-    }
-    auto choice = choices.find(f.dg);
-    if (choice == choices.end()) {
-      absl::StatusOr<PathChoice> c =
-          ChoosePath(*f.dg, s.cell_fast_file_create, s.fast_file_create_metadata);
-      if (!c.ok()) return fail(CreationError(c.status(), f, p.is_log));
-      choice = choices.emplace(f.dg, *std::move(c)).first;
-    }
-    chosen.push_back(&choice->second);
-  }
-  std::vector<FormatJob> jobs;
-  for (const PlannedFile& f : files) {
-    jobs.push_back({f.dg, f.info, f.block_template, f.init_wait, s.cancel});
-  }
-  std::vector<uint64_t> format_ns(files.size(), 0);
-  const bool all_fast = std::all_of(chosen.begin(), chosen.end(), [](const PathChoice* c) {
-    return c->path == CreationPath::kFast;
-  });
-  if (all_fast && files.size() > 1) {
-    // Metadata-only requests are tiny: send those of every file at once.
-    size_t failed = 0;
-    absl::Status st = FormatFastTogether(rec, jobs, db.options, s.progress, &format_ns, &failed);
-    if (!st.ok()) return fail(CreationError(st, files[failed], p.is_log));
-  } else {
-    for (size_t i = 0; i < files.size(); ++i) {
-      const uint64_t t0 = rec.clock()->NowNanos();
-      absl::Status st = FormatByPath(rec, jobs[i], chosen[i]->path, db.options, s.progress);
-      format_ns[i] = rec.clock()->NowNanos() - t0;
-      if (st.code() == absl::StatusCode::kCancelled) return fail(st);
-      if (!st.ok()) return fail(CreationError(st, files[i], p.is_log));
-    }
-  }
-  for (size_t i = 0; i < files.size(); ++i) {
-    PlannedFile& f = files[i];
-    io::AlignedBuffer header(f.header_bytes);
-    f.build_header(header.span());
-    std::vector<asmgr::AsmWriteRequest> w(1);
-    w[0].file_offset = f.header_offset;
-    w[0].data = header.span();
-    asmgr::AsmIoResult hr;
-    absl::Status st = rec.Timed(
-        f.header_wait, [&] { return f.dg->Write(f.info.number, absl::MakeSpan(w), &hr); });
-    AccountWrite(rec, hr, 1, f.header_bytes);
-    if (!st.ok()) return fail(CreationError(st, f, p.is_log));
-    out->files.push_back(FileCreation{f.info.name, chosen[i]->path, chosen[i]->reason,
-                                      f.spec.size_bytes, f.dg->copies(), format_ns[i]});
-  }
-  // 5. Commit, unless the call was cancelled meanwhile (ORA-01013 undoes it).
-  if (Cancelled(s.cancel)) return fail(CancelStatus());
-  {
-    absl::Status st;
-    {
-      std::lock_guard lock(db.mu);
-      st = db.cf->ReadCurrent(rec);
-      if (st.ok()) {
-        p.commit(db.table);
-        st = db.cf->Write(db.table, rec);
+
+  // 4a. Open each file, check its extent map, choose its disk group's path.
+  absl::Status OpenAndMap() {
+    for (PlannedFile& f : files_) {
+      absl::StatusOr<asmgr::FileInfo> opened = rec_.Timed(
+          Wait::kDiskFileOperationsIo, [&] { return f.dg->LookupFile(f.info.number); });
+      if (!opened.ok()) return Fail(CreationError(opened.status(), f, p_.is_log));
+      if (opened->size_bytes != f.spec.size_bytes) {
+        return Fail(absl::InternalError(fmt::format(
+            "ASM file {} is {} bytes, {} were asked", f.info.name, opened->size_bytes,
+            f.spec.size_bytes)));
       }
+      absl::StatusOr<std::vector<asmgr::Extent>> extents = rec_.Timed(
+          Wait::kAsmFileMetadataOperation, [&] { return f.dg->ExtentMap(f.info.number); });
+      if (!extents.ok()) return Fail(CreationError(extents.status(), f, p_.is_log));
+      const uint64_t au = f.dg->au_size();
+      if (extents->size() != (f.spec.size_bytes + au - 1) / au) {
+        return Fail(absl::InternalError(fmt::format(
+            "ASM file {} has {} extents for {} bytes in AUs of {}", f.info.name, extents->size(),
+            f.spec.size_bytes, au)));
+      }
+      auto choice = choices_.find(f.dg);
+      if (choice == choices_.end()) {
+        absl::StatusOr<PathChoice> c =
+            ChoosePath(*f.dg, s_.cell_fast_file_create, s_.fast_file_create_metadata);
+        if (!c.ok()) return Fail(CreationError(c.status(), f, p_.is_log));
+        choice = choices_.emplace(f.dg, *std::move(c)).first;
+      }
+      chosen_.push_back(&choice->second);
     }
-    if (!st.ok()) return fail(st);
+    return absl::OkStatus();
   }
-  return absl::OkStatus();
+
+  // 4b. Format every file by its path; `format_ns` gets each one's time.
+  absl::Status Format(std::vector<uint64_t>* format_ns) {
+    std::vector<FormatJob> jobs;
+    for (const PlannedFile& f : files_) {
+      jobs.push_back({f.dg, f.info, f.block_template, f.init_wait, s_.cancel});
+    }
+    const bool all_fast = std::all_of(chosen_.begin(), chosen_.end(), [](const PathChoice* c) {
+      return c->path == CreationPath::kFast;
+    });
+    if (all_fast && files_.size() > 1) {
+      // Metadata-only requests are tiny: send those of every file at once.
+      size_t failed = 0;
+      absl::Status st =
+          FormatFastTogether(rec_, jobs, db_.options, s_.progress, format_ns, &failed);
+      if (!st.ok()) return Fail(CreationError(st, files_[failed], p_.is_log));
+      return absl::OkStatus();
+    }
+    for (size_t i = 0; i < files_.size(); ++i) {
+      const uint64_t t0 = rec_.clock()->NowNanos();
+      absl::Status st = FormatByPath(rec_, jobs[i], chosen_[i]->path, db_.options, s_.progress);
+      (*format_ns)[i] = rec_.clock()->NowNanos() - t0;
+      if (st.code() == absl::StatusCode::kCancelled) return Fail(st);
+      if (!st.ok()) return Fail(CreationError(st, files_[i], p_.is_log));
+    }
+    return absl::OkStatus();
+  }
+
+  // 4c. Write each file's header block; `out` gets a row per file.
+  absl::Status WriteHeaders(const std::vector<uint64_t>& format_ns, ExecOutcome* out) {
+    for (size_t i = 0; i < files_.size(); ++i) {
+      PlannedFile& f = files_[i];
+      io::AlignedBuffer header(f.header_bytes);
+      f.build_header(header.span());
+      std::vector<asmgr::AsmWriteRequest> w(1);
+      w[0].file_offset = f.header_offset;
+      w[0].data = header.span();
+      asmgr::AsmIoResult hr;
+      absl::Status st = rec_.Timed(
+          f.header_wait, [&] { return f.dg->Write(f.info.number, absl::MakeSpan(w), &hr); });
+      AccountWrite(rec_, hr, 1, f.header_bytes);
+      if (!st.ok()) return Fail(CreationError(st, f, p_.is_log));
+      out->files.push_back(FileCreation{f.info.name, chosen_[i]->path, chosen_[i]->reason,
+                                        f.spec.size_bytes, f.dg->copies(), format_ns[i]});
+    }
+    return absl::OkStatus();
+  }
+
+  Session::State& s_;
+  Database::State& db_;
+  Recorder& rec_;
+  std::vector<PlannedFile>& files_;
+  const Protocol& p_;
+  bool recorded_ = false;  // step 3 wrote the entries' names
+  std::map<asmgr::DiskGroup*, PathChoice> choices_;
+  std::vector<const PathChoice*> chosen_;  // per file, into choices_
+};
+
+absl::Status CreateFiles(Session::State& s, Recorder& rec, std::vector<PlannedFile>& files,
+                         const Protocol& p, ExecOutcome* out) {
+  return CreationRun(s, rec, files, p).Run(out);
 }
 
 AsmFileRef RefOf(const PlannedFile& f) {
