@@ -219,7 +219,7 @@ bool FlashDeviceLost(io::IoBackend* io, const std::string& dir) {
 absl::Status CellImpl::CreateGridDisk(const std::string& name) {
   absl::StatusOr<uint32_t> idx = GridDiskIndex(name);
   if (!idx.ok()) return idx.status();
-  std::unique_lock<std::shared_mutex> mode_lock(mode_mu_);
+  WriterMutexLock mode_lock(&mode_mu_);
   RangeLocks::Guard all = locks_.Acquire({{RangeLocks::kAllDisks, 0, UINT64_MAX}});
   if (disks_[*idx] != nullptr) {
     return absl::AlreadyExistsError(fmt::format(
@@ -396,21 +396,23 @@ absl::Status CellImpl::Append(const std::vector<Record>& records, bool sync,
 }
 
 uint64_t CellImpl::DirtyBytes() const {
-  std::lock_guard<std::mutex> l(state_mu_);
+  MutexLock l(&state_mu_);
   return state_->dirty_pages() * kPage;
 }
 
 uint64_t CellImpl::UsedBytes() const {
-  std::lock_guard<std::mutex> l(state_mu_);
+  MutexLock l(&state_mu_);
   return state_->valid_pages() * kPage;
 }
 
 size_t CellImpl::TemplateCount() const {
-  std::lock_guard<std::mutex> l(state_mu_);
+  MutexLock l(&state_mu_);
   return state_->template_count();
 }
 
 CellDescription CellImpl::DescribeNow() const {
+  // disks_ and absent_ change under mode_mu_ (CreateGridDisk).
+  ReaderMutexLock mode_lock(&mode_mu_);
   CellDescription d;
   d.name = config_.name;
   d.flash_cache_mode = mode_.load();
@@ -437,7 +439,7 @@ std::vector<Metric> CellImpl::MetricsNow() const {
   };
   uint64_t used, dirty;
   {
-    std::lock_guard<std::mutex> l(state_mu_);
+    MutexLock l(&state_mu_);
     used = state_->valid_pages() * kPage;
     dirty = state_->dirty_pages() * kPage;
   }
@@ -508,7 +510,7 @@ void CellImpl::AttachCounters() {
 }
 
 std::vector<LostRange> CellImpl::Lost() const {
-  std::lock_guard<std::mutex> l(state_mu_);
+  MutexLock l(&state_mu_);
   std::vector<LostRange> out;
   for (const CheckpointRange& r : state_->AllLost()) out.push_back({r.disk, r.offset, r.length});
   return out;
@@ -516,10 +518,13 @@ std::vector<LostRange> CellImpl::Lost() const {
 
 absl::Status CellImpl::SetMode(FlashCacheMode mode) {
   if (absl::Status s = CheckOpen(); !s.ok()) return s;
+  // One mode change at a time: two overlapping ones could otherwise leave
+  // mode_ at one mode and the checkpoint (the mode after a reopen) at the other.
+  MutexLock change(&mode_change_mu_);
   FlashCacheMode old;
   {
     // Waits for requests in flight; later writes see the new mode.
-    std::unique_lock<std::shared_mutex> l(mode_mu_);
+    WriterMutexLock l(&mode_mu_);
     old = mode_.exchange(mode);
   }
   if (old == mode) return absl::OkStatus();
@@ -528,7 +533,7 @@ absl::Status CellImpl::SetMode(FlashCacheMode mode) {
     // are authoritative before the cache starts serving reads only.
     absl::StatusOr<FlushProgress> f = Flush({});
     if (!f.ok()) {
-      std::unique_lock<std::shared_mutex> l(mode_mu_);
+      WriterMutexLock l(&mode_mu_);
       mode_ = old;
       return f.status();
     }
@@ -544,7 +549,7 @@ absl::Status CellImpl::LoseFlash() {
   if (absl::Status s = CheckOpen(); !s.ok()) return s;
   RangeLocks::Guard all = locks_.Acquire({{RangeLocks::kAllDisks, 0, UINT64_MAX}});
   {
-    std::lock_guard<std::mutex> l(state_mu_);
+    MutexLock l(&state_mu_);
     state_->LoseAll();
   }
   // The replacement device starts from a checkpoint holding only lost ranges.
@@ -664,7 +669,7 @@ absl::Status Cell::LoseFlash() {
   return impl_->LoseFlash();
 }
 absl::Status Cell::CheckConsistency() const {
-  std::lock_guard<std::mutex> l(impl_->state_mu_);
+  MutexLock l(&impl_->state_mu_);
   return impl_->state_->CheckInvariants();
 }
 

@@ -17,21 +17,21 @@ namespace cellsim::cell::internal {
 absl::Status CellImpl::FormatRange(absl::Span<FormatRangeRequest> requests,
                                    CellIoStats* stats) {
   if (absl::Status s = CheckOpen(); !s.ok()) return s;
-  std::shared_lock<std::shared_mutex> mode_lock(mode_mu_);
+  ReaderMutexLock mode_lock(&mode_mu_);
   const FlashCacheMode mode = mode_.load();
   CellIoStats local;
   std::vector<RangeLocks::Range> ranges;
   std::vector<bool> fast(requests.size(), false);
   size_t reserved = 0;
   {
-    std::lock_guard<std::mutex> l(state_mu_);
+    MutexLock l(&state_mu_);
     reserved = ChooseFormatPathsLocked(requests, mode, &fast, &ranges);
   }
   struct Unreserve {
     CellImpl* cell;
     size_t n;
     ~Unreserve() {
-      std::lock_guard<std::mutex> l(cell->state_mu_);
+      MutexLock l(&cell->state_mu_);
       cell->template_reserved_ -= n;
     }
   } unreserve{this, reserved};

@@ -6,24 +6,30 @@
 //   cell_format.cc FormatRange (smart and fast paths)
 //   cleaner.cc     destage, slot reservation/eviction, cleaner thread, Flush
 //
-// Locking (outer to inner): mode_mu_ (shared by requests, exclusive for a mode
-// switch) -> range locks (all-or-nothing; only TryAcquire while holding one) ->
-// MetadataStore's mutex -> state_mu_ -> the range-lock table's mutex.
+// Locking (outer to inner): mode_change_mu_ (one SetMode at a time) ->
+// mode_mu_ (shared by requests, exclusive for a mode switch or a new grid
+// disk) -> range locks (all-or-nothing; only TryAcquire while holding one) ->
+// MetadataStore's mutex -> state_mu_ -> the range-lock table's mutex;
+// cleaner_mu_ and the staging pool's mutex are leaves (nothing is taken while
+// holding them). The mutex members state this with ABSL_ACQUIRED_AFTER/BEFORE
+// and clang's -Wthread-safety checks every ABSL_GUARDED_BY and *_REQUIRED.
+// "Locked" in a request-path name (CacheWriteGroupLocked, DiskWriteLocked,
+// DestageLocked) means "the caller holds the range locks", which the analysis
+// cannot express; functions that need state_mu_ say so with
+// ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_mu_).
 // I/O is never done while holding state_mu_.
 #ifndef CELLSIM_CELL_CELL_IMPL_H_
 #define CELLSIM_CELL_CELL_IMPL_H_
 
 #include <atomic>
-#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
-#include <shared_mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "cellsim/base/mutex.h"
 #include "cellsim/cell/cache_state.h"
 #include "cellsim/cell/cell.h"
 #include "cellsim/cell/journal.h"
@@ -174,14 +180,14 @@ class SpanSet {
 // The pool grows to the most buffers ever in use at once. Thread-safe.
 class StagingPool {
  public:
-  uint8_t* Take();
-  void Give(uint8_t* buffer);
+  uint8_t* Take() ABSL_LOCKS_EXCLUDED(mu_);
+  void Give(uint8_t* buffer) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   static constexpr size_t kSlabBytes = 16 * kMaxDiskIo;
-  std::mutex mu_;
-  std::vector<io::AlignedBuffer> slabs_;
-  std::vector<uint8_t*> idle_;
+  Mutex mu_;
+  std::vector<io::AlignedBuffer> slabs_ ABSL_GUARDED_BY(mu_);
+  std::vector<uint8_t*> idle_ ABSL_GUARDED_BY(mu_);
 };
 
 class CellImpl {
@@ -195,40 +201,48 @@ class CellImpl {
   [[nodiscard]] absl::Status CreateFiles(const CellConfig& config, bool replace_flash = false);
   [[nodiscard]] absl::Status MoveLostFlashAside();
   // CREATE GRIDDISK of a grid disk that is not present: a new, empty file.
-  [[nodiscard]] absl::Status CreateGridDisk(const std::string& name);
-  [[nodiscard]] absl::Status OpenFiles();
-  [[nodiscard]] absl::Status Close();
+  [[nodiscard]] absl::Status CreateGridDisk(const std::string& name)
+      ABSL_LOCKS_EXCLUDED(mode_mu_);
+  [[nodiscard]] absl::Status OpenFiles() ABSL_LOCKS_EXCLUDED(state_mu_);
+  [[nodiscard]] absl::Status Close() ABSL_LOCKS_EXCLUDED(cleaner_mu_, state_mu_);
 
-  CellDescription DescribeNow() const;
-  std::vector<Metric> MetricsNow() const;
-  [[nodiscard]] absl::Status SetMode(FlashCacheMode mode);
-  [[nodiscard]] absl::Status LoseFlash();
-  std::vector<LostRange> Lost() const;
+  CellDescription DescribeNow() const ABSL_LOCKS_EXCLUDED(mode_mu_);
+  std::vector<Metric> MetricsNow() const ABSL_LOCKS_EXCLUDED(state_mu_);
+  [[nodiscard]] absl::Status SetMode(FlashCacheMode mode)
+      ABSL_LOCKS_EXCLUDED(mode_change_mu_, mode_mu_, state_mu_);
+  [[nodiscard]] absl::Status LoseFlash() ABSL_LOCKS_EXCLUDED(state_mu_);
+  std::vector<LostRange> Lost() const ABSL_LOCKS_EXCLUDED(state_mu_);
   [[nodiscard]] absl::StatusOr<uint32_t> GridDiskIndex(const std::string& name) const;
   std::string GridDiskName(uint32_t disk) const;
 
   // Requests.
-  [[nodiscard]] absl::Status Read(absl::Span<ReadRequest> requests, CellIoStats* stats);
-  [[nodiscard]] absl::Status Write(absl::Span<WriteRequest> requests, CellIoStats* stats);
+  // Requests take mode_mu_ shared, then their range locks, then state_mu_
+  // (briefly, never across I/O).
+  [[nodiscard]] absl::Status Read(absl::Span<ReadRequest> requests, CellIoStats* stats)
+      ABSL_LOCKS_EXCLUDED(mode_mu_, state_mu_);
+  [[nodiscard]] absl::Status Write(absl::Span<WriteRequest> requests, CellIoStats* stats)
+      ABSL_LOCKS_EXCLUDED(mode_mu_, state_mu_);
   [[nodiscard]] absl::Status FormatRange(absl::Span<FormatRangeRequest> requests,
-                                         CellIoStats* stats);
+                                         CellIoStats* stats)
+      ABSL_LOCKS_EXCLUDED(mode_mu_, state_mu_);
   [[nodiscard]] absl::StatusOr<FlushProgress> Flush(
-      const std::function<void(const FlushProgress&)>& progress);
-  [[nodiscard]] absl::Status Discard(absl::Span<DiscardRequest> requests, CellIoStats* stats);
+      const std::function<void(const FlushProgress&)>& progress) ABSL_LOCKS_EXCLUDED(state_mu_);
+  [[nodiscard]] absl::Status Discard(absl::Span<DiscardRequest> requests, CellIoStats* stats)
+      ABSL_LOCKS_EXCLUDED(mode_mu_, state_mu_);
 
   // Cleaner (cleaner.cc).
-  void StartCleaner();
-  void StopCleaner();
-  bool CleanerRunning() const;
-  [[nodiscard]] absl::StatusOr<uint64_t> CleanerPass();
+  void StartCleaner() ABSL_LOCKS_EXCLUDED(cleaner_mu_);
+  void StopCleaner() ABSL_LOCKS_EXCLUDED(cleaner_mu_);
+  bool CleanerRunning() const ABSL_LOCKS_EXCLUDED(cleaner_mu_);
+  [[nodiscard]] absl::StatusOr<uint64_t> CleanerPass() ABSL_LOCKS_EXCLUDED(state_mu_);
 
   // Inspection.
   FlashCacheMode mode() const { return mode_.load(); }
   const CellConfig& config() const { return config_; }
-  uint64_t DirtyBytes() const;
-  uint64_t UsedBytes() const;
+  uint64_t DirtyBytes() const ABSL_LOCKS_EXCLUDED(state_mu_);
+  uint64_t UsedBytes() const ABSL_LOCKS_EXCLUDED(state_mu_);
   uint64_t CapacityBytes() const { return uint64_t{layout_.num_slots} * layout_.line_size; }
-  size_t TemplateCount() const;
+  size_t TemplateCount() const ABSL_LOCKS_EXCLUDED(state_mu_);
   uint32_t disk_count() const { return static_cast<uint32_t>(disks_.size()); }
   const std::string& name() const { return config_.name; }
 
@@ -242,38 +256,45 @@ class CellImpl {
   // Unavailable: "grid disk DATA_CD_00_cel02 of cell cel02 is not present: ...".
   [[nodiscard]] absl::Status AbsentDiskError(uint32_t disk) const;
   [[nodiscard]] absl::Status ValidateIo(uint32_t disk, uint64_t offset, uint64_t length,
-                                        std::string_view what) const;
+                                        std::string_view what) const
+      ABSL_SHARED_LOCKS_REQUIRED(mode_mu_);
   RangeLocks::Range LineRange(uint32_t disk, uint64_t offset, uint64_t length) const;
   // Submits, then counts grid-disk requests per cell disk.
   [[nodiscard]] absl::Status SubmitBatch(IoBatch* batch);
   void CountDiskIo(uint32_t disk, io::IoOp op, uint64_t bytes);
   [[nodiscard]] absl::Status SyncDisks(const std::vector<uint32_t>& disks);
+  // A journal chunk through meta_, which applies it under state_mu_.
   [[nodiscard]] absl::Status Append(const std::vector<Record>& records, bool sync,
-                                    CellIoStats* stats);
-  void KickCleanerIfNeeded();
+                                    CellIoStats* stats) ABSL_LOCKS_EXCLUDED(state_mu_);
+  void KickCleanerIfNeeded() ABSL_LOCKS_EXCLUDED(state_mu_, cleaner_mu_);
 
   // --- reads (cell_read.cc) ---
   // Plans the bytes of page-aligned [offset, offset+length) of `disk` into
   // `dst` (caller holds the range locks and state_mu_). DataLoss for lost pages.
   [[nodiscard]] absl::Status PlanFillLocked(uint32_t disk, uint64_t offset, uint64_t length,
-                                            uint8_t* dst, FillPlan* plan);
+                                            uint8_t* dst, FillPlan* plan)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_mu_);
   static void RunGens(const std::vector<GenTask>& gens);
   void Populate(uint32_t disk, const std::vector<uint64_t>& page_offsets,
                 const std::vector<const uint8_t*>& page_data, CellIoStats* stats,
-                bool* populated);
+                bool* populated) ABSL_LOCKS_EXCLUDED(state_mu_);
 
   // --- writes (cell_write.cc) ---
   // Write-back line path for requests whose lines are disjoint; range locks held.
-  void CacheWriteGroupLocked(absl::Span<WriteRequest*> group, CellIoStats* stats);
+  void CacheWriteGroupLocked(absl::Span<WriteRequest*> group, CellIoStats* stats)
+      ABSL_LOCKS_EXCLUDED(state_mu_);
   // The group's requests written straight to disk (their flash slots could
   // not be written: the flash's filesystem is full); range locks held.
-  void WriteThroughLocked(absl::Span<WriteRequest*> group, CellIoStats* stats);
+  void WriteThroughLocked(absl::Span<WriteRequest*> group, CellIoStats* stats)
+      ABSL_LOCKS_EXCLUDED(state_mu_);
   // Its steps: DataLoss on requests with a sub-page edge in a lost page; the
   // number of the group's lines that have no slot yet.
-  size_t RejectLostEdgesAndCountNewLinesLocked(absl::Span<WriteRequest*> group);
+  size_t RejectLostEdgesAndCountNewLinesLocked(absl::Span<WriteRequest*> group)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_mu_);
   // Gives each line its slot (its own or a spare one) and plans the base-page
   // reads and template generation.
-  void PlanCacheLinesLocked(absl::Span<WriteRequest*> group, CacheWritePlan* plan);
+  void PlanCacheLinesLocked(absl::Span<WriteRequest*> group, CacheWritePlan* plan)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_mu_);
   // Merges each request's bytes into its lines and writes and syncs the
   // planned pages to their flash slots.
   [[nodiscard]] absl::Status CopyIntoFlash(absl::Span<WriteRequest*> group,
@@ -281,17 +302,20 @@ class CellImpl {
   // One synced journal chunk: kLineSet (and kTemplateTrim) per line, kLostTrim
   // for lost pages the requests rewrote whole.
   [[nodiscard]] absl::Status JournalCacheLines(absl::Span<WriteRequest*> group,
-                                               const CacheWritePlan& plan, CellIoStats* stats);
+                                               const CacheWritePlan& plan, CellIoStats* stats)
+      ABSL_LOCKS_EXCLUDED(state_mu_);
   // Unreserves the spare slots and, when `with_new_lines`, the lines' new slots.
-  void ReleaseSlots(const CacheWritePlan& plan, bool with_new_lines);
+  void ReleaseSlots(const CacheWritePlan& plan, bool with_new_lines) ABSL_LOCKS_EXCLUDED(state_mu_);
   void CountCacheWrites(absl::Span<WriteRequest*> group, const CacheWritePlan& plan,
                         CellIoStats* stats);
   // Direct-to-disk path; range locks held. Ends with the disks synced and, when
   // cache/template/lost state overlapped, a synced kRangeOnDisk record.
-  [[nodiscard]] absl::Status DiskWriteLocked(std::vector<DiskSpan>& spans, CellIoStats* stats);
+  [[nodiscard]] absl::Status DiskWriteLocked(std::vector<DiskSpan>& spans, CellIoStats* stats)
+      ABSL_LOCKS_EXCLUDED(state_mu_);
   // Its steps: reads the current bytes of the spans' partial edge pages.
   void ReadEdgePages(const std::vector<DiskSpan>& spans, std::vector<DiskEdgePages>* edges,
-                     std::vector<absl::Status>* st, CellIoStats* stats);
+                     std::vector<absl::Status>* st, CellIoStats* stats)
+      ABSL_LOCKS_EXCLUDED(state_mu_);
   // Streams the spans (with their edge pages) to disk and syncs the disks.
   void StreamSpansToDisk(const std::vector<DiskSpan>& spans,
                          const std::vector<DiskEdgePages>& edges, std::vector<absl::Status>* st);
@@ -299,32 +323,38 @@ class CellImpl {
   // template or a lost range covered.
   [[nodiscard]] absl::Status JournalRangesOnDisk(const std::vector<DiskSpan>& spans,
                                                  const std::vector<absl::Status>& st,
-                                                 CellIoStats* stats);
+                                                 CellIoStats* stats) ABSL_LOCKS_EXCLUDED(state_mu_);
 
   // --- fast and smart creation (cell_format.cc) ---
   // Validates each request and picks its path (fast[i]), reserving template
   // slots for the fast ones; returns how many it reserved.
   size_t ChooseFormatPathsLocked(absl::Span<FormatRangeRequest> requests, FlashCacheMode mode,
-                                 std::vector<bool>* fast, std::vector<RangeLocks::Range>* ranges);
+                                 std::vector<bool>* fast, std::vector<RangeLocks::Range>* ranges)
+      ABSL_SHARED_LOCKS_REQUIRED(mode_mu_) ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_mu_);
   // A group of requests on the fast path: sub-page edges written through the
   // cache, then one synced kTemplateAdd chunk.
   void FormatFastGroup(absl::Span<FormatRangeRequest> requests, const std::vector<size_t>& group,
-                       CellIoStats* stats);
+                       CellIoStats* stats) ABSL_LOCKS_EXCLUDED(state_mu_);
   void WriteSubPageEdges(absl::Span<FormatRangeRequest> requests,
-                         const std::vector<size_t>& group, CellIoStats* stats);
+                         const std::vector<size_t>& group, CellIoStats* stats)
+      ABSL_LOCKS_EXCLUDED(state_mu_);
   // A group of requests on the smart path: the blocks generated onto the disk.
   void FormatSmartGroup(absl::Span<FormatRangeRequest> requests,
-                        const std::vector<size_t>& group, CellIoStats* stats);
+                        const std::vector<size_t>& group, CellIoStats* stats)
+      ABSL_LOCKS_EXCLUDED(state_mu_);
 
   // --- cleaner (cleaner.cc) ---
   // Reserves `n` free slots, evicting clean lines (and, when `force`, destaging
   // cold dirty lines first). Without force it may return fewer.
-  [[nodiscard]] absl::Status ReserveSlots(size_t n, bool force, std::vector<uint32_t>* slots);
+  [[nodiscard]] absl::Status ReserveSlots(size_t n, bool force, std::vector<uint32_t>* slots)
+      ABSL_LOCKS_EXCLUDED(state_mu_);
   // Destages the dirty pages of `keys` (caller holds their range locks).
-  [[nodiscard]] absl::StatusOr<uint64_t> DestageLocked(const std::vector<uint64_t>& keys);
-  // TryAcquire for a line (used as ColdLines' accept callback).
+  [[nodiscard]] absl::StatusOr<uint64_t> DestageLocked(const std::vector<uint64_t>& keys)
+      ABSL_LOCKS_EXCLUDED(state_mu_);
+  // TryAcquire for a line (used as ColdLines' accept callback, so called with
+  // state_mu_ held: it takes only the range-lock table's mutex).
   bool TryLockLine(uint64_t key, std::vector<RangeLocks::Guard>* guards);
-  void CleanerLoop();
+  void CleanerLoop() ABSL_LOCKS_EXCLUDED(cleaner_mu_);
 
   friend class ::cellsim::cell::Cell;
 
@@ -338,15 +368,26 @@ class CellImpl {
   std::atomic<FlashCacheMode> mode_{FlashCacheMode::kWriteBack};
   // A grid disk whose file was missing at Open is null ("not present"): every
   // request on it fails with AbsentDiskError; absent_[d] says why (else empty).
+  // disks_[d] and absent_[d] change after Open only in CreateGridDisk, which
+  // holds mode_mu_ exclusive and the all-disks range lock: read them holding
+  // mode_mu_ (shared) or a range lock of the disk. (Range locks are beyond the
+  // analysis, so these two are not ABSL_GUARDED_BY.)
   std::vector<std::unique_ptr<io::BlockFile>> disks_;
   std::vector<uint64_t> disk_sizes_;
   std::vector<std::string> absent_;
   std::unique_ptr<io::BlockFile> flash_;
   std::unique_ptr<MetadataStore> meta_;
-  std::unique_ptr<CacheState> state_;
-  mutable std::mutex state_mu_;
-  size_t template_reserved_ = 0;  // template slots claimed by FormatRange calls in progress
-  std::shared_mutex mode_mu_;
+  // Serializes SetMode calls (mode_, its checkpoint and config_'s
+  // flash_cache_mode change together).
+  Mutex mode_change_mu_ ABSL_ACQUIRED_BEFORE(mode_mu_);
+  mutable SharedMutex mode_mu_ ABSL_ACQUIRED_BEFORE(state_mu_);
+  // The cache directory. The pointer is set at Create/Open; what it points to
+  // is read and changed only under state_mu_ (MetadataStore takes state_mu_
+  // itself to apply records, after its own mutex).
+  std::unique_ptr<CacheState> state_ ABSL_PT_GUARDED_BY(state_mu_);
+  mutable Mutex state_mu_ ABSL_ACQUIRED_AFTER(mode_mu_);
+  // Template slots claimed by FormatRange calls in progress.
+  size_t template_reserved_ ABSL_GUARDED_BY(state_mu_) = 0;
   RangeLocks locks_;
   StagingPool staging_;
   std::atomic<bool> closed_{false};
@@ -362,13 +403,13 @@ class CellImpl {
   // Allocates the counters and makes every checkpoint store them.
   void AttachCounters();
 
-  // Cleaner thread.
-  mutable std::mutex cleaner_mu_;
-  std::condition_variable cleaner_cv_;
-  std::thread cleaner_;
-  bool cleaner_stop_ = false;
-  bool cleaner_kick_ = false;
-  absl::Status cleaner_error_;
+  // Cleaner thread. cleaner_mu_ is a leaf: no lock is taken while holding it.
+  mutable Mutex cleaner_mu_ ABSL_ACQUIRED_AFTER(state_mu_);
+  CondVar cleaner_cv_;
+  std::thread cleaner_ ABSL_GUARDED_BY(cleaner_mu_);
+  bool cleaner_stop_ ABSL_GUARDED_BY(cleaner_mu_) = false;
+  bool cleaner_kick_ ABSL_GUARDED_BY(cleaner_mu_) = false;
+  absl::Status cleaner_error_ ABSL_GUARDED_BY(cleaner_mu_);
 };
 
 }  // namespace cellsim::cell::internal

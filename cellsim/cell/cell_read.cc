@@ -17,7 +17,8 @@ absl::Status CellImpl::PlanFillLocked(uint32_t disk, uint64_t offset, uint64_t l
   if (disks_[disk] == nullptr) return AbsentDiskError(disk);
   const uint64_t ls = layout_.line_size;
   const uint64_t end = offset + length;
-  auto cached_slot = [&](uint64_t pos, uint32_t* slot) {
+  auto cached_slot = [&](uint64_t pos, uint32_t* slot)
+                         ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_mu_) {
     const LineState* l = state_->Find(CacheState::Key(disk, pos / ls));
     if (l == nullptr) return false;
     const uint32_t p = static_cast<uint32_t>((pos % ls) / kPage);
@@ -75,6 +76,8 @@ void CellImpl::RunGens(const std::vector<GenTask>& gens) {
 
 absl::Status CellImpl::Read(absl::Span<ReadRequest> requests, CellIoStats* stats) {
   if (absl::Status s = CheckOpen(); !s.ok()) return s;
+  // Like every request: ValidateIo reads disks_, which CreateGridDisk changes.
+  ReaderMutexLock mode_lock(&mode_mu_);
   CellIoStats local;
   std::vector<RangeLocks::Range> ranges;
   for (ReadRequest& r : requests) {
@@ -89,7 +92,7 @@ absl::Status CellImpl::Read(absl::Span<ReadRequest> requests, CellIoStats* stats
   std::vector<FillPlan> plans(n);
   std::vector<uint64_t> pstart(n);
   {
-    std::lock_guard<std::mutex> l(state_mu_);
+    MutexLock l(&state_mu_);
     for (size_t i = 0; i < n; ++i) {
       ReadRequest& r = requests[i];
       if (!r.status.ok()) continue;
@@ -182,7 +185,7 @@ void CellImpl::Populate(uint32_t disk, const std::vector<uint64_t>& page_offsets
   for (size_t i = 0; i < page_offsets.size(); ++i) by_line[page_offsets[i] / ls].push_back(i);
   size_t need = 0;
   {
-    std::lock_guard<std::mutex> l(state_mu_);
+    MutexLock l(&state_mu_);
     for (const auto& [line, idx] : by_line) {
       if (state_->Find(CacheState::Key(disk, line)) == nullptr) ++need;
     }
@@ -194,7 +197,7 @@ void CellImpl::Populate(uint32_t disk, const std::vector<uint64_t>& page_offsets
   std::vector<Record> records;
   std::vector<uint32_t> used_new;
   {
-    std::lock_guard<std::mutex> l(state_mu_);
+    MutexLock l(&state_mu_);
     for (const auto& [line, idx] : by_line) {
       const LineState* ls_state = state_->Find(CacheState::Key(disk, line));
       uint32_t slot;
@@ -227,7 +230,7 @@ void CellImpl::Populate(uint32_t disk, const std::vector<uint64_t>& page_offsets
   // not cached; any later sync covers the data written before the record.
   if (s.ok()) s = Append(records, /*sync=*/false, stats);
   {
-    std::lock_guard<std::mutex> l(state_mu_);
+    MutexLock l(&state_mu_);
     for (uint32_t slot : slots) state_->UnreserveSlot(slot);
     if (!s.ok()) {
       for (uint32_t slot : used_new) state_->UnreserveSlot(slot);

@@ -24,7 +24,7 @@ uint64_t PageMask(uint32_t p0, uint32_t p1) {  // pages [p0, p1)
 }  // namespace
 
 uint8_t* StagingPool::Take() {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   if (idle_.empty()) {
     slabs_.emplace_back(kSlabBytes);
     for (size_t o = kSlabBytes; o > 0; o -= kMaxDiskIo) {
@@ -37,13 +37,13 @@ uint8_t* StagingPool::Take() {
 }
 
 void StagingPool::Give(uint8_t* buffer) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   idle_.push_back(buffer);
 }
 
 absl::Status CellImpl::Write(absl::Span<WriteRequest> requests, CellIoStats* stats) {
   if (absl::Status s = CheckOpen(); !s.ok()) return s;
-  std::shared_lock<std::shared_mutex> mode_lock(mode_mu_);
+  ReaderMutexLock mode_lock(&mode_mu_);
   CellIoStats local;
   std::vector<RangeLocks::Range> ranges;
   for (WriteRequest& r : requests) {
@@ -103,7 +103,7 @@ void CellImpl::CacheWriteGroupLocked(absl::Span<WriteRequest*> group, CellIoStat
   CacheWritePlan plan;
   size_t need = 0;
   {
-    std::lock_guard<std::mutex> l(state_mu_);
+    MutexLock l(&state_mu_);
     need = RejectLostEdgesAndCountNewLinesLocked(group);
   }
   if (absl::Status s = ReserveSlots(need, /*force=*/true, &plan.spare_slots); !s.ok()) {
@@ -112,7 +112,7 @@ void CellImpl::CacheWriteGroupLocked(absl::Span<WriteRequest*> group, CellIoStat
     return;
   }
   {
-    std::lock_guard<std::mutex> l(state_mu_);
+    MutexLock l(&state_mu_);
     PlanCacheLinesLocked(group, &plan);
   }
   RunGens(plan.gens);
@@ -264,7 +264,7 @@ absl::Status CellImpl::JournalCacheLines(absl::Span<WriteRequest*> group,
     }
   }
   {
-    std::lock_guard<std::mutex> l(state_mu_);
+    MutexLock l(&state_mu_);
     for (const WriteRequest* r : group) {
       if (!r->status.ok()) continue;
       const uint64_t a = io::AlignUp(r->offset, kPage);
@@ -279,7 +279,7 @@ absl::Status CellImpl::JournalCacheLines(absl::Span<WriteRequest*> group,
 }
 
 void CellImpl::ReleaseSlots(const CacheWritePlan& plan, bool with_new_lines) {
-  std::lock_guard<std::mutex> l(state_mu_);
+  MutexLock l(&state_mu_);
   for (uint32_t slot : plan.spare_slots) state_->UnreserveSlot(slot);
   if (!with_new_lines) return;
   for (const CacheWritePlan::Line& w : plan.lines) {
@@ -354,7 +354,7 @@ void CellImpl::ReadEdgePages(const std::vector<DiskSpan>& spans,
                              CellIoStats* stats) {
   FillPlan plan;
   {
-    std::lock_guard<std::mutex> l(state_mu_);
+    MutexLock l(&state_mu_);
     for (size_t i = 0; i < spans.size(); ++i) {
       const DiskSpan& sp = spans[i];
       const uint64_t end = sp.offset + sp.length;
@@ -481,7 +481,7 @@ absl::Status CellImpl::JournalRangesOnDisk(const std::vector<DiskSpan>& spans,
                                            CellIoStats* stats) {
   std::vector<Record> records;
   {
-    std::lock_guard<std::mutex> l(state_mu_);
+    MutexLock l(&state_mu_);
     for (size_t i = 0; i < spans.size(); ++i) {
       if (!st[i].ok()) continue;
       const uint64_t ps = io::AlignDown(spans[i].offset, kPage);
@@ -502,7 +502,7 @@ namespace cellsim::cell::internal {
 
 absl::Status CellImpl::Discard(absl::Span<DiscardRequest> requests, CellIoStats* stats) {
   if (absl::Status s = CheckWritable(); !s.ok()) return s;
-  std::shared_lock<std::shared_mutex> mode_lock(mode_mu_);
+  ReaderMutexLock mode_lock(&mode_mu_);
   std::vector<RangeLocks::Range> ranges;
   for (DiscardRequest& r : requests) {
     r.status = ValidateIo(r.grid_disk, r.offset, r.length, "discard");
@@ -514,7 +514,7 @@ absl::Status CellImpl::Discard(absl::Span<DiscardRequest> requests, CellIoStats*
   //    crash after it leaves the old bytes on disk, which nobody reads).
   std::vector<Record> records;
   {
-    std::lock_guard<std::mutex> l(state_mu_);
+    MutexLock l(&state_mu_);
     for (const DiscardRequest& r : requests) {
       const uint64_t a = io::AlignUp(r.offset, kPage), b = io::AlignDown(r.offset + r.length, kPage);
       if (!r.status.ok() || a >= b) continue;

@@ -39,7 +39,7 @@ absl::StatusOr<uint64_t> CellImpl::DestageLocked(const std::vector<uint64_t>& ke
   };
   std::vector<Work> works;
   {
-    std::lock_guard<std::mutex> l(state_mu_);
+    MutexLock l(&state_mu_);
     for (uint64_t key : keys) {
       const LineState* st = state_->Find(key);
       if (st == nullptr || st->dirty == 0) continue;
@@ -98,7 +98,7 @@ absl::Status CellImpl::ReserveSlots(size_t n, bool force, std::vector<uint32_t>*
   while (slots->size() < n) {
     bool have_pending;
     {
-      std::lock_guard<std::mutex> l(state_mu_);
+      MutexLock l(&state_mu_);
       while (slots->size() < n) {
         std::optional<uint32_t> s = state_->ReserveSlot();
         if (!s) break;
@@ -117,14 +117,14 @@ absl::Status CellImpl::ReserveSlots(size_t n, bool force, std::vector<uint32_t>*
     std::vector<uint64_t> victims;
     auto lock = [&](uint64_t key) { return TryLockLine(key, &guards); };
     {
-      std::lock_guard<std::mutex> l(state_mu_);
+      MutexLock l(&state_mu_);
       victims = state_->ColdLines(/*want_dirty=*/false, want, lock);
     }
     if (victims.empty()) {
       if (!force) break;
       // Everything is dirty: destage the coldest lines now, then evict them.
       {
-        std::lock_guard<std::mutex> l(state_mu_);
+        MutexLock l(&state_mu_);
         victims = state_->ColdLines(/*want_dirty=*/true, std::max<size_t>(want, 8), lock);
       }
       if (victims.empty()) {
@@ -160,7 +160,7 @@ absl::StatusOr<uint64_t> CellImpl::CleanerPass() {
   const double high = config_.destage_high_watermark * capacity_pages;
   const double low = config_.destage_low_watermark * capacity_pages;
   {
-    std::lock_guard<std::mutex> l(state_mu_);
+    MutexLock l(&state_mu_);
     if (static_cast<double>(state_->dirty_pages()) <= high) return 0;
   }
   uint64_t total = 0;
@@ -168,7 +168,7 @@ absl::StatusOr<uint64_t> CellImpl::CleanerPass() {
     std::vector<RangeLocks::Guard> guards;
     std::vector<uint64_t> victims;
     {
-      std::lock_guard<std::mutex> l(state_mu_);
+      MutexLock l(&state_mu_);
       if (static_cast<double>(state_->dirty_pages()) <= low) break;
       victims = state_->ColdLines(/*want_dirty=*/true, kDestageBatchLines,
                                   [&](uint64_t key) { return TryLockLine(key, &guards); });
@@ -186,19 +186,19 @@ void CellImpl::KickCleanerIfNeeded() {
       static_cast<double>(layout_.num_slots) * static_cast<double>(layout_.line_size / kPage);
   uint64_t dirty;
   {
-    std::lock_guard<std::mutex> l(state_mu_);
+    MutexLock l(&state_mu_);
     dirty = state_->dirty_pages();
   }
   if (static_cast<double>(dirty) <= config_.destage_high_watermark * capacity_pages) return;
   {
-    std::lock_guard<std::mutex> l(cleaner_mu_);
+    MutexLock l(&cleaner_mu_);
     cleaner_kick_ = true;
   }
-  cleaner_cv_.notify_all();
+  cleaner_cv_.SignalAll();
 }
 
 void CellImpl::StartCleaner() {
-  std::lock_guard<std::mutex> l(cleaner_mu_);
+  MutexLock l(&cleaner_mu_);
   if (cleaner_.joinable() || closed_.load()) return;
   cleaner_stop_ = false;
   cleaner_ = std::thread(&CellImpl::CleanerLoop, this);
@@ -207,31 +207,35 @@ void CellImpl::StartCleaner() {
 void CellImpl::StopCleaner() {
   std::thread t;
   {
-    std::lock_guard<std::mutex> l(cleaner_mu_);
+    MutexLock l(&cleaner_mu_);
     cleaner_stop_ = true;
     t = std::move(cleaner_);
   }
-  cleaner_cv_.notify_all();
+  cleaner_cv_.SignalAll();
   if (t.joinable()) t.join();
 }
 
 bool CellImpl::CleanerRunning() const {
-  std::lock_guard<std::mutex> l(cleaner_mu_);
+  MutexLock l(&cleaner_mu_);
   return cleaner_.joinable();
 }
 
 void CellImpl::CleanerLoop() {
-  std::unique_lock<std::mutex> l(cleaner_mu_);
+  MutexLock l(&cleaner_mu_);
   while (!cleaner_stop_) {
     // Woken by writes crossing the high watermark; the timeout is a safety net
     // (real time, as a real cleaner's polling would be).
-    cleaner_cv_.wait_for(l, std::chrono::milliseconds(50),
-                         [&] { return cleaner_stop_ || cleaner_kick_; });
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
+    while (!cleaner_stop_ && !cleaner_kick_) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= deadline) break;
+      cleaner_cv_.WaitFor(&cleaner_mu_, deadline - now);
+    }
     if (cleaner_stop_) break;
     cleaner_kick_ = false;
-    l.unlock();
+    cleaner_mu_.Unlock();
     absl::StatusOr<uint64_t> r = CleanerPass();
-    l.lock();
+    cleaner_mu_.Lock();
     if (!r.ok()) cleaner_error_ = r.status();
   }
 }
@@ -243,7 +247,7 @@ absl::StatusOr<FlushProgress> CellImpl::Flush(
   FlushProgress p;
   auto report = [&] {
     {
-      std::lock_guard<std::mutex> l(state_mu_);
+      MutexLock l(&state_mu_);
       p.dirty_bytes_remaining = state_->dirty_pages() * kPage;
     }
     if (progress) progress(p);
@@ -251,7 +255,7 @@ absl::StatusOr<FlushProgress> CellImpl::Flush(
   for (int round = 0; round < 1000; ++round) {
     std::vector<uint64_t> dirty;
     {
-      std::lock_guard<std::mutex> l(state_mu_);
+      MutexLock l(&state_mu_);
       if (state_->dirty_pages() == 0 && state_->template_count() == 0) {
         p.done = true;
         break;
@@ -276,7 +280,7 @@ absl::StatusOr<FlushProgress> CellImpl::Flush(
     while (true) {
       std::optional<CheckpointTemplate> t;
       {
-        std::lock_guard<std::mutex> l(state_mu_);
+        MutexLock l(&state_mu_);
         t = state_->FirstTemplate();
       }
       if (!t) break;
@@ -284,7 +288,7 @@ absl::StatusOr<FlushProgress> CellImpl::Flush(
       RangeLocks::Guard g = locks_.Acquire({LineRange(t->disk, t->offset, len)});
       std::vector<CheckpointTemplate> pieces;
       {
-        std::lock_guard<std::mutex> l(state_mu_);
+        MutexLock l(&state_mu_);
         pieces = state_->TemplatesIn(t->disk, t->offset, len);
       }
       std::vector<DiskSpan> spans;

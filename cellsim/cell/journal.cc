@@ -48,8 +48,11 @@ absl::StatusOr<std::unique_ptr<MetadataStore>> MetadataStore::Format(
                 .creation_time_unix = creation_time_unix, .config = config};
   if (absl::Status s = WriteSuperblocks(flash, layout, sb); !s.ok()) return s;
   auto store = std::unique_ptr<MetadataStore>(new MetadataStore(flash, sb));
-  store->layout_ = layout;
-  store->next_seq_ = store->synced_seq_ = 1;
+  {
+    MutexLock l(&store->mu_);  // not shared yet; keeps every guarded write under it
+    store->layout_ = layout;
+    store->next_seq_ = store->synced_seq_ = 1;
+  }
   return store;
 }
 
@@ -79,20 +82,23 @@ absl::StatusOr<std::unique_ptr<MetadataStore>> MetadataStore::Load(io::BlockFile
   }
   Superblock sb = !a.ok() ? *b : !b.ok() ? *a : (a->generation > b->generation ? *a : *b);
   auto store = std::unique_ptr<MetadataStore>(new MetadataStore(flash, std::move(sb)));
-  for (const absl::StatusOr<Superblock>* copy : {&a, &b}) {
-    if (copy->ok() && (*copy)->generation == store->sb_.generation) continue;
-    store->superblock_repair_ = fmt::format(
-        "flash superblock copy {} of {} was {}; rewritten from generation {}",
-        copy == &a ? 'A' : 'B', flash->path(),
-        copy->ok() ? fmt::format("at generation {}", (*copy)->generation)
-                   : std::string(copy->status().message()),
-        store->sb_.generation);
+  {
+    MutexLock l(&store->mu_);  // not shared yet; keeps every guarded write under it
+    for (const absl::StatusOr<Superblock>* copy : {&a, &b}) {
+      if (copy->ok() && (*copy)->generation == store->sb_.generation) continue;
+      store->superblock_repair_ = fmt::format(
+          "flash superblock copy {} of {} was {}; rewritten from generation {}",
+          copy == &a ? 'A' : 'B', flash->path(),
+          copy->ok() ? fmt::format("at generation {}", (*copy)->generation)
+                     : std::string(copy->status().message()),
+          store->sb_.generation);
+    }
   }
   return store;
 }
 
 absl::Status MetadataStore::Recover(CacheState* state, RecoveryInfo* info, bool repair) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   if (sb_.checkpoint_length > layout_.checkpoint_bytes) {
     return absl::DataLossError(fmt::format(
         "flash device {}: checkpoint length {} exceeds its area of {} bytes", flash_->path(),
@@ -201,8 +207,8 @@ absl::Status MetadataStore::Failed(absl::Status s) {
 }
 
 absl::Status MetadataStore::Append(const std::vector<Record>& records, bool sync,
-                                   CacheState* state, std::mutex* state_mu) {
-  std::lock_guard<std::mutex> l(mu_);
+                                   CacheState* state, Mutex* state_mu) {
+  MutexLock l(&mu_);
   if (!failed_.ok()) return failed_;
   if (records.empty()) return absl::OkStatus();
   std::vector<uint8_t> chunk;
@@ -230,7 +236,7 @@ absl::Status MetadataStore::Append(const std::vector<Record>& records, bool sync
     dirty_ = false;
     synced_seq_ = next_seq_;
   }
-  std::lock_guard<std::mutex> sl(*state_mu);
+  MutexLock sl(state_mu);
   for (const Record& r : records) {
     if (absl::Status s = state->Apply(r, seq); !s.ok()) {
       return Failed(absl::InternalError(fmt::format("applying a journal record: {}",
@@ -241,8 +247,8 @@ absl::Status MetadataStore::Append(const std::vector<Record>& records, bool sync
   return absl::OkStatus();
 }
 
-absl::Status MetadataStore::Sync(CacheState* state, std::mutex* state_mu) {
-  std::lock_guard<std::mutex> l(mu_);
+absl::Status MetadataStore::Sync(CacheState* state, Mutex* state_mu) {
+  MutexLock l(&mu_);
   if (!failed_.ok()) return failed_;
   if (dirty_) {
     if (absl::Status s = flash_->Sync(); !s.ok()) return Failed(s);
@@ -250,24 +256,24 @@ absl::Status MetadataStore::Sync(CacheState* state, std::mutex* state_mu) {
     dirty_ = false;
   }
   synced_seq_ = next_seq_;
-  std::lock_guard<std::mutex> sl(*state_mu);
+  MutexLock sl(state_mu);
   state->MarkSynced(next_seq_ - 1);
   return absl::OkStatus();
 }
 
-absl::Status MetadataStore::Checkpoint(CacheState* state, std::mutex* state_mu,
+absl::Status MetadataStore::Checkpoint(CacheState* state, Mutex* state_mu,
                                        const std::optional<CellConfig>& new_config) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   if (!failed_.ok()) return failed_;
   return CheckpointLocked(state, state_mu, new_config);
 }
 
-absl::Status MetadataStore::CheckpointLocked(CacheState* state, std::mutex* state_mu,
+absl::Status MetadataStore::CheckpointLocked(CacheState* state, Mutex* state_mu,
                                              const std::optional<CellConfig>& new_config) {
   std::vector<uint8_t> ckpt;
   CheckpointImage image;
   {
-    std::lock_guard<std::mutex> sl(*state_mu);
+    MutexLock sl(state_mu);
     image = state->Snapshot();
   }
   if (counters_source_) image.counters = counters_source_();
@@ -307,16 +313,17 @@ absl::Status MetadataStore::CheckpointLocked(CacheState* state, std::mutex* stat
   tail_ = 0;
   dirty_ = false;
   synced_seq_ = next_seq_;
-  std::lock_guard<std::mutex> sl(*state_mu);
+  MutexLock sl(state_mu);
   state->MarkSynced(UINT64_MAX);
   return absl::OkStatus();
 }
 
-absl::Status MetadataStore::PersistCounters(CacheState* state, std::mutex* state_mu) {
-  if (!counters_source_) return absl::OkStatus();
-  const std::vector<uint64_t> now = counters_source_();
+absl::Status MetadataStore::PersistCounters(CacheState* state, Mutex* state_mu) {
+  std::vector<uint64_t> now;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
+    if (!counters_source_) return absl::OkStatus();
+    now = counters_source_();
     if (now == stored_counters_) return absl::OkStatus();
   }
   std::vector<Record> records;
@@ -324,18 +331,18 @@ absl::Status MetadataStore::PersistCounters(CacheState* state, std::mutex* state
     records.push_back({.type = RecordType::kCounter, .disk = i, .offset = now[i]});
   }
   if (absl::Status s = Append(records, /*sync=*/true, state, state_mu); !s.ok()) return s;
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   stored_counters_ = now;
   return absl::OkStatus();
 }
 
 uint64_t MetadataStore::chunks_appended() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return chunks_appended_;
 }
 
 uint64_t MetadataStore::syncs() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return syncs_;
 }
 

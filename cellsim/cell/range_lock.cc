@@ -77,21 +77,21 @@ uint64_t RangeLocks::InsertLocked(const std::vector<Range>& ranges) {
 
 RangeLocks::Guard RangeLocks::Acquire(std::vector<Range> ranges) {
   ranges = Normalize(std::move(ranges));
-  std::unique_lock<std::mutex> l(mu_);
-  cv_.wait(l, [&] { return !ConflictsLocked(ranges); });
+  MutexLock l(&mu_);
+  while (ConflictsLocked(ranges)) cv_.Wait(&mu_);
   return Guard(this, InsertLocked(ranges));
 }
 
 std::optional<RangeLocks::Guard> RangeLocks::TryAcquire(std::vector<Range> ranges) {
   ranges = Normalize(std::move(ranges));
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   if (ConflictsLocked(ranges)) return std::nullopt;
   return Guard(this, InsertLocked(ranges));
 }
 
 void RangeLocks::Release(uint64_t id) {
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     auto g = by_guard_.find(id);
     if (g != by_guard_.end()) {
       for (const Key& k : g->second) held_.erase(k);
@@ -99,7 +99,7 @@ void RangeLocks::Release(uint64_t id) {
     }
     std::erase_if(all_, [id](const auto& a) { return a.second == id; });
   }
-  cv_.notify_all();
+  cv_.SignalAll();
 }
 
 }  // namespace cellsim::cell::internal

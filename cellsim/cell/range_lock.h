@@ -9,17 +9,19 @@
 //   RangeLocks::Guard g = locks.Acquire({{disk, begin, end}});  // blocks
 //   std::optional<RangeLocks::Guard> t = locks.TryAcquire({{disk, b, e}});
 //
-// Thread-safety: fully thread-safe.
+// Thread-safety: fully thread-safe. The table's mutex is innermost: it may be
+// taken with any cell lock held (TryAcquire under the cell's state mutex) and
+// nothing is taken while holding it.
 #ifndef CELLSIM_CELL_RANGE_LOCK_H_
 #define CELLSIM_CELL_RANGE_LOCK_H_
 
-#include <condition_variable>
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <utility>
 #include <vector>
+
+#include "cellsim/base/mutex.h"
 
 namespace cellsim::cell::internal {
 
@@ -48,8 +50,8 @@ class RangeLocks {
     uint64_t id_ = 0;
   };
 
-  Guard Acquire(std::vector<Range> ranges);
-  std::optional<Guard> TryAcquire(std::vector<Range> ranges);
+  Guard Acquire(std::vector<Range> ranges) ABSL_LOCKS_EXCLUDED(mu_);
+  std::optional<Guard> TryAcquire(std::vector<Range> ranges) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   // Held ranges never overlap (a conflicting Acquire waits), and each guard's
@@ -63,16 +65,17 @@ class RangeLocks {
     uint64_t id;
   };
   static std::vector<Range> Normalize(std::vector<Range> ranges);
-  bool ConflictsLocked(const std::vector<Range>& ranges) const;
-  uint64_t InsertLocked(const std::vector<Range>& ranges);
-  void Release(uint64_t id);
+  bool ConflictsLocked(const std::vector<Range>& ranges) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  uint64_t InsertLocked(const std::vector<Range>& ranges) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Release(uint64_t id) ABSL_LOCKS_EXCLUDED(mu_);
 
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::map<Key, Held> held_;            // ranges of single disks
-  std::vector<std::pair<Range, uint64_t>> all_;  // kAllDisks ranges and their guard
-  std::map<uint64_t, std::vector<Key>> by_guard_;
-  uint64_t next_id_ = 1;
+  Mutex mu_;
+  CondVar cv_;  // signalled when a guard is released
+  std::map<Key, Held> held_ ABSL_GUARDED_BY(mu_);  // ranges of single disks
+  // kAllDisks ranges and their guard
+  std::vector<std::pair<Range, uint64_t>> all_ ABSL_GUARDED_BY(mu_);
+  std::map<uint64_t, std::vector<Key>> by_guard_ ABSL_GUARDED_BY(mu_);
+  uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
 };
 
 }  // namespace cellsim::cell::internal

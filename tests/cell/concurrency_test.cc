@@ -3,9 +3,11 @@
 // data; a flusher thread flushes and reads metrics meanwhile. Run under TSan.
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "cell_test_util.h"
+#include "cellsim/base/mutex.h"
 
 namespace cellsim::cell {
 namespace {
@@ -30,13 +32,13 @@ TEST(ConcurrencyTest, ParallelRequestsCleanerAndFlush) {
   std::unique_ptr<Cell> cell = std::move(*made);
   ASSERT_TRUE(cell->CleanerRunning());
   Model model(cell->config());
-  std::mutex model_mu;
+  Mutex model_mu;
   constexpr int kThreads = 4;
   std::atomic<bool> failed{false};
-  std::mutex why_mu;
+  Mutex why_mu;
   std::string why;
   auto fail = [&](const std::string& what) {
-    std::lock_guard<std::mutex> l(why_mu);
+    MutexLock l(&why_mu);
     if (why.empty()) why = what;
     failed = true;
   };
@@ -58,11 +60,11 @@ TEST(ConcurrencyTest, ParallelRequestsCleanerAndFlush) {
             !s.ok()) {
           fail(s.ToString());
         }
-        std::lock_guard<std::mutex> l(model_mu);
+        MutexLock l(&model_mu);
         model.Format(disk, off, 4096, tm, off);
       } else if (kind == 4) {
         auto got = ReadOne(cell.get(), disk, off, 4096);
-        std::lock_guard<std::mutex> l(model_mu);
+        MutexLock l(&model_mu);
         if (!got.ok()) {
           fail(got.status().ToString());
         } else if (!std::equal(got->begin(), got->end(), model.disk(disk).begin() + off)) {
@@ -73,7 +75,7 @@ TEST(ConcurrencyTest, ParallelRequestsCleanerAndFlush) {
         {
           // The model is updated before the write, under the lock only this
           // thread's pages are read by this thread, so order is irrelevant.
-          std::lock_guard<std::mutex> l(model_mu);
+          MutexLock l(&model_mu);
           model.Write(disk, off, d);
         }
         if (absl::Status s = WriteOne(cell.get(), disk, off, d); !s.ok()) fail(s.ToString());
@@ -134,6 +136,78 @@ TEST(ConcurrencyTest, BackgroundCleanerBringsDirtyBelowHighWatermark) {
   EXPECT_LE(static_cast<double>(cell->DirtyBytes()), 0.4 * cap);
   cell->StopCleaner();
   ASSERT_OK(VerifyAgainst(cell.get(), model));
+}
+
+// Two mode changes at once (write-through flushes first, write-back does not):
+// whatever order they finish in, the mode persisted for the next Open is the
+// one in effect. (Before SetMode was serialized, a write-back change could
+// checkpoint between a write-through change's switch and its checkpoint.)
+TEST(ConcurrencyTest, OverlappingModeChangesPersistTheModeInEffect) {
+  cellsim::testing::TempDir tmp;
+  auto io = io::MakePosixBackend();
+  ManualClock clock;
+  auto made = Cell::Create(io.get(), &clock, tmp.File("c"), SmallConfig(),
+                           {.start_cleaner = false});
+  ASSERT_TRUE(made.ok()) << made.status();
+  std::unique_ptr<Cell> cell = std::move(*made);
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 12; ++round) {
+    // Dirty lines, so that the switch to write-through has a flush to do.
+    ASSERT_OK(cell->SetFlashCacheMode(FlashCacheMode::kWriteBack));
+    for (uint64_t i = 0; i < 8; ++i) {
+      ASSERT_OK(WriteOne(cell.get(), 0, i * 64 * kKiB, RandomBytes(rng, 16 * kKiB)));
+    }
+    absl::Status to_wt, to_wb;
+    std::thread a([&] { to_wt = cell->SetFlashCacheMode(FlashCacheMode::kWriteThrough); });
+    std::thread b([&] { to_wb = cell->SetFlashCacheMode(FlashCacheMode::kWriteBack); });
+    a.join();
+    b.join();
+    ASSERT_OK(to_wt);
+    ASSERT_OK(to_wb);
+    const FlashCacheMode in_effect = cell->flash_cache_mode();
+    ASSERT_OK(cell->Close());
+    auto again = Cell::Open(io.get(), &clock, tmp.File("c"), {.start_cleaner = false});
+    ASSERT_TRUE(again.ok()) << again.status();
+    cell = std::move(*again);
+    ASSERT_EQ(cell->flash_cache_mode(), in_effect) << "round " << round;
+  }
+}
+
+// Describe and reads while CREATE GRIDDISK brings back a grid disk that is not
+// present: they see the disk either absent or active, never half-made (TSan
+// checks that they do not race with it).
+TEST(ConcurrencyTest, DescribeWhileCreatingAGridDisk) {
+  cellsim::testing::TempDir tmp;
+  auto io = io::MakePosixBackend();
+  ManualClock clock;
+  {
+    auto made = Cell::Create(io.get(), &clock, tmp.File("c"), SmallConfig(),
+                             {.start_cleaner = false});
+    ASSERT_TRUE(made.ok()) << made.status();
+    ASSERT_OK((*made)->Close());
+  }
+  ASSERT_TRUE(std::filesystem::remove(tmp.File("c") + "/RECO_CD_01_cel01.img"));
+  auto opened = Cell::Open(io.get(), &clock, tmp.File("c"), {.start_cleaner = false});
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  std::unique_ptr<Cell> cell = std::move(*opened);
+  std::atomic<bool> created{false};
+  std::thread describer([&] {
+    while (!created) {
+      auto d = cell->Describe();
+      ASSERT_TRUE(d.ok()) << d.status();
+      ASSERT_EQ(d->grid_disks.size(), 4u);
+      auto r = ReadOne(cell.get(), /*disk=*/3, 0, 4096);
+      ASSERT_TRUE(r.ok() || r.status().code() == absl::StatusCode::kUnavailable) << r.status();
+    }
+  });
+  absl::Status s = cell->CreateGridDisk("RECO_CD_01_cel01");
+  created = true;
+  describer.join();
+  ASSERT_OK(s);
+  auto d = cell->Describe();
+  ASSERT_TRUE(d.ok()) << d.status();
+  for (const auto& g : d->grid_disks) EXPECT_EQ(g.status, "active") << g.name;
+  ASSERT_OK(cell->Close());
 }
 
 }  // namespace
