@@ -1,7 +1,6 @@
 #include "bench/counting_backend.h"
 
 #include <algorithm>
-#include <mutex>
 
 namespace cellsim::bench {
 
@@ -51,7 +50,7 @@ CountingBackend::CountingBackend(std::unique_ptr<io::IoBackend> inner)
     : io::IoBackendWrapper(std::move(inner)) {}
 
 void CountingBackend::SetFlashDataStart(const std::string& path, uint64_t data_start) {
-  std::unique_lock<std::shared_mutex> l(mu_);
+  WriterMutexLock l(&mu_);
   flash_starts_[path] = data_start;
   for (auto& [handle, f] : files_) {
     if (f->path == path) f->data_start.store(data_start, std::memory_order_relaxed);
@@ -77,7 +76,7 @@ absl::StatusOr<io::FileHandle> CountingBackend::Open(const std::string& path,
   auto f = std::make_shared<File>();
   f->cls = ClassifyPath(path);
   f->path = path;
-  std::unique_lock<std::shared_mutex> l(mu_);
+  WriterMutexLock l(&mu_);
   if (auto it = flash_starts_.find(path); it != flash_starts_.end()) {
     f->data_start.store(it->second, std::memory_order_relaxed);
   }
@@ -87,14 +86,14 @@ absl::StatusOr<io::FileHandle> CountingBackend::Open(const std::string& path,
 
 absl::Status CountingBackend::Close(io::FileHandle file) {
   {
-    std::unique_lock<std::shared_mutex> l(mu_);
+    WriterMutexLock l(&mu_);
     files_.erase(file);
   }
   return target()->Close(file);
 }
 
 std::shared_ptr<CountingBackend::File> CountingBackend::Find(io::FileHandle file) const {
-  std::shared_lock<std::shared_mutex> l(mu_);
+  ReaderMutexLock l(&mu_);
   auto it = files_.find(file);
   return it == files_.end() ? nullptr : it->second;
 }

@@ -31,10 +31,10 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <shared_mutex>
 #include <string>
 #include <unordered_map>
 
+#include "cellsim/base/mutex.h"
 #include "cellsim/io/io_backend.h"
 #include "cellsim/io/io_backend_wrapper.h"
 
@@ -99,9 +99,10 @@ class CountingBackend final : public io::IoBackendWrapper {
   std::shared_ptr<File> Find(io::FileHandle file) const;
   void Count(const io::IoRequest& r, const File* f);
 
-  mutable std::shared_mutex mu_;
-  std::unordered_map<io::FileHandle, std::shared_ptr<File>> files_;
-  std::map<std::string, uint64_t> flash_starts_;  // by path, for later opens too
+  mutable SharedMutex mu_;
+  std::unordered_map<io::FileHandle, std::shared_ptr<File>> files_ ABSL_GUARDED_BY(mu_);
+  // By path, for later opens too.
+  std::map<std::string, uint64_t> flash_starts_ ABSL_GUARDED_BY(mu_);
   std::array<AtomicCounts, kFileClassCount> counts_{};
   std::atomic<uint64_t> flash_meta_{0}, flash_data_{0};
 };

@@ -71,6 +71,7 @@ absl::Status DiskGroup::State::Commit(std::vector<std::vector<uint8_t>> bodies) 
 }
 
 std::string DiskGroup::State::FileLabel(uint32_t file) const {
+  MutexLock lock(&mu);
   auto it = cat.files.find(file);
   return it == cat.files.end() ? fmt::format("file {}", file) : it->second.info.name;
 }
@@ -160,8 +161,11 @@ absl::StatusOr<std::unique_ptr<DiskGroup>> DiskGroup::Create(const DiskGroupEnv&
   auto state = std::make_unique<State>();
   state->env = env;
   state->checkpoint_after = config.checkpoint_after_bytes;
-  state->cat = std::move(cat);
-  state->store = *std::move(store);
+  {
+    MutexLock lock(&state->mu);  // no other thread sees the state yet
+    state->cat = std::move(cat);
+    state->store = *std::move(store);
+  }
   return std::unique_ptr<DiskGroup>(new DiskGroup(std::move(state)));
 }
 
@@ -170,6 +174,9 @@ absl::StatusOr<std::unique_ptr<DiskGroup>> DiskGroup::Open(const DiskGroupEnv& e
   const std::string name = Upper(name_in);
   auto state = std::make_unique<State>();
   state->env = env;
+  // No other thread sees the state yet; holding mu keeps the catalog's
+  // invariant (and the analysis) simple.
+  MutexLock lock(&state->mu);
   absl::StatusOr<std::unique_ptr<internal::MetaStore>> store =
       internal::MetaStore::Open(env.io, env.metadata_dir, name, &state->cat, env.read_only);
   if (!store.ok()) return store.status();
@@ -280,8 +287,8 @@ absl::Status MountWithMissingDisks(DiskGroup::State& s,
 }  // namespace internal
 
 absl::Status DiskGroup::Close() {
-  std::unique_lock io_lock(s_->io_mu);
-  std::lock_guard lock(s_->mu);
+  WriterMutexLock io_lock(&s_->io_mu);
+  MutexLock lock(&s_->mu);
   absl::Status st = s_->env.read_only ? absl::OkStatus()
                     : s_->broken.ok() ? s_->store->Checkpoint(s_->cat)
                                       : s_->broken;
@@ -289,32 +296,33 @@ absl::Status DiskGroup::Close() {
   return st.ok() ? close : st;
 }
 
-const std::string& DiskGroup::name() const { return s_->cat.name; }
-Redundancy DiskGroup::redundancy() const { return s_->cat.redundancy; }
-uint64_t DiskGroup::au_size() const { return s_->cat.au_size; }
-uint32_t DiskGroup::disk_count() const { return static_cast<uint32_t>(s_->cat.disks.size()); }
-DiskRef DiskGroup::disk(uint32_t index) const { return s_->cat.disks.at(index).ref; }
+const std::string& DiskGroup::name() const { return s_->fixed().name; }
+Redundancy DiskGroup::redundancy() const { return s_->fixed().redundancy; }
+uint64_t DiskGroup::au_size() const { return s_->fixed().au_size; }
+uint32_t DiskGroup::disk_count() const { return static_cast<uint32_t>(s_->fixed().disks.size()); }
+DiskRef DiskGroup::disk(uint32_t index) const { return s_->fixed().disks.at(index).ref; }
 std::vector<uint32_t> DiskGroup::Partners(uint32_t index) const {
-  return s_->cat.disks.at(index).partners;
+  return s_->fixed().disks.at(index).partners;
 }
 cell::CellService* DiskGroup::cell(uint32_t i) const { return s_->env.cells.at(i); }
 uint32_t DiskGroup::cell_count() const { return static_cast<uint32_t>(s_->env.cells.size()); }
 uint64_t DiskGroup::metadata_sequence() const {
-  std::lock_guard lock(s_->mu);
+  MutexLock lock(&s_->mu);
   return s_->cat.seq;
 }
 
 std::vector<std::string> DiskGroup::metadata_repairs() const {
-  std::lock_guard lock(s_->mu);
+  MutexLock lock(&s_->mu);
   return s_->store->repairs();
 }
 
 absl::StatusOr<uint32_t> DiskGroup::FindDisk(std::string_view grid_disk_name) const {
   const std::string want = Upper(grid_disk_name);
-  for (uint32_t i = 0; i < s_->cat.disks.size(); ++i) {
-    if (Upper(s_->cat.disks[i].name) == want) return i;
+  const Catalog& cat = s_->fixed();
+  for (uint32_t i = 0; i < cat.disks.size(); ++i) {
+    if (Upper(cat.disks[i].name) == want) return i;
   }
-  return absl::NotFoundError(fmt::format("disk group {} has no disk {}", s_->cat.name,
+  return absl::NotFoundError(fmt::format("disk group {} has no disk {}", cat.name,
                                          std::string(grid_disk_name)));
 }
 
@@ -352,7 +360,7 @@ absl::StatusOr<FileInfo> DiskGroup::CreateFile(const FileSpec& spec_in) {
   spec.db_name = Upper(spec.db_name);
   absl::Status st = ValidateSpec(spec);
   if (!st.ok()) return st;
-  std::lock_guard lock(s_->mu);
+  MutexLock lock(&s_->mu);
   Catalog& cat = s_->cat;
   const uint64_t count = (spec.size_bytes + cat.au_size - 1) / cat.au_size;
   const uint32_t number = cat.next_file;
@@ -387,7 +395,7 @@ absl::StatusOr<FileInfo> DiskGroup::ResizeFile(uint32_t file, uint64_t new_size)
     return absl::InvalidArgumentError(fmt::format(
         "file size {} bytes is not a positive multiple of 512", new_size));
   }
-  std::lock_guard lock(s_->mu);
+  MutexLock lock(&s_->mu);
   Catalog& cat = s_->cat;
   auto it = cat.files.find(file);
   if (it == cat.files.end()) {
@@ -418,10 +426,10 @@ absl::StatusOr<FileInfo> DiskGroup::ResizeFile(uint32_t file, uint64_t new_size)
 absl::Status DiskGroup::DeleteFile(uint32_t file) {
   // Exclusive I/O until the cells have forgotten the freed AUs: no write of a
   // file that reuses them can come before the discards (issue 11).
-  std::unique_lock io_lock(s_->io_mu);
+  WriterMutexLock io_lock(&s_->io_mu);
   std::vector<std::pair<uint32_t, cell::DiscardRequest>> discards;
   {
-    std::lock_guard lock(s_->mu);
+    MutexLock lock(&s_->mu);
     auto it = s_->cat.files.find(file);
     if (it == s_->cat.files.end()) {
       return absl::NotFoundError(fmt::format("disk group {} has no file {}", s_->cat.name, file));
@@ -436,7 +444,7 @@ absl::Status DiskGroup::DeleteFile(uint32_t file) {
 }
 
 absl::StatusOr<FileInfo> DiskGroup::LookupFile(uint32_t file) const {
-  std::lock_guard lock(s_->mu);
+  MutexLock lock(&s_->mu);
   auto it = s_->cat.files.find(file);
   if (it == s_->cat.files.end()) {
     return absl::NotFoundError(fmt::format("disk group {} has no file {}", s_->cat.name, file));
@@ -446,7 +454,7 @@ absl::StatusOr<FileInfo> DiskGroup::LookupFile(uint32_t file) const {
 
 absl::StatusOr<FileInfo> DiskGroup::LookupFile(std::string_view name) const {
   const std::string want = Upper(name);
-  std::lock_guard lock(s_->mu);
+  MutexLock lock(&s_->mu);
   for (const auto& [n, f] : s_->cat.files) {
     if (Upper(f.info.name) == want) return f.info;
   }
@@ -455,7 +463,7 @@ absl::StatusOr<FileInfo> DiskGroup::LookupFile(std::string_view name) const {
 }
 
 std::vector<FileInfo> DiskGroup::ListFiles() const {
-  std::lock_guard lock(s_->mu);
+  MutexLock lock(&s_->mu);
   std::vector<FileInfo> out;
   for (const auto& [n, f] : s_->cat.files) out.push_back(f.info);
   return out;
@@ -463,8 +471,8 @@ std::vector<FileInfo> DiskGroup::ListFiles() const {
 
 absl::StatusOr<std::vector<Extent>> DiskGroup::ExtentMap(uint32_t file, uint64_t file_offset,
                                                          uint64_t length) const {
-  std::lock_guard lock(s_->mu);
-  const Catalog& cat = s_->cat;
+  MutexLock lock(&s_->mu);
+  const Catalog& cat = s_->catalog();
   auto it = cat.files.find(file);
   if (it == cat.files.end()) {
     return absl::NotFoundError(fmt::format("disk group {} has no file {}", cat.name, file));
@@ -517,13 +525,13 @@ static SpaceInfo SpaceOf(const Catalog& cat) {
 }
 
 SpaceInfo DiskGroup::Space() const {
-  std::lock_guard lock(s_->mu);
+  MutexLock lock(&s_->mu);
   return SpaceOf(s_->cat);
 }
 
 DiskGroupView DiskGroup::View() const {
-  std::lock_guard lock(s_->mu);
-  const Catalog& cat = s_->cat;
+  MutexLock lock(&s_->mu);
+  const Catalog& cat = s_->catalog();
   DiskGroupView v;
   v.name = cat.name;
   v.state = s_->broken.ok() ? "MOUNTED" : "DISMOUNTED";
@@ -543,8 +551,8 @@ DiskGroupView DiskGroup::View() const {
 }
 
 std::vector<DiskView> DiskGroup::Disks() const {
-  std::lock_guard lock(s_->mu);
-  const Catalog& cat = s_->cat;
+  MutexLock lock(&s_->mu);
+  const Catalog& cat = s_->catalog();
   std::vector<DiskView> out;
   for (uint32_t i = 0; i < cat.disks.size(); ++i) {
     const DiskRec& d = cat.disks[i];
@@ -574,8 +582,8 @@ std::vector<DiskView> DiskGroup::Disks() const {
 }
 
 std::vector<FileView> DiskGroup::Files() const {
-  std::lock_guard lock(s_->mu);
-  const Catalog& cat = s_->cat;
+  MutexLock lock(&s_->mu);
+  const Catalog& cat = s_->catalog();
   std::vector<FileView> out;
   for (const auto& [n, f] : cat.files) {
     FileView v;
@@ -593,8 +601,8 @@ std::vector<FileView> DiskGroup::Files() const {
 }
 
 absl::Status DiskGroup::CheckConsistency() const {
-  std::lock_guard lock(s_->mu);
-  const Catalog& cat = s_->cat;
+  MutexLock lock(&s_->mu);
+  const Catalog& cat = s_->catalog();
   auto breach = [&](const std::string& msg) {
     return absl::InternalError(fmt::format("disk group {}: {}", cat.name, msg));
   };

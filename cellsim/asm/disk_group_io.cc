@@ -142,7 +142,8 @@ absl::Status CheckRange(const FileRec& f, uint64_t offset, uint64_t length) {
 // are invalid get their status set and produce no piece.
 template <typename Req, typename GetPtr>
 static std::vector<Piece> SplitRequests(const DiskGroup::State& s, const FileRec& f,
-                                        absl::Span<Req> requests, GetPtr get_ptr) {
+                                        absl::Span<Req> requests, GetPtr get_ptr)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
   std::vector<Piece> pieces;
   const uint64_t au = s.cat.au_size;
   for (size_t r = 0; r < requests.size(); ++r) {
@@ -172,7 +173,8 @@ static std::vector<Piece> SplitRequests(const DiskGroup::State& s, const FileRec
 }
 
 // The catalog record of `file` (requires mu).
-static absl::StatusOr<const FileRec*> FindFile(const DiskGroup::State& s, uint32_t file) {
+static absl::StatusOr<const FileRec*> FindFile(const DiskGroup::State& s, uint32_t file)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
   auto it = s.cat.files.find(file);
   if (it == s.cat.files.end()) {
     return absl::NotFoundError(fmt::format("disk group {} has no file {}", s.cat.name, file));
@@ -186,7 +188,8 @@ static absl::StatusOr<const FileRec*> FindFile(const DiskGroup::State& s, uint32
 template <typename Req, typename GetPtr>
 static absl::Status SplitFileRequests(const DiskGroup::State& s, uint32_t file,
                                       absl::Span<Req> requests, GetPtr get_ptr,
-                                      std::vector<Piece>* pieces, uint32_t* block_size) {
+                                      std::vector<Piece>* pieces, uint32_t* block_size)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
   absl::StatusOr<const FileRec*> f = FindFile(s, file);
   if (!f.ok()) return f.status();
   *block_size = std::max<uint32_t>((*f)->info.block_size, 512);
@@ -196,9 +199,10 @@ static absl::Status SplitFileRequests(const DiskGroup::State& s, uint32_t file,
 
 // The cell request for copy `c` of piece `p`.
 static CopyIo PieceCopyIo(const DiskGroup::State& s, const Piece& p, uint32_t c) {
-  const internal::DiskRec& d = s.cat.disks[p.locs[c].disk];
+  const internal::DiskRec& d = s.fixed().disks[p.locs[c].disk];  // its ref
   return CopyIo{d.ref.cell, d.ref.grid_disk,
-                s.AuOffset(p.locs[c].au) + p.file_offset % s.cat.au_size, p.data, p.length, {}};
+                s.AuOffset(p.locs[c].au) + p.file_offset % s.fixed().au_size, p.data, p.length,
+                {}};
 }
 
 // ENOSPC / EDQUOT under a grid disk (absl maps both to ResourceExhausted):
@@ -211,13 +215,14 @@ static bool IsOutOfSpace(const absl::Status& st) {
 // ResourceExhausted naming the file and the disk (which stays online).
 static absl::Status OutOfSpaceError(const DiskGroup::State& s, const std::string& op,
                                     uint32_t file,
-                                    const std::vector<std::pair<CopyLoc, absl::Status>>& failed) {
+                                    const std::vector<std::pair<CopyLoc, absl::Status>>& failed)
+    ABSL_LOCKS_EXCLUDED(s.mu) {
   for (const auto& [loc, err] : failed) {
     if (!IsOutOfSpace(err)) continue;
     return absl::ResourceExhaustedError(fmt::format(
         "{} of {}: grid disk {} is out of space ({}); the disk stays online, free space on its "
         "filesystem and retry",
-        op, s.FileLabel(file), s.cat.disks[loc.disk].name, std::string(err.message())));
+        op, s.FileLabel(file), s.fixed().disks[loc.disk].name, std::string(err.message())));
   }
   return absl::OkStatus();
 }
@@ -228,7 +233,7 @@ static absl::Status OutOfSpaceError(const DiskGroup::State& s, const std::string
 // disk stays online: a full filesystem is not a failed disk.
 static absl::Status RecordCopyFailures(DiskGroup::State& s,
                                        const std::vector<std::pair<CopyLoc, absl::Status>>& failed,
-                                       AsmIoResult* result) {
+                                       AsmIoResult* result) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
   if (failed.empty()) return absl::OkStatus();
   std::vector<std::vector<uint8_t>> bodies;
   std::vector<CopyLoc> locs;
@@ -273,11 +278,11 @@ absl::Status DiskGroup::Write(uint32_t file, absl::Span<AsmWriteRequest> request
                               AsmIoResult* result) {
   AsmIoResult local;
   AsmIoResult* res = result != nullptr ? result : &local;
-  std::shared_lock io_lock(s_->io_mu);
+  ReaderMutexLock io_lock(&s_->io_mu);
   std::vector<Piece> pieces;
   uint32_t block_size = 0;
   {
-    std::lock_guard lock(s_->mu);
+    MutexLock lock(&s_->mu);
     absl::Status found = SplitFileRequests(
         *s_, file, requests,
         [](AsmWriteRequest& r) {
@@ -315,7 +320,7 @@ absl::Status DiskGroup::Write(uint32_t file, absl::Span<AsmWriteRequest> request
   std::vector<std::pair<size_t, uint32_t>> owner;  // (piece, copy)
   for (size_t i = 0; i < pieces.size(); ++i) {
     Piece& p = pieces[i];
-    for (uint32_t c = 0; c < s_->cat.copies(); ++c) {
+    for (uint32_t c = 0; c < s_->fixed().copies(); ++c) {
       if (!p.online[c]) continue;
       ios.push_back(PieceCopyIo(*s_, p, c));
       owner.emplace_back(i, c);
@@ -337,7 +342,7 @@ absl::Status DiskGroup::Write(uint32_t file, absl::Span<AsmWriteRequest> request
   }
   absl::Status meta;
   {
-    std::lock_guard lock(s_->mu);
+    MutexLock lock(&s_->mu);
     meta = RecordCopyFailures(*s_, CopiesToMarkStale(pieces, ios, owner), res);
   }
   // A piece that lost a copy to a full filesystem is not acknowledged: the
@@ -444,7 +449,7 @@ void RepairBadCopies(DiskGroup::State& s, const std::vector<Piece>& pieces,
   }
   res->bad_blocks_repaired += repaired;
   s.bad_blocks_repaired += repaired;
-  std::lock_guard lock(s.mu);
+  MutexLock lock(&s.mu);
   (void)RecordCopyFailures(s, failed, res);
 }
 
@@ -454,7 +459,7 @@ absl::Status UnreadablePieceError(const DiskGroup::State& s, uint32_t file, cons
                                   const ReadOutcome& out) {
   if (!out.bad_checksum.empty() && out.bad_checksum.size() == out.errored.size()) {
     std::vector<std::string> disks;
-    for (uint32_t c : out.errored) disks.push_back(s.cat.disks[p.locs[c].disk].name);
+    for (uint32_t c : out.errored) disks.push_back(s.fixed().disks[p.locs[c].disk].name);
     return absl::DataLossError(fmt::format(
         "ORA-01578: ORACLE data block corrupted: block {} of {} fails its checksum on every "
         "copy tried ({}): no good copy to repair it from",
@@ -473,12 +478,12 @@ absl::Status DiskGroup::Read(uint32_t file, absl::Span<AsmReadRequest> requests,
                              AsmIoResult* result) {
   AsmIoResult local;
   AsmIoResult* res = result != nullptr ? result : &local;
-  std::shared_lock io_lock(s_->io_mu);
+  ReaderMutexLock io_lock(&s_->io_mu);
   std::vector<Piece> pieces;
   uint32_t block_size = 0;
   FileType type = FileType::kDataFile;
   {
-    std::lock_guard lock(s_->mu);
+    MutexLock lock(&s_->mu);
     absl::Status found = SplitFileRequests(
         *s_, file, requests,
         [](AsmReadRequest& r) { return std::make_pair(r.buffer.data(), uint64_t{r.buffer.size()}); },
@@ -486,7 +491,7 @@ absl::Status DiskGroup::Read(uint32_t file, absl::Span<AsmReadRequest> requests,
     if (!found.ok()) return found;
     type = s_->cat.files.at(file).info.type;
   }
-  const uint32_t copies = s_->cat.copies();
+  const uint32_t copies = s_->fixed().copies();
   std::vector<ReadOutcome> out(pieces.size());
   for (uint32_t round = 0; round < copies; ++round) {
     std::vector<CopyIo> ios;
@@ -522,7 +527,7 @@ absl::Status DiskGroup::Read(uint32_t file, absl::Span<AsmReadRequest> requests,
       if (pieces[i].error.ok()) {
         pieces[i].error = bad ? absl::DataLossError(fmt::format(
                                     "block {} fails its checksum on {}", *bad,
-                                    s_->cat.disks[pieces[i].locs[c].disk].name))
+                                    s_->fixed().disks[pieces[i].locs[c].disk].name))
                               : ios[k].status;
       }
       out[i].errored.push_back(c);
@@ -558,7 +563,8 @@ struct FormatPlan {
   uint32_t block_size = 512;
 };
 static absl::Status PlanFormat(DiskGroup::State& s, uint32_t file, const FormatOptions& options,
-                               FormatPlan* plan, FormatResult* res) {
+                               FormatPlan* plan, FormatResult* res)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
   absl::StatusOr<const FileRec*> found = FindFile(s, file);
   if (!found.ok()) return found.status();
   const FileRec& f = **found;
@@ -708,10 +714,10 @@ absl::Status DiskGroup::FormatFile(uint32_t file, const FormatOptions& options,
                                    FormatResult* result) {
   FormatResult local;
   FormatResult* res = result != nullptr ? result : &local;
-  std::shared_lock io_lock(s_->io_mu);
+  ReaderMutexLock io_lock(&s_->io_mu);
   FormatPlan plan;
   {
-    std::lock_guard lock(s_->mu);
+    MutexLock lock(&s_->mu);
     if (absl::Status st = PlanFormat(*s_, file, options, &plan, res); !st.ok()) return st;
   }
   std::vector<cell::FormatRangeRequest> reqs(plan.jobs.size());
@@ -720,7 +726,7 @@ absl::Status DiskGroup::FormatFile(uint32_t file, const FormatOptions& options,
   FormatTally tally = TallyFormat(plan, reqs, latency, res);
   absl::Status meta;
   {
-    std::lock_guard lock(s_->mu);
+    MutexLock lock(&s_->mu);
     meta = RecordCopyFailures(*s_, tally.failed, &res->result);
   }
   return FormatError(*s_, file, plan, tally, meta);

@@ -38,7 +38,8 @@ struct CopyJob {
 
 // Runs copy jobs in batches: reads with failover over the sources, then one
 // write per job to its target. Adds I/O to `io`.
-void RunCopyJobs(const DiskGroup::State& s, std::vector<CopyJob>& jobs, AsmIoStats* io) {
+void RunCopyJobs(const DiskGroup::State& s, std::vector<CopyJob>& jobs, AsmIoStats* io)
+    ABSL_LOCKS_EXCLUDED(s.mu) {
   size_t start = 0;
   while (start < jobs.size()) {
     size_t end = start;
@@ -60,7 +61,7 @@ void RunCopyJobs(const DiskGroup::State& s, std::vector<CopyJob>& jobs, AsmIoSta
         const size_t k = j - start;
         if (have[k] || next[k] >= jobs[j].sources.size()) continue;
         const CopyLoc src = jobs[j].sources[next[k]++];
-        const DiskRec& d = s.cat.disks[src.disk];
+        const DiskRec& d = s.fixed().disks[src.disk];  // its ref
         ios.push_back(CopyIo{d.ref.cell, d.ref.grid_disk, s.AuOffset(src.au) + jobs[j].in_au_offset,
                              bufs[k].data(), jobs[j].length, {}});
         owner.push_back(k);
@@ -79,7 +80,7 @@ void RunCopyJobs(const DiskGroup::State& s, std::vector<CopyJob>& jobs, AsmIoSta
         jobs[j].no_source = true;
         continue;
       }
-      const DiskRec& d = s.cat.disks[jobs[j].target.disk];
+      const DiskRec& d = s.fixed().disks[jobs[j].target.disk];  // its ref
       writes.push_back(CopyIo{d.ref.cell, d.ref.grid_disk,
                               s.AuOffset(jobs[j].target.au) + jobs[j].in_au_offset, bufs[k].data(),
                               jobs[j].length, {}});
@@ -98,7 +99,8 @@ void RunCopyJobs(const DiskGroup::State& s, std::vector<CopyJob>& jobs, AsmIoSta
 }
 
 // Other copies of the extent owning `loc` that are online and current.
-std::vector<CopyLoc> SourcesOf(const DiskGroup::State& s, CopyLoc loc) {
+std::vector<CopyLoc> SourcesOf(const DiskGroup::State& s, CopyLoc loc)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
   std::vector<CopyLoc> out;
   const internal::AuOwner& o = s.cat.disks[loc.disk].owners[loc.au];
   const FileRec& f = s.cat.files.at(o.file);
@@ -114,7 +116,8 @@ std::vector<CopyLoc> SourcesOf(const DiskGroup::State& s, CopyLoc loc) {
 // Persists the outcome of copy jobs (requires mu): stale marks of rewritten
 // whole AUs are cleared; targets that failed go offline.
 absl::Status CommitCopyJobs(DiskGroup::State& s, const std::vector<CopyJob>& jobs,
-                            bool clears_stale, ResyncResult* res) {
+                            bool clears_stale, ResyncResult* res)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
   std::vector<CopyLoc> cleared;
   std::map<uint32_t, absl::Status> failed_disks;
   for (const CopyJob& j : jobs) {
@@ -147,10 +150,11 @@ absl::Status CommitCopyJobs(DiskGroup::State& s, const std::vector<CopyJob>& job
 }
 
 // Copies the stale AUs of `disk` from good copies (requires io_mu exclusive).
-absl::Status ResyncDisk(DiskGroup::State& s, uint32_t disk, ResyncResult* res) {
+absl::Status ResyncDisk(DiskGroup::State& s, uint32_t disk, ResyncResult* res)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.io_mu) ABSL_LOCKS_EXCLUDED(s.mu) {
   std::vector<CopyJob> jobs;
   {
-    std::lock_guard lock(s.mu);
+    MutexLock lock(&s.mu);
     const DiskRec& d = s.cat.disks[disk];
     for (uint32_t au : d.stale) {
       const internal::AuOwner& o = d.owners[au];
@@ -164,14 +168,16 @@ absl::Status ResyncDisk(DiskGroup::State& s, uint32_t disk, ResyncResult* res) {
   }
   if (jobs.empty()) return absl::OkStatus();
   RunCopyJobs(s, jobs, &res->io);
-  std::lock_guard lock(s.mu);
+  MutexLock lock(&s.mu);
   return CommitCopyJobs(s, jobs, /*clears_stale=*/true, res);
 }
 
-absl::Status ResyncOnlineDisks(DiskGroup::State& s, ResyncResult* res) {
+// Resyncs every online disk with stale AUs (requires io_mu exclusive).
+absl::Status ResyncOnlineDisks(DiskGroup::State& s, ResyncResult* res)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.io_mu) ABSL_LOCKS_EXCLUDED(s.mu) {
   std::vector<uint32_t> todo;
   {
-    std::lock_guard lock(s.mu);
+    MutexLock lock(&s.mu);
     for (uint32_t i = 0; i < s.cat.disks.size(); ++i) {
       if (s.cat.disks[i].online && !s.cat.disks[i].stale.empty()) todo.push_back(i);
     }
@@ -187,8 +193,8 @@ absl::Status ResyncOnlineDisks(DiskGroup::State& s, ResyncResult* res) {
 }  // namespace
 
 absl::Status DiskGroup::OfflineDisk(uint32_t disk) {
-  std::unique_lock io_lock(s_->io_mu);
-  std::lock_guard lock(s_->mu);
+  WriterMutexLock io_lock(&s_->io_mu);
+  MutexLock lock(&s_->mu);
   if (disk >= s_->cat.disks.size()) {
     return absl::NotFoundError(fmt::format("disk group {} has no disk {}", s_->cat.name, disk));
   }
@@ -216,8 +222,8 @@ absl::Status DiskGroup::OfflineDisk(uint32_t disk) {
 }
 
 absl::Status DiskGroup::MarkDiskReplaced(uint32_t disk) {
-  std::unique_lock io_lock(s_->io_mu);
-  std::lock_guard lock(s_->mu);
+  WriterMutexLock io_lock(&s_->io_mu);
+  MutexLock lock(&s_->mu);
   if (disk >= s_->cat.disks.size()) {
     return absl::NotFoundError(fmt::format("disk group {} has no disk {}", s_->cat.name, disk));
   }
@@ -241,7 +247,7 @@ absl::Status DiskGroup::MarkDiskReplaced(uint32_t disk) {
 absl::Status DiskGroup::OnlineAll(ResyncResult* result) {
   std::vector<uint32_t> disks;
   {
-    std::lock_guard lock(s_->mu);
+    MutexLock lock(&s_->mu);
     for (uint32_t d = 0; d < s_->cat.disks.size(); ++d) {
       if (!s_->cat.disks[d].online || !s_->cat.disks[d].stale.empty()) disks.push_back(d);
     }
@@ -255,9 +261,9 @@ absl::Status DiskGroup::OnlineAll(ResyncResult* result) {
 absl::Status DiskGroup::OnlineDisk(uint32_t disk, ResyncResult* result) {
   ResyncResult local;
   ResyncResult* res = result != nullptr ? result : &local;
-  std::unique_lock io_lock(s_->io_mu);
+  WriterMutexLock io_lock(&s_->io_mu);
   {
-    std::lock_guard lock(s_->mu);
+    MutexLock lock(&s_->mu);
     if (disk >= s_->cat.disks.size()) {
       return absl::NotFoundError(fmt::format("disk group {} has no disk {}", s_->cat.name, disk));
     }
@@ -267,7 +273,7 @@ absl::Status DiskGroup::OnlineDisk(uint32_t disk, ResyncResult* result) {
   absl::Status st = ResyncDisk(*s_, disk, res);
   if (!st.ok()) return st;
   {
-    std::lock_guard lock(s_->mu);
+    MutexLock lock(&s_->mu);
     if (!s_->cat.disks[disk].online) {
       std::vector<std::vector<uint8_t>> bodies;
       bodies.push_back(internal::MakeDiskStateRecord(disk, true, ""));
@@ -282,24 +288,25 @@ absl::Status DiskGroup::OnlineDisk(uint32_t disk, ResyncResult* result) {
 
 absl::Status DiskGroup::ResyncStale(ResyncResult* result) {
   ResyncResult local;
-  std::unique_lock io_lock(s_->io_mu);
+  WriterMutexLock io_lock(&s_->io_mu);
   return ResyncOnlineDisks(*s_, result != nullptr ? result : &local);
 }
 
 absl::Status DiskGroup::ResyncLostRanges(ResyncResult* result) {
   ResyncResult local;
   ResyncResult* res = result != nullptr ? result : &local;
-  std::unique_lock io_lock(s_->io_mu);
+  WriterMutexLock io_lock(&s_->io_mu);
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> disk_of;  // (cell, grid disk) -> disk
-  for (uint32_t i = 0; i < s_->cat.disks.size(); ++i) {
-    disk_of[{s_->cat.disks[i].ref.cell, s_->cat.disks[i].ref.grid_disk}] = i;
+  const internal::Catalog& fixed = s_->fixed();
+  for (uint32_t i = 0; i < fixed.disks.size(); ++i) {
+    disk_of[{fixed.disks[i].ref.cell, fixed.disks[i].ref.grid_disk}] = i;
   }
   std::vector<CopyJob> jobs;
   for (uint32_t c = 0; c < s_->env.cells.size(); ++c) {
     if (s_->env.cells[c] == nullptr) continue;
     absl::StatusOr<std::vector<cell::LostRange>> lost = s_->env.cells[c]->LostRanges();
     if (!lost.ok()) return lost.status();
-    std::lock_guard lock(s_->mu);
+    MutexLock lock(&s_->mu);
     const uint64_t au_size = s_->cat.au_size;
     for (const cell::LostRange& r : *lost) {
       auto it = disk_of.find({c, r.grid_disk});
@@ -339,14 +346,14 @@ absl::Status DiskGroup::ResyncLostRanges(ResyncResult* result) {
   }
   if (jobs.empty()) return absl::OkStatus();
   RunCopyJobs(*s_, jobs, &res->io);
-  std::lock_guard lock(s_->mu);
+  MutexLock lock(&s_->mu);
   return CommitCopyJobs(*s_, jobs, /*clears_stale=*/false, res);
 }
 
 absl::Status DiskGroup::Scrub(const ScrubOptions& options, ScrubResult* result) {
   ScrubResult local;
   ScrubResult* res = result != nullptr ? result : &local;
-  std::unique_lock io_lock(s_->io_mu);
+  WriterMutexLock io_lock(&s_->io_mu);
   struct Item {
     uint32_t file, extent;
     uint64_t file_offset, length;
@@ -354,7 +361,7 @@ absl::Status DiskGroup::Scrub(const ScrubOptions& options, ScrubResult* result) 
   };
   std::vector<Item> items;
   {
-    std::lock_guard lock(s_->mu);
+    MutexLock lock(&s_->mu);
     for (const auto& [num, f] : s_->cat.files) {
       for (uint32_t x = 0; x < f.extents.size(); ++x) {
         Item it{num, x, uint64_t{x} * s_->cat.au_size, s_->ExtentLength(f, x), {}};
@@ -384,7 +391,7 @@ absl::Status DiskGroup::Scrub(const ScrubOptions& options, ScrubResult* result) 
       for (size_t c = 0; c < items[i].copies.size(); ++c) {
         bufs.emplace_back(items[i].length);
         const CopyLoc l = items[i].copies[c];
-        const DiskRec& d = s_->cat.disks[l.disk];
+        const DiskRec& d = s_->fixed().disks[l.disk];  // its ref
         ios.push_back(CopyIo{d.ref.cell, d.ref.grid_disk, s_->AuOffset(l.au), bufs.back().data(),
                              items[i].length, {}});
         owner.emplace_back(i, c);
@@ -419,8 +426,8 @@ absl::Status DiskGroup::Scrub(const ScrubOptions& options, ScrubResult* result) 
             while (a[at] == b[at]) ++at;
             res->mismatches.push_back(
                 ScrubMismatch{it.file, it.extent, it.file_offset + at,
-                              s_->cat.disks[it.copies[ref].disk].name,
-                              s_->cat.disks[it.copies[c].disk].name});
+                              s_->fixed().disks[it.copies[ref].disk].name,
+                              s_->fixed().disks[it.copies[c].disk].name});
             bad = true;
           }
         }
@@ -443,7 +450,7 @@ absl::Status DiskGroup::Scrub(const ScrubOptions& options, ScrubResult* result) 
     start = end;
   }
   if (!failed.empty()) {
-    std::lock_guard lock(s_->mu);
+    MutexLock lock(&s_->mu);
     std::vector<std::vector<uint8_t>> bodies;
     std::vector<CopyLoc> locs;
     std::set<uint32_t> offlined;

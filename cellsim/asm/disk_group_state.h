@@ -3,7 +3,8 @@
 // Locking: `io_mu` is taken shared by reads, writes and formats and exclusively
 // by maintenance (offline/online, resync, scrub), so a resync never races a
 // write to the extent it copies. `mu` guards the catalog and the metadata store
-// and is never held across cell I/O. Order: io_mu, then mu.
+// and is never held across cell I/O. Order: io_mu, then mu (mu is
+// ABSL_ACQUIRED_AFTER io_mu; clang's -Wthread-safety checks both).
 //
 // Private to cellsim/asm.
 #ifndef CELLSIM_ASM_DISK_GROUP_STATE_H_
@@ -13,8 +14,6 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
-#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -23,6 +22,7 @@
 #include "cellsim/asm/catalog.h"
 #include "cellsim/asm/disk_group.h"
 #include "cellsim/asm/meta_store.h"
+#include "cellsim/base/mutex.h"
 
 namespace cellsim::asmgr {
 
@@ -30,27 +30,40 @@ struct DiskGroup::State {
   DiskGroupEnv env;
   uint64_t checkpoint_after = 4ull << 20;
 
-  mutable std::shared_mutex io_mu;
-  mutable std::mutex mu;
-  internal::Catalog cat;                       // guarded by mu
-  std::unique_ptr<internal::MetaStore> store;  // guarded by mu
-  absl::Status broken;  // set by a failed metadata write: the group is dismounted
+  mutable SharedMutex io_mu;
+  mutable Mutex mu ABSL_ACQUIRED_AFTER(io_mu);
+  internal::Catalog cat ABSL_GUARDED_BY(mu);
+  std::unique_ptr<internal::MetaStore> store ABSL_GUARDED_BY(mu);
+  // Set by a failed metadata write: the group is dismounted.
+  absl::Status broken ABSL_GUARDED_BY(mu);
   // Copies rewritten by bad-block repair since mount (DiskGroupView).
   std::atomic<uint64_t> bad_blocks_repaired{0};
 
   // Persists `bodies` as the next records and applies them. Requires mu.
   // FailedPrecondition once the group has been dismounted by an earlier
   // metadata write error (which this call reports the first time).
-  [[nodiscard]] absl::Status Commit(std::vector<std::vector<uint8_t>> bodies);
+  [[nodiscard]] absl::Status Commit(std::vector<std::vector<uint8_t>> bodies)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+
+  // The catalog's fields that never change once the group exists: its name,
+  // redundancy and AU size, and the disk list with each disk's ref, name,
+  // failure group, size and partners (not online, stale, owners: those need
+  // mu). The analysis cannot tell fields of one guarded member apart, so these
+  // few are read through fixed() without mu.
+  const internal::Catalog& fixed() const ABSL_NO_THREAD_SAFETY_ANALYSIS { return cat; }
+  // The whole catalog, read-only, for a function that holds mu (clang loses
+  // the lock when a const reference is bound to `cat` directly).
+  const internal::Catalog& catalog() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return cat; }
 
   // The byte offset of an AU in its grid disk.
-  uint64_t AuOffset(uint32_t au) const { return uint64_t{au} * cat.au_size; }
+  uint64_t AuOffset(uint32_t au) const { return uint64_t{au} * fixed().au_size; }
   // Valid bytes of extent `x` of file `f`.
   uint64_t ExtentLength(const internal::FileRec& f, uint32_t x) const {
-    const uint64_t off = uint64_t{x} * cat.au_size;
-    return std::min<uint64_t>(cat.au_size, f.info.size_bytes - off);
+    const uint64_t off = uint64_t{x} * fixed().au_size;
+    return std::min<uint64_t>(fixed().au_size, f.info.size_bytes - off);
   }
-  std::string FileLabel(uint32_t file) const;  // its name, or "file N"
+  // Its name, or "file N" (for error messages built after mu is released).
+  std::string FileLabel(uint32_t file) const ABSL_LOCKS_EXCLUDED(mu);
 };
 
 namespace internal {
@@ -72,7 +85,8 @@ void DoCellIo(const DiskGroupEnv& env, bool write, absl::Span<CopyIo> ios, AsmIo
 // The copies of `extents` on online disks, as cell discard requests (requires
 // mu): what DiscardCopies sends once the AUs are freed.
 std::vector<std::pair<uint32_t, cell::DiscardRequest>> DiscardRequestsFor(
-    const DiskGroup::State& s, const std::vector<ExtentLocs>& extents);
+    const DiskGroup::State& s, const std::vector<ExtentLocs>& extents)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
 // Tells each cell that its ranges of `requests` (cell, request) hold nothing
 // any more (CellService::Discard), all cells at once. Call it after the commit
 // that freed them and before the AUs can be written again (hold io_mu
@@ -93,7 +107,8 @@ void RunConcurrently(Clock* clock, const std::vector<uint32_t>& items,
 // why) when disks of `copies` failure groups are missing, or an extent would
 // have no current copy.
 [[nodiscard]] absl::Status MountWithMissingDisks(
-    DiskGroup::State& s, const std::map<uint32_t, cell::CellDescription>& described);
+    DiskGroup::State& s, const std::map<uint32_t, cell::CellDescription>& described)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
 
 // Adds one cell's statistics to `io` (per cell and summed).
 void AddCellStats(AsmIoStats* io, size_t cells, uint32_t cell, const cell::CellIoStats& s);

@@ -48,7 +48,7 @@ ProgressBar::~ProgressBar() { Finish(); }
 
 void ProgressBar::Update(const std::string& item, uint64_t done, uint64_t total) {
   if (!enabled_) return;
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   items_[item] = {done, total};
   const uint64_t now = SystemClock()->NowNanos();
   bool all_done = true;
@@ -68,7 +68,7 @@ void ProgressBar::Update(const std::string& item, uint64_t done, uint64_t total)
 }
 
 void ProgressBar::Finish() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (!drawn_) return;
   std::fprintf(stderr, "\r\033[K");
   std::fflush(stderr);

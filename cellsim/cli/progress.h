@@ -11,15 +11,17 @@
 //   ... run ...
 //   bar.Finish();   // clears the line
 //
-// Thread-safety: Update may be called from several threads.
+// Thread-safety: Update may be called from several threads (mu_, a leaf
+// lock, guards the items and the drawing state).
 #ifndef CELLSIM_CLI_PROGRESS_H_
 #define CELLSIM_CLI_PROGRESS_H_
 
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <string>
 #include <string_view>
+
+#include "cellsim/base/mutex.h"
 
 namespace cellsim::cli {
 
@@ -38,18 +40,18 @@ class ProgressBar {
 
   bool enabled() const { return enabled_; }
   // Progress of one item (a file): the bar shows the sum over every item seen.
-  void Update(const std::string& item, uint64_t done, uint64_t total);
+  void Update(const std::string& item, uint64_t done, uint64_t total) ABSL_LOCKS_EXCLUDED(mu_);
   // Clears the line (idempotent).
-  void Finish();
+  void Finish() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
-  std::string label_;
-  bool enabled_;
-  std::mutex mu_;
-  std::map<std::string, std::pair<uint64_t, uint64_t>> items_;
-  uint64_t start_ns_ = 0;
-  uint64_t last_draw_ns_ = 0;
-  bool drawn_ = false;
+  const std::string label_;
+  const bool enabled_;
+  uint64_t start_ns_ = 0;  // set by the constructor
+  Mutex mu_;
+  std::map<std::string, std::pair<uint64_t, uint64_t>> items_ ABSL_GUARDED_BY(mu_);
+  uint64_t last_draw_ns_ ABSL_GUARDED_BY(mu_) = 0;
+  bool drawn_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace cellsim::cli

@@ -19,7 +19,8 @@ struct Dml {
   Recorder& rec;
 };
 
-absl::StatusOr<TableDef*> FindTable(DataEngine& e, const std::string& name) {
+absl::StatusOr<TableDef*> FindTable(DataEngine& e, const std::string& name)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   auto it = e.tables.find(name);
   if (it == e.tables.end()) {
     return absl::NotFoundError(fmt::format("ORA-00942: table or view \"{}\" does not exist", name));
@@ -30,11 +31,17 @@ absl::StatusOr<TableDef*> FindTable(DataEngine& e, const std::string& name) {
 
 // Inserts rows block by block: one undo record (and for a heap table one
 // QMI vector) per block when `array`, one per row otherwise.
+//
+// It lives inside one call of a function that holds the engine's mu (its
+// constructor requires it), so its methods assert that lock for the analysis,
+// which cannot follow the reference d_.e back to the caller's engine.
 class RowInserter {
  public:
-  RowInserter(Dml& d, TableDef& t, bool array) : d_(d), t_(t), array_(array) {}
+  RowInserter(Dml& d, TableDef& t, bool array) ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu)
+      : d_(d), t_(t), array_(array) {}
 
   absl::Status Add(Row row) {
+    d_.e.mu.AssertHeld();
     for (size_t i = 0; i < t_.columns.size(); ++i) {
       if (std::optional<std::string> err = CoerceForColumn(t_.columns[i], row[i]); err) {
         return absl::InvalidArgumentError(*err);
@@ -66,6 +73,7 @@ class RowInserter {
   }
 
   absl::Status FlushBlock() {
+    d_.e.mu.AssertHeld();
     if (pending_rows_ == 0) return absl::OkStatus();
     uint32_t undo = 0, data = 0;
     if (array_) {
@@ -123,7 +131,8 @@ absl::StatusOr<Row> Arrange(const TableDef& t, const std::vector<std::string>& n
 
 absl::StatusOr<int64_t> InsertValues(Dml& d, TableDef& t, const std::vector<std::string>& cols,
                                      const std::vector<ExprPtr>& exprs, const Row* src_row,
-                                     const std::vector<Column>* src_cols, const std::string& src_q) {
+                                     const std::vector<Column>* src_cols, const std::string& src_q)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
   Row values;
   static const std::vector<Column> kNone;
   static const Row kEmpty;
@@ -146,7 +155,8 @@ using RowVisitor = std::function<absl::StatusOr<bool>(const Row&)>;
 using RowChange = std::function<absl::StatusOr<std::optional<Row>>(const Row&)>;
 
 absl::StatusOr<int64_t> ChangeRows(Dml& d, TableDef& t, const RowVisitor& match,
-                                   const RowChange& change /* nullopt: delete */) {
+                                   const RowChange& change /* nullopt: delete */)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
   Segment* seg = d.e.TableSegment(d.sd, t, false);
   if (seg == nullptr) return 0;
   int64_t n = 0;
@@ -241,7 +251,8 @@ std::string Rows(int64_t n, std::string_view verb) {
   return fmt::format("{} rows {}.", CountWithCommas(n), verb);
 }
 
-absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out) {
+absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
   if (d.e.tables.count(c.name) != 0) {
     return absl::AlreadyExistsError(
         "ORA-00955: name is already used by an existing object");
@@ -280,7 +291,8 @@ absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out) {
   return absl::OkStatus();
 }
 
-absl::Status InsertRun(Dml& d, const Insert& ins, DataOutcome* out) {
+absl::Status InsertRun(Dml& d, const Insert& ins, DataOutcome* out)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
   absl::StatusOr<TableDef*> t = FindTable(d.e, ins.table);
   if (!t.ok()) return t.status();
   if (!ins.select) {
@@ -304,7 +316,8 @@ absl::Status InsertRun(Dml& d, const Insert& ins, DataOutcome* out) {
   return absl::OkStatus();
 }
 
-absl::Status MergeRun(Dml& d, const Merge& m, DataOutcome* out) {
+absl::Status MergeRun(Dml& d, const Merge& m, DataOutcome* out)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
   absl::StatusOr<TableDef*> t = FindTable(d.e, m.table);
   if (!t.ok()) return t.status();
   std::vector<Row> src;
@@ -340,7 +353,8 @@ absl::Status MergeRun(Dml& d, const Merge& m, DataOutcome* out) {
   return absl::OkStatus();
 }
 
-absl::Status DropOrTruncate(Dml& d, const std::string& name, bool drop, DataOutcome* out) {
+absl::Status DropOrTruncate(Dml& d, const std::string& name, bool drop, DataOutcome* out)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
   absl::StatusOr<TableDef*> t = FindTable(d.e, name);
   if (!t.ok()) return t.status();
   // DDL commits the session's transaction first.
@@ -366,7 +380,8 @@ absl::Status DropOrTruncate(Dml& d, const std::string& name, bool drop, DataOutc
   return absl::OkStatus();
 }
 
-absl::Status AlterSystem(Dml& d, const AlterSystemSet& a, DataOutcome* out) {
+absl::Status AlterSystem(Dml& d, const AlterSystemSet& a, DataOutcome* out)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
   if (a.name != "temp_undo_enabled") {
     return absl::InvalidArgumentError(fmt::format(
         "ORA-02065: illegal option for ALTER SYSTEM: cellsim does not know parameter \"{}\" "
@@ -383,7 +398,8 @@ absl::Status AlterSystem(Dml& d, const AlterSystemSet& a, DataOutcome* out) {
   return absl::OkStatus();
 }
 
-absl::Status ShowParameterRun(Dml& d, const ShowParameter& p, DataOutcome* out) {
+absl::Status ShowParameterRun(Dml& d, const ShowParameter& p, DataOutcome* out)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
   static const char* kNames[] = {"temp_undo_enabled", "undo_tablespace", "log_buffer",
                                  "db_block_size", "undo_management"};
   out->headings = {"NAME", "TYPE", "VALUE"};
@@ -402,8 +418,10 @@ absl::Status ShowParameterRun(Dml& d, const ShowParameter& p, DataOutcome* out) 
 }  // namespace
 
 absl::Status RunDml(DataEngine& e, Session::State& s, SessionData& sd, Recorder& rec,
-                    const DataStatement& st, DataOutcome* out) {
+                    const DataStatement& st, DataOutcome* out)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   Dml d{e, s, sd, rec};
+  d.e.mu.AssertHeld();  // d.e is e, whose mu the caller holds
   if (const auto* x = std::get_if<CreateTable>(&st)) return CreateTableRun(d, *x, out);
   if (const auto* x = std::get_if<DropTable>(&st)) return DropOrTruncate(d, x->name, true, out);
   if (const auto* x = std::get_if<TruncateTable>(&st)) return DropOrTruncate(d, x->name, false, out);
@@ -446,10 +464,11 @@ absl::Status RunDml(DataEngine& e, Session::State& s, SessionData& sd, Recorder&
 }
 
 DataEngine& EngineOf(Database::State& db) {
-  std::lock_guard lock(db.engine_mu);
+  MutexLock lock(&db.engine_mu);
   if (!db.engine) {
     auto e = std::make_shared<DataEngine>();
     e->db = &db;
+    MutexLock engine_lock(&e->mu);  // no other thread sees it yet
     e->all_objects_rows = db.options.all_objects_rows;
     db.engine = e;
   }
@@ -467,7 +486,7 @@ bool SetDataSessionParameter(Session::State& s, const std::string& name, const s
     return true;
   }
   DataEngine& e = EngineOf(*s.db);
-  std::lock_guard lock(e.mu);
+  MutexLock lock(&e.mu);
   // The session's value; ignored once the session has bound its temporary
   // undo mode (docs/redo.md "Temporary undo"), without an error, as Oracle.
   s.data->temp_undo_param = v == "TRUE";

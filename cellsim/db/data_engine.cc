@@ -38,12 +38,18 @@ std::vector<const LogGroup*> Thread1Groups(const FileTable& t) {
 
 }  // namespace
 
+FileTable DataEngine::FileTableCopy() const {
+  MutexLock lock(&db->mu);
+  return db->table;
+}
+
 // ---- storage ----
 
 absl::StatusOr<uint32_t> DataEngine::DataFileOf(const std::string& tablespace) const {
-  const Tablespace* ts = db->table.FindTablespace(tablespace);
+  const FileTable table = FileTableCopy();
+  const Tablespace* ts = table.FindTablespace(tablespace);
   if (ts != nullptr) {
-    for (const DataFile& f : db->table.data_files) {
+    for (const DataFile& f : table.data_files) {
       if (f.tablespace == ts->number && f.state == EntryState::kAvailable) return f.file_number;
     }
   }
@@ -55,7 +61,8 @@ absl::StatusOr<uint32_t> DataEngine::DataFileOf(const std::string& tablespace) c
 }
 
 absl::Status DataEngine::Extend(Segment& seg, bool temp) {
-  const DataFile* f = db->table.FindDataFile(seg.file_number);
+  const FileTable table = FileTableCopy();
+  const DataFile* f = table.FindDataFile(seg.file_number);
   if (f == nullptr) return absl::InternalError(fmt::format("data file {} vanished", seg.file_number));
   const uint32_t n = seg.extent_blocks;
   auto& frees = free_extents[seg.file_number];
@@ -73,7 +80,7 @@ absl::Status DataEngine::Extend(Segment& seg, bool temp) {
   const uint64_t file_blocks = f->size_bytes / kBlockSize;
   if (next + n > file_blocks) {
     const Tablespace* ts = nullptr;
-    for (const Tablespace& t : db->table.tablespaces) {
+    for (const Tablespace& t : table.tablespaces) {
       if (t.number == f->tablespace) ts = &t;
     }
     const std::string name = ts != nullptr ? ts->name : "?";
@@ -139,8 +146,9 @@ absl::Status DataEngine::Checkpoint(Recorder& /*rec*/) {
   for (auto& [key, cb] : cache) {
     if (cb.dirty && !cb.temp) by_file[static_cast<uint32_t>(key >> 32)].push_back({static_cast<uint32_t>(key), &cb});
   }
+  const FileTable table = FileTableCopy();
   for (auto& [file, blocks] : by_file) {
-    const DataFile* f = db->table.FindDataFile(file);
+    const DataFile* f = table.FindDataFile(file);
     if (f == nullptr) continue;
     absl::StatusOr<asmgr::DiskGroup*> dg = FindDiskGroup(db->rack, f->file.disk_group);
     if (!dg.ok()) return dg.status();
@@ -295,7 +303,7 @@ absl::Status DataEngine::AddUndo(Recorder& rec, SessionData& sd, bool temporary_
 absl::Status DataEngine::Commit(Recorder& rec, SessionData& sd) {
   Transaction& t = sd.txn;
   const bool had = t.active;
-  if (had && t.perm_begun && Thread1Groups(db->table).empty()) {
+  if (had && t.perm_begun && Thread1Groups(FileTableCopy()).empty()) {
     // Nowhere to write the commit: the transaction stays open (rollback works).
     return absl::FailedPreconditionError(
         "ORA-00313: open failed for members of log group: thread 1 has no online log group "
@@ -369,7 +377,8 @@ absl::Status DataEngine::Rollback(Recorder& rec, SessionData& sd) {
 absl::Status DataEngine::FlushLog(Recorder& rec, bool sync) {
   (void)sync;
   if (log_buffer.empty()) return absl::OkStatus();
-  std::vector<const LogGroup*> groups = Thread1Groups(db->table);
+  const FileTable table = FileTableCopy();  // `groups` point into it
+  std::vector<const LogGroup*> groups = Thread1Groups(table);
   if (groups.empty()) return absl::OkStatus();  // kept until a group exists (Commit refuses)
   const uint64_t blocks = (log_buffer.size() + kRedoPayload - 1) / kRedoPayload;
   current_group_index %= static_cast<uint32_t>(groups.size());

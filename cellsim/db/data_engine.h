@@ -14,13 +14,13 @@
 //                and every 3 s of the database's clock; log switches go round
 //                the thread's groups, each switch a checkpoint.
 //
-// One mutex serialises the engine (sessions are threads of one instance).
+// One mutex serialises the engine (sessions are threads of one instance); the
+// file table it reads belongs to the database and its own mutex (taken after).
 #ifndef CELLSIM_DB_DATA_ENGINE_H_
 #define CELLSIM_DB_DATA_ENGINE_H_
 
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -108,54 +108,67 @@ struct DataOutcome {
 };
 
 struct DataEngine {
-  Database::State* db = nullptr;
-  std::mutex mu;
-  std::map<std::string, TableDef> tables;
-  uint32_t next_object_id = 73000;
-  std::unordered_map<uint64_t, CachedBlock> cache;  // (file# << 32) | block#
-  std::map<uint32_t, uint32_t> file_next_block;     // bump allocator per data file
-  std::map<uint32_t, std::vector<std::pair<uint32_t, uint32_t>>> free_extents;  // file -> (start, n)
-  std::map<uint32_t, SessionData*> sessions;
-  uint64_t scn = 1000;
-  bool temp_undo_enabled = false;  // the system value
-  uint32_t next_usn = 1;
-  std::map<uint32_t, uint32_t> undo_slot_wrap;  // (usn << 16 | slot) -> wrap#
-  uint64_t all_objects_rows = 70000;
-  std::vector<UndoStatBucket> undostat;  // oldest first
+  Database::State* db = nullptr;  // set when made
+  // Serialises the engine (sessions are threads of one instance). Taken
+  // before the database's mu, which guards the file table it reads.
+  Mutex mu ABSL_ACQUIRED_BEFORE(db->mu);
+  std::map<std::string, TableDef> tables ABSL_GUARDED_BY(mu);
+  uint32_t next_object_id ABSL_GUARDED_BY(mu) = 73000;
+  std::unordered_map<uint64_t, CachedBlock> cache ABSL_GUARDED_BY(mu);  // (file# << 32) | block#
+  std::map<uint32_t, uint32_t> file_next_block ABSL_GUARDED_BY(mu);  // bump allocator per data file
+  // file -> (start, n)
+  std::map<uint32_t, std::vector<std::pair<uint32_t, uint32_t>>> free_extents ABSL_GUARDED_BY(mu);
+  std::map<uint32_t, SessionData*> sessions ABSL_GUARDED_BY(mu);
+  uint64_t scn ABSL_GUARDED_BY(mu) = 1000;
+  bool temp_undo_enabled ABSL_GUARDED_BY(mu) = false;  // the system value
+  uint32_t next_usn ABSL_GUARDED_BY(mu) = 1;
+  std::map<uint32_t, uint32_t> undo_slot_wrap ABSL_GUARDED_BY(mu);  // (usn << 16 | slot) -> wrap#
+  uint64_t all_objects_rows ABSL_GUARDED_BY(mu) = 70000;
+  std::vector<UndoStatBucket> undostat ABSL_GUARDED_BY(mu);  // oldest first
 
   // The log buffer and LGWR.
-  std::vector<uint8_t> log_buffer;  // redo generated and not yet written
-  uint64_t log_buffer_size = 16u << 20;
-  uint32_t current_group_index = 0;  // into thread 1's groups, by group#
-  uint64_t sequence = 1;
-  uint64_t log_block = 2;            // next redo block of the CURRENT log
-  uint64_t last_write_ns = 0;
-  bool log_started = false;
+  std::vector<uint8_t> log_buffer ABSL_GUARDED_BY(mu);  // redo generated and not yet written
+  uint64_t log_buffer_size ABSL_GUARDED_BY(mu) = 16u << 20;
+  uint32_t current_group_index ABSL_GUARDED_BY(mu) = 0;  // into thread 1's groups, by group#
+  uint64_t sequence ABSL_GUARDED_BY(mu) = 1;
+  uint64_t log_block ABSL_GUARDED_BY(mu) = 2;  // next redo block of the CURRENT log
+  uint64_t last_write_ns ABSL_GUARDED_BY(mu) = 0;
+  bool log_started ABSL_GUARDED_BY(mu) = false;
+
+  // Every method requires mu.
+  // A copy of the database's file table, taken under the database's mu (held
+  // for the copy only): the engine keeps no pointer into the table, which DDL
+  // of other sessions changes meanwhile.
+  FileTable FileTableCopy() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) ABSL_LOCKS_EXCLUDED(db->mu);
 
   // ---- storage ----
-  absl::StatusOr<uint32_t> DataFileOf(const std::string& tablespace) const;
-  absl::Status Extend(Segment& seg, bool temp);
-  absl::StatusOr<uint32_t> NewBlock(Segment& seg, bool temp, uint32_t obj);
-  CachedBlock& Block(uint32_t file, uint32_t block);
-  absl::Status Checkpoint(Recorder& rec);
-  void FreeSegment(Segment& seg, bool temp);
+  absl::StatusOr<uint32_t> DataFileOf(const std::string& tablespace) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  absl::Status Extend(Segment& seg, bool temp) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  absl::StatusOr<uint32_t> NewBlock(Segment& seg, bool temp, uint32_t obj)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  CachedBlock& Block(uint32_t file, uint32_t block) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  absl::Status Checkpoint(Recorder& rec) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  void FreeSegment(Segment& seg, bool temp) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // The table's segment: a heap table's own, or this session's segment of a
   // GTT in TEMP (made when `create`; null when there is none or no TEMP).
-  Segment* TableSegment(SessionData& sd, TableDef& t, bool create);
+  Segment* TableSegment(SessionData& sd, TableDef& t, bool create)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
 
   // ---- transactions, undo, redo ----
-  bool TempUndo(SessionData& sd, bool temporary_object);
-  absl::Status GenerateRedo(Recorder& rec, uint32_t bytes, uint32_t vectors);
+  bool TempUndo(SessionData& sd, bool temporary_object) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  absl::Status GenerateRedo(Recorder& rec, uint32_t bytes, uint32_t vectors)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   absl::Status AddUndo(Recorder& rec, SessionData& sd, bool temporary_object,
                        uint32_t undo_record, uint32_t data_vector, uint32_t block_changes,
-                       uint32_t undo_vector_extra = 0);
-  absl::Status Commit(Recorder& rec, SessionData& sd);
-  absl::Status Rollback(Recorder& rec, SessionData& sd);
+                       uint32_t undo_vector_extra = 0) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  absl::Status Commit(Recorder& rec, SessionData& sd) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  absl::Status Rollback(Recorder& rec, SessionData& sd) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // Statement-level rollback: undoes the transaction's changes made after
   // the first `mark` undo entries (a failed statement leaves no change).
-  void RollbackTo(SessionData& sd, size_t mark);
-  absl::Status FlushLog(Recorder& rec, bool sync);
-  UndoStatBucket& Bucket();
+  void RollbackTo(SessionData& sd, size_t mark) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  absl::Status FlushLog(Recorder& rec, bool sync) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  UndoStatBucket& Bucket() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
 };
 
 // Runs one data statement in session `s` (data_exec.cc).

@@ -193,10 +193,12 @@ struct Ctx {
 
 absl::StatusOr<std::vector<Row>> RunSelectRows(Ctx& c, const Select& sel,
                                                std::vector<internal::Column>* cols,
-                                               DataOutcome* out);
+                                               DataOutcome* out)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.e.mu);
 
 
-absl::StatusOr<Source> TableSource(Ctx& c, const FromSource& f) {
+absl::StatusOr<Source> TableSource(Ctx& c, const FromSource& f)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.e.mu) {
   Source src;
   src.qualifier = f.alias.empty() ? f.table : f.alias;
   if (f.subquery) {
@@ -223,7 +225,7 @@ absl::StatusOr<Source> TableSource(Ctx& c, const FromSource& f) {
   if (f.table == "ALL_OBJECTS" || f.table == "DBA_OBJECTS") {
     src.columns = AllObjectsColumns();
     const uint64_t n = c.e.all_objects_rows;
-    const int64_t created = c.e.db->table.created_unix;
+    const int64_t created = c.e.FileTableCopy().created_unix;
     src.scan = [n, created](const auto& cb) {
       for (uint64_t i = 0; i < n; ++i) {
         if (!cb(AllObjectsRow(i, created), RowId{})) break;
@@ -254,6 +256,7 @@ absl::StatusOr<Source> TableSource(Ctx& c, const FromSource& f) {
   Segment* seg = src.segment;
   DataEngine* e = &c.e;
   src.scan = [t, seg, e](const auto& cb) {
+    e->mu.AssertHeld();  // the scan runs inside the statement, under the engine's mu
     if (seg == nullptr) return absl::OkStatus();
     const std::vector<uint32_t> blocks = seg->blocks;  // DML may add blocks while scanning
     for (uint32_t b : blocks) {
@@ -295,7 +298,8 @@ absl::Status CheckColumns(const Expr& e, const std::vector<Source>& sources) {
 
 // Every combination of the FROM list's rows that the joins and WHERE keep.
 absl::Status ForEachJoined(Ctx& c, const Select& sel,
-                           const std::function<absl::Status(const Scope&, const RowId&)>& fn) {
+                           const std::function<absl::Status(const Scope&, const RowId&)>& fn)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.e.mu) {
   std::vector<Source> sources;
   for (const FromSource& f : sel.from) {
     absl::StatusOr<Source> s = TableSource(c, f);
@@ -402,7 +406,8 @@ void ExpandItems(const Select& sel, const Scope& scope, std::vector<ExprPtr>* ex
 
 absl::StatusOr<std::vector<Row>> RunSelectRows(Ctx& c, const Select& sel,
                                                std::vector<internal::Column>* cols,
-                                               DataOutcome* out) {
+                                               DataOutcome* out)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.e.mu) {
   std::vector<ExprPtr> exprs;
   std::vector<std::string> headings;
   std::vector<Row> rows;
@@ -508,7 +513,7 @@ absl::StatusOr<std::vector<Row>> RunSelectRows(Ctx& c, const Select& sel,
 
 // Defined in data_dml.cc.
 absl::Status RunDml(DataEngine& e, Session::State& s, SessionData& sd, Recorder& rec,
-                    const DataStatement& st, DataOutcome* out);
+                    const DataStatement& st, DataOutcome* out) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
 
 std::string CountWithCommas(int64_t n) {
   std::string digits = fmt::format("{}", n < 0 ? -n : n);
@@ -522,14 +527,16 @@ std::string CountWithCommas(int64_t n) {
 
 absl::StatusOr<std::vector<Row>> QueryRows(DataEngine& e, Session::State& s, SessionData& sd,
                                            Recorder& rec, const Select& sel,
-                                           std::vector<internal::Column>* cols, DataOutcome* out) {
+                                           std::vector<internal::Column>* cols, DataOutcome* out)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   Ctx c{e, s, sd, rec, EvalEnv{s.sid}};
+  c.e.mu.AssertHeld();  // c.e is e, whose mu the caller holds
   return RunSelectRows(c, sel, cols, out);
 }
 
 absl::Status RunDataStatement(Session::State& s, const DataStatement& st, DataOutcome* out) {
   DataEngine& e = EngineOf(*s.db);
-  std::lock_guard lock(e.mu);
+  MutexLock lock(&e.mu);
   SessionData& sd = *s.data;
   Recorder rec = s.MakeRecorder();
   if (const auto* sel = std::get_if<Select>(&st)) {
@@ -554,6 +561,7 @@ absl::Status ScanSelect(DataEngine& e, Session::State& s, SessionData& sd, Recor
                         const std::function<absl::Status(const Row&)>& fn,
                         std::vector<internal::Column>* cols) {
   Ctx c{e, s, sd, rec, EvalEnv{s.sid}};
+  c.e.mu.AssertHeld();  // c.e is e, whose mu the caller holds
   std::vector<ExprPtr> exprs;
   std::vector<std::string> headings;
   bool expanded = false;
@@ -593,6 +601,7 @@ absl::StatusOr<std::vector<internal::Column>> SelectShape(DataEngine& e, Session
                                                           SessionData& sd, Recorder& rec,
                                                           const Select& sel) {
   Ctx c{e, s, sd, rec, EvalEnv{s.sid}};
+  c.e.mu.AssertHeld();  // c.e is e, whose mu the caller holds
   std::vector<Source> sources;
   std::vector<internal::Column> cols;
   for (const FromSource& f : sel.from) {

@@ -35,7 +35,7 @@ ViewRows StatRows(const stats::StatValues& v, bool with_sid, uint32_t sid, bool 
   return r;
 }
 
-ViewRows UndoStat(DataEngine& e, bool temp) {
+ViewRows UndoStat(DataEngine& e, bool temp) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   ViewRows r;
   if (temp) {
     r.columns = {D("BEGIN_TIME"), D("END_TIME"), N("UNDOTSN"), N("TXNCOUNT"), N("MAXCONCURRENCY"),
@@ -46,7 +46,8 @@ ViewRows UndoStat(DataEngine& e, bool temp) {
                  N("MAXQUERYLEN"), S("MAXQUERYID"), N("MAXCONCURRENCY"), N("SSOLDERRCNT"),
                  N("NOSPACEERRCNT"), N("ACTIVEBLKS"), N("TUNED_UNDORETENTION"), N("CON_ID")};
   }
-  const Tablespace* undo = e.db->table.FindTablespace("UNDOTBS1");
+  const FileTable table = e.FileTableCopy();
+  const Tablespace* undo = table.FindTablespace("UNDOTBS1");
   const double tsn = undo != nullptr ? undo->number : 0;
   for (auto it = e.undostat.rbegin(); it != e.undostat.rend(); ++it) {  // newest first
     const UndoStatBucket& b = *it;
@@ -66,10 +67,11 @@ ViewRows UndoStat(DataEngine& e, bool temp) {
   return r;
 }
 
-ViewRows Logs(DataEngine& e, bool files) {
+ViewRows Logs(DataEngine& e, bool files) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   ViewRows r;
+  const FileTable table = e.FileTableCopy();  // `groups` point into it
   std::vector<const LogGroup*> groups;
-  for (const LogGroup& g : e.db->table.log_groups) {
+  for (const LogGroup& g : table.log_groups) {
     if (g.state == EntryState::kAvailable) groups.push_back(&g);
   }
   if (files) {
@@ -106,23 +108,17 @@ ViewRows Logs(DataEngine& e, bool files) {
   return r;
 }
 
-// The control file's view of the database's files, copied under its lock
-// (DDL in another session changes it).
-FileTable FileTableSnapshot(DataEngine& e) {
-  std::lock_guard lock(e.db->mu);
-  return e.db->table;
-}
-
 const char* YesNo(bool b) { return b ? "YES" : "NO"; }
 
 // V$TABLESPACE, DBA_TABLESPACES, V$DATAFILE and DBA_DATA_FILES (Oracle's
 // leading columns), from the file table.
-std::optional<ViewRows> FileViews(DataEngine& e, const std::string& name) {
+std::optional<ViewRows> FileViews(DataEngine& e, const std::string& name)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   if (name != "V$TABLESPACE" && name != "DBA_TABLESPACES" && name != "V$DATAFILE" &&
       name != "DBA_DATA_FILES") {
     return std::nullopt;
   }
-  const FileTable t = FileTableSnapshot(e);
+  const FileTable t = e.FileTableCopy();
   ViewRows r;
   if (name == "V$TABLESPACE") {
     r.columns = {N("TS#"), S("NAME"), S("INCLUDED_IN_DATABASE_BACKUP"), S("BIGFILE"),
@@ -184,7 +180,8 @@ std::optional<ViewRows> FileViews(DataEngine& e, const std::string& name) {
 
 }  // namespace
 
-std::string ParameterValue(DataEngine& e, SessionData& sd, const std::string& name) {
+std::string ParameterValue(DataEngine& e, SessionData& sd, const std::string& name)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   if (name == "temp_undo_enabled") {
     return sd.temp_undo_param.value_or(e.temp_undo_enabled) ? "TRUE" : "FALSE";
   }
@@ -195,7 +192,8 @@ std::string ParameterValue(DataEngine& e, SessionData& sd, const std::string& na
   return "";
 }
 
-std::optional<ViewRows> BuildView(DataEngine& e, SessionData& sd, const std::string& name) {
+std::optional<ViewRows> BuildView(DataEngine& e, SessionData& sd, const std::string& name)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   if (name == "V$MYSTAT") {
     ViewRows r = StatRows(sd.session->stats.Snapshot(), true, sd.sid, false);
     return r;

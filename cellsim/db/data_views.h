@@ -22,10 +22,12 @@ struct ViewRows {
 // V$TABLESPACE, DBA_TABLESPACES, V$DATAFILE, DBA_DATA_FILES (these four copy the
 // file table under Database::State::mu: the engine lock is taken before it);
 // nullopt for another name.
-std::optional<ViewRows> BuildView(DataEngine& e, SessionData& sd, const std::string& name);
+std::optional<ViewRows> BuildView(DataEngine& e, SessionData& sd, const std::string& name)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
 
 // The value of a parameter as V$PARAMETER shows it ("" when unknown).
-std::string ParameterValue(DataEngine& e, SessionData& sd, const std::string& name);
+std::string ParameterValue(DataEngine& e, SessionData& sd, const std::string& name)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
 
 std::string CountWithCommas(int64_t n);
 
@@ -33,10 +35,12 @@ std::string CountWithCommas(int64_t n);
 [[nodiscard]] absl::Status ScanSelect(DataEngine& e, Session::State& s, SessionData& sd,
                                       Recorder& rec, const Select& sel,
                                       const std::function<absl::Status(const Row&)>& fn,
-                                      std::vector<Column>* cols);
+                                      std::vector<Column>* cols)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
 [[nodiscard]] absl::StatusOr<std::vector<Column>> SelectShape(DataEngine& e, Session::State& s,
                                                               SessionData& sd, Recorder& rec,
-                                                              const Select& sel);
+                                                              const Select& sel)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
 // Evaluates `expr` over one or two bound rows.
 [[nodiscard]] absl::StatusOr<Value> EvalIn(const Expr& expr, const std::vector<Column>& cols,
                                            const Row& row, const std::string& qualifier,

@@ -37,7 +37,7 @@ std::string Key(const std::string& dg, uint32_t number) { return fmt::format("{}
 // After a crash: entries still CREATING belong to a statement that never
 // finished; files of this database no entry refers to were made (or being
 // dropped) by such a statement. Both go, the control file first.
-absl::Status Recover(Database::State& db) {
+absl::Status Recover(Database::State& db) ABSL_EXCLUSIVE_LOCKS_REQUIRED(db.mu) {
   internal::Recorder rec = db.SystemRecorder();
   FileTable& t = db.table;
   const FileTable before = t;
@@ -55,19 +55,21 @@ absl::Status Recover(Database::State& db) {
   }
   std::erase_if(t.log_groups, [](const LogGroup& g) { return g.state == EntryState::kCreating; });
   std::erase_if(t.data_files, [](const DataFile& f) { return f.state == EntryState::kCreating; });
-  std::erase_if(t.tablespaces, [&](const Tablespace& ts) {
-    const bool empty = std::none_of(t.data_files.begin(), t.data_files.end(),
-                                    [&](const DataFile& f) { return f.tablespace == ts.number; });
-    if (empty) {
+  std::set<uint32_t> with_files, with_groups;  // tablespaces, threads
+  for (const DataFile& f : t.data_files) with_files.insert(f.tablespace);
+  for (const LogGroup& g : t.log_groups) with_groups.insert(g.thread);
+  std::vector<Tablespace> kept;
+  for (Tablespace& ts : t.tablespaces) {
+    if (with_files.count(ts.number) != 0) {
+      kept.push_back(std::move(ts));
+    } else {
       db.recovery_actions.push_back(
           fmt::format("tablespace {} was being created: removed", ts.name));
     }
-    return empty;
-  });
-  std::erase_if(t.threads, [&](const LogThread& th) {
-    return std::none_of(t.log_groups.begin(), t.log_groups.end(),
-                        [&](const LogGroup& g) { return g.thread == th.thread; });
-  });
+  }
+  t.tablespaces = std::move(kept);
+  std::erase_if(t.threads,
+                [&](const LogThread& th) { return with_groups.count(th.thread) == 0; });
   if (!(t == before)) {
     if (absl::Status st = db.cf->Write(t, rec); !st.ok()) return st;
   }
@@ -162,6 +164,9 @@ absl::StatusOr<std::unique_ptr<Database>> Database::Create(asmgr::Rack* rack,
       if (absl::Status st = dg->DeleteFile(f.number); !st.ok()) return st;
     }
   }
+  // No other thread sees the state yet: mu is held for the analysis, and
+  // released before the standard files' DDL (which takes it per statement).
+  ReleasableMutexLock lock(&state->mu);
   FileTable& t = state->table;
   t.db_name = name;
   t.created_unix = state->clock->UnixSeconds();
@@ -180,6 +185,7 @@ absl::StatusOr<std::unique_ptr<Database>> Database::Create(asmgr::Rack* rack,
     return cf.status();
   }
   state->cf = *std::move(cf);
+  lock.Release();
   std::unique_ptr<Database> db(new Database(std::move(state)));
   if (db->options().standard_files.create) {
     if (absl::Status st = CreateStandardFiles(*db); !st.ok()) return st;
@@ -195,6 +201,7 @@ absl::StatusOr<std::unique_ptr<Database>> Database::Open(asmgr::Rack* rack,
   const std::string& name = state->options.db_name;
   asmgr::DiskGroup* const dg = state->cf_dg;
   internal::Recorder rec = state->SystemRecorder();
+  MutexLock lock(&state->mu);  // no other thread sees the state yet
   absl::StatusOr<std::unique_ptr<internal::ControlFile>> cf = internal::ControlFile::Open(
       dg, name, rec, &state->table, &state->recovery_actions);
   if (!cf.ok()) return cf.status();
@@ -212,10 +219,15 @@ absl::Status Database::Close() {
     return absl::FailedPreconditionError(fmt::format(
         "ORA-01093: database {}: {} session(s) still open; destroy them first", name(), open));
   }
-  if (s_->engine != nullptr) {
+  std::shared_ptr<internal::DataEngine> engine;
+  {
+    MutexLock lock(&s_->engine_mu);
+    engine = s_->engine;
+  }
+  if (engine != nullptr) {
     // Shutdown: LGWR writes what is left, DBWR a final checkpoint.
-    internal::DataEngine& e = *s_->engine;
-    std::lock_guard lock(e.mu);
+    internal::DataEngine& e = *engine;
+    MutexLock lock(&e.mu);
     internal::Recorder rec = s_->SystemRecorder();
     absl::Status st = e.FlushLog(rec, true);
     if (st.ok() || st.code() == absl::StatusCode::kFailedPrecondition) st = e.Checkpoint(rec);
@@ -234,7 +246,7 @@ std::unique_ptr<Session> Database::NewSession() {
   st->data->session = st.get();
   internal::DataEngine& e = internal::EngineOf(*s_);
   {
-    std::lock_guard lock(e.mu);
+    MutexLock lock(&e.mu);
     e.sessions[st->sid] = st->data.get();
   }
   return std::unique_ptr<Session>(new Session(std::move(st)));
@@ -274,22 +286,22 @@ asmgr::Rack* Database::rack() const { return s_->rack; }
 const DatabaseOptions& Database::options() const { return s_->options; }
 
 FileTable Database::file_table() const {
-  std::lock_guard lock(s_->mu);
+  MutexLock lock(&s_->mu);
   return s_->table;
 }
 
 std::vector<std::string> Database::control_files() const {
-  std::lock_guard lock(s_->mu);
+  MutexLock lock(&s_->mu);
   return s_->cf->names();
 }
 
 uint64_t Database::control_file_sequence() const {
-  std::lock_guard lock(s_->mu);
+  MutexLock lock(&s_->mu);
   return s_->cf->sequence();
 }
 
 std::vector<std::string> Database::recovery_actions() const {
-  std::lock_guard lock(s_->mu);
+  MutexLock lock(&s_->mu);
   return s_->recovery_actions;
 }
 

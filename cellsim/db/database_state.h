@@ -7,10 +7,10 @@
 #include <atomic>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "cellsim/base/mutex.h"
 #include "cellsim/db/accounting.h"
 #include "cellsim/db/control_file.h"
 #include "cellsim/db/database.h"
@@ -30,19 +30,21 @@ struct Database::State {
 
   // Guards `table` and `cf`. Held while a statement validates and reserves
   // (CREATING entries), and while the control file is read and written; never
-  // while files are formatted, so sessions create files concurrently.
-  mutable std::mutex mu;
-  FileTable table;
-  std::unique_ptr<internal::ControlFile> cf;
-  std::vector<std::string> recovery_actions;
+  // while files are formatted, so sessions create files concurrently. The
+  // data engine reads the file table with its own mutex held: order
+  // DataEngine::mu, then mu (stated on DataEngine::mu).
+  mutable Mutex mu;
+  FileTable table ABSL_GUARDED_BY(mu);
+  std::unique_ptr<internal::ControlFile> cf ABSL_GUARDED_BY(mu);
+  std::vector<std::string> recovery_actions ABSL_GUARDED_BY(mu);
 
   stats::StatSet sys_stats;
   stats::WaitSet sys_waits;
   std::atomic<uint32_t> next_sid{1};
   std::atomic<int> sessions{0};
   // Tables, undo, redo (data_engine.h), made at the first data statement.
-  std::mutex engine_mu;
-  std::shared_ptr<internal::DataEngine> engine;
+  Mutex engine_mu;
+  std::shared_ptr<internal::DataEngine> engine ABSL_GUARDED_BY(engine_mu);
 
   internal::Recorder SystemRecorder() {
     return internal::Recorder(clock, nullptr, nullptr, &sys_stats, &sys_waits);

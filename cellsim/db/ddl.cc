@@ -118,7 +118,7 @@ class CreationRun {
       if (!st.ok()) cleanup += fmt::format("; could not delete {}: {}", f.info.name, std::string(st.message()));
     }
     {
-      std::lock_guard lock(db_.mu);
+      MutexLock lock(&db_.mu);
       p_.rollback(db_.table);
       if (recorded_) {
         absl::Status st = db_.cf->ReadCurrent(rec_);
@@ -149,7 +149,7 @@ class CreationRun {
   absl::Status UpdateControlFile(bool commit) {
     absl::Status st;
     {
-      std::lock_guard lock(db_.mu);
+      MutexLock lock(&db_.mu);
       st = db_.cf->ReadCurrent(rec_);
       if (st.ok()) {
         if (commit) {
@@ -338,7 +338,7 @@ absl::Status AddDataFiles(Session::State& s, const std::string& ts_name,
   std::vector<PlannedFile> files;
   std::vector<uint32_t> numbers;
   {
-    std::lock_guard lock(db.mu);
+    MutexLock lock(&db.mu);
     DB_RETURN_IF_ERROR(db.cf->ReadCurrent(rec));
     FileTable& t = db.table;
     const Tablespace* ts = t.FindTablespace(ts_name);
@@ -508,7 +508,7 @@ absl::Status RunAddLogfile(Session::State& s, const AddLogfile& st, ExecOutcome*
   std::vector<PlannedFile> files;
   bool new_thread = false;
   {
-    std::lock_guard lock(db.mu);
+    MutexLock lock(&db.mu);
     DB_RETURN_IF_ERROR(db.cf->ReadCurrent(rec));
     FileTable& t = db.table;
     std::set<uint32_t> used;
@@ -599,7 +599,7 @@ absl::Status RunDropLogfileGroup(Session::State& s, const DropLogfileGroup& st,
   Recorder rec = s.MakeRecorder();
   std::vector<AsmFileRef> refs;
   {
-    std::lock_guard lock(db.mu);
+    MutexLock lock(&db.mu);
     DB_RETURN_IF_ERROR(db.cf->ReadCurrent(rec));
     FileTable& t = db.table;
     auto it = std::find_if(t.log_groups.begin(), t.log_groups.end(),
@@ -655,7 +655,7 @@ absl::Status RunDropTablespace(Session::State& s, const DropTablespace& st, Exec
   Recorder rec = s.MakeRecorder();
   std::vector<AsmFileRef> refs;
   {
-    std::lock_guard lock(db.mu);
+    MutexLock lock(&db.mu);
     DB_RETURN_IF_ERROR(db.cf->ReadCurrent(rec));
     FileTable& t = db.table;
     auto ts = std::find_if(t.tablespaces.begin(), t.tablespaces.end(),

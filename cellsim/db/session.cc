@@ -59,10 +59,15 @@ std::string_view CreationPathName(CreationPath p) {
 
 Session::Session(std::unique_ptr<State> state) : s_(std::move(state)) {}
 Session::~Session() {
-  if (s_->data != nullptr && s_->db->engine != nullptr) {
+  std::shared_ptr<internal::DataEngine> engine;
+  {
+    MutexLock lock(&s_->db->engine_mu);
+    engine = s_->db->engine;
+  }
+  if (s_->data != nullptr && engine != nullptr) {
     // A session that ends rolls back what it did not commit; its GTT rows go.
-    internal::DataEngine& e = *s_->db->engine;
-    std::lock_guard lock(e.mu);
+    internal::DataEngine& e = *engine;
+    MutexLock lock(&e.mu);
     internal::Recorder rec = s_->MakeRecorder();
     if (s_->data->txn.active) (void)e.Rollback(rec, *s_->data);
     for (auto& [obj, seg] : s_->data->gtt_segments) e.FreeSegment(seg, true);

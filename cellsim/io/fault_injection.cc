@@ -3,11 +3,11 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <mutex>
 #include <random>
 #include <thread>
 #include <vector>
 
+#include "cellsim/base/mutex.h"
 #include "cellsim/io/fd_backend.h"
 #include "cellsim/io/undo_log.h"
 #include "fmt/format.h"
@@ -56,22 +56,27 @@ struct OpInfo {
 
 }  // namespace
 
+// Two locks, never held together: `mu` (the rules and counters) is taken
+// around each decision, `undo_mu` around each mutating operation and its undo
+// record; no operation holds one while it takes the other.
 struct FaultInjectionBackend::State {
-  mutable std::mutex mu;  // rules and counters
-  CountRule nth, one_in, all, crash;
-  std::mt19937_64 rng;
-  bool crashed = false;
-  OpFilter latency_filter;
-  uint64_t latency_ns = 0;
-  std::vector<BadRange> bad;
-  uint64_t injected = 0;
+  mutable Mutex mu;  // rules and counters
+  CountRule nth ABSL_GUARDED_BY(mu), one_in ABSL_GUARDED_BY(mu), all ABSL_GUARDED_BY(mu),
+      crash ABSL_GUARDED_BY(mu);
+  std::mt19937_64 rng ABSL_GUARDED_BY(mu);
+  bool crashed ABSL_GUARDED_BY(mu) = false;
+  OpFilter latency_filter ABSL_GUARDED_BY(mu);
+  uint64_t latency_ns ABSL_GUARDED_BY(mu) = 0;
+  std::vector<BadRange> bad ABSL_GUARDED_BY(mu);
+  uint64_t injected ABSL_GUARDED_BY(mu) = 0;
 
   // Serialises every mutating operation with its undo record, and Sync() with
   // the discarding of the records it makes durable.
-  std::mutex undo_mu;
-  internal::UndoLog undo;
+  mutable Mutex undo_mu;
+  internal::UndoLog undo ABSL_GUARDED_BY(undo_mu);
 
-  absl::Status Fail(const OpInfo& op, int error_number, std::string_view why) {
+  absl::Status Fail(const OpInfo& op, int error_number, std::string_view why)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     ++injected;
     const std::string what = fmt::format("{} (injected: {})", OpName(op.op), why);
     return op.has_range ? internal::ErrnoStatus(error_number, what, op.path, op.offset,
@@ -81,7 +86,7 @@ struct FaultInjectionBackend::State {
 
   // Decides the fate of one operation (mu held); adds matching latency to
   // *latency_ns.
-  absl::Status Check(const OpInfo& op, uint64_t* latency) {
+  absl::Status Check(const OpInfo& op, uint64_t* latency) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     if (crashed) return Fail(op, EIO, "crashed, the power is gone");
     if (latency_ns > 0 && Matches(latency_filter, op.op, op.path)) {
       *latency = std::max(*latency, latency_ns);
@@ -112,7 +117,8 @@ struct FaultInjectionBackend::State {
   }
 
   // A successful write rewrites the media: its bad ranges heal.
-  void Heal(const std::string& path, uint64_t begin, uint64_t end) {
+  void Heal(const std::string& path, uint64_t begin, uint64_t end)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     std::vector<BadRange> kept;
     for (const BadRange& b : bad) {
       if (path.find(b.path_substring) == std::string::npos || end <= b.begin || begin >= b.end) {
@@ -138,42 +144,42 @@ FaultInjectionBackend::FaultInjectionBackend(std::unique_ptr<IoBackend> base)
 FaultInjectionBackend::~FaultInjectionBackend() = default;
 
 void FaultInjectionBackend::FailNth(const OpFilter& filter, uint64_t n, int error_number) {
-  std::lock_guard lock(state_->mu);
+  MutexLock lock(&state_->mu);
   state_->nth = {n > 0, filter, n, 0, error_number};
 }
 
 void FaultInjectionBackend::FailOneIn(const OpFilter& filter, uint64_t n, uint64_t seed,
                                       int error_number) {
-  std::lock_guard lock(state_->mu);
+  MutexLock lock(&state_->mu);
   state_->one_in = {n > 0, filter, n, 0, error_number};
   state_->rng.seed(seed);
 }
 
 void FaultInjectionBackend::FailAll(const OpFilter& filter, int error_number) {
-  std::lock_guard lock(state_->mu);
+  MutexLock lock(&state_->mu);
   state_->all = {true, filter, 0, 0, error_number};
 }
 
 void FaultInjectionBackend::CrashAfter(const OpFilter& filter, uint64_t n) {
-  std::lock_guard lock(state_->mu);
+  MutexLock lock(&state_->mu);
   state_->crash = {true, filter, n, 0, EIO};
   state_->crashed = n == 0;
 }
 
 void FaultInjectionBackend::AddLatency(const OpFilter& filter, uint64_t latency_ns) {
-  std::lock_guard lock(state_->mu);
+  MutexLock lock(&state_->mu);
   state_->latency_filter = filter;
   state_->latency_ns = latency_ns;
 }
 
 void FaultInjectionBackend::AddBadBlocks(const std::string& path_substring, uint64_t offset,
                                          uint64_t length) {
-  std::lock_guard lock(state_->mu);
+  MutexLock lock(&state_->mu);
   if (length > 0) state_->bad.push_back({path_substring, offset, offset + length});
 }
 
 void FaultInjectionBackend::ClearFaults() {
-  std::lock_guard lock(state_->mu);
+  MutexLock lock(&state_->mu);
   const uint64_t crash_seen = state_->crash.seen;
   state_->nth = {};
   state_->one_in = {};
@@ -188,32 +194,32 @@ void FaultInjectionBackend::ClearFaults() {
 absl::Status FaultInjectionBackend::SimulatePowerLoss() {
   absl::Status s;
   {
-    std::lock_guard undo_lock(state_->undo_mu);
+    MutexLock undo_lock(&state_->undo_mu);
     s = state_->undo.Rollback();
   }
-  std::lock_guard lock(state_->mu);
+  MutexLock lock(&state_->mu);
   state_->crashed = false;
   state_->crash.active = false;
   return s;
 }
 
 uint64_t FaultInjectionBackend::CrashFilterMatches() const {
-  std::lock_guard lock(state_->mu);
+  MutexLock lock(&state_->mu);
   return state_->crash.seen;
 }
 
 bool FaultInjectionBackend::Crashed() const {
-  std::lock_guard lock(state_->mu);
+  MutexLock lock(&state_->mu);
   return state_->crashed;
 }
 
 uint64_t FaultInjectionBackend::InjectedFailures() const {
-  std::lock_guard lock(state_->mu);
+  MutexLock lock(&state_->mu);
   return state_->injected;
 }
 
 uint64_t FaultInjectionBackend::UnsyncedUndoBytes() const {
-  std::lock_guard lock(state_->undo_mu);
+  MutexLock lock(&state_->undo_mu);
   return state_->undo.SavedBytes();
 }
 
@@ -223,12 +229,12 @@ absl::StatusOr<FileHandle> FaultInjectionBackend::Open(const std::string& path,
                                                        const OpenOptions& options) {
   uint64_t latency = 0;
   {
-    std::lock_guard lock(state_->mu);
+    MutexLock lock(&state_->mu);
     if (absl::Status s = state_->Check({kOpOpen, path}, &latency); !s.ok()) return s;
   }
   Sleep(latency);
   if (options.read_only) return base()->Open(path, options);
-  std::lock_guard undo_lock(state_->undo_mu);
+  MutexLock undo_lock(&state_->undo_mu);
   // Creating or truncating changes the file: remember its size (a missing
   // file undoes to an empty one, as its directory entry may have been synced).
   if (options.truncate || options.create) {
@@ -245,7 +251,7 @@ absl::Status FaultInjectionBackend::Submit(absl::Span<IoRequest> requests) {
   uint64_t latency = 0;
   bool writes = false;
   {
-    std::lock_guard lock(state_->mu);
+    MutexLock lock(&state_->mu);
     for (size_t i = 0; i < requests.size(); ++i) {
       IoRequest& r = requests[i];
       r.transferred = 0;
@@ -268,26 +274,25 @@ absl::Status FaultInjectionBackend::Submit(absl::Span<IoRequest> requests) {
   std::vector<IoRequest> batch;
   batch.reserve(pass.size());
   for (size_t i : pass) batch.push_back(requests[i]);
-  {
-    std::unique_lock<std::mutex> undo_lock;
-    if (writes) {
-      undo_lock = std::unique_lock(state_->undo_mu);
-      // Every record sees the state before the batch, so undoing them newest
-      // first restores it even when writes of the batch overlap.
-      for (size_t k = 0; k < batch.size(); ++k) {
-        const size_t i = pass[k];
-        if (batch[k].op != IoOp::kWrite || paths[i].empty()) continue;
-        if (absl::Status s = state_->undo.Record(paths[i], batch[k].offset, batch[k].length);
-            !s.ok()) {
-          return s;
-        }
+  if (writes) {
+    MutexLock undo_lock(&state_->undo_mu);
+    // Every record sees the state before the batch, so undoing them newest
+    // first restores it even when writes of the batch overlap.
+    for (size_t k = 0; k < batch.size(); ++k) {
+      const size_t i = pass[k];
+      if (batch[k].op != IoOp::kWrite || paths[i].empty()) continue;
+      if (absl::Status s = state_->undo.Record(paths[i], batch[k].offset, batch[k].length);
+          !s.ok()) {
+        return s;
       }
     }
-    if (!batch.empty()) (void)base()->Submit(absl::MakeSpan(batch));
+    (void)base()->Submit(absl::MakeSpan(batch));  // not empty: it holds a write
+  } else if (!batch.empty()) {
+    (void)base()->Submit(absl::MakeSpan(batch));
   }
   Sleep(latency);
   {
-    std::lock_guard lock(state_->mu);
+    MutexLock lock(&state_->mu);
     for (size_t k = 0; k < batch.size(); ++k) {
       const size_t i = pass[k];
       IoRequest& r = requests[i];
@@ -310,11 +315,11 @@ absl::Status FaultInjectionBackend::Sync(FileHandle file, SyncKind kind) {
   if (!path.ok()) return path.status();
   uint64_t latency = 0;
   {
-    std::lock_guard lock(state_->mu);
+    MutexLock lock(&state_->mu);
     if (absl::Status s = state_->Check({kOpSync, *path}, &latency); !s.ok()) return s;
   }
   Sleep(latency);
-  std::lock_guard undo_lock(state_->undo_mu);
+  MutexLock undo_lock(&state_->undo_mu);
   absl::Status s = base()->Sync(file, kind);
   if (s.ok()) state_->undo.Synced(*path);
   return s;
@@ -326,7 +331,7 @@ absl::Status FaultInjectionBackend::Allocate(FileHandle file, AllocateMode mode,
   if (!path.ok()) return path.status();
   uint64_t latency = 0;
   {
-    std::lock_guard lock(state_->mu);
+    MutexLock lock(&state_->mu);
     if (absl::Status s =
             state_->Check({kOpAllocate, *path, offset, length, true}, &latency);
         !s.ok()) {
@@ -334,7 +339,7 @@ absl::Status FaultInjectionBackend::Allocate(FileHandle file, AllocateMode mode,
     }
   }
   Sleep(latency);
-  std::lock_guard undo_lock(state_->undo_mu);
+  MutexLock undo_lock(&state_->undo_mu);
   // kAllocate may extend the file (record its size only); zero-range and
   // punch-hole destroy the range's bytes; kKeepSize changes no byte.
   absl::Status s;
@@ -353,14 +358,14 @@ absl::Status FaultInjectionBackend::Truncate(FileHandle file, uint64_t size) {
   if (!path.ok()) return path.status();
   uint64_t latency = 0;
   {
-    std::lock_guard lock(state_->mu);
+    MutexLock lock(&state_->mu);
     if (absl::Status s = state_->Check({kOpTruncate, *path, size, 0, false}, &latency);
         !s.ok()) {
       return s;
     }
   }
   Sleep(latency);
-  std::lock_guard undo_lock(state_->undo_mu);
+  MutexLock undo_lock(&state_->undo_mu);
   if (absl::Status s = state_->undo.RecordResize(*path, size); !s.ok()) return s;
   return base()->Truncate(file, size);
 }

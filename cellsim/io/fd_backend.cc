@@ -65,7 +65,7 @@ absl::StatusOr<FileHandle> FdBackend::Open(const std::string& path,
     return ErrnoStatus(err, options.create ? "open/create" : "open", path);
   }
   auto file = std::make_shared<OpenFile>(fd, path, options.direct, options.read_only);
-  std::unique_lock lock(files_mu_);
+  WriterMutexLock lock(&files_mu_);
   const FileHandle handle = next_handle_++;
   files_.emplace(handle, std::move(file));
   return handle;
@@ -74,7 +74,7 @@ absl::StatusOr<FileHandle> FdBackend::Open(const std::string& path,
 absl::Status FdBackend::Close(FileHandle file) {
   std::shared_ptr<OpenFile> f;
   {
-    std::unique_lock lock(files_mu_);
+    WriterMutexLock lock(&files_mu_);
     auto it = files_.find(file);
     if (it == files_.end()) {
       return absl::InvalidArgumentError(
@@ -94,7 +94,7 @@ absl::Status FdBackend::Close(FileHandle file) {
 }
 
 absl::StatusOr<std::shared_ptr<OpenFile>> FdBackend::Lookup(FileHandle file) const {
-  std::shared_lock lock(files_mu_);
+  ReaderMutexLock lock(&files_mu_);
   auto it = files_.find(file);
   if (it == files_.end()) {
     return absl::InvalidArgumentError(
@@ -175,7 +175,7 @@ absl::StatusOr<int> FdBackend::RegisterBuffer(void* data, size_t length) {
     return absl::InvalidArgumentError(
         fmt::format("RegisterBuffer: empty buffer ({} bytes at {})", length, data));
   }
-  std::unique_lock lock(buffers_mu_);
+  WriterMutexLock lock(&buffers_mu_);
   buffers_.push_back(iovec{data, length});
   ++buffers_generation_;
   return static_cast<int>(buffers_.size() - 1);
@@ -183,7 +183,7 @@ absl::StatusOr<int> FdBackend::RegisterBuffer(void* data, size_t length) {
 
 absl::Status FdBackend::UnregisterBuffer(int index) {
   {
-    std::shared_lock lock(buffers_mu_);
+    ReaderMutexLock lock(&buffers_mu_);
     if (index < 0 || static_cast<size_t>(index) >= buffers_.size() ||
         buffers_[static_cast<size_t>(index)].iov_base == nullptr) {
       return absl::InvalidArgumentError(
@@ -195,13 +195,13 @@ absl::Status FdBackend::UnregisterBuffer(int index) {
 }
 
 std::vector<iovec> FdBackend::RegisteredBuffers(uint64_t* generation) const {
-  std::shared_lock lock(buffers_mu_);
+  ReaderMutexLock lock(&buffers_mu_);
   if (generation != nullptr) *generation = buffers_generation_;
   return buffers_;
 }
 
 void FdBackend::MarkBufferUnusable(int index) {
-  std::unique_lock lock(buffers_mu_);
+  WriterMutexLock lock(&buffers_mu_);
   if (index >= 0 && static_cast<size_t>(index) < buffers_.size()) {
     buffers_[static_cast<size_t>(index)] = iovec{nullptr, 0};
     ++buffers_generation_;
@@ -251,7 +251,7 @@ absl::Status FdBackend::Validate(const IoRequest& r, std::shared_ptr<OpenFile>* 
     }
   }
   if (r.registered_buffer >= 0) {
-    std::shared_lock lock(buffers_mu_);
+    ReaderMutexLock lock(&buffers_mu_);
     const auto idx = static_cast<size_t>(r.registered_buffer);
     const auto* p = static_cast<const uint8_t*>(r.buffer);
     if (idx >= buffers_.size() || buffers_[idx].iov_base == nullptr) {

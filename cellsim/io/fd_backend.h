@@ -12,8 +12,6 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
-#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -21,6 +19,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "cellsim/base/mutex.h"
 #include "cellsim/io/io_backend.h"
 
 namespace cellsim::io::internal {
@@ -54,8 +53,9 @@ struct OpenFile {
 class FdBackend : public IoBackend {
  public:
   absl::StatusOr<FileHandle> Open(const std::string& path,
-                                  const OpenOptions& options) override;
-  absl::Status Close(FileHandle file) override;
+                                  const OpenOptions& options) override
+      ABSL_LOCKS_EXCLUDED(files_mu_);
+  absl::Status Close(FileHandle file) override ABSL_LOCKS_EXCLUDED(files_mu_);
   absl::Status Sync(FileHandle file, SyncKind kind) override;
   absl::Status Allocate(FileHandle file, AllocateMode mode, uint64_t offset,
                         uint64_t length) override;
@@ -63,36 +63,41 @@ class FdBackend : public IoBackend {
   absl::StatusOr<uint64_t> Size(FileHandle file) override;
   absl::StatusOr<std::string> PathOf(FileHandle file) const override;
   bool IsDirect(FileHandle file) const override;
-  absl::StatusOr<int> RegisterBuffer(void* data, size_t length) override;
-  absl::Status UnregisterBuffer(int index) override;
+  absl::StatusOr<int> RegisterBuffer(void* data, size_t length) override
+      ABSL_LOCKS_EXCLUDED(buffers_mu_);
+  absl::Status UnregisterBuffer(int index) override ABSL_LOCKS_EXCLUDED(buffers_mu_);
   IoBackendCounters Counters() const override;
 
  protected:
-  absl::StatusOr<std::shared_ptr<OpenFile>> Lookup(FileHandle file) const;
+  absl::StatusOr<std::shared_ptr<OpenFile>> Lookup(FileHandle file) const
+      ABSL_LOCKS_EXCLUDED(files_mu_);
   // Checks a request before it is issued: a known handle, a buffer, O_DIRECT
   // alignment of offset, length and buffer address, a registered-buffer index
   // whose buffer contains [buffer, buffer+length), no write on a read-only
   // handle. On success stores the file in *out.
-  absl::Status Validate(const IoRequest& request, std::shared_ptr<OpenFile>* out) const;
+  absl::Status Validate(const IoRequest& request, std::shared_ptr<OpenFile>* out) const
+      ABSL_LOCKS_EXCLUDED(files_mu_, buffers_mu_);
   // Records a completed request in the counters.
   void Count(const IoRequest& request);
   void CountSubmit() { submits_.fetch_add(1, std::memory_order_relaxed); }
 
   // Registered buffers, in index order. Guarded by buffers_mu_; the generation
   // changes on each registration so rings can tell they are out of date.
-  std::vector<iovec> RegisteredBuffers(uint64_t* generation) const;
+  std::vector<iovec> RegisteredBuffers(uint64_t* generation) const
+      ABSL_LOCKS_EXCLUDED(buffers_mu_);
   // Turns entry `index` into an empty slot (indices stay stable) after its
   // registration failed; requests naming it are then refused.
-  void MarkBufferUnusable(int index);
+  void MarkBufferUnusable(int index) ABSL_LOCKS_EXCLUDED(buffers_mu_);
 
  private:
-  mutable std::shared_mutex files_mu_;
-  std::unordered_map<FileHandle, std::shared_ptr<OpenFile>> files_;
-  FileHandle next_handle_ = 1;
+  // The two tables have their own locks, never held together.
+  mutable SharedMutex files_mu_;
+  std::unordered_map<FileHandle, std::shared_ptr<OpenFile>> files_ ABSL_GUARDED_BY(files_mu_);
+  FileHandle next_handle_ ABSL_GUARDED_BY(files_mu_) = 1;
 
-  mutable std::shared_mutex buffers_mu_;
-  std::vector<iovec> buffers_;
-  uint64_t buffers_generation_ = 0;
+  mutable SharedMutex buffers_mu_;
+  std::vector<iovec> buffers_ ABSL_GUARDED_BY(buffers_mu_);
+  uint64_t buffers_generation_ ABSL_GUARDED_BY(buffers_mu_) = 0;
 
   std::atomic<uint64_t> reads_{0}, writes_{0}, read_bytes_{0}, write_bytes_{0};
   std::atomic<uint64_t> syncs_{0}, allocates_{0}, truncates_{0}, submits_{0};

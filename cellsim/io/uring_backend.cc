@@ -18,9 +18,9 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <vector>
 
+#include "cellsim/base/mutex.h"
 #include "cellsim/io/fd_backend.h"
 #include "fmt/format.h"
 
@@ -131,10 +131,10 @@ class UringBackend final : public internal::FdBackend {
   }
 
  private:
-  absl::StatusOr<Ring*> Acquire() {
+  absl::StatusOr<Ring*> Acquire() ABSL_LOCKS_EXCLUDED(pool_mu_) {
     Ring* ring = nullptr;
     {
-      std::lock_guard lock(pool_mu_);
+      MutexLock lock(&pool_mu_);
       if (!idle_.empty()) {
         ring = idle_.back();
         idle_.pop_back();
@@ -152,12 +152,12 @@ class UringBackend final : public internal::FdBackend {
     return ring;
   }
 
-  void Release(Ring* ring) {
-    std::lock_guard lock(pool_mu_);
+  void Release(Ring* ring) ABSL_LOCKS_EXCLUDED(pool_mu_) {
+    MutexLock lock(&pool_mu_);
     idle_.push_back(ring);
   }
 
-  absl::StatusOr<Ring*> CreateRing() {
+  absl::StatusOr<Ring*> CreateRing() ABSL_LOCKS_EXCLUDED(pool_mu_) {
     const unsigned depth = options_.queue_depth;
     if (depth == 0 || depth > 32768) {
       return absl::InvalidArgumentError(
@@ -192,7 +192,7 @@ class UringBackend final : public internal::FdBackend {
     ring->stream_free.reserve(depth);
     ring->buffers_generation = 0;  // the table's generation starts at 0, empty
     Ring* raw = ring.get();
-    std::lock_guard lock(pool_mu_);
+    MutexLock lock(&pool_mu_);
     rings_.push_back(std::move(ring));
     return raw;
   }
@@ -352,9 +352,9 @@ class UringBackend final : public internal::FdBackend {
   }
 
   const UringOptions options_;
-  std::mutex pool_mu_;
-  std::vector<std::unique_ptr<Ring>> rings_;
-  std::vector<Ring*> idle_;
+  Mutex pool_mu_;  // the pool of rings; a ring itself is used by one thread at a time
+  std::vector<std::unique_ptr<Ring>> rings_ ABSL_GUARDED_BY(pool_mu_);
+  std::vector<Ring*> idle_ ABSL_GUARDED_BY(pool_mu_);
 };
 
 }  // namespace

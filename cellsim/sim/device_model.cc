@@ -70,7 +70,7 @@ uint64_t DeviceModel::Book(Server& s, uint64_t arrive_ns, uint64_t service_ns, c
 
 uint64_t DeviceModel::Device(uint32_t cell, uint32_t cell_disk, bool to_flash, OpKind op,
                              uint64_t bytes, uint64_t arrive_ns) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   const uint32_t c = cell % shape_.cells;
   static constexpr const char* kWhat[] = {"read", "write", "format", "fast format"};
   const char* what = kWhat[static_cast<int>(op)];
@@ -89,7 +89,7 @@ uint64_t DeviceModel::Device(uint32_t cell, uint32_t cell_disk, bool to_flash, O
 
 uint64_t DeviceModel::Link(uint32_t cell, uint64_t bytes, uint64_t ready_ns) {
   if (bytes == 0) return ready_ns;
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   const double gbit = p_.network_gbit_s.value;
   return Book(links_[cell % links_.size()], ready_ns,
               Ns(static_cast<double>(bytes) * 8.0 / (gbit * 1e9)), "transfer");

@@ -4,10 +4,10 @@
 
 #include <cstdint>
 #include <deque>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "cellsim/base/mutex.h"
 #include "cellsim/sim/profile.h"
 #include "cellsim/sim/trace.h"
 
@@ -15,6 +15,8 @@ namespace cellsim::sim::internal {
 
 enum class OpKind : uint8_t { kRead, kWrite, kFormat, kFastFormat };
 
+// Thread-safe: mu_ guards the servers' queues. Device() and Link() write
+// the trace while holding it (mu_ before the TraceWriter's lock).
 class DeviceModel {
  public:
   DeviceModel(const DeviceProfile& p, const RackShape& shape, TraceWriter* trace,
@@ -24,9 +26,9 @@ class DeviceModel {
   // cell disk the grid disk lives on; `to_flash` for cache reads/writes.
   // Returns the completion time on the device.
   uint64_t Device(uint32_t cell, uint32_t cell_disk, bool to_flash, OpKind op, uint64_t bytes,
-                  uint64_t arrive_ns);
+                  uint64_t arrive_ns) ABSL_LOCKS_EXCLUDED(mu_);
   // Data bytes over the cell's link, ready at `ready_ns`; returns when sent.
-  uint64_t Link(uint32_t cell, uint64_t bytes, uint64_t ready_ns);
+  uint64_t Link(uint32_t cell, uint64_t bytes, uint64_t ready_ns) ABSL_LOCKS_EXCLUDED(mu_);
   uint64_t half_rpc_ns() const { return half_rpc_ns_; }
   const std::string& CellName(uint32_t cell) const { return cell_names_.at(cell); }
 
@@ -37,7 +39,9 @@ class DeviceModel {
     uint64_t free_at = 0;
     std::deque<uint64_t> pending;  // completion times (for the queue-depth counter)
   };
-  uint64_t Book(Server& s, uint64_t arrive_ns, uint64_t service_ns, const char* what);
+  // Queues a request on `s` (one of the servers below).
+  uint64_t Book(Server& s, uint64_t arrive_ns, uint64_t service_ns, const char* what)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   uint64_t ServiceNs(bool flash, bool ef, OpKind op, uint64_t bytes) const;
   Server MakeServer(uint32_t cell, const std::string& name);
 
@@ -47,11 +51,11 @@ class DeviceModel {
   std::string prefix_;
   uint64_t half_rpc_ns_;
   bool ef_;
-  std::mutex mu_;
-  std::vector<std::string> cell_names_;
-  std::vector<std::vector<Server>> disks_;   // [cell][cell disk]
-  std::vector<std::vector<Server>> flash_;   // [cell][card]
-  std::vector<Server> links_;                // [cell]
+  std::vector<std::string> cell_names_;  // set by the constructor
+  Mutex mu_;
+  std::vector<std::vector<Server>> disks_ ABSL_GUARDED_BY(mu_);  // [cell][cell disk]
+  std::vector<std::vector<Server>> flash_ ABSL_GUARDED_BY(mu_);  // [cell][card]
+  std::vector<Server> links_ ABSL_GUARDED_BY(mu_);               // [cell]
 };
 
 }  // namespace cellsim::sim::internal

@@ -41,7 +41,7 @@ SimClock::SimClock(int64_t unix_seconds, uint64_t statement_ns, TraceWriter* tra
 uint64_t SimClock::NowNanos() const {
   auto it = tls.now.find(id_);
   if (it != tls.now.end()) return it->second;
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   tls.now[id_] = frontier_;  // a new thread starts where the model has got to
   return frontier_;
 }
@@ -52,12 +52,12 @@ int64_t SimClock::UnixSeconds() const {
 
 void SimClock::SetThreadNanos(uint64_t ns) {
   tls.now[id_] = ns;
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   frontier_ = std::max(frontier_, ns);
 }
 
 uint64_t SimClock::Frontier() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return frontier_;
 }
 
@@ -66,7 +66,7 @@ uint32_t SimClock::SessionTrack() {
   if (it != tls.session.end()) return it->second;
   uint32_t n;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     n = ++sessions_;
   }
   const uint32_t track =

@@ -20,7 +20,7 @@ uint32_t TraceWriter::Pid(const std::string& process) {
 }
 
 uint32_t TraceWriter::Track(const std::string& process, const std::string& thread) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   auto key = std::make_pair(process, thread);
   auto it = track_ids_.find(key);
   if (it != track_ids_.end()) return it->second;
@@ -32,7 +32,7 @@ uint32_t TraceWriter::Track(const std::string& process, const std::string& threa
 
 void TraceWriter::Slice(uint32_t track, const std::string& name, uint64_t start_ns,
                         uint64_t dur_ns, const std::string& category) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   TrackInfo& t = tracks_.at(track);
   const uint64_t end = start_ns + dur_ns;
   // First lane whose last slice has ended: slices on one lane never overlap.
@@ -57,17 +57,17 @@ void TraceWriter::Slice(uint32_t track, const std::string& name, uint64_t start_
 
 void TraceWriter::Counter(const std::string& process, const std::string& name, uint64_t at_ns,
                           double value) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   events_.push_back({'C', Pid(process), 0, name, "counter", at_ns, 0, value});
 }
 
 size_t TraceWriter::event_count() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return events_.size();
 }
 
 std::string TraceWriter::Json() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   nlohmann::json events = nlohmann::json::array();
   for (const auto& [process, pid] : pids_) {
     events.push_back({{"ph", "M"}, {"pid", pid}, {"tid", 0}, {"name", "process_name"},

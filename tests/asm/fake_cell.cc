@@ -24,48 +24,48 @@ FakeCell::FakeCell(std::string name, std::vector<std::pair<std::string, uint64_t
 }
 
 void FakeCell::FailWrites(uint32_t gd, bool fail) {
-  std::lock_guard l(mu_);
+  MutexLock l(&mu_);
   disks_.at(gd).fail_writes = fail;
 }
 void FakeCell::RefuseFormats(bool refuse) {
-  std::lock_guard l(mu_);
+  MutexLock l(&mu_);
   refuse_formats_ = refuse;
 }
 void FakeCell::FailReads(uint32_t gd, bool fail) {
-  std::lock_guard l(mu_);
+  MutexLock l(&mu_);
   disks_.at(gd).fail_reads = fail;
 }
 void FakeCell::LoseRange(uint32_t gd, uint64_t offset, uint64_t length) {
-  std::lock_guard l(mu_);
+  MutexLock l(&mu_);
   disks_.at(gd).lost[offset] = length;
 }
 void FakeCell::Corrupt(uint32_t gd, uint64_t offset) {
-  std::lock_guard l(mu_);
+  MutexLock l(&mu_);
   uint8_t b = 0;
   Load(disks_.at(gd), offset, &b, 1);
   b ^= 0xFF;
   Store(disks_.at(gd), offset, &b, 1);
 }
 std::vector<uint8_t> FakeCell::Peek(uint32_t gd, uint64_t offset, uint64_t length) const {
-  std::lock_guard l(mu_);
+  MutexLock l(&mu_);
   std::vector<uint8_t> out(length);
   Load(disks_.at(gd), offset, out.data(), length);
   return out;
 }
 uint64_t FakeCell::write_requests() const {
-  std::lock_guard l(mu_);
+  MutexLock l(&mu_);
   return write_requests_;
 }
 uint64_t FakeCell::read_requests() const {
-  std::lock_guard l(mu_);
+  MutexLock l(&mu_);
   return read_requests_;
 }
 uint64_t FakeCell::format_requests() const {
-  std::lock_guard l(mu_);
+  MutexLock l(&mu_);
   return format_requests_;
 }
 uint64_t FakeCell::bytes_written() const {
-  std::lock_guard l(mu_);
+  MutexLock l(&mu_);
   return bytes_written_;
 }
 
@@ -128,7 +128,7 @@ void FakeCell::ClearLost(Disk& d, uint64_t offset, uint64_t length) {
 }
 
 absl::StatusOr<cell::CellDescription> FakeCell::Describe() const {
-  std::lock_guard l(mu_);
+  MutexLock l(&mu_);
   cell::CellDescription d;
   d.name = name_;
   d.flash_cache_mode = mode_;
@@ -138,7 +138,7 @@ absl::StatusOr<cell::CellDescription> FakeCell::Describe() const {
 }
 
 absl::Status FakeCell::Read(absl::Span<cell::ReadRequest> requests, cell::CellIoStats* stats) {
-  std::lock_guard l(mu_);
+  MutexLock l(&mu_);
   absl::Status first;
   for (cell::ReadRequest& r : requests) {
     ++read_requests_;
@@ -165,7 +165,7 @@ absl::Status FakeCell::Read(absl::Span<cell::ReadRequest> requests, cell::CellIo
 }
 
 absl::Status FakeCell::Write(absl::Span<cell::WriteRequest> requests, cell::CellIoStats* stats) {
-  std::lock_guard l(mu_);
+  MutexLock l(&mu_);
   absl::Status first;
   for (cell::WriteRequest& r : requests) {
     ++write_requests_;
@@ -188,7 +188,7 @@ absl::Status FakeCell::Write(absl::Span<cell::WriteRequest> requests, cell::Cell
 
 absl::Status FakeCell::FormatRange(absl::Span<cell::FormatRangeRequest> requests,
                                    cell::CellIoStats* stats) {
-  std::lock_guard l(mu_);
+  MutexLock l(&mu_);
   absl::Status first;
   for (cell::FormatRangeRequest& r : requests) {
     ++format_requests_;
@@ -230,14 +230,14 @@ absl::StatusOr<std::vector<cell::Metric>> FakeCell::Metrics() const {
 }
 
 absl::Status FakeCell::SetFlashCacheMode(cell::FlashCacheMode mode) {
-  std::lock_guard l(mu_);
+  MutexLock l(&mu_);
   mode_ = mode;
   return absl::OkStatus();
 }
 
 absl::Status FakeCell::Discard(absl::Span<cell::DiscardRequest> requests,
                                cell::CellIoStats* /*stats*/) {
-  std::lock_guard l(mu_);
+  MutexLock l(&mu_);
   absl::Status first;
   for (cell::DiscardRequest& r : requests) {
     r.status = Check(r.grid_disk, r.offset, r.length);
@@ -252,12 +252,12 @@ absl::Status FakeCell::Discard(absl::Span<cell::DiscardRequest> requests,
 }
 
 uint64_t FakeCell::bytes_discarded() const {
-  std::lock_guard l(mu_);
+  MutexLock l(&mu_);
   return bytes_discarded_;
 }
 
 absl::StatusOr<std::vector<cell::LostRange>> FakeCell::LostRanges() const {
-  std::lock_guard l(mu_);
+  MutexLock l(&mu_);
   std::vector<cell::LostRange> out;
   for (uint32_t i = 0; i < disks_.size(); ++i) {
     for (const auto& [o, len] : disks_[i].lost) out.push_back({i, o, len});

@@ -14,12 +14,12 @@
 
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "cellsim/base/mutex.h"
 #include "cellsim/cell/cell_service.h"
 
 namespace cellsim::asmgr::testing {
@@ -73,18 +73,22 @@ class FakeCell : public cell::CellService {
     bool fail_reads = false;
     std::map<uint64_t, uint64_t> lost;  // offset -> length
   };
-  absl::Status Check(uint32_t gd, uint64_t offset, uint64_t length) const;
-  void Store(Disk& d, uint64_t offset, const uint8_t* data, uint64_t length);
-  void Load(const Disk& d, uint64_t offset, uint8_t* out, uint64_t length) const;
-  void ClearLost(Disk& d, uint64_t offset, uint64_t length);
+  absl::Status Check(uint32_t gd, uint64_t offset, uint64_t length) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Store(Disk& d, uint64_t offset, const uint8_t* data, uint64_t length)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Load(const Disk& d, uint64_t offset, uint8_t* out, uint64_t length) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ClearLost(Disk& d, uint64_t offset, uint64_t length) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  std::string name_;
-  mutable std::mutex mu_;
-  std::vector<Disk> disks_;
-  cell::FlashCacheMode mode_ = cell::FlashCacheMode::kWriteBack;
-  bool refuse_formats_ = false;
-  uint64_t write_requests_ = 0, read_requests_ = 0, format_requests_ = 0, bytes_written_ = 0;
-  uint64_t bytes_discarded_ = 0;
+  const std::string name_;
+  mutable Mutex mu_;
+  std::vector<Disk> disks_ ABSL_GUARDED_BY(mu_);
+  cell::FlashCacheMode mode_ ABSL_GUARDED_BY(mu_) = cell::FlashCacheMode::kWriteBack;
+  bool refuse_formats_ ABSL_GUARDED_BY(mu_) = false;
+  uint64_t write_requests_ ABSL_GUARDED_BY(mu_) = 0, read_requests_ ABSL_GUARDED_BY(mu_) = 0,
+           format_requests_ ABSL_GUARDED_BY(mu_) = 0, bytes_written_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t bytes_discarded_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace cellsim::asmgr::testing

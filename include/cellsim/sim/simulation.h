@@ -33,33 +33,34 @@
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "cellsim/base/clock.h"
+#include "cellsim/base/mutex.h"
 #include "cellsim/cell/cell_service.h"
 #include "cellsim/sim/profile.h"
 #include "cellsim/sim/trace.h"
 
 namespace cellsim::sim {
 
-// A Clock whose time is modeled: one timeline per thread (see Clock).
+// A Clock whose time is modeled: one timeline per thread (see Clock). Each
+// thread's time is thread-local; mu_ guards what threads share (a leaf lock).
 class SimClock : public Clock {
  public:
   SimClock(int64_t unix_seconds, uint64_t statement_ns, TraceWriter* trace,
            std::string trace_prefix);
-  uint64_t NowNanos() const override;
+  uint64_t NowNanos() const override ABSL_LOCKS_EXCLUDED(mu_);
   int64_t UnixSeconds() const override;
   bool simulated() const override { return true; }
-  void SetThreadNanos(uint64_t ns) override;
+  void SetThreadNanos(uint64_t ns) override ABSL_LOCKS_EXCLUDED(mu_);
   void Charge(Work work) override;
   uint64_t ThreadTag() const override;  // the thread's session track + 1 (0: none yet)
   void SetThreadTag(uint64_t tag) override;
   // The latest modeled time any thread reached.
-  uint64_t Frontier() const;
+  uint64_t Frontier() const ABSL_LOCKS_EXCLUDED(mu_);
   // The calling thread's session track ("session 1", ...) in the trace.
-  uint32_t SessionTrack();
+  uint32_t SessionTrack() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   const uint64_t id_;
@@ -67,9 +68,9 @@ class SimClock : public Clock {
   const uint64_t statement_ns_;
   TraceWriter* trace_;
   std::string prefix_;
-  mutable std::mutex mu_;
-  mutable uint64_t frontier_ = 0;
-  uint32_t sessions_ = 0;
+  mutable Mutex mu_;
+  uint64_t frontier_ ABSL_GUARDED_BY(mu_) = 0;
+  uint32_t sessions_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 namespace internal {

@@ -15,17 +15,19 @@
 //   t.Counter("cel01", "queue CD_00", at_ns, 3);
 //   absl::Status s = t.WriteFile("/tmp/seed.trace.json");
 //
-// Thread-safety: every method may be called from any thread.
+// Thread-safety: every method may be called from any thread. One mutex guards
+// all the state; it is a leaf (nothing else is locked while it is held), so
+// callers may write the trace under their own locks.
 #ifndef CELLSIM_SIM_TRACE_H_
 #define CELLSIM_SIM_TRACE_H_
 
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "cellsim/base/mutex.h"
 
 namespace cellsim::sim {
 
@@ -35,16 +37,16 @@ class TraceWriter {
   explicit TraceWriter(std::string clock_name);
 
   // A track (by process and thread name), created on first use.
-  uint32_t Track(const std::string& process, const std::string& thread);
+  uint32_t Track(const std::string& process, const std::string& thread) ABSL_LOCKS_EXCLUDED(mu_);
   void Slice(uint32_t track, const std::string& name, uint64_t start_ns, uint64_t dur_ns,
-             const std::string& category = "io");
+             const std::string& category = "io") ABSL_LOCKS_EXCLUDED(mu_);
   void Counter(const std::string& process, const std::string& name, uint64_t at_ns,
-               double value);
+               double value) ABSL_LOCKS_EXCLUDED(mu_);
 
-  size_t event_count() const;
+  size_t event_count() const ABSL_LOCKS_EXCLUDED(mu_);
   // The whole trace as JSON text; timestamps in microseconds from the first event.
-  std::string Json() const;
-  [[nodiscard]] absl::Status WriteFile(const std::string& path) const;
+  std::string Json() const ABSL_LOCKS_EXCLUDED(mu_);
+  [[nodiscard]] absl::Status WriteFile(const std::string& path) const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   struct Lane {
@@ -63,16 +65,17 @@ class TraceWriter {
     uint64_t ts_ns, dur_ns;
     double value;
   };
-  uint32_t Pid(const std::string& process);
+  uint32_t Pid(const std::string& process) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  mutable std::mutex mu_;
-  std::string clock_name_;
-  std::map<std::string, uint32_t> pids_;
-  std::map<std::pair<std::string, std::string>, uint32_t> track_ids_;
-  std::vector<TrackInfo> tracks_;
-  std::vector<std::pair<uint32_t, std::pair<uint32_t, std::string>>> thread_names_;
-  std::vector<Event> events_;
-  uint32_t next_tid_ = 1;
+  const std::string clock_name_;
+  mutable Mutex mu_;
+  std::map<std::string, uint32_t> pids_ ABSL_GUARDED_BY(mu_);
+  std::map<std::pair<std::string, std::string>, uint32_t> track_ids_ ABSL_GUARDED_BY(mu_);
+  std::vector<TrackInfo> tracks_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::pair<uint32_t, std::pair<uint32_t, std::string>>> thread_names_
+      ABSL_GUARDED_BY(mu_);
+  std::vector<Event> events_ ABSL_GUARDED_BY(mu_);
+  uint32_t next_tid_ ABSL_GUARDED_BY(mu_) = 1;
 };
 
 }  // namespace cellsim::sim
