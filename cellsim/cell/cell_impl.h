@@ -259,6 +259,21 @@ class CellImpl {
                                         std::string_view what) const
       ABSL_SHARED_LOCKS_REQUIRED(mode_mu_);
   RangeLocks::Range LineRange(uint32_t disk, uint64_t offset, uint64_t length) const;
+  // Sets each request's status by ValidateIo (`bytes(r)`: its length) and
+  // locks the cache lines of the valid ones for the caller's scope: the first
+  // step of Read and Write.
+  template <typename Request, typename BytesFn>
+  RangeLocks::Guard ValidateAndLockLines(absl::Span<Request> requests, std::string_view what,
+                                         BytesFn bytes) ABSL_SHARED_LOCKS_REQUIRED(mode_mu_) {
+    std::vector<RangeLocks::Range> ranges;
+    for (Request& r : requests) {
+      r.status = ValidateIo(r.grid_disk, r.offset, bytes(r), what);
+      if (r.status.ok()) ranges.push_back(LineRange(r.grid_disk, r.offset, bytes(r)));
+    }
+    RangeLocks::Guard guard;
+    if (!ranges.empty()) guard = locks_.Acquire(std::move(ranges));
+    return guard;
+  }
   // Submits, then counts grid-disk requests per cell disk.
   [[nodiscard]] absl::Status SubmitBatch(IoBatch* batch);
   void CountDiskIo(uint32_t disk, io::IoOp op, uint64_t bytes);

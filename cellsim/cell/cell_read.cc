@@ -79,13 +79,8 @@ absl::Status CellImpl::Read(absl::Span<ReadRequest> requests, CellIoStats* stats
   // Like every request: ValidateIo reads disks_, which CreateGridDisk changes.
   ReaderMutexLock mode_lock(&mode_mu_);
   CellIoStats local;
-  std::vector<RangeLocks::Range> ranges;
-  for (ReadRequest& r : requests) {
-    r.status = ValidateIo(r.grid_disk, r.offset, r.buffer.size(), "read");
-    if (r.status.ok()) ranges.push_back(LineRange(r.grid_disk, r.offset, r.buffer.size()));
-  }
-  RangeLocks::Guard guard;
-  if (!ranges.empty()) guard = locks_.Acquire(std::move(ranges));
+  RangeLocks::Guard guard =
+      ValidateAndLockLines(requests, "read", [](const ReadRequest& r) { return r.buffer.size(); });
 
   const size_t n = requests.size();
   std::vector<io::AlignedBuffer> bufs(n);

@@ -45,13 +45,8 @@ absl::Status CellImpl::Write(absl::Span<WriteRequest> requests, CellIoStats* sta
   if (absl::Status s = CheckOpen(); !s.ok()) return s;
   ReaderMutexLock mode_lock(&mode_mu_);
   CellIoStats local;
-  std::vector<RangeLocks::Range> ranges;
-  for (WriteRequest& r : requests) {
-    r.status = ValidateIo(r.grid_disk, r.offset, r.data.size(), "write");
-    if (r.status.ok()) ranges.push_back(LineRange(r.grid_disk, r.offset, r.data.size()));
-  }
-  RangeLocks::Guard guard;
-  if (!ranges.empty()) guard = locks_.Acquire(std::move(ranges));
+  RangeLocks::Guard guard =
+      ValidateAndLockLines(requests, "write", [](const WriteRequest& r) { return r.data.size(); });
   const FlashCacheMode mode = mode_.load();
 
   // Requests run in batch order; consecutive requests of the same route whose
