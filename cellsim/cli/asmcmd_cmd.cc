@@ -67,18 +67,17 @@ void RunAsmcmd(const AsmcmdArgs& a, CommandContext& ctx) {
 }  // namespace
 
 void RegisterAsmcmd(CLI::App& app, CommandContext& ctx) {
-  auto args = std::make_shared<AsmcmdArgs>();
-  CLI::App* c = app.add_subcommand(
-      "asmcmd",
+  auto [c, args] = AddCommand<AsmcmdArgs>(
+      app, ctx, "asmcmd",
       "asmcmd on the disk groups of rack DIR: lsdg [DG], lsdsk [-k] [-p] [-G DG] [PATTERN], "
       "ls [-l] [PATH], cd PATH, pwd, cp +DG/PATH LOCALFILE (copies the file's logical bytes "
-      "out of ASM), online -G DG (-D DISK | -a) (resyncs, then onlines), offline -G DG -D DISK");
+      "out of ASM), online -G DG (-D DISK | -a) (resyncs, then onlines), offline -G DG -D DISK",
+      RunAsmcmd);
   AddRackDirArgument(c, &args->dir);
   c->add_option("-e,--execute", args->commands,
                 "An asmcmd command (repeatable, in order; they share the current directory)");
   c->add_flag("--utc", args->utc, "Print times in UTC");
   AddRackOptions(c, &args->rack);
-  c->callback([args, &ctx] { RunAsmcmd(*args, ctx); });
 }
 
 }  // namespace cellsim::cli

@@ -110,13 +110,13 @@ void RunCellCli(const CellCliArgs& a, CommandContext& ctx) {
 }  // namespace
 
 void RegisterCellCli(CLI::App& app, CommandContext& ctx) {
-  auto args = std::make_shared<CellCliArgs>();
-  CLI::App* c = app.add_subcommand(
-      "cellcli",
+  auto [c, args] = AddCommand<CellCliArgs>(
+      app, ctx, "cellcli",
       "CellCLI on the cells of rack DIR: LIST CELL|CELLDISK|FLASHCACHE|GRIDDISK [DETAIL], LIST "
       "METRICCURRENT [NAME] [WHERE objectType = 'FLASHCACHE'], ALTER FLASHCACHE ALL FLUSH, "
       "ALTER CELL flashCacheMode = writeback|writethrough, CREATE GRIDDISK NAME (replaces a "
-      "grid disk that is not present) (case-insensitive)");
+      "grid disk that is not present) (case-insensitive)",
+      RunCellCli);
   AddRackDirArgument(c, &args->dir);
   c->add_option("-e,--execute", args->commands, "A CellCLI command (repeatable, in order)");
   c->add_option("-c,--cell", args->cells,
@@ -125,7 +125,6 @@ void RegisterCellCli(CLI::App& app, CommandContext& ctx) {
       ->delimiter(',');
   c->add_flag("--utc", args->utc, "Print times in UTC");
   AddRackOptions(c, &args->rack);
-  c->callback([args, &ctx] { RunCellCli(*args, ctx); });
 }
 
 }  // namespace cellsim::cli

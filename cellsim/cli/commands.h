@@ -10,7 +10,9 @@
 #ifndef CELLSIM_CLI_COMMANDS_H_
 #define CELLSIM_CLI_COMMANDS_H_
 
+#include <memory>
 #include <string>
+#include <utility>
 
 #include "CLI/CLI.hpp"
 #include "absl/status/status.h"
@@ -34,6 +36,19 @@ void Fail(CommandContext& ctx, const std::string& command, const absl::Status& s
 // FailFirst(ctx, cmd, failure, env->Close()) always closes.
 bool FailFirst(CommandContext& ctx, const std::string& command, const absl::Status& work,
                const absl::Status& closed);
+
+// Adds subcommand `name` to `parent`; its options fill an `Args` that lives as
+// long as the app, and `run(args, ctx)` runs when the subcommand is chosen.
+// Returns the subcommand (to add options to) and the Args (to bind them to).
+template <typename Args>
+std::pair<CLI::App*, Args*> AddCommand(CLI::App& parent, CommandContext& ctx,
+                                       const std::string& name, const std::string& description,
+                                       void (*run)(const Args&, CommandContext&)) {
+  auto args = std::make_shared<Args>();
+  CLI::App* command = parent.add_subcommand(name, description);
+  command->callback([args, run, &ctx] { run(*args, ctx); });
+  return {command, args.get()};
+}
 
 using RegisterFn = void (*)(CLI::App& app, CommandContext& ctx);
 

@@ -240,12 +240,12 @@ void RunDemo(const DemoArgs& a, CommandContext& ctx) {
 }  // namespace
 
 void RegisterDemo(CLI::App& app, CommandContext& ctx) {
-  auto args = std::make_shared<DemoArgs>();
-  CLI::App* demo = app.add_subcommand(
-      "demo",
+  auto [demo, args] = AddCommand<DemoArgs>(
+      app, ctx, "demo",
       "Run the seed `alter database add logfile thread 2 group 5 ('+DATA','+RECO') size SIZE` "
       "by the zero-fill, smart and fast creation paths on fresh default racks and print "
-      "timings and statistics side by side");
+      "timings and statistics side by side",
+      RunDemo);
   demo->add_option("--size", args->size,
                    "Size of each of the two log members (256m by default; 4096m is the seed's)")
       ->capture_default_str();
@@ -257,7 +257,6 @@ void RegisterDemo(CLI::App& app, CommandContext& ctx) {
                  "\"statistics\", \"waits\"}, ...]}");
   AddIoModeOption(demo, &args->io);
   AddRackOptions(demo, &args->rack);
-  demo->callback([args, &ctx] { RunDemo(*args, ctx); });
 }
 
 }  // namespace cellsim::cli

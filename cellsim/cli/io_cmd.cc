@@ -115,10 +115,11 @@ void RunZero(const ZeroArgs& a, CommandContext& ctx) {
 void RegisterIo(CLI::App& app, CommandContext& ctx) {
   CLI::App* io_cmd = app.add_subcommand("io", "Raw I/O engine commands");
   io_cmd->require_subcommand(1);
-  auto args = std::make_shared<ZeroArgs>();
-  CLI::App* zero = io_cmd->add_subcommand(
-      "zero", "Zero-fill a plain file with the io_uring engine and report throughput and "
-              "per-request latency percentiles");
+  auto [zero, args] = AddCommand<ZeroArgs>(
+      *io_cmd, ctx, "zero",
+      "Zero-fill a plain file with the io_uring engine and report throughput and "
+      "per-request latency percentiles",
+      RunZero);
   zero->add_option("FILE", args->file, "File to create or overwrite")->required();
   zero->add_option("--size", args->size, "Bytes to write (e.g. 2g, 512m)")->required();
   zero->add_option("--block-size", args->block_size, "Bytes per request (default 1m)");
@@ -130,7 +131,6 @@ void RegisterIo(CLI::App& app, CommandContext& ctx) {
       ->check(CLI::IsMember({"io_uring", "posix"}));
   zero->add_flag("--fsync", args->fsync, "fdatasync at the end (included in the time)");
   zero->add_flag("--json", args->json, "Print one JSON object");
-  zero->callback([args, &ctx] { RunZero(*args, ctx); });
 }
 
 }  // namespace cellsim::cli

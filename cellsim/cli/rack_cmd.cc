@@ -157,12 +157,12 @@ void RegisterRack(CLI::App& app, CommandContext& ctx) {
   CLI::App* rack = app.add_subcommand("rack", "Create or describe a persistent rack directory");
   rack->require_subcommand(1);
 
-  auto c = std::make_shared<CreateArgs>();
-  CLI::App* create = rack->add_subcommand(
-      "create",
+  auto [create, c] = AddCommand<CreateArgs>(
+      *rack, ctx, "create",
       "Create a rack in DIR (must be empty or missing): cells with grid disks and a flash "
       "cache, and ASM disk groups. Defaults: 3 cells x 12 cell disks, 1 GiB flash, "
-      "write-back, DATA NORMAL 2g and RECO NORMAL 1g per cell disk, AU 4m (sparse files)");
+      "write-back, DATA NORMAL 2g and RECO NORMAL 1g per cell disk, AU 4m (sparse files)",
+      RunCreate);
   AddRackDirArgument(create, &c->dir);
   create->add_option("--cells", c->cells, "Number of cells (cel01, cel02, ...; default 3)")
       ->check(CLI::Range(1, 99));
@@ -178,24 +178,22 @@ void RegisterRack(CLI::App& app, CommandContext& ctx) {
       ->transform(CLI::IsMember({"writeback", "writethrough"}, CLI::ignore_case));
   AddIoModeOption(create, &c->io);
   AddRackOptions(create, &c->rack);
-  create->callback([c, &ctx] { RunCreate(*c, ctx); });
 
-  auto i = std::make_shared<InfoArgs>();
-  CLI::App* info = rack->add_subcommand(
-      "info", "Describe the rack in DIR: configuration, cells, disk groups, database");
+  auto [info, i] = AddCommand<InfoArgs>(
+      *rack, ctx, "info",
+      "Describe the rack in DIR: configuration, cells, disk groups, database",
+      RunInfo);
   AddRackDirArgument(info, &i->dir);
   AddRackOptions(info, &i->rack);
-  info->callback([i, &ctx] { RunInfo(*i, ctx); });
 
-  auto r = std::make_shared<InfoArgs>();
-  CLI::App* recover = rack->add_subcommand(
-      "recover",
+  auto [recover, r] = AddCommand<InfoArgs>(
+      *rack, ctx, "recover",
       "Recover the rack in DIR after a writer was killed or crashed (read commands refuse such "
       "a rack): cells replay their journals, disk groups theirs, the database undoes "
-      "interrupted statements; nothing else is changed");
+      "interrupted statements; nothing else is changed",
+      RunRecover);
   AddRackDirArgument(recover, &r->dir);
   AddRackOptions(recover, &r->rack);
-  recover->callback([r, &ctx] { RunRecover(*r, ctx); });
 }
 
 }  // namespace cellsim::cli

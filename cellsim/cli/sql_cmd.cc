@@ -311,12 +311,12 @@ void RunSql(const SqlArgs& a, CommandContext& ctx) {
 }  // namespace
 
 void RegisterSql(CLI::App& app, CommandContext& ctx) {
-  auto args = std::make_shared<SqlArgs>();
-  CLI::App* sql = app.add_subcommand(
-      "sql",
+  auto [sql, args] = AddCommand<SqlArgs>(
+      app, ctx, "sql",
       "Run SQL statements (CREATE/ALTER/DROP TABLESPACE, ALTER DATABASE ADD/DROP LOGFILE, "
       "ALTER SESSION/SYSTEM SET, tables, DML, COMMIT/ROLLBACK, SELECT, SHOW PARAMETER) in one session against the database of rack DIR (created on first "
-      "use); see docs/sql.md");
+      "use); see docs/sql.md",
+      RunSql);
   AddRackDirArgument(sql, &args->dir);
   sql->add_option("-e,--execute", args->statements, "A statement to run (repeatable, in order)");
   sql->add_option("-f,--file", args->file,
@@ -336,7 +336,6 @@ void RegisterSql(CLI::App& app, CommandContext& ctx) {
                   "Rows of the built-in ALL_OBJECTS view")
       ->capture_default_str();
   AddRackOptions(sql, &args->rack);
-  sql->callback([args, &ctx] { RunSql(*args, ctx); });
 }
 
 }  // namespace cellsim::cli

@@ -128,12 +128,12 @@ void RunWrite(const WriteArgs& a, CommandContext& ctx) {
 }  // namespace
 
 void RegisterWrite(CLI::App& app, CommandContext& ctx) {
-  auto args = std::make_shared<WriteArgs>();
-  CLI::App* w = app.add_subcommand(
-      "write",
+  auto [w, args] = AddCommand<WriteArgs>(
+      app, ctx, "write",
       "Run a deterministic write workload on one ASM file of rack DIR (through the flash "
       "cache) and print each acknowledged write as `ack INDEX OFFSET LENGTH XXH64`, flushed "
-      "at once (for kill -9 tests)");
+      "at once (for kill -9 tests)",
+      RunWrite);
   AddRackDirArgument(w, &args->dir);
   w->add_option("--file", args->file,
                 "The ASM file: a full name or a pattern matching one file, e.g. "
@@ -153,7 +153,6 @@ void RegisterWrite(CLI::App& app, CommandContext& ctx) {
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
   AddRackOptions(w, &args->rack);
-  w->callback([args, &ctx] { RunWrite(*args, ctx); });
 }
 
 }  // namespace cellsim::cli
