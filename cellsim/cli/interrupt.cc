@@ -1,6 +1,10 @@
 #include "cellsim/cli/interrupt.h"
 
+#include <signal.h>
+#include <time.h>
+
 #include <atomic>
+#include <cstdint>
 
 namespace cellsim::cli {
 namespace {
@@ -10,9 +14,31 @@ CancelFlag g_flag;
 std::atomic<int> g_signal{0};
 static_assert(std::atomic<int>::is_always_lock_free);
 
+std::atomic<int64_t> g_first_ns{0};  // CLOCK_MONOTONIC of the first signal
+static_assert(std::atomic<int64_t>::is_always_lock_free);
+
+// A repeat within this long is the same interrupt delivered twice: `timeout`
+// and some job controls signal both the process and its group.
+constexpr int64_t kRepeatIsForceNs = 1'000'000'000;
+
+int64_t MonotonicNs() {  // clock_gettime is async-signal-safe
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
 extern "C" void OnInterrupt(int sig) {
-  g_signal.store(sig, std::memory_order_relaxed);
-  g_flag.Cancel();
+  int expected = 0;
+  if (g_signal.compare_exchange_strong(expected, sig, std::memory_order_relaxed)) {
+    g_first_ns.store(MonotonicNs(), std::memory_order_relaxed);
+    g_flag.Cancel();
+    return;
+  }
+  if (MonotonicNs() - g_first_ns.load(std::memory_order_relaxed) < kRepeatIsForceNs) return;
+  // A second signal, a second or more after the first: the user insists. Die
+  // by it, as kill -9 would (the next open recovers).
+  signal(sig, SIG_DFL);
+  raise(sig);
 }
 
 }  // namespace
@@ -25,8 +51,8 @@ InterruptScope::InterruptScope() {
   struct sigaction sa {};
   sa.sa_handler = OnInterrupt;
   sigemptyset(&sa.sa_mask);
-  // One shot; system calls restart (the I/O layers retry EINTR anyway).
-  sa.sa_flags = SA_RESETHAND | SA_RESTART;
+  // System calls restart (the I/O layers retry EINTR anyway).
+  sa.sa_flags = SA_RESTART;
   for (int i = 0; i < 3; ++i) sigaction(kSignals[i], &sa, &old_[i]);
 }
 

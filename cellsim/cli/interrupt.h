@@ -2,8 +2,10 @@
 // InterruptScope lives, SIGINT, SIGTERM and SIGHUP only set InterruptFlag(),
 // which the session checks at its safe points (Session::SetCancelFlag), so
 // the statement's own undo runs and the command ends with ORA-01013 and exit
-// code 128 + signal. The handler is one-shot: a second signal takes its
-// default action (the process dies, as kill -9 would; the next open recovers).
+// code 128 + signal. A second signal a second or more after the first takes
+// its default action (the process dies, as kill -9 would; the next open
+// recovers); one sooner is the same interrupt delivered twice (`timeout` and
+// some shells signal the process and its group) and is ignored.
 #ifndef CELLSIM_CLI_INTERRUPT_H_
 #define CELLSIM_CLI_INTERRUPT_H_
 

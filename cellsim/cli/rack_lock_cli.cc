@@ -45,11 +45,15 @@ absl::StatusOr<asmgr::RackOpenOptions> MakeRackOpenOptions(const std::string& di
   options.lock.timeout_name = "--lock-timeout";
   options.lock.command = CommandLine();
   options.lock.cancel = InterruptFlag();  // Ctrl-C ends a wait (when handlers are installed)
-  options.lock.on_wait = [dir, access, lock_timeout](const std::string& holders) {
+  // As the user wrote it ("2m", "500ms"); a bare number is seconds: say so.
+  const bool bare = !lock_timeout.empty() &&
+                    lock_timeout.find_first_not_of("0123456789.") == std::string::npos;
+  const std::string shown = bare ? lock_timeout + " s" : lock_timeout;
+  options.lock.on_wait = [dir, access, shown](const std::string& holders) {
     std::cerr << fmt::format(
         "cellsim: the rack in {} is in use by {}; waiting up to {} for the {} lock "
         "(--lock-timeout)\n",
-        dir, holders, lock_timeout, asmgr::RackAccessName(access));
+        dir, holders, shown, asmgr::RackAccessName(access));
   };
   return options;
 }

@@ -187,6 +187,46 @@ TEST(Interrupt, SigintUndoesTheCreationByEveryPath) {
   EXPECT_EQ(cancelled[0] + cancelled[1] + cancelled[2], kRuns);
 }
 
+// `timeout -s INT` (and some job controls) signal both the process and its
+// group, so one interrupt arrives twice within microseconds. That is still one
+// Ctrl-C: the statement undoes itself (ORA-01013, exit 130) instead of dying by
+// the second signal and leaving its half-made files to the next open.
+TEST(Interrupt, ASignalDeliveredTwiceAtOnceIsOneInterrupt) {
+  TempDir tmp;
+  const std::string rack = tmp.File("rack");
+  CmdRun r = Cellsim(tmp, {"rack", "create", rack, "--cells", "3", "--disks-per-cell", "2",
+                           "--disk-group", "DATA:NORMAL:1g:1m", "--disk-group",
+                           "RECO:NORMAL:1g:1m", "--flash-size", "64m"});
+  ASSERT_TRUE(r.ok()) << r.err;
+  r = Cellsim(tmp, {"sql", rack, "-e", "select 1 from dual"});  // creates the database
+  ASSERT_TRUE(r.ok()) << r.err;
+  const CmdRun lsdg_before = Cellsim(tmp, {"asmcmd", rack, "-e", "lsdg"});
+  ASSERT_TRUE(lsdg_before.ok()) << lsdg_before.err;
+  ChildProcess child = CellsimChild(
+      {"sql", rack, "-e", "alter session set \"_cell_fast_file_create\" = false", "-e",
+       "alter database add logfile group 5 ('+DATA','+RECO') size 1g"},
+      tmp.File("child.err"));
+  ASSERT_TRUE(child.started()) << child.error();
+  ASSERT_TRUE(child.ReadLine().has_value());  // "Session altered.": the creation starts now
+  child.Signal(SIGINT);
+  // Not back to back: two pending SIGINTs would merge into one in the kernel.
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  child.Signal(SIGINT);
+  const int status = child.Wait();
+  const std::string err = child.Stderr();
+  ASSERT_TRUE(WIFEXITED(status)) << testing::DescribeWaitStatus(status) << err;
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGINT) << err;
+  EXPECT_THAT(err, HasSubstr("ORA-01013"));
+  // Nothing was left for recovery: the next command reports no recovery and
+  // the disk groups are as before.
+  const CmdRun after = Cellsim(tmp, {"asmcmd", rack, "-e", "lsdg"});
+  ASSERT_TRUE(after.ok()) << after.err;
+  EXPECT_EQ(after.out, lsdg_before.out);
+  r = Cellsim(tmp, {"sql", rack, "-e", "select 1 from dual"});
+  ASSERT_TRUE(r.ok()) << r.err;
+  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("recovery")));
+}
+
 // `cellsim demo` removes its temporary racks however it ends: SIGTERM during
 // the zero-fill run leaves nothing in TMPDIR.
 TEST(Interrupt, DemoRemovesItsTemporaryRackOnSigterm) {
