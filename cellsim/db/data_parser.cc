@@ -55,32 +55,32 @@ class DataParser {
   static constexpr internal::SqlLexRules kLexRules{
       .number_decimals = true, .punct = "(),;=<>+-*/.!|", .two_char_operators = true};
 
+  static Tok KindOf(internal::SqlTok k) {
+    switch (k) {
+      case internal::SqlTok::kWord:
+        return Tok::kWord;
+      case internal::SqlTok::kQuotedIdent:
+        return Tok::kQuoted;
+      case internal::SqlTok::kString:
+        return Tok::kString;
+      case internal::SqlTok::kNumber:
+        return Tok::kNumber;
+      case internal::SqlTok::kPunct:
+        return Tok::kPunct;
+      case internal::SqlTok::kEnd:
+      case internal::SqlTok::kError:  // not reached: Lex returns the error first
+        break;
+    }
+    return Tok::kEnd;
+  }
+
   absl::Status Lex() {
     internal::SqlLexResult lexed = internal::LexSql(sql_, kLexRules);
     if (!lexed.ok()) return ErrorAt(lexed.error.pos, lexed.error.message, lexed.error.ora);
     for (internal::SqlToken& t : lexed.tokens) {
-      std::string raw(sql_.substr(t.pos, t.len));
-      switch (t.kind) {
-        case internal::SqlTok::kWord:
-          tokens_.push_back(Token{Tok::kWord, Upper(t.text), std::move(raw), t.pos});
-          break;
-        case internal::SqlTok::kQuotedIdent:
-          tokens_.push_back(Token{Tok::kQuoted, std::move(t.text), std::move(raw), t.pos});
-          break;
-        case internal::SqlTok::kString:
-          tokens_.push_back(Token{Tok::kString, std::move(t.text), std::move(raw), t.pos});
-          break;
-        case internal::SqlTok::kNumber:
-          tokens_.push_back(Token{Tok::kNumber, std::move(t.text), std::move(raw), t.pos});
-          break;
-        case internal::SqlTok::kPunct:
-          tokens_.push_back(Token{Tok::kPunct, std::move(t.text), std::move(raw), t.pos});
-          break;
-        case internal::SqlTok::kEnd:
-        case internal::SqlTok::kError:
-          tokens_.push_back(Token{Tok::kEnd, "", "", t.pos});
-          break;
-      }
+      const Tok kind = KindOf(t.kind);
+      std::string text = kind == Tok::kWord ? Upper(t.text) : std::move(t.text);
+      tokens_.push_back(Token{kind, std::move(text), std::string(sql_.substr(t.pos, t.len)), t.pos});
     }
     return absl::OkStatus();
   }
