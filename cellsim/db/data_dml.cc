@@ -51,6 +51,11 @@ class RowInserter {
     Segment* seg = d_.e.TableSegment(d_.sd, t_, true);
     if (seg == nullptr) return d_.e.DataFileOf("TEMP").status();
     std::optional<uint16_t> slot;
+    if (!seg->blocks.empty() && !t_.temporary) {
+      absl::Status st = d_.e.EnsureCached(d_.rec, seg->file_number,
+                                          absl::MakeConstSpan(&seg->blocks.back(), 1), t_.object_id);
+      if (!st.ok()) return st;
+    }
     if (!seg->blocks.empty()) {
       slot = HeapBlock(absl::MakeSpan(d_.e.Block(seg->file_number, seg->blocks.back()).bytes))
                  .Insert(bytes);
@@ -159,6 +164,10 @@ absl::StatusOr<int64_t> ChangeRows(Dml& d, TableDef& t, const RowVisitor& match,
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
   Segment* seg = d.e.TableSegment(d.sd, t, false);
   if (seg == nullptr) return 0;
+  if (!t.temporary) {
+    absl::Status st = d.e.EnsureCached(d.rec, seg->file_number, seg->blocks, t.object_id);
+    if (!st.ok()) return st;
+  }
   int64_t n = 0;
   const std::vector<uint32_t> blocks = seg->blocks;
   for (uint32_t b : blocks) {
@@ -274,9 +283,27 @@ absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out)
   }
   absl::StatusOr<uint32_t> file = d.e.DataFileOf(t.tablespace);
   if (!file.ok()) return file.status();
+  if (!t.temporary) {
+    // TEMP's space is the instance's (never persisted); UNDOTBS1 holds the
+    // checkpoint's undo (docs/redo.md).
+    const FileTable table = d.e.FileTableCopy();
+    const Tablespace* ts = table.FindTablespace(t.tablespace);
+    if (ts != nullptr && (ts->name == "TEMP" || ts->contents != TablespaceContents::kPermanent)) {
+      return absl::InvalidArgumentError(
+          ts->contents == TablespaceContents::kUndo
+              ? fmt::format("ORA-30022: Cannot create segments in undo tablespace {}", ts->name)
+              : fmt::format("ORA-02195: Attempt to create PERMANENT object in a TEMPORARY "
+                            "tablespace ({})", ts->name));
+    }
+  }
   t.segment.file_number = *file;
   t.object_id = d.e.next_object_id++;
   TableDef& stored = d.e.tables.emplace(t.name, std::move(t)).first->second;
+  // DDL is acknowledged once the dictionary holds it.
+  if (absl::Status st = d.e.WriteDictionary(false); !st.ok()) {
+    d.e.tables.erase(c.name);
+    return st;
+  }
   out->feedback = "Table created.";
   if (c.as_select) {
     RowInserter ins(d, stored, true);
@@ -374,8 +401,12 @@ absl::Status DropOrTruncate(Dml& d, const std::string& name, bool drop, DataOutc
     }
   } else {
     d.e.FreeSegment((*t)->segment, false);
+    // A truncated table's new segment is a new data object (Oracle's
+    // DATAOBJ#), so redo of its old rows never applies to reused blocks.
+    if (!drop) (*t)->object_id = d.e.next_object_id++;
   }
   if (drop) d.e.tables.erase(name);
+  if (absl::Status st = d.e.WriteDictionary(false); !st.ok()) return st;
   out->feedback = drop ? "Table dropped." : "Table truncated.";
   return absl::OkStatus();
 }

@@ -96,7 +96,8 @@ absl::Status DataEngine::Extend(Segment& seg, bool temp) {
 }
 
 absl::StatusOr<uint32_t> DataEngine::NewBlock(Segment& seg, bool temp, uint32_t obj) {
-  if (seg.free_in_extent == 0) {
+  const bool extend = seg.free_in_extent == 0;
+  if (extend) {
     if (absl::Status st = Extend(seg, temp); !st.ok()) return st;
   }
   const uint32_t b = seg.next_block++;
@@ -107,6 +108,11 @@ absl::StatusOr<uint32_t> DataEngine::NewBlock(Segment& seg, bool temp, uint32_t 
   cb.temp = temp;
   cb.dirty = !temp;
   HeapBlock::Format(absl::MakeSpan(cb.bytes), format::Rdba(seg.file_number, b), obj);
+  if (extend && !temp) {
+    // Space management commits by itself (Oracle's recursive transaction):
+    // the dictionary holds the new extent before any change in it is logged.
+    if (absl::Status st = WriteDictionary(false); !st.ok()) return st;
+  }
   return b;
 }
 
@@ -139,9 +145,73 @@ Segment* DataEngine::TableSegment(SessionData& sd, TableDef& t, bool create) {
   return &sd.gtt_segments.emplace(t.object_id, seg).first->second;
 }
 
+absl::Status DataEngine::EnsureCached(Recorder& rec, uint32_t file,
+                                      absl::Span<const uint32_t> blocks, uint32_t obj) {
+  std::vector<uint32_t> missing;
+  for (uint32_t b : blocks) {
+    if (cache.count(Key(file, b)) == 0) missing.push_back(b);
+  }
+  if (missing.empty()) return absl::OkStatus();
+  const FileTable table = FileTableCopy();
+  const DataFile* f = table.FindDataFile(file);
+  if (f == nullptr) {
+    return absl::NotFoundError(fmt::format(
+        "ORA-01116: error in opening database file {}: the file of object {} is no longer part of "
+        "the database",
+        file, obj));
+  }
+  absl::StatusOr<asmgr::DiskGroup*> dg = FindDiskGroup(db->rack, f->file.disk_group);
+  if (!dg.ok()) return dg.status();
+  std::sort(missing.begin(), missing.end());
+  // One read per run of consecutive blocks.
+  std::vector<uint8_t> buf(missing.size() * kBlockSize);
+  std::vector<asmgr::AsmReadRequest> r;
+  for (size_t i = 0; i < missing.size(); ++i) {
+    if (i > 0 && missing[i] == missing[i - 1] + 1) {
+      r.back().buffer = absl::MakeSpan(r.back().buffer.data(), r.back().buffer.size() + kBlockSize);
+      continue;
+    }
+    asmgr::AsmReadRequest q;
+    q.file_offset = uint64_t{missing[i]} * kBlockSize;
+    q.buffer = absl::MakeSpan(&buf[i * kBlockSize], kBlockSize);
+    q.verify_checksums = true;
+    r.push_back(q);
+  }
+  asmgr::AsmIoResult res;
+  const stats::Wait wait =
+      missing.size() == 1 ? Wait::kCellSingleBlockPhysicalRead : Wait::kCellMultiblockPhysicalRead;
+  absl::Status st = rec.Timed(wait, [&] { return (*dg)->Read(f->file.number, absl::MakeSpan(r), &res); });
+  AccountRead(rec, res, buf.size());
+  if (!st.ok()) {
+    return absl::Status(st.code(), fmt::format("reading {} blocks of data file {} ({}): {}",
+                                               missing.size(), file, f->file.name,
+                                               std::string(st.message())));
+  }
+  for (size_t i = 0; i < missing.size(); ++i) {
+    CachedBlock& cb = cache[Key(file, missing[i])];
+    cb.bytes.assign(buf.begin() + i * kBlockSize, buf.begin() + (i + 1) * kBlockSize);
+    cb.dirty = false;
+    cb.temp = false;
+    uint32_t rdba = 0, block_obj = 0;
+    std::memcpy(&rdba, &cb.bytes[4], 4);
+    std::memcpy(&block_obj, &cb.bytes[24], 4);
+    if (cb.bytes[0] != 0x06 || rdba != format::Rdba(file, missing[i]) || block_obj != obj) {
+      // Allocated to the segment but never written since: an empty block.
+      HeapBlock::Format(absl::MakeSpan(cb.bytes), format::Rdba(file, missing[i]), obj);
+    }
+  }
+  return absl::OkStatus();
+}
+
 // DBWR: every dirty permanent block to its data file (`db file parallel
-// write`, one write per data file).
-absl::Status DataEngine::Checkpoint(Recorder& /*rec*/) {
+// write`, one write per data file), after LGWR has written the redo that
+// covers them (the write-ahead rule); then the dictionary records where
+// recovery starts.
+absl::Status DataEngine::Checkpoint(Recorder& rec, bool clean) {
+  if (absl::Status st = FlushLog(rec, true);
+      !st.ok() && st.code() != absl::StatusCode::kFailedPrecondition) {
+    return st;
+  }
   std::map<uint32_t, std::vector<std::pair<uint32_t, CachedBlock*>>> by_file;
   for (auto& [key, cb] : cache) {
     if (cb.dirty && !cb.temp) by_file[static_cast<uint32_t>(key >> 32)].push_back({static_cast<uint32_t>(key), &cb});
@@ -173,7 +243,8 @@ absl::Status DataEngine::Checkpoint(Recorder& /*rec*/) {
     }
     for (auto& [block, cb] : blocks) cb->dirty = false;
   }
-  return absl::OkStatus();
+  checkpoint = CheckpointPosition{sequence, current_group_index, log_block, scn};
+  return WriteDictionary(clean);
 }
 
 // ---- undo and redo ----
@@ -384,10 +455,11 @@ absl::Status DataEngine::FlushLog(Recorder& rec, bool sync) {
   current_group_index %= static_cast<uint32_t>(groups.size());
   const LogGroup* g = groups[current_group_index];
   uint64_t capacity = g->size_bytes / g->block_size;
-  if (log_block + blocks > capacity) {
-    // Log switch: the next group becomes CURRENT; the checkpoint makes the
-    // old one INACTIVE at once (DBWR writes synchronously).
-    if (absl::Status st = Checkpoint(rec); !st.ok()) return st;
+  const bool switched = log_block + blocks > capacity;
+  if (switched) {
+    // Log switch: the next group becomes CURRENT and takes this write; the
+    // checkpoint after it makes the old one INACTIVE at once (DBWR writes
+    // synchronously, after the redo that covers its blocks).
     current_group_index = (current_group_index + 1) % static_cast<uint32_t>(groups.size());
     ++sequence;
     log_block = 2;
@@ -438,6 +510,7 @@ absl::Status DataEngine::FlushLog(Recorder& rec, bool sync) {
   log_block += blocks;
   log_buffer.clear();
   last_write_ns = db->clock->NowNanos();
+  if (switched) return Checkpoint(rec);
   return absl::OkStatus();
 }
 

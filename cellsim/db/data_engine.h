@@ -39,6 +39,14 @@ struct Segment {
   uint32_t extents = 0;
   uint32_t free_in_extent = 0;    // unused blocks left in the last extent
   uint32_t next_block = 0;        // next unused block of the last extent
+
+  // The first block of each extent: blocks are used in order, extent after
+  // extent, and every extent has at least its first block in use.
+  std::vector<uint32_t> ExtentStarts() const;
+  // The segment whose extents start at `starts`, `used` blocks in use (the
+  // dictionary's form, data_dictionary.cc).
+  static Segment FromExtents(uint32_t file, uint32_t extent_blocks,
+                             const std::vector<uint32_t>& starts, uint32_t used);
 };
 
 struct TableDef {
@@ -107,6 +115,26 @@ struct DataOutcome {
   std::string feedback;       // "70,000 rows created." ...
 };
 
+// Where instance recovery starts: the log position up to which every change
+// is in the data files (the last complete checkpoint) and the SCN there.
+struct CheckpointPosition {
+  uint64_t sequence = 0;      // log sequence# (0: no redo yet)
+  uint32_t group_index = 0;   // into thread 1's groups, by group#
+  uint64_t block = 2;         // redo block of that log
+  uint64_t scn = 0;
+  bool operator==(const CheckpointPosition&) const = default;
+};
+
+// Where the checkpoint left the undo of the transactions active at it (in
+// UNDOTBS1, data_recovery.cc); length 0: none.
+struct UndoSnapshot {
+  uint32_t file = 0;      // relative file number
+  uint32_t area = 0;      // which half of the file
+  uint64_t length = 0;    // bytes
+  uint64_t checksum = 0;  // xxHash64 of them
+  bool operator==(const UndoSnapshot&) const = default;
+};
+
 struct DataEngine {
   Database::State* db = nullptr;  // set when made
   // Serialises the engine (sessions are threads of one instance). Taken
@@ -135,6 +163,12 @@ struct DataEngine {
   uint64_t last_write_ns ABSL_GUARDED_BY(mu) = 0;
   bool log_started ABSL_GUARDED_BY(mu) = false;
 
+  // The persistent dictionary (data_dictionary.cc): both copies in the SYSTEM
+  // data file hold generation `dictionary_generation` (0: never written).
+  uint64_t dictionary_generation ABSL_GUARDED_BY(mu) = 0;
+  CheckpointPosition checkpoint ABSL_GUARDED_BY(mu);
+  UndoSnapshot undo_snapshot ABSL_GUARDED_BY(mu);
+
   // Every method requires mu.
   // A copy of the database's file table, taken under the database's mu (held
   // for the copy only): the engine keeps no pointer into the table, which DDL
@@ -147,8 +181,31 @@ struct DataEngine {
   absl::Status Extend(Segment& seg, bool temp) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   absl::StatusOr<uint32_t> NewBlock(Segment& seg, bool temp, uint32_t obj)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // A block already in the cache (EnsureCached brings a segment's blocks in).
   CachedBlock& Block(uint32_t file, uint32_t block) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
-  absl::Status Checkpoint(Recorder& rec) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // Reads the blocks of `seg` that are not in the buffer cache from its data
+  // file (a block never written since its extent was allocated reads as an
+  // empty block of the segment's object). TEMP segments live in the cache only.
+  absl::Status EnsureCached(Recorder& rec, uint32_t file, absl::Span<const uint32_t> blocks,
+                            uint32_t obj) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // Full checkpoint: LGWR writes the log buffer, DBWR every dirty block, then
+  // the dictionary records the log position recovery starts from; `clean`
+  // (at Close only) marks the database closed cleanly.
+  absl::Status Checkpoint(Recorder& rec, bool clean = false) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // ---- the persistent dictionary (data_dictionary.cc) ----
+  // Writes the dictionary (tables, segments' extents, allocators, SCN, the
+  // checkpoint position) as the next generation into both copies in the
+  // SYSTEM data file, one after the other. A database without a SYSTEM
+  // tablespace keeps its dictionary in memory (docs/redo.md).
+  absl::Status WriteDictionary(bool clean) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // Reads it at open; DataLoss naming the file and the damage when no copy is
+  // valid. Sets `*clean` (true for a database that has no dictionary yet).
+  absl::Status LoadDictionary(std::vector<std::string>* actions, bool* clean)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // Database::Open: loads the dictionary, recovers the instance after a crash,
+  // and marks the database open (not closed cleanly) before any change, in a
+  // new log sequence. `actions` gets what it had to do.
+  absl::Status OpenInstance(std::vector<std::string>* actions) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   void FreeSegment(Segment& seg, bool temp) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // The table's segment: a heap table's own, or this session's segment of a
   // GTT in TEMP (made when `create`; null when there is none or no TEMP).

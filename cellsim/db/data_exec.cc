@@ -254,6 +254,10 @@ absl::StatusOr<Source> TableSource(Ctx& c, const FromSource& f)
   src.columns = t->columns;
   src.segment = c.e.TableSegment(c.sd, *t, false);
   Segment* seg = src.segment;
+  if (seg != nullptr && !t->temporary) {
+    absl::Status st = c.e.EnsureCached(c.rec, seg->file_number, seg->blocks, t->object_id);
+    if (!st.ok()) return st;
+  }
   DataEngine* e = &c.e;
   src.scan = [t, seg, e](const auto& cb) {
     e->mu.AssertHeld();  // the scan runs inside the statement, under the engine's mu
@@ -461,6 +465,8 @@ absl::StatusOr<std::vector<Row>> RunSelectRows(Ctx& c, const Select& sel,
   if (!st.ok()) return st;
   if (aggregate) {
     Row row;
+    headings.clear();  // one per aggregate, not the expanded select list's
+    exprs.clear();
     for (size_t i = 0; i < sel.items.size(); ++i) {
       const std::string& f = sel.items[i].expr->text;
       row.push_back(f == "COUNT" || seen[i] ? Value::Num(acc[i]) : Value::Null());
@@ -481,7 +487,7 @@ absl::StatusOr<std::vector<Row>> RunSelectRows(Ctx& c, const Select& sel,
     for (size_t i : idx) sorted.push_back(std::move(rows[i]));
     rows = std::move(sorted);
   }
-  if (!expanded) {  // no row: headings still come from the select list
+  if (!expanded && !aggregate) {  // no row: headings still come from the select list
     for (const SelectItem& it : sel.items) headings.push_back(it.heading);
   }
   if (cols != nullptr) {

@@ -201,14 +201,31 @@ absl::StatusOr<std::unique_ptr<Database>> Database::Open(asmgr::Rack* rack,
   const std::string& name = state->options.db_name;
   asmgr::DiskGroup* const dg = state->cf_dg;
   internal::Recorder rec = state->SystemRecorder();
-  MutexLock lock(&state->mu);  // no other thread sees the state yet
-  absl::StatusOr<std::unique_ptr<internal::ControlFile>> cf = internal::ControlFile::Open(
-      dg, name, rec, &state->table, &state->recovery_actions);
-  if (!cf.ok()) return cf.status();
-  state->cf = *std::move(cf);
-  if (absl::Status st = Recover(*state); !st.ok()) {
-    return absl::Status(st.code(), fmt::format("database {}: recovery at open failed: {}", name,
-                                               std::string(st.message())));
+  {
+    MutexLock lock(&state->mu);  // no other thread sees the state yet
+    absl::StatusOr<std::unique_ptr<internal::ControlFile>> cf = internal::ControlFile::Open(
+        dg, name, rec, &state->table, &state->recovery_actions);
+    if (!cf.ok()) return cf.status();
+    state->cf = *std::move(cf);
+    if (absl::Status st = Recover(*state); !st.ok()) {
+      return absl::Status(st.code(), fmt::format("database {}: recovery at open failed: {}", name,
+                                                 std::string(st.message())));
+    }
+  }
+  // The data dictionary and instance recovery (the engine's mu is taken
+  // before the database's).
+  std::vector<std::string> actions;
+  {
+    internal::DataEngine& e = internal::EngineOf(*state);
+    MutexLock lock(&e.mu);
+    if (absl::Status st = e.OpenInstance(&actions); !st.ok()) {
+      return absl::Status(st.code(), fmt::format("database {}: open failed: {}", name,
+                                                 std::string(st.message())));
+    }
+  }
+  {
+    MutexLock lock(&state->mu);
+    for (std::string& a : actions) state->recovery_actions.push_back(std::move(a));
   }
   return std::unique_ptr<Database>(new Database(std::move(state)));
 }
@@ -229,9 +246,7 @@ absl::Status Database::Close() {
     internal::DataEngine& e = *engine;
     MutexLock lock(&e.mu);
     internal::Recorder rec = s_->SystemRecorder();
-    absl::Status st = e.FlushLog(rec, true);
-    if (st.ok() || st.code() == absl::StatusCode::kFailedPrecondition) st = e.Checkpoint(rec);
-    return st;
+    return e.Checkpoint(rec, /*clean=*/true);
   }
   return absl::OkStatus();
 }

@@ -175,6 +175,42 @@ std::vector<uint8_t> EncodeRow(const std::vector<Column>& cols, const Row& row) 
   return out;
 }
 
+std::vector<std::vector<uint8_t>> ColumnImages(absl::Span<const uint8_t> b) {
+  std::vector<std::vector<uint8_t>> images;
+  if (b.size() < 3) return images;
+  size_t p = 3;
+  for (size_t i = 0; i < b[2] && p < b.size(); ++i) {
+    const size_t start = p;
+    size_t len = b[p++];
+    if (len == 0xFF) {
+      len = 0;
+    } else if (len == 0xFE && p + 2 <= b.size()) {
+      len = (size_t{b[p]} << 8) | b[p + 1];
+      p += 2;
+    }
+    p = std::min(p + len, b.size());
+    images.emplace_back(b.begin() + start, b.begin() + p);
+  }
+  return images;
+}
+
+std::vector<uint8_t> RowFromImages(const std::vector<std::vector<uint8_t>>& images) {
+  size_t stored = images.size();
+  while (stored > 0 && (images[stored - 1].empty() ||
+                        (images[stored - 1].size() == 1 && images[stored - 1][0] == 0xFF))) {
+    --stored;
+  }
+  std::vector<uint8_t> out = {kRowFlagLive, 0, static_cast<uint8_t>(stored)};
+  for (size_t i = 0; i < stored; ++i) {
+    if (images[i].empty()) {
+      out.push_back(0xFF);
+    } else {
+      out.insert(out.end(), images[i].begin(), images[i].end());
+    }
+  }
+  return out;
+}
+
 Row DecodeRow(const std::vector<Column>& cols, absl::Span<const uint8_t> b) {
   Row row(cols.size());
   if (b.size() < 3) return row;

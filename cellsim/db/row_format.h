@@ -60,6 +60,12 @@ std::optional<std::string> CoerceForColumn(const Column& c, Value& v);
 // A whole row in Oracle's row format.
 std::vector<uint8_t> EncodeRow(const std::vector<Column>& cols, const Row& row);
 Row DecodeRow(const std::vector<Column>& cols, absl::Span<const uint8_t> bytes);
+// A stored row's column images (each its length byte(s) and data; a NULL is
+// the single byte 0xFF), and the row made of `images` (flag and lock of a live
+// row; trailing NULLs not stored). Redo of an update carries the images that
+// changed (redo_payload.h).
+std::vector<std::vector<uint8_t>> ColumnImages(absl::Span<const uint8_t> row);
+std::vector<uint8_t> RowFromImages(const std::vector<std::vector<uint8_t>>& images);
 // Bytes of one column image (length byte(s) + data), as undo of an update holds it.
 uint32_t ColumnImageBytes(const Column& c, const Value& v);
 

@@ -1,0 +1,444 @@
+// The persistent data dictionary (docs/redo.md "The dictionary"): what Oracle
+// keeps in SYSTEM (tables, their columns and object ids, segments' extent
+// maps, the space allocators) plus the SCN and the checkpoint position, in the
+// SYSTEM data file's reserved low blocks as two checksummed copies written one
+// after the other, so a torn write leaves the other copy whole.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "cellsim/base/checksum.h"
+#include "cellsim/db/data_engine.h"
+
+namespace cellsim::db::internal {
+namespace {
+
+constexpr uint64_t kDictMagic = 0x5443494449534345ull;  // "ECSIDICT" little-endian
+constexpr uint16_t kDictVersion = 1;
+constexpr uint32_t kDictFirstBlock = 2;     // blocks 0 (OS header) and 1 (file header) precede
+constexpr uint32_t kDictCopyBlocks = 63;    // copy 0: blocks 2..64, copy 1: blocks 65..127
+constexpr uint32_t kDictCopies = 2;
+constexpr size_t kDictHeaderBytes = 40;
+constexpr uint32_t kMaxTables = 100000, kMaxColumns = 1000, kMaxExtents = 1u << 22;
+
+// The SYSTEM data file, where the dictionary lives.
+struct DictFile {
+  asmgr::DiskGroup* dg = nullptr;
+  uint32_t asm_file = 0;
+  uint32_t file_number = 0;
+  std::string name;
+};
+
+std::optional<DictFile> FindDictFile(const FileTable& t, asmgr::Rack* rack) {
+  const Tablespace* ts = t.FindTablespace("SYSTEM");
+  if (ts == nullptr) return std::nullopt;
+  for (const DataFile& f : t.data_files) {
+    if (f.tablespace != ts->number || f.state != EntryState::kAvailable) continue;
+    absl::StatusOr<asmgr::DiskGroup*> dg = FindDiskGroup(rack, f.file.disk_group);
+    if (!dg.ok()) return std::nullopt;
+    return DictFile{*dg, f.file.number, f.file_number, f.file.name};
+  }
+  return std::nullopt;
+}
+
+// Data files of the TEMP tablespace: their space is never persisted (GTT
+// contents and temporary undo do not survive the instance).
+bool IsTempFile(const FileTable& t, uint32_t file_number) {
+  const Tablespace* ts = t.FindTablespace("TEMP");
+  const DataFile* f = t.FindDataFile(file_number);
+  return ts != nullptr && f != nullptr && f->tablespace == ts->number;
+}
+
+// What one dictionary copy holds.
+struct DictImage {
+  uint64_t generation = 0;
+  uint64_t scn = 0;
+  uint32_t next_object_id = 0;
+  bool clean = false;
+  CheckpointPosition checkpoint;
+  UndoSnapshot undo;
+  std::map<std::string, TableDef> tables;
+  std::map<uint32_t, uint32_t> file_next_block;
+  std::map<uint32_t, std::vector<std::pair<uint32_t, uint32_t>>> free_extents;
+};
+
+void EncodeTable(Encoder& e, const TableDef& t) {
+  e.PutString(t.name);
+  e.PutU32(t.object_id);
+  e.PutU8(t.temporary ? 1 : 0);
+  e.PutU8(t.preserve_rows ? 1 : 0);
+  e.PutString(t.tablespace);
+  e.PutU32(static_cast<uint32_t>(t.columns.size()));
+  for (const Column& c : t.columns) {
+    e.PutString(c.name);
+    e.PutU8(static_cast<uint8_t>(c.type));
+    e.PutU32(c.length);
+  }
+  const Segment& s = t.segment;
+  e.PutU32(s.file_number);
+  e.PutU32(s.extent_blocks);
+  e.PutU32(static_cast<uint32_t>(s.blocks.size()));
+  const std::vector<uint32_t> starts = s.ExtentStarts();
+  e.PutU32(static_cast<uint32_t>(starts.size()));
+  for (uint32_t b : starts) e.PutU32(b);
+}
+
+bool DecodeTable(Decoder& d, TableDef* t, std::string* why) {
+  uint8_t temporary = 0, preserve = 0;
+  uint32_t ncols = 0;
+  if (!d.GetString(&t->name, 128) || !d.GetU32(&t->object_id) || !d.GetU8(&temporary) ||
+      !d.GetU8(&preserve) || !d.GetString(&t->tablespace, 128) || !d.GetU32(&ncols)) {
+    *why = "table entry truncated";
+    return false;
+  }
+  t->temporary = temporary != 0;
+  t->preserve_rows = preserve != 0;
+  if (ncols > kMaxColumns) {
+    *why = fmt::format("table {}: {} columns", t->name, ncols);
+    return false;
+  }
+  for (uint32_t i = 0; i < ncols; ++i) {
+    Column c;
+    uint8_t type = 0;
+    if (!d.GetString(&c.name, 128) || !d.GetU8(&type) || !d.GetU32(&c.length) ||
+        type > static_cast<uint8_t>(ColType::kDate)) {
+      *why = fmt::format("table {}: column {} truncated or of unknown type", t->name, i + 1);
+      return false;
+    }
+    c.type = static_cast<ColType>(type);
+    t->columns.push_back(std::move(c));
+  }
+  uint32_t file = 0, extent_blocks = 0, used = 0, nstarts = 0;
+  if (!d.GetU32(&file) || !d.GetU32(&extent_blocks) || !d.GetU32(&used) || !d.GetU32(&nstarts) ||
+      nstarts > kMaxExtents || extent_blocks == 0 ||
+      uint64_t{nstarts} * extent_blocks < used || (nstarts > 0 && used <= (nstarts - 1) * extent_blocks)) {
+    *why = fmt::format("table {}: segment header truncated or inconsistent", t->name);
+    return false;
+  }
+  std::vector<uint32_t> starts(nstarts);
+  for (uint32_t& s : starts) {
+    if (!d.GetU32(&s)) {
+      *why = fmt::format("table {}: extent map truncated", t->name);
+      return false;
+    }
+  }
+  t->segment = Segment::FromExtents(file, extent_blocks, starts, used);
+  return true;
+}
+
+std::vector<uint8_t> EncodeImage(const DictImage& m) {
+  Encoder e;
+  e.PutU64(m.scn);
+  e.PutU32(m.next_object_id);
+  e.PutU8(m.clean ? 1 : 0);
+  e.PutU64(m.checkpoint.sequence);
+  e.PutU32(m.checkpoint.group_index);
+  e.PutU64(m.checkpoint.block);
+  e.PutU64(m.checkpoint.scn);
+  e.PutU32(m.undo.file);
+  e.PutU32(m.undo.area);
+  e.PutU64(m.undo.length);
+  e.PutU64(m.undo.checksum);
+  e.PutU32(static_cast<uint32_t>(m.tables.size()));
+  for (const auto& [name, t] : m.tables) EncodeTable(e, t);
+  e.PutU32(static_cast<uint32_t>(m.file_next_block.size()));
+  for (const auto& [file, next] : m.file_next_block) {
+    e.PutU32(file);
+    e.PutU32(next);
+  }
+  e.PutU32(static_cast<uint32_t>(m.free_extents.size()));
+  for (const auto& [file, list] : m.free_extents) {
+    e.PutU32(file);
+    e.PutU32(static_cast<uint32_t>(list.size()));
+    for (const auto& [start, n] : list) {
+      e.PutU32(start);
+      e.PutU32(n);
+    }
+  }
+  return std::move(e.bytes());
+}
+
+bool DecodeImage(absl::Span<const uint8_t> body, DictImage* m, std::string* why) {
+  Decoder d(body);
+  uint8_t clean = 0;
+  uint32_t ntables = 0;
+  if (!d.GetU64(&m->scn) || !d.GetU32(&m->next_object_id) || !d.GetU8(&clean) ||
+      !d.GetU64(&m->checkpoint.sequence) || !d.GetU32(&m->checkpoint.group_index) ||
+      !d.GetU64(&m->checkpoint.block) || !d.GetU64(&m->checkpoint.scn) ||
+      !d.GetU32(&m->undo.file) || !d.GetU32(&m->undo.area) || !d.GetU64(&m->undo.length) ||
+      !d.GetU64(&m->undo.checksum) || !d.GetU32(&ntables) ||
+      ntables > kMaxTables) {
+    *why = "header fields truncated";
+    return false;
+  }
+  m->clean = clean != 0;
+  for (uint32_t i = 0; i < ntables; ++i) {
+    TableDef t;
+    if (!DecodeTable(d, &t, why)) return false;
+    m->tables.emplace(t.name, std::move(t));
+  }
+  uint32_t nfiles = 0;
+  if (!d.GetU32(&nfiles) || nfiles > 1024) {
+    *why = "allocator list truncated";
+    return false;
+  }
+  for (uint32_t i = 0; i < nfiles; ++i) {
+    uint32_t file = 0, next = 0;
+    if (!d.GetU32(&file) || !d.GetU32(&next)) {
+      *why = "allocator list truncated";
+      return false;
+    }
+    m->file_next_block[file] = next;
+  }
+  if (!d.GetU32(&nfiles) || nfiles > 1024) {
+    *why = "free extent list truncated";
+    return false;
+  }
+  for (uint32_t i = 0; i < nfiles; ++i) {
+    uint32_t file = 0, n = 0;
+    if (!d.GetU32(&file) || !d.GetU32(&n) || n > kMaxExtents) {
+      *why = "free extent list truncated";
+      return false;
+    }
+    auto& list = m->free_extents[file];
+    for (uint32_t k = 0; k < n; ++k) {
+      uint32_t start = 0, len = 0;
+      if (!d.GetU32(&start) || !d.GetU32(&len)) {
+        *why = "free extent list truncated";
+        return false;
+      }
+      list.push_back({start, len});
+    }
+  }
+  if (d.remaining() != 0) {
+    *why = fmt::format("{} unexpected bytes after the free extent list", d.remaining());
+    return false;
+  }
+  return true;
+}
+
+// One copy: header (magic, version, copy#, body length, generation, dbid,
+// checksum of header and body), then the body; padded to whole blocks.
+std::vector<uint8_t> BuildCopy(uint32_t copy, uint64_t generation, uint32_t dbid,
+                               const std::vector<uint8_t>& body) {
+  Encoder e;
+  e.PutU64(kDictMagic);
+  e.PutU16(kDictVersion);
+  e.PutU16(static_cast<uint16_t>(copy));
+  e.PutU32(static_cast<uint32_t>(body.size()));
+  e.PutU64(generation);
+  e.PutU32(dbid);
+  e.PutU32(0);
+  e.PutU64(0);  // checksum, patched below
+  e.PutBytes(body);
+  std::vector<uint8_t>& out = e.bytes();
+  std::vector<uint8_t> summed(out.begin(), out.begin() + 32);
+  summed.insert(summed.end(), body.begin(), body.end());
+  const uint64_t sum = Checksum64(summed);
+  std::memcpy(&out[32], &sum, 8);
+  out.resize((out.size() + kBlockSize - 1) / kBlockSize * kBlockSize, 0);
+  return std::move(out);
+}
+
+// Parses one copy (kDictCopyBlocks blocks). nullopt with `why` when damaged;
+// `*present` false when the copy has no dictionary magic at all.
+std::optional<DictImage> ParseCopy(absl::Span<const uint8_t> bytes, uint32_t dbid, bool* present,
+                                   std::string* why) {
+  Decoder d(bytes);
+  uint64_t magic = 0, generation = 0, sum = 0;
+  uint16_t version = 0, copy = 0;
+  uint32_t length = 0, stored_dbid = 0, reserved = 0;
+  (void)d.GetU64(&magic);
+  *present = magic == kDictMagic;
+  if (!*present) {
+    *why = "no dictionary header (magic missing)";
+    return std::nullopt;
+  }
+  (void)(d.GetU16(&version) && d.GetU16(&copy) && d.GetU32(&length) && d.GetU64(&generation) &&
+         d.GetU32(&stored_dbid) && d.GetU32(&reserved) && d.GetU64(&sum));
+  if (version != kDictVersion) {
+    *why = fmt::format("format version {} (this cellsim reads version {})", version, kDictVersion);
+    return std::nullopt;
+  }
+  if (length > bytes.size() - kDictHeaderBytes) {
+    *why = fmt::format("body length {} exceeds the copy's {} bytes", length,
+                       bytes.size() - kDictHeaderBytes);
+    return std::nullopt;
+  }
+  std::vector<uint8_t> summed(bytes.begin(), bytes.begin() + 32);
+  summed.insert(summed.end(), bytes.begin() + kDictHeaderBytes,
+                bytes.begin() + kDictHeaderBytes + length);
+  const uint64_t computed = Checksum64(summed);
+  if (computed != sum) {
+    *why = fmt::format("checksum mismatch (stored {:016x}, computed {:016x}): torn or damaged",
+                       sum, computed);
+    return std::nullopt;
+  }
+  if (stored_dbid != dbid) {
+    *why = fmt::format("belongs to DBID {}, not this database's {}", stored_dbid, dbid);
+    return std::nullopt;
+  }
+  DictImage m;
+  m.generation = generation;
+  if (!DecodeImage(bytes.subspan(kDictHeaderBytes, length), &m, why)) return std::nullopt;
+  return m;
+}
+
+absl::Status WriteCopy(const DictFile& f, uint32_t copy, const std::vector<uint8_t>& bytes,
+                       Recorder& rec) {
+  std::vector<asmgr::AsmWriteRequest> w(1);
+  w[0].file_offset = uint64_t{kDictFirstBlock + copy * kDictCopyBlocks} * kBlockSize;
+  w[0].data = absl::MakeConstSpan(bytes);
+  asmgr::AsmIoResult res;
+  absl::Status st = rec.Timed(stats::Wait::kDbFileSingleWrite,
+                              [&] { return f.dg->Write(f.asm_file, absl::MakeSpan(w), &res); });
+  AccountWrite(rec, res, 1, bytes.size());
+  if (!st.ok()) {
+    return absl::Status(st.code(), fmt::format("writing dictionary copy {} into {}: {}", copy,
+                                               f.name, std::string(st.message())));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::vector<uint32_t> Segment::ExtentStarts() const {
+  std::vector<uint32_t> starts;
+  for (size_t i = 0; i < blocks.size(); i += extent_blocks) starts.push_back(blocks[i]);
+  return starts;
+}
+
+Segment Segment::FromExtents(uint32_t file, uint32_t extent_blocks,
+                             const std::vector<uint32_t>& starts, uint32_t used) {
+  Segment s;
+  s.file_number = file;
+  s.extent_blocks = extent_blocks;
+  s.extents = static_cast<uint32_t>(starts.size());
+  for (uint32_t start : starts) {
+    for (uint32_t i = 0; i < extent_blocks && s.blocks.size() < used; ++i) {
+      s.blocks.push_back(start + i);
+    }
+  }
+  if (!starts.empty()) {
+    const uint32_t in_last = used - (s.extents - 1) * extent_blocks;
+    s.next_block = starts.back() + in_last;
+    s.free_in_extent = extent_blocks - in_last;
+  }
+  return s;
+}
+
+absl::Status DataEngine::WriteDictionary(bool clean) {
+  const FileTable table = FileTableCopy();
+  std::optional<DictFile> f = FindDictFile(table, db->rack);
+  if (!f.has_value()) return absl::OkStatus();  // no SYSTEM: the dictionary stays in memory
+  DictImage m;
+  m.scn = scn;
+  m.next_object_id = next_object_id;
+  m.clean = clean;
+  m.checkpoint = checkpoint;
+  m.undo = undo_snapshot;
+  m.tables = tables;
+  for (const auto& [file, next] : file_next_block) {
+    if (!IsTempFile(table, file)) m.file_next_block[file] = next;
+  }
+  for (const auto& [file, list] : free_extents) {
+    if (!IsTempFile(table, file) && !list.empty()) m.free_extents[file] = list;
+  }
+  const std::vector<uint8_t> body = EncodeImage(m);
+  if (body.size() + kDictHeaderBytes > size_t{kDictCopyBlocks} * kBlockSize) {
+    return absl::ResourceExhaustedError(fmt::format(
+        "the data dictionary ({} bytes) no longer fits its {} bytes in {}: drop tables", body.size(),
+        kDictCopyBlocks * kBlockSize, f->name));
+  }
+  Recorder rec = db->SystemRecorder();
+  const uint64_t generation = dictionary_generation + 1;
+  for (uint32_t copy = 0; copy < kDictCopies; ++copy) {
+    if (absl::Status st = WriteCopy(*f, copy, BuildCopy(copy, generation, table.dbid, body), rec);
+        !st.ok()) {
+      return st;
+    }
+  }
+  dictionary_generation = generation;
+  return absl::OkStatus();
+}
+
+absl::Status DataEngine::LoadDictionary(std::vector<std::string>* actions, bool* clean) {
+  *clean = true;
+  const FileTable table = FileTableCopy();
+  std::optional<DictFile> f = FindDictFile(table, db->rack);
+  if (!f.has_value()) return absl::OkStatus();
+  std::vector<uint8_t> bytes(size_t{kDictCopies} * kDictCopyBlocks * kBlockSize);
+  std::vector<asmgr::AsmReadRequest> r(1);
+  r[0].file_offset = uint64_t{kDictFirstBlock} * kBlockSize;
+  r[0].buffer = absl::MakeSpan(bytes);
+  asmgr::AsmIoResult res;
+  Recorder rec = db->SystemRecorder();
+  absl::Status st = rec.Timed(stats::Wait::kCellMultiblockPhysicalRead,
+                              [&] { return f->dg->Read(f->asm_file, absl::MakeSpan(r), &res); });
+  AccountRead(rec, res, bytes.size());
+  if (!st.ok()) {
+    return absl::Status(st.code(), fmt::format("reading the data dictionary from {}: {}", f->name,
+                                               std::string(st.message())));
+  }
+  std::optional<DictImage> copies[kDictCopies];
+  std::string why[kDictCopies];
+  bool present[kDictCopies] = {false, false};
+  for (uint32_t c = 0; c < kDictCopies; ++c) {
+    copies[c] = ParseCopy(absl::MakeConstSpan(bytes).subspan(size_t{c} * kDictCopyBlocks * kBlockSize,
+                                                              size_t{kDictCopyBlocks} * kBlockSize),
+                          table.dbid, &present[c], &why[c]);
+  }
+  auto where = [&](uint32_t c) {
+    return fmt::format("data dictionary copy {} (blocks {}-{} of SYSTEM data file {}, {})", c,
+                       kDictFirstBlock + c * kDictCopyBlocks,
+                       kDictFirstBlock + (c + 1) * kDictCopyBlocks - 1, f->file_number, f->name);
+  };
+  if (!copies[0] && !copies[1]) {
+    if (!present[0] && !present[1]) return absl::OkStatus();  // never written: no tables yet
+    return absl::DataLossError(fmt::format(
+        "ORA-00604: the data dictionary cannot be read: {}: {}; {}: {}. The tables, their "
+        "segments and space maps are unknown; the database is not opened (restore the SYSTEM data "
+        "file)",
+        where(0), why[0], where(1), why[1]));
+  }
+  const uint32_t use = !copies[1] ? 0 : !copies[0] ? 1
+                       : copies[1]->generation > copies[0]->generation ? 1 : 0;
+  const uint32_t other = 1 - use;
+  DictImage& m = *copies[use];
+  if (!copies[other]) {
+    actions->push_back(fmt::format("{} is damaged ({}): using {} (generation {})", where(other),
+                                   why[other], where(use), m.generation));
+  }
+  scn = m.scn;
+  next_object_id = m.next_object_id;
+  checkpoint = m.checkpoint;
+  undo_snapshot = m.undo;
+  tables = std::move(m.tables);
+  file_next_block = std::move(m.file_next_block);
+  free_extents = std::move(m.free_extents);
+  dictionary_generation = m.generation;
+  *clean = m.clean;
+  return absl::OkStatus();
+}
+
+absl::Status DataEngine::OpenInstance(std::vector<std::string>* actions) {
+  bool clean = true;
+  if (absl::Status st = LoadDictionary(actions, &clean); !st.ok()) return st;
+  if (dictionary_generation == 0 || db->rack->read_only()) return absl::OkStatus();
+  if (!clean) {
+    actions->push_back(fmt::format(
+        "the database was not closed cleanly: changes after the checkpoint at SCN {} (log "
+        "sequence {}) are not recovered",
+        checkpoint.scn, checkpoint.sequence));
+  }
+  // The next log sequence starts in the next group: everything before it is
+  // in the data files.
+  sequence = checkpoint.sequence + 1;
+  current_group_index = checkpoint.group_index + 1;
+  log_block = 2;
+  checkpoint = CheckpointPosition{sequence, current_group_index, log_block, scn};
+  return WriteDictionary(/*clean=*/false);
+}
+
+}  // namespace cellsim::db::internal
