@@ -110,12 +110,52 @@ ViewRows Logs(DataEngine& e, bool files) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
 
 const char* YesNo(bool b) { return b ? "YES" : "NO"; }
 
-// V$TABLESPACE, DBA_TABLESPACES, V$DATAFILE and DBA_DATA_FILES (Oracle's
-// leading columns), from the file table.
+// V$DATAFILE / DBA_DATA_FILES (the files of permanent and undo tablespaces)
+// or V$TEMPFILE / DBA_TEMP_FILES (a temporary tablespace's tempfiles), with
+// Oracle's leading columns. Tempfiles share the relative file numbers of data
+// files here (Oracle numbers them apart, from 1; docs/redo.md).
+ViewRows FileRows(const FileTable& t, bool v_view, bool temp) {
+  ViewRows r;
+  if (v_view) {
+    r.columns = {N("FILE#"), N("CREATION_CHANGE#"), D("CREATION_TIME"), N("TS#"), S("STATUS"),
+                 S("ENABLED"), N("BYTES"), N("BLOCKS"), N("BLOCK_SIZE"), S("NAME")};
+  } else {
+    r.columns = {S("FILE_NAME"), N("FILE_ID"), S("TABLESPACE_NAME"), N("BYTES"), N("BLOCKS"),
+                 S("STATUS"), N("RELATIVE_FNO"), S("AUTOEXTENSIBLE")};
+    if (!temp) r.columns.push_back(S("ONLINE_STATUS"));
+  }
+  for (const DataFile& f : t.data_files) {
+    if (f.state != EntryState::kAvailable) continue;  // being created (or left by a crash)
+    const Tablespace* ts = nullptr;
+    for (const Tablespace& x : t.tablespaces) {
+      if (x.number == f.tablespace) ts = &x;
+    }
+    if ((ts != nullptr && ts->contents == TablespaceContents::kTemporary) != temp) continue;
+    const std::string ts_name = ts != nullptr ? ts->name : "";
+    const double blocks = static_cast<double>(f.size_bytes / f.block_size);
+    const char* online = ts_name == "SYSTEM" ? "SYSTEM" : "ONLINE";
+    if (v_view) {
+      r.rows.push_back({Value::Num(f.file_number), Value::Num(static_cast<double>(f.creation_change)),
+                        Value::Date(f.created_unix), Value::Num(f.tablespace), Value::Str(online),
+                        Value::Str("READ WRITE"), Value::Num(static_cast<double>(f.size_bytes)),
+                        Value::Num(blocks), Value::Num(f.block_size), Value::Str(f.file.name)});
+      continue;
+    }
+    r.rows.push_back({Value::Str(f.file.name), Value::Num(f.file_number), Value::Str(ts_name),
+                      Value::Num(static_cast<double>(f.size_bytes)), Value::Num(blocks),
+                      Value::Str(temp ? "ONLINE" : "AVAILABLE"), Value::Num(f.file_number),
+                      Value::Str("NO")});
+    if (!temp) r.rows.back().push_back(Value::Str(online));
+  }
+  return r;
+}
+
+// V$TABLESPACE, DBA_TABLESPACES, V$DATAFILE, DBA_DATA_FILES, V$TEMPFILE and
+// DBA_TEMP_FILES (Oracle's leading columns), from the file table.
 std::optional<ViewRows> FileViews(DataEngine& e, const std::string& name)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   if (name != "V$TABLESPACE" && name != "DBA_TABLESPACES" && name != "V$DATAFILE" &&
-      name != "DBA_DATA_FILES") {
+      name != "DBA_DATA_FILES" && name != "V$TEMPFILE" && name != "DBA_TEMP_FILES") {
     return std::nullopt;
   }
   const FileTable t = e.FileTableCopy();
@@ -144,38 +184,8 @@ std::optional<ViewRows> FileViews(DataEngine& e, const std::string& name)
     }
     return r;
   }
-  auto ts_name = [&](uint32_t number) -> std::string {
-    for (const Tablespace& ts : t.tablespaces) {
-      if (ts.number == number) return ts.name;
-    }
-    return "";
-  };
-  const bool v = name == "V$DATAFILE";
-  if (v) {
-    r.columns = {N("FILE#"), N("CREATION_CHANGE#"), D("CREATION_TIME"), N("TS#"), S("STATUS"),
-                 S("ENABLED"), N("BYTES"), N("BLOCKS"), N("BLOCK_SIZE"), S("NAME")};
-  } else {
-    r.columns = {S("FILE_NAME"), N("FILE_ID"), S("TABLESPACE_NAME"), N("BYTES"), N("BLOCKS"),
-                 S("STATUS"), N("RELATIVE_FNO"), S("AUTOEXTENSIBLE"), S("ONLINE_STATUS")};
-  }
-  for (const DataFile& f : t.data_files) {
-    if (f.state != EntryState::kAvailable) continue;  // being created (or left by a crash)
-    const std::string ts = ts_name(f.tablespace);
-    const double blocks = static_cast<double>(f.size_bytes / f.block_size);
-    const char* online = ts == "SYSTEM" ? "SYSTEM" : "ONLINE";
-    if (v) {
-      r.rows.push_back({Value::Num(f.file_number), Value::Num(static_cast<double>(f.creation_change)),
-                        Value::Date(f.created_unix), Value::Num(f.tablespace), Value::Str(online),
-                        Value::Str("READ WRITE"), Value::Num(static_cast<double>(f.size_bytes)),
-                        Value::Num(blocks), Value::Num(f.block_size), Value::Str(f.file.name)});
-    } else {
-      r.rows.push_back({Value::Str(f.file.name), Value::Num(f.file_number), Value::Str(ts),
-                        Value::Num(static_cast<double>(f.size_bytes)), Value::Num(blocks),
-                        Value::Str("AVAILABLE"), Value::Num(f.file_number), Value::Str("NO"),
-                        Value::Str(online)});
-    }
-  }
-  return r;
+  return FileRows(t, /*v_view=*/name[0] == 'V',
+                  /*temp=*/name == "V$TEMPFILE" || name == "DBA_TEMP_FILES");
 }
 
 }  // namespace

@@ -277,7 +277,7 @@ absl::Status CreateStandardFiles(Database& db) {
       fmt::format("create tablespace SYSTEM datafile '+DATA' size {}", f.system_bytes),
       fmt::format("create tablespace SYSAUX datafile '+DATA' size {}", f.sysaux_bytes),
       fmt::format("create undo tablespace UNDOTBS1 datafile '+DATA' size {}", f.undo_bytes),
-      fmt::format("create tablespace TEMP datafile '+DATA' size {}", f.temp_bytes),
+      fmt::format("create temporary tablespace TEMP tempfile '+DATA' size {}", f.temp_bytes),
       fmt::format("create tablespace USERS datafile '+DATA' size {}", f.users_bytes),
       fmt::format("alter database add logfile thread 1 group 1 ('+DATA'{}) size {}, group 2 "
                   "('+DATA'{}) size {}, group 3 ('+DATA'{}) size {}",

@@ -51,6 +51,9 @@ struct PlannedFile {
   uint64_t header_offset = 0;
   uint64_t header_bytes = 0;
   std::function<void(absl::Span<uint8_t>)> build_header;
+  // False for a tempfile: Oracle writes only its header and formats its
+  // blocks at first use (tempfiles are created sparse), so no path runs.
+  bool format_blocks = true;
   size_t owner = 0;  // index of the group / data file entry it belongs to
   // --- as it goes ---
   asmgr::FileInfo info;
@@ -203,10 +206,12 @@ class CreationRun {
     for (const PlannedFile& f : files_) {
       jobs.push_back({f.dg, f.info, f.block_template, f.init_wait, s_.cancel});
     }
+    const bool all_formatted = std::all_of(files_.begin(), files_.end(),
+                                           [](const PlannedFile& f) { return f.format_blocks; });
     const bool all_fast = std::all_of(chosen_.begin(), chosen_.end(), [](const PathChoice* c) {
       return c->path == CreationPath::kFast;
     });
-    if (all_fast && files_.size() > 1) {
+    if (all_formatted && all_fast && files_.size() > 1) {
       // Metadata-only requests are tiny: send those of every file at once.
       size_t failed = 0;
       absl::Status st =
@@ -215,6 +220,7 @@ class CreationRun {
       return absl::OkStatus();
     }
     for (size_t i = 0; i < files_.size(); ++i) {
+      if (!files_[i].format_blocks) continue;
       const uint64_t t0 = rec_.clock()->NowNanos();
       absl::Status st = FormatByPath(rec_, jobs[i], chosen_[i]->path, db_.options, s_.progress);
       (*format_ns)[i] = rec_.clock()->NowNanos() - t0;
@@ -238,6 +244,7 @@ class CreationRun {
           f.header_wait, [&] { return f.dg->Write(f.info.number, absl::MakeSpan(w), &hr); });
       AccountWrite(rec_, hr, 1, f.header_bytes);
       if (!st.ok()) return Fail(CreationError(st, f, p_.is_log));
+      if (!f.format_blocks) continue;  // a tempfile: no path ran
       out->files.push_back(FileCreation{f.info.name, chosen_[i]->path, chosen_[i]->reason,
                                         f.spec.size_bytes, f.dg->copies(), format_ns[i]});
     }
@@ -329,9 +336,11 @@ uint32_t LowestFree(const std::set<uint32_t>& used, uint32_t from) {
 // CREATE TABLESPACE (create = true) and ALTER TABLESPACE ADD DATAFILE.
 // `created` is the new tablespace (name, block size 0 for the default,
 // bigfile, contents) for CREATE TABLESPACE, nullptr for ADD DATAFILE.
+// The data files (tempfiles when `tempfile`) of CREATE TABLESPACE (`created`)
+// or ALTER TABLESPACE ... ADD DATAFILE|TEMPFILE (`created` null).
 absl::Status AddDataFiles(Session::State& s, const std::string& ts_name,
                           const std::vector<FileClause>& specs, const Tablespace* created,
-                          ExecOutcome* out) {
+                          bool tempfile, ExecOutcome* out) {
   const bool create = created != nullptr;
   Database::State& db = *s.db;
   Recorder rec = s.MakeRecorder();
@@ -354,6 +363,16 @@ absl::Status AddDataFiles(Session::State& s, const std::string& ts_name,
           "ORA-32771: cannot add file to bigfile tablespace {} (a bigfile tablespace has "
           "exactly one data file: resize it instead)",
           ts_name));
+    }
+    if (!create && (ts->contents == TablespaceContents::kTemporary) != tempfile) {
+      return absl::FailedPreconditionError(
+          tempfile ? fmt::format("ORA-02142: missing or invalid ALTER TABLESPACE option ({} is a "
+                                 "{} tablespace: it takes DATAFILEs; TEMPFILEs belong to a "
+                                 "temporary tablespace)",
+                                 ts_name, TablespaceContentsName(ts->contents))
+                   : fmt::format("ORA-03217: invalid option for alter of TEMPORARY TABLESPACE "
+                                 "({} takes TEMPFILEs: ALTER TABLESPACE {} ADD TEMPFILE ...)",
+                                 ts_name, ts_name));
     }
     const bool bigfile = create && created->bigfile;
     const uint32_t bs = create ? (created->block_size == 0 ? kDefaultDataBlockSize
@@ -414,7 +433,9 @@ absl::Status AddDataFiles(Session::State& s, const std::string& ts_name,
 
       PlannedFile f;
       f.dg = dgs[i];
-      f.spec = asmgr::FileSpec{.db_name = t.db_name, .type = asmgr::FileType::kDataFile,
+      f.spec = asmgr::FileSpec{.db_name = t.db_name,
+                               .type = tempfile ? asmgr::FileType::kTempFile
+                                                : asmgr::FileType::kDataFile,
                                .tag = ts_name, .size_bytes = (blocks + 1) * bs, .block_size = bs};
       f.block_template = format::BlockTemplate{format::BlockKind::kData, bs, numbers[i], blocks + 1};
       f.init_wait = Wait::kDataFileInitWrite;
@@ -429,6 +450,7 @@ absl::Status AddDataFiles(Session::State& s, const std::string& ts_name,
         format::GenerateBlock(tmpl, 0, out.subspan(0, bs));
         BuildDataFileHeader(h, out.subspan(bs, bs));
       };
+      f.format_blocks = !tempfile;
       f.owner = i;
       files.push_back(std::move(f));
     }
@@ -641,13 +663,15 @@ absl::Status RunCreateTablespace(Session::State& s, const CreateTablespace& st,
   created.name = st.name;
   created.block_size = st.block_size;
   created.bigfile = st.bigfile;
-  created.contents = st.undo ? TablespaceContents::kUndo : TablespaceContents::kPermanent;
-  return AddDataFiles(s, st.name, st.datafiles, &created, out);
+  created.contents = st.undo        ? TablespaceContents::kUndo
+                     : st.temporary ? TablespaceContents::kTemporary
+                                    : TablespaceContents::kPermanent;
+  return AddDataFiles(s, st.name, st.datafiles, &created, st.temporary, out);
 }
 
 absl::Status RunAddDatafile(Session::State& s, const AlterTablespaceAddDatafile& st,
                             ExecOutcome* out) {
-  return AddDataFiles(s, st.name, st.datafiles, /*created=*/nullptr, out);
+  return AddDataFiles(s, st.name, st.datafiles, /*created=*/nullptr, st.tempfile, out);
 }
 
 absl::Status RunDropTablespace(Session::State& s, const DropTablespace& st, ExecOutcome* out) {

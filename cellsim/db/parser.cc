@@ -246,10 +246,11 @@ class Parser {
       const bool bigfile = AcceptKw("BIGFILE");
       if (!bigfile) (void)AcceptKw("SMALLFILE");
       const bool undo = AcceptKw("UNDO");
+      const bool temporary = !undo && AcceptKw("TEMPORARY");
       if (absl::Status s = ExpectKw("TABLESPACE", "ORA-00901: invalid CREATE command"); !s.ok()) {
         return s;
       }
-      return ParseCreateTablespace(bigfile, undo);
+      return ParseCreateTablespace(bigfile, undo, temporary);
     }
     if (AcceptKw("DROP")) {
       if (absl::Status s = ExpectKw("TABLESPACE", "ORA-00950: invalid DROP option"); !s.ok()) {
@@ -268,17 +269,23 @@ class Parser {
     return Expected("CREATE, ALTER or DROP", "ORA-00900: invalid SQL statement");
   }
 
-  absl::StatusOr<Statement> ParseCreateTablespace(bool bigfile, bool undo) {
+  absl::StatusOr<Statement> ParseCreateTablespace(bool bigfile, bool undo, bool temporary) {
     CreateTablespace st;
     st.bigfile = bigfile;
     st.undo = undo;
+    st.temporary = temporary;
     absl::StatusOr<std::string> name = ParseIdentifier("a tablespace name");
     if (!name.ok()) return name.status();
     st.name = *name;
-    if (absl::Status s = ExpectKw("DATAFILE", "ORA-02180: invalid option for CREATE TABLESPACE");
-        !s.ok()) {
-      return s;
-    }
+    // A temporary tablespace has tempfiles, any other data files.
+    const absl::Status files_kw =
+        temporary ? ExpectKw("TEMPFILE",
+                             "ORA-25139: invalid option for CREATE TEMPORARY TABLESPACE (its "
+                             "files are TEMPFILEs)")
+                  : ExpectKw("DATAFILE",
+                             "ORA-02180: invalid option for CREATE TABLESPACE (TEMPFILE needs "
+                             "CREATE TEMPORARY TABLESPACE)");
+    if (!files_kw.ok()) return files_kw;
     absl::StatusOr<std::vector<FileClause>> files = ParseFileClauses();
     if (!files.ok()) return files.status();
     st.datafiles = *std::move(files);
@@ -307,7 +314,10 @@ class Parser {
         !s.ok()) {
       return s;
     }
-    if (absl::Status s = ExpectKw("DATAFILE"); !s.ok()) return s;
+    st.tempfile = AcceptKw("TEMPFILE");
+    if (!st.tempfile && !AcceptKw("DATAFILE")) {
+      return Expected("DATAFILE or TEMPFILE", "ORA-02142: missing or invalid ALTER TABLESPACE option");
+    }
     absl::StatusOr<std::vector<FileClause>> files = ParseFileClauses();
     if (!files.ok()) return files.status();
     st.datafiles = *std::move(files);

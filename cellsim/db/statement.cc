@@ -47,16 +47,16 @@ std::string FilesSql(const std::vector<FileClause>& files) {
 
 struct SqlPrinter {
   std::string operator()(const CreateTablespace& s) const {
-    std::string out = fmt::format("CREATE {}{}TABLESPACE {} DATAFILE {}",
-                                  s.bigfile ? "BIGFILE " : "", s.undo ? "UNDO " : "",
-                                  IdentSql(s.name),
-                                  FilesSql(s.datafiles));
+    std::string out = fmt::format(
+        "CREATE {}{}TABLESPACE {} {} {}", s.bigfile ? "BIGFILE " : "",
+        s.undo ? "UNDO " : s.temporary ? "TEMPORARY " : "", IdentSql(s.name),
+        s.temporary ? "TEMPFILE" : "DATAFILE", FilesSql(s.datafiles));
     if (s.block_size) out += fmt::format(" BLOCKSIZE {}", s.block_size);
     return out;
   }
   std::string operator()(const AlterTablespaceAddDatafile& s) const {
-    return fmt::format("ALTER TABLESPACE {} ADD DATAFILE {}", IdentSql(s.name),
-                       FilesSql(s.datafiles));
+    return fmt::format("ALTER TABLESPACE {} ADD {} {}", IdentSql(s.name),
+                       s.tempfile ? "TEMPFILE" : "DATAFILE", FilesSql(s.datafiles));
   }
   std::string operator()(const DropTablespace& s) const {
     std::string out = fmt::format("DROP TABLESPACE {}", IdentSql(s.name));

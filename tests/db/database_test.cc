@@ -14,6 +14,7 @@ namespace {
 using ::cellsim::db::testing::Count;
 using ::cellsim::db::testing::SmallRack;
 using ::cellsim::testing::TempDir;
+using ::testing::AnyOf;
 using ::testing::HasSubstr;
 using stats::Stat;
 using stats::Wait;
@@ -150,6 +151,61 @@ TEST_F(DatabaseTest, BigfileAndUndoTablespacesSurviveReopen) {
   EXPECT_EQ(files.result_rows[0][0], "2");
   ASSERT_OK_AND_ASSIGN(StatementResult v, s->Execute("select file#, bytes from v$datafile"));
   EXPECT_EQ(v.result_rows.size(), 4u);
+}
+
+// CREATE TEMPORARY TABLESPACE: ASM TEMPFILEs whose blocks nobody formats
+// (Oracle creates tempfiles sparse, writing only the header), shown in
+// V$TEMPFILE / DBA_TEMP_FILES and not in V$DATAFILE; a reopen keeps them; a
+// permanent object is refused there, and each kind of tablespace refuses the
+// other kind of file.
+TEST_F(DatabaseTest, TemporaryTablespaceHasUnformattedTempfiles) {
+  auto s = db_->NewSession();
+  ASSERT_OK_AND_ASSIGN(StatementResult r,
+                       s->Execute("create temporary tablespace temp2 tempfile '+DATA' size 8m"));
+  EXPECT_TRUE(r.files.empty());  // no creation path ran
+  EXPECT_EQ(r.path, "");
+  EXPECT_EQ(r.statistics[Stat::kCellPhysicalIoBytesSavedDuringOptimizedFileCreation], 0);
+  EXPECT_EQ(r.waits[Wait::kDataFileInitWrite].count, 0);
+  EXPECT_EQ(r.waits[Wait::kCellSmartFileCreation].count, 0);
+  EXPECT_EQ(r.waits[Wait::kDbFileSingleWrite].count, 1);  // the header
+  ASSERT_OK(s->Execute("alter tablespace temp2 add tempfile '+DATA' size 4m"));
+  ASSERT_OK(s->Execute("create tablespace perm datafile '+DATA' size 4m"));
+  for (const char* bad : {"alter tablespace temp2 add datafile '+DATA' size 4m",
+                          "alter tablespace perm add tempfile '+DATA' size 4m"}) {
+    const FileTable before = db_->file_table();
+    absl::StatusOr<StatementResult> refused = s->Execute(bad);
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_THAT(Msg(refused.status()), AnyOf(HasSubstr("ORA-03217"), HasSubstr("ORA-02142")));
+    EXPECT_EQ(db_->file_table(), before) << bad;
+  }
+  s.reset();
+  Reopen();
+  const FileTable t = db_->file_table();
+  ASSERT_NE(t.FindTablespace("TEMP2"), nullptr);
+  EXPECT_EQ(t.FindTablespace("TEMP2")->contents, TablespaceContents::kTemporary);
+  int tempfiles = 0;
+  for (asmgr::DiskGroup* dg : rack_->disk_groups()) {
+    for (const asmgr::FileInfo& f : dg->ListFiles()) {
+      if (f.type != asmgr::FileType::kTempFile) continue;
+      ++tempfiles;
+      EXPECT_THAT(f.name, HasSubstr("/TEMPFILE/TEMP2."));
+    }
+  }
+  EXPECT_EQ(tempfiles, 2);
+  s = db_->NewSession();
+  ASSERT_OK_AND_ASSIGN(StatementResult temp,
+                       s->Execute("select tablespace_name, bytes from dba_temp_files "
+                                  "order by bytes"));
+  ASSERT_EQ(temp.result_rows.size(), 2u);
+  EXPECT_EQ(temp.result_rows[0], (std::vector<std::string>{"TEMP2", "4194304"}));
+  ASSERT_OK_AND_ASSIGN(StatementResult v, s->Execute("select count(*) from v$tempfile"));
+  EXPECT_EQ(v.result_rows[0][0], "2");
+  ASSERT_OK_AND_ASSIGN(StatementResult data, s->Execute("select name from v$datafile"));
+  ASSERT_EQ(data.result_rows.size(), 1u);
+  EXPECT_THAT(data.result_rows[0][0], HasSubstr("/DATAFILE/PERM."));
+  absl::StatusOr<StatementResult> heap = s->Execute("create table h (a number) tablespace temp2");
+  ASSERT_FALSE(heap.ok());
+  EXPECT_THAT(Msg(heap.status()), HasSubstr("ORA-02195"));
 }
 
 TEST_F(DatabaseTest, ErrorsAreOracleLikeAndLeaveNothing) {

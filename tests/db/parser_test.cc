@@ -118,6 +118,24 @@ TEST(ParserTest, CreateBigfileAndUndoTablespaces) {
   EXPECT_THAT(ErrorOf("create undo table u datafile '+D' size 1g"), HasSubstr("ORA-00901"));
 }
 
+TEST(ParserTest, TemporaryTablespacesTakeTempfiles) {
+  auto temp = ParseAs<CreateTablespace>("create temporary tablespace t2 tempfile '+D' size 64m");
+  EXPECT_TRUE(temp.temporary);
+  EXPECT_FALSE(temp.undo);
+  EXPECT_EQ(temp.datafiles, (std::vector<FileClause>{{"D", 64 * kMiB}}));
+  auto add = ParseAs<AlterTablespaceAddDatafile>("alter tablespace t2 add tempfile '+D' size 1m");
+  EXPECT_TRUE(add.tempfile);
+  EXPECT_FALSE(
+      ParseAs<AlterTablespaceAddDatafile>("alter tablespace u add datafile '+D' size 1m").tempfile);
+  EXPECT_THAT(ErrorOf("create temporary tablespace t2 datafile '+D' size 64m"),
+              HasSubstr("ORA-25139"));
+  EXPECT_THAT(ErrorOf("create tablespace t2 tempfile '+D' size 64m"), HasSubstr("ORA-02180"));
+  EXPECT_THAT(ErrorOf("alter tablespace t2 add logfile '+D' size 64m"),
+              HasSubstr("expected DATAFILE or TEMPFILE"));
+  EXPECT_THAT(ErrorOf("create undo temporary tablespace t2 tempfile '+D' size 64m"),
+              HasSubstr("ORA-00901"));
+}
+
 TEST(ParserTest, CreateTablespaceBlocksizeAndUnits) {
   EXPECT_EQ(ParseAs<CreateTablespace>("create tablespace t datafile '+D' size 1t blocksize 8k")
                 .block_size,
@@ -215,6 +233,9 @@ TEST(ParserTest, ToSqlRoundTrips) {
       "create undo tablespace undo2 datafile '+D' size 64m",
       "create smallfile undo tablespace u3 datafile '+D' size 64m",
       "alter tablespace t add datafile '+D' size 5g",
+      "create temporary tablespace temp2 tempfile '+D' size 64m, '+D' size 32m",
+      "create bigfile temporary tablespace bt tempfile '+D' size 1g",
+      "alter tablespace temp2 add tempfile '+D' size 16m",
       "drop tablespace t including contents and datafiles cascade constraints",
       "alter database drop logfile group 9",
       "alter session set \"_cell_fast_file_create\" = false",

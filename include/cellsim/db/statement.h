@@ -2,8 +2,10 @@
 // splitter for scripts (`cellsim sql -f FILE`). The grammar (docs/sql.md) is
 // the subset of Oracle DDL that creates, extends and drops files:
 //
-//   CREATE TABLESPACE T DATAFILE '+DG' SIZE 100M [, '+DG' SIZE 1G] [BLOCKSIZE 8K]
-//   ALTER TABLESPACE T ADD DATAFILE '+DG' SIZE 100M [, ...]
+//   CREATE [BIGFILE|SMALLFILE] [UNDO] TABLESPACE T DATAFILE '+DG' SIZE 100M [, '+DG' SIZE 1G]
+//          [BLOCKSIZE 8K]
+//   CREATE [BIGFILE|SMALLFILE] TEMPORARY TABLESPACE T TEMPFILE '+DG' SIZE 64M [, ...]
+//   ALTER TABLESPACE T ADD DATAFILE|TEMPFILE '+DG' SIZE 100M [, ...]
 //   DROP TABLESPACE T [INCLUDING CONTENTS [AND DATAFILES | KEEP DATAFILES]
 //                      [CASCADE CONSTRAINTS]]
 //   ALTER DATABASE ADD LOGFILE [THREAD n] [GROUP n] ('+DG'[, '+DG' ...]) SIZE 4096M
@@ -71,12 +73,16 @@ struct CreateTablespace {
   bool bigfile = false;
   // CREATE UNDO TABLESPACE: CONTENTS UNDO (where transactions' undo goes).
   bool undo = false;
+  // CREATE TEMPORARY TABLESPACE ... TEMPFILE: CONTENTS TEMPORARY; its files
+  // are tempfiles (`datafiles` holds their clauses), never formatted.
+  bool temporary = false;
   bool operator==(const CreateTablespace&) const = default;
 };
 
 struct AlterTablespaceAddDatafile {
   std::string name;
   std::vector<FileClause> datafiles;  // at least one
+  bool tempfile = false;              // ADD TEMPFILE (a temporary tablespace's)
   bool operator==(const AlterTablespaceAddDatafile&) const = default;
 };
 
