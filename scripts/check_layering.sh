@@ -6,7 +6,7 @@
 #   scripts/check_layering.sh        (exit 1 and one line per wrong include)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-layers=(base stats io format cell sim asm db report lab)
+layers=(base stats io format cell sim asm db report sqlrun lab)
 declare -A rank
 for i in "${!layers[@]}"; do rank[${layers[$i]}]=$i; done
 bad=0

@@ -1,0 +1,351 @@
+// The driver's run: one thread per session (lib/Sqlrun.pm's child loop), the
+// monitor on the caller's thread, all paced by internal::Pacer.
+#include "cellsim/sqlrun/driver.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <thread>
+
+#include "cellsim/base/mutex.h"
+#include "cellsim/sqlrun/pacer.h"
+#include "cellsim/sqlrun/trace.h"
+#include "cellsim/stats/statistics.h"
+#include "fmt/format.h"
+
+namespace cellsim::sqlrun {
+namespace {
+
+using stats::Stat;
+
+uint64_t Ns(double seconds) { return static_cast<uint64_t>(std::llround(seconds * 1e9)); }
+
+// What the sessions publish and the monitor reads.
+struct Shared {
+  Mutex mu;
+  std::vector<SessionSummary> sessions ABSL_GUARDED_BY(mu);
+  std::vector<bool> connected ABSL_GUARDED_BY(mu);
+  std::vector<Event> events ABSL_GUARDED_BY(mu);
+  std::vector<std::string> warnings ABSL_GUARDED_BY(mu);
+  uint64_t end_ns ABSL_GUARDED_BY(mu) = 0;  // the latest session end
+};
+
+struct RunContext {
+  db::Database* db;
+  const SqlDir& dir;
+  const RunOptions& o;
+  internal::Pacer& pacer;
+  Shared& shared;
+  std::vector<size_t> array;  // StatementArray
+  uint64_t start_ns;          // the parent's timer start
+  std::atomic<bool> all_started{false};
+
+  Clock* clock() const { return pacer.clock(); }
+  // Sqlrun's Timer: whole seconds, START + runtime - now > 0.
+  bool TimeLeft(uint64_t now_ns) const {
+    const int64_t start_s = static_cast<int64_t>(start_ns / 1'000'000'000);
+    const int64_t now_s = static_cast<int64_t>(now_ns / 1'000'000'000);
+    return start_s + o.runtime_s - now_s > 0;
+  }
+};
+
+// One session: its db::Session, statement choice, bind cursors, counters.
+class SessionLoop {
+ public:
+  SessionLoop(RunContext& run, size_t index)
+      : run_(run), i_(index),
+        picker_(run.o.exe_mode, run.array.size(), run.o.seed + index + 1) {
+    for (const SqlEntry& e : run.dir.entries) {
+      size_t rows = e.bind_rows.size();
+      // Sqlrun master: with bindArraySize <= rows keep bindArraySize + 1 rows.
+      if (run.o.bind_array_size >= 0 && static_cast<size_t>(run.o.bind_array_size) <= rows) {
+        rows = static_cast<size_t>(run.o.bind_array_size) + 1;
+      }
+      binds_.emplace_back(rows);
+    }
+  }
+
+  void Go() {
+    const uint64_t first = Start();
+    run_.pacer.Turn(i_, first);
+    summary_.error = RunSteps();
+    Disconnect();
+    run_.pacer.Finish(i_);
+  }
+
+ private:
+  uint64_t Start() const {
+    return run_.start_ns + (run_.o.connect_mode == ConnectMode::kTrickle
+                                ? Ns(run_.o.connect_delay_s) * i_
+                                : 0);
+  }
+
+  // Executes one call, charges its modeled CPU, records and traces it.
+  absl::StatusOr<db::StatementResult> Call(const std::string& sql, Event::Kind kind,
+                                           const std::string& file, int bind_row) {
+    const uint64_t t = run_.clock()->NowNanos();
+    absl::StatusOr<db::StatementResult> r = session_->Execute(sql);
+    if (r.ok()) {
+      const CostModel& c = run_.o.cost;
+      const double redo = static_cast<double>(r->statistics[Stat::kRedoSize]);
+      run_.pacer.Charge(c.call_ns + c.row_ns * static_cast<uint64_t>(std::max<int64_t>(r->rows, 0)) +
+                        static_cast<uint64_t>(redo * c.redo_byte_ns));
+      const uint64_t end = run_.clock()->NowNanos();
+      if (trace_.is_open()) trace_.Call(sql, *r, (end - t) / 1000, end / 1000);
+    }
+    if (run_.o.record_events && !file.empty()) {
+      MutexLock l(&run_.shared.mu);
+      run_.shared.events.push_back(Event{.session = static_cast<uint32_t>(i_ + 1),
+                                         .time_ns = t - run_.start_ns,
+                                         .kind = r.ok() ? kind : Event::Kind::kError,
+                                         .sql_file = file,
+                                         .bind_row = bind_row});
+    }
+    return r;
+  }
+
+  absl::Status Connect();
+  std::string RunSteps();
+  absl::Status Step();
+  void Publish(bool connected);
+  void Disconnect();
+
+  RunContext& run_;
+  const size_t i_;
+  StatementPicker picker_;
+  std::vector<BindCursor> binds_;
+  std::unique_ptr<db::Session> session_;
+  stats::StatValues baseline_;
+  SessionSummary summary_;
+  TraceWriter trace_;
+  int tx_counter_ = 0;
+};
+
+// lib/Sqlrun.pm child() before the loop: connect, the connection test query,
+// parameters.conf, current_schema, tracing, the tsunami wait.
+absl::Status SessionLoop::Connect() {
+  session_ = run_.db->NewSession();
+  summary_.sid = session_->sid();
+  baseline_ = session_->Stats();
+  Publish(true);
+  // Sqlrun also selects USER, which cellsim's SQL does not know.
+  absl::StatusOr<db::StatementResult> test = Call(
+      "select 'Connection Test' test, sys_context('userenv','sid') SID from dual",
+      Event::Kind::kExecute, "", -1);
+  if (!test.ok()) return test.status();
+  for (const auto& [name, value] : run_.dir.parameters) {
+    absl::StatusOr<db::StatementResult> r =
+        Call(fmt::format("alter session set {} = '{}'", name, value), Event::Kind::kExecute, "", -1);
+    if (!r.ok()) {  // Sqlrun only warns
+      MutexLock l(&run_.shared.mu);
+      run_.shared.warnings.push_back(fmt::format("session {}: parameters.conf {}: {}", i_ + 1, name,
+                                                 std::string(r.status().message())));
+    }
+  }
+  if (!run_.o.schema.empty()) {
+    absl::StatusOr<db::StatementResult> r = Call(
+        fmt::format("alter session set current_schema = {}", run_.o.schema), Event::Kind::kExecute, "", -1);
+    if (!r.ok()) return r.status();
+  }
+  if (!run_.o.trace_dir.empty()) {
+    summary_.trace_file = fmt::format("{}/{}_ora_{}_{}.trc", run_.o.trace_dir, run_.db->name(),
+                                      summary_.sid, run_.o.trace_id);
+    if (absl::Status s = trace_.Open(summary_.trace_file, summary_.sid, run_.o.trace_id); !s.ok()) return s;
+    for (const std::string& sql :
+         {fmt::format("alter session set tracefile_identifier = '{}'", run_.o.trace_id),
+          std::string("alter session set events '10046 trace name context forever, level 12'")}) {
+      if (absl::StatusOr<db::StatementResult> r = Call(sql, Event::Kind::kExecute, "", -1); !r.ok()) {
+        return r.status();
+      }
+    }
+  }
+  if (run_.o.connect_mode == ConnectMode::kTsunami) {
+    // Released once the parent has started every session, polled every 250 ms.
+    uint64_t t = run_.clock()->NowNanos();
+    while (!run_.all_started.load() && !Cancelled(run_.o.cancel)) {
+      t += 250'000'000;
+      run_.pacer.Turn(i_, t);
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The main loop: while the timer has time left, one statement per step.
+std::string SessionLoop::RunSteps() {
+  if (absl::Status s = Connect(); !s.ok()) return std::string(s.message());
+  while (run_.TimeLeft(run_.clock()->NowNanos()) && !Cancelled(run_.o.cancel)) {
+    if (absl::Status s = Step(); !s.ok()) {
+      ++summary_.errors;
+      return std::string(s.message());  // RaiseError: the child dies
+    }
+    Publish(true);
+    run_.pacer.Turn(i_, run_.clock()->NowNanos() + Ns(run_.o.exe_delay_s));
+  }
+  return "";
+}
+
+absl::Status SessionLoop::Step() {
+  const size_t idx = run_.array[picker_.Next()];
+  const SqlEntry& e = run_.dir.entries[idx];
+  std::string sql = e.text;
+  int bind_row = -1;
+  if (!e.bind_rows.empty()) {
+    bind_row = static_cast<int>(binds_[idx].Next());
+    absl::StatusOr<std::string> bound = BindSql(e.text, e.bind_rows[static_cast<size_t>(bind_row)]);
+    if (!bound.ok()) {
+      return absl::InvalidArgumentError(fmt::format("{} bind row {}: {}", e.file, bind_row + 1,
+                                                    std::string(bound.status().message())));
+    }
+    sql = std::move(*bound);
+  }
+  absl::StatusOr<db::StatementResult> r = Call(sql, Event::Kind::kExecute, e.file, bind_row);
+  if (!r.ok()) {
+    return absl::Status(r.status().code(),
+                        fmt::format("{}: {}", e.file, std::string(r.status().message())));
+  }
+  ++summary_.executions;
+  if (e.type != SqlType::kDml) return absl::OkStatus();
+  if (tx_counter_ < run_.o.tx_per_transaction) {
+    ++tx_counter_;
+    return absl::OkStatus();
+  }
+  tx_counter_ = 0;
+  const bool rollback = run_.o.tx_behavior == TxBehavior::kRollback;
+  absl::StatusOr<db::StatementResult> end =
+      Call(rollback ? "rollback" : "commit",
+           rollback ? Event::Kind::kRollback : Event::Kind::kCommit, e.file, -1);
+  if (!end.ok()) return end.status();
+  ++(rollback ? summary_.rollbacks : summary_.commits);
+  return absl::OkStatus();
+}
+
+void SessionLoop::Publish(bool connected) {
+  const stats::StatValues now = session_->Stats() - baseline_;
+  summary_.redo_size = now[Stat::kRedoSize];
+  summary_.undo_change_vector_size = now[Stat::kUndoChangeVectorSize];
+  MutexLock l(&run_.shared.mu);
+  run_.shared.sessions[i_] = summary_;
+  run_.shared.connected[i_] = connected;
+}
+
+// $dbh->disconnect: the session rolls back what it did not commit.
+void SessionLoop::Disconnect() {
+  if (session_ != nullptr) {
+    if (trace_.is_open()) (void)trace_.Close();
+    session_.reset();  // rolls back uncommitted work (DBD::Oracle's disconnect)
+  }
+  MutexLock l(&run_.shared.mu);
+  run_.shared.sessions[i_] = summary_;
+  run_.shared.connected[i_] = false;
+  run_.shared.end_ns = std::max(run_.shared.end_ns, run_.clock()->NowNanos());
+}
+
+// The seed's monitor at one instant (see Sample).
+Sample TakeSample(RunContext& run, db::Session* monitor, uint64_t now_ns) {
+  Sample s;
+  s.t_s = static_cast<double>(now_ns - run.start_ns) / 1e9;
+  {
+    MutexLock l(&run.shared.mu);
+    for (size_t i = 0; i < run.shared.sessions.size(); ++i) {
+      const SessionSummary& x = run.shared.sessions[i];
+      s.sessions += run.shared.connected[i] ? 1 : 0;
+      s.transactions += x.commits + x.rollbacks;
+      s.executions += x.executions;
+      s.redo_size += x.redo_size;
+      s.undo_change_vector_size += x.undo_change_vector_size;
+    }
+  }
+  if (!run.o.tally_sql.empty()) {
+    absl::StatusOr<db::StatementResult> r = monitor->Execute(run.o.tally_sql);
+    if (r.ok()) {
+      s.tally = 0;
+      for (const auto& row : r->result_rows) {
+        if (!row.empty()) s.tally += std::atoll(row[0].c_str());
+      }
+    }
+  }
+  return s;
+}
+
+// The monitor, on the caller's thread (participant `n`): a sample every
+// interval while sessions run, then the final one.
+void Monitor(RunContext& run, size_t n, RunResult* out) {
+  std::unique_ptr<db::Session> monitor = run.db->NewSession();
+  const uint64_t step = std::max<uint64_t>(Ns(run.o.sample_interval_s), 1'000'000);
+  for (uint64_t t = run.start_ns + step;; t += step) {
+    if (run.pacer.simulated()) {
+      run.pacer.Turn(n, t);
+    } else {
+      while (run.clock()->NowNanos() < t && run.pacer.Finished(n) < n) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    }
+    if (run.pacer.Finished(n) == n) break;
+    out->samples.push_back(TakeSample(run, monitor.get(), t));
+    if (run.o.on_sample) run.o.on_sample(out->samples.back());
+  }
+  uint64_t end;
+  {
+    MutexLock l(&run.shared.mu);
+    end = std::max(run.shared.end_ns, run.start_ns);
+  }
+  if (run.pacer.simulated()) run.clock()->SetThreadNanos(end);
+  out->final_sample = TakeSample(run, monitor.get(), run.pacer.simulated() ? end : run.clock()->NowNanos());
+  out->samples.push_back(out->final_sample);
+  if (run.o.on_sample) run.o.on_sample(out->final_sample);
+  out->elapsed_s = out->final_sample.t_s;
+  run.pacer.Finish(n);
+}
+
+absl::Status CheckOptions(const SqlDir& dir, const RunOptions& o) {
+  if (o.max_sessions < 1) return absl::InvalidArgumentError("--max-sessions must be at least 1");
+  if (o.runtime_s < 1) return absl::InvalidArgumentError("--runtime must be at least 1 second");
+  if (o.exe_delay_s < 0 || o.connect_delay_s < 0) {
+    return absl::InvalidArgumentError("--exe-delay and --connect-delay must not be negative");
+  }
+  if (o.tx_per_transaction < 0) return absl::InvalidArgumentError("--tx-per-transaction must not be negative");
+  if (o.sample_interval_s <= 0) return absl::InvalidArgumentError("the monitor interval must be positive");
+  if (dir.entries.empty()) return absl::InvalidArgumentError("the SQL directory lists no statement");
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<RunResult> RunSqlDir(db::Database* db, const SqlDir& dir, const RunOptions& o) {
+  if (absl::Status s = CheckOptions(dir, o); !s.ok()) return s;
+  Clock* clock = db->rack()->clock();
+  const size_t n = static_cast<size_t>(o.max_sessions);
+  const uint64_t start = clock->NowNanos();  // the parent's Timer, before forking
+  std::vector<uint64_t> starts(n + 1, start);
+  for (size_t i = 0; i < n && o.connect_mode == ConnectMode::kTrickle; ++i) {
+    starts[i] = start + Ns(o.connect_delay_s) * i;
+  }
+  starts[n] = start + std::max<uint64_t>(Ns(o.sample_interval_s), 1'000'000);
+  internal::Pacer pacer(clock, starts, o.cancel);
+  Shared shared;
+  {
+    MutexLock l(&shared.mu);
+    shared.sessions.resize(n);
+    shared.connected.assign(n, false);
+  }
+  RunContext run{db, dir, o, pacer, shared, StatementArray(dir, o.exe_mode), start};
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < n; ++i) threads.emplace_back([&run, i] { SessionLoop(run, i).Go(); });
+  run.all_started.store(true);
+  RunResult result;
+  result.simulated = clock->simulated();
+  Monitor(run, n, &result);
+  for (std::thread& t : threads) t.join();
+  MutexLock l(&shared.mu);
+  result.sessions = shared.sessions;
+  result.events = std::move(shared.events);
+  std::stable_sort(result.events.begin(), result.events.end(),
+                   [](const Event& a, const Event& b) { return a.time_ns < b.time_ns; });
+  result.warnings = std::move(shared.warnings);
+  return result;
+}
+
+}  // namespace cellsim::sqlrun

@@ -1,0 +1,196 @@
+#include "cellsim/sqlrun/trace.h"
+
+#include <algorithm>
+#include <cctype>
+#include <sstream>
+
+#include "cellsim/stats/statistics.h"
+#include "fmt/format.h"
+
+namespace cellsim::sqlrun {
+namespace {
+
+// Oracle's command type (V$SQLCOMMAND) of a statement, by its first word.
+int CommandType(std::string_view sql) {
+  std::string w;
+  for (char c : sql) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      if (w.empty()) continue;
+      break;
+    }
+    w += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
+  if (w == "INSERT") return 2;
+  if (w == "SELECT" || w == "WITH") return 3;
+  if (w == "UPDATE") return 6;
+  if (w == "DELETE") return 7;
+  if (w == "ALTER") return 42;
+  if (w == "COMMIT") return 44;
+  if (w == "ROLLBACK") return 45;
+  if (w == "MERGE") return 189;
+  return 0;
+}
+
+uint64_t Us(uint64_t ns) { return ns / 1000; }
+
+}  // namespace
+
+absl::Status TraceWriter::Open(const std::string& path, uint32_t sid, std::string_view identifier) {
+  out_.open(path, std::ios::trunc);
+  if (!out_) return absl::InvalidArgumentError(fmt::format("--trace: cannot create {}", path));
+  out_ << fmt::format(
+      "Trace file {}\nOracle Database 19c Enterprise Edition Release 19.0.0.0.0 - Production "
+      "(cellsim)\n*** TRACE FILE IDENTIFIER:({})\n*** SESSION ID:({}.1)\n\n",
+      path, std::string(identifier), sid);
+  return absl::OkStatus();
+}
+
+void TraceWriter::Call(std::string_view sql, const db::StatementResult& r, uint64_t elapsed_us,
+                       uint64_t tim_us) {
+  auto it = cursors_.find(sql);
+  const bool first = it == cursors_.end();
+  if (first) it = cursors_.emplace(std::string(sql), static_cast<int>(cursors_.size()) + 1).first;
+  const int c = it->second;
+  const int oct = CommandType(sql);
+  if (first) {
+    out_ << fmt::format(
+        "=====================\nPARSING IN CURSOR #{} len={} dep=0 uid=0 oct={} lid=0 tim={} "
+        "hv={} ad='0' sqlid='{:013x}'\n{}\nEND OF STMT\n",
+        c, sql.size(), oct, tim_us, std::hash<std::string_view>{}(sql) & 0xffffffff,
+        std::hash<std::string_view>{}(sql) & 0xfffffffffffffull, std::string(sql));
+    out_ << fmt::format("PARSE #{}:c=0,e=0,p=0,cr=0,cu=0,mis=1,r=0,dep=0,og=1,plh=0,tim={}\n", c,
+                        tim_us);
+  }
+  const int64_t cu = r.statistics[stats::Stat::kDbBlockChanges];
+  const bool select = oct == 3;
+  out_ << fmt::format("EXEC #{}:c={},e={},p=0,cr=0,cu={},mis=0,r={},dep=0,og=1,plh=0,tim={}\n", c,
+                      Us(r.cpu_ns), elapsed_us, cu, select ? 0 : r.rows, tim_us);
+  for (size_t w = 0; w < stats::kWaitCount; ++w) {
+    const stats::WaitValue& v = r.waits.v[w];
+    if (v.count <= 0) continue;
+    const uint64_t each = v.total_ns / static_cast<uint64_t>(v.count);
+    for (int64_t k = 0; k < v.count; ++k) {
+      const uint64_t ela = k + 1 == v.count ? v.total_ns - each * static_cast<uint64_t>(k) : each;
+      out_ << fmt::format("WAIT #{}: nam='{}' ela= {} p1=0 p2=0 p3=0 obj#=-1 tim={}\n", c,
+                          stats::kWaitTable[w].name, Us(ela), tim_us);
+    }
+  }
+  if (select) {
+    out_ << fmt::format("FETCH #{}:c=0,e=0,p=0,cr=0,cu=0,mis=0,r={},dep=0,og=1,plh=0,tim={}\n", c,
+                        r.rows, tim_us);
+  }
+  if (oct == 44 || oct == 45) {
+    out_ << fmt::format("XCTEND rlbk={}, rd_only=0, tim={}\n", oct == 45 ? 1 : 0, tim_us);
+  }
+}
+
+absl::Status TraceWriter::Close() {
+  out_.close();
+  return out_.fail() ? absl::DataLossError("--trace: writing the trace file failed")
+                     : absl::OkStatus();
+}
+
+namespace {
+
+// "c=1,e=2,..." after "EXEC #n:" into a call line.
+bool ParseCallFields(std::string_view fields, report::TkprofCall* call, bool* miss) {
+  std::istringstream in{std::string(fields)};
+  std::string kv;
+  bool any = false;
+  while (std::getline(in, kv, ',')) {
+    const size_t eq = kv.find('=');
+    if (eq == std::string::npos) return false;
+    const std::string k = kv.substr(0, eq);
+    char* end = nullptr;
+    const long long v = std::strtoll(kv.c_str() + eq + 1, &end, 10);
+    if (end == kv.c_str() + eq + 1) return false;
+    if (k == "c") call->cpu_s += static_cast<double>(v) / 1e6;
+    if (k == "e") call->elapsed_s += static_cast<double>(v) / 1e6;
+    if (k == "p") call->disk += v;
+    if (k == "cr") call->query += v;
+    if (k == "cu") call->current += v;
+    if (k == "r") call->rows += v;
+    if (k == "mis" && v > 0) *miss = true;
+    any = true;
+  }
+  ++call->count;
+  return any;
+}
+
+struct TraceState {
+  std::vector<report::TkprofStatement> out;
+  std::map<std::string, size_t> by_text;
+};
+
+size_t StatementFor(TraceState& st, const std::string& text) {
+  auto [it, added] = st.by_text.emplace(text, st.out.size());
+  if (added) {
+    report::TkprofStatement s;
+    s.sql_text = text;
+    s.misses_during_parse = 0;
+    s.parsing_user = "SQLRUN";
+    st.out.push_back(std::move(s));
+  }
+  return it->second;
+}
+
+absl::Status ParseOne(const std::string& text, TraceState& st) {
+  std::istringstream in(text);
+  std::map<int, size_t> cursor;  // cursor# -> statement (this file)
+  std::string line;
+  for (size_t n = 1; std::getline(in, line); ++n) {
+    auto bad = [&](std::string_view why) {
+      return absl::InvalidArgumentError(fmt::format("trace line {}: {}: {}", n, why, line));
+    };
+    int c = 0;
+    if (std::sscanf(line.c_str(), "PARSING IN CURSOR #%d", &c) == 1) {
+      std::string sql, l;
+      for (; std::getline(in, l) && l != "END OF STMT"; ++n) sql += (sql.empty() ? "" : "\n") + l;
+      ++n;
+      cursor[c] = StatementFor(st, sql);
+      continue;
+    }
+    const bool parse = line.rfind("PARSE #", 0) == 0, exec = line.rfind("EXEC #", 0) == 0;
+    const bool fetch = line.rfind("FETCH #", 0) == 0, wait = line.rfind("WAIT #", 0) == 0;
+    if (!parse && !exec && !fetch && !wait) continue;
+    const size_t hash = line.find('#'), colon = line.find(':');
+    if (colon == std::string::npos || std::sscanf(line.c_str() + hash + 1, "%d", &c) != 1) {
+      return bad("expected '#cursor:'");
+    }
+    auto cur = cursor.find(c);
+    if (cur == cursor.end()) continue;  // a cursor parsed before tracing began
+    report::TkprofStatement& s = st.out[cur->second];
+    if (wait) {
+      const size_t nam = line.find("nam='"), ela = line.find("ela= ");
+      if (nam == std::string::npos || ela == std::string::npos) return bad("expected nam='...' ela= N");
+      const std::string event = line.substr(nam + 5, line.find('\'', nam + 5) - nam - 5);
+      const double secs = std::strtod(line.c_str() + ela + 5, nullptr) / 1e6;
+      auto w = std::find_if(s.waits.begin(), s.waits.end(),
+                            [&](const report::TkprofWait& x) { return x.event == event; });
+      if (w == s.waits.end()) w = s.waits.insert(s.waits.end(), report::TkprofWait{.event = event});
+      ++w->times_waited;
+      w->max_wait_s = std::max(w->max_wait_s, secs);
+      w->total_waited_s += secs;
+      continue;
+    }
+    bool miss = false;
+    report::TkprofCall& call = parse ? s.parse : exec ? s.execute : s.fetch;
+    if (!ParseCallFields(std::string_view(line).substr(colon + 1), &call, &miss)) {
+      return bad("expected c=,e=,p=,cr=,cu=,mis=,r=,... fields");
+    }
+    if (miss) ++(parse ? s.misses_during_parse : s.misses_during_execute);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<report::TkprofStatement>> ParseTrace(const std::vector<std::string>& texts) {
+  TraceState st;
+  for (const std::string& t : texts) {
+    if (absl::Status s = ParseOne(t, st); !s.ok()) return s;
+  }
+  return std::move(st.out);
+}
+
+}  // namespace cellsim::sqlrun

@@ -1,0 +1,346 @@
+// The driver against Sqlrun's semantics (../shared/temp-undo.md §4.5), on
+// real sessions of a small database: statement order per mode, the commit
+// pattern, bind rows, the timer, determinism under the simulated clock, and a
+// real-clock run. Sessions are threads (label `concurrent`, run under TSan).
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "cellsim/asm/rack.h"
+#include "cellsim/base/units.h"
+#include "cellsim/db/database.h"
+#include "cellsim/io/io_backend.h"
+#include "cellsim/sim/simulation.h"
+#include "cellsim/sqlrun/driver.h"
+#include "cellsim/sqlrun/trace.h"
+#include "gtest/gtest.h"
+#include "testing/test_util.h"
+
+namespace cellsim::sqlrun {
+namespace {
+
+using ::cellsim::testing::TempDir;
+
+constexpr char kMerge[] =
+    "merge into txcount tx\n  using (select sys_context('userenv','sid') sid from dual ) s\n"
+    "  on (s.sid = tx.sid)\nwhen matched then\n  update set tx.txacts = tx.txacts + 1\n"
+    "when not matched then\n  insert (sid, txacts)\n  values(sys_context('userenv','sid'),1)";
+
+// A database on a small rack, with a simulated (x3-2, eighth rack) or the real clock.
+class TestDb {
+ public:
+  absl::Status Open(bool simulated, uint64_t all_objects_rows = 300) {
+    io_ = io::MakePosixBackend();
+    asmgr::RackConfig config = asmgr::DefaultRackConfig();
+    config.cells = 3;
+    config.cell_disks_per_cell = 2;
+    config.disk_groups = {
+        {.name = "DATA", .redundancy = asmgr::Redundancy::kNormal, .au_size = 4 * kMiB,
+         .grid_disk_size = 512 * kMiB},
+        {.name = "RECO", .redundancy = asmgr::Redundancy::kNormal, .au_size = 4 * kMiB,
+         .grid_disk_size = 256 * kMiB}};
+    config.flash_size = 64 * kMiB;
+    Clock* clock = SystemClock();
+    asmgr::RackOpenOptions open;
+    if (simulated) {
+      absl::StatusOr<sim::DeviceProfile> p = sim::LoadProfile("x3-2");
+      if (!p.ok()) return p.status();
+      absl::StatusOr<sim::RackShape> shape = sim::ShapeFor(*p, "eighth");
+      if (!shape.ok()) return shape.status();
+      sim::Simulation::Options so;
+      so.profile = *p;
+      so.shape = *shape;
+      sim_ = std::make_unique<sim::Simulation>(so);
+      clock = sim_->clock();
+      sim::Simulation* s = sim_.get();
+      open.wrap = [s](uint32_t i, cell::CellService* c) { return s->WrapCell(i, c); };
+    }
+    absl::StatusOr<std::unique_ptr<asmgr::Rack>> rack =
+        asmgr::Rack::Create(io_.get(), clock, tmp_.path() + "/rack", config, open);
+    if (!rack.ok()) return rack.status();
+    rack_ = std::move(*rack);
+    db::DatabaseOptions o;
+    o.standard_files.create = true;
+    o.standard_files.log_bytes = 8 * kMiB;
+    o.all_objects_rows = all_objects_rows;
+    absl::StatusOr<std::unique_ptr<db::Database>> db = db::Database::Create(rack_.get(), o);
+    if (!db.ok()) return db.status();
+    db_ = std::move(*db);
+    return absl::OkStatus();
+  }
+  ~TestDb() {
+    if (db_ != nullptr) EXPECT_OK(db_->Close());
+    db_.reset();
+    if (rack_ != nullptr) EXPECT_OK(rack_->Close());
+  }
+  db::Database* db() { return db_.get(); }
+  absl::Status Sql(const std::string& sql) { return db_->NewSession()->Execute(sql).status(); }
+  const std::string& dir() const { return tmp_.path(); }
+
+ private:
+  TempDir tmp_;
+  std::unique_ptr<io::IoBackend> io_;
+  std::unique_ptr<sim::Simulation> sim_;
+  std::unique_ptr<asmgr::Rack> rack_;
+  std::unique_ptr<db::Database> db_;
+};
+
+SqlEntry Entry(std::string file, std::string text, int frequency = 1) {
+  SqlEntry e;
+  e.file = std::move(file);
+  e.frequency = frequency;
+  e.text = std::move(text);
+  e.type = ClassifySql(e.text);
+  return e;
+}
+
+// The seed's SQL directory, as sqlrun.sh runs it (10 sessions there).
+SqlDir SeedDir() {
+  SqlDir d;
+  d.delimiter = ",";
+  d.entries = {Entry("temp-insert.sql", "insert into sqlrun_gtt select * from all_objects"),
+               Entry("temp-update.sql", "update sqlrun_gtt set object_id = object_id + 1"),
+               Entry("txcount-update.sql", kMerge)};
+  return d;
+}
+
+absl::Status CreateSeedSchema(TestDb& t) {
+  if (absl::Status s = t.Sql("create global temporary table sqlrun_gtt on commit delete rows as "
+                             "select * from all_objects where 1=0");
+      !s.ok()) {
+    return s;
+  }
+  return t.Sql("create table txcount ( sid number, txacts number)");
+}
+
+RunOptions SeedOptions(int sessions, int runtime_s) {
+  RunOptions o;
+  o.exe_mode = ExeMode::kSequential;
+  o.connect_mode = ConnectMode::kFlood;
+  o.tx_behavior = TxBehavior::kCommit;
+  o.max_sessions = sessions;
+  o.exe_delay_s = 0.25;
+  o.runtime_s = runtime_s;
+  o.record_events = true;
+  return o;
+}
+
+std::vector<Event> OfSession(const std::vector<Event>& all, uint32_t s) {
+  std::vector<Event> out;
+  for (const Event& e : all) {
+    if (e.session == s) out.push_back(e);
+  }
+  return out;
+}
+
+TEST(DriverTest, SequentialStartsAtIndexOneAndEveryDmlIsItsOwnTransaction) {
+  TestDb t;
+  ASSERT_OK(t.Open(true));
+  ASSERT_OK(CreateSeedSchema(t));
+  ASSERT_OK_AND_ASSIGN(RunResult r, RunSqlDir(t.db(), SeedDir(), SeedOptions(2, 5)));
+  using K = Event::Kind;
+  for (uint32_t s = 1; s <= 2; ++s) {
+    const std::vector<Event> ev = OfSession(r.events, s);
+    ASSERT_GE(ev.size(), 8u);
+    // index 1 (update), 2 (merge), 0 (insert), 1, ...: each DML then its commit.
+    const std::vector<std::pair<std::string, K>> want = {
+        {"temp-update.sql", K::kExecute}, {"temp-update.sql", K::kCommit},
+        {"txcount-update.sql", K::kExecute}, {"txcount-update.sql", K::kCommit},
+        {"temp-insert.sql", K::kExecute}, {"temp-insert.sql", K::kCommit},
+        {"temp-update.sql", K::kExecute}, {"temp-update.sql", K::kCommit}};
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(ev[i].sql_file, want[i].first) << "session " << s << " event " << i;
+      EXPECT_EQ(ev[i].kind, want[i].second) << "session " << s << " event " << i;
+    }
+    const SessionSummary& sum = r.sessions[s - 1];
+    EXPECT_EQ(sum.commits, sum.executions);
+    EXPECT_EQ(sum.error, "");
+  }
+  // The tally is the MERGE count; the timer: whole seconds, checked between statements.
+  int64_t merges = 0;
+  for (const Event& e : r.events) merges += e.sql_file == "txcount-update.sql" && e.kind == K::kExecute;
+  EXPECT_EQ(r.final_sample.tally, merges);
+  EXPECT_GE(r.elapsed_s, 4.0);
+  EXPECT_LT(r.elapsed_s, 6.0);
+  for (const Event& e : r.events) EXPECT_LT(e.time_ns, 5'000'000'000u);
+}
+
+TEST(DriverTest, TxPerTransactionCommitsEveryNPlusOnethDmlAndRollbackRollsBack) {
+  TestDb t;
+  ASSERT_OK(t.Open(true));
+  ASSERT_OK(t.Sql("create table t (x number)"));
+  SqlDir d;
+  d.entries = {Entry("ins.sql", "insert into t values (1)"), Entry("sel.sql", "select x from t")};
+  RunOptions o = SeedOptions(1, 3);
+  o.tx_per_transaction = 2;
+  o.tx_behavior = TxBehavior::kRollback;
+  o.exe_delay_s = 0.05;
+  ASSERT_OK_AND_ASSIGN(RunResult r, RunSqlDir(t.db(), d, o));
+  int dml_since = 0;
+  int rollbacks = 0;
+  for (const Event& e : r.events) {
+    ASSERT_NE(e.kind, Event::Kind::kCommit);
+    if (e.kind == Event::Kind::kExecute && e.sql_file == "ins.sql") ++dml_since;
+    if (e.kind == Event::Kind::kRollback) {
+      EXPECT_EQ(dml_since, 3);  // after every third DML; the SELECT never ends one
+      dml_since = 0;
+      ++rollbacks;
+    }
+  }
+  EXPECT_GT(rollbacks, 5);
+  EXPECT_EQ(r.sessions[0].rollbacks, rollbacks);
+  // Everything was rolled back: at most the last, unfinished transaction's rows were
+  // ever visible, and the disconnect rolled those back too.
+  std::unique_ptr<db::Session> s = t.db()->NewSession();
+  ASSERT_OK_AND_ASSIGN(db::StatementResult rows, s->Execute("select x from t"));
+  EXPECT_EQ(rows.result_rows.size(), 0u);
+}
+
+TEST(DriverTest, SemiRandomHonoursFrequenciesAndBindsSkipTheLastRow) {
+  TestDb t;
+  ASSERT_OK(t.Open(true));
+  SqlDir d;
+  d.entries = {Entry("a.sql", "select 1 from dual", 1), Entry("b.sql", "select ? from dual", 3)};
+  d.entries[1].bind_rows = {{"10"}, {"11"}, {"12"}, {"13"}};
+  RunOptions o = SeedOptions(2, 30);
+  o.exe_mode = ExeMode::kSemiRandom;
+  o.exe_delay_s = 0.01;
+  ASSERT_OK_AND_ASSIGN(RunResult r, RunSqlDir(t.db(), d, o));
+  std::map<std::string, int> n;
+  std::vector<int> b_rows;
+  for (const Event& e : r.events) {
+    ++n[e.sql_file];
+    if (e.sql_file == "b.sql" && e.session == 1) b_rows.push_back(e.bind_row);
+  }
+  const double share = static_cast<double>(n["b.sql"]) / (n["a.sql"] + n["b.sql"]);
+  EXPECT_GT(n["a.sql"] + n["b.sql"], 2000);
+  EXPECT_NEAR(share, 0.75, 0.03);
+  ASSERT_GE(b_rows.size(), 4u);
+  EXPECT_EQ(std::vector<int>(b_rows.begin(), b_rows.begin() + 4), (std::vector<int>{0, 1, 2, 0}));
+  for (int b : b_rows) EXPECT_NE(b, 3);  // the last bind row is never used
+  EXPECT_EQ(r.sessions[0].commits, 0);   // SELECTs never end a transaction
+}
+
+TEST(DriverTest, BindArraySizeKeepsThatManyUsableRows) {
+  TestDb t;
+  ASSERT_OK(t.Open(true));
+  SqlDir d;
+  d.entries = {Entry("b.sql", "select ? from dual")};
+  d.entries[0].bind_rows = {{"1"}, {"2"}, {"3"}, {"4"}, {"5"}, {"6"}};
+  RunOptions o = SeedOptions(1, 2);
+  o.bind_array_size = 2;
+  o.exe_delay_s = 0.1;
+  ASSERT_OK_AND_ASSIGN(RunResult r, RunSqlDir(t.db(), d, o));
+  std::vector<int> rows;
+  for (const Event& e : r.events) rows.push_back(e.bind_row);
+  ASSERT_GE(rows.size(), 5u);
+  EXPECT_EQ(std::vector<int>(rows.begin(), rows.begin() + 5), (std::vector<int>{0, 1, 0, 1, 0}));
+}
+
+TEST(DriverTest, TrickleStartsSessionsConnectDelayApart) {
+  TestDb t;
+  ASSERT_OK(t.Open(true));
+  SqlDir d;
+  d.entries = {Entry("a.sql", "select 1 from dual")};
+  RunOptions o = SeedOptions(3, 4);
+  o.connect_mode = ConnectMode::kTrickle;
+  o.connect_delay_s = 1.0;
+  ASSERT_OK_AND_ASSIGN(RunResult r, RunSqlDir(t.db(), d, o));
+  for (uint32_t s = 1; s <= 3; ++s) {
+    const std::vector<Event> ev = OfSession(r.events, s);
+    ASSERT_FALSE(ev.empty());
+    EXPECT_GE(ev[0].time_ns, (s - 1) * 1'000'000'000ull);
+    EXPECT_LT(ev[0].time_ns, (s - 1) * 1'000'000'000ull + 100'000'000ull);
+  }
+}
+
+struct SeedFigures {
+  int64_t redo = 0, undo = 0, tally = 0, transactions = 0, executions = 0;
+  size_t events = 0;
+  double elapsed = 0;
+  bool operator==(const SeedFigures&) const = default;
+};
+
+SeedFigures RunSeedOnce(bool temp_undo, int sessions, int runtime_s) {
+  TestDb t;
+  EXPECT_OK(t.Open(true, 2000));
+  EXPECT_OK(CreateSeedSchema(t));
+  if (temp_undo) EXPECT_OK(t.Sql("alter system set temp_undo_enabled = TRUE scope=both"));
+  absl::StatusOr<RunResult> r = RunSqlDir(t.db(), SeedDir(), SeedOptions(sessions, runtime_s));
+  EXPECT_OK(r);
+  if (!r.ok()) return {};
+  return SeedFigures{r->final_sample.redo_size, r->final_sample.undo_change_vector_size,
+                     r->final_sample.tally, r->final_sample.transactions,
+                     r->final_sample.executions, r->events.size(), r->elapsed_s};
+}
+
+TEST(DriverTest, SimulatedRunsAreDeterministicAndTempUndoSavesRedo) {
+  const SeedFigures a = RunSeedOnce(false, 4, 20);
+  const SeedFigures b = RunSeedOnce(false, 4, 20);
+  EXPECT_EQ(a, b);
+  EXPECT_GT(a.tally, 4 * 10);
+  const SeedFigures on = RunSeedOnce(true, 4, 20);
+  EXPECT_LT(on.redo * 10, a.redo);
+  EXPECT_GE(on.tally, a.tally);
+}
+
+TEST(DriverTest, RealClockRunsInWallTime) {
+  TestDb t;
+  ASSERT_OK(t.Open(false));
+  ASSERT_OK(CreateSeedSchema(t));
+  RunOptions o = SeedOptions(3, 2);
+  o.sample_interval_s = 0.5;
+  int samples = 0;
+  o.on_sample = [&samples](const Sample&) { ++samples; };
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_OK_AND_ASSIGN(RunResult r, RunSqlDir(t.db(), SeedDir(), o));
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_FALSE(r.simulated);
+  EXPECT_GE(wall, 1.0);  // the timer has whole-second granularity
+  EXPECT_LT(wall, 6.0);
+  EXPECT_GE(samples, 2);
+  EXPECT_GT(r.final_sample.tally, 0);
+  for (const SessionSummary& s : r.sessions) EXPECT_EQ(s.error, "");
+}
+
+TEST(DriverTest, TraceFilesPerSessionReadBackByTkprof) {
+  TestDb t;
+  ASSERT_OK(t.Open(true));
+  ASSERT_OK(CreateSeedSchema(t));
+  RunOptions o = SeedOptions(2, 3);
+  o.trace_dir = t.dir();
+  ASSERT_OK_AND_ASSIGN(RunResult r, RunSqlDir(t.db(), SeedDir(), o));
+  std::vector<std::string> texts;
+  for (const SessionSummary& s : r.sessions) {
+    ASSERT_TRUE(std::filesystem::exists(s.trace_file)) << s.trace_file;
+    std::ifstream in(s.trace_file);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    texts.push_back(ss.str());
+  }
+  ASSERT_OK_AND_ASSIGN(std::vector<report::TkprofStatement> st, ParseTrace(texts));
+  int64_t merges = 0;
+  for (const report::TkprofStatement& s : st) {
+    if (s.sql_text.rfind("merge", 0) == 0) merges = s.execute.count;
+  }
+  EXPECT_EQ(merges, r.final_sample.tally);
+}
+
+TEST(DriverTest, ASessionErrorStopsThatSessionOnly) {
+  TestDb t;
+  ASSERT_OK(t.Open(true));
+  SqlDir d;
+  d.entries = {Entry("bad.sql", "insert into no_such_table values (1)")};
+  ASSERT_OK_AND_ASSIGN(RunResult r, RunSqlDir(t.db(), d, SeedOptions(2, 2)));
+  for (const SessionSummary& s : r.sessions) {
+    EXPECT_NE(s.error.find("bad.sql"), std::string::npos) << s.error;
+    EXPECT_EQ(s.errors, 1);
+  }
+  RunOptions bad = SeedOptions(0, 2);
+  EXPECT_EQ(RunSqlDir(t.db(), d, bad).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace cellsim::sqlrun
