@@ -60,6 +60,7 @@ void RegisterSql(CLI::App& app, CommandContext& ctx);      // sql_cmd.cc
 void RegisterCellCli(CLI::App& app, CommandContext& ctx);  // cellcli_cmd.cc
 void RegisterAsmcmd(CLI::App& app, CommandContext& ctx);   // asmcmd_cmd.cc
 void RegisterWrite(CLI::App& app, CommandContext& ctx);    // write_cmd.cc
+void RegisterSqlrun(CLI::App& app, CommandContext& ctx);   // sqlrun_cmd.cc (and tkprof)
 
 }  // namespace cellsim::cli
 

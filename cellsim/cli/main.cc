@@ -67,6 +67,7 @@ constexpr RegisterFn kCommandGroups[] = {
     RegisterCellCli,
     RegisterAsmcmd,
     RegisterWrite,
+    RegisterSqlrun,
 };
 }  // namespace
 

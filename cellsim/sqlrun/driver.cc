@@ -86,7 +86,10 @@ class SessionLoop {
   // Executes one call, charges its modeled CPU, records and traces it.
   absl::StatusOr<db::StatementResult> Call(const std::string& sql, Event::Kind kind,
                                            const std::string& file, int bind_row) {
+    // Every call waits for its turn at its own start time, so the sessions'
+    // requests reach the device queues in the order of modeled time.
     const uint64_t t = run_.clock()->NowNanos();
+    run_.pacer.Turn(i_, t);
     absl::StatusOr<db::StatementResult> r = session_->Execute(sql);
     if (r.ok()) {
       const CostModel& c = run_.o.cost;
@@ -156,7 +159,8 @@ absl::Status SessionLoop::Connect() {
     if (absl::Status s = trace_.Open(summary_.trace_file, summary_.sid, run_.o.trace_id); !s.ok()) return s;
     for (const std::string& sql :
          {fmt::format("alter session set tracefile_identifier = '{}'", run_.o.trace_id),
-          std::string("alter session set events '10046 trace name context forever, level 12'")}) {
+          // Sqlrun sets event 10046 level 12; cellsim's parser knows sql_trace.
+          std::string("alter session set sql_trace = true")}) {
       if (absl::StatusOr<db::StatementResult> r = Call(sql, Event::Kind::kExecute, "", -1); !r.ok()) {
         return r.status();
       }

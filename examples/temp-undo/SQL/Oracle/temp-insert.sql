@@ -1,0 +1,1 @@
+insert into sqlrun_gtt select * from all_objects

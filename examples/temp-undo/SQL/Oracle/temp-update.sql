@@ -1,0 +1,1 @@
+update sqlrun_gtt set object_id = object_id + 1

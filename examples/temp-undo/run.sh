@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The temp-undo seed ("Big Savings on Oracle REDO Via Temp UNDO") on cellsim:
+# a rack, the seed's schema (create/create.sql), the seed's sqlrun.sh twice
+# (temp_undo_enabled FALSE, then TRUE set with `alter system`), the seed's
+# comparison table, each run's allseg report and a PNG of redo per 10 s.
+# docs/labs/temp-undo.md explains every step and the figures.
+#
+#   examples/temp-undo/run.sh [WORKDIR]        (default /tmp/cellsim-temp-undo)
+#
+# Environment: CELLSIM (the binary; default: build/release, built if missing),
+# RUNTIME (300), SESSIONS (10), ROWS (ALL_OBJECTS rows, 70000), CLOCK
+# (simulated; real runs in wall time). The rack's files are sparse and
+# removed at the end (KEEP=1 keeps them).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+work=${1:-/tmp/cellsim-temp-undo}
+runtime=${RUNTIME:-300} sessions=${SESSIONS:-10} rows=${ROWS:-70000} clock=${CLOCK:-simulated}
+if [ -z "${CELLSIM:-}" ]; then
+  CELLSIM=$repo/build/release/cellsim/cli/cellsim
+  [ -x "$CELLSIM" ] || "$repo/scripts/build.sh" release cellsim_cli >/dev/null
+fi
+command -v jq >/dev/null || "$repo/scripts/deps.sh" jq >&2
+rm -rf "$work"
+mkdir -p "$work"
+[ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$work/rack"' EXIT
+# An eighth rack of X3-2 (the clock lab's): 3 cells x 6 disks x 2 flash cards.
+rack=(--profile x3-2 --rack eighth --clock "$clock")
+"$CELLSIM" rack create "$work/rack" "${rack[@]}" --disk-group DATA:NORMAL:1g \
+  --disk-group RECO:NORMAL:512m --flash-size 256m >/dev/null
+# The database with its standard files (SYSTEM ... TEMP, USERS, 3 log groups
+# of 32 MiB in +DATA and +RECO) and the seed's schema.
+"$CELLSIM" sql "$work/rack" "${rack[@]}" --standard-files --all-objects-rows "$rows" \
+  -f "$here/create/create.sql" >"$work/create.log" 2>&1 || true
+cd "$here"
+# The seed's sqlrun.sh; the tables are created again in the run's process
+# (--setup: cellsim keeps tables in the instance's memory for now).
+# The seed ran FALSE on 2022-07-05 from 12:46; the runs' clocks start there.
+start=1657025160
+for mode in off on; do
+  setting=$([ $mode = off ] && echo FALSE || echo TRUE)
+  echo "== temp_undo_enabled = $setting: $sessions sessions x $runtime s" >&2
+  "$CELLSIM" sqlrun "$work/rack" "${rack[@]}" --fixed-time "$start" \
+    --setup create/create.sql --setup "set-temp-undo-$mode.sql" \
+    --exe-mode sequential --connect-mode flood --tx-behavior commit \
+    --max-sessions "$sessions" --exe-delay 0.25 --db p2 --username undotest --password XXXX \
+    --runtime "$runtime" --sqldir "$(pwd)/SQL" --monitor 5 --allseg --json >"$work/$setting.json"
+  start=$((start + 3600))
+done
+# The seed's comparison: redo, undo, transactions (sum(txacts) of txcount).
+row() {
+  jq -r --arg run "$1" '[$run, .final.redo_size, (.final.redo_size / 1048576 * 100 | round / 100),
+    .final.undo_change_vector_size, .final.txcount, .elapsed_s, .wall_s] | @tsv' "$work/$1.json"
+}
+{
+  echo "The seed: FALSE ~816 MB of redo, TRUE 2.54 MB; TRUE ran 99 more transactions."
+  echo
+  { printf 'RUN\tREDO SIZE (B)\tREDO (MB)\tUNDO CHANGE VECTOR SIZE (B)\tTRANSACTIONS (TXCOUNT)\tRUN (s)\tWALL (s)\n'
+    row FALSE; row TRUE; } | column -t -s $'\t'
+  f=$(jq .final.txcount "$work/FALSE.json") t=$(jq .final.txcount "$work/TRUE.json")
+  echo "TRUE - FALSE transactions: $((t - f))"
+  for setting in FALSE TRUE; do
+    echo
+    echo "SQL# @allseg    (after the $setting run)"
+    jq -r .allseg_report "$work/$setting.json"
+  done
+} | tee "$work/table.txt"
+# Redo per 10 s of each run (the monitor samples every 5 s).
+for setting in FALSE TRUE; do
+  jq -r '[.samples[] | select((.t_s * 1000 | round) % 10000 == 0)] as $s
+         | range(1; $s | length) as $i
+         | "\($s[$i].t_s) \(($s[$i].redo_size - $s[$i - 1].redo_size) / 1048576)"' \
+    "$work/$setting.json" >"$work/$setting.redo10s"
+done
+if command -v gnuplot >/dev/null || "$repo/scripts/deps.sh" gnuplot-nox >&2; then
+  gnuplot <<EOF
+set terminal pngcairo size 900,480 noenhanced
+set output "$work/redo-per-10s.png"
+set title "Redo per 10 s, $sessions sessions (cellsim, $clock clock)"
+set xlabel "seconds into the run"
+set ylabel "redo (MB per 10 s)"
+set logscale y
+set key top right
+plot "$work/FALSE.redo10s" using 1:(\$2 > 0 ? \$2 : 1e-3) with linespoints title "temp_undo_enabled = FALSE", \
+     "$work/TRUE.redo10s" using 1:(\$2 > 0 ? \$2 : 1e-3) with linespoints title "temp_undo_enabled = TRUE"
+EOF
+  echo "plot: $work/redo-per-10s.png" >&2
+fi

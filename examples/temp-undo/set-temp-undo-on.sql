@@ -1,0 +1,1 @@
+alter system set temp_undo_enabled = TRUE scope=both;
