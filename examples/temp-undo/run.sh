@@ -2,7 +2,8 @@
 # The temp-undo seed ("Big Savings on Oracle REDO Via Temp UNDO") on cellsim:
 # a rack, the seed's schema (create/create.sql), the seed's sqlrun.sh twice
 # (temp_undo_enabled FALSE, then TRUE set with `alter system`), the seed's
-# comparison table, each run's allseg report and a PNG of redo per 10 s.
+# comparison table, each run's allseg report, a PNG of redo per 10 s, and
+# Connor McDonald's demo that the mode is latched at a session's first use.
 # docs/labs/temp-undo.md explains every step and the figures.
 #
 #   examples/temp-undo/run.sh [WORKDIR]        (default /tmp/cellsim-temp-undo)
@@ -65,6 +66,15 @@ row() {
     jq -r .allseg_report "$work/$setting.json"
   done
 } | tee "$work/table.txt"
+# The second step: Connor McDonald's latch demo (docs/labs/temp-undo.md).
+"$CELLSIM" sql "$work/rack" "${rack[@]}" -f connor-latch.sql >"$work/connor.log" 2>&1
+mapfile -t redo < <(awk '/^redo size/ {print $3}' "$work/connor.log")
+{
+  echo
+  echo "Connor McDonald's latch demo: TRUE set after the session's first GTT change"
+  echo "  delete of 50,000 char(1000) GTT rows: $((redo[1] - redo[0])) B of redo"
+  echo "  (Connor, 12c: 60,566,000 B; with the parameter never set: 60,562,540 B)"
+} | tee -a "$work/table.txt"
 # Redo per 10 s of each run (the monitor samples every 5 s).
 for setting in FALSE TRUE; do
   jq -r '[.samples[] | select((.t_s * 1000 | round) % 10000 == 0)] as $s

@@ -50,15 +50,16 @@ TxBehavior ParseTxBehavior(std::string_view s);
 // The modeled CPU time of a call under the simulated clock (the I/O is the
 // device model's). docs/sqlrun.md "Time model" derives each figure:
 //   call_ns      [I] one parse+execute or commit call of a simple statement;
-//   row_ns       [A] per row a statement processes: the seed's own cycle
-//                arithmetic (10 sessions x 300 s / 2,514 cycles, minus 3 x
-//                0.25 s of sleep, over 70,000 ALL_OBJECTS rows);
-//   redo_byte_ns [A] per byte of redo generated: the seed's 99 more cycles
-//                with TRUE, over the 423,200 B a FALSE cycle makes.
+//   row_ns       [A] per row a statement processes: the seed's TRUE cycle
+//                (10 sessions x 300 s / (2,514 + 99) cycles, minus 3 x 0.25 s
+//                of sleep and 6 calls) over 70,000 ALL_OBJECTS rows;
+//   redo_byte_ns [A] per byte of redo generated: the FALSE cycle's extra time
+//                (3,000 s / 2,514 - 3,000 s / 2,613) over the 423,200 B of
+//                redo a FALSE cycle makes (docs/redo.md).
 struct CostModel {
   uint64_t call_ns = 100'000;
-  uint64_t row_ns = 6'325;
-  double redo_byte_ns = 115.0;
+  uint64_t row_ns = 5'679;
+  double redo_byte_ns = 106.8;
 };
 
 // What one session did at one step (RunOptions::record_events).
