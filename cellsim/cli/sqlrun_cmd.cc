@@ -280,7 +280,7 @@ void AddSqlrunOptions(CLI::App* c, SqlrunArgs* a) {
   c->add_option("--tally-sql", a->tally_sql, "The monitor's TXCOUNT query (summed; the seed's sum(txacts))")
       ->capture_default_str();
   c->add_flag("--standard-files", a->standard_files, "When the database is created: its standard files (see `cellsim sql`)");
-  c->add_option("--all-objects-rows", a->all_objects_rows, "Rows of ALL_OBJECTS when the database is created")
+  c->add_option("--all-objects-rows", a->all_objects_rows, "Rows of the built-in ALL_OBJECTS view (an instance setting: give it at every open)")
       ->capture_default_str();
 }
 

@@ -24,30 +24,44 @@ fi
 command -v jq >/dev/null || "$repo/scripts/deps.sh" jq >&2
 rm -rf "$work"
 mkdir -p "$work"
-[ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$work/rack"' EXIT
+[ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$work"/FALSE.rack "$work"/TRUE.rack' EXIT
 # An eighth rack of X3-2 (the clock lab's): 3 cells x 6 disks x 2 flash cards.
 rack=(--profile x3-2 --rack eighth --clock "$clock")
-"$CELLSIM" rack create "$work/rack" "${rack[@]}" --disk-group DATA:NORMAL:1g \
-  --disk-group RECO:NORMAL:512m --flash-size 256m >/dev/null
-# The database with its standard files (SYSTEM ... TEMP, USERS, 3 log groups
-# of 32 MiB in +DATA and +RECO) and the seed's schema.
-"$CELLSIM" sql "$work/rack" "${rack[@]}" --standard-files --all-objects-rows "$rows" \
-  -f "$here/create/create.sql" >"$work/create.log" 2>&1 || true
-cd "$here"
-# The seed's sqlrun.sh; the tables are created again in the run's process
-# (--setup: cellsim keeps tables in the instance's memory for now).
-# The seed ran FALSE on 2022-07-05 from 12:46; the runs' clocks start there.
-start=1657025160
-for mode in off on; do
-  setting=$([ $mode = off ] && echo FALSE || echo TRUE)
+# One run: a rack, the database with its standard files (SYSTEM ... TEMP,
+# USERS, 3 log groups of 32 MiB in +DATA and +RECO) and the seed's schema,
+# temp_undo_enabled set with `alter system`, then the seed's sqlrun.sh. The
+# tables are created again in the sqlrun process (--setup): cellsim keeps
+# tables in the instance's memory for now.
+one_run() {
+  local setting=$1 mode=$2 start=$3 r="$work/$1.rack"
+  "$CELLSIM" rack create "$r" "${rack[@]}" --disk-group DATA:NORMAL:1g \
+    --disk-group RECO:NORMAL:512m --flash-size 256m >/dev/null
+  "$CELLSIM" sql "$r" "${rack[@]}" --standard-files --all-objects-rows "$rows" \
+    -f create/create.sql >"$work/$setting.create.log" 2>&1 || true
   echo "== temp_undo_enabled = $setting: $sessions sessions x $runtime s" >&2
-  "$CELLSIM" sqlrun "$work/rack" "${rack[@]}" --fixed-time "$start" \
+  "$CELLSIM" sqlrun "$r" "${rack[@]}" --fixed-time "$start" --all-objects-rows "$rows" \
     --setup create/create.sql --setup "set-temp-undo-$mode.sql" \
     --exe-mode sequential --connect-mode flood --tx-behavior commit \
     --max-sessions "$sessions" --exe-delay 0.25 --db p2 --username undotest --password XXXX \
-    --runtime "$runtime" --sqldir "$(pwd)/SQL" --monitor 5 --allseg --json >"$work/$setting.json"
-  start=$((start + 3600))
-done
+    --runtime "$runtime" --sqldir "$(pwd)/SQL" --monitor 5 --allseg --json \
+    >"$work/$setting.json" 2>"$work/$setting.log"
+}
+cd "$here"
+# The seed ran FALSE on 2022-07-05 from 12:46, TRUE later; each run's clock
+# starts at its own time. The two runs are independent racks and the clock is
+# simulated, so they run side by side (PARALLEL=0: one after the other); the
+# figures are the same either way.
+start=1657025160
+if [ "${PARALLEL:-1}" = 1 ]; then
+  one_run FALSE off "$start" &
+  false_pid=$!
+  one_run TRUE on $((start + 3600)) &
+  wait "$false_pid"
+  wait $!
+else
+  one_run FALSE off "$start"
+  one_run TRUE on $((start + 3600))
+fi
 # The seed's comparison: redo, undo, transactions (sum(txacts) of txcount).
 row() {
   jq -r --arg run "$1" '[$run, .final.redo_size, (.final.redo_size / 1048576 * 100 | round / 100),
@@ -67,7 +81,7 @@ row() {
   done
 } | tee "$work/table.txt"
 # The second step: Connor McDonald's latch demo (docs/labs/temp-undo.md).
-"$CELLSIM" sql "$work/rack" "${rack[@]}" -f connor-latch.sql >"$work/connor.log" 2>&1
+"$CELLSIM" sql "$work/FALSE.rack" "${rack[@]}" -f connor-latch.sql >"$work/connor.log" 2>&1
 mapfile -t redo < <(awk '/^redo size/ {print $3}' "$work/connor.log")
 {
   echo
