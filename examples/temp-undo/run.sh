@@ -27,20 +27,23 @@ mkdir -p "$work"
 [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$work"/FALSE.rack "$work"/TRUE.rack' EXIT
 # An eighth rack of X3-2 (the clock lab's): 3 cells x 6 disks x 2 flash cards.
 rack=(--profile x3-2 --rack eighth --clock "$clock")
-# One run: a rack, the database with its standard files (SYSTEM ... TEMP,
-# USERS, 3 log groups of 32 MiB in +DATA and +RECO) and the seed's schema,
-# temp_undo_enabled set with `alter system`, then the seed's sqlrun.sh. The
-# tables are created again in the sqlrun process (--setup): cellsim keeps
-# tables in the instance's memory for now.
+# One run: a rack, the database with its standard files (SYSTEM, SYSAUX,
+# UNDOTBS1, USERS, 3 log groups of 32 MiB in +DATA and +RECO) and a TEMP of
+# 256 MiB (10 sessions hold a 70,000-row GTT segment and, with TRUE, a
+# temp-undo segment each), the seed's schema (create.sql as SQL*Plus runs it:
+# its DROPs fail on a new database and the script goes on), then the seed's
+# sqlrun.sh with temp_undo_enabled set by `alter system` in the same instance.
 one_run() {
   local setting=$1 mode=$2 start=$3 r="$work/$1.rack"
   "$CELLSIM" rack create "$r" "${rack[@]}" --disk-group DATA:NORMAL:1g \
     --disk-group RECO:NORMAL:512m --flash-size 256m >/dev/null
   "$CELLSIM" sql "$r" "${rack[@]}" --standard-files --all-objects-rows "$rows" \
-    -f create/create.sql >"$work/$setting.create.log" 2>&1 || true
+    -e "whenever sqlerror continue" -e "drop tablespace temp including contents and datafiles" \
+    -e "create temporary tablespace temp tempfile '+DATA' size 256m" \
+    -f create/create.sql >"$work/$setting.create.log" 2>&1
   echo "== temp_undo_enabled = $setting: $sessions sessions x $runtime s" >&2
   "$CELLSIM" sqlrun "$r" "${rack[@]}" --fixed-time "$start" --all-objects-rows "$rows" \
-    --setup create/create.sql --setup "set-temp-undo-$mode.sql" \
+    --setup "set-temp-undo-$mode.sql" \
     --exe-mode sequential --connect-mode flood --tx-behavior commit \
     --max-sessions "$sessions" --exe-delay 0.25 --db p2 --username undotest --password XXXX \
     --runtime "$runtime" --sqldir "$(pwd)/SQL" --monitor 5 --allseg --json \
