@@ -114,7 +114,7 @@ cell::CellConfig CellConfigFor(const RackConfig& config, uint32_t i) {
   // disk groups run out of space. 16384 (the cell default) at least.
   uint64_t cell_aus = 0;
   for (const DiskGroupSpec& g : config.disk_groups) {
-    cc.grid_disks.push_back({Upper(g.name), g.grid_disk_size});
+    cc.grid_disks.push_back({Upper(g.name), g.grid_disk_size, g.caching_policy});
     if (g.au_size != 0) cell_aus += g.grid_disk_size / g.au_size * config.cell_disks_per_cell;
   }
   cc.max_template_ranges = static_cast<uint32_t>(
@@ -174,6 +174,9 @@ class AbsentCell final : public cell::CellService {
     return std::vector<cell::Metric>{};
   }
   absl::Status SetFlashCacheMode(cell::FlashCacheMode) override { return Error(); }
+  absl::Status SetCachingPolicy(const std::string&, cell::CachingPolicy) override {
+    return Error();
+  }
   absl::StatusOr<std::vector<cell::LostRange>> LostRanges() const override {
     return std::vector<cell::LostRange>{};
   }

@@ -13,6 +13,10 @@ std::string_view FlashCacheModeName(FlashCacheMode m) {
   return m == FlashCacheMode::kWriteBack ? "WriteBack" : "WriteThrough";
 }
 
+std::string_view CachingPolicyName(CachingPolicy p) {
+  return p == CachingPolicy::kNone ? "none" : "default";
+}
+
 CellIoStats& CellIoStats::operator+=(const CellIoStats& o) {
   flash_cache_writes += o.flash_cache_writes;
   flash_cache_overwrites += o.flash_cache_overwrites;
@@ -63,6 +67,17 @@ absl::Status CellConfig::Validate() const {
     if (g.size_bytes == 0 || g.size_bytes % kMiB != 0) {
       return bad(fmt::format("grid disk {} size {} is not a positive multiple of 1 MiB",
                              g.prefix, g.size_bytes));
+    }
+  }
+  const size_t disks = size_t{cell_disks} * grid_disks.size();
+  if (!caching_policies.empty() && caching_policies.size() != disks) {
+    return bad(fmt::format("{} caching policies for {} grid disks", caching_policies.size(),
+                           disks));
+  }
+  for (CachingPolicy p : caching_policies) {
+    if (p != CachingPolicy::kDefault && p != CachingPolicy::kNone) {
+      return bad(fmt::format("caching policy {} is not default (0) or none (1)",
+                             static_cast<int>(p)));
     }
   }
   if (flash_size_bytes % internal::kPage != 0) {
@@ -147,6 +162,12 @@ absl::Status CellImpl::CreateFiles(const CellConfig& config, bool replace_flash)
   absl::StatusOr<FlashLayout> layout = ComputeLayout(config);
   if (!layout.ok()) return layout.status();
   config_ = config;
+  if (config_.caching_policies.empty()) {
+    for (const GridDiskSpec& g : config_.grid_disks) {
+      config_.caching_policies.insert(config_.caching_policies.end(), config_.cell_disks,
+                                      g.caching_policy);
+    }
+  }
   layout_ = *layout;
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
@@ -183,6 +204,7 @@ absl::Status CellImpl::CreateFiles(const CellConfig& config, bool replace_flash)
   meta_ = std::move(*meta);
   state_ = std::make_unique<CacheState>(disk_sizes_, layout_.line_size, layout_.num_slots);
   mode_ = config_.flash_cache_mode;
+  AdoptCachingPolicies();
   AttachCounters();
   return absl::OkStatus();
 }
@@ -287,6 +309,7 @@ absl::Status CellImpl::OpenFiles() {
     if (absl::Status s = meta_->Checkpoint(state_.get(), &state_mu_); !s.ok()) return s;
   }
   mode_ = config_.flash_cache_mode;
+  AdoptCachingPolicies();
   return absl::OkStatus();
 }
 
@@ -421,6 +444,7 @@ CellDescription CellImpl::DescribeNow() const {
                             fmt::format("CD_{:02d}_{}", i % config_.cell_disks, config_.name),
                             disk_sizes_[i], disks_[i] != nullptr ? "active" : "not present",
                             absent_[i]});
+    d.grid_disks.back().caching_policy = caching_[i];
   }
   d.flash_device = fmt::format("FD_00_{}", config_.name);
   d.flash_size_bytes = config_.flash_size_bytes;
@@ -545,6 +569,49 @@ absl::Status CellImpl::SetMode(FlashCacheMode mode) {
   return absl::OkStatus();
 }
 
+void CellImpl::AdoptCachingPolicies() {
+  WriterMutexLock l(&mode_mu_);
+  caching_ = config_.caching_policies;  // a format-1 superblock has none: all default
+  caching_.resize(disks_.size(), CachingPolicy::kDefault);
+}
+
+absl::Status CellImpl::SetCachingPolicy(const std::string& grid_disk, CachingPolicy policy) {
+  if (absl::Status s = CheckOpen(); !s.ok()) return s;
+  absl::StatusOr<uint32_t> disk = GridDiskIndex(grid_disk);
+  if (!disk.ok()) return disk.status();
+  // One change at a time (with SetMode): caching_, the checkpoint and config_
+  // change together.
+  MutexLock change(&mode_change_mu_);
+  CachingPolicy old;
+  {
+    WriterMutexLock l(&mode_mu_);  // waits for requests in flight
+    old = caching_[*disk];
+    caching_[*disk] = policy;
+  }
+  if (old == policy) return absl::OkStatus();
+  if (policy == CachingPolicy::kNone) {
+    // The disk's writes stop going through the cache: destage first, so its
+    // disk alone holds its current data (its clean lines stay coherent: a
+    // write to disk updates or drops them, as a bypassing large write does).
+    absl::StatusOr<FlushProgress> f = Flush({});
+    if (!f.ok()) {
+      WriterMutexLock l(&mode_mu_);
+      caching_[*disk] = old;
+      return f.status();
+    }
+  }
+  CellConfig next = config_;
+  next.caching_policies.resize(disks_.size(), CachingPolicy::kDefault);
+  next.caching_policies[*disk] = policy;
+  if (absl::Status s = meta_->Checkpoint(state_.get(), &state_mu_, next); !s.ok()) {
+    WriterMutexLock l(&mode_mu_);
+    caching_[*disk] = old;
+    return s;
+  }
+  config_.caching_policies = std::move(next.caching_policies);
+  return absl::OkStatus();
+}
+
 absl::Status CellImpl::LoseFlash() {
   if (absl::Status s = CheckOpen(); !s.ok()) return s;
   RangeLocks::Guard all = locks_.Acquire({{RangeLocks::kAllDisks, 0, UINT64_MAX}});
@@ -642,6 +709,10 @@ absl::StatusOr<std::vector<Metric>> Cell::Metrics() const {
 absl::Status Cell::SetFlashCacheMode(FlashCacheMode mode) {
   if (absl::Status s = impl_->CheckWritable(); !s.ok()) return s;
   return impl_->SetMode(mode);
+}
+absl::Status Cell::SetCachingPolicy(const std::string& grid_disk, CachingPolicy policy) {
+  if (absl::Status s = impl_->CheckWritable(); !s.ok()) return s;
+  return impl_->SetCachingPolicy(grid_disk, policy);
 }
 absl::StatusOr<std::vector<LostRange>> Cell::LostRanges() const {
   if (absl::Status s = impl_->CheckOpen(); !s.ok()) return s;

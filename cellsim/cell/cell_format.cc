@@ -98,7 +98,7 @@ size_t CellImpl::ChooseFormatPathsLocked(absl::Span<FormatRangeRequest> requests
       case FormatMethod::kAuto:
         // No room for more templates: the smart path (reported through
         // metadata_only = false, never silently).
-        (*fast)[i] = mode == FlashCacheMode::kWriteBack && room;
+        (*fast)[i] = mode == FlashCacheMode::kWriteBack && Cached(r.grid_disk) && room;
         break;
       case FormatMethod::kMetadataOnly:
         if (mode != FlashCacheMode::kWriteBack) {
@@ -106,6 +106,11 @@ size_t CellImpl::ChooseFormatPathsLocked(absl::Span<FormatRangeRequest> requests
               "cell {}: fast data file creation (metadata-only format) needs flashCacheMode="
               "WriteBack; the cell is in {}",
               config_.name, FlashCacheModeName(mode)));
+        } else if (!Cached(r.grid_disk)) {
+          r.status = absl::FailedPreconditionError(fmt::format(
+              "cell {}: fast data file creation (metadata-only format) needs the flash cache; "
+              "grid disk {} has cachingPolicy=none",
+              config_.name, GridDiskName(r.grid_disk)));
         } else if (!room) {
           r.status = absl::FailedPreconditionError(fmt::format(
               "cell {}: flash metadata has room for {} fast-creation ranges and {} are in use "

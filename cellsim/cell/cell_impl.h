@@ -210,6 +210,10 @@ class CellImpl {
   std::vector<Metric> MetricsNow() const ABSL_LOCKS_EXCLUDED(state_mu_);
   [[nodiscard]] absl::Status SetMode(FlashCacheMode mode)
       ABSL_LOCKS_EXCLUDED(mode_change_mu_, mode_mu_, state_mu_);
+  [[nodiscard]] absl::Status SetCachingPolicy(const std::string& grid_disk, CachingPolicy policy)
+      ABSL_LOCKS_EXCLUDED(mode_change_mu_, mode_mu_, state_mu_);
+  // caching_ from config_.caching_policies (Create/Open).
+  void AdoptCachingPolicies() ABSL_LOCKS_EXCLUDED(mode_mu_);
   [[nodiscard]] absl::Status LoseFlash() ABSL_LOCKS_EXCLUDED(state_mu_);
   std::vector<LostRange> Lost() const ABSL_LOCKS_EXCLUDED(state_mu_);
   [[nodiscard]] absl::StatusOr<uint32_t> GridDiskIndex(const std::string& name) const;
@@ -258,6 +262,11 @@ class CellImpl {
   [[nodiscard]] absl::Status ValidateIo(uint32_t disk, uint64_t offset, uint64_t length,
                                         std::string_view what) const
       ABSL_SHARED_LOCKS_REQUIRED(mode_mu_);
+  // True when the flash cache takes grid disk `disk`'s I/O (its cachingPolicy
+  // is default).
+  bool Cached(uint32_t disk) const ABSL_SHARED_LOCKS_REQUIRED(mode_mu_) {
+    return disk >= caching_.size() || caching_[disk] == CachingPolicy::kDefault;
+  }
   RangeLocks::Range LineRange(uint32_t disk, uint64_t offset, uint64_t length) const;
   // Sets each request's status by ValidateIo (`bytes(r)`: its length) and
   // locks the cache lines of the valid ones for the caller's scope: the first
@@ -396,6 +405,10 @@ class CellImpl {
   // flash_cache_mode change together).
   Mutex mode_change_mu_ ABSL_ACQUIRED_BEFORE(mode_mu_);
   mutable SharedMutex mode_mu_ ABSL_ACQUIRED_BEFORE(state_mu_);
+  // Each grid disk's cachingPolicy (config_.caching_policies as in force):
+  // requests read it under mode_mu_ shared, SetCachingPolicy changes it
+  // exclusive.
+  std::vector<CachingPolicy> caching_ ABSL_GUARDED_BY(mode_mu_);
   // The cache directory. The pointer is set at Create/Open; what it points to
   // is read and changed only under state_mu_ (MetadataStore takes state_mu_
   // itself to apply records, after its own mutex).

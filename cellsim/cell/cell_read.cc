@@ -156,7 +156,8 @@ absl::Status CellImpl::Read(absl::Span<ReadRequest> requests, CellIoStats* stats
       fc_.by_r += r.buffer.size();
     } else if (p.disk_pages > 0) {
       fc_.rq_r_miss++;
-      if (r.buffer.size() < config_.read_populate_max_bytes && !read_only_) {
+      if (r.buffer.size() < config_.read_populate_max_bytes && !read_only_ &&
+          Cached(r.grid_disk)) {
         std::vector<const uint8_t*> data;
         for (uint64_t off : p.disk_page_offsets) data.push_back(bufs[i].data() + (off - pstart[i]));
         bool populated = false;

@@ -16,7 +16,7 @@ constexpr size_t kLineEntryBytes = 4 + 8 + 4 + 8 + 8;
 constexpr size_t kTemplateEntryBytes = 4 + 8 + 8 + format::BlockTemplate::kEncodedSize + 8;
 constexpr size_t kRangeEntryBytes = 4 + 8 + 8;
 
-void EncodeConfig(const CellConfig& c, Encoder* e) {
+void EncodeConfig(const CellConfig& c, uint32_t version, Encoder* e) {
   e->PutString(c.name);
   e->PutU32(c.cell_disks);
   e->PutU32(static_cast<uint32_t>(c.grid_disks.size()));
@@ -35,9 +35,13 @@ void EncodeConfig(const CellConfig& c, Encoder* e) {
   e->PutU32(c.max_template_ranges);
   e->PutU32(c.max_lost_ranges);
   e->PutU64(c.journal_bytes);
+  if (version >= 2) {
+    e->PutU32(static_cast<uint32_t>(c.caching_policies.size()));
+    for (CachingPolicy p : c.caching_policies) e->PutU8(static_cast<uint8_t>(p));
+  }
 }
 
-bool DecodeConfig(Decoder* d, CellConfig* c) {
+bool DecodeConfig(Decoder* d, uint32_t version, CellConfig* c) {
   uint32_t n;
   if (!d->GetString(&c->name, 256) || !d->GetU32(&c->cell_disks) || !d->GetU32(&n) || n > 64) {
     return false;
@@ -58,6 +62,16 @@ bool DecodeConfig(Decoder* d, CellConfig* c) {
     return false;
   }
   if (mode > 1 || direct > 1) return false;
+  c->caching_policies.clear();
+  if (version >= 2) {
+    uint32_t policies;
+    if (!d->GetU32(&policies) || policies > 64 * 64) return false;
+    for (uint32_t i = 0; i < policies; ++i) {
+      uint8_t p;
+      if (!d->GetU8(&p) || p > static_cast<uint8_t>(CachingPolicy::kNone)) return false;
+      c->caching_policies.push_back(static_cast<CachingPolicy>(p));
+    }
+  }
   c->flash_cache_mode = static_cast<FlashCacheMode>(mode);
   c->destage_high_watermark = std::bit_cast<double>(high);
   c->destage_low_watermark = std::bit_cast<double>(low);
@@ -93,10 +107,10 @@ absl::StatusOr<FlashLayout> ComputeLayout(const CellConfig& c) {
   return l;
 }
 
-void EncodeSuperblock(const Superblock& sb, absl::Span<uint8_t> page) {
+void EncodeSuperblock(const Superblock& sb, absl::Span<uint8_t> page, uint32_t version) {
   Encoder e;
   e.PutU64(kSuperblockMagic);
-  e.PutU32(kFormatVersion);
+  e.PutU32(version);
   e.PutU32(0);  // body length, patched below
   e.PutU64(sb.generation);
   e.PutU64(sb.epoch);
@@ -105,7 +119,7 @@ void EncodeSuperblock(const Superblock& sb, absl::Span<uint8_t> page) {
   e.PutU64(sb.checkpoint_length);
   e.PutU64(sb.checkpoint_checksum);
   e.PutU64(static_cast<uint64_t>(sb.creation_time_unix));
-  EncodeConfig(sb.config, &e);
+  EncodeConfig(sb.config, version, &e);
   e.PatchU32(12, static_cast<uint32_t>(e.size()));
   e.PutU64(Checksum64(e.data(), kSeedSuperblock));
   std::memset(page.data(), 0, page.size());
@@ -132,15 +146,15 @@ absl::StatusOr<Superblock> DecodeSuperblock(absl::Span<const uint8_t> page, char
   }
   // The version is trusted only once the checksum holds: a damaged version
   // field is corruption, a valid newer one means a newer cellsim wrote it.
-  if (version > kFormatVersion) {
+  if (version > kSuperblockVersion) {
     return absl::FailedPreconditionError(fmt::format(
-        "{}: newer format version {}, this build reads version {}", what, version,
-        kFormatVersion));
+        "{}: newer format version {}, this build reads versions 1 to {}", what, version,
+        kSuperblockVersion));
   }
-  if (version != kFormatVersion) {
+  if (version < 1) {
     return absl::DataLossError(fmt::format(
-        "{}: unsupported format version {}, this build reads version {}", what, version,
-        kFormatVersion));
+        "{}: unsupported format version {}, this build reads versions 1 to {}", what, version,
+        kSuperblockVersion));
   }
   Superblock sb;
   uint64_t ctime;
@@ -149,7 +163,7 @@ absl::StatusOr<Superblock> DecodeSuperblock(absl::Span<const uint8_t> page, char
   if (!b.GetU64(&sb.generation) || !b.GetU64(&sb.epoch) || !b.GetU64(&sb.journal_first_seq) ||
       !b.GetU32(&sb.checkpoint_area) || !b.GetU64(&sb.checkpoint_length) ||
       !b.GetU64(&sb.checkpoint_checksum) || !b.GetU64(&ctime) ||
-      !DecodeConfig(&b, &sb.config) || sb.checkpoint_area > 1) {
+      !DecodeConfig(&b, version, &sb.config) || sb.checkpoint_area > 1) {
     return b.Truncated(what);
   }
   sb.creation_time_unix = static_cast<int64_t>(ctime);

@@ -21,7 +21,11 @@ namespace cellsim::cell::internal {
 // Every internal I/O unit (cache valid/dirty bits, journal chunks, superblock
 // slots) is one 4 KiB page: the O_DIRECT alignment.
 inline constexpr uint64_t kPage = 4096;
+// Journal chunks and the checkpoint image.
 inline constexpr uint32_t kFormatVersion = 1;
+// The superblock: version 2 added each grid disk's cachingPolicy to the
+// config; version 1 (no policies: all default) still decodes.
+inline constexpr uint32_t kSuperblockVersion = 2;
 // xxHash64 seeds of the superblock, journal chunks and the checkpoint image
 // (public here so that the fuzz targets can re-seal mutated structures).
 inline constexpr uint64_t kSeedSuperblock = 0x5342;
@@ -58,7 +62,9 @@ struct Superblock {
   int64_t creation_time_unix = 0;
   CellConfig config;
 };
-void EncodeSuperblock(const Superblock& sb, absl::Span<uint8_t> page);
+// `version` is kSuperblockVersion except in tests of older formats.
+void EncodeSuperblock(const Superblock& sb, absl::Span<uint8_t> page,
+                      uint32_t version = kSuperblockVersion);
 // DataLoss("flash superblock copy A: bad checksum") etc.; FailedPrecondition
 // "... newer format version N, this build reads version M".
 [[nodiscard]] absl::StatusOr<Superblock> DecodeSuperblock(absl::Span<const uint8_t> page,

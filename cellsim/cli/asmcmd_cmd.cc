@@ -53,7 +53,8 @@ void RunAsmcmd(const AsmcmdArgs& a, CommandContext& ctx) {
   absl::Status failure;
   for (const AsmcmdCommand& c : parsed) {
     absl::StatusOr<std::string> out =
-        lab::RunAsmcmdCommand(c, *env->rack, &cwd, {.utc = a.utc, .flush_progress = {}});
+        lab::RunAsmcmdCommand(c, *env->rack, &cwd,
+                              {.utc = a.utc, .flush_progress = {}, .cell_names = {}});
     if (!out.ok()) {
       failure = out.status();
       break;

@@ -38,11 +38,12 @@ void RunCellCli(const CellCliArgs& a, CommandContext& ctx) {
     if (!c.ok()) return Fail(ctx, cmd, c.status());
     parsed.push_back(*c);
   }
-  // LIST commands read; ALTER (flush, flashCacheMode) and CREATE write.
+  // LIST commands read; ALTER (flush, flashCacheMode, cachingPolicy) and CREATE write.
   bool writes = false;
   for (const CellCliCommand& c : parsed) {
     writes |= c.kind == CellCliCommand::Kind::kFlushFlashCache ||
               c.kind == CellCliCommand::Kind::kSetFlashCacheMode ||
+              c.kind == CellCliCommand::Kind::kSetCachingPolicy ||
               c.kind == CellCliCommand::Kind::kCreateGridDisk;
   }
   absl::StatusOr<RackEnv> env = OpenRackEnv(
@@ -91,7 +92,7 @@ void RunCellCli(const CellCliArgs& a, CommandContext& ctx) {
         if (bar == nullptr) bar = std::make_unique<ProgressBar>(fmt::format("{} flush", names[i]));
         total = std::max(total, p.bytes_destaged + p.dirty_bytes_remaining);
         bar->Update("flush", p.bytes_destaged, total);
-      }};
+      }, .cell_names = names};
       absl::StatusOr<std::string> out = lab::RunCellCliCommand(c, env->rack->cell(i), run);
       if (bar != nullptr) bar->Finish();
       if (!out.ok()) {

@@ -170,8 +170,10 @@ void RegisterRack(CLI::App& app, CommandContext& ctx) {
                      "Cell disks per cell, each carrying one grid disk per disk group (default 12)")
       ->check(CLI::Range(1, 99));
   create->add_option("--disk-group", c->disk_groups,
-                     "NAME:REDUNDANCY:SIZE_PER_DISK[:AU], e.g. DATA:NORMAL:2g or RECO:high:512m:1m "
-                     "(repeatable; replaces the default DATA and RECO)");
+                     "NAME:REDUNDANCY:SIZE_PER_DISK[:AU[:CACHING_POLICY]], e.g. DATA:NORMAL:2g, "
+                     "RECO:high:512m:1m or RECO:NORMAL:1g:4m:none (grid disks kept off the flash "
+                     "cache, as Oracle suggests for RECO) (repeatable; replaces the default DATA "
+                     "and RECO)");
   create->add_option("--flash-size", c->flash_size, "Flash device size per cell (default 1g)");
   create->add_option("--flash-cache-mode", c->flash_cache_mode,
                      "writeback (default) or writethrough")

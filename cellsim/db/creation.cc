@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <deque>
 #include <future>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -177,20 +178,34 @@ absl::StatusOr<PathChoice> ChoosePath(const asmgr::DiskGroup& dg, bool offload,
   if (!offload) {
     return PathChoice{CreationPath::kZeroFill, "_cell_fast_file_create = FALSE"};
   }
-  std::set<uint32_t> cells;
-  for (uint32_t d = 0; d < dg.disk_count(); ++d) cells.insert(dg.disk(d).cell);
-  std::string write_through;
-  for (uint32_t c : cells) {
+  std::map<uint32_t, std::vector<uint32_t>> cells;  // cell -> its grid disks in the group
+  for (uint32_t d = 0; d < dg.disk_count(); ++d) {
+    cells[dg.disk(d).cell].push_back(dg.disk(d).grid_disk);
+  }
+  std::string write_through, uncached;
+  for (const auto& [c, grid_disks] : cells) {
     absl::StatusOr<cell::CellDescription> desc = dg.cell(c)->Describe();
     if (!desc.ok()) return desc.status();
     if (desc->flash_cache_mode != cell::FlashCacheMode::kWriteBack && write_through.empty()) {
       write_through = desc->name;
+    }
+    for (uint32_t g : grid_disks) {
+      if (g < desc->grid_disks.size() && uncached.empty() &&
+          desc->grid_disks[g].caching_policy == cell::CachingPolicy::kNone) {
+        uncached = desc->grid_disks[g].name;
+      }
     }
   }
   // Every cellsim cell is an Exadata cell: offload is always possible here.
   if (!write_through.empty()) {
     return PathChoice{CreationPath::kSmart,
                       fmt::format("cell {} of +{} is WriteThrough", write_through, dg.name())};
+  }
+  // Fast creation lives in the write-back cache, which a grid disk with
+  // cachingPolicy=none stays out of (fidelity.md §6 item 12, §7 item 6).
+  if (!uncached.empty()) {
+    return PathChoice{CreationPath::kSmart, fmt::format("grid disk {} of +{} has cachingPolicy=none",
+                                                        uncached, dg.name())};
   }
   if (!metadata_only_allowed) {
     return PathChoice{CreationPath::kSmart, "cellsim_fast_file_create_metadata = FALSE"};

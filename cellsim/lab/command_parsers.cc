@@ -73,6 +73,46 @@ absl::Status ParseMetricTail(std::string_view text, const std::vector<std::strin
   return absl::OkStatus();
 }
 
+// ALTER GRIDDISK {ALL [PREFIX = p] | NAME[,NAME...]} cachingPolicy = 'none' | 'default'
+absl::StatusOr<CellCliCommand> ParseAlterGridDisk(std::string_view text,
+                                                  const std::vector<std::string>& w) {
+  constexpr std::string_view kForm =
+      "expected: ALTER GRIDDISK {ALL [PREFIX=name] | name[,name...]} cachingPolicy='none'|"
+      "'default'";
+  CellCliCommand cmd;
+  cmd.kind = CellCliCommand::Kind::kSetCachingPolicy;
+  size_t i = 2;
+  if (i >= w.size()) return CellSyntax(text, kForm);
+  if (Lower(w[i]) == "all") {
+    ++i;
+    if (i + 2 < w.size() && Lower(w[i]) == "prefix" && w[i + 1] == "=") {
+      cmd.prefix = w[i + 2];
+      i += 3;
+    }
+  } else {
+    for (std::string_view rest = w[i]; !rest.empty();) {
+      const size_t comma = rest.find(',');
+      const std::string_view name = rest.substr(0, comma);
+      if (name.empty()) return CellSyntax(text, fmt::format("empty grid disk name in '{}'", w[i]));
+      cmd.grid_disks.emplace_back(name);
+      rest = comma == std::string_view::npos ? "" : rest.substr(comma + 1);
+    }
+    ++i;
+  }
+  if (i + 3 != w.size() || Lower(w[i]) != "cachingpolicy" || w[i + 1] != "=") {
+    return CellSyntax(text, kForm);
+  }
+  const std::string policy = Lower(w[i + 2]);
+  if (policy == "none") {
+    cmd.caching_policy = cell::CachingPolicy::kNone;
+  } else if (policy != "default") {
+    return CellSyntax(text, fmt::format("cachingPolicy '{}' is not none or default (cellsim does "
+                                        "not model Exadata's other policies)",
+                                        w[i + 2]));
+  }
+  return cmd;
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<std::string>> SplitCommandWords(std::string_view text,
@@ -168,8 +208,9 @@ absl::StatusOr<CellCliCommand> ParseCellCliCommand(std::string_view text) {
       cmd.kind = CellCliCommand::Kind::kSetFlashCacheMode;
       return cmd;
     }
-    return CellSyntax(text, "cellsim knows ALTER FLASHCACHE ALL FLUSH and ALTER CELL "
-                            "flashCacheMode = ...");
+    if (w.size() >= 2 && Lower(w[1]) == "griddisk") return ParseAlterGridDisk(text, w);
+    return CellSyntax(text, "cellsim knows ALTER FLASHCACHE ALL FLUSH, ALTER CELL "
+                            "flashCacheMode = ... and ALTER GRIDDISK ... cachingPolicy = ...");
   }
   if (verb == "create") {
     if (w.size() < 2 || Lower(w[1]) != "griddisk") {
@@ -313,9 +354,10 @@ absl::StatusOr<asmgr::DiskGroupSpec> ParseDiskGroupOption(std::string_view text)
     if (colon == std::string_view::npos) break;
     start = colon + 1;
   }
-  if (parts.size() < 3 || parts.size() > 4) {
+  if (parts.size() < 3 || parts.size() > 5) {
     return absl::InvalidArgumentError(fmt::format(
-        "--disk-group '{}': expected NAME:REDUNDANCY:SIZE_PER_DISK[:AU], e.g. DATA:NORMAL:2g",
+        "--disk-group '{}': expected NAME:REDUNDANCY:SIZE_PER_DISK[:AU[:CACHING_POLICY]], e.g. "
+        "DATA:NORMAL:2g or RECO:NORMAL:1g:4m:none",
         text));
   }
   asmgr::DiskGroupSpec spec;
@@ -335,7 +377,15 @@ absl::StatusOr<asmgr::DiskGroupSpec> ParseDiskGroupOption(std::string_view text)
         "--disk-group '{}': size per disk '{}' is not a size like 512m or 2g", text, parts[2]));
   }
   spec.grid_disk_size = *size;
-  if (parts.size() == 4) {
+  if (parts.size() == 5) {
+    const std::string policy = absl::AsciiStrToLower(parts[4]);
+    if (policy != "none" && policy != "default") {
+      return absl::InvalidArgumentError(fmt::format(
+          "--disk-group '{}': caching policy '{}' is not none or default", text, parts[4]));
+    }
+    spec.caching_policy = policy == "none" ? cell::CachingPolicy::kNone : cell::CachingPolicy::kDefault;
+  }
+  if (parts.size() >= 4) {
     absl::StatusOr<uint64_t> au = ParseSize(parts[3]);
     if (!au.ok()) {
       return absl::InvalidArgumentError(

@@ -56,12 +56,19 @@ struct CellCliCommand {
     kFlushFlashCache,
     kSetFlashCacheMode,
     kCreateGridDisk,  // CREATE GRIDDISK NAME: replaces a grid disk that is "not present"
+    // ALTER GRIDDISK {ALL [PREFIX=p] | NAME[,NAME...]} cachingPolicy='none'|'default'
+    kSetCachingPolicy,
   };
   Kind kind = Kind::kListCell;
   bool detail = false;
   std::vector<MetricFilter> filters;  // LIST METRICCURRENT
   cell::FlashCacheMode mode = cell::FlashCacheMode::kWriteBack;  // ALTER CELL
   std::string grid_disk;  // CREATE GRIDDISK
+  // ALTER GRIDDISK: the named grid disks, or every one (whose name starts
+  // with `prefix` + "_" when a prefix is given).
+  std::vector<std::string> grid_disks;
+  std::string prefix;
+  cell::CachingPolicy caching_policy = cell::CachingPolicy::kDefault;
 };
 
 // InvalidArgument "CELL-01504: Invalid command syntax. ..." saying what was
@@ -92,8 +99,9 @@ struct AsmcmdCommand {
 
 // ------------------------------------------------------------- rack create
 
-// "DATA:NORMAL:2g" or "DATA:high:512m:1m" (AU defaults to 4 MiB). The name is
-// upper-cased. InvalidArgument naming the part that is wrong.
+// "DATA:NORMAL:2g", "DATA:high:512m:1m" (AU defaults to 4 MiB) or
+// "RECO:NORMAL:1g:4m:none" (the grid disks' cachingPolicy, default `default`).
+// The name is upper-cased. InvalidArgument naming the part that is wrong.
 [[nodiscard]] absl::StatusOr<asmgr::DiskGroupSpec> ParseDiskGroupOption(std::string_view text);
 
 }  // namespace cellsim::lab

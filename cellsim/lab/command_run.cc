@@ -64,6 +64,45 @@ absl::Status CopyOut(const asmgr::Rack& rack, const std::string& name, const std
   return status;
 }
 
+// ALTER GRIDDISK ... cachingPolicy on one cell: every grid disk (of the
+// prefix), or the named ones of this cell (another cell's names are that
+// cell's; a name of no cell is CELL-02525).
+absl::StatusOr<std::string> SetCachingPolicies(const CellCliCommand& c, cell::CellService* cell,
+                                               const CommandRunOptions& options) {
+  absl::StatusOr<cell::CellDescription> d = cell->Describe();
+  if (!d.ok()) return d.status();
+  auto lower = [](std::string s) { return absl::AsciiStrToLower(s); };
+  std::vector<std::string> targets;
+  for (const cell::GridDiskInfo& g : d->grid_disks) {
+    if (c.grid_disks.empty() &&
+        (c.prefix.empty() || lower(g.name).starts_with(lower(c.prefix) + "_"))) {
+      targets.push_back(g.name);
+    }
+  }
+  for (const std::string& want : c.grid_disks) {
+    bool known = false;
+    for (const cell::GridDiskInfo& g : d->grid_disks) {
+      if (lower(g.name) != lower(want)) continue;
+      targets.push_back(g.name);
+      known = true;
+    }
+    for (const std::string& other : options.cell_names) {
+      if (other != d->name && lower(want).ends_with("_" + lower(other))) known = true;
+    }
+    if (!known) {
+      return absl::NotFoundError(fmt::format(
+          "CELL-02525: Unknown griddisk: {} (LIST GRIDDISK shows the names, e.g. {})", want,
+          d->grid_disks.empty() ? "RECO_CD_00_cel01" : d->grid_disks.back().name));
+    }
+  }
+  std::string out;
+  for (const std::string& t : targets) {
+    if (absl::Status s = cell->SetCachingPolicy(t, c.caching_policy); !s.ok()) return s;
+    out += fmt::format("GridDisk {} successfully altered\n", t);
+  }
+  return out;
+}
+
 }  // namespace
 
 // Runs one command on one cell and returns what CellCLI prints.
@@ -78,7 +117,9 @@ absl::StatusOr<std::string> RunCellCliCommand(const CellCliCommand& c, cell::Cel
     case Kind::kListGridDisk: {
       absl::StatusOr<cell::CellDescription> d = cell->Describe();
       if (!d.ok()) return d.status();
-      if (c.kind == Kind::kListGridDisk) return report::RenderListGridDisk(*d);
+      if (c.kind == Kind::kListGridDisk) {
+        return c.detail ? report::RenderListGridDiskDetail(*d) : report::RenderListGridDisk(*d);
+      }
       if (c.kind == Kind::kListCellDisk) return report::RenderListCellDisk(*d);
       if (c.kind == Kind::kListCell) {
         if (c.detail) {
@@ -116,6 +157,8 @@ absl::StatusOr<std::string> RunCellCliCommand(const CellCliCommand& c, cell::Cel
       if (!s.ok()) return s;
       return fmt::format("Cell {} successfully altered\n", cell->name());
     }
+    case Kind::kSetCachingPolicy:
+      return SetCachingPolicies(c, cell, options);
     case Kind::kCreateGridDisk:
       break;  // a rack operation (Rack::CreateGridDisk), not one cell's
   }

@@ -24,6 +24,9 @@ struct CommandRunOptions {
   bool utc = false;  // print times in UTC
   // ALTER FLASHCACHE ALL FLUSH reports its progress here (may be empty).
   std::function<void(const cell::FlushProgress&)> flush_progress;
+  // The rack's cells ("cel01", ...): ALTER GRIDDISK skips a named grid disk of
+  // another cell, and refuses one of no cell (CELL-02525).
+  std::vector<std::string> cell_names;
 };
 
 // Runs one CellCLI command on one cell and returns what CellCLI prints.

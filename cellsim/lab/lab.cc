@@ -104,11 +104,13 @@ absl::StatusOr<std::string> Lab::CellCli(std::string_view command, std::string_v
   const asmgr::Rack& rack = *s_->env.rack;
   std::string out;
   bool found = false;
+  lab::CommandRunOptions run;
+  for (uint32_t i = 0; i < rack.cell_count(); ++i) run.cell_names.push_back(rack.cell_name(i));
   for (uint32_t i = 0; i < rack.cell_count(); ++i) {
     const std::string name = rack.cell_name(i);
     if (!cell.empty() && name != absl::AsciiStrToLower(std::string(cell))) continue;
     found = true;
-    absl::StatusOr<std::string> text = lab::RunCellCliCommand(*c, rack.cell(i), {});
+    absl::StatusOr<std::string> text = lab::RunCellCliCommand(*c, rack.cell(i), run);
     if (!text.ok()) {
       return absl::Status(text.status().code(),
                           fmt::format("{}: {}", name, std::string(text.status().message())));

@@ -121,6 +121,19 @@ std::string RenderListGridDisk(const cell::CellDescription& cell) {
   return out;
 }
 
+std::string RenderListGridDiskDetail(const cell::CellDescription& cell) {
+  std::string out;
+  for (const cell::GridDiskInfo& g : cell.grid_disks) {
+    out += DetailLine("name", g.name);
+    out += DetailLine("cachingPolicy", cell::CachingPolicyName(g.caching_policy));
+    out += DetailLine("cellDisk", g.cell_disk);
+    out += DetailLine("size", FormatCellCliSize(g.size_bytes));
+    out += DetailLine("status", g.status);
+    if (!g.status_reason.empty()) out += DetailLine("statusReason", g.status_reason);
+  }
+  return out;
+}
+
 std::string RenderListCellDisk(const cell::CellDescription& cell) {
   std::vector<std::string> names;
   std::map<std::string, std::pair<int, int>> counts;  // cell disk -> (grid disks, not present)

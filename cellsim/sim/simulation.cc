@@ -110,6 +110,10 @@ class SimCell : public cell::CellService {
         cell_disk_.push_back(cd);
         grid_size_.push_back(g.size_bytes);
       }
+      uncached_ = std::vector<std::atomic<bool>>(d->grid_disks.size());
+      for (size_t i = 0; i < d->grid_disks.size(); ++i) {
+        uncached_[i] = d->grid_disks[i].caching_policy == cell::CachingPolicy::kNone;
+      }
       name_ = d->name;
     }
     if (trace_ != nullptr) track_ = trace_->Track(prefix_ + name_, "requests");
@@ -142,7 +146,7 @@ class SimCell : public cell::CellService {
     std::vector<cell::WriteRequest> real;
     std::vector<size_t> real_idx;
     for (size_t i = 0; i < reqs.size(); ++i) {
-      if (model_only_ && !ToFlash(reqs[i].data.size()) && Valid(reqs[i].grid_disk, reqs[i].offset,
+      if (model_only_ && !ToFlash(reqs[i].grid_disk, reqs[i].data.size()) && Valid(reqs[i].grid_disk, reqs[i].offset,
                                                                  reqs[i].data.size())) {
         reqs[i].status = absl::OkStatus();
         local.disk_bytes_written += reqs[i].data.size();
@@ -162,7 +166,8 @@ class SimCell : public cell::CellService {
         const uint64_t len = r.data.size();
         const uint64_t at = model_->Link(index_, len, t0) + model_->half_rpc_ns();
         const uint64_t done =
-            model_->Device(index_, CellDisk(r.grid_disk), ToFlash(len), OpKind::kWrite, len, at);
+            model_->Device(index_, CellDisk(r.grid_disk), ToFlash(r.grid_disk, len), OpKind::kWrite,
+                           len, at);
         end = std::max(end, done + model_->half_rpc_ns());
       }
     }
@@ -180,9 +185,9 @@ class SimCell : public cell::CellService {
     std::vector<size_t> real_idx;
     for (size_t i = 0; i < reqs.size(); ++i) {
       cell::FormatRangeRequest& r = reqs[i];
-      const bool fast = IsFast(r.method);
+      const bool fast = IsFast(r.grid_disk, r.method);
       const bool refused = r.method == cell::FormatMethod::kMetadataOnly &&
-                           mode_ != cell::FlashCacheMode::kWriteBack;
+                           (mode_ != cell::FlashCacheMode::kWriteBack || Uncached(r.grid_disk));
       if (model_only_ && !refused && Valid(r.grid_disk, r.offset, r.length)) {
         r.status = absl::OkStatus();
         r.metadata_only = fast;
@@ -231,6 +236,17 @@ class SimCell : public cell::CellService {
     if (st.ok()) mode_ = mode;
     return st;
   }
+  absl::Status SetCachingPolicy(const std::string& grid_disk,
+                                cell::CachingPolicy policy) override {
+    absl::Status st = inner_->SetCachingPolicy(grid_disk, policy);
+    absl::StatusOr<cell::CellDescription> d = inner_->Describe();
+    if (st.ok() && d.ok()) {
+      for (size_t i = 0; i < d->grid_disks.size() && i < uncached_.size(); ++i) {
+        uncached_[i] = d->grid_disks[i].caching_policy == cell::CachingPolicy::kNone;
+      }
+    }
+    return st;
+  }
   absl::Status Discard(absl::Span<cell::DiscardRequest> requests,
                        cell::CellIoStats* stats) override {
     return inner_->Discard(requests, stats);  // metadata only: not modeled
@@ -240,12 +256,17 @@ class SimCell : public cell::CellService {
   }
 
  private:
-  bool ToFlash(uint64_t len) const {
-    return mode_ == cell::FlashCacheMode::kWriteBack && len < kBypassBytes;
+  // A grid disk with cachingPolicy=none: its I/O stays off the flash.
+  bool Uncached(uint32_t grid_disk) const {
+    return grid_disk < uncached_.size() && uncached_[grid_disk].load();
   }
-  bool IsFast(cell::FormatMethod m) const {
+  bool ToFlash(uint32_t grid_disk, uint64_t len) const {
+    return mode_ == cell::FlashCacheMode::kWriteBack && len < kBypassBytes && !Uncached(grid_disk);
+  }
+  bool IsFast(uint32_t grid_disk, cell::FormatMethod m) const {
     return m == cell::FormatMethod::kMetadataOnly ||
-           (m == cell::FormatMethod::kAuto && mode_ == cell::FlashCacheMode::kWriteBack);
+           (m == cell::FormatMethod::kAuto && mode_ == cell::FlashCacheMode::kWriteBack &&
+            !Uncached(grid_disk));
   }
   // Requests the decorator may answer itself; anything else goes to the cell,
   // which reports its own error.
@@ -293,6 +314,7 @@ class SimCell : public cell::CellService {
   std::atomic<cell::FlashCacheMode> mode_{cell::FlashCacheMode::kWriteBack};
   std::vector<uint32_t> cell_disk_;
   std::vector<uint64_t> grid_size_;
+  std::vector<std::atomic<bool>> uncached_;  // by grid disk: cachingPolicy=none
   std::string name_;
   uint32_t track_ = 0;
 };

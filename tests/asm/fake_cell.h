@@ -58,6 +58,10 @@ class FakeCell : public cell::CellService {
       const std::function<void(const cell::FlushProgress&)>& progress) override;
   absl::StatusOr<std::vector<cell::Metric>> Metrics() const override;
   absl::Status SetFlashCacheMode(cell::FlashCacheMode mode) override;
+  // Accepted and ignored (the fake has no cache).
+  absl::Status SetCachingPolicy(const std::string&, cell::CachingPolicy) override {
+    return absl::OkStatus();
+  }
   absl::StatusOr<std::vector<cell::LostRange>> LostRanges() const override;
   // Drops the pages of the ranges (they read as zeros) and counts them.
   absl::Status Discard(absl::Span<cell::DiscardRequest> requests,

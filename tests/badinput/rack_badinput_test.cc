@@ -153,10 +153,10 @@ TEST_F(RackBadInput, CellSuperblockNewerVersion) {
   int patched = 0;
   for (uint64_t at : {uint64_t{0}, cell::internal::kPage}) {
     if (ReadLe(pages, at, 8) == 0) continue;  // a copy never written
-    PatchLe(flash, at + 8, 2, 4);             // version u32 after the u64 magic
+    PatchLe(flash, at + 8, 3, 4);             // version u32 after the u64 magic
     const uint32_t body = static_cast<uint32_t>(ReadLe(pages, at + 12, 4));
     std::vector<uint8_t> page(pages.begin() + at, pages.begin() + at + body);
-    page[8] = 2;
+    page[8] = 3;
     page[9] = page[10] = page[11] = 0;
     PatchLe(flash, at + body, Checksum64(page, cell::internal::kSeedSuperblock), 8);
     ++patched;
@@ -166,7 +166,7 @@ TEST_F(RackBadInput, CellSuperblockNewerVersion) {
   EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition) << st;
   EXPECT_THAT(std::string(st.message()),
               AllOf(HasSubstr("cel02/flash.img"),
-                    HasSubstr("newer format version 2, this build reads version 1")));
+                    HasSubstr("newer format version 3, this build reads versions 1 to 2")));
 }
 
 TEST_F(RackBadInput, FlashDeviceTruncated) {

@@ -209,6 +209,67 @@ TEST_F(CellTest, SubPageWritesMergeWithEverySource) {
   ASSERT_OK(VerifyAgainst(cell.get(), model, 12 * 1024));
 }
 
+// cachingPolicy=none (RECO's, created so; DATA_CD_01 altered so): the grid
+// disk's small writes go to disk before the ack, its read misses do not
+// populate, fast creation is refused there (kAuto takes the smart path); the
+// policy survives a reopen; switching to none destages the dirty lines first.
+TEST_F(CellTest, CachingPolicyNoneKeepsAGridDiskOffTheCache) {
+  CellConfig c = SmallConfig();
+  c.grid_disks[1].caching_policy = CachingPolicy::kNone;  // RECO
+  auto cell = MakeCell(c);
+  ASSERT_OK_AND_ASSIGN(CellDescription d, cell->Describe());
+  ASSERT_EQ(d.grid_disks.size(), 4u);
+  EXPECT_EQ(d.grid_disks[0].caching_policy, CachingPolicy::kDefault);
+  EXPECT_EQ(d.grid_disks[2].caching_policy, CachingPolicy::kNone);  // RECO_CD_00_cel01
+  auto data = RandomBytes(rng_, 8192);
+  CellIoStats st;
+  ASSERT_OK(WriteOne(cell.get(), 2, 65536, data, &st));
+  EXPECT_EQ(st.flash_cache_writes, 0u);
+  EXPECT_EQ(RawDisk("RECO_CD_00_cel01", 65536, 8192), data);
+  EXPECT_EQ(cell->DirtyBytes(), 0u);
+  EXPECT_EQ(MetricValue(cell.get(), "FC_IO_RQ_W_SKIP"), 1);
+  ASSERT_OK_AND_ASSIGN(auto back, ReadOne(cell.get(), 2, 65536, 8192));
+  EXPECT_EQ(back, data);
+  EXPECT_EQ(cell->UsedBytes(), 0u);  // no read population
+  format::BlockTemplate t{.kind = format::BlockKind::kData, .block_size = 8192,
+                          .file_number = 1, .file_blocks = 64};
+  EXPECT_EQ(FormatOne(cell.get(), 2, 0, 512 * kKiB, t, 0, FormatMethod::kMetadataOnly).code(),
+            absl::StatusCode::kFailedPrecondition);
+  bool fast = true;
+  ASSERT_OK(FormatOne(cell.get(), 3, 0, 512 * kKiB, t, 0, FormatMethod::kAuto, nullptr, &fast));
+  EXPECT_FALSE(fast);
+
+  // DATA_CD_01 holds a dirty line; ALTER GRIDDISK ... cachingPolicy='none'.
+  auto dirty = RandomBytes(rng_, 8192);
+  ASSERT_OK(WriteOne(cell.get(), 1, 0, dirty));
+  EXPECT_EQ(cell->DirtyBytes(), 8192u);
+  EXPECT_EQ(cell->SetCachingPolicy("NO_SUCH_DISK", CachingPolicy::kNone).code(),
+            absl::StatusCode::kNotFound);
+  ASSERT_OK(cell->SetCachingPolicy("DATA_CD_01_cel01", CachingPolicy::kNone));
+  EXPECT_EQ(cell->DirtyBytes(), 0u);
+  EXPECT_EQ(RawDisk("DATA_CD_01_cel01", 0, 8192), dirty);
+  // Its clean line stays coherent with the disk writes that follow.
+  auto over = RandomBytes(rng_, 4096);
+  ASSERT_OK(WriteOne(cell.get(), 1, 4096, over));
+  std::memcpy(dirty.data() + 4096, over.data(), 4096);
+  ASSERT_OK_AND_ASSIGN(auto again, ReadOne(cell.get(), 1, 0, 8192));
+  EXPECT_EQ(again, dirty);
+  cell = Reopen(std::move(cell));
+  ASSERT_NE(cell, nullptr);
+  ASSERT_OK_AND_ASSIGN(d, cell->Describe());
+  EXPECT_EQ(d.grid_disks[0].caching_policy, CachingPolicy::kDefault);
+  EXPECT_EQ(d.grid_disks[1].caching_policy, CachingPolicy::kNone);
+  EXPECT_EQ(d.grid_disks[2].caching_policy, CachingPolicy::kNone);
+  ASSERT_OK_AND_ASSIGN(again, ReadOne(cell.get(), 1, 0, 8192));
+  EXPECT_EQ(again, dirty);
+  // Back to default: its writes are cached again.
+  ASSERT_OK(cell->SetCachingPolicy("DATA_CD_01_cel01", CachingPolicy::kDefault));
+  CellIoStats wb;
+  ASSERT_OK(WriteOne(cell.get(), 1, 131072, data, &wb));
+  EXPECT_EQ(wb.flash_cache_writes, 1u);
+  ASSERT_OK(cell->CheckConsistency());
+}
+
 TEST_F(CellTest, ReadMissPopulatesThenHits) {
   auto cell = MakeCell();
   auto bg = RandomBytes(rng_, 512 * kKiB);

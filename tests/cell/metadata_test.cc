@@ -45,6 +45,29 @@ TEST(MetadataCodecTest, SuperblockRoundTripAndRejection) {
   }
 }
 
+// Superblock format 2 carries each grid disk's cachingPolicy; a format-1
+// superblock (a cell made before it) still decodes, with none recorded (all
+// default); a policy byte out of range is damage.
+TEST(MetadataCodecTest, SuperblockCachingPoliciesAndFormatOne) {
+  internal::Superblock sb{.generation = 3, .config = SmallConfig("cel02")};
+  sb.config.caching_policies = {CachingPolicy::kDefault, CachingPolicy::kDefault,
+                                CachingPolicy::kNone, CachingPolicy::kNone};
+  std::vector<uint8_t> page(4096);
+  internal::EncodeSuperblock(sb, absl::MakeSpan(page));
+  ASSERT_OK_AND_ASSIGN(internal::Superblock back, internal::DecodeSuperblock(page, 'A'));
+  EXPECT_EQ(back.config.caching_policies, sb.config.caching_policies);
+
+  std::vector<uint8_t> v1(4096);
+  internal::EncodeSuperblock(sb, absl::MakeSpan(v1), /*version=*/1);
+  ASSERT_OK_AND_ASSIGN(internal::Superblock old, internal::DecodeSuperblock(v1, 'A'));
+  EXPECT_TRUE(old.config.caching_policies.empty());
+  EXPECT_EQ(old.config.name, "cel02");
+
+  sb.config.caching_policies[3] = static_cast<CachingPolicy>(7);
+  internal::EncodeSuperblock(sb, absl::MakeSpan(page));
+  EXPECT_EQ(internal::DecodeSuperblock(page, 'B').status().code(), absl::StatusCode::kDataLoss);
+}
+
 TEST(MetadataCodecTest, ChunkRoundTripAndTornTails) {
   std::vector<Record> recs = {
       {.type = RecordType::kLineSet, .disk = 1, .line = 5, .slot = 3, .valid = 0xF, .dirty = 3},

@@ -71,6 +71,17 @@ TEST(CellCliParserTest, AlterCommands) {
   EXPECT_EQ(c.mode, cell::FlashCacheMode::kWriteThrough);
   ASSERT_OK_AND_ASSIGN(c, ParseCellCliCommand("alter cell flashcachemode = \"writeback\""));
   EXPECT_EQ(c.mode, cell::FlashCacheMode::kWriteBack);
+  ASSERT_OK_AND_ASSIGN(
+      c, ParseCellCliCommand("ALTER GRIDDISK RECO_CD_00_cel01,RECO_CD_01_cel01 cachingPolicy='none'"));
+  EXPECT_EQ(c.kind, Kind::kSetCachingPolicy);
+  EXPECT_EQ(c.grid_disks, (std::vector<std::string>{"RECO_CD_00_cel01", "RECO_CD_01_cel01"}));
+  EXPECT_EQ(c.caching_policy, cell::CachingPolicy::kNone);
+  ASSERT_OK_AND_ASSIGN(c, ParseCellCliCommand("alter griddisk all prefix=RECO cachingpolicy=default"));
+  EXPECT_TRUE(c.grid_disks.empty());
+  EXPECT_EQ(c.prefix, "RECO");
+  EXPECT_EQ(c.caching_policy, cell::CachingPolicy::kDefault);
+  ASSERT_OK_AND_ASSIGN(c, ParseCellCliCommand("alter griddisk all cachingPolicy = 'none'"));
+  EXPECT_EQ(c.prefix, "");
 }
 
 TEST(CellCliParserTest, BadCommandsSayWhatWasExpected) {
@@ -78,7 +89,10 @@ TEST(CellCliParserTest, BadCommandsSayWhatWasExpected) {
                           "alter cell flashCacheMode = fast", "alter flashcache all",
                           "list metriccurrent where color = 'red'",
                           "list metriccurrent where name like '('",
-                          "list metriccurrent where name"}) {
+                          "list metriccurrent where name", "alter griddisk",
+                          "alter griddisk all cachingPolicy='keep'",
+                          "alter griddisk all prefix=RECO", "alter griddisk a,,b cachingPolicy=none",
+                          "alter griddisk all size=1g"}) {
     absl::StatusOr<CellCliCommand> c = ParseCellCliCommand(bad);
     ASSERT_FALSE(c.ok()) << bad;
     EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument) << bad;
@@ -132,9 +146,12 @@ TEST(DiskGroupOptionTest, ParsesAndValidates) {
   EXPECT_EQ(g.au_size, kMiB);
   ASSERT_OK_AND_ASSIGN(g, ParseDiskGroupOption("X:external:64m"));
   EXPECT_EQ(g.redundancy, asmgr::Redundancy::kExternal);
+  EXPECT_EQ(g.caching_policy, cell::CachingPolicy::kDefault);
+  ASSERT_OK_AND_ASSIGN(g, ParseDiskGroupOption("RECO:NORMAL:1g:4m:None"));
+  EXPECT_EQ(g.caching_policy, cell::CachingPolicy::kNone);
   for (const char* bad : {"DATA", "DATA:NORMAL", ":NORMAL:1g", "DATA:MIRROR:1g", "DATA:NORMAL:0",
                           "DATA:NORMAL:lots", "DATA:NORMAL:1g:3m", "DATA:NORMAL:6m:4m",
-                          "DATA:NORMAL:1g:4m:x"}) {
+                          "DATA:NORMAL:1g:4m:x", "DATA:NORMAL:1g:4m:none:y"}) {
     absl::StatusOr<asmgr::DiskGroupSpec> s = ParseDiskGroupOption(bad);
     ASSERT_FALSE(s.ok()) << bad;
     EXPECT_THAT(std::string(s.status().message()), HasSubstr(bad)) << bad;

@@ -223,6 +223,32 @@ TEST(Creation, EveryPathGivesTheSameBytes) {
   EXPECT_TRUE(members[0] == members[2]) << "fast differs from zero-fill";
 }
 
+// RECO's grid disks with cachingPolicy=none (fidelity.md §6 item 12): the
+// seed's member in +RECO is made by the smart path, the one in +DATA by the
+// fast path, and the RECO member's bytes still read back as the fast one's.
+TEST(Creation, CachingPolicyNoneMakesItsDiskGroupSmart) {
+  TempDir tmp;
+  asmgr::RackConfig cfg = SmallRack();
+  cfg.disk_groups[1].caching_policy = cell::CachingPolicy::kNone;
+  Fixture f(tmp.path(), SystemClock(), cfg);
+  ASSERT_TRUE(f.ok());
+  auto s = f.db()->NewSession();
+  ASSERT_OK_AND_ASSIGN(StatementResult r, s->Execute(kSeed));
+  ASSERT_EQ(r.files.size(), 2u);
+  EXPECT_EQ(r.files[0].path, CreationPath::kFast) << r.files[0].name;
+  EXPECT_EQ(r.files[1].path, CreationPath::kSmart) << r.files[1].name;
+  EXPECT_THAT(r.files[1].path_reason, ::testing::HasSubstr("cachingPolicy=none"));
+  const FileTable t = f.db()->file_table();
+  const LogGroup* g = t.FindLogGroup(5);
+  ASSERT_NE(g, nullptr);
+  ASSERT_OK_AND_ASSIGN(asmgr::FileInfo di, f.dg("DATA")->LookupFile(g->members[0].file.number));
+  ASSERT_OK_AND_ASSIGN(asmgr::FileInfo ri, f.dg("RECO")->LookupFile(g->members[1].file.number));
+  ASSERT_EQ(di.size_bytes, ri.size_bytes);
+  std::vector<uint8_t> data = ReadAsmFile(f.dg("DATA"), di.number, di.size_bytes);
+  std::vector<uint8_t> reco = ReadAsmFile(f.dg("RECO"), ri.number, ri.size_bytes);
+  EXPECT_TRUE(std::equal(data.begin() + 1024, data.end(), reco.begin() + 1024));
+}
+
 TEST(Creation, DataFilesGetTheirHeaderAndTemplate) {
   TempDir tmp;
   Fixture f(tmp.path());

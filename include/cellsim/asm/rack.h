@@ -49,6 +49,9 @@ struct DiskGroupSpec {
   Redundancy redundancy = Redundancy::kNormal;
   uint64_t au_size = kDefaultAuSize;
   uint64_t grid_disk_size = 0;  // bytes per cell disk (multiple of au_size)
+  // Its grid disks' cachingPolicy at creation (CellCLI's ALTER GRIDDISK
+  // changes it later, per grid disk; the cells persist it).
+  cell::CachingPolicy caching_policy = cell::CachingPolicy::kDefault;
 };
 
 struct RackConfig {

@@ -45,6 +45,8 @@ namespace cellsim::cell {
 struct GridDiskSpec {
   std::string prefix;       // "DATA", "RECO"
   uint64_t size_bytes = 0;  // multiple of 1 MiB
+  // The cachingPolicy its grid disks are created with.
+  CachingPolicy caching_policy = CachingPolicy::kDefault;
 };
 
 // The cell's configuration; persisted in flash.img at Create, read back by Open
@@ -71,6 +73,10 @@ struct CellConfig {
   uint32_t max_template_ranges = 16384;
   uint32_t max_lost_ranges = 4096;
   uint64_t journal_bytes = 4 * kMiB;
+  // Each grid disk's cachingPolicy, by grid disk index (kind-major, as
+  // GridDiskName numbers them); empty at Create: from grid_disks' specs.
+  // Changed by SetCachingPolicy, persisted in the superblock (format 2).
+  std::vector<CachingPolicy> caching_policies;
 
   // InvalidArgument naming the bad field and value.
   [[nodiscard]] absl::Status Validate() const;
@@ -140,6 +146,7 @@ class Cell final : public CellService {
       const std::function<void(const FlushProgress&)>& progress) override;
   absl::StatusOr<std::vector<Metric>> Metrics() const override;
   absl::Status SetFlashCacheMode(FlashCacheMode mode) override;
+  absl::Status SetCachingPolicy(const std::string& grid_disk, CachingPolicy policy) override;
   absl::StatusOr<std::vector<LostRange>> LostRanges() const override;
   absl::Status Discard(absl::Span<DiscardRequest> requests, CellIoStats* stats) override;
 

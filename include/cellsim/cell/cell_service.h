@@ -36,6 +36,16 @@ namespace cellsim::cell {
 enum class FlashCacheMode : uint8_t { kWriteBack, kWriteThrough };
 std::string_view FlashCacheModeName(FlashCacheMode m);  // "WriteBack" / "WriteThrough"
 
+// A grid disk's cachingPolicy (CellCLI): `default` lets the flash cache take
+// its writes and read misses; `none` keeps its I/O off the flash cache (writes
+// go to disk, reads do not populate), and fast data file creation, which
+// lives in the write-back cache, does not apply to it. Oracle suggests `none`
+// for RECO ("Write back caching can be disabled on the grid disks that do not
+// need caching, such as the grid disks in the RECO disk group", SAGUG,
+// alter-cell-caching-attributes).
+enum class CachingPolicy : uint8_t { kDefault = 0, kNone = 1 };
+std::string_view CachingPolicyName(CachingPolicy p);  // "default" / "none"
+
 // How a FormatRange request is to be carried out.
 enum class FormatMethod : uint8_t {
   kAuto,          // fast (metadata-only) in write-back mode, else smart
@@ -118,6 +128,7 @@ struct GridDiskInfo {
   // write-back flash, which may have held newer data, was lost): ASM rebuilds
   // the disk's whole content from the mirrors instead of trusting it.
   bool content_lost = false;
+  CachingPolicy caching_policy = CachingPolicy::kDefault;
 };
 
 struct CellDescription {
@@ -182,6 +193,12 @@ class CellService {
   [[nodiscard]] virtual absl::StatusOr<std::vector<Metric>> Metrics() const = 0;
   // ALTER CELL flashCacheMode=...: switching WriteBack -> WriteThrough flushes first.
   [[nodiscard]] virtual absl::Status SetFlashCacheMode(FlashCacheMode mode) = 0;
+  // ALTER GRIDDISK name cachingPolicy='none'|'default': switching a grid disk
+  // to `none` first destages the cache's dirty lines (ALTER FLASHCACHE ALL
+  // FLUSH), so its disk alone is authoritative; durable when acknowledged.
+  // NotFound for an unknown grid disk.
+  [[nodiscard]] virtual absl::Status SetCachingPolicy(const std::string& grid_disk,
+                                                      CachingPolicy policy) = 0;
   // Ranges that lost their only current copy (see LostRange); ASM resyncs them.
   [[nodiscard]] virtual absl::StatusOr<std::vector<LostRange>> LostRanges() const = 0;
   // Forgets ranges whose contents are no longer needed (ASM freed the AUs of a

@@ -45,6 +45,9 @@ std::string RenderListCellDetail(const cell::CellDescription& cell,
                                  const CellDetailExtras& extras = {});
 std::string RenderListFlashCacheDetail(const cell::CellDescription& cell, bool utc = false);
 std::string RenderListGridDisk(const cell::CellDescription& cell);
+// LIST GRIDDISK DETAIL: per grid disk name, cachingPolicy, cellDisk, size and
+// status (and why it is not present), as CellCLI's attribute lines.
+std::string RenderListGridDiskDetail(const cell::CellDescription& cell);
 // LIST CELLDISK: name and status, "normal", "not present" (every grid disk on
 // it is missing) or "critical" (some are).
 std::string RenderListCellDisk(const cell::CellDescription& cell);
