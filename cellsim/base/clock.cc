@@ -52,11 +52,21 @@ void RunOnExecutor(size_t n, const std::function<void(size_t)>& fn) {
 
 void ForkJoin(Clock* clock, size_t n, const std::function<void(size_t)>& fn, bool disjoint) {
   if (n == 0) return;
-  if (clock != nullptr && clock->simulated() && disjoint && n > 1) {
+  const bool simulated = clock != nullptr && clock->simulated();
+  const Clock::CellCalls calls =
+      simulated ? clock->ThreadCellCalls() : Clock::CellCalls::kChargeAndPerform;
+  // Threads where the order cannot change the model: branches on disjoint
+  // devices, or a pass that charges nothing. A charge-only pass does no real
+  // I/O: in order on this thread is also the cheapest.
+  const bool threads = disjoint || calls == Clock::CellCalls::kPerformOnly;
+  if (simulated && threads && n > 1 && calls != Clock::CellCalls::kChargeOnly) {
     const uint64_t start = clock->NowNanos();
     const uint64_t tag = clock->ThreadTag();
     std::vector<uint64_t> ends(n, start);
     auto child = [&](size_t i) {
+      // Children run on executor workers (and the last on the caller's
+      // thread), which keep their thread-local state for their next task.
+      ScopedCellCalls scope(clock, calls);
       clock->SetThreadTag(tag);
       clock->SetThreadNanos(start);
       fn(i);
@@ -66,7 +76,7 @@ void ForkJoin(Clock* clock, size_t n, const std::function<void(size_t)>& fn, boo
     clock->SetThreadNanos(*std::max_element(ends.begin(), ends.end()));
     return;
   }
-  if (clock != nullptr && clock->simulated()) {
+  if (simulated) {
     const uint64_t start = clock->NowNanos();
     uint64_t end = start;
     for (size_t i = 0; i < n; ++i) {

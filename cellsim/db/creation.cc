@@ -36,29 +36,36 @@ BatchOutcome WriteBatch(asmgr::DiskGroup* dg, uint32_t file, const uint8_t* data
   return out;
 }
 
-// Starts WriteBatch on the shared executor. With a simulated clock the batch's modeled
-// time starts at the foreground's issue time, and batches reach the cells in
-// issue order (each waits until the previous one's cell calls are over), so
-// the device queues see the same sequence on every run while the foreground
-// generates the next batch in parallel.
-std::future<BatchOutcome> LaunchBatch(Clock* clock, std::shared_future<void>* chain,
-                                      asmgr::DiskGroup* dg, uint32_t file, const uint8_t* data,
-                                      uint64_t len, uint64_t at, uint64_t req) {
+// Starts WriteBatch on the shared executor. With a simulated clock the batch
+// is split in two passes (Clock::CellCalls): its cell writes are charged to
+// the device model now, on this thread, in issue order and from the
+// foreground's issue time, which stays (a charge-only DiskGroup::Write: no
+// real I/O, cheap); then its real bytes move on the executor (perform-only),
+// concurrently with the other batches in flight as with a real clock. The
+// device queues see the same sequence on every run, whatever order the real
+// writes complete in; the real pass gives the outcome and the statistics.
+std::future<BatchOutcome> LaunchBatch(Clock* clock, asmgr::DiskGroup* dg, uint32_t file,
+                                      const uint8_t* data, uint64_t len, uint64_t at,
+                                      uint64_t req) {
   if (!clock->simulated()) {
     return Executor::Shared()->Submit([=] { return WriteBatch(dg, file, data, len, at, req); });
   }
-  auto written = std::make_shared<std::promise<void>>();
-  std::shared_future<void> previous = *chain;
-  *chain = written->get_future().share();
   const uint64_t issued_ns = clock->NowNanos();
+  uint64_t stale_marked = 0;  // the charge pass marks copies on offline disks stale
+  {
+    ScopedCellCalls charge(clock, Clock::CellCalls::kChargeOnly);
+    stale_marked = WriteBatch(dg, file, data, len, at, req).result.stale_extents_marked;
+  }
+  const uint64_t landed_ns = clock->NowNanos();
+  clock->SetThreadNanos(issued_ns);
   const uint64_t tag = clock->ThreadTag();
   return Executor::Shared()->Submit([=] {
-    if (previous.valid()) previous.wait();
     clock->SetThreadTag(tag);
-    clock->SetThreadNanos(issued_ns);
+    clock->SetThreadNanos(landed_ns);
+    ScopedCellCalls perform(clock, Clock::CellCalls::kPerformOnly);
     BatchOutcome out = WriteBatch(dg, file, data, len, at, req);
-    out.modeled_end_ns = clock->NowNanos();
-    written->set_value();
+    out.result.stale_extents_marked += stale_marked;
+    out.modeled_end_ns = landed_ns;
     return out;
   });
 }
@@ -86,7 +93,6 @@ absl::Status ZeroFill(Recorder& rec, const FormatJob& job, const ZeroFillOptions
     uint64_t requests;
   };
   Clock* clock = rec.clock();
-  std::shared_future<void> chain;  // simulated clock: the last batch launched
   std::vector<io::AlignedBuffer> buffers;
   std::vector<size_t> free_buffers;
   std::deque<Pending> queue;
@@ -125,7 +131,7 @@ absl::Status ZeroFill(Recorder& rec, const FormatJob& job, const ZeroFillOptions
       uint8_t* data = buffers[b].data();
       format::GenerateRange(job.block_template, offset, absl::MakeSpan(data, len));
       const uint64_t nreq = (len + req - 1) / req;
-      Pending p{LaunchBatch(clock, &chain, dg, file, data, len, offset, req), b, len, nreq};
+      Pending p{LaunchBatch(clock, dg, file, data, len, offset, req), b, len, nreq};
       queue.push_back(std::move(p));
       offset += len;
       continue;

@@ -21,6 +21,7 @@ std::atomic<uint64_t> next_clock_id{1};
 struct ThreadTimes {
   std::unordered_map<uint64_t, uint64_t> now;
   std::unordered_map<uint64_t, uint32_t> session;
+  std::unordered_map<uint64_t, Clock::CellCalls> calls;  // absent: kChargeAndPerform
 };
 thread_local ThreadTimes tls;
 
@@ -84,6 +85,19 @@ void SimClock::SetThreadTag(uint64_t tag) {
   if (tag != 0) tls.session[id_] = static_cast<uint32_t>(tag - 1);
 }
 
+Clock::CellCalls SimClock::ThreadCellCalls() const {
+  auto it = tls.calls.find(id_);
+  return it == tls.calls.end() ? CellCalls::kChargeAndPerform : it->second;
+}
+
+void SimClock::SetThreadCellCalls(CellCalls calls) {
+  if (calls == CellCalls::kChargeAndPerform) {
+    tls.calls.erase(id_);
+  } else {
+    tls.calls[id_] = calls;
+  }
+}
+
 void SimClock::Charge(Work work) {
   if (work != Work::kStatement) return;
   const uint64_t t0 = NowNanos();
@@ -123,105 +137,93 @@ class SimCell : public cell::CellService {
   absl::StatusOr<cell::CellDescription> Describe() const override { return inner_->Describe(); }
 
   absl::Status Read(absl::Span<cell::ReadRequest> reqs, cell::CellIoStats* stats) override {
+    const Clock::CellCalls calls = Calls();
+    if (calls == Clock::CellCalls::kChargeOnly) {
+      // Whether a read hits the flash cache is known only once it is done.
+      const absl::Status refused = absl::FailedPreconditionError(fmt::format(
+          "{}: a read cannot be charged to the device model before it is performed", name_));
+      for (cell::ReadRequest& r : reqs) r.status = refused;
+      return refused;
+    }
     const uint64_t t0 = clock_->NowNanos();
     cell::CellIoStats local;
     absl::Status st = inner_->Read(reqs, &local);
     const bool flash = local.disk_bytes_read == 0 && local.flash_cache_read_hits > 0;
-    uint64_t end = t0;
-    if (sim_ != nullptr) {
-      for (const cell::ReadRequest& r : reqs) {
-        const uint64_t done = model_->Device(index_, CellDisk(r.grid_disk), flash, OpKind::kRead,
-                                             r.buffer.size(), t0 + model_->half_rpc_ns());
-        end = std::max(end, model_->Link(index_, r.buffer.size(), done) + model_->half_rpc_ns());
+    if (calls != Clock::CellCalls::kPerformOnly) {
+      uint64_t end = t0;
+      if (sim_ != nullptr) {
+        for (const cell::ReadRequest& r : reqs) {
+          const uint64_t done = model_->Device(index_, CellDisk(r.grid_disk), flash,
+                                               OpKind::kRead, r.buffer.size(),
+                                               t0 + model_->half_rpc_ns());
+          end = std::max(end, model_->Link(index_, r.buffer.size(), done) + model_->half_rpc_ns());
+        }
       }
+      Finish(fmt::format("read x{}", reqs.size()), t0, end);
     }
-    Finish(fmt::format("read x{}", reqs.size()), t0, end);
     if (stats != nullptr) *stats += local;
     return st;
   }
 
   absl::Status Write(absl::Span<cell::WriteRequest> reqs, cell::CellIoStats* stats) override {
+    const Clock::CellCalls calls = Calls();
     const uint64_t t0 = clock_->NowNanos();
     cell::CellIoStats local;
-    std::vector<cell::WriteRequest> real;
-    std::vector<size_t> real_idx;
-    for (size_t i = 0; i < reqs.size(); ++i) {
-      if (model_only_ && !ToFlash(reqs[i].grid_disk, reqs[i].data.size()) && Valid(reqs[i].grid_disk, reqs[i].offset,
-                                                                 reqs[i].data.size())) {
-        reqs[i].status = absl::OkStatus();
-        local.disk_bytes_written += reqs[i].data.size();
-        continue;
+    auto answered = [&](cell::WriteRequest& r) {
+      const uint64_t len = r.data.size();
+      if (!Answers(calls, ToFlash(r.grid_disk, len))) return false;
+      if (!Valid(r.grid_disk, r.offset, len)) return Refuse(calls, r.status, r.grid_disk, r.offset, len);
+      r.status = absl::OkStatus();
+      if (calls != Clock::CellCalls::kChargeOnly) local.disk_bytes_written += len;
+      return true;
+    };
+    absl::Status st = PerformRest(reqs, answered, [&](absl::Span<cell::WriteRequest> real) {
+      return inner_->Write(real, &local);
+    });
+    if (calls != Clock::CellCalls::kPerformOnly) {
+      uint64_t end = t0;
+      if (sim_ != nullptr) {
+        for (const cell::WriteRequest& r : reqs) {
+          const uint64_t len = r.data.size();
+          const uint64_t at = model_->Link(index_, len, t0) + model_->half_rpc_ns();
+          const uint64_t done = model_->Device(index_, CellDisk(r.grid_disk),
+                                               ToFlash(r.grid_disk, len), OpKind::kWrite, len, at);
+          end = std::max(end, done + model_->half_rpc_ns());
+        }
       }
-      real.push_back(reqs[i]);
-      real_idx.push_back(i);
+      Finish(fmt::format("write x{}", reqs.size()), t0, end);
     }
-    absl::Status st;
-    if (!real.empty()) {
-      st = inner_->Write(absl::MakeSpan(real), &local);
-      for (size_t k = 0; k < real.size(); ++k) reqs[real_idx[k]].status = real[k].status;
-    }
-    uint64_t end = t0;
-    if (sim_ != nullptr) {
-      for (const cell::WriteRequest& r : reqs) {
-        const uint64_t len = r.data.size();
-        const uint64_t at = model_->Link(index_, len, t0) + model_->half_rpc_ns();
-        const uint64_t done =
-            model_->Device(index_, CellDisk(r.grid_disk), ToFlash(r.grid_disk, len), OpKind::kWrite,
-                           len, at);
-        end = std::max(end, done + model_->half_rpc_ns());
-      }
-    }
-    Finish(fmt::format("write x{}", reqs.size()), t0, end);
-    DirtyCounter();
+    if (calls != Clock::CellCalls::kChargeOnly) DirtyCounter();
     if (stats != nullptr) *stats += local;
     return st;
   }
 
   absl::Status FormatRange(absl::Span<cell::FormatRangeRequest> reqs,
                            cell::CellIoStats* stats) override {
+    const Clock::CellCalls calls = Calls();
     const uint64_t t0 = clock_->NowNanos();
     cell::CellIoStats local;
-    std::vector<cell::FormatRangeRequest> real;
-    std::vector<size_t> real_idx;
-    for (size_t i = 0; i < reqs.size(); ++i) {
-      cell::FormatRangeRequest& r = reqs[i];
+    auto answered = [&](cell::FormatRangeRequest& r) {
+      if (!Answers(calls, /*cached=*/false)) return false;
       const bool fast = IsFast(r.grid_disk, r.method);
       const bool refused = r.method == cell::FormatMethod::kMetadataOnly &&
                            (mode_ != cell::FlashCacheMode::kWriteBack || Uncached(r.grid_disk));
-      if (model_only_ && !refused && Valid(r.grid_disk, r.offset, r.length)) {
-        r.status = absl::OkStatus();
-        r.metadata_only = fast;
+      if (refused || !Valid(r.grid_disk, r.offset, r.length)) {
+        return Refuse(calls, r.status, r.grid_disk, r.offset, r.length);
+      }
+      r.status = absl::OkStatus();
+      r.metadata_only = fast;
+      if (calls != Clock::CellCalls::kChargeOnly) {
         local.bytes_saved_by_creation += r.length;
         if (!fast) local.disk_bytes_written += r.length;
-        continue;
       }
-      real.push_back(r);
-      real_idx.push_back(i);
-    }
-    absl::Status st;
-    if (!real.empty()) {
-      st = inner_->FormatRange(absl::MakeSpan(real), &local);
-      for (size_t k = 0; k < real.size(); ++k) reqs[real_idx[k]] = std::move(real[k]);
-    }
-    uint64_t end = t0;
-    size_t fast_count = 0;
-    if (sim_ != nullptr) {
-      const uint64_t at = t0 + model_->half_rpc_ns();
-      for (const cell::FormatRangeRequest& r : reqs) {
-        if (!r.status.ok()) continue;
-        fast_count += r.metadata_only ? 1 : 0;
-        const uint64_t done =
-            r.metadata_only
-                ? model_->Device(index_, CellDisk(r.grid_disk), true, OpKind::kFastFormat, 0, at)
-                : model_->Device(index_, CellDisk(r.grid_disk), false, OpKind::kFormat, r.length,
-                                 at);
-        end = std::max(end, done + model_->half_rpc_ns());
-      }
-    }
-    Finish(fmt::format("format range x{} ({})", reqs.size(),
-                       fast_count == reqs.size() ? "fast" : "smart"),
-           t0, end);
-    DirtyCounter();
+      return true;
+    };
+    absl::Status st = PerformRest(reqs, answered, [&](absl::Span<cell::FormatRangeRequest> real) {
+      return inner_->FormatRange(real, &local);
+    });
+    if (calls != Clock::CellCalls::kPerformOnly) ChargeFormat(reqs, t0);
+    if (calls != Clock::CellCalls::kChargeOnly) DirtyCounter();
     if (stats != nullptr) *stats += local;
     return st;
   }
@@ -256,6 +258,62 @@ class SimCell : public cell::CellService {
   }
 
  private:
+  Clock::CellCalls Calls() const {
+    return sim_ != nullptr ? sim_->ThreadCellCalls() : Clock::CellCalls::kChargeAndPerform;
+  }
+  // Whether the decorator answers a request itself instead of the cell: in a
+  // charge-only pass every one; with --model-only those that go to disk.
+  bool Answers(Clock::CellCalls calls, bool cached) const {
+    return calls == Clock::CellCalls::kChargeOnly || (model_only_ && !cached);
+  }
+  // A request the decorator cannot answer (bad range, a refused fast format):
+  // the cell reports its own error (returns false: send it), except in a
+  // charge-only pass, which never calls the cell.
+  bool Refuse(Clock::CellCalls calls, absl::Status& status, uint32_t grid_disk, uint64_t offset,
+              uint64_t len) const {
+    if (calls != Clock::CellCalls::kChargeOnly) return false;
+    status = absl::InvalidArgumentError(fmt::format(
+        "{}: grid disk {} at {} (+{}): not a request the model can answer without the cell",
+        name_, grid_disk, offset, len));
+    return true;
+  }
+  // Sends the requests `answered` leaves to the cell in one call (`call`), and
+  // copies their outcome back.
+  template <typename Req, typename Answered, typename Call>
+  static absl::Status PerformRest(absl::Span<Req> reqs, Answered answered, Call call) {
+    std::vector<Req> real;
+    std::vector<size_t> real_idx;
+    for (size_t i = 0; i < reqs.size(); ++i) {
+      if (answered(reqs[i])) continue;
+      real.push_back(reqs[i]);
+      real_idx.push_back(i);
+    }
+    if (real.empty()) return absl::OkStatus();
+    absl::Status st = call(absl::MakeSpan(real));
+    for (size_t k = 0; k < real.size(); ++k) reqs[real_idx[k]] = std::move(real[k]);
+    return st;
+  }
+  // Charges the format ranges that succeeded and draws the call.
+  void ChargeFormat(absl::Span<const cell::FormatRangeRequest> reqs, uint64_t t0) {
+    uint64_t end = t0;
+    size_t fast_count = 0;
+    if (sim_ != nullptr) {
+      const uint64_t at = t0 + model_->half_rpc_ns();
+      for (const cell::FormatRangeRequest& r : reqs) {
+        if (!r.status.ok()) continue;
+        fast_count += r.metadata_only ? 1 : 0;
+        const uint64_t done =
+            r.metadata_only
+                ? model_->Device(index_, CellDisk(r.grid_disk), true, OpKind::kFastFormat, 0, at)
+                : model_->Device(index_, CellDisk(r.grid_disk), false, OpKind::kFormat, r.length,
+                                 at);
+        end = std::max(end, done + model_->half_rpc_ns());
+      }
+    }
+    Finish(fmt::format("format range x{} ({})", reqs.size(),
+                       fast_count == reqs.size() ? "fast" : "smart"),
+           t0, end);
+  }
   // A grid disk with cachingPolicy=none: its I/O stays off the flash.
   bool Uncached(uint32_t grid_disk) const {
     return grid_disk < uncached_.size() && uncached_[grid_disk].load();

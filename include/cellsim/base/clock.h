@@ -40,12 +40,41 @@ class Clock {
   // trace track); ForkJoin hands it to the threads it starts.
   virtual uint64_t ThreadTag() const { return 0; }
   virtual void SetThreadTag(uint64_t /*tag*/) {}
+  // What the cell calls a thread makes do under a simulated clock. One
+  // concurrent activity (a zero-fill batch) can be split in two passes, so
+  // that the device model sees the activities in issue order while their
+  // real bytes move concurrently, as with a real clock:
+  enum class CellCalls : uint8_t {
+    kChargeAndPerform,  // the default: performed, then charged
+    kChargeOnly,   // writes and format ranges are charged (modeled time, trace)
+                   // and answered as --model-only answers them: the cells are
+                   // not called. A read cannot be: its charge needs its outcome
+    kPerformOnly,  // performed, not charged: the thread's modeled time stays
+  };
+  virtual CellCalls ThreadCellCalls() const { return CellCalls::kChargeAndPerform; }
+  virtual void SetThreadCellCalls(CellCalls /*calls*/) {}
   // CPU work the database does that no I/O measures; a simulated clock charges
   // it to the calling thread by its device profile.
   enum class Work : uint8_t {
     kStatement,  // parse, dictionary/control-file bookkeeping, ASM and CSS calls
   };
   virtual void Charge(Work /*work*/) {}
+};
+
+// Sets the calling thread's Clock::ThreadCellCalls for a scope, then restores it.
+class ScopedCellCalls {
+ public:
+  ScopedCellCalls(Clock* clock, Clock::CellCalls calls)
+      : clock_(clock), saved_(clock->ThreadCellCalls()) {
+    clock_->SetThreadCellCalls(calls);
+  }
+  ~ScopedCellCalls() { clock_->SetThreadCellCalls(saved_); }
+  ScopedCellCalls(const ScopedCellCalls&) = delete;
+  ScopedCellCalls& operator=(const ScopedCellCalls&) = delete;
+
+ private:
+  Clock* clock_;
+  Clock::CellCalls saved_;
 };
 
 // Runs fn(0) .. fn(n-1) as concurrent activities that the caller joins. With a
@@ -55,7 +84,9 @@ class Clock {
 // copies cost the max of the copies, not their sum). To stay deterministic
 // they run one after another on the calling thread, unless `disjoint` says
 // that no two of them touch the same modeled device (e.g. one cell each):
-// then they keep their threads.
+// then they keep their threads, as they do in a kPerformOnly pass (which
+// charges nothing); the threads take the caller's ThreadCellCalls. A
+// kChargeOnly pass (no real I/O) always runs in order on the calling thread.
 void ForkJoin(Clock* clock, size_t n, const std::function<void(size_t)>& fn,
               bool disjoint = false);
 

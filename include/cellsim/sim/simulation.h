@@ -57,6 +57,8 @@ class SimClock : public Clock {
   void Charge(Work work) override;
   uint64_t ThreadTag() const override;  // the thread's session track + 1 (0: none yet)
   void SetThreadTag(uint64_t tag) override;
+  CellCalls ThreadCellCalls() const override;
+  void SetThreadCellCalls(CellCalls calls) override;
   // The latest modeled time any thread reached.
   uint64_t Frontier() const ABSL_LOCKS_EXCLUDED(mu_);
   // The calling thread's session track ("session 1", ...) in the trace.
