@@ -172,7 +172,9 @@ class SimCell : public cell::CellService {
     auto answered = [&](cell::WriteRequest& r) {
       const uint64_t len = r.data.size();
       if (!Answers(calls, ToFlash(r.grid_disk, len))) return false;
-      if (!Valid(r.grid_disk, r.offset, len)) return Refuse(calls, r.status, r.grid_disk, r.offset, len);
+      if (!Valid(r.grid_disk, r.offset, len)) {
+        return Refuse(calls, r.status, r.grid_disk, r.offset, len);
+      }
       r.status = absl::OkStatus();
       if (calls != Clock::CellCalls::kChargeOnly) local.disk_bytes_written += len;
       return true;

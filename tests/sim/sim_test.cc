@@ -304,7 +304,9 @@ TEST(SimClockTest, ModeledTimesDoNotDependOnTheRealCompletionOrder) {
   TempDir a, b, c;
   ASSERT_OK_AND_ASSIGN(db::StatementResult plain, RunSeed(a.path() + "/r", spec));
   // Older batches held longest: later batches land first on every cell.
-  spec.delay_ms = [](uint32_t, uint64_t call) { return call % 3 == 0 ? 120 : call % 3 == 1 ? 60 : 0; };
+  spec.delay_ms = [](uint32_t, uint64_t call) -> uint64_t {
+    return call % 3 == 0 ? 120 : call % 3 == 1 ? 60 : 0;
+  };
   ASSERT_OK_AND_ASSIGN(db::StatementResult reversed, RunSeed(b.path() + "/r", spec));
   // Cells at different speeds, and the order changing from batch to batch.
   spec.delay_ms = [](uint32_t cell, uint64_t call) { return (cell * 37 + call * 53) % 90; };
