@@ -78,6 +78,10 @@ class DelayingCell : public cell::CellService {
   absl::Status SetFlashCacheMode(cell::FlashCacheMode mode) override {
     return inner_->SetFlashCacheMode(mode);
   }
+  absl::Status SetCachingPolicy(const std::string& grid_disk,
+                                cell::CachingPolicy policy) override {
+    return inner_->SetCachingPolicy(grid_disk, policy);
+  }
   absl::StatusOr<std::vector<cell::LostRange>> LostRanges() const override {
     return inner_->LostRanges();
   }
