@@ -426,16 +426,12 @@ absl::Status DataEngine::OpenInstance(std::vector<std::string>* actions) {
   bool clean = true;
   if (absl::Status st = LoadDictionary(actions, &clean); !st.ok()) return st;
   if (dictionary_generation == 0 || db->rack->read_only()) return absl::OkStatus();
-  if (!clean) {
-    actions->push_back(fmt::format(
-        "the database was not closed cleanly: changes after the checkpoint at SCN {} (log "
-        "sequence {}) are not recovered",
-        checkpoint.scn, checkpoint.sequence));
-  }
+  if (!clean) return RecoverInstance(actions);
   // The next log sequence starts in the next group: everything before it is
   // in the data files.
   sequence = checkpoint.sequence + 1;
-  current_group_index = checkpoint.group_index + 1;
+  const size_t groups = Thread1Groups(FileTableCopy()).size();
+  current_group_index = static_cast<uint32_t>((checkpoint.group_index + 1) % std::max<size_t>(groups, 1));
   log_block = 2;
   checkpoint = CheckpointPosition{sequence, current_group_index, log_block, scn};
   return WriteDictionary(/*clean=*/false);

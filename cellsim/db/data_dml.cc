@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "absl/strings/ascii.h"
 #include "cellsim/db/data_engine.h"
@@ -69,7 +70,17 @@ class RowInserter {
     }
     CachedBlock& cb = d_.e.Block(seg->file_number, seg->blocks.back());
     cb.dirty = !cb.temp;
-    d_.sd.txn.undo.push_back({UndoEntry::Op::kInsert, seg->file_number, seg->blocks.back(), *slot, {}});
+    d_.sd.txn.undo.push_back({UndoEntry::Op::kInsert, seg->file_number, seg->blocks.back(), *slot,
+                              {}, t_.object_id, !t_.temporary});
+    if (!t_.temporary) {  // the after image for the block's redo entry
+      pending_file_ = seg->file_number;
+      pending_block_ = seg->blocks.back();
+      pending_slots_.push_back(*slot);
+      const uint16_t len = static_cast<uint16_t>(bytes.size());
+      pending_images_.push_back(static_cast<uint8_t>(len));
+      pending_images_.push_back(static_cast<uint8_t>(len >> 8));
+      pending_images_.insert(pending_images_.end(), bytes.begin(), bytes.end());
+    }
     ++rows_;
     ++pending_rows_;
     pending_bytes_ += static_cast<uint32_t>(bytes.size());
@@ -92,6 +103,13 @@ class RowInserter {
     }
     pending_rows_ = 0;
     pending_bytes_ = 0;
+    if (!pending_slots_.empty()) {
+      redo::AppendInsert(d_.e.pending_redo, t_.object_id, pending_file_, pending_block_,
+                         pending_slots_, pending_images_);
+      ++d_.e.pending_entries;
+      pending_slots_.clear();
+      pending_images_.clear();
+    }
     return d_.e.AddUndo(d_.rec, d_.sd, t_.temporary, undo, data, 1,
                         array_ ? redo::kArrayUndoVectorExtra : 0);
   }
@@ -105,6 +123,10 @@ class RowInserter {
   int64_t rows_ = 0;
   uint32_t pending_rows_ = 0;
   uint32_t pending_bytes_ = 0;
+  // The rows of the block being filled, for its redo entry (heap tables).
+  uint32_t pending_file_ = 0, pending_block_ = 0;
+  std::vector<uint16_t> pending_slots_;
+  std::vector<uint8_t> pending_images_;  // per row: u16 length, the row
 };
 
 // Puts `row` (in `t`'s column order) into the right column positions.
@@ -154,6 +176,17 @@ absl::StatusOr<int64_t> InsertValues(Dml& d, TableDef& t, const std::vector<std:
   return 1;
 }
 
+// A row deleted from block `b`: its undo entry and, for a heap table, its
+// redo entry (the row keeps its bytes: undo clears the flag).
+void LogDelete(Dml& d, const TableDef& t, uint32_t file, uint32_t b, uint16_t slot)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
+  d.sd.txn.undo.push_back({UndoEntry::Op::kDelete, file, b, slot, {}, t.object_id, !t.temporary});
+  if (!t.temporary) {
+    redo::AppendDelete(d.e.pending_redo, t.object_id, file, b, slot);
+    ++d.e.pending_entries;
+  }
+}
+
 // UPDATE / DELETE / MERGE's matched part: visits the live rows of `t` that
 // `match` accepts and changes them.
 using RowVisitor = std::function<absl::StatusOr<bool>(const Row&)>;
@@ -170,9 +203,12 @@ absl::StatusOr<int64_t> ChangeRows(Dml& d, TableDef& t, const RowVisitor& match,
   }
   int64_t n = 0;
   const std::vector<uint32_t> blocks = seg->blocks;
+  // Rows this statement moved (row migration) are not visited again.
+  std::set<std::pair<uint32_t, uint16_t>> moved;
   for (uint32_t b : blocks) {
     const uint16_t nrows = HeapBlock(absl::MakeSpan(d.e.Block(seg->file_number, b).bytes)).rows();
     for (uint16_t slot = 0; slot < nrows; ++slot) {
+      if (moved.count({b, slot}) != 0) continue;
       CachedBlock& cb = d.e.Block(seg->file_number, b);
       HeapBlock hb(absl::MakeSpan(cb.bytes));
       if (!hb.live(slot)) continue;
@@ -187,7 +223,7 @@ absl::StatusOr<int64_t> ChangeRows(Dml& d, TableDef& t, const RowVisitor& match,
       cb.dirty = !cb.temp;
       if (!nr->has_value()) {  // delete: the undo holds the whole row
         hb.SetDeleted(slot, true);
-        d.sd.txn.undo.push_back({UndoEntry::Op::kDelete, seg->file_number, b, slot, {}});
+        LogDelete(d, t, seg->file_number, b, slot);
         const uint32_t data = t.temporary ? 0 : redo::VectorBytes({redo::kKtb, redo::kKdoDelete});
         absl::Status st = d.e.AddUndo(d.rec, d.sd, t.temporary,
                                       redo::kUndoSingleRow + static_cast<uint32_t>(old_bytes.size()),
@@ -210,12 +246,18 @@ absl::StatusOr<int64_t> ChangeRows(Dml& d, TableDef& t, const RowVisitor& match,
       if (!hb.Replace(slot, bytes)) {
         // Row migration, simplified: the row moves to a block with room.
         hb.SetDeleted(slot, true);
-        d.sd.txn.undo.push_back({UndoEntry::Op::kDelete, seg->file_number, b, slot, {}});
+        LogDelete(d, t, seg->file_number, b, slot);
         RowInserter ins(d, t, false);
         if (absl::Status st = ins.Add(row); !st.ok()) return st;
+        moved.insert({d.sd.txn.undo.back().block, d.sd.txn.undo.back().slot});
         continue;
       }
-      d.sd.txn.undo.push_back({UndoEntry::Op::kUpdate, seg->file_number, b, slot, old_bytes});
+      d.sd.txn.undo.push_back(
+          {UndoEntry::Op::kUpdate, seg->file_number, b, slot, old_bytes, t.object_id, !t.temporary});
+      if (!t.temporary) {
+        redo::AppendUpdate(d.e.pending_redo, t.object_id, seg->file_number, b, slot, old_bytes, bytes);
+        ++d.e.pending_entries;
+      }
       const uint32_t data =
           t.temporary ? 0 : redo::VectorBytes({redo::kKtb, redo::kKdoSingle, after});
       absl::Status st = d.e.AddUndo(d.rec, d.sd, t.temporary, redo::kUndoSingleRow + before, data, 1);

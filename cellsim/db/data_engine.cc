@@ -16,8 +16,8 @@ namespace {
 using stats::Stat;
 using stats::Wait;
 
-constexpr uint32_t kRedoBlock = 512;
-constexpr uint32_t kRedoBlockHeader = 16;
+constexpr uint32_t kRedoBlock = redo::kRedoBlock;
+constexpr uint32_t kRedoBlockHeader = redo::kRedoBlockHeader;
 constexpr uint32_t kRedoPayload = kRedoBlock - kRedoBlockHeader;
 constexpr uint64_t kLogTimeoutNs = 3'000'000'000ull;  // LGWR's 3-second timeout
 constexpr uint32_t kUndoBlockUsable = kBlockSize - 100;  // header, ktubh, tail [inference]
@@ -27,6 +27,8 @@ constexpr uint32_t kTempExtentBlocks = 128;  // 1 MiB uniform TEMP extents
 
 uint64_t Key(uint32_t file, uint32_t block) { return (uint64_t{file} << 32) | block; }
 
+}  // namespace
+
 std::vector<const LogGroup*> Thread1Groups(const FileTable& t) {
   std::vector<const LogGroup*> g;
   for (const LogGroup& lg : t.log_groups) {
@@ -35,8 +37,6 @@ std::vector<const LogGroup*> Thread1Groups(const FileTable& t) {
   std::sort(g.begin(), g.end(), [](auto* a, auto* b) { return a->group < b->group; });
   return g;
 }
-
-}  // namespace
 
 FileTable DataEngine::FileTableCopy() const {
   MutexLock lock(&db->mu);
@@ -243,6 +243,7 @@ absl::Status DataEngine::Checkpoint(Recorder& rec, bool clean) {
     }
     for (auto& [block, cb] : blocks) cb->dirty = false;
   }
+  if (absl::Status st = WriteUndoSnapshot(); !st.ok()) return st;
   checkpoint = CheckpointPosition{sequence, current_group_index, log_block, scn};
   return WriteDictionary(clean);
 }
@@ -269,19 +270,28 @@ bool DataEngine::TempUndo(SessionData& sd, bool temporary_object) {
 
 // Copies one redo record of `bytes` into the log buffer; LGWR writes when a
 // third of the buffer is used or its 3-second timeout has passed.
-absl::Status DataEngine::GenerateRedo(Recorder& rec, uint32_t bytes, uint32_t vectors) {
+absl::Status DataEngine::GenerateRedo(Recorder& rec, uint32_t bytes, uint32_t vectors,
+                                      redo::RecordKind kind, Transaction& t, uint32_t arg) {
+  ++scn;
+  // The record: the payload header and the change entries, zero-padded to the
+  // model's size (a payload larger than the model, which the byte model's
+  // slack makes rare, takes its own size: docs/redo.md).
+  const uint32_t payload = redo::kPayloadHeader + static_cast<uint32_t>(pending_redo.size());
+  bytes = std::max(bytes, payload);
   rec.Add(Stat::kRedoSize, bytes);
   rec.Add(Stat::kRedoEntries, 1);
   rec.Add(Stat::kDbBlockChanges, vectors);
-  ++scn;
-  // The record: length, vectors, SCN, then the vectors (their bytes are the
-  // model's sizes; see docs/redo.md "What is simplified").
   const size_t at = log_buffer.size();
   log_buffer.resize(at + bytes, 0);
-  std::memcpy(&log_buffer[at], &bytes, 4);
-  log_buffer[at + 4] = 0x01;  // VLD
-  log_buffer[at + 5] = static_cast<uint8_t>(vectors);
-  std::memcpy(&log_buffer[at + 8], &scn, 8);
+  redo::WriteHeader(&log_buffer[at], bytes, static_cast<uint8_t>(vectors), pending_entries, scn,
+                    redo::Xid{t.usn, t.slot, t.wrap}, kind, arg);
+  std::copy(pending_redo.begin(), pending_redo.end(), log_buffer.begin() + at + redo::kPayloadHeader);
+  pending_redo.clear();
+  pending_entries = 0;
+  // The heap changes made since the last record are now logged.
+  for (auto it = t.undo.rbegin(); it != t.undo.rend() && !(it->redo && it->logged); ++it) {
+    it->logged = it->redo;
+  }
   const uint64_t now = db->clock->NowNanos();
   if (log_buffer.size() >= log_buffer_size / 3 ||
       (last_write_ns != 0 && now - last_write_ns >= kLogTimeoutNs)) {
@@ -356,7 +366,7 @@ absl::Status DataEngine::AddUndo(Recorder& rec, SessionData& sd, bool temporary_
     // Temporary undo: no redo for it, and none for the temp data block.
     rec.Add(Stat::kDbBlockChanges, block_changes);
     if (record == 0) return absl::OkStatus();
-    return GenerateRedo(rec, redo::kRecordHeader + record, vectors);
+    return GenerateRedo(rec, redo::kRecordHeader + record, vectors, redo::RecordKind::kChange, t);
   }
   if (t.undo_block_used == 0 || t.undo_block_used + undo_record > kUndoBlockUsable) {
     ++t.used_ublk;
@@ -368,7 +378,7 @@ absl::Status DataEngine::AddUndo(Recorder& rec, SessionData& sd, bool temporary_
   rec.Add(Stat::kUndoChangeVectorSize, undo_record);
   record += redo::UndoVector(undo_record) + undo_vector_extra + data_vector;
   vectors += 1 + (data_vector != 0 ? 1 : 0);
-  return GenerateRedo(rec, redo::kRecordHeader + record, vectors);
+  return GenerateRedo(rec, redo::kRecordHeader + record, vectors, redo::RecordKind::kChange, t);
 }
 
 absl::Status DataEngine::Commit(Recorder& rec, SessionData& sd) {
@@ -383,7 +393,10 @@ absl::Status DataEngine::Commit(Recorder& rec, SessionData& sd) {
   }
   rec.Add(Stat::kUserCommits, 1);
   if (had && t.perm_begun) {
-    if (absl::Status st = GenerateRedo(rec, redo::CommitRecord(), 1); !st.ok()) return st;
+    if (absl::Status st = GenerateRedo(rec, redo::CommitRecord(), 1, redo::RecordKind::kCommit, t);
+        !st.ok()) {
+      return st;
+    }
   }
   t = Transaction{};
   // ON COMMIT DELETE ROWS: the session's segments of such GTTs go.
@@ -408,12 +421,18 @@ absl::Status DataEngine::Commit(Recorder& rec, SessionData& sd) {
   return st;
 }
 
-void DataEngine::RollbackTo(SessionData& sd, size_t mark) {
+uint32_t DataEngine::ApplyUndo(SessionData& sd, size_t mark) {
   std::vector<UndoEntry>& undo = sd.txn.undo;
+  uint32_t logged = 0;
   while (undo.size() > mark) {
     const UndoEntry& u = undo.back();
+    logged += u.logged ? 1 : 0;
     auto found = cache.find(Key(u.file, u.block));
-    if (found != cache.end()) {  // else its segment was dropped (GTT at commit)
+    uint32_t block_obj = 0;
+    if (found != cache.end()) std::memcpy(&block_obj, &found->second.bytes[24], 4);
+    // Else its segment was dropped (a GTT's at commit), or the block now
+    // belongs to another object.
+    if (found != cache.end() && (u.obj == 0 || block_obj == u.obj)) {
       HeapBlock hb(absl::MakeSpan(found->second.bytes));
       switch (u.op) {
         case UndoEntry::Op::kInsert:
@@ -430,16 +449,31 @@ void DataEngine::RollbackTo(SessionData& sd, size_t mark) {
     }
     undo.pop_back();
   }
+  return logged;
+}
+
+void DataEngine::RollbackTo(Recorder& rec, SessionData& sd, size_t mark) {
+  // Entries of the failed statement not yet in a record never reach the log.
+  pending_redo.clear();
+  pending_entries = 0;
+  const uint32_t logged = ApplyUndo(sd, mark);
+  if (logged > 0) {
+    // Recovery must undo them too: one end-of-statement-rollback record
+    // (sized as a commit record; docs/redo.md).
+    (void)GenerateRedo(rec, redo::CommitRecord(), 1, redo::RecordKind::kStatementRollback, sd.txn,
+                       logged);
+  }
 }
 
 absl::Status DataEngine::Rollback(Recorder& rec, SessionData& sd) {
   rec.Add(Stat::kUserRollbacks, 1);
-  RollbackTo(sd, 0);
+  ApplyUndo(sd, 0);
   Transaction& t = sd.txn;
   const bool had = t.active && t.perm_begun;
+  absl::Status st;
+  if (had) st = GenerateRedo(rec, redo::CommitRecord(), 1, redo::RecordKind::kRollback, t);  // its end record
   t = Transaction{};
-  if (had) return GenerateRedo(rec, redo::CommitRecord(), 1);  // the rollback's end record
-  return absl::OkStatus();
+  return st;
 }
 
 // LGWR: the log buffer into 512-byte redo blocks (16-byte header each; the
@@ -483,6 +517,8 @@ absl::Status DataEngine::FlushLog(Recorder& rec, bool sync) {
     const size_t from = i * kRedoPayload;
     const size_t n = std::min<size_t>(kRedoPayload, log_buffer.size() - from);
     std::memcpy(b + kRedoBlockHeader, &log_buffer[from], n);
+    const uint16_t used = static_cast<uint16_t>(n);  // record bytes in this block
+    std::memcpy(b + 12, &used, 2);
     const uint16_t sum = format::RedoBlockChecksum(absl::MakeConstSpan(b, kRedoBlock));
     std::memcpy(b + 14, &sum, 2);
   }

@@ -28,6 +28,7 @@
 
 #include "cellsim/db/data_statement.h"
 #include "cellsim/db/database_state.h"
+#include "cellsim/db/redo_payload.h"
 #include "cellsim/db/row_format.h"
 
 namespace cellsim::db::internal {
@@ -66,6 +67,9 @@ struct UndoEntry {
   uint32_t file = 0, block = 0;
   uint16_t slot = 0;
   std::vector<uint8_t> before;  // kUpdate: the old row
+  uint32_t obj = 0;             // the data object the block belongs to
+  bool redo = false;            // a heap change: its redo carries it
+  bool logged = false;          // that redo is in the log buffer (or written)
 };
 
 struct Transaction {
@@ -154,6 +158,10 @@ struct DataEngine {
   uint64_t all_objects_rows ABSL_GUARDED_BY(mu) = 70000;
   std::vector<UndoStatBucket> undostat ABSL_GUARDED_BY(mu);  // oldest first
 
+  // Change entries of the statement running, for its next redo record.
+  std::vector<uint8_t> pending_redo ABSL_GUARDED_BY(mu);
+  uint16_t pending_entries ABSL_GUARDED_BY(mu) = 0;
+
   // The log buffer and LGWR.
   std::vector<uint8_t> log_buffer ABSL_GUARDED_BY(mu);  // redo generated and not yet written
   uint64_t log_buffer_size ABSL_GUARDED_BY(mu) = 16u << 20;
@@ -202,6 +210,15 @@ struct DataEngine {
   // valid. Sets `*clean` (true for a database that has no dictionary yet).
   absl::Status LoadDictionary(std::vector<std::string>* actions, bool* clean)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // ---- instance recovery (data_recovery.cc) ----
+  // After a crash: rolls forward from the checkpoint position through the
+  // online logs, rolls back every transaction without a commit record, then
+  // checkpoints.
+  absl::Status RecoverInstance(std::vector<std::string>* actions) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // At a checkpoint: the logged undo of the transactions active now, into
+  // UNDOTBS1 (the half the next dictionary generation names).
+  absl::Status WriteUndoSnapshot() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+
   // Database::Open: loads the dictionary, recovers the instance after a crash,
   // and marks the database open (not closed cleanly) before any change, in a
   // new log sequence. `actions` gets what it had to do.
@@ -214,7 +231,11 @@ struct DataEngine {
 
   // ---- transactions, undo, redo ----
   bool TempUndo(SessionData& sd, bool temporary_object) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
-  absl::Status GenerateRedo(Recorder& rec, uint32_t bytes, uint32_t vectors)
+  // One redo record of the model's `bytes` for transaction `t`: the payload
+  // (redo_payload.h) is the header and, for kChange, the change entries
+  // collected in pending_redo since the last record.
+  absl::Status GenerateRedo(Recorder& rec, uint32_t bytes, uint32_t vectors,
+                            redo::RecordKind kind, Transaction& t, uint32_t arg = 0)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   absl::Status AddUndo(Recorder& rec, SessionData& sd, bool temporary_object,
                        uint32_t undo_record, uint32_t data_vector, uint32_t block_changes,
@@ -222,11 +243,18 @@ struct DataEngine {
   absl::Status Commit(Recorder& rec, SessionData& sd) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   absl::Status Rollback(Recorder& rec, SessionData& sd) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // Statement-level rollback: undoes the transaction's changes made after
-  // the first `mark` undo entries (a failed statement leaves no change).
-  void RollbackTo(SessionData& sd, size_t mark) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // the first `mark` undo entries (a failed statement leaves no change); when
+  // some of them were logged, a record says so, for recovery.
+  void RollbackTo(Recorder& rec, SessionData& sd, size_t mark) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // Applies and drops the undo entries after `mark`; the number of them whose
+  // redo was logged.
+  uint32_t ApplyUndo(SessionData& sd, size_t mark) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   absl::Status FlushLog(Recorder& rec, bool sync) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   UndoStatBucket& Bucket() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
 };
+
+// Thread 1's online log groups, by group# (data_engine.cc).
+std::vector<const LogGroup*> Thread1Groups(const FileTable& t);
 
 // Runs one data statement in session `s` (data_exec.cc).
 [[nodiscard]] absl::Status RunDataStatement(Session::State& s, const DataStatement& st,

@@ -557,7 +557,7 @@ absl::Status RunDataStatement(Session::State& s, const DataStatement& st, DataOu
   absl::Status status = RunDml(e, s, sd, rec, st, out);
   if (!status.ok() && !std::holds_alternative<Commit>(st) &&
       !std::holds_alternative<Rollback>(st)) {
-    e.RollbackTo(sd, mark);  // statement-level rollback, as Oracle
+    e.RollbackTo(rec, sd, mark);  // statement-level rollback, as Oracle
   }
   return status;
 }
