@@ -129,6 +129,14 @@ class RowInserter {
   std::vector<uint8_t> pending_images_;  // per row: u16 length, the row
 };
 
+// The rows already in the block are logged even when the statement failed:
+// they took row slots, so the redo must hold them for the log to replay the
+// block (the statement-level rollback's record then undoes them).
+absl::Status FlushEvenOnError(RowInserter& ins, const absl::Status& st) {
+  absl::Status flushed = ins.FlushBlock();
+  return st.ok() ? flushed : st;
+}
+
 // Puts `row` (in `t`'s column order) into the right column positions.
 absl::StatusOr<Row> Arrange(const TableDef& t, const std::vector<std::string>& names,
                             const Row& values) {
@@ -352,7 +360,7 @@ absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out)
     std::vector<Column> cols;
     absl::Status st = ScanSelect(d.e, d.s, d.sd, d.rec, *c.as_select,
                                  [&](const Row& r) { return ins.Add(r); }, &cols);
-    if (st.ok()) st = ins.FlushBlock();
+    st = FlushEvenOnError(ins, st);
     if (!st.ok()) return st;
     // DDL commits.
     return d.e.Commit(d.rec, d.sd);
@@ -378,7 +386,7 @@ absl::Status InsertRun(Dml& d, const Insert& ins, DataOutcome* out)
     if (!row.ok()) return row.status();
     return w.Add(*row);
   }, &cols);
-  if (st.ok()) st = w.FlushBlock();
+  st = FlushEvenOnError(w, st);
   if (!st.ok()) return st;
   out->rows = w.rows();
   out->feedback = Rows(w.rows(), "created");

@@ -512,8 +512,8 @@ absl::Status DataEngine::RecoverInstance(std::vector<std::string>* actions) {
   actions->push_back(fmt::format(
       "instance recovery: the database was not closed cleanly; {} redo records (SCN {}-{}) read "
       "from log sequence {} block {} to sequence {}, {} changes applied ({} already in the data "
-      "files, {} to tables dropped or truncated since), {} transactions committed, {} rolled back "
-      "({} of them active at the checkpoint)",
+      "files, {} to tables dropped or truncated since), {} transactions committed, {} rolled back; "
+      "{} transactions were active at the checkpoint",
       rp.records, rp.first_scn, rp.last_scn, std::max<uint64_t>(checkpoint.sequence, 1),
       checkpoint.block, last_seq, rp.applied, rp.changes - rp.applied - rp.skipped_unknown,
       rp.skipped_unknown, rp.committed, rp.rolled_back, active_at_checkpoint));
