@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <random>
@@ -19,6 +20,7 @@
 
 #include "cellsim/asm/rack.h"
 #include "cellsim/db/database.h"
+#include "cellsim/io/fault_injection.h"
 #include "cellsim/io/io_backend.h"
 #include "db/db_test_util.h"
 #include "faults/child_process.h"
@@ -114,24 +116,32 @@ void Say(const std::string& line) {
   (void)!write(STDOUT_FILENO, l.data(), l.size());  // one write: atomic on the pipe
 }
 
-// One session of the child: transactions of 1-4 statements, committed (P
+// Where a session reports: `say` gets its S / P / C / X lines; a statement
+// failing unexpectedly ends the session (after an X line).
+struct Reporter {
+  std::function<void(const std::string&)> say;
+};
+
+// One session of the workload: transactions of 1-4 statements, committed (P
 // line before, C line after the acknowledgement) or rolled back.
-void SessionLoop(db::Database* database, int i, uint64_t seed) {
+void SessionLoop(db::Database* database, int i, uint64_t seed, const Reporter& out) {
   std::unique_ptr<db::Session> s = database->NewSession();
   std::string error;
   SessionState committed = ReadState(*s, i, &error);
-  if (!error.empty()) return Say(fmt::format("X {} {}", i, error));
-  Say(fmt::format("S {} {}", i, committed.Text()));
+  if (!error.empty()) return out.say(fmt::format("X {} {}", i, error));
+  out.say(fmt::format("S {} {}", i, committed.Text()));
   int64_t next_key = committed.rows.empty() ? 1 : committed.rows.rbegin()->first + 1;
   std::mt19937_64 rng(seed);
+  bool failed = false;
   auto run = [&](const std::string& sql, bool may_fail = false) {
+    if (failed) return;
     absl::StatusOr<db::StatementResult> r = s->Execute(sql);
     if (!r.ok() && !may_fail) {
-      Say(fmt::format("X {} {}: {}", i, sql, std::string(r.status().message())));
-      std::_Exit(3);
+      out.say(fmt::format("X {} {}: {}", i, sql, std::string(r.status().message())));
+      failed = true;
     }
   };
-  for (;;) {
+  while (!failed) {
     SessionState work = committed;
     const int ops = 1 + static_cast<int>(rng() % 4);
     for (int op = 0; op < ops; ++op) {
@@ -159,10 +169,12 @@ void SessionLoop(db::Database* database, int i, uint64_t seed) {
             /*may_fail=*/true);
       }
     }
+    if (failed) break;
     if (rng() % 10 < 7) {
-      Say(fmt::format("P {} {}", i, work.Text()));
+      out.say(fmt::format("P {} {}", i, work.Text()));
       run("commit");
-      Say(fmt::format("C {}", i));
+      if (failed) break;
+      out.say(fmt::format("C {}", i));
       committed = work;
     } else {
       run("rollback");
@@ -181,11 +193,117 @@ TEST(TxnCrashChild, Workload) {
   absl::StatusOr<std::unique_ptr<db::Database>> database = db::Database::Open(rack->get(), Options());
   if (!database.ok()) return Say(fmt::format("X - open: {}", std::string(database.status().message())));
   const uint64_t seed = std::strtoull(std::getenv("CELLSIM_TXN_CRASH_SEED"), nullptr, 10);
+  const Reporter out{[](const std::string& line) {
+    Say(line);
+    if (line[0] == 'X') std::_Exit(3);
+  }};
   std::vector<std::thread> threads;
   for (int i = 0; i < kSessions; ++i) {
-    threads.emplace_back(SessionLoop, database->get(), i, seed * 100 + static_cast<uint64_t>(i));
+    threads.emplace_back(SessionLoop, database->get(), i, seed * 100 + static_cast<uint64_t>(i),
+                         std::cref(out));
   }
   for (std::thread& t : threads) t.join();
+}
+
+// What the sessions were told, from their S / P / C lines: per session the
+// last acknowledged state and the commit in flight, if any.
+struct Acknowledged {
+  std::map<int, SessionState> acked;
+  std::map<int, std::optional<SessionState>> pending;
+  std::map<int, SessionState> proposed;
+  int commits = 0;
+  std::vector<std::string> errors;  // X lines
+
+  void Parse(const std::string& line) {
+    std::istringstream in(line);
+    std::string tag;
+    int i = 0;
+    in >> tag >> i;
+    if (tag == "X") errors.push_back(line);
+    if (tag == "C") {
+      acked[i] = proposed[i];
+      pending[i].reset();
+      ++commits;
+    }
+    if (tag != "S" && tag != "P") return;
+    SessionState st;
+    in >> st.bulk;
+    std::string kv;
+    while (in >> kv) {
+      st.rows[std::stoll(kv.substr(0, kv.find(':')))] = std::stoll(kv.substr(kv.find(':') + 1));
+    }
+    if (tag == "S") {
+      acked[i] = st;
+    } else {
+      proposed[i] = st;
+      pending[i] = st;
+    }
+  }
+};
+
+// Reopens the database (instance recovery) and checks every session's rows
+// against what it was told, and that the GTT is empty. `clean_close` closes
+// the database after, else abandons it (a crash of the checker). Returns the
+// commits found durable while in flight; counts recoveries in `recovered`.
+int64_t Verify(io::IoBackend* io, const std::string& dir, int it, Acknowledged& a, bool clean_close,
+               int64_t* recovered) {
+  auto rack = asmgr::Rack::Open(io, SystemClock(), dir);
+  EXPECT_TRUE(rack.ok()) << rack.status();
+  if (!rack.ok()) return 0;
+  auto database = db::Database::Open(rack->get(), Options());
+  EXPECT_TRUE(database.ok()) << database.status();
+  if (!database.ok()) return 0;
+  for (const std::string& line : (*database)->recovery_actions()) {
+    *recovered += line.find("instance recovery") != std::string::npos;
+    std::printf("iteration %d: %s\n", it, line.c_str());
+  }
+  std::unique_ptr<db::Session> s = (*database)->NewSession();
+  int64_t in_flight = 0;
+  for (int i = 0; i < kSessions; ++i) {
+    std::string error;
+    const SessionState got = ReadState(*s, i, &error);
+    EXPECT_TRUE(error.empty()) << error;
+    const bool is_acked = got.Text() == a.acked[i].Text();
+    const bool is_pending = a.pending[i].has_value() && got.Text() == a.pending[i]->Text();
+    EXPECT_TRUE(is_acked || is_pending)
+        << "iteration " << it << " session " << i << "\n  database:     " << got.Text()
+        << "\n  acknowledged: " << a.acked[i].Text()
+        << "\n  in flight:    " << (a.pending[i] ? a.pending[i]->Text() : "-");
+    in_flight += is_pending && !is_acked;
+  }
+  absl::StatusOr<db::StatementResult> g = s->Execute("select count(*) from g");
+  EXPECT_TRUE(g.ok());
+  if (g.ok()) {
+    EXPECT_EQ(g->result_rows.at(0).at(0), "0");  // GTT contents are gone
+  }
+  s.reset();
+  if (clean_close) EXPECT_OK((*database)->Close());
+  database->reset();
+  EXPECT_OK((*rack)->Close());
+  return in_flight;
+}
+
+// The rack and database of a campaign: tables T and B, the GTT G.
+void MakeDatabase(io::IoBackend* io, const std::string& dir) {
+  ASSERT_OK_AND_ASSIGN(auto rack, asmgr::Rack::Create(io, SystemClock(), dir,
+                                                      db::testing::SmallRack()));
+  db::DatabaseOptions o = Options();
+  o.standard_files.create = true;
+  ASSERT_OK_AND_ASSIGN(auto database, db::Database::Create(rack.get(), o));
+  std::unique_ptr<db::Session> s = database->NewSession();
+  for (const char* sql : {"create table t (s number, k number, v number)",
+                          "create table b (s number, id number, name varchar2(128))",
+                          "create global temporary table g (s number) on commit preserve rows"}) {
+    ASSERT_TRUE(s->Execute(sql).ok()) << sql;
+  }
+  s.reset();
+  ASSERT_OK(database->Close());
+  ASSERT_OK(rack->Close());
+}
+
+int Iterations(int fallback) {
+  const char* env = std::getenv("CELLSIM_TXN_CRASH_ITERATIONS");
+  return env != nullptr ? std::atoi(env) : fallback;
 }
 
 std::string SelfExe() {
@@ -198,27 +316,11 @@ TEST(TxnCrash, KilledSessionsLoseNoAcknowledgedCommit) {
   TempDir tmp;
   const std::string dir = tmp.File("rack");
   std::unique_ptr<io::IoBackend> io = io::MakePosixBackend();
-  {
-    ASSERT_OK_AND_ASSIGN(auto rack, asmgr::Rack::Create(io.get(), SystemClock(), dir,
-                                                        db::testing::SmallRack()));
-    db::DatabaseOptions o = Options();
-    o.standard_files.create = true;
-    ASSERT_OK_AND_ASSIGN(auto database, db::Database::Create(rack.get(), o));
-    std::unique_ptr<db::Session> s = database->NewSession();
-    for (const char* sql : {"create table t (s number, k number, v number)",
-                            "create table b (s number, id number, name varchar2(128))",
-                            "create global temporary table g (s number) on commit preserve rows"}) {
-      ASSERT_TRUE(s->Execute(sql).ok()) << sql;
-    }
-    s.reset();
-    ASSERT_OK(database->Close());
-    ASSERT_OK(rack->Close());
-  }
-  const char* env_iterations = std::getenv("CELLSIM_TXN_CRASH_ITERATIONS");
-  const int iterations = env_iterations != nullptr ? std::atoi(env_iterations) : 3;
+  MakeDatabase(io.get(), dir);
+  if (::testing::Test::HasFatalFailure()) return;
+  const int iterations = Iterations(3);
   std::mt19937_64 rng(20261201);
-  int64_t verified_commits = 0, in_flight_seen = 0;
-  int64_t recovered = 0;
+  int64_t verified_commits = 0, in_flight_seen = 0, recovered = 0;
   for (int it = 0; it < iterations; ++it) {
     setenv(kChildEnv, dir.c_str(), 1);
     setenv("CELLSIM_TXN_CRASH_SEED", std::to_string(it + 1).c_str(), 1);
@@ -226,79 +328,75 @@ TEST(TxnCrash, KilledSessionsLoseNoAcknowledgedCommit) {
     unsetenv(kChildEnv);
     ASSERT_TRUE(child.started()) << child.error();
     const int kill_after = 5 + static_cast<int>(rng() % 60);  // acknowledged commits
-    std::map<int, SessionState> acked;
-    std::map<int, std::optional<SessionState>> pending;
-    std::map<int, SessionState> proposed;
-    int commits = 0;
-    auto parse = [&](const std::string& line) {
-      std::istringstream in(line);
-      std::string tag;
-      int i = 0;
-      in >> tag >> i;
-      if (tag == "X") ADD_FAILURE() << "child: " << line;
-      if (tag != "S" && tag != "P") {
-        if (tag == "C") {
-          acked[i] = proposed[i];
-          pending[i].reset();
-          ++commits;
-        }
-        return;
-      }
-      SessionState st;
-      in >> st.bulk;
-      std::string kv;
-      while (in >> kv) st.rows[std::stoll(kv.substr(0, kv.find(':')))] = std::stoll(kv.substr(kv.find(':') + 1));
-      if (tag == "S") {
-        acked[i] = st;
-      } else {
-        proposed[i] = st;
-        pending[i] = st;
-      }
-    };
+    Acknowledged a;
     const auto t0 = std::chrono::steady_clock::now();
     while (std::optional<std::string> line = child.ReadLine()) {
-      parse(*line);
-      if (commits >= kill_after) break;
+      a.Parse(*line);
+      if (a.commits >= kill_after) break;
       ASSERT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(120)) << child.Stderr();
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 20));
     child.Kill();
-    while (std::optional<std::string> line = child.ReadLine()) parse(*line);
+    while (std::optional<std::string> line = child.ReadLine()) a.Parse(*line);
     child.Wait();
-    ASSERT_EQ(acked.size(), static_cast<size_t>(kSessions)) << child.Stderr();
-    // Reopen: instance recovery; then each session's rows are its last
-    // acknowledged state, or the state of the commit in flight at the kill.
-    ASSERT_OK_AND_ASSIGN(auto rack, asmgr::Rack::Open(io.get(), SystemClock(), dir));
-    ASSERT_OK_AND_ASSIGN(auto database, db::Database::Open(rack.get(), Options()));
-    for (const std::string& a : database->recovery_actions()) {
-      recovered += a.find("instance recovery") != std::string::npos;
-      std::printf("iteration %d: %s\n", it, a.c_str());
-    }
-    std::unique_ptr<db::Session> s = database->NewSession();
-    for (int i = 0; i < kSessions; ++i) {
-      std::string error;
-      const SessionState got = ReadState(*s, i, &error);
-      ASSERT_TRUE(error.empty()) << error;
-      const bool is_acked = got.Text() == acked[i].Text();
-      const bool is_pending = pending[i].has_value() && got.Text() == pending[i]->Text();
-      EXPECT_TRUE(is_acked || is_pending)
-          << "iteration " << it << " session " << i << "\n  database:     " << got.Text()
-          << "\n  acknowledged: " << acked[i].Text()
-          << "\n  in flight:    " << (pending[i] ? pending[i]->Text() : "-");
-      in_flight_seen += is_pending && !is_acked;
-    }
-    absl::StatusOr<db::StatementResult> g = s->Execute("select count(*) from g");
-    ASSERT_TRUE(g.ok());
-    EXPECT_EQ(g->result_rows.at(0).at(0), "0");  // GTT contents are gone
-    verified_commits += commits;
-    s.reset();
-    // Every other iteration the verifier itself "crashes" (no Close): the
+    ASSERT_TRUE(a.errors.empty()) << a.errors[0] << "\n" << child.Stderr();
+    ASSERT_EQ(a.acked.size(), static_cast<size_t>(kSessions)) << child.Stderr();
+    // Every other iteration the checker itself "crashes" (no Close): the
     // next child's open then recovers a database that recovery made.
-    if (it % 2 == 0) ASSERT_OK(database->Close());
-    database.reset();
-    ASSERT_OK(rack->Close());
+    in_flight_seen += Verify(io.get(), dir, it, a, it % 2 == 0, &recovered);
+    verified_commits += a.commits;
   }
-  std::printf("crash campaign: %d iterations, %d kills (SIGKILL), %lld acknowledged commits "
+  std::printf("crash campaign (kill -9): %d iterations, %d kills, %lld acknowledged commits "
+              "verified, %lld commits in flight found durable, %lld instance recoveries\n",
+              iterations, iterations, static_cast<long long>(verified_commits),
+              static_cast<long long>(in_flight_seen), static_cast<long long>(recovered));
+  EXPECT_EQ(recovered, iterations);
+}
+
+// Power cuts: the same sessions in this process on a FaultInjectionBackend;
+// after a random number of writes and syncs every I/O fails (the power is
+// gone), every write not synced is undone, and the database reopens on a
+// clean backend.
+TEST(TxnCrash, PowerCutsLoseNoAcknowledgedCommit) {
+  TempDir tmp;
+  const std::string dir = tmp.File("rack");
+  auto fault = std::make_unique<io::FaultInjectionBackend>(io::MakePosixBackend());
+  MakeDatabase(fault.get(), dir);
+  if (::testing::Test::HasFatalFailure()) return;
+  std::unique_ptr<io::IoBackend> clean = io::MakePosixBackend();
+  const int iterations = Iterations(3);
+  std::mt19937_64 rng(20261202);
+  int64_t verified_commits = 0, in_flight_seen = 0, recovered = 0;
+  for (int it = 0; it < iterations; ++it) {
+    Acknowledged a;
+    std::mutex mu;
+    {
+      auto rack = asmgr::Rack::Open(fault.get(), SystemClock(), dir);
+      ASSERT_TRUE(rack.ok()) << rack.status();
+      auto database = db::Database::Open(rack->get(), Options());
+      ASSERT_TRUE(database.ok()) << database.status();
+      const Reporter out{[&](const std::string& line) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (line[0] == 'X' && !fault->Crashed()) ADD_FAILURE() << "before the power cut: " << line;
+        if (line[0] != 'X') a.Parse(line);
+      }};
+      // The cut: after 200-3,000 more writes / syncs anywhere in the rack.
+      fault->CrashAfter({.ops = io::kOpWrite | io::kOpSync}, 200 + rng() % 2800);
+      std::vector<std::thread> threads;
+      for (int i = 0; i < kSessions; ++i) {
+        threads.emplace_back(SessionLoop, database->get(), i, (it + 1) * 1000 + i, std::cref(out));
+      }
+      for (std::thread& t : threads) t.join();  // each ends at its first failed statement
+      database->reset();  // the power is gone: nothing closes
+      rack->reset();
+    }
+    ASSERT_OK(fault->SimulatePowerLoss());
+    fault->ClearFaults();
+    ASSERT_EQ(a.acked.size(), static_cast<size_t>(kSessions));
+    in_flight_seen += Verify(clean.get(), dir, it, a, /*clean_close=*/true, &recovered);
+    verified_commits += a.commits;
+  }
+  std::printf("crash campaign (power cuts): %d iterations, %d cuts, %lld acknowledged commits "
               "verified, %lld commits in flight found durable, %lld instance recoveries\n",
               iterations, iterations, static_cast<long long>(verified_commits),
               static_cast<long long>(in_flight_seen), static_cast<long long>(recovered));
