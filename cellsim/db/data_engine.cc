@@ -289,9 +289,10 @@ absl::Status DataEngine::GenerateRedo(Recorder& rec, uint32_t bytes, uint32_t ve
   pending_redo.clear();
   pending_entries = 0;
   // The heap changes made since the last record are now logged.
-  for (auto it = t.undo.rbegin(); it != t.undo.rend() && !(it->redo && it->logged); ++it) {
-    it->logged = it->redo;
+  for (size_t i = std::min(t.undo_marked, t.undo.size()); i < t.undo.size(); ++i) {
+    t.undo[i].logged = t.undo[i].redo;
   }
+  t.undo_marked = t.undo.size();
   const uint64_t now = db->clock->NowNanos();
   if (log_buffer.size() >= log_buffer_size / 3 ||
       (last_write_ns != 0 && now - last_write_ns >= kLogTimeoutNs)) {
@@ -449,6 +450,7 @@ uint32_t DataEngine::ApplyUndo(SessionData& sd, size_t mark) {
     }
     undo.pop_back();
   }
+  sd.txn.undo_marked = std::min(sd.txn.undo_marked, undo.size());
   return logged;
 }
 

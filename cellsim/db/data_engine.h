@@ -78,6 +78,7 @@ struct Transaction {
   uint64_t start_ns = 0;
   int64_t start_unix = 0;
   std::vector<UndoEntry> undo;
+  size_t undo_marked = 0;  // entries before this one have had their redo generated
   uint64_t used_ublk = 0, used_urec = 0;       // permanent undo
   uint64_t temp_ublk = 0, temp_urec = 0;       // temporary undo
   uint32_t undo_block_used = 0, temp_block_used = 0;  // bytes in the current undo block

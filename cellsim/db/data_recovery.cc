@@ -208,7 +208,7 @@ class Recovery {
 
   absl::Status ReadSnapshot(TxnUndo* undo) {
     e_.mu.AssertHeld();
-    const UndoSnapshot& u = e_.undo_snapshot;
+    const UndoSnapshot u = e_.undo_snapshot;
     if (u.length == 0) return absl::OkStatus();
     const FileTable table = e_.FileTableCopy();
     std::optional<UndoArea> a = FindUndoArea(table, u.area);
