@@ -333,11 +333,41 @@ uint32_t LowestFree(const std::set<uint32_t>& used, uint32_t from) {
   return n;
 }
 
-// CREATE TABLESPACE (create = true) and ALTER TABLESPACE ADD DATAFILE.
-// `created` is the new tablespace (name, block size 0 for the default,
-// bigfile, contents) for CREATE TABLESPACE, nullptr for ADD DATAFILE.
-// The data files (tempfiles when `tempfile`) of CREATE TABLESPACE (`created`)
-// or ALTER TABLESPACE ... ADD DATAFILE|TEMPFILE (`created` null).
+// Whether files may be added to tablespace `ts` (null: it does not exist)
+// named `ts_name`: CREATE (`create`) needs a new name, ADD an existing
+// smallfile tablespace of the file's kind (TEMPFILE: temporary).
+absl::Status CheckFileTarget(const Tablespace* ts, const std::string& ts_name, bool create,
+                             bool tempfile) {
+  if (create && ts != nullptr) {
+    return absl::AlreadyExistsError(
+        fmt::format("ORA-01543: tablespace '{}' already exists", ts_name));
+  }
+  if (create) return absl::OkStatus();
+  if (ts == nullptr) {
+    return absl::NotFoundError(fmt::format("ORA-00959: tablespace '{}' does not exist", ts_name));
+  }
+  if (ts->bigfile) {
+    return absl::FailedPreconditionError(fmt::format(
+        "ORA-32771: cannot add file to bigfile tablespace {} (a bigfile tablespace has "
+        "exactly one data file: resize it instead)",
+        ts_name));
+  }
+  if ((ts->contents == TablespaceContents::kTemporary) != tempfile) {
+    return absl::FailedPreconditionError(
+        tempfile ? fmt::format("ORA-02142: missing or invalid ALTER TABLESPACE option ({} is a "
+                               "{} tablespace: it takes DATAFILEs; TEMPFILEs belong to a "
+                               "temporary tablespace)",
+                               ts_name, TablespaceContentsName(ts->contents))
+                 : fmt::format("ORA-03217: invalid option for alter of TEMPORARY TABLESPACE "
+                               "({} takes TEMPFILEs: ALTER TABLESPACE {} ADD TEMPFILE ...)",
+                               ts_name, ts_name));
+  }
+  return absl::OkStatus();
+}
+
+// The data files (tempfiles when `tempfile`) of CREATE TABLESPACE (`created`:
+// name, block size 0 for the default, bigfile, contents) or ALTER TABLESPACE
+// ... ADD DATAFILE|TEMPFILE (`created` null).
 absl::Status AddDataFiles(Session::State& s, const std::string& ts_name,
                           const std::vector<FileClause>& specs, const Tablespace* created,
                           bool tempfile, ExecOutcome* out) {
@@ -351,29 +381,7 @@ absl::Status AddDataFiles(Session::State& s, const std::string& ts_name,
     DB_RETURN_IF_ERROR(db.cf->ReadCurrent(rec));
     FileTable& t = db.table;
     const Tablespace* ts = t.FindTablespace(ts_name);
-    if (create && ts != nullptr) {
-      return absl::AlreadyExistsError(
-          fmt::format("ORA-01543: tablespace '{}' already exists", ts_name));
-    }
-    if (!create && ts == nullptr) {
-      return absl::NotFoundError(fmt::format("ORA-00959: tablespace '{}' does not exist", ts_name));
-    }
-    if (!create && ts->bigfile) {
-      return absl::FailedPreconditionError(fmt::format(
-          "ORA-32771: cannot add file to bigfile tablespace {} (a bigfile tablespace has "
-          "exactly one data file: resize it instead)",
-          ts_name));
-    }
-    if (!create && (ts->contents == TablespaceContents::kTemporary) != tempfile) {
-      return absl::FailedPreconditionError(
-          tempfile ? fmt::format("ORA-02142: missing or invalid ALTER TABLESPACE option ({} is a "
-                                 "{} tablespace: it takes DATAFILEs; TEMPFILEs belong to a "
-                                 "temporary tablespace)",
-                                 ts_name, TablespaceContentsName(ts->contents))
-                   : fmt::format("ORA-03217: invalid option for alter of TEMPORARY TABLESPACE "
-                                 "({} takes TEMPFILEs: ALTER TABLESPACE {} ADD TEMPFILE ...)",
-                                 ts_name, ts_name));
-    }
+    DB_RETURN_IF_ERROR(CheckFileTarget(ts, ts_name, create, tempfile));
     const bool bigfile = create && created->bigfile;
     const uint32_t bs = create ? (created->block_size == 0 ? kDefaultDataBlockSize
                                                            : created->block_size)

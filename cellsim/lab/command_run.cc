@@ -86,8 +86,11 @@ absl::StatusOr<std::string> SetCachingPolicies(const CellCliCommand& c, cell::Ce
       targets.push_back(g.name);
       known = true;
     }
+    // "RECO_CD_00_cel02" belongs to cel02: its suffix after the last '_'.
+    const size_t cut = want.rfind('_');
+    const std::string owner = cut == std::string::npos ? std::string() : lower(want.substr(cut + 1));
     for (const std::string& other : options.cell_names) {
-      if (other != d->name && lower(want).ends_with("_" + lower(other))) known = true;
+      if (other != d->name && lower(other) == owner) known = true;
     }
     if (!known) {
       return absl::NotFoundError(fmt::format(
