@@ -40,9 +40,11 @@ TEST(ExecutorTest, ReusesIdleWorkers) {
     std::future<int> f = executor.Submit([round] { return round * 2; });
     EXPECT_EQ(f.get(), round * 2);
   }
-  // One task at a time: a handful of workers at most (a worker finishing its
-  // task may not be waiting yet when the next arrives), never one per task.
-  EXPECT_LE(executor.workers(), 4u);
+  // One task at a time: a worker finishing its task may not be waiting yet
+  // when the next arrives (more often on a loaded machine: 5 were seen under
+  // ASan at load 4), so a few extra workers are allowed; an executor that
+  // never reused one would have 50.
+  EXPECT_LE(executor.workers(), 25u);
 }
 
 TEST(ExecutorTest, NestedForkJoinDoesNotDeadlock) {
