@@ -70,7 +70,7 @@ class RowInserter {
     }
     CachedBlock& cb = d_.e.Block(seg->file_number, seg->blocks.back());
     cb.dirty = !cb.temp;
-    d_.sd.txn.undo.push_back({UndoEntry::Op::kInsert, seg->file_number, seg->blocks.back(), *slot,
+    d_.sd.txn.undo.push_back({RowChange::kInsert, seg->file_number, seg->blocks.back(), *slot,
                               {}, t_.object_id, !t_.temporary});
     if (!t_.temporary) {  // the after image for the block's redo entry
       pending_file_ = seg->file_number;
@@ -188,7 +188,7 @@ absl::StatusOr<int64_t> InsertValues(Dml& d, TableDef& t, const std::vector<std:
 // redo entry (the row keeps its bytes: undo clears the flag).
 void LogDelete(Dml& d, const TableDef& t, uint32_t file, uint32_t b, uint16_t slot)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
-  d.sd.txn.undo.push_back({UndoEntry::Op::kDelete, file, b, slot, {}, t.object_id, !t.temporary});
+  d.sd.txn.undo.push_back({RowChange::kDelete, file, b, slot, {}, t.object_id, !t.temporary});
   if (!t.temporary) {
     redo::AppendDelete(d.e.pending_redo, t.object_id, file, b, slot);
     ++d.e.pending_entries;
@@ -198,10 +198,10 @@ void LogDelete(Dml& d, const TableDef& t, uint32_t file, uint32_t b, uint16_t sl
 // UPDATE / DELETE / MERGE's matched part: visits the live rows of `t` that
 // `match` accepts and changes them.
 using RowVisitor = std::function<absl::StatusOr<bool>(const Row&)>;
-using RowChange = std::function<absl::StatusOr<std::optional<Row>>(const Row&)>;
+using RowRewrite = std::function<absl::StatusOr<std::optional<Row>>(const Row&)>;
 
 absl::StatusOr<int64_t> ChangeRows(Dml& d, TableDef& t, const RowVisitor& match,
-                                   const RowChange& change /* nullopt: delete */)
+                                   const RowRewrite& change /* nullopt: delete */)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
   Segment* seg = d.e.TableSegment(d.sd, t, false);
   if (seg == nullptr) return 0;
@@ -261,7 +261,7 @@ absl::StatusOr<int64_t> ChangeRows(Dml& d, TableDef& t, const RowVisitor& match,
         continue;
       }
       d.sd.txn.undo.push_back(
-          {UndoEntry::Op::kUpdate, seg->file_number, b, slot, old_bytes, t.object_id, !t.temporary});
+          {RowChange::kUpdate, seg->file_number, b, slot, old_bytes, t.object_id, !t.temporary});
       if (!t.temporary) {
         redo::AppendUpdate(d.e.pending_redo, t.object_id, seg->file_number, b, slot, old_bytes, bytes);
         ++d.e.pending_entries;
@@ -275,7 +275,7 @@ absl::StatusOr<int64_t> ChangeRows(Dml& d, TableDef& t, const RowVisitor& match,
   return n;
 }
 
-RowChange Setter(Dml& d, const TableDef& t, const std::vector<Assignment>& set,
+RowRewrite Setter(Dml& d, const TableDef& t, const std::vector<Assignment>& set,
                  const std::string& q, const std::vector<Column>* cols2, const Row* row2,
                  const std::string& q2) {
   return [&d, &t, &set, q, cols2, row2, q2](const Row& old) -> absl::StatusOr<std::optional<Row>> {

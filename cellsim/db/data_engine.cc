@@ -434,18 +434,7 @@ uint32_t DataEngine::ApplyUndo(SessionData& sd, size_t mark) {
     // Else its segment was dropped (a GTT's at commit), or the block now
     // belongs to another object.
     if (found != cache.end() && (u.obj == 0 || block_obj == u.obj)) {
-      HeapBlock hb(absl::MakeSpan(found->second.bytes));
-      switch (u.op) {
-        case UndoEntry::Op::kInsert:
-          hb.SetDeleted(u.slot, true);
-          break;
-        case UndoEntry::Op::kDelete:
-          hb.SetDeleted(u.slot, false);
-          break;
-        case UndoEntry::Op::kUpdate:
-          (void)hb.Replace(u.slot, u.before);
-          break;
-      }
+      HeapBlock(absl::MakeSpan(found->second.bytes)).Undo(u.op, u.slot, u.before);
       found->second.dirty = !found->second.temp;
     }
     undo.pop_back();

@@ -62,8 +62,7 @@ struct TableDef {
 
 // One logical undo entry (what rollback applies), newest last.
 struct UndoEntry {
-  enum class Op : uint8_t { kInsert, kDelete, kUpdate };
-  Op op = Op::kInsert;
+  RowChange op = RowChange::kInsert;
   uint32_t file = 0, block = 0;
   uint16_t slot = 0;
   std::vector<uint8_t> before;  // kUpdate: the old row

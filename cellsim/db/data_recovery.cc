@@ -44,7 +44,7 @@ uint32_t BlockObj(const std::vector<uint8_t>& b) {
 // updated (the whole before row from a checkpoint's snapshot, or the changed
 // columns' before images from redo).
 struct RecUndo {
-  UndoEntry::Op op = UndoEntry::Op::kInsert;
+  RowChange op = RowChange::kInsert;
   uint32_t obj = 0, file = 0, block = 0;
   uint16_t slot = 0;
   std::vector<uint8_t> before_row;
@@ -124,7 +124,7 @@ bool DecodeSnapshot(absl::Span<const uint8_t> bytes, TxnUndo* out) {
           !d.GetU32(&u.block) || !d.GetU16(&u.slot) || !d.GetU32(&len) || !d.GetBytes(len, &before)) {
         return false;
       }
-      u.op = static_cast<UndoEntry::Op>(op);
+      u.op = static_cast<RowChange>(op);
       u.before_row.assign(before.begin(), before.end());
       list.push_back(std::move(u));
     }
@@ -307,20 +307,11 @@ class Recovery {
     }
     HeapBlock hb(absl::MakeSpan(**b));
     if (u.slot >= hb.rows()) return absl::OkStatus();
-    switch (u.op) {
-      case UndoEntry::Op::kInsert:
-        hb.SetDeleted(u.slot, true);
-        break;
-      case UndoEntry::Op::kDelete:
-        hb.SetDeleted(u.slot, false);
-        break;
-      case UndoEntry::Op::kUpdate: {
-        std::vector<uint8_t> row = u.before_row;
-        if (row.empty()) row = Patched(hb.RowBytes(u.slot), u.columns, /*after=*/false);
-        (void)hb.Replace(u.slot, row);
-        break;
-      }
+    std::vector<uint8_t> before = u.before_row;
+    if (u.op == RowChange::kUpdate && before.empty()) {
+      before = Patched(hb.RowBytes(u.slot), u.columns, /*after=*/false);
     }
+    hb.Undo(u.op, u.slot, before);
     if (gate != 0) SetBlockScn(**b, gate);
     e_.cache[Key(u.file, u.block)].dirty = true;
     return absl::OkStatus();
@@ -454,7 +445,7 @@ absl::Status Recovery::ApplyChange(const redo::Record& r, const redo::Change& c,
   switch (c.op) {
     case redo::ChangeOp::kInsert:
       for (size_t i = 0; i < c.slots.size(); ++i) {
-        undo.push_back(RecUndo{UndoEntry::Op::kInsert, c.obj, c.file, c.block, c.slots[i], {}, {}});
+        undo.push_back(RecUndo{RowChange::kInsert, c.obj, c.file, c.block, c.slots[i], {}, {}});
         if (!apply) continue;
         std::optional<uint16_t> got = hb.rows() == c.slots[i] ? hb.Insert(c.rows[i], true) : std::nullopt;
         if (got != c.slots[i]) {
@@ -466,11 +457,11 @@ absl::Status Recovery::ApplyChange(const redo::Record& r, const redo::Change& c,
       }
       break;
     case redo::ChangeOp::kDelete:
-      undo.push_back(RecUndo{UndoEntry::Op::kDelete, c.obj, c.file, c.block, slot0, {}, {}});
+      undo.push_back(RecUndo{RowChange::kDelete, c.obj, c.file, c.block, slot0, {}, {}});
       if (apply) hb.SetDeleted(slot0, true);
       break;
     case redo::ChangeOp::kUpdate:
-      undo.push_back(RecUndo{UndoEntry::Op::kUpdate, c.obj, c.file, c.block, slot0, {}, c.columns});
+      undo.push_back(RecUndo{RowChange::kUpdate, c.obj, c.file, c.block, slot0, {}, c.columns});
       if (apply) (void)hb.Replace(slot0, Patched(hb.RowBytes(slot0), c.columns, /*after=*/true));
       break;
   }

@@ -328,6 +328,21 @@ bool HeapBlock::Replace(uint16_t slot, absl::Span<const uint8_t> row) {
   return true;
 }
 
+void HeapBlock::Undo(RowChange change, uint16_t slot, absl::Span<const uint8_t> before) {
+  if (slot >= rows()) return;
+  switch (change) {
+    case RowChange::kInsert:
+      SetDeleted(slot, true);
+      break;
+    case RowChange::kDelete:
+      SetDeleted(slot, false);
+      break;
+    case RowChange::kUpdate:
+      (void)Replace(slot, before);
+      break;
+  }
+}
+
 void SealBlock(absl::Span<uint8_t> b, uint64_t scn) {
   const uint32_t base = static_cast<uint32_t>(scn);
   const uint16_t wrap = static_cast<uint16_t>(scn >> 32);

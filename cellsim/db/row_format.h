@@ -81,6 +81,10 @@ inline constexpr uint32_t kPctFree = 10;
 inline constexpr uint8_t kRowFlagLive = 0x2C;  // --H-FL--: head, first and last piece
 inline constexpr uint8_t kRowFlagDeleted = 0x10;
 
+// A change to one row, as undo records it and rollback reverses it. The
+// values are stored in the checkpoint's undo snapshot: never renumber them.
+enum class RowChange : uint8_t { kInsert, kDelete, kUpdate };
+
 class HeapBlock {
  public:
   // Formats `b` (kBlockSize bytes) as an empty table block of object `obj`.
@@ -97,6 +101,10 @@ class HeapBlock {
   // Replaces the row in place (shorter or equal) or in the free space;
   // false when it does not fit (the caller migrates it).
   bool Replace(uint16_t slot, absl::Span<const uint8_t> row);
+  // Reverses `change` of `slot`: an insert is deleted again, a delete
+  // undeleted (a deleted row keeps its bytes), an update's row replaced by
+  // `before`. A slot beyond the row directory is left alone.
+  void Undo(RowChange change, uint16_t slot, absl::Span<const uint8_t> before);
   uint32_t free_bytes() const;
 
  private:
