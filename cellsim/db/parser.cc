@@ -21,6 +21,12 @@
 namespace cellsim::db {
 namespace {
 
+// Every kind of statement a session runs (this parser's and data_parser's),
+// for the error on a statement that starts with none of them.
+constexpr std::string_view kStatementKinds =
+    "CREATE, ALTER, DROP, TRUNCATE, INSERT, UPDATE, DELETE, MERGE, SELECT, COMMIT, ROLLBACK or "
+    "SHOW";
+
 using internal::IsIdentChar;
 using internal::IsIdentStart;
 using internal::Lower;
@@ -44,7 +50,7 @@ class Parser {
     tokens_ = std::move(lexed.tokens);
     if (Peek().kind == Tok::kError) return lex_error_;
     if (Peek().kind == Tok::kEnd || IsPunct(Peek(), ';')) {
-      return ErrorAt(Peek().pos, "empty statement: expected CREATE, ALTER or DROP");
+      return ErrorAt(Peek().pos, "empty statement: expected " + std::string(kStatementKinds));
     }
     absl::StatusOr<Statement> st = ParseTop();
     if (!st.ok()) return st;
@@ -266,7 +272,7 @@ class Parser {
       return Expected("TABLESPACE, DATABASE, SESSION or DISKGROUP",
                       "ORA-00940: invalid ALTER command");
     }
-    return Expected("CREATE, ALTER or DROP", "ORA-00900: invalid SQL statement");
+    return Expected(kStatementKinds, "ORA-00900: invalid SQL statement");
   }
 
   absl::StatusOr<Statement> ParseCreateTablespace(bool bigfile, bool undo, bool temporary) {
