@@ -4,6 +4,9 @@
 #include <fmt/format.h>
 
 #include <ctime>
+#include <deque>
+
+#include "cellsim/base/mutex.h"
 
 namespace cellsim::db::internal {
 namespace {
@@ -126,6 +129,53 @@ Row AllObjectsRow(uint64_t i, int64_t created_unix) {
              Value::Null(),
              Value::Null(),
              Value::Null()};
+}
+
+namespace {
+
+struct EncodedKey {
+  uint64_t n = 0;
+  int64_t created_unix = 0;
+  std::vector<std::pair<ColType, uint32_t>> shape;  // (type, length) per column
+  bool operator==(const EncodedKey&) const = default;
+};
+
+struct EncodedCache {
+  static constexpr size_t kKeep = 4;
+  Mutex mu;
+  std::deque<std::pair<EncodedKey, std::shared_ptr<const EncodedRows>>> entries ABSL_GUARDED_BY(mu);
+};
+
+std::shared_ptr<const EncodedRows> Encode(uint64_t n, int64_t created_unix,
+                                          const std::vector<Column>& cols) {
+  auto rows = std::make_shared<EncodedRows>();
+  for (uint64_t i = 0; i < n; ++i) {
+    Row row = AllObjectsRow(i, created_unix);
+    if (row.size() != cols.size()) return nullptr;
+    for (size_t k = 0; k < cols.size(); ++k) {
+      if (CoerceForColumn(cols[k], row[k]).has_value()) return nullptr;
+    }
+    rows->Append(EncodeRow(cols, row));
+  }
+  return rows;
+}
+
+}  // namespace
+
+std::shared_ptr<const EncodedRows> EncodedAllObjectsRows(uint64_t n, int64_t created_unix,
+                                                         const std::vector<Column>& cols) {
+  static EncodedCache* const cache = new EncodedCache;
+  EncodedKey key{n, created_unix, {}};
+  for (const Column& c : cols) key.shape.emplace_back(c.type, c.length);
+  // Made under the lock: sessions asking for the same rows wait for one copy.
+  MutexLock lock(&cache->mu);
+  for (const auto& [k, rows] : cache->entries) {
+    if (k == key) return rows;
+  }
+  std::shared_ptr<const EncodedRows> rows = Encode(n, created_unix, cols);
+  cache->entries.emplace_back(std::move(key), rows);
+  if (cache->entries.size() > EncodedCache::kKeep) cache->entries.pop_front();
+  return rows;
 }
 
 }  // namespace cellsim::db::internal

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "absl/strings/ascii.h"
+#include "cellsim/db/all_objects.h"
 #include "cellsim/db/data_engine.h"
 #include "cellsim/db/data_views.h"
 #include "cellsim/db/redo_model.h"
@@ -48,33 +49,41 @@ class RowInserter {
         return absl::InvalidArgumentError(*err);
       }
     }
-    const std::vector<uint8_t> bytes = EncodeRow(t_.columns, row);
-    Segment* seg = d_.e.TableSegment(d_.sd, t_, true);
-    if (seg == nullptr) return d_.e.DataFileOf("TEMP").status();
+    return AddEncoded(EncodeRow(t_.columns, row));
+  }
+
+  // A row already in the table's row format (coerced and encoded).
+  absl::Status AddEncoded(absl::Span<const uint8_t> bytes) {
+    d_.e.mu.AssertHeld();
+    if (seg_ == nullptr) {
+      seg_ = d_.e.TableSegment(d_.sd, t_, true);
+      if (seg_ == nullptr) return d_.e.DataFileOf("TEMP").status();
+    }
+    Segment& seg = *seg_;
     std::optional<uint16_t> slot;
-    if (!seg->blocks.empty() && !t_.temporary) {
-      absl::Status st = d_.e.EnsureCached(d_.rec, seg->file_number,
-                                          absl::MakeConstSpan(&seg->blocks.back(), 1), t_.object_id);
-      if (!st.ok()) return st;
+    if (block_ == nullptr && !seg.blocks.empty()) {  // the segment's last block, read if need be
+      if (!t_.temporary) {
+        absl::Status st = d_.e.EnsureCached(d_.rec, seg.file_number,
+                                            absl::MakeConstSpan(&seg.blocks.back(), 1), t_.object_id);
+        if (!st.ok()) return st;
+      }
+      block_ = &d_.e.Block(seg.file_number, seg.blocks.back());
     }
-    if (!seg->blocks.empty()) {
-      slot = HeapBlock(absl::MakeSpan(d_.e.Block(seg->file_number, seg->blocks.back()).bytes))
-                 .Insert(bytes);
-    }
+    if (block_ != nullptr) slot = HeapBlock(absl::MakeSpan(block_->bytes)).Insert(bytes);
     if (!slot) {
       if (absl::Status st = FlushBlock(); !st.ok()) return st;
-      absl::StatusOr<uint32_t> b = d_.e.NewBlock(*seg, t_.temporary, t_.object_id);
+      absl::StatusOr<uint32_t> b = d_.e.NewBlock(seg, t_.temporary, t_.object_id);
       if (!b.ok()) return b.status();
-      slot = HeapBlock(absl::MakeSpan(d_.e.Block(seg->file_number, *b).bytes)).Insert(bytes, true);
+      block_ = &d_.e.Block(seg.file_number, *b);
+      slot = HeapBlock(absl::MakeSpan(block_->bytes)).Insert(bytes, true);
       if (!slot) return absl::InvalidArgumentError("ORA-01401: row larger than a block");
     }
-    CachedBlock& cb = d_.e.Block(seg->file_number, seg->blocks.back());
-    cb.dirty = !cb.temp;
-    d_.sd.txn.undo.push_back({RowChange::kInsert, seg->file_number, seg->blocks.back(), *slot,
+    block_->dirty = !block_->temp;
+    d_.sd.txn.undo.push_back({RowChange::kInsert, seg.file_number, seg.blocks.back(), *slot,
                               {}, t_.object_id, !t_.temporary});
     if (!t_.temporary) {  // the after image for the block's redo entry
-      pending_file_ = seg->file_number;
-      pending_block_ = seg->blocks.back();
+      pending_file_ = seg.file_number;
+      pending_block_ = seg.blocks.back();
       pending_slots_.push_back(*slot);
       const uint16_t len = static_cast<uint16_t>(bytes.size());
       pending_images_.push_back(static_cast<uint8_t>(len));
@@ -121,6 +130,11 @@ class RowInserter {
   TableDef& t_;
   bool array_;
   int64_t rows_ = 0;
+  // The table's segment and the block being filled: the engine's map and
+  // cache keep their elements in place while the statement runs (only
+  // FreeSegment, at DDL and commit, removes blocks).
+  Segment* seg_ = nullptr;
+  CachedBlock* block_ = nullptr;
   uint32_t pending_rows_ = 0;
   uint32_t pending_bytes_ = 0;
   // The rows of the block being filled, for its redo entry (heap tables).
@@ -135,6 +149,37 @@ class RowInserter {
 absl::Status FlushEvenOnError(RowInserter& ins, const absl::Status& st) {
   absl::Status flushed = ins.FlushBlock();
   return st.ok() ? flushed : st;
+}
+
+// `select * from all_objects` (or DBA_OBJECTS) and nothing else.
+bool IsAllObjectsStar(const Select& sel) {
+  if (sel.from.size() != 1 || sel.items.size() != 1 || sel.where || sel.connect_by_level ||
+      !sel.order_by.empty()) {
+    return false;
+  }
+  const FromSource& f = sel.from[0];
+  const Expr& star = *sel.items[0].expr;
+  return (f.table == "ALL_OBJECTS" || f.table == "DBA_OBJECTS") && !f.subquery && !f.on &&
+         star.kind == Expr::Kind::kStar &&
+         (star.qualifier.empty() || star.qualifier == (f.alias.empty() ? f.table : f.alias));
+}
+
+// INSERT ... SELECT * FROM ALL_OBJECTS (and CTAS of it), the seed's
+// statement: the rows as `t` stores them come encoded once per process
+// (all_objects.h) and go into the blocks as the row-by-row path would put
+// them, with the same undo and redo. Nullopt when the statement has another
+// shape or a value does not fit (the row-by-row path runs it and reports).
+std::optional<absl::Status> InsertAllObjects(Dml& d, const TableDef& t, const Select& sel,
+                                             RowInserter& ins)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
+  if (!IsAllObjectsStar(sel) || t.columns.size() != AllObjectsColumns().size()) return std::nullopt;
+  std::shared_ptr<const EncodedRows> rows =
+      EncodedAllObjectsRows(d.e.all_objects_rows, d.e.FileTableCopy().created_unix, t.columns);
+  if (rows == nullptr) return std::nullopt;
+  for (size_t i = 0; i < rows->size(); ++i) {
+    if (absl::Status st = ins.AddEncoded(rows->row(i)); !st.ok()) return st;
+  }
+  return absl::OkStatus();
 }
 
 // Puts `row` (in `t`'s column order) into the right column positions.
@@ -358,8 +403,10 @@ absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out)
   if (c.as_select) {
     RowInserter ins(d, stored, true);
     std::vector<Column> cols;
-    absl::Status st = ScanSelect(d.e, d.s, d.sd, d.rec, *c.as_select,
-                                 [&](const Row& r) { return ins.Add(r); }, &cols);
+    std::optional<absl::Status> fast = InsertAllObjects(d, stored, *c.as_select, ins);
+    absl::Status st = fast ? *fast
+                           : ScanSelect(d.e, d.s, d.sd, d.rec, *c.as_select,
+                                        [&](const Row& r) { return ins.Add(r); }, &cols);
     st = FlushEvenOnError(ins, st);
     if (!st.ok()) return st;
     // DDL commits.
@@ -381,11 +428,15 @@ absl::Status InsertRun(Dml& d, const Insert& ins, DataOutcome* out)
   }
   RowInserter w(d, **t, true);
   std::vector<Column> cols;
-  absl::Status st = ScanSelect(d.e, d.s, d.sd, d.rec, *ins.select, [&](const Row& r) -> absl::Status {
-    absl::StatusOr<Row> row = Arrange(**t, ins.columns, r);
-    if (!row.ok()) return row.status();
-    return w.Add(*row);
-  }, &cols);
+  std::optional<absl::Status> fast;
+  if (ins.columns.empty()) fast = InsertAllObjects(d, **t, *ins.select, w);
+  absl::Status st = fast ? *fast
+                         : ScanSelect(d.e, d.s, d.sd, d.rec, *ins.select,
+                                      [&](const Row& r) -> absl::Status {
+                                        absl::StatusOr<Row> row = Arrange(**t, ins.columns, r);
+                                        if (!row.ok()) return row.status();
+                                        return w.Add(*row);
+                                      }, &cols);
   st = FlushEvenOnError(w, st);
   if (!st.ok()) return st;
   out->rows = w.rows();

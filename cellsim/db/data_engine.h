@@ -147,6 +147,10 @@ struct DataEngine {
   std::map<std::string, TableDef> tables ABSL_GUARDED_BY(mu);
   uint32_t next_object_id ABSL_GUARDED_BY(mu) = 73000;
   std::unordered_map<uint64_t, CachedBlock> cache ABSL_GUARDED_BY(mu);  // (file# << 32) | block#
+  // Buffers of blocks freed (a GTT's at commit) for the next new blocks: the
+  // seed's sessions free and refill ~1,500 blocks per transaction.
+  static constexpr size_t kPooledBlockBuffers = 4096;
+  std::vector<std::vector<uint8_t>> free_block_buffers ABSL_GUARDED_BY(mu);
   std::map<uint32_t, uint32_t> file_next_block ABSL_GUARDED_BY(mu);  // bump allocator per data file
   // file -> (start, n)
   std::map<uint32_t, std::vector<std::pair<uint32_t, uint32_t>>> free_extents ABSL_GUARDED_BY(mu);

@@ -12,11 +12,6 @@
 namespace cellsim::db::internal {
 namespace {
 
-// Block-relative offsets of the data header (kdbh) fields.
-constexpr uint32_t kNrow = kDataHeaderOffset + 2;
-constexpr uint32_t kFsbo = kDataHeaderOffset + 6;  // end of the row directory
-constexpr uint32_t kFseo = kDataHeaderOffset + 8;  // start of the row heap
-constexpr uint32_t kAvsp = kDataHeaderOffset + 10;
 
 void PutDate(std::vector<uint8_t>& out, int64_t unix) {
   const time_t t = static_cast<time_t>(unix);
@@ -242,14 +237,6 @@ Row DecodeRow(const std::vector<Column>& cols, absl::Span<const uint8_t> b) {
 
 // ---- HeapBlock ----
 
-uint16_t HeapBlock::Get16(uint32_t off) const {
-  return static_cast<uint16_t>(b_[off] | (b_[off + 1] << 8));
-}
-void HeapBlock::Put16(uint32_t off, uint16_t v) {
-  b_[off] = static_cast<uint8_t>(v);
-  b_[off + 1] = static_cast<uint8_t>(v >> 8);
-}
-
 void HeapBlock::Format(absl::Span<uint8_t> b, uint32_t rdba, uint32_t obj) {
   std::memset(b.data(), 0, b.size());
   b[0] = 0x06;  // trans data
@@ -267,8 +254,6 @@ void HeapBlock::Format(absl::Span<uint8_t> b, uint32_t rdba, uint32_t obj) {
   b[kDataHeaderOffset + 1] = 1;  // ntab
 }
 
-uint16_t HeapBlock::rows() const { return Get16(kNrow); }
-uint32_t HeapBlock::free_bytes() const { return Get16(kFseo) - Get16(kFsbo); }
 
 std::optional<uint16_t> HeapBlock::Insert(absl::Span<const uint8_t> row, bool ignore_pctfree) {
   const uint32_t need = static_cast<uint32_t>(row.size()) + 2;

@@ -10,7 +10,9 @@
 #ifndef CELLSIM_DB_ROW_FORMAT_H_
 #define CELLSIM_DB_ROW_FORMAT_H_
 
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -91,7 +93,8 @@ class HeapBlock {
   static void Format(absl::Span<uint8_t> b, uint32_t rdba, uint32_t obj);
   explicit HeapBlock(absl::Span<uint8_t> b) : b_(b) {}
 
-  uint16_t rows() const;  // row directory entries (deleted ones included)
+  // Row directory entries (deleted ones included).
+  uint16_t rows() const { return Get16(kNrow); }
   // Inserts `row` (honouring PCTFREE unless `ignore_pctfree`); the slot, or
   // nullopt when it does not fit.
   std::optional<uint16_t> Insert(absl::Span<const uint8_t> row, bool ignore_pctfree = false);
@@ -105,11 +108,38 @@ class HeapBlock {
   // undeleted (a deleted row keeps its bytes), an update's row replaced by
   // `before`. A slot beyond the row directory is left alone.
   void Undo(RowChange change, uint16_t slot, absl::Span<const uint8_t> before);
-  uint32_t free_bytes() const;
+  // Between the row directory's end (fsbo) and the row heap's start (fseo).
+  uint32_t free_bytes() const {
+    return Get16(kFseo) - Get16(kFsbo);
+  }
 
  private:
-  uint16_t Get16(uint32_t off) const;
-  void Put16(uint32_t off, uint16_t v);
+  // Block-relative offsets of the data header (kdbh) fields.
+  static constexpr uint32_t kNrow = kDataHeaderOffset + 2;
+  static constexpr uint32_t kFsbo = kDataHeaderOffset + 6;  // end of the row directory
+  static constexpr uint32_t kFseo = kDataHeaderOffset + 8;  // start of the row heap
+  static constexpr uint32_t kAvsp = kDataHeaderOffset + 10;
+  // Little-endian 16-bit fields. Inline and as whole 16-bit loads and stores
+  // (byte stores then a 16-bit load stall store forwarding): every row
+  // inserted or visited reads and writes the header.
+  uint16_t Get16(uint32_t off) const {
+    ABSL_HARDENING_ASSERT(off + 2 <= b_.size());  // as Span's operator[]
+    if constexpr (std::endian::native == std::endian::little) {
+      uint16_t v;
+      std::memcpy(&v, b_.data() + off, 2);
+      return v;
+    }
+    return static_cast<uint16_t>(b_.data()[off] | (b_.data()[off + 1] << 8));
+  }
+  void Put16(uint32_t off, uint16_t v) {
+    ABSL_HARDENING_ASSERT(off + 2 <= b_.size());
+    if constexpr (std::endian::native == std::endian::little) {
+      std::memcpy(b_.data() + off, &v, 2);
+      return;
+    }
+    b_.data()[off] = static_cast<uint8_t>(v);
+    b_.data()[off + 1] = static_cast<uint8_t>(v >> 8);
+  }
   absl::Span<uint8_t> b_;
 };
 
