@@ -15,7 +15,9 @@ namespace cellsim::db::internal {
 namespace {
 
 constexpr uint64_t kDictMagic = 0x5443494449534345ull;  // "ECSIDICT" little-endian
-constexpr uint16_t kDictVersion = 1;
+// Version 2 adds each table's indexes; version 1 (no indexes) is still read.
+constexpr uint16_t kDictVersion = 2;
+constexpr uint16_t kDictVersionNoIndexes = 1;
 constexpr uint32_t kDictFirstBlock = 2;     // blocks 0 (OS header) and 1 (file header) precede
 constexpr uint32_t kDictCopyBlocks = 63;    // copy 0: blocks 2..64, copy 1: blocks 65..127
 constexpr uint32_t kDictCopies = 2;
@@ -63,6 +65,35 @@ struct DictImage {
   std::map<uint32_t, std::vector<std::pair<uint32_t, uint32_t>>> free_extents;
 };
 
+// A segment: data file, blocks per extent, blocks in use, each extent's first block.
+void EncodeSegment(Encoder& e, const Segment& s) {
+  e.PutU32(s.file_number);
+  e.PutU32(s.extent_blocks);
+  e.PutU32(static_cast<uint32_t>(s.blocks.size()));
+  const std::vector<uint32_t> starts = s.ExtentStarts();
+  e.PutU32(static_cast<uint32_t>(starts.size()));
+  for (uint32_t b : starts) e.PutU32(b);
+}
+
+bool DecodeSegment(Decoder& d, const std::string& what, Segment* seg, std::string* why) {
+  uint32_t file = 0, extent_blocks = 0, used = 0, nstarts = 0;
+  if (!d.GetU32(&file) || !d.GetU32(&extent_blocks) || !d.GetU32(&used) || !d.GetU32(&nstarts) ||
+      nstarts > kMaxExtents || extent_blocks == 0 ||
+      uint64_t{nstarts} * extent_blocks < used || (nstarts > 0 && used <= (nstarts - 1) * extent_blocks)) {
+    *why = fmt::format("{}: segment header truncated or inconsistent", what);
+    return false;
+  }
+  std::vector<uint32_t> starts(nstarts);
+  for (uint32_t& s : starts) {
+    if (!d.GetU32(&s)) {
+      *why = fmt::format("{}: extent map truncated", what);
+      return false;
+    }
+  }
+  *seg = Segment::FromExtents(file, extent_blocks, starts, used);
+  return true;
+}
+
 void EncodeTable(Encoder& e, const TableDef& t) {
   e.PutString(t.name);
   e.PutU32(t.object_id);
@@ -75,16 +106,50 @@ void EncodeTable(Encoder& e, const TableDef& t) {
     e.PutU8(static_cast<uint8_t>(c.type));
     e.PutU32(c.length);
   }
-  const Segment& s = t.segment;
-  e.PutU32(s.file_number);
-  e.PutU32(s.extent_blocks);
-  e.PutU32(static_cast<uint32_t>(s.blocks.size()));
-  const std::vector<uint32_t> starts = s.ExtentStarts();
-  e.PutU32(static_cast<uint32_t>(starts.size()));
-  for (uint32_t b : starts) e.PutU32(b);
+  EncodeSegment(e, t.segment);
+  e.PutU32(static_cast<uint32_t>(t.indexes.size()));
+  for (const IndexDef& ix : t.indexes) {
+    e.PutString(ix.name);
+    e.PutU32(ix.object_id);
+    e.PutU8(ix.unique ? 1 : 0);
+    e.PutString(ix.tablespace);
+    e.PutU32(static_cast<uint32_t>(ix.columns.size()));
+    for (uint16_t c : ix.columns) e.PutU16(c);
+    EncodeSegment(e, ix.segment);
+  }
 }
 
-bool DecodeTable(Decoder& d, TableDef* t, std::string* why) {
+bool DecodeIndexes(Decoder& d, TableDef* t, std::string* why) {
+  uint32_t n = 0;
+  if (!d.GetU32(&n) || n > kMaxColumns) {
+    *why = fmt::format("table {}: index list truncated", t->name);
+    return false;
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    IndexDef ix;
+    uint8_t unique = 0;
+    uint32_t ncols = 0;
+    if (!d.GetString(&ix.name, 128) || !d.GetU32(&ix.object_id) || !d.GetU8(&unique) ||
+        !d.GetString(&ix.tablespace, 128) || !d.GetU32(&ncols) || ncols == 0 ||
+        ncols > t->columns.size()) {
+      *why = fmt::format("table {}: index {} truncated or inconsistent", t->name, i + 1);
+      return false;
+    }
+    ix.unique = unique != 0;
+    ix.columns.resize(ncols);
+    for (uint16_t& c : ix.columns) {
+      if (!d.GetU16(&c) || c >= t->columns.size()) {
+        *why = fmt::format("table {}: index {} names a column it does not have", t->name, ix.name);
+        return false;
+      }
+    }
+    if (!DecodeSegment(d, fmt::format("index {}", ix.name), &ix.segment, why)) return false;
+    t->indexes.push_back(std::move(ix));
+  }
+  return true;
+}
+
+bool DecodeTable(Decoder& d, uint16_t version, TableDef* t, std::string* why) {
   uint8_t temporary = 0, preserve = 0;
   uint32_t ncols = 0;
   if (!d.GetString(&t->name, 128) || !d.GetU32(&t->object_id) || !d.GetU8(&temporary) ||
@@ -109,22 +174,8 @@ bool DecodeTable(Decoder& d, TableDef* t, std::string* why) {
     c.type = static_cast<ColType>(type);
     t->columns.push_back(std::move(c));
   }
-  uint32_t file = 0, extent_blocks = 0, used = 0, nstarts = 0;
-  if (!d.GetU32(&file) || !d.GetU32(&extent_blocks) || !d.GetU32(&used) || !d.GetU32(&nstarts) ||
-      nstarts > kMaxExtents || extent_blocks == 0 ||
-      uint64_t{nstarts} * extent_blocks < used || (nstarts > 0 && used <= (nstarts - 1) * extent_blocks)) {
-    *why = fmt::format("table {}: segment header truncated or inconsistent", t->name);
-    return false;
-  }
-  std::vector<uint32_t> starts(nstarts);
-  for (uint32_t& s : starts) {
-    if (!d.GetU32(&s)) {
-      *why = fmt::format("table {}: extent map truncated", t->name);
-      return false;
-    }
-  }
-  t->segment = Segment::FromExtents(file, extent_blocks, starts, used);
-  return true;
+  if (!DecodeSegment(d, fmt::format("table {}", t->name), &t->segment, why)) return false;
+  return version == kDictVersionNoIndexes || DecodeIndexes(d, t, why);
 }
 
 std::vector<uint8_t> EncodeImage(const DictImage& m) {
@@ -159,7 +210,7 @@ std::vector<uint8_t> EncodeImage(const DictImage& m) {
   return std::move(e.bytes());
 }
 
-bool DecodeImage(absl::Span<const uint8_t> body, DictImage* m, std::string* why) {
+bool DecodeImage(absl::Span<const uint8_t> body, uint16_t version, DictImage* m, std::string* why) {
   Decoder d(body);
   uint8_t clean = 0;
   uint32_t ntables = 0;
@@ -175,7 +226,7 @@ bool DecodeImage(absl::Span<const uint8_t> body, DictImage* m, std::string* why)
   m->clean = clean != 0;
   for (uint32_t i = 0; i < ntables; ++i) {
     TableDef t;
-    if (!DecodeTable(d, &t, why)) return false;
+    if (!DecodeTable(d, version, &t, why)) return false;
     m->tables.emplace(t.name, std::move(t));
   }
   uint32_t nfiles = 0;
@@ -257,8 +308,9 @@ std::optional<DictImage> ParseCopy(absl::Span<const uint8_t> bytes, uint32_t dbi
   }
   (void)(d.GetU16(&version) && d.GetU16(&copy) && d.GetU32(&length) && d.GetU64(&generation) &&
          d.GetU32(&stored_dbid) && d.GetU32(&reserved) && d.GetU64(&sum));
-  if (version != kDictVersion) {
-    *why = fmt::format("format version {} (this cellsim reads version {})", version, kDictVersion);
+  if (version != kDictVersion && version != kDictVersionNoIndexes) {
+    *why = fmt::format("format version {} (this cellsim reads versions {} and {})", version,
+                       kDictVersionNoIndexes, kDictVersion);
     return std::nullopt;
   }
   if (length > bytes.size() - kDictHeaderBytes) {
@@ -281,7 +333,7 @@ std::optional<DictImage> ParseCopy(absl::Span<const uint8_t> bytes, uint32_t dbi
   }
   DictImage m;
   m.generation = generation;
-  if (!DecodeImage(bytes.subspan(kDictHeaderBytes, length), &m, why)) return std::nullopt;
+  if (!DecodeImage(bytes.subspan(kDictHeaderBytes, length), version, &m, why)) return std::nullopt;
   return m;
 }
 

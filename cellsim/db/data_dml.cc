@@ -90,6 +90,10 @@ class RowInserter {
       pending_images_.push_back(static_cast<uint8_t>(len >> 8));
       pending_images_.insert(pending_images_.end(), bytes.begin(), bytes.end());
     }
+    if (!t_.indexes.empty()) {
+      index_rows_.push_back({true, std::vector<uint8_t>(bytes.begin(), bytes.end()), seg.file_number,
+                             seg.blocks.back(), *slot});
+    }
     ++rows_;
     ++pending_rows_;
     pending_bytes_ += static_cast<uint32_t>(bytes.size());
@@ -119,8 +123,13 @@ class RowInserter {
       pending_slots_.clear();
       pending_images_.clear();
     }
-    return d_.e.AddUndo(d_.rec, d_.sd, t_.temporary, undo, data, 1,
-                        array_ ? redo::kArrayUndoVectorExtra : 0);
+    absl::Status st = d_.e.AddUndo(d_.rec, d_.sd, t_.temporary, undo, data, 1,
+                                   array_ ? redo::kArrayUndoVectorExtra : 0);
+    if (!st.ok() || index_rows_.empty()) return st;
+    // The block's rows into the table's indexes (after its own record).
+    std::vector<IndexedRow> rows = std::move(index_rows_);
+    index_rows_.clear();
+    return d_.e.MaintainIndexes(d_.rec, d_.sd, t_, rows);
   }
 
   int64_t rows() const { return rows_; }
@@ -141,6 +150,7 @@ class RowInserter {
   uint32_t pending_file_ = 0, pending_block_ = 0;
   std::vector<uint16_t> pending_slots_;
   std::vector<uint8_t> pending_images_;  // per row: u16 length, the row
+  std::vector<IndexedRow> index_rows_;    // the block's rows, for the indexes
 };
 
 // The rows already in the block are logged even when the statement failed:
@@ -258,6 +268,8 @@ absl::StatusOr<int64_t> ChangeRows(Dml& d, TableDef& t, const RowVisitor& match,
   const std::vector<uint32_t> blocks = seg->blocks;
   // Rows this statement moved (row migration) are not visited again.
   std::set<std::pair<uint32_t, uint16_t>> moved;
+  // Unique keys an update wrote, checked at the statement's end.
+  std::vector<std::pair<IndexDef*, std::vector<uint8_t>>> unique_keys;
   for (uint32_t b : blocks) {
     const uint16_t nrows = HeapBlock(absl::MakeSpan(d.e.Block(seg->file_number, b).bytes)).rows();
     for (uint16_t slot = 0; slot < nrows; ++slot) {
@@ -281,6 +293,9 @@ absl::StatusOr<int64_t> ChangeRows(Dml& d, TableDef& t, const RowVisitor& match,
         absl::Status st = d.e.AddUndo(d.rec, d.sd, t.temporary,
                                       redo::kUndoSingleRow + static_cast<uint32_t>(old_bytes.size()),
                                       data, 1);
+        if (st.ok() && !t.indexes.empty()) {
+          st = d.e.MaintainIndexes(d.rec, d.sd, t, {{false, old_bytes, seg->file_number, b, slot}});
+        }
         if (!st.ok()) return st;
         continue;
       }
@@ -300,9 +315,17 @@ absl::StatusOr<int64_t> ChangeRows(Dml& d, TableDef& t, const RowVisitor& match,
         // Row migration, simplified: the row moves to a block with room.
         hb.SetDeleted(slot, true);
         LogDelete(d, t, seg->file_number, b, slot);
+        if (!t.indexes.empty()) {
+          absl::Status gone =
+              d.e.MaintainIndexes(d.rec, d.sd, t, {{false, old_bytes, seg->file_number, b, slot}});
+          if (!gone.ok()) return gone;
+        }
         RowInserter ins(d, t, false);
         if (absl::Status st = ins.Add(row); !st.ok()) return st;
-        moved.insert({d.sd.txn.undo.back().block, d.sd.txn.undo.back().slot});
+        // Where the row went: the insert's undo entry (its index entries follow).
+        auto row_entry = std::find_if(d.sd.txn.undo.rbegin(), d.sd.txn.undo.rend(),
+                                      [](const UndoEntry& u) { return !u.index; });
+        moved.insert({row_entry->block, row_entry->slot});
         continue;
       }
       d.sd.txn.undo.push_back(
@@ -314,9 +337,16 @@ absl::StatusOr<int64_t> ChangeRows(Dml& d, TableDef& t, const RowVisitor& match,
       const uint32_t data =
           t.temporary ? 0 : redo::VectorBytes({redo::kKtb, redo::kKdoSingle, after});
       absl::Status st = d.e.AddUndo(d.rec, d.sd, t.temporary, redo::kUndoSingleRow + before, data, 1);
+      if (st.ok() && !t.indexes.empty()) {
+        st = d.e.MaintainIndexes(d.rec, d.sd, t,
+                                 {{false, old_bytes, seg->file_number, b, slot},
+                                  {true, bytes, seg->file_number, b, slot}},
+                                 &unique_keys);
+      }
       if (!st.ok()) return st;
     }
   }
+  if (absl::Status st = d.e.CheckUnique(d.rec, d.sd, t, unique_keys); !st.ok()) return st;
   return n;
 }
 
@@ -357,7 +387,7 @@ std::string Rows(int64_t n, std::string_view verb) {
 
 absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
-  if (d.e.tables.count(c.name) != 0) {
+  if (d.e.tables.count(c.name) != 0 || FindIndexNamed(d.e, c.name, nullptr) != nullptr) {
     return absl::AlreadyExistsError(
         "ORA-00955: name is already used by an existing object");
   }
@@ -379,17 +409,7 @@ absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out)
   absl::StatusOr<uint32_t> file = d.e.DataFileOf(t.tablespace);
   if (!file.ok()) return file.status();
   if (!t.temporary) {
-    // TEMP's space is the instance's (never persisted); UNDOTBS1 holds the
-    // checkpoint's undo (docs/redo.md).
-    const FileTable table = d.e.FileTableCopy();
-    const Tablespace* ts = table.FindTablespace(t.tablespace);
-    if (ts != nullptr && (ts->name == "TEMP" || ts->contents != TablespaceContents::kPermanent)) {
-      return absl::InvalidArgumentError(
-          ts->contents == TablespaceContents::kUndo
-              ? fmt::format("ORA-30022: Cannot create segments in undo tablespace {}", ts->name)
-              : fmt::format("ORA-02195: Attempt to create PERMANENT object in a TEMPORARY "
-                            "tablespace ({})", ts->name));
-    }
+    if (absl::Status st = CheckSegmentTablespace(d.e, t.tablespace); !st.ok()) return st;
   }
   t.segment.file_number = *file;
   t.object_id = d.e.next_object_id++;
@@ -495,16 +515,25 @@ absl::Status DropOrTruncate(Dml& d, const std::string& name, bool drop, DataOutc
             "use (session {} has rows in {})", sid, name));
       }
     }
-    auto it = d.sd.gtt_segments.find((*t)->object_id);
-    if (it != d.sd.gtt_segments.end()) {
-      d.e.FreeSegment(it->second, true);
-      d.sd.gtt_segments.erase(it);
+    std::vector<uint32_t> objs = {(*t)->object_id};  // its rows and its indexes' entries
+    for (const IndexDef& ix : (*t)->indexes) objs.push_back(ix.object_id);
+    for (uint32_t obj : objs) {
+      auto it = d.sd.gtt_segments.find(obj);
+      if (it != d.sd.gtt_segments.end()) {
+        d.e.FreeSegment(it->second, true);
+        d.sd.gtt_segments.erase(it);
+      }
     }
   } else {
     d.e.FreeSegment((*t)->segment, false);
     // A truncated table's new segment is a new data object (Oracle's
-    // DATAOBJ#), so redo of its old rows never applies to reused blocks.
+    // DATAOBJ#), so redo of its old rows never applies to reused blocks;
+    // its indexes are emptied the same way.
     if (!drop) (*t)->object_id = d.e.next_object_id++;
+    for (IndexDef& ix : (*t)->indexes) {
+      d.e.FreeSegment(ix.segment, false);
+      if (!drop) ix.object_id = d.e.next_object_id++;
+    }
   }
   if (drop) d.e.tables.erase(name);
   if (absl::Status st = d.e.WriteDictionary(false); !st.ok()) return st;
@@ -555,6 +584,7 @@ absl::Status RunDml(DataEngine& e, Session::State& s, SessionData& sd, Recorder&
   Dml d{e, s, sd, rec};
   d.e.mu.AssertHeld();  // d.e is e, whose mu the caller holds
   if (const auto* x = std::get_if<CreateTable>(&st)) return CreateTableRun(d, *x, out);
+  if (absl::Status ddl; RunIndexDdl(e, sd, rec, st, out, &ddl)) return ddl;
   if (const auto* x = std::get_if<DropTable>(&st)) return DropOrTruncate(d, x->name, true, out);
   if (const auto* x = std::get_if<TruncateTable>(&st)) return DropOrTruncate(d, x->name, false, out);
   if (const auto* x = std::get_if<Insert>(&st)) return InsertRun(d, *x, out);

@@ -23,7 +23,6 @@ constexpr uint64_t kLogTimeoutNs = 3'000'000'000ull;  // LGWR's 3-second timeout
 constexpr uint32_t kUndoBlockUsable = kBlockSize - 100;  // header, ktubh, tail [inference]
 constexpr uint32_t kUndoSegments = 10;
 constexpr uint32_t kSlotsPerSegment = 34;  // 8 KiB undo header transaction table
-constexpr uint32_t kTempExtentBlocks = 128;  // 1 MiB uniform TEMP extents
 
 uint64_t Key(uint32_t file, uint32_t block) { return (uint64_t{file} << 32) | block; }
 
@@ -422,10 +421,8 @@ absl::Status DataEngine::Commit(Recorder& rec, SessionData& sd) {
   Reset(t);
   // ON COMMIT DELETE ROWS: the session's segments of such GTTs go.
   for (auto it = sd.gtt_segments.begin(); it != sd.gtt_segments.end();) {
-    bool preserve = false;
-    for (auto& [name, td] : tables) {
-      if (td.object_id == it->first) preserve = td.preserve_rows;
-    }
+    const TableDef* owner = OwnerOf(it->first);  // the GTT, or the GTT of an index
+    const bool preserve = owner != nullptr && owner->preserve_rows;
     if (preserve) {
       ++it;
       continue;
@@ -448,6 +445,11 @@ uint32_t DataEngine::ApplyUndo(SessionData& sd, size_t mark) {
   while (undo.size() > mark) {
     const UndoEntry& u = undo.back();
     logged += u.logged ? 1 : 0;
+    if (u.index) {
+      UndoIndexEntry(sd, u);
+      undo.pop_back();
+      continue;
+    }
     auto found = cache.find(Key(u.file, u.block));
     uint32_t block_obj = 0;
     if (found != cache.end()) std::memcpy(&block_obj, &found->second.bytes[24], 4);

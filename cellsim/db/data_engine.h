@@ -33,6 +33,8 @@
 
 namespace cellsim::db::internal {
 
+inline constexpr uint32_t kTempExtentBlocks = 128;  // 1 MiB uniform TEMP extents
+
 struct Segment {
   uint32_t file_number = 0;       // relative file number of the data file / tempfile
   std::vector<uint32_t> blocks;   // data blocks in order
@@ -50,6 +52,18 @@ struct Segment {
                              const std::vector<uint32_t>& starts, uint32_t used);
 };
 
+// An index (data_index.cc, docs/db.md "Indexes"): a B-tree (btree.h) on
+// columns of one table; a heap table's in its own segment, a GTT's per
+// session in TEMP (SessionData::gtt_segments, by the index's object id).
+struct IndexDef {
+  std::string name;
+  uint32_t object_id = 0;
+  std::vector<uint16_t> columns;  // positions in the table's columns
+  bool unique = false;
+  std::string tablespace;
+  Segment segment;  // heap tables only; its first block is the root
+};
+
 struct TableDef {
   std::string name;
   uint32_t object_id = 0;
@@ -58,6 +72,21 @@ struct TableDef {
   bool preserve_rows = false;   // ON COMMIT PRESERVE ROWS
   std::string tablespace;       // heap: where the segment lives
   Segment segment;              // heap tables only; GTT data is per session
+  std::vector<IndexDef> indexes;
+};
+
+struct IndexRowId {
+  uint32_t file = 0, block = 0;
+  uint16_t slot = 0;
+};
+
+// A row a statement inserted or deleted, for index maintenance: its bytes and
+// rowid (an update is a delete and an insert).
+struct IndexedRow {
+  bool insert = true;
+  std::vector<uint8_t> row;
+  uint32_t file = 0, block = 0;
+  uint16_t slot = 0;
 };
 
 // One logical undo entry (what rollback applies), newest last.
@@ -69,6 +98,9 @@ struct UndoEntry {
   uint32_t obj = 0;             // the data object the block belongs to
   bool redo = false;            // a heap change: its redo carries it
   bool logged = false;          // that redo is in the log buffer (or written)
+  // An index entry: op kInsert / kDelete of key `before` in index `obj`;
+  // never in redo (recovery rebuilds indexes), so never `logged`.
+  bool index = false;
 };
 
 struct Transaction {
@@ -233,6 +265,41 @@ struct DataEngine {
   Segment* TableSegment(SessionData& sd, TableDef& t, bool create)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
 
+  // ---- indexes (data_index.cc) ----
+  // The index's segment: a heap table's own, or this session's in TEMP for a
+  // GTT; with `create`, an empty tree gets its root block. Null when there
+  // is none (and, with `create`, when TEMP is missing).
+  absl::StatusOr<Segment*> IndexSegment(Recorder& rec, SessionData& sd, const TableDef& t,
+                                        IndexDef& ix, bool create) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // Maintains every index of `t` for `changes` (in order): the B-tree entries,
+  // their undo entries, and the undo and redo records the byte model gives
+  // (one per leaf block and batch; leaf splits as recursive transactions).
+  // With `deferred`, unique keys are checked by CheckUnique at the
+  // statement's end instead (an UPDATE may pass through duplicates).
+  absl::Status MaintainIndexes(Recorder& rec, SessionData& sd, TableDef& t,
+                               const std::vector<IndexedRow>& changes,
+                               std::vector<std::pair<IndexDef*, std::vector<uint8_t>>>* deferred =
+                                   nullptr) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  absl::Status CheckUnique(Recorder& rec, SessionData& sd, TableDef& t,
+                           const std::vector<std::pair<IndexDef*, std::vector<uint8_t>>>& keys)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // Rollback of one index undo entry (the key removed again, or put back).
+  void UndoIndexEntry(SessionData& sd, const UndoEntry& u) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // Index range scan: the rowids of `t`'s rows whose column `column` equals
+  // `value`, in key order, through an index that leads with that column;
+  // nullopt when none does (or `value` cannot be stored in the column).
+  absl::StatusOr<std::optional<std::vector<IndexRowId>>> IndexRange(
+      Recorder& rec, SessionData& sd, TableDef& t, uint16_t column, const Value& value)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // Fills `ix` (empty) from the rows of heap table `t` (CREATE INDEX, recovery).
+  absl::Status BuildIndex(Recorder& rec, SessionData* sd, TableDef& t, IndexDef& ix)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // After instance recovery: every heap table's indexes rebuilt from the
+  // recovered table (docs/db.md: the simplification).
+  absl::Status RebuildIndexes(std::vector<std::string>* actions) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // The table owning data object `obj` (a table's or one of its indexes').
+  TableDef* OwnerOf(uint32_t obj, IndexDef** index = nullptr) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+
   // ---- transactions, undo, redo ----
   bool TempUndo(SessionData& sd, bool temporary_object) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // One redo record of the model's `bytes` for transaction `t`: the payload
@@ -256,6 +323,17 @@ struct DataEngine {
   absl::Status FlushLog(Recorder& rec, bool sync) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   UndoStatBucket& Bucket() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
 };
+
+// CREATE INDEX / DROP INDEX / ANALYZE: true when `st` is one, with its
+// outcome in `status` (data_index.cc).
+bool RunIndexDdl(DataEngine& e, SessionData& sd, Recorder& rec, const DataStatement& st,
+                 DataOutcome* out, absl::Status* status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+// The index called `name` and its table; null when there is none.
+IndexDef* FindIndexNamed(DataEngine& e, const std::string& name, TableDef** table)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+// A permanent object's segment may live in `tablespace` (not TEMP, not undo).
+absl::Status CheckSegmentTablespace(DataEngine& e, const std::string& tablespace)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
 
 // Thread 1's online log groups, by group# (data_engine.cc).
 std::vector<const LogGroup*> Thread1Groups(const FileTable& t);

@@ -279,6 +279,58 @@ absl::StatusOr<Source> TableSource(Ctx& c, const FromSource& f)
   return src;
 }
 
+// Index range scan: a `column = literal` conjunct of WHERE on a column an
+// index of the table leads with (a NUMBER column and a number, a VARCHAR2
+// column and a string: where the comparison is the stored bytes') makes the
+// source read the rows the index finds; WHERE still filters them.
+absl::Status UseIndex(Ctx& c, Source& src, const Expr& where) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.e.mu) {
+  std::vector<const Expr*> conjuncts;
+  std::function<void(const Expr&)> flatten = [&](const Expr& x) {
+    if (x.kind == Expr::Kind::kBinary && x.text == "AND") {
+      flatten(*x.args[0]);
+      flatten(*x.args[1]);
+    } else {
+      conjuncts.push_back(&x);
+    }
+  };
+  flatten(where);
+  TableDef* t = src.table;
+  for (const Expr* x : conjuncts) {
+    if (x->kind != Expr::Kind::kBinary || x->text != "=") continue;
+    const Expr* col = x->args[0].get();
+    const Expr* lit = x->args[1].get();
+    if (col->kind != Expr::Kind::kColumn) std::swap(col, lit);
+    if (col->kind != Expr::Kind::kColumn || (!col->qualifier.empty() && col->qualifier != src.qualifier)) {
+      continue;
+    }
+    size_t k = 0;
+    while (k < t->columns.size() && t->columns[k].name != col->text) ++k;
+    if (k == t->columns.size()) continue;
+    const ColType type = t->columns[k].type;
+    Value v;
+    if (type == ColType::kNumber && lit->kind == Expr::Kind::kNumber) v = Value::Num(lit->number);
+    else if (type == ColType::kVarchar2 && lit->kind == Expr::Kind::kString) v = Value::Str(lit->text);
+    else continue;
+    absl::StatusOr<std::optional<std::vector<IndexRowId>>> rowids =
+        c.e.IndexRange(c.rec, c.sd, *t, static_cast<uint16_t>(k), v);
+    if (!rowids.ok()) return rowids.status();
+    if (!rowids->has_value()) continue;
+    auto list = std::make_shared<std::vector<IndexRowId>>(std::move(**rowids));
+    DataEngine* e = &c.e;
+    src.scan = [t, list, e](const auto& cb) {
+      e->mu.AssertHeld();  // the scan runs inside the statement, under the engine's mu
+      for (const IndexRowId& r : *list) {
+        HeapBlock hb(absl::MakeSpan(e->Block(r.file, r.block).bytes));
+        if (!hb.live(r.slot)) continue;
+        if (!cb(DecodeRow(t->columns, hb.RowBytes(r.slot)), RowId{r.file, r.block, r.slot})) break;
+      }
+      return absl::OkStatus();
+    };
+    return absl::OkStatus();
+  }
+  return absl::OkStatus();
+}
+
 // ORA-00904 for a column no source has (checked before any row is read, as
 // Oracle's parse does).
 absl::Status CheckColumns(const Expr& e, const std::vector<Source>& sources) {
@@ -315,6 +367,9 @@ absl::Status ForEachJoined(Ctx& c, const Select& sel,
   }
   if (sel.where) {
     if (absl::Status st = CheckColumns(*sel.where, sources); !st.ok()) return st;
+    if (sources.size() == 1 && sources[0].table != nullptr && !sources[0].table->indexes.empty()) {
+      if (absl::Status st = UseIndex(c, sources[0], *sel.where); !st.ok()) return st;
+    }
   }
   // Materialise all but the first source (small: V$ views, DUAL, subqueries).
   std::vector<std::vector<Row>> rest(sources.size());

@@ -453,8 +453,16 @@ class DataParser {
       if (!s.ok()) return s.status();
       return DataStatement(**s);
     }
-    if (AcceptW("CREATE")) return CreateTableStatement();
+    if (AcceptW("CREATE")) {
+      if (IsW("UNIQUE") || IsW("INDEX")) return CreateIndexStatement();
+      return CreateTableStatement();
+    }
     if (AcceptW("DROP")) {
+      if (AcceptW("INDEX")) {
+        absl::StatusOr<std::string> n = TableName();
+        if (!n.ok()) return n.status();
+        return DataStatement(DropIndex{*n});
+      }
       if (absl::Status s = ExpectW("TABLE"); !s.ok()) return s;
       DropTable d;
       absl::StatusOr<std::string> n = TableName();
@@ -462,6 +470,20 @@ class DataParser {
       d.name = *n;
       d.purge = AcceptW("PURGE");
       return DataStatement(d);
+    }
+    if (AcceptW("ANALYZE")) {
+      AnalyzeValidate a;
+      a.index = AcceptW("INDEX");
+      if (!a.index) {
+        if (absl::Status s = ExpectW("TABLE"); !s.ok()) return s;
+      }
+      absl::StatusOr<std::string> n = TableName();
+      if (!n.ok()) return n.status();
+      a.name = *n;
+      if (absl::Status s = ExpectW("VALIDATE"); !s.ok()) return s;
+      if (absl::Status s = ExpectW("STRUCTURE"); !s.ok()) return s;
+      a.cascade = AcceptW("CASCADE");
+      return DataStatement(a);
     }
     if (AcceptW("TRUNCATE")) {
       if (absl::Status s = ExpectW("TABLE"); !s.ok()) return s;
@@ -492,6 +514,31 @@ class DataParser {
       return DataStatement(p);
     }
     return Error(fmt::format("expected a statement, found {}", Describe(Peek())));
+  }
+  absl::StatusOr<DataStatement> CreateIndexStatement() {
+    CreateIndex c;
+    c.unique = AcceptW("UNIQUE");
+    if (absl::Status s = ExpectW("INDEX"); !s.ok()) return s;
+    absl::StatusOr<std::string> n = TableName();
+    if (!n.ok()) return n.status();
+    c.name = *n;
+    if (absl::Status s = ExpectW("ON"); !s.ok()) return s;
+    absl::StatusOr<std::string> t = TableName();
+    if (!t.ok()) return t.status();
+    c.table = *t;
+    if (absl::Status s = ExpectP("("); !s.ok()) return s;
+    do {
+      absl::StatusOr<std::string> col = Identifier("a column name");
+      if (!col.ok()) return col.status();
+      c.columns.push_back(*col);
+    } while (AcceptP(","));
+    if (absl::Status s = ExpectP(")"); !s.ok()) return s;
+    if (AcceptW("TABLESPACE")) {
+      absl::StatusOr<std::string> ts = Identifier("a tablespace name");
+      if (!ts.ok()) return ts.status();
+      c.tablespace = *ts;
+    }
+    return DataStatement(c);
   }
   absl::StatusOr<DataStatement> CreateTableStatement() {
     CreateTable c;
@@ -780,7 +827,8 @@ bool IsDataStatement(std::string_view sql) {
   auto starts = [&](std::string_view p) {
     return w.compare(0, p.size(), p) == 0 && (w.size() == p.size() || w[p.size()] == ' ');
   };
-  for (std::string_view p : {"CREATE TABLE", "CREATE GLOBAL", "DROP TABLE", "TRUNCATE", "INSERT",
+  for (std::string_view p : {"CREATE TABLE", "CREATE GLOBAL", "CREATE INDEX", "CREATE UNIQUE",
+                             "DROP TABLE", "DROP INDEX", "ANALYZE", "TRUNCATE", "INSERT",
                              "UPDATE", "DELETE", "MERGE", "COMMIT", "ROLLBACK", "ALTER SYSTEM",
                              "SHOW", "SELECT"}) {
     if (starts(p)) return true;
@@ -795,7 +843,8 @@ absl::StatusOr<DataStatement> ParseDataStatement(std::string_view sql) {
 std::string_view DataStatementKind(const DataStatement& st) {
   static constexpr std::string_view kKinds[] = {
       "CREATE TABLE", "DROP TABLE", "TRUNCATE TABLE", "INSERT", "UPDATE", "DELETE", "MERGE",
-      "COMMIT", "ROLLBACK", "ALTER SYSTEM", "SHOW PARAMETER", "SELECT"};
+      "COMMIT", "ROLLBACK", "ALTER SYSTEM", "SHOW PARAMETER", "SELECT", "CREATE INDEX",
+      "DROP INDEX", "ANALYZE"};
   return kKinds[st.index()];
 }
 

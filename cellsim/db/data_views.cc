@@ -269,8 +269,11 @@ std::optional<ViewRows> BuildView(DataEngine& e, SessionData& sd, const std::str
                  N("EXTENTS"), N("BLOCKS")};
     for (auto& [sid, other] : e.sessions) {
       for (auto& [obj, seg] : other->gtt_segments) {
+        IndexDef* ix = nullptr;
+        e.OwnerOf(obj, &ix);
         r.rows.push_back({Value::Str("CELLSIM"), Value::Num(sid), Value::Str("TEMP"),
-                          Value::Str("TEMPORARY"), Value::Str("DATA"), Value::Num(seg.extents),
+                          Value::Str("TEMPORARY"), Value::Str(ix != nullptr ? "INDEX" : "DATA"),
+                          Value::Num(seg.extents),
                           Value::Num(seg.extents * seg.extent_blocks)});
       }
       if (other->has_temp_undo_segment) {
@@ -278,6 +281,25 @@ std::optional<ViewRows> BuildView(DataEngine& e, SessionData& sd, const std::str
                           Value::Str("TEMPORARY"), Value::Str("TEMP_UNDO"), Value::Num(1),
                           Value::Num(other->temp_undo_segment.extent_blocks)});
       }
+    }
+    return r;
+  }
+  if (name == "USER_INDEXES" || name == "DBA_INDEXES" || name == "ALL_INDEXES") {
+    ViewRows r;
+    r.columns = {S("OWNER"),      S("INDEX_NAME"),      S("INDEX_TYPE"), S("TABLE_NAME"),
+                 S("UNIQUENESS"), S("TABLESPACE_NAME"), S("TEMPORARY"),  S("STATUS")};
+    for (auto& [tname, t] : e.tables) {
+      for (const IndexDef& ix : t.indexes) {
+        // A GTT's index lives in each session's temporary segment: no tablespace.
+        r.rows.push_back({Value::Str("CELLSIM"), Value::Str(ix.name), Value::Str("NORMAL"),
+                          Value::Str(tname), Value::Str(ix.unique ? "UNIQUE" : "NONUNIQUE"),
+                          t.temporary ? Value::Null() : Value::Str(ix.tablespace),
+                          Value::Str(t.temporary ? "Y" : "N"), Value::Str("VALID")});
+      }
+    }
+    if (name == "USER_INDEXES") {  // no OWNER column
+      r.columns.erase(r.columns.begin());
+      for (Row& row : r.rows) row.erase(row.begin());
     }
     return r;
   }

@@ -56,6 +56,32 @@ inline constexpr uint32_t kKdoArray = 20;   // QMI header; + 2 per row (slot arr
 // seed's 408,944 B per cycle; docs/redo.md shows both within 10 %].
 inline constexpr uint32_t kArrayUndoVectorExtra = 80;
 
+// Index (layer 10) vectors: KTB redo, then the kdxl header (itl, slot, row
+// size, flags; Dyke, Redo10.php: "REDO: SINGLE / itl / sno / row size"),
+// then for 10.2 the leaf entries (flag, lock, key length, key). An array
+// (several keys into one leaf in one batch) adds a 2-byte slot per further key
+// [inference: as QMI's slot array, Redo11.php].
+inline constexpr uint32_t kKdxLeaf = 16;
+// 10.8 init leaf block of a split: the kdxln header of the new block before
+// the entries moved into it (Dyke, Redo10.php) [inference: the size of the
+// kdxl header plus the new block's rdba pointers, 24].
+inline constexpr uint32_t kKdxSplit = 24;
+
+// An index entry's undo record (5.1, "index undo for leaf key operations"):
+// Adams' single-row record with the key it purges or restores as its before
+// image [inference: Oracle's 10.22 undo carries the whole key, the table
+// insert's only the rowid], + 2 per further key of an array batch.
+inline uint32_t IndexUndoRecord(uint32_t keys, uint32_t key_bytes) {
+  return kUndoSingleRow + key_bytes + kUndoArrayPerRow * (keys - 1);
+}
+// 10.2 insert leaf row(s) / 10.4 delete leaf row(s), heap tables only.
+inline uint32_t IndexInsertVector(uint32_t keys, uint32_t entry_bytes) {
+  return VectorBytes({kKtb, kKdxLeaf + 2 * (keys - 1), entry_bytes});
+}
+inline uint32_t IndexDeleteVector(uint32_t keys) {
+  return VectorBytes({kKtb, kKdxLeaf + 2 * (keys - 1)});
+}
+
 // 5.2: take a transaction-table slot in an undo segment header.
 inline uint32_t BeginVector() { return VectorBytes({kKtudh}); }
 // 5.1: one undo record added to an undo block.

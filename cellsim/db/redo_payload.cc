@@ -61,6 +61,13 @@ bool ParseChange(Decoder& d, Change* c) {
     case ChangeOp::kDelete:
       c->slots = {n};
       return true;
+    case ChangeOp::kIndexInsert:
+    case ChangeOp::kIndexDelete:
+      c->rows.resize(n);
+      for (std::vector<uint8_t>& k : c->rows) {
+        if (!GetImage(d, &k)) return false;
+      }
+      return true;
     case ChangeOp::kUpdate: {
       c->slots = {n};
       uint16_t k = 0;
@@ -113,6 +120,15 @@ void AppendUpdate(std::vector<uint8_t>& out, uint32_t obj, uint32_t file, uint32
     PutImage(e, i < b.size() ? b[i] : kNull);
     PutImage(e, i < a.size() ? a[i] : kNull);
   }
+  Append(out, e);
+}
+
+void AppendIndex(std::vector<uint8_t>& out, bool insert, uint32_t obj, uint32_t file,
+                 uint32_t block, const std::vector<std::vector<uint8_t>>& keys) {
+  Encoder e;
+  EntryHeader(e, insert ? ChangeOp::kIndexInsert : ChangeOp::kIndexDelete,
+              static_cast<uint16_t>(keys.size()), obj, file, block);
+  for (const std::vector<uint8_t>& k : keys) PutImage(e, k);
   Append(out, e);
 }
 

@@ -9,6 +9,8 @@
 //   delete  nothing more (the row keeps its bytes; undo clears its flag)
 //   update  k u16, then k x (column# u16, before image, after image), each
 //           image a u16 length + the column image (row_format.h)
+//   index   n keys (u16 length + the key, btree.h) added to / removed from
+//           leaf `block` of index `object`
 #ifndef CELLSIM_DB_REDO_PAYLOAD_H_
 #define CELLSIM_DB_REDO_PAYLOAD_H_
 
@@ -36,7 +38,10 @@ enum class RecordKind : uint8_t {
   kStatementRollback = 3,  // a failed statement undid the transaction's last `arg` changes
 };
 
-enum class ChangeOp : uint8_t { kInsert = 1, kDelete = 2, kUpdate = 3 };
+// kIndexInsert / kIndexDelete (10.2 / 10.4): keys added to or removed from an
+// index leaf; recovery rebuilds indexes from their tables and skips them.
+enum class ChangeOp : uint8_t { kInsert = 1, kDelete = 2, kUpdate = 3, kIndexInsert = 4,
+                                kIndexDelete = 5 };
 
 struct Xid {
   uint32_t usn = 0, slot = 0, wrap = 0;
@@ -48,7 +53,7 @@ struct Change {
   ChangeOp op = ChangeOp::kInsert;
   uint32_t obj = 0, file = 0, block = 0;
   std::vector<uint16_t> slots;                    // insert: one per row; delete/update: one
-  std::vector<std::vector<uint8_t>> rows;         // insert: the rows
+  std::vector<std::vector<uint8_t>> rows;         // insert: the rows; index: the keys
   struct ColumnChange {
     uint16_t column = 0;
     std::vector<uint8_t> before, after;           // column images
@@ -73,6 +78,10 @@ void AppendDelete(std::vector<uint8_t>& out, uint32_t obj, uint32_t file, uint32
 // The columns whose images differ between `before` and `after` (whole rows).
 void AppendUpdate(std::vector<uint8_t>& out, uint32_t obj, uint32_t file, uint32_t block,
                   uint16_t slot, absl::Span<const uint8_t> before, absl::Span<const uint8_t> after);
+
+// Index keys added to (or removed from) leaf `block` of index `obj`.
+void AppendIndex(std::vector<uint8_t>& out, bool insert, uint32_t obj, uint32_t file,
+                 uint32_t block, const std::vector<std::vector<uint8_t>>& keys);
 
 // The 36-byte header, written at the start of a record's bytes.
 void WriteHeader(uint8_t* at, uint32_t length, uint8_t vectors, uint16_t entries, uint64_t scn,

@@ -192,6 +192,38 @@ TEST_F(PersistTest, ADamagedDictionaryCopyIsSurvivedBothAreRefused) {
   EXPECT_THAT(msg, HasSubstr("copy 1"));
 }
 
+// Index definitions are in the dictionary and their blocks in the data files:
+// a clean reopen reads them back (no rebuild), and they go on being
+// maintained. A dictionary of an unknown format version is refused, naming it.
+TEST_F(PersistTest, IndexesSurviveReopen) {
+  Run("create table t (id number, name varchar2(128))");
+  Run("create unique index t_id on t (id)");
+  Run("create index t_name on t (name) tablespace system");
+  Run("insert into t select object_id, object_name from all_objects");
+  Run("commit");
+  ASSERT_OK(Reopen());
+  EXPECT_TRUE(db_->recovery_actions().empty());
+  EXPECT_EQ(Run("analyze table t validate structure cascade").feedback, "Table analyzed.");
+  EXPECT_THAT(s_->Execute("insert into t values (100, 'dup')").status().message(),
+              HasSubstr("ORA-00001: unique constraint (CELLSIM.T_ID) violated"));
+  Run("delete from t where id < 1000");
+  Run("insert into t values (100, 'back')");
+  Run("commit");
+  ASSERT_OK(Reopen());
+  EXPECT_EQ(Run("analyze table t validate structure cascade").feedback, "Table analyzed.");
+  EXPECT_EQ(One("select count(*) from t where id < 1000"), "1");
+  Run("drop index t_name");
+  ASSERT_OK(Reopen());
+  EXPECT_THAT(s_->Execute("drop index t_name").status().message(), HasSubstr("ORA-01418"));
+  // Both copies' format version bytes (offset 8) changed: refused, named.
+  FlipDictionaryByte(0, 8);
+  FlipDictionaryByte(1, 8);
+  absl::Status st = Reopen();
+  ASSERT_FALSE(st.ok());
+  EXPECT_THAT(std::string(st.message()), HasSubstr("format version 66"));
+  EXPECT_THAT(std::string(st.message()), HasSubstr("reads versions 1 and 2"));
+}
+
 TEST_F(PersistTest, ADatabaseWithoutADictionaryOpens) {
   // No table was ever created: the SYSTEM file's reserved blocks are as the
   // creation engine formatted them (like a database made before issue 15).
@@ -224,6 +256,10 @@ TEST_F(PersistTest, OpenAfterACrashRecoversCommittedAndRollsBackTheRest) {
   std::unique_ptr<Session> other = db_->NewSession();
   Run("create table t (id number, v number, pad varchar2(200))");
   Run("create table keep (id number)");
+  // Indexes on both: after the crash they must agree with the recovered rows.
+  Run("create unique index t_id on t (id)");
+  Run("create index t_v on t (v, pad)");
+  Run("create index keep_id on keep (id)");
   Run("insert into t select object_id, 0, object_name from all_objects");
   Run("commit");
   // What the committed work leaves (the engine's reads see other sessions'
@@ -269,6 +305,13 @@ TEST_F(PersistTest, OpenAfterACrashRecoversCommittedAndRollsBackTheRest) {
   EXPECT_EQ(One("select count(*) from keep"), expect_keep);
   EXPECT_EQ(One("select count(*) from keep where id = -1"), "0");
   EXPECT_EQ(One("select count(*) from g"), "0");
+  bool rebuilt = false;
+  for (const std::string& a : actions) rebuilt |= a.find("3 indexes rebuilt") != std::string::npos;
+  EXPECT_TRUE(rebuilt);
+  EXPECT_EQ(Run("analyze table t validate structure cascade").feedback, "Table analyzed.");
+  EXPECT_EQ(Run("analyze table keep validate structure cascade").feedback, "Table analyzed.");
+  EXPECT_THAT(s_->Execute("insert into t values (150, 0, 'taken')").status().message(),
+              HasSubstr("ORA-00001"));
   // And it goes on: a clean close after recovery needs none.
   Run("insert into keep values (7)");
   Run("commit");

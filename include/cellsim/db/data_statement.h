@@ -7,6 +7,8 @@
 //          [ON COMMIT DELETE|PRESERVE ROWS] [TABLESPACE ts]
 //   CREATE [GLOBAL TEMPORARY] TABLE t [ON COMMIT ...] AS SELECT ...
 //   DROP TABLE t [PURGE]            TRUNCATE TABLE t
+//   CREATE [UNIQUE] INDEX i ON t (c [, ...]) [TABLESPACE ts]      DROP INDEX i
+//   ANALYZE TABLE t VALIDATE STRUCTURE [CASCADE]   ANALYZE INDEX i VALIDATE STRUCTURE
 //   INSERT INTO t [(c, ...)] VALUES (e, ...) | SELECT ...
 //   UPDATE t [a] SET c = e [, ...] [WHERE cond]
 //   DELETE [FROM] t [a] [WHERE cond]
@@ -109,6 +111,26 @@ struct TruncateTable {
   std::string name;
 };
 
+struct CreateIndex {
+  std::string name;
+  std::string table;
+  std::vector<std::string> columns;  // uppercased, in key order
+  bool unique = false;
+  std::string tablespace;            // "" = the table's
+};
+
+struct DropIndex {
+  std::string name;
+};
+
+// ANALYZE ... VALIDATE STRUCTURE: checks a table's indexes against its rows
+// (CASCADE), or one index; ORA-01499 on a cross-reference failure.
+struct AnalyzeValidate {
+  bool index = false;  // ANALYZE INDEX
+  std::string name;
+  bool cascade = false;
+};
+
 struct Insert {
   std::string table;
   std::vector<std::string> columns;  // empty: all, in order
@@ -161,11 +183,12 @@ struct ShowParameter {
 
 using DataStatement = std::variant<CreateTable, DropTable, TruncateTable, Insert, Update, Delete,
                                    Merge, Commit, Rollback, AlterSystemSet, ShowParameter,
-                                   Select>;
+                                   Select, CreateIndex, DropIndex, AnalyzeValidate>;
 
 // True when the statement starts like one of the data statements (so
 // Session::Execute gives it to ParseDataStatement instead of the file DDL
-// parser): CREATE [GLOBAL TEMPORARY] TABLE, DROP TABLE, TRUNCATE, INSERT,
+// parser): CREATE [GLOBAL TEMPORARY] TABLE, CREATE [UNIQUE] INDEX, DROP TABLE,
+// DROP INDEX, ANALYZE, TRUNCATE, INSERT,
 // UPDATE, DELETE, MERGE, COMMIT, ROLLBACK, ALTER SYSTEM, SHOW, SELECT.
 bool IsDataStatement(std::string_view sql);
 
