@@ -477,8 +477,14 @@ absl::Status DataEngine::LoadDictionary(std::vector<std::string>* actions, bool*
 absl::Status DataEngine::OpenInstance(std::vector<std::string>* actions) {
   bool clean = true;
   if (absl::Status st = LoadDictionary(actions, &clean); !st.ok()) return st;
+  log_first_change = scn;
   if (dictionary_generation == 0 || db->rack->read_only()) return absl::OkStatus();
-  if (!clean) return RecoverInstance(actions);
+  if (!clean) {
+    absl::Status st = RecoverInstance(actions);
+    log_first_change = scn;
+    if (st.ok()) ArchiveAfterOpen();
+    return st;
+  }
   // The next log sequence starts in the next group: everything before it is
   // in the data files.
   sequence = checkpoint.sequence + 1;
@@ -486,7 +492,9 @@ absl::Status DataEngine::OpenInstance(std::vector<std::string>* actions) {
   current_group_index = static_cast<uint32_t>((checkpoint.group_index + 1) % std::max<size_t>(groups, 1));
   log_block = 2;
   checkpoint = CheckpointPosition{sequence, current_group_index, log_block, scn};
-  return WriteDictionary(/*clean=*/false);
+  absl::Status st = WriteDictionary(/*clean=*/false);
+  if (st.ok()) ArchiveAfterOpen();
+  return st;
 }
 
 }  // namespace cellsim::db::internal

@@ -622,6 +622,7 @@ absl::Status RunDml(DataEngine& e, Session::State& s, SessionData& sd, Recorder&
   }
   if (const auto* x = std::get_if<AlterSystemSet>(&st)) return AlterSystem(d, *x, out);
   if (const auto* x = std::get_if<ShowParameter>(&st)) return ShowParameterRun(d, *x, out);
+  if (const auto* x = std::get_if<LogCommand>(&st)) return RunLogCommand(e, rec, *x, out);
   return absl::InternalError("unhandled data statement");
 }
 

@@ -291,6 +291,14 @@ bool DataEngine::TempUndo(SessionData& sd, bool temporary_object) {
 // third of the buffer is used or its 3-second timeout has passed.
 absl::Status DataEngine::GenerateRedo(Recorder& rec, uint32_t bytes, uint32_t vectors,
                                       redo::RecordKind kind, Transaction& t, uint32_t arg) {
+  // A change or commit that would need the next log waits until that log may
+  // be reused (ARCHIVELOG: archived), before anything of it is logged; the
+  // records of rollbacks always go in (recovery needs them).
+  if ((kind == redo::RecordKind::kChange || kind == redo::RecordKind::kCommit) &&
+      current_log_blocks != 0 &&
+      log_block + (log_buffer.size() + bytes + kRedoPayload - 1) / kRedoPayload > current_log_blocks) {
+    if (absl::Status st = MakeNextLogReusable(rec); !st.ok()) return st;
+  }
   ++scn;
   // The record: the payload header and the change entries, zero-padded to the
   // model's size (a payload larger than the model, which the byte model's
@@ -314,7 +322,7 @@ absl::Status DataEngine::GenerateRedo(Recorder& rec, uint32_t bytes, uint32_t ve
   t.undo_marked = t.undo.size();
   const uint64_t now = db->clock->NowNanos();
   if (log_buffer.size() >= log_buffer_size / 3 ||
-      (last_write_ns != 0 && now - last_write_ns >= kLogTimeoutNs)) {
+      (last_write_ns != 0 && now >= last_write_ns + kLogTimeoutNs)) {
     return FlushLog(rec, false);
   }
   return absl::OkStatus();
@@ -433,8 +441,10 @@ absl::Status DataEngine::Commit(Recorder& rec, SessionData& sd) {
   if (!had) return absl::OkStatus();
   // log file sync: the foreground waits for LGWR to write up to its commit.
   const uint64_t t0 = db->clock->NowNanos();
+  switch_wait_ns = 0;
   absl::Status st = FlushLog(rec, true);
-  rec.Wait(Wait::kLogFileSync, db->clock->NowNanos() - t0);
+  const uint64_t waited = db->clock->NowNanos() - t0;
+  rec.Wait(Wait::kLogFileSync, waited - std::min(waited, switch_wait_ns));
   rec.Add(Stat::kRedoSynchWrites, 1);
   return st;
 }
@@ -502,22 +512,33 @@ absl::Status DataEngine::FlushLog(Recorder& rec, bool sync) {
   current_group_index %= static_cast<uint32_t>(groups.size());
   const LogGroup* g = groups[current_group_index];
   uint64_t capacity = g->size_bytes / g->block_size;
-  const bool switched = log_block + blocks > capacity;
-  if (switched) {
+  current_log_blocks = capacity;
+  std::optional<uint32_t> left;  // the group a log switch left behind
+  if (log_block + blocks > capacity) {
     // Log switch: the next group becomes CURRENT and takes this write; the
     // checkpoint after it makes the old one INACTIVE at once (DBWR writes
     // synchronously, after the redo that covers its blocks).
-    current_group_index = (current_group_index + 1) % static_cast<uint32_t>(groups.size());
-    ++sequence;
-    log_block = 2;
+    left = g->group;
+    if (absl::Status st = NextLog(rec, groups, table.archivelog); !st.ok()) return st;
     g = groups[current_group_index];
     capacity = g->size_bytes / g->block_size;
-    if (log_block + blocks > capacity) {
-      return absl::ResourceExhaustedError(fmt::format(
-          "log write of {} blocks does not fit log group {} ({} bytes)", blocks, g->group,
-          g->size_bytes));
-    }
   }
+  // More redo than a whole log holds: this write fills the log; the switch's
+  // checkpoint writes the rest (into the next log, switching again).
+  const size_t bytes =
+      log_block + blocks > capacity ? (capacity - log_block) * kRedoPayload : log_buffer.size();
+  if (bytes == 0) {
+    return absl::ResourceExhaustedError(fmt::format(
+        "LGWR: log group {} ({} bytes) has no room for redo after its header", g->group,
+        g->size_bytes));
+  }
+  if (absl::Status st = WriteRedo(*g, bytes); !st.ok()) return st;
+  if (left) return CompleteSwitch(rec, *left, table.archivelog);
+  return absl::OkStatus();
+}
+
+absl::Status DataEngine::WriteRedo(const LogGroup& g, size_t bytes) {
+  const uint64_t blocks = (bytes + kRedoPayload - 1) / kRedoPayload;
   std::vector<uint8_t> out(blocks * kRedoBlock, 0);
   for (uint64_t i = 0; i < blocks; ++i) {
     uint8_t* b = &out[i * kRedoBlock];
@@ -528,16 +549,16 @@ absl::Status DataEngine::FlushLog(Recorder& rec, bool sync) {
     std::memcpy(b + 4, &block_no, 4);
     std::memcpy(b + 8, &seq, 4);
     const size_t from = i * kRedoPayload;
-    const size_t n = std::min<size_t>(kRedoPayload, log_buffer.size() - from);
+    const size_t n = std::min<size_t>(kRedoPayload, bytes - from);
     std::memcpy(b + kRedoBlockHeader, &log_buffer[from], n);
     const uint16_t used = static_cast<uint16_t>(n);  // record bytes in this block
     std::memcpy(b + 12, &used, 2);
     const uint16_t sum = format::RedoBlockChecksum(absl::MakeConstSpan(b, kRedoBlock));
     std::memcpy(b + 14, &sum, 2);
   }
-  const uint64_t wastage = blocks * kRedoPayload - log_buffer.size();
+  const uint64_t wastage = blocks * kRedoPayload - bytes;
   const uint64_t t0 = db->clock->NowNanos();
-  for (const LogMember& m : g->members) {
+  for (const LogMember& m : g.members) {
     absl::StatusOr<asmgr::DiskGroup*> dg = FindDiskGroup(db->rack, m.file.disk_group);
     if (!dg.ok()) return dg.status();
     std::vector<asmgr::AsmWriteRequest> w(1);
@@ -557,9 +578,8 @@ absl::Status DataEngine::FlushLog(Recorder& rec, bool sync) {
   db->sys_stats.Add(Stat::kRedoBlocksWritten, static_cast<int64_t>(blocks));
   db->sys_stats.Add(Stat::kRedoWastage, static_cast<int64_t>(wastage));
   log_block += blocks;
-  log_buffer.clear();
+  log_buffer.erase(log_buffer.begin(), log_buffer.begin() + static_cast<std::ptrdiff_t>(bytes));
   last_write_ns = db->clock->NowNanos();
-  if (switched) return Checkpoint(rec);
   return absl::OkStatus();
 }
 

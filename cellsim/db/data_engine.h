@@ -171,6 +171,16 @@ struct UndoSnapshot {
   bool operator==(const UndoSnapshot&) const = default;
 };
 
+// One online log's use since this instance opened, kept until the group is
+// reused: V$LOG's SEQUENCE#, FIRST_CHANGE#, ARCHIVED; what ARCH copies.
+struct LogUse {
+  uint64_t sequence = 0;
+  uint64_t first_change = 0, next_change = 0;
+  uint64_t blocks = 0;  // block 0 and the header included
+  bool needs_archive = false;  // filled in ARCHIVELOG mode
+  bool archived = false;
+};
+
 struct DataEngine {
   Database::State* db = nullptr;  // set when made
   // Serialises the engine (sessions are threads of one instance). Taken
@@ -206,6 +216,12 @@ struct DataEngine {
   uint64_t log_block ABSL_GUARDED_BY(mu) = 2;  // next redo block of the CURRENT log
   uint64_t last_write_ns ABSL_GUARDED_BY(mu) = 0;
   bool log_started ABSL_GUARDED_BY(mu) = false;
+  uint64_t log_first_change ABSL_GUARDED_BY(mu) = 0;  // SCN the CURRENT log starts at
+  std::map<uint32_t, LogUse> log_use ABSL_GUARDED_BY(mu);  // by group#, the logs left behind
+  // Time the last FlushLog spent on a log switch (checkpoint, ARCH): the
+  // session's `log file switch ...` waits, which its `log file sync` excludes.
+  uint64_t switch_wait_ns ABSL_GUARDED_BY(mu) = 0;
+  uint64_t current_log_blocks ABSL_GUARDED_BY(mu) = 0;  // the CURRENT log's size (0: not known yet)
 
   // The persistent dictionary (data_dictionary.cc): both copies in the SYSTEM
   // data file hold generation `dictionary_generation` (0: never written).
@@ -321,7 +337,43 @@ struct DataEngine {
   // redo was logged.
   uint32_t ApplyUndo(SessionData& sd, size_t mark) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   absl::Status FlushLog(Recorder& rec, bool sync) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // LGWR's write of the first `bytes` of the log buffer (whole redo blocks
+  // but the last) at the CURRENT log's position in every member of `g`.
+  absl::Status WriteRedo(const LogGroup& g, size_t bytes)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   UndoStatBucket& Bucket() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+
+  // ---- log switches and ARCH (data_archive.cc) ----
+  // Makes the next of `groups` CURRENT in a new sequence and remembers the
+  // log left behind (log_use). In ARCHIVELOG mode a next group whose log was
+  // never archived is archived first (`log file switch (archiving needed)`);
+  // ORA-00257 when that fails, nothing switched.
+  absl::Status NextLog(Recorder& rec, const std::vector<const LogGroup*>& groups, bool archivelog)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // In ARCHIVELOG mode: group `g` (or the one after CURRENT) may be reused
+  // once ARCH copied its log; copies it now if an earlier copy failed.
+  absl::Status MakeReusable(Recorder& rec, const LogGroup& g) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  absl::Status MakeNextLogReusable(Recorder& rec) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // After a switch: the checkpoint, then (ARCHIVELOG) ARCH copies the log left
+  // behind to the archive destination; the session waits `log file switch
+  // completion` for both. An ARCH failure leaves the log unarchived (retried
+  // before the group is reused) and is not the statement's error.
+  absl::Status CompleteSwitch(Recorder& rec, uint32_t left_group, bool archivelog)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // ARCH: copies `u`'s blocks of group `g` (the first member that reads) into
+  // a new ARCHIVELOG file in the archive destination and records it in the
+  // control file (the oldest beyond FileTable::kMaxArchivedLogs deleted).
+  absl::Status ArchiveLog(const LogGroup& g, LogUse& u) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // At open in ARCHIVELOG mode: ARCH copies (whole) every online log whose
+  // sequence is older than the CURRENT one and newer than the newest archived
+  // one (a restart forgets which logs it filled); a failure is retried before
+  // the group is reused.
+  void ArchiveAfterOpen() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // ALTER DATABASE ARCHIVELOG | NOARCHIVELOG.
+  absl::Status SetLogMode(Recorder& rec, bool archivelog) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // ALTER SYSTEM SWITCH LOGFILE; `archive_current`: ALTER SYSTEM ARCHIVE LOG
+  // CURRENT (also waits until ARCH copied the log; an ARCH error is returned).
+  absl::Status SwitchLogfile(Recorder& rec, bool archive_current) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
 };
 
 // CREATE INDEX / DROP INDEX / ANALYZE: true when `st` is one, with its
@@ -337,6 +389,11 @@ absl::Status CheckSegmentTablespace(DataEngine& e, const std::string& tablespace
 
 // Thread 1's online log groups, by group# (data_engine.cc).
 std::vector<const LogGroup*> Thread1Groups(const FileTable& t);
+
+// ALTER DATABASE [NO]ARCHIVELOG, ALTER SYSTEM SWITCH LOGFILE / ARCHIVE LOG
+// CURRENT, ARCHIVE LOG LIST (data_archive.cc).
+absl::Status RunLogCommand(DataEngine& e, Recorder& rec, const LogCommand& c, DataOutcome* out)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
 
 // Runs one data statement in session `s` (data_exec.cc).
 [[nodiscard]] absl::Status RunDataStatement(Session::State& s, const DataStatement& st,

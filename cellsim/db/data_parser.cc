@@ -503,7 +503,21 @@ class DataParser {
       AcceptW("WORK");
       return DataStatement(Rollback{});
     }
-    if (AcceptW("ALTER")) return AlterSystem();
+    if (AcceptW("ALTER")) {
+      if (AcceptW("DATABASE")) {
+        // IsDataStatement sends only ARCHIVELOG and NOARCHIVELOG here.
+        const bool on = AcceptW("ARCHIVELOG");
+        if (!on && !AcceptW("NOARCHIVELOG")) return Error("expected ARCHIVELOG or NOARCHIVELOG");
+        return DataStatement(LogCommand{on ? LogCommand::Kind::kArchivelog
+                                           : LogCommand::Kind::kNoArchivelog});
+      }
+      return AlterSystem();
+    }
+    if (AcceptW("ARCHIVE")) {
+      if (absl::Status s = ExpectW("LOG"); !s.ok()) return s;
+      if (absl::Status s = ExpectW("LIST"); !s.ok()) return s;
+      return DataStatement(LogCommand{LogCommand::Kind::kList});
+    }
     if (AcceptW("SHOW")) {
       if (!AcceptW("PARAMETER") && !AcceptW("PARAMETERS")) {
         return Error(fmt::format("expected PARAMETER after SHOW, found {}", Describe(Peek())),
@@ -762,6 +776,15 @@ class DataParser {
   }
   absl::StatusOr<DataStatement> AlterSystem() {
     if (absl::Status s = ExpectW("SYSTEM"); !s.ok()) return s;
+    if (AcceptW("SWITCH")) {
+      if (absl::Status s = ExpectW("LOGFILE"); !s.ok()) return s;
+      return DataStatement(LogCommand{LogCommand::Kind::kSwitchLogfile});
+    }
+    if (AcceptW("ARCHIVE")) {
+      if (absl::Status s = ExpectW("LOG"); !s.ok()) return s;
+      if (absl::Status s = ExpectW("CURRENT"); !s.ok()) return s;
+      return DataStatement(LogCommand{LogCommand::Kind::kArchiveCurrent});
+    }
     if (absl::Status s = ExpectW("SET"); !s.ok()) return s;
     AlterSystemSet a;
     absl::StatusOr<std::string> n = Identifier("a parameter name");
@@ -830,7 +853,8 @@ bool IsDataStatement(std::string_view sql) {
   for (std::string_view p : {"CREATE TABLE", "CREATE GLOBAL", "CREATE INDEX", "CREATE UNIQUE",
                              "DROP TABLE", "DROP INDEX", "ANALYZE", "TRUNCATE", "INSERT",
                              "UPDATE", "DELETE", "MERGE", "COMMIT", "ROLLBACK", "ALTER SYSTEM",
-                             "SHOW", "SELECT"}) {
+                             "SHOW", "SELECT", "ALTER DATABASE ARCHIVELOG",
+                             "ALTER DATABASE NOARCHIVELOG", "ARCHIVE LOG"}) {
     if (starts(p)) return true;
   }
   return false;
@@ -841,6 +865,18 @@ absl::StatusOr<DataStatement> ParseDataStatement(std::string_view sql) {
 }
 
 std::string_view DataStatementKind(const DataStatement& st) {
+  if (const auto* x = std::get_if<LogCommand>(&st)) {
+    switch (x->kind) {
+      case LogCommand::Kind::kArchivelog:
+      case LogCommand::Kind::kNoArchivelog:
+        return "ALTER DATABASE";
+      case LogCommand::Kind::kSwitchLogfile:
+      case LogCommand::Kind::kArchiveCurrent:
+        return "ALTER SYSTEM";
+      case LogCommand::Kind::kList:
+        return "ARCHIVE LOG";
+    }
+  }
   static constexpr std::string_view kKinds[] = {
       "CREATE TABLE", "DROP TABLE", "TRUNCATE TABLE", "INSERT", "UPDATE", "DELETE", "MERGE",
       "COMMIT", "ROLLBACK", "ALTER SYSTEM", "SHOW PARAMETER", "SELECT", "CREATE INDEX",

@@ -86,24 +86,57 @@ ViewRows Logs(DataEngine& e, bool files) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
     return r;
   }
   r.columns = {N("GROUP#"), N("THREAD#"), N("SEQUENCE#"), N("BYTES"), N("BLOCKSIZE"), N("MEMBERS"),
-               S("ARCHIVED"), S("STATUS"), N("CON_ID")};
+               S("ARCHIVED"), S("STATUS"), N("FIRST_CHANGE#"), N("NEXT_CHANGE#"), N("CON_ID")};
   size_t index = 0;
   for (const LogGroup* g : groups) {
     std::string status = "UNUSED";
-    double seq = 0;
+    LogUse use;  // sequence 0: never used since this instance opened
+    bool archived = false;
     if (g->thread == 1) {
       if (index == e.current_group_index) {
         status = "CURRENT";
-        seq = static_cast<double>(e.sequence);
+        use = LogUse{e.sequence, e.log_first_change, 0, e.log_block, false, false};
+      } else if (auto u = e.log_use.find(g->group); u != e.log_use.end()) {
+        status = "INACTIVE";  // checkpointed at the switch
+        use = u->second;
+        archived = u->second.archived;
       } else if (index < e.sequence) {
-        status = "INACTIVE";  // used before; checkpointed at the switch
+        status = "INACTIVE";  // used before this instance opened
       }
       ++index;
     }
-    r.rows.push_back({Value::Num(g->group), Value::Num(g->thread), Value::Num(seq),
-                      Value::Num(static_cast<double>(g->size_bytes)), Value::Num(g->block_size),
-                      Value::Num(static_cast<double>(g->members.size())), Value::Str("NO"),
-                      Value::Str(status), Value::Num(0)});
+    const auto num = [](uint64_t v) { return Value::Num(static_cast<double>(v)); };
+    r.rows.push_back({Value::Num(g->group), Value::Num(g->thread), num(use.sequence),
+                      num(g->size_bytes), Value::Num(g->block_size), num(g->members.size()),
+                      Value::Str(archived ? "YES" : "NO"), Value::Str(status),
+                      num(use.first_change),
+                      use.next_change == 0 ? Value::Null() : num(use.next_change), Value::Num(0)});
+  }
+  return r;
+}
+
+// V$ARCHIVED_LOG (the control file's records) and V$DATABASE.
+ViewRows ArchiveViews(DataEngine& e, bool database) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  const FileTable t = e.FileTableCopy();
+  ViewRows r;
+  const auto num = [](uint64_t v) { return Value::Num(static_cast<double>(v)); };
+  if (database) {
+    r.columns = {N("DBID"), S("NAME"), D("CREATED"), S("LOG_MODE"), N("CURRENT_SCN"),
+                 S("OPEN_MODE"), N("CON_ID")};
+    r.rows.push_back({num(t.dbid), Value::Str(t.db_name), Value::Date(t.created_unix),
+                      Value::Str(t.archivelog ? "ARCHIVELOG" : "NOARCHIVELOG"), num(e.scn),
+                      Value::Str("READ WRITE"), Value::Num(0)});
+    return r;
+  }
+  r.columns = {N("RECID"), S("NAME"), N("THREAD#"), N("SEQUENCE#"), N("FIRST_CHANGE#"),
+               N("NEXT_CHANGE#"), N("BLOCKS"), N("BLOCK_SIZE"), S("ARCHIVED"), S("DELETED"),
+               S("STATUS"), D("COMPLETION_TIME"), N("CON_ID")};
+  uint64_t recid = 1;
+  for (const ArchivedLog& a : t.archived_logs) {
+    r.rows.push_back({num(recid++), Value::Str(a.file.name), num(a.thread), num(a.sequence),
+                      num(a.first_change), num(a.next_change), num(a.blocks), num(a.block_size),
+                      Value::Str("YES"), Value::Str("NO"), Value::Str("A"),
+                      Value::Date(a.completion_unix), Value::Num(0)});
   }
   return r;
 }
@@ -307,6 +340,8 @@ std::optional<ViewRows> BuildView(DataEngine& e, SessionData& sd, const std::str
   if (name == "V$TEMPUNDOSTAT") return UndoStat(e, true);
   if (name == "V$LOG") return Logs(e, false);
   if (name == "V$LOGFILE") return Logs(e, true);
+  if (name == "V$ARCHIVED_LOG") return ArchiveViews(e, false);
+  if (name == "V$DATABASE") return ArchiveViews(e, true);
   return FileViews(e, name);
 }
 

@@ -126,6 +126,7 @@ std::vector<AsmFileRef> FileTable::AllFiles() const {
   for (const LogGroup& g : log_groups) {
     for (const LogMember& m : g.members) out.push_back(m.file);
   }
+  for (const ArchivedLog& a : archived_logs) out.push_back(a.file);
   return out;
 }
 
@@ -173,8 +174,44 @@ std::vector<uint8_t> FileTable::Encode() const {
   }
   e.PutU32(static_cast<uint32_t>(kept_files.size()));
   for (const AsmFileRef& r : kept_files) PutRef(e, r);
+  e.PutU8(archivelog ? 1 : 0);
+  e.PutU32(static_cast<uint32_t>(archived_logs.size()));
+  for (const ArchivedLog& a : archived_logs) {
+    e.PutU32(a.thread);
+    e.PutU64(a.sequence);
+    e.PutU64(a.first_change);
+    e.PutU64(a.next_change);
+    e.PutU64(a.blocks);
+    e.PutU32(a.block_size);
+    PutRef(e, a.file);
+    e.PutU64(static_cast<uint64_t>(a.completion_unix));
+  }
   return std::move(e.bytes());
 }
+
+namespace {
+
+void DecodeArchivedLogs(Reader& r, FileTable* t) {
+  uint8_t mode = 0;
+  r.U(&mode, "log mode");
+  t->archivelog = mode != 0;
+  for (uint32_t i = 0, n = r.Count("archived log"); i < n && r.ok(); ++i) {
+    ArchivedLog a;
+    r.U(&a.thread, "archived log thread");
+    r.U(&a.sequence, "archived log sequence");
+    r.U(&a.first_change, "archived log first change");
+    r.U(&a.next_change, "archived log next change");
+    r.U(&a.blocks, "archived log blocks");
+    r.U(&a.block_size, "archived log block size");
+    r.Ref(&a.file);
+    uint64_t c = 0;
+    r.U(&c, "archived log completion");
+    a.completion_unix = static_cast<int64_t>(c);
+    t->archived_logs.push_back(std::move(a));
+  }
+}
+
+}  // namespace
 
 absl::StatusOr<FileTable> FileTable::Decode(absl::Span<const uint8_t> bytes) {
   Reader r(bytes);
@@ -256,6 +293,7 @@ absl::StatusOr<FileTable> FileTable::Decode(absl::Span<const uint8_t> bytes) {
     r.Ref(&ref);
     t.kept_files.push_back(std::move(ref));
   }
+  if (version >= 4) DecodeArchivedLogs(r, &t);
   if (!r.ok()) return r.error();
   if (r.remaining() != 0) {
     return absl::DataLossError(

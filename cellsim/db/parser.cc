@@ -24,8 +24,8 @@ namespace {
 // Every kind of statement a session runs (this parser's and data_parser's),
 // for the error on a statement that starts with none of them.
 constexpr std::string_view kStatementKinds =
-    "CREATE, ALTER, DROP, TRUNCATE, INSERT, UPDATE, DELETE, MERGE, SELECT, COMMIT, ROLLBACK or "
-    "SHOW";
+    "CREATE, ALTER, DROP, TRUNCATE, INSERT, UPDATE, DELETE, MERGE, SELECT, COMMIT, ROLLBACK, "
+    "ANALYZE, ARCHIVE or SHOW";
 
 using internal::IsIdentChar;
 using internal::IsIdentStart;

@@ -148,9 +148,10 @@ std::string Trim(std::string_view s) {
 
 namespace {
 
-// SHOW and WHENEVER (any case) followed by a blank: SQL*Plus commands.
+// SHOW, WHENEVER and ARCHIVE (LOG LIST) (any case) followed by a blank:
+// SQL*Plus commands.
 bool IsSqlPlusCommandStart(std::string_view text) {
-  for (std::string_view word : {"SHOW", "WHENEVER"}) {
+  for (std::string_view word : {"SHOW", "WHENEVER", "ARCHIVE"}) {
     if (text.size() > word.size() && internal::Upper(text.substr(0, word.size())) == word &&
         std::isspace(static_cast<unsigned char>(text[word.size()]))) {
       return true;

@@ -27,6 +27,7 @@ std::string_view WaitClassName(WaitClass c) {
     case WaitClass::kOther: return "Other";
     case WaitClass::kCommit: return "Commit";
     case WaitClass::kConcurrency: return "Concurrency";
+    case WaitClass::kConfiguration: return "Configuration";
   }
   return "Other";
 }

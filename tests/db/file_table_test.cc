@@ -28,6 +28,9 @@ FileTable Sample() {
                {{"RECO", 256, "+RECO/ORCL/ONLINELOG/group_5.256.1"}}};
   g.state = EntryState::kCreating;
   t.log_groups = {g};
+  t.archivelog = true;
+  t.archived_logs = {{1, 7, 1000, 2000, 8192, 512,
+                      {"RECO", 258, "+RECO/ORCL/ARCHIVELOG/thread_1_seq_7.258.1"}, 1'700'000'002}};
   return t;
 }
 
@@ -43,7 +46,10 @@ TEST(FileTable, RoundTrip) {
   EXPECT_EQ(TablespaceContentsName(TablespaceContents::kUndo), "UNDO");
   EXPECT_EQ(back.FindDataFile(1)->file.number, 256u);
   EXPECT_EQ(back.FindDataFile(2), nullptr);
-  EXPECT_EQ(back.AllFiles().size(), 3u);
+  EXPECT_EQ(back.AllFiles().size(), 4u);  // the archived log's file too
+  EXPECT_TRUE(back.archivelog);
+  ASSERT_EQ(back.archived_logs.size(), 1u);
+  EXPECT_EQ(back.archived_logs[0].next_change, 2000u);
   ASSERT_OK_AND_ASSIGN(FileTable empty, FileTable::Decode(FileTable{}.Encode()));
   EXPECT_EQ(empty, FileTable{});
 }
@@ -94,6 +100,8 @@ TEST(FileTable, Version2TablesStillDecode) {
   ASSERT_EQ(t.tablespaces.size(), 1u);
   EXPECT_FALSE(t.tablespaces[0].bigfile);
   EXPECT_EQ(t.tablespaces[0].contents, TablespaceContents::kPermanent);
+  EXPECT_FALSE(t.archivelog);  // before version 4: NOARCHIVELOG, nothing archived
+  EXPECT_TRUE(t.archived_logs.empty());
 }
 
 TEST(FileTable, ImpossibleTablespaceFlagsAreRejected) {

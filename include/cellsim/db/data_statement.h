@@ -17,6 +17,9 @@
 //   COMMIT [WORK]                   ROLLBACK [WORK]
 //   ALTER SYSTEM SET name = value [SCOPE = MEMORY|SPFILE|BOTH] [SID = '*']
 //   SHOW PARAMETER[S] [name]
+//   ALTER DATABASE ARCHIVELOG | NOARCHIVELOG
+//   ALTER SYSTEM SWITCH LOGFILE     ALTER SYSTEM ARCHIVE LOG CURRENT
+//   ARCHIVE LOG LIST                (SQL*Plus: ends at its line's end in scripts)
 //   SELECT [*|e [alias], ...] FROM src [a] [, src [a]] [LEFT [OUTER] JOIN src [a] ON cond]
 //          [WHERE cond] [CONNECT BY LEVEL <= n] [ORDER BY e|n [ASC|DESC], ...]
 //
@@ -181,15 +184,24 @@ struct ShowParameter {
   std::string pattern;  // lowercased; "" = all
 };
 
+// The redo log commands: ALTER DATABASE ARCHIVELOG | NOARCHIVELOG, ALTER
+// SYSTEM SWITCH LOGFILE, ALTER SYSTEM ARCHIVE LOG CURRENT, and SQL*Plus's
+// ARCHIVE LOG LIST.
+struct LogCommand {
+  enum class Kind : uint8_t { kArchivelog, kNoArchivelog, kSwitchLogfile, kArchiveCurrent, kList };
+  Kind kind = Kind::kList;
+};
+
 using DataStatement = std::variant<CreateTable, DropTable, TruncateTable, Insert, Update, Delete,
                                    Merge, Commit, Rollback, AlterSystemSet, ShowParameter,
-                                   Select, CreateIndex, DropIndex, AnalyzeValidate>;
+                                   Select, CreateIndex, DropIndex, AnalyzeValidate, LogCommand>;
 
 // True when the statement starts like one of the data statements (so
 // Session::Execute gives it to ParseDataStatement instead of the file DDL
 // parser): CREATE [GLOBAL TEMPORARY] TABLE, CREATE [UNIQUE] INDEX, DROP TABLE,
 // DROP INDEX, ANALYZE, TRUNCATE, INSERT,
-// UPDATE, DELETE, MERGE, COMMIT, ROLLBACK, ALTER SYSTEM, SHOW, SELECT.
+// UPDATE, DELETE, MERGE, COMMIT, ROLLBACK, ALTER SYSTEM, SHOW, SELECT,
+// ALTER DATABASE [NO]ARCHIVELOG, ARCHIVE LOG.
 bool IsDataStatement(std::string_view sql);
 
 // Errors: InvalidArgument "at LINE:COL: expected ..., found ..." with an

@@ -93,6 +93,19 @@ struct LogGroup {
   bool operator==(const LogGroup&) const = default;
 };
 
+// One log ARCH copied (V$ARCHIVED_LOG). Format version 4.
+struct ArchivedLog {
+  uint32_t thread = 1;
+  uint64_t sequence = 0;      // SEQUENCE#
+  uint64_t first_change = 0;  // FIRST_CHANGE#: the SCN the log starts at
+  uint64_t next_change = 0;   // NEXT_CHANGE#: the SCN the next log starts at
+  uint64_t blocks = 0;        // redo blocks copied (block 0 and the header included)
+  uint32_t block_size = 512;
+  AsmFileRef file;            // "+RECO/ORCL/ARCHIVELOG/thread_1_seq_7.259.1700000000"
+  int64_t completion_unix = 0;
+  bool operator==(const ArchivedLog&) const = default;
+};
+
 struct FileTable {
   std::string db_name;  // "ORCL"
   uint32_t dbid = 0;
@@ -105,13 +118,17 @@ struct FileTable {
   // the database (not in AllFiles), but left in ASM, and recovery at open
   // never removes them as leftovers (format version 2).
   std::vector<AsmFileRef> kept_files;
+  // ARCHIVELOG mode (V$DATABASE.LOG_MODE) and the logs ARCH copied, oldest
+  // first; at most kMaxArchivedLogs are kept (format version 4).
+  bool archivelog = false;
+  std::vector<ArchivedLog> archived_logs;
 
   bool operator==(const FileTable&) const = default;
 
   const Tablespace* FindTablespace(std::string_view name) const;
   const DataFile* FindDataFile(uint32_t file_number) const;
   const LogGroup* FindLogGroup(uint32_t group) const;
-  // Every ASM file the table refers to.
+  // Every ASM file the table refers to (archived logs included).
   std::vector<AsmFileRef> AllFiles() const;
 
   // Versioned, bounds-checked encoding (docs/db.md). Decode fails with DataLoss
@@ -121,9 +138,14 @@ struct FileTable {
   [[nodiscard]] static absl::StatusOr<FileTable> Decode(absl::Span<const uint8_t> bytes);
 
   // Version 2 added kept_files, version 3 each tablespace's bigfile flag and
-  // contents; older tables still decode (none kept; smallfile, permanent).
-  static constexpr uint16_t kFormatVersion = 3;
+  // contents, version 4 the log mode and archived logs; older tables still
+  // decode (none kept; smallfile, permanent; NOARCHIVELOG).
+  static constexpr uint16_t kFormatVersion = 4;
   static constexpr uint32_t kMaxEntries = 65536;  // per list
+  // Archived-log records the table keeps (the control file's slot holds about
+  // twice as many); ARCH deletes the oldest copy beyond it, as a recovery
+  // area reclaims obsolete archived logs.
+  static constexpr size_t kMaxArchivedLogs = 1000;
 };
 
 }  // namespace cellsim::db

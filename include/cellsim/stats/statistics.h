@@ -106,7 +106,7 @@ constexpr std::string_view StatName(Stat s) { return kStatTable[static_cast<size
 // Looks a statistic up by its exact Oracle name.
 std::optional<Stat> StatByName(std::string_view name);
 
-enum class WaitClass : uint8_t { kUserIo, kSystemIo, kOther, kCommit, kConcurrency };
+enum class WaitClass : uint8_t { kUserIo, kSystemIo, kOther, kCommit, kConcurrency, kConfiguration };
 std::string_view WaitClassName(WaitClass c);
 
 // One row per wait event: the enumerator, the exact V$EVENT_NAME.NAME, its wait
@@ -126,7 +126,10 @@ std::string_view WaitClassName(WaitClass c);
   X(kLogFileParallelWrite, "log file parallel write", WaitClass::kSystemIo, "files", "blocks", "requests") \
   X(kDbFileParallelWrite, "db file parallel write", WaitClass::kSystemIo, "requests", "interrupt", "timeout") \
   X(kCellSingleBlockPhysicalRead, "cell single block physical read", WaitClass::kUserIo, "cellhash#", "diskhash#", "bytes") \
-  X(kCellMultiblockPhysicalRead, "cell multiblock physical read", WaitClass::kUserIo, "cellhash#", "diskhash#", "bytes")
+  X(kCellMultiblockPhysicalRead, "cell multiblock physical read", WaitClass::kUserIo, "cellhash#", "diskhash#", "bytes") \
+  X(kLogFileSwitchCompletion, "log file switch completion", WaitClass::kConfiguration, "", "", "") \
+  X(kLogFileSwitchArchivingNeeded, "log file switch (archiving needed)", WaitClass::kConfiguration, "", "", "") \
+  X(kLogArchiveIo, "Log archive I/O", WaitClass::kSystemIo, "count", "intr", "timeout")
 
 enum class Wait : uint16_t {
 #define CELLSIM_WAIT_ENUMERATOR(enumerator, ...) enumerator,

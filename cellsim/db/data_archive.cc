@@ -1,0 +1,290 @@
+// Log switches and ARCH: ARCHIVELOG mode copies every filled online log into
+// the archive destination (+RECO) before its group is reused (docs/redo.md
+// "Log switches and ARCHIVELOG").
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "cellsim/db/data_engine.h"
+#include "cellsim/format/block_template.h"
+
+namespace cellsim::db::internal {
+namespace {
+
+using stats::Wait;
+
+// The archive destination: cellsim archives into the RECO disk group, as a
+// database whose recovery area is +RECO does.
+constexpr const char* kArchiveDiskGroup = "RECO";
+
+absl::StatusOr<asmgr::DiskGroup*> ArchiveDestination(asmgr::Rack* rack) {
+  absl::StatusOr<asmgr::DiskGroup*> dg = rack->disk_group(kArchiveDiskGroup);
+  if (!dg.ok()) {
+    return absl::FailedPreconditionError(fmt::format(
+        "ORA-19802: the archive destination +{} does not exist: cellsim archives into the {} "
+        "disk group (make the rack with --disk-group {}:NORMAL:SIZE)",
+        kArchiveDiskGroup, kArchiveDiskGroup, kArchiveDiskGroup));
+  }
+  return dg;
+}
+
+bool Archived(const FileTable& t, uint64_t sequence) {
+  return std::any_of(t.archived_logs.begin(), t.archived_logs.end(),
+                     [&](const ArchivedLog& a) { return a.thread == 1 && a.sequence == sequence; });
+}
+
+}  // namespace
+
+absl::Status DataEngine::MakeReusable(Recorder& rec, const LogGroup& g) {
+  auto found = log_use.find(g.group);
+  if (found == log_use.end() || !found->second.needs_archive || found->second.archived) {
+    return absl::OkStatus();
+  }
+  // The log still waits for ARCH (an earlier copy failed): the session waits
+  // while ARCH copies it; it cannot be overwritten before.
+  const uint64_t t0 = db->clock->NowNanos();
+  absl::Status st = ArchiveLog(g, found->second);
+  const uint64_t waited = db->clock->NowNanos() - t0;
+  rec.Wait(Wait::kLogFileSwitchArchivingNeeded, waited);
+  switch_wait_ns += waited;
+  if (st.ok()) return st;
+  return absl::Status(st.code(), fmt::format(
+      "ORA-00257: archiver error: log group {} (sequence {}) is not archived, so LGWR cannot "
+      "reuse it; nothing of this statement is committed (free space in +{}, then retry): {}",
+      g.group, found->second.sequence, kArchiveDiskGroup, std::string(st.message())));
+}
+
+absl::Status DataEngine::MakeNextLogReusable(Recorder& rec) {
+  {
+    MutexLock lock(&db->mu);  // the common case, without copying the table
+    if (!db->table.archivelog) return absl::OkStatus();
+  }
+  const FileTable table = FileTableCopy();  // `groups` point into it
+  if (!table.archivelog) return absl::OkStatus();
+  const std::vector<const LogGroup*> groups = Thread1Groups(table);
+  if (groups.size() < 2) return absl::OkStatus();
+  const uint32_t next = (current_group_index + 1) % static_cast<uint32_t>(groups.size());
+  return MakeReusable(rec, *groups[next]);
+}
+
+absl::Status DataEngine::NextLog(Recorder& rec, const std::vector<const LogGroup*>& groups,
+                                 bool archivelog) {
+  const uint32_t next = (current_group_index + 1) % static_cast<uint32_t>(groups.size());
+  const LogGroup* g = groups[next];
+  if (archivelog && next != current_group_index) {
+    if (absl::Status st = MakeReusable(rec, *g); !st.ok()) return st;
+  }
+  const LogGroup* old = groups[current_group_index];
+  ++scn;  // a log switch advances the SCN: each log's range is not empty
+  log_use[old->group] = LogUse{sequence, log_first_change, scn, log_block, archivelog, false};
+  current_group_index = next;
+  ++sequence;
+  log_block = 2;
+  log_first_change = scn;
+  current_log_blocks = g->size_bytes / g->block_size;
+  return absl::OkStatus();
+}
+
+absl::Status DataEngine::CompleteSwitch(Recorder& rec, uint32_t left_group, bool archivelog) {
+  const uint64_t t0 = db->clock->NowNanos();
+  absl::Status st = Checkpoint(rec);
+  if (st.ok() && archivelog) {
+    const FileTable table = FileTableCopy();
+    const LogGroup* g = table.FindLogGroup(left_group);
+    auto u = log_use.find(left_group);
+    if (g != nullptr && u != log_use.end() && u->second.needs_archive && !u->second.archived) {
+      // Not the statement's error: its redo is written; the log waits for
+      // ARCH, who tries again before the group is reused.
+      (void)ArchiveLog(*g, u->second);
+    }
+  }
+  const uint64_t waited = db->clock->NowNanos() - t0;
+  rec.Wait(Wait::kLogFileSwitchCompletion, waited);
+  switch_wait_ns += waited;
+  return st;
+}
+
+absl::Status DataEngine::ArchiveLog(const LogGroup& g, LogUse& u) {
+  absl::StatusOr<asmgr::DiskGroup*> dest = ArchiveDestination(db->rack);
+  if (!dest.ok()) return dest.status();
+  Recorder arch = db->SystemRecorder();  // ARCH's work, not the session's
+  const uint64_t bytes = u.blocks * g.block_size;
+  std::vector<uint8_t> image(bytes);
+  absl::Status read = absl::NotFoundError("the group has no member");
+  for (const LogMember& m : g.members) {  // the first member that reads
+    absl::StatusOr<asmgr::DiskGroup*> dg = FindDiskGroup(db->rack, m.file.disk_group);
+    if (!dg.ok()) return dg.status();
+    std::vector<asmgr::AsmReadRequest> r(1);
+    r[0].file_offset = 0;
+    r[0].buffer = absl::MakeSpan(image);
+    r[0].verify_checksums = true;
+    asmgr::AsmIoResult res;
+    read = arch.Timed(Wait::kLogArchiveIo, [&] { return (*dg)->Read(m.file.number, absl::MakeSpan(r), &res); });
+    AccountRead(arch, res, bytes);
+    if (read.ok()) break;
+  }
+  if (!read.ok()) {
+    return absl::Status(read.code(), fmt::format("ARCH: reading log group {} (sequence {}): {}",
+                                                 g.group, u.sequence, std::string(read.message())));
+  }
+  const FileTable before = FileTableCopy();
+  asmgr::FileSpec spec{.db_name = before.db_name, .type = asmgr::FileType::kArchiveLog,
+                       .tag = fmt::format("thread_1_seq_{}", u.sequence), .size_bytes = bytes,
+                       .block_size = g.block_size};
+  absl::StatusOr<asmgr::FileInfo> f = (*dest)->CreateFile(spec);
+  if (!f.ok()) {
+    return absl::Status(f.status().code(), fmt::format("ARCH: creating the archived log of sequence {}: {}",
+                                              u.sequence, std::string(f.status().message())));
+  }
+  std::vector<asmgr::AsmWriteRequest> w(1);
+  w[0].file_offset = 0;
+  w[0].data = absl::MakeConstSpan(image);
+  asmgr::AsmIoResult res;
+  absl::Status st = arch.Timed(Wait::kLogArchiveIo, [&] { return (*dest)->Write(f->number, absl::MakeSpan(w), &res); });
+  AccountWrite(arch, res, 1, bytes);
+  std::vector<AsmFileRef> aged;
+  if (st.ok()) {
+    // Recorded in the control file only once the copy is whole: a crash
+    // before leaves a file no entry names, which the next open deletes.
+    MutexLock lock(&db->mu);
+    FileTable& t = db->table;
+    st = db->cf->ReadCurrent(arch);
+    if (st.ok()) {
+      const FileTable kept = t;
+      t.archived_logs.push_back(ArchivedLog{1, u.sequence, u.first_change, u.next_change, u.blocks,
+                                            g.block_size, AsmFileRef{(*dest)->name(), f->number, f->name},
+                                            db->clock->UnixSeconds()});
+      while (t.archived_logs.size() > FileTable::kMaxArchivedLogs) {
+        aged.push_back(t.archived_logs.front().file);
+        t.archived_logs.erase(t.archived_logs.begin());
+      }
+      st = db->cf->Write(t, arch);
+      if (!st.ok()) t = kept;
+    }
+  }
+  if (!st.ok()) {
+    (void)(*dest)->DeleteFile(f->number);
+    return absl::Status(st.code(), fmt::format("ARCH: archiving log sequence {}: {}", u.sequence,
+                                               std::string(st.message())));
+  }
+  u.archived = true;
+  for (const AsmFileRef& r : aged) {
+    absl::StatusOr<asmgr::DiskGroup*> dg = FindDiskGroup(db->rack, r.disk_group);
+    if (dg.ok()) (void)(*dg)->DeleteFile(r.number);  // no entry names it: open would delete it
+  }
+  return absl::OkStatus();
+}
+
+void DataEngine::ArchiveAfterOpen() {
+  const FileTable table = FileTableCopy();  // `groups` point into it
+  if (!table.archivelog) return;
+  uint64_t newest = 0;
+  for (const ArchivedLog& a : table.archived_logs) newest = std::max(newest, a.sequence);
+  for (const LogGroup* g : Thread1Groups(table)) {
+    // The sequence a log holds is in its redo blocks' headers (block 2 on).
+    uint64_t seq = 0;
+    for (const LogMember& m : g->members) {
+      absl::StatusOr<asmgr::DiskGroup*> dg = FindDiskGroup(db->rack, m.file.disk_group);
+      if (!dg.ok()) continue;
+      std::vector<uint8_t> b(g->block_size);
+      std::vector<asmgr::AsmReadRequest> r(1);
+      r[0].file_offset = 2 * uint64_t{g->block_size};
+      r[0].buffer = absl::MakeSpan(b);
+      asmgr::AsmIoResult res;
+      if (!(*dg)->Read(m.file.number, absl::MakeSpan(r), &res).ok()) continue;
+      if (b[0] == format::kRedoSignature && b[1] == format::kRedoFormat) {
+        uint32_t s32 = 0;
+        std::memcpy(&s32, &b[8], 4);
+        seq = s32;
+      }
+      break;
+    }
+    if (seq == 0 || seq >= sequence || seq <= newest || Archived(table, seq)) continue;
+    LogUse& u = log_use[g->group];
+    u = LogUse{seq, 0, 0, g->size_bytes / g->block_size, true, false};
+    (void)ArchiveLog(*g, u);  // else retried before the group is reused
+  }
+}
+
+absl::Status DataEngine::SetLogMode(Recorder& rec, bool archivelog) {
+  if (archivelog) {
+    if (absl::StatusOr<asmgr::DiskGroup*> dest = ArchiveDestination(db->rack); !dest.ok()) {
+      return dest.status();
+    }
+  }
+  MutexLock lock(&db->mu);
+  if (absl::Status st = db->cf->ReadCurrent(rec); !st.ok()) return st;
+  FileTable& t = db->table;
+  if (t.archivelog == archivelog) return absl::OkStatus();
+  t.archivelog = archivelog;
+  absl::Status st = db->cf->Write(t, rec);
+  if (!st.ok()) t.archivelog = !archivelog;
+  return st;
+}
+
+absl::Status DataEngine::SwitchLogfile(Recorder& rec, bool archive_current) {
+  if (absl::Status st = FlushLog(rec, true); !st.ok()) return st;
+  const FileTable table = FileTableCopy();  // `groups` point into it
+  const std::vector<const LogGroup*> groups = Thread1Groups(table);
+  if (groups.empty()) {
+    return absl::FailedPreconditionError(
+        "ORA-00313: thread 1 has no online log group to switch to");
+  }
+  if (archive_current && !table.archivelog) {
+    return absl::FailedPreconditionError(
+        "ORA-00258: manual archiving in NOARCHIVELOG mode must identify log: the database is in "
+        "NOARCHIVELOG mode (ALTER DATABASE ARCHIVELOG first)");
+  }
+  current_group_index %= static_cast<uint32_t>(groups.size());
+  const uint32_t left = groups[current_group_index]->group;
+  if (absl::Status st = NextLog(rec, groups, table.archivelog); !st.ok()) return st;
+  if (absl::Status st = CompleteSwitch(rec, left, table.archivelog); !st.ok()) return st;
+  if (archive_current && !log_use[left].archived) {
+    const LogGroup* g = table.FindLogGroup(left);
+    if (g == nullptr) return absl::NotFoundError(fmt::format("log group {} is gone", left));
+    if (absl::Status st = ArchiveLog(*g, log_use[left]); !st.ok()) return st;
+  }
+  return absl::OkStatus();
+}
+
+// SQL*Plus's ARCHIVE LOG LIST.
+std::string ArchiveLogList(DataEngine& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  const FileTable t = e.FileTableCopy();
+  uint64_t oldest = e.sequence, next_to_archive = e.sequence;
+  for (const LogGroup* g : Thread1Groups(t)) {
+    auto u = e.log_use.find(g->group);
+    if (u == e.log_use.end() || u->second.sequence == 0) continue;
+    oldest = std::min(oldest, u->second.sequence);
+    if (u->second.needs_archive && !u->second.archived) {
+      next_to_archive = std::min(next_to_archive, u->second.sequence);
+    }
+  }
+  std::string out = fmt::format("{:<31}{}\n{:<31}{}\n{:<31}+{}\n{:<31}{}\n", "Database log mode",
+                                t.archivelog ? "Archive Mode" : "No Archive Mode",
+                                "Automatic archival", t.archivelog ? "Enabled" : "Disabled",
+                                "Archive destination", kArchiveDiskGroup,
+                                "Oldest online log sequence", oldest);
+  if (t.archivelog) out += fmt::format("{:<31}{}\n", "Next log sequence to archive", next_to_archive);
+  out += fmt::format("{:<31}{}", "Current log sequence", e.sequence);
+  return out;
+}
+
+absl::Status RunLogCommand(DataEngine& e, Recorder& rec, const LogCommand& c, DataOutcome* out) {
+  switch (c.kind) {
+    case LogCommand::Kind::kArchivelog:
+    case LogCommand::Kind::kNoArchivelog:
+      out->feedback = "Database altered.";
+      return e.SetLogMode(rec, c.kind == LogCommand::Kind::kArchivelog);
+    case LogCommand::Kind::kSwitchLogfile:
+    case LogCommand::Kind::kArchiveCurrent:
+      out->feedback = "System altered.";
+      return e.SwitchLogfile(rec, c.kind == LogCommand::Kind::kArchiveCurrent);
+    case LogCommand::Kind::kList:
+      out->feedback = ArchiveLogList(e);
+      return absl::OkStatus();
+  }
+  return absl::InternalError("unhandled log command");
+}
+
+}  // namespace cellsim::db::internal

@@ -1,0 +1,263 @@
+// ARCHIVELOG mode (issue 15): ALTER DATABASE ARCHIVELOG, log switches, ARCH
+// copying each filled online log into +RECO byte for byte, V$ARCHIVED_LOG,
+// V$LOG's ARCHIVED, ARCHIVE LOG LIST, the switch waits, a restart, and what
+// happens when the destination is missing or full.
+#include <string>
+#include <vector>
+
+#include "cellsim/db/database.h"
+#include "cellsim/io/io_backend.h"
+#include "db/db_test_util.h"
+#include "gtest/gtest.h"
+#include "testing/test_util.h"
+
+namespace cellsim::db {
+namespace {
+
+using ::cellsim::db::testing::ReadAsmFile;
+using ::cellsim::db::testing::SmallRack;
+using ::cellsim::testing::TempDir;
+using ::testing::HasSubstr;
+using stats::Wait;
+
+constexpr int kRows = 8000;  // ALL_OBJECTS rows: about 0.9 MB of redo per insert
+
+class ArchiveTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    io_ = io::MakePosixBackend();
+    ASSERT_OK_AND_ASSIGN(rack_, asmgr::Rack::Create(io_.get(), SystemClock(), tmp_.path() + "/rack",
+                                                    SmallRack()));
+    DatabaseOptions o;
+    o.standard_files.create = true;
+    o.min_log_file_bytes = 1ull << 20;
+    o.standard_files.log_bytes = 1ull << 20;  // below Oracle's 4 MiB: switches come fast
+    o.all_objects_rows = kRows;
+    ASSERT_OK_AND_ASSIGN(db_, Database::Create(rack_.get(), o));
+    s_ = db_->NewSession();
+  }
+  void TearDown() override {
+    s_.reset();
+    if (db_) EXPECT_OK(db_->Close());
+    db_.reset();
+    if (rack_) EXPECT_OK(rack_->Close());
+  }
+  StatementResult Run(const std::string& sql) {
+    absl::StatusOr<StatementResult> r = s_->Execute(sql);
+    EXPECT_TRUE(r.ok()) << sql << "\n" << r.status();
+    return r.ok() ? *r : StatementResult{};
+  }
+  std::string One(const std::string& sql) {
+    StatementResult r = Run(sql);
+    return r.result_rows.empty() ? "" : r.result_rows[0][0];
+  }
+  // Heap-table redo.
+  void MakeRedo(int rounds) {
+    for (int i = 0; i < rounds; ++i) {
+      Run("insert into t select * from all_objects");
+      Run("commit");
+    }
+  }
+  void Reopen() {
+    s_.reset();
+    ASSERT_OK(db_->Close());
+    db_.reset();
+    ASSERT_OK_AND_ASSIGN(db_, Database::Open(rack_.get()));
+    s_ = db_->NewSession();
+  }
+
+  TempDir tmp_;
+  std::unique_ptr<io::IoBackend> io_;
+  std::unique_ptr<asmgr::Rack> rack_;
+  std::unique_ptr<Database> db_;
+  std::unique_ptr<Session> s_;
+};
+
+TEST_F(ArchiveTest, NoArchivelogByDefault) {
+  EXPECT_EQ(One("select log_mode from v$database"), "NOARCHIVELOG");
+  StatementResult r = Run("archive log list");
+  EXPECT_THAT(r.feedback, HasSubstr("Database log mode              No Archive Mode"));
+  EXPECT_THAT(r.feedback, HasSubstr("Automatic archival             Disabled"));
+  EXPECT_THAT(r.feedback, ::testing::Not(HasSubstr("Next log sequence to archive")));
+  Run("create table t as select * from all_objects where 1=0");
+  MakeRedo(4);
+  Run("alter system switch logfile");
+  EXPECT_EQ(One("select count(*) from v$archived_log"), "0");
+  EXPECT_EQ(One("select count(*) from v$log where archived = 'YES'"), "0");
+  absl::StatusOr<StatementResult> st = s_->Execute("alter system archive log current");
+  ASSERT_FALSE(st.ok());
+  EXPECT_THAT(st.status().message(), HasSubstr("ORA-00258"));
+}
+
+TEST_F(ArchiveTest, ArchCopiesEveryFilledLogIntoReco) {
+  EXPECT_EQ(Run("alter database archivelog").feedback, "Database altered.");
+  EXPECT_EQ(One("select log_mode from v$database"), "ARCHIVELOG");
+  Run("create table t as select * from all_objects where 1=0");
+  const std::string first_seq = One("select sequence# from v$log where status = 'CURRENT'");
+  MakeRedo(5);  // ~4.5 MB of redo through 1 MiB logs: several switches
+  EXPECT_GT(s_->Stats()[stats::Stat::kRedoSize], 4 << 20);
+  const stats::WaitValues waits = s_->Waits();
+  EXPECT_GE(waits[Wait::kLogFileSwitchCompletion].count, 2);
+  EXPECT_EQ(waits[Wait::kLogFileSwitchArchivingNeeded].count, 0);  // ARCH kept up
+  EXPECT_GE(db_->SystemWaits()[Wait::kLogArchiveIo].count, 4);     // a read and a write per log
+
+  StatementResult logs = Run(
+      "select sequence#, first_change#, next_change#, blocks, block_size, name from "
+      "v$archived_log order by sequence#");
+  ASSERT_GE(logs.result_rows.size(), 2u);
+  EXPECT_EQ(logs.result_rows[0][0], first_seq);
+  // Consecutive sequences whose SCN ranges meet, each a byte-for-byte copy of
+  // the online log it came from (as far as LGWR wrote it).
+  asmgr::DiskGroup* reco = *rack_->disk_group("RECO");
+  for (size_t i = 0; i < logs.result_rows.size(); ++i) {
+    const auto& row = logs.result_rows[i];
+    EXPECT_THAT(row[5], HasSubstr("+RECO/ORCL/ARCHIVELOG/thread_1_seq_" + row[0]));
+    if (i > 0) {
+      EXPECT_EQ(std::stoll(row[0]), std::stoll(logs.result_rows[i - 1][0]) + 1);
+      EXPECT_EQ(row[1], logs.result_rows[i - 1][2]);
+    }
+    EXPECT_LT(std::stoll(row[1]), std::stoll(row[2]));
+    EXPECT_EQ(row[4], "512");
+  }
+  // The newest archived log is still in its online group (3 groups: the one
+  // before CURRENT); compare its bytes.
+  const auto& last = logs.result_rows.back();
+  const std::string group = One("select group# from v$log where sequence# = " + last[0]);
+  ASSERT_FALSE(group.empty());
+  EXPECT_EQ(One("select archived from v$log where group# = " + group), "YES");
+  const std::string member = One("select member from v$logfile where group# = " + group);
+  const uint64_t bytes = std::stoull(last[3]) * 512;
+  ASSERT_OK_AND_ASSIGN(asmgr::FileInfo archived, reco->LookupFile(last[5]));
+  EXPECT_EQ(archived.size_bytes, bytes);
+  const std::string member_dg = member.substr(1, member.find('/') - 1);
+  asmgr::DiskGroup* online_dg = *rack_->disk_group(member_dg);
+  ASSERT_OK_AND_ASSIGN(asmgr::FileInfo online, online_dg->LookupFile(member));
+  EXPECT_EQ(ReadAsmFile(reco, archived.number, bytes),
+            ReadAsmFile(online_dg, online.number, bytes));
+
+  StatementResult list = Run("archive log list");
+  EXPECT_THAT(list.feedback, HasSubstr("Database log mode              Archive Mode"));
+  EXPECT_THAT(list.feedback, HasSubstr("Archive destination            +RECO"));
+  EXPECT_THAT(list.feedback,
+              HasSubstr("Current log sequence           " +
+                        One("select sequence# from v$log where status = 'CURRENT'")));
+}
+
+TEST_F(ArchiveTest, ArchiveLogCurrentAndRestartKeepTheRecords) {
+  Run("alter database archivelog");
+  Run("create table t as select * from all_objects where 1=0");
+  MakeRedo(1);
+  const std::string seq = One("select sequence# from v$log where status = 'CURRENT'");
+  EXPECT_EQ(Run("alter system archive log current").feedback, "System altered.");
+  EXPECT_EQ(One("select count(*) from v$archived_log where sequence# = " + seq), "1");
+  Run("create table u (x number)");
+  Run("insert into u values (1)");
+  Run("commit");  // redo in the CURRENT log, which the close leaves unarchived
+  const int64_t before = std::stoll(One("select count(*) from v$archived_log"));
+  Reopen();
+  // The control file keeps the mode and the records; the log the close left
+  // CURRENT (with redo in it) is archived at open.
+  EXPECT_EQ(One("select log_mode from v$database"), "ARCHIVELOG");
+  EXPECT_EQ(One("select count(*) from v$archived_log where sequence# = " + seq), "1");
+  EXPECT_EQ(std::stoll(One("select count(*) from v$archived_log")), before + 1);
+  EXPECT_EQ(One("select count(*) from t"), std::to_string(kRows));
+  EXPECT_EQ(One("select count(*) from u"), "1");
+  Run("alter database noarchivelog");
+  Reopen();
+  EXPECT_EQ(One("select log_mode from v$database"), "NOARCHIVELOG");
+}
+
+// A transaction with more redo than a whole log: LGWR fills the log, switches
+// and goes on in the next (the write used to fail: "does not fit log group");
+// a record that spans two logs is read back whole by instance recovery.
+TEST_F(ArchiveTest, RedoLargerThanALogSpansSwitchesAndRecovers) {
+  Run("alter database archivelog");
+  Run("create table t as select * from all_objects where 1=0");
+  Run("insert into t select * from all_objects");
+  Run("insert into t select * from all_objects");
+  Run("commit");  // ~1.8 MB of redo into 1 MiB logs in one write
+  Run("insert into t select * from all_objects");  // never committed
+  // Crash: nothing closed (what kill -9 leaves).
+  s_.reset();
+  db_.reset();
+  ASSERT_OK(rack_->Close());
+  rack_.reset();
+  ASSERT_OK_AND_ASSIGN(rack_, asmgr::Rack::Open(io_.get(), SystemClock(), tmp_.path() + "/rack"));
+  ASSERT_OK_AND_ASSIGN(db_, Database::Open(rack_.get()));
+  s_ = db_->NewSession();
+  ASSERT_FALSE(db_->recovery_actions().empty());
+  EXPECT_THAT(db_->recovery_actions()[0], HasSubstr("instance recovery"));
+  EXPECT_EQ(One("select count(*) from t"), std::to_string(2 * kRows));
+  StatementResult logs = Run("select sequence# from v$archived_log order by sequence#");
+  ASSERT_GE(logs.result_rows.size(), 2u);
+  for (size_t i = 1; i < logs.result_rows.size(); ++i) {
+    EXPECT_EQ(std::stoll(logs.result_rows[i][0]), std::stoll(logs.result_rows[i - 1][0]) + 1);
+  }
+}
+
+TEST_F(ArchiveTest, MissingDestinationIsAClearError) {
+  // A rack without RECO cannot archive.
+  s_.reset();
+  ASSERT_OK(db_->Close());
+  db_.reset();
+  ASSERT_OK(rack_->Close());
+  rack_.reset();
+  asmgr::RackConfig c = SmallRack();
+  c.disk_groups.pop_back();  // DATA only
+  ASSERT_OK_AND_ASSIGN(rack_, asmgr::Rack::Create(io_.get(), SystemClock(), tmp_.path() + "/rack2", c));
+  DatabaseOptions o;
+  o.standard_files.create = true;
+  o.min_log_file_bytes = 1ull << 20;
+  o.standard_files.log_bytes = 1ull << 20;
+  ASSERT_OK_AND_ASSIGN(db_, Database::Create(rack_.get(), o));
+  s_ = db_->NewSession();
+  absl::StatusOr<StatementResult> r = s_->Execute("alter database archivelog");
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("ORA-19802"));
+  EXPECT_THAT(r.status().message(), HasSubstr("+RECO"));
+  EXPECT_EQ(One("select log_mode from v$database"), "NOARCHIVELOG");
+}
+
+TEST_F(ArchiveTest, FullDestinationStopsReuseNotCommittedData) {
+  // Fill RECO (512 MiB usable) so ARCH cannot copy; LGWR goes round the
+  // groups until it needs an unarchived one, then the statement fails with
+  // ORA-00257 and every acknowledged commit stays.
+  asmgr::DiskGroup* reco = *rack_->disk_group("RECO");
+  std::vector<uint32_t> fillers;
+  for (int i = 0; i < 1000; ++i) {  // until not one more AU fits
+    absl::StatusOr<asmgr::FileInfo> f = reco->CreateFile(
+        {.db_name = "FILL", .type = asmgr::FileType::kDataFile, .tag = "filler",
+         .size_bytes = 4ull << 20});
+    if (!f.ok()) break;
+    fillers.push_back(f->number);
+  }
+  ASSERT_FALSE(fillers.empty());
+  Run("alter database archivelog");
+  Run("create table t as select * from all_objects where 1=0");
+  int committed = 0;
+  absl::Status failure;
+  for (int i = 0; i < 12 && failure.ok(); ++i) {
+    absl::StatusOr<StatementResult> r = s_->Execute("insert into t select * from all_objects");
+    if (r.ok()) r = s_->Execute("commit");
+    if (r.ok()) {
+      ++committed;
+    } else {
+      failure = r.status();
+    }
+  }
+  ASSERT_FALSE(failure.ok()) << "12 rounds never needed an unarchived group";
+  EXPECT_THAT(failure.message(), HasSubstr("ORA-00257"));
+  EXPECT_GE(s_->Waits()[Wait::kLogFileSwitchArchivingNeeded].count, 1);
+  (void)s_->Execute("rollback");
+  // Room again: ARCH catches up at the next switch and work goes on.
+  for (uint32_t f : fillers) ASSERT_OK(reco->DeleteFile(f));
+  Run("alter system switch logfile");
+  Run("insert into t select * from all_objects");
+  Run("commit");
+  EXPECT_EQ(One("select count(*) from t"), std::to_string((committed + 1) * kRows));
+  Reopen();
+  EXPECT_EQ(One("select count(*) from t"), std::to_string((committed + 1) * kRows));
+}
+
+}  // namespace
+}  // namespace cellsim::db
