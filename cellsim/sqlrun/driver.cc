@@ -95,7 +95,8 @@ class SessionLoop {
       const CostModel& c = run_.o.cost;
       const double redo = static_cast<double>(r->statistics[Stat::kRedoSize]);
       run_.pacer.Charge(c.call_ns + c.row_ns * static_cast<uint64_t>(std::max<int64_t>(r->rows, 0)) +
-                        static_cast<uint64_t>(redo * c.redo_byte_ns));
+                            static_cast<uint64_t>(redo * c.redo_byte_ns),
+                        run_.clock()->NowNanos() - t);
       const uint64_t end = run_.clock()->NowNanos();
       if (trace_.is_open()) trace_.Call(sql, *r, (end - t) / 1000, end / 1000);
     }

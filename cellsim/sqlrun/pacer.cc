@@ -18,14 +18,18 @@ size_t Pacer::NextLocked() const {
   return best;
 }
 
+void Pacer::SleepUntil(uint64_t t) const {
+  // Real time: sleep in slices so a cancel is seen within 100 ms.
+  while (!Cancelled(cancel_)) {
+    const uint64_t now = clock_->NowNanos();
+    if (now >= t) break;
+    std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<uint64_t>(t - now, 100'000'000)));
+  }
+}
+
 void Pacer::Turn(size_t i, uint64_t t) {
   if (!simulated()) {
-    // Real time: sleep in slices so a cancel is seen within 100 ms.
-    while (!Cancelled(cancel_)) {
-      const uint64_t now = clock_->NowNanos();
-      if (now >= t) break;
-      std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<uint64_t>(t - now, 100'000'000)));
-    }
+    SleepUntil(t);
     return;
   }
   {
@@ -48,8 +52,12 @@ size_t Pacer::Finished(size_t n) const {
   return static_cast<size_t>(std::count(done_.begin(), done_.begin() + static_cast<long>(n), true));
 }
 
-void Pacer::Charge(uint64_t ns) const {
-  if (simulated()) clock_->SetThreadNanos(clock_->NowNanos() + ns);
+void Pacer::Charge(uint64_t ns, uint64_t elapsed_ns) const {
+  if (simulated()) {
+    clock_->SetThreadNanos(clock_->NowNanos() + ns);
+  } else if (ns > elapsed_ns) {
+    SleepUntil(clock_->NowNanos() + (ns - elapsed_ns));
+  }
 }
 
 }  // namespace cellsim::sqlrun::internal

@@ -7,7 +7,8 @@
 // runs until it calls Turn again or Finish, so the interleaving, and with it
 // every figure, is the same on every run and machine.
 //
-// Real clock: Turn sleeps until the clock reaches t (or the run is cancelled).
+// Real clock: Turn sleeps until the clock reaches t (or the run is cancelled);
+// Charge sleeps until a call has lasted its modeled CPU.
 //
 // Thread-safety: every method may be called from any thread.
 #ifndef CELLSIM_SQLRUN_PACER_H_
@@ -36,11 +37,19 @@ class Pacer {
   void Finish(size_t i) ABSL_LOCKS_EXCLUDED(mu_);
   // Participants in [0, n) that have finished.
   size_t Finished(size_t n) const ABSL_LOCKS_EXCLUDED(mu_);
-  // Moves the calling thread's modeled time on by `ns` (simulated clock only).
-  void Charge(uint64_t ns) const;
+  // A call's modeled CPU `ns` (CostModel); the call took `elapsed_ns` of the
+  // clock. Simulated clock: moves the calling thread's modeled time on by
+  // `ns` (the device model has charged the call's I/O). Real clock: sleeps
+  // until the call has lasted `ns`, so it lasts its modeled CPU or its real
+  // time, whichever is longer: this machine's own CPU and its waits for the
+  // engine's lock and for a CPU (cellsim serialises its engine; the modeled
+  // database's sessions run on CPUs of their own) hide inside the modeled
+  // CPU, a longer wait (a log write at commit) shows.
+  void Charge(uint64_t ns, uint64_t elapsed_ns) const;
 
  private:
   size_t NextLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SleepUntil(uint64_t t) const;  // real clock
 
   Clock* const clock_;
   const CancelFlag* const cancel_;

@@ -3,6 +3,7 @@
 // pattern, bind rows, the timer, determinism under the simulated clock, and a
 // real-clock run. Sessions are threads (label `concurrent`, run under TSan).
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -17,6 +18,16 @@
 #include "cellsim/sqlrun/trace.h"
 #include "gtest/gtest.h"
 #include "testing/test_util.h"
+
+// Sanitizer builds: calls take several times their modeled CPU.
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define CELLSIM_SQLRUN_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define CELLSIM_SQLRUN_SANITIZED 1
+#endif
 
 namespace cellsim::sqlrun {
 namespace {
@@ -223,6 +234,22 @@ TEST(DriverTest, SemiRandomHonoursFrequenciesAndBindsSkipTheLastRow) {
   EXPECT_EQ(r.sessions[0].commits, 0);   // SELECTs never end a transaction
 }
 
+// Truly random: every statement equally often, whatever its frequency.
+TEST(DriverTest, TrulyRandomIgnoresFrequencies) {
+  TestDb t;
+  ASSERT_OK(t.Open(true));
+  SqlDir d;
+  d.entries = {Entry("a.sql", "select 1 from dual", 1), Entry("b.sql", "select 2 from dual", 3)};
+  RunOptions o = SeedOptions(2, 30);
+  o.exe_mode = ExeMode::kTrulyRandom;
+  o.exe_delay_s = 0.01;
+  ASSERT_OK_AND_ASSIGN(RunResult r, RunSqlDir(t.db(), d, o));
+  std::map<std::string, int> n;
+  for (const Event& e : r.events) ++n[e.sql_file];
+  EXPECT_GT(n["a.sql"] + n["b.sql"], 2000);
+  EXPECT_NEAR(static_cast<double>(n["b.sql"]) / (n["a.sql"] + n["b.sql"]), 0.5, 0.04);
+}
+
 TEST(DriverTest, BindArraySizeKeepsThatManyUsableRows) {
   TestDb t;
   ASSERT_OK(t.Open(true));
@@ -303,6 +330,45 @@ TEST(DriverTest, RealClockRunsInWallTime) {
   EXPECT_GE(samples, 2);
   EXPECT_GT(r.final_sample.tally, 0);
   for (const SessionSummary& s : r.sessions) EXPECT_EQ(s.error, "");
+}
+
+// Both clocks model the same database: under the real clock a call lasts its
+// CostModel CPU or its real time, whichever is longer, so the seed's cycles
+// come at the simulated rate (40,000-row inserts: a modeled ~250 ms each, far
+// more than this engine takes, against 3 x 50 ms of sleep per cycle; without
+// the modeled CPU the real rate would be ~1.5-2x). The rate is taken from the
+// monitor's sample at 1.5 s to the end: the real clock's first cycle is slower
+// (the sessions' first inserts queue for the engine while it encodes the rows
+// and touches its memory for the first time), and its timer counts whole
+// seconds from a fractional start. The bounds leave room for a loaded machine
+// (0.8x at load 12 on 2 cores, debug build).
+TEST(DriverTest, RealClockKeepsTheSimulatedRate) {
+#ifdef CELLSIM_SQLRUN_SANITIZED
+  GTEST_SKIP() << "a sanitizer build's calls take longer than the modeled CPU (a 40,000-row "
+                  "insert takes seconds under TSan), so the real clock cannot keep the modeled rate";
+#endif
+  auto rate = [](bool simulated) -> double {
+    TestDb t;
+    if (!t.Open(simulated, 40000).ok() || !CreateSeedSchema(t).ok()) return -1;
+    RunOptions o = SeedOptions(3, 5);
+    o.exe_delay_s = 0.05;
+    o.sample_interval_s = 0.5;
+    absl::StatusOr<RunResult> r = RunSqlDir(t.db(), SeedDir(), o);
+    if (!r.ok()) return -1;
+    const Sample* from = nullptr;
+    for (const Sample& s : r->samples) {
+      if (from == nullptr && s.t_s >= 1.5) from = &s;
+    }
+    const Sample& to = r->final_sample;
+    if (from == nullptr || to.t_s - from->t_s < 1.0) return -1;
+    return static_cast<double>(to.tally - from->tally) / (to.t_s - from->t_s);
+  };
+  const double simulated = rate(true), real = rate(false);
+  std::printf("seed cycles per second after the first: simulated %.2f, real %.2f\n", simulated,
+              real);
+  ASSERT_GT(simulated, 0);
+  EXPECT_GT(real, 0.5 * simulated);
+  EXPECT_LT(real, 1.3 * simulated);
 }
 
 TEST(DriverTest, TraceFilesPerSessionReadBackByTkprof) {

@@ -11,7 +11,10 @@
 // so sleeps cost nothing, the interleaving is the same on every machine and
 // every figure is reproducible. Each statement's modeled time is what the
 // device model charges for its I/O (log writes at commit, DBWR) plus the
-// CostModel below. With a real clock the sessions run freely and sleep.
+// CostModel below. With a real clock the sessions run freely and sleep, and
+// each call lasts at least its CostModel CPU (the driver sleeps the rest), so
+// both clocks model the same database and give the same figures within the
+// noise.
 //
 // Usage:
 //   absl::StatusOr<SqlDir> dir = LoadSqlDir({.sqldir = "SQL"});
