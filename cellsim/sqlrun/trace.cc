@@ -82,6 +82,10 @@ void TraceWriter::Call(std::string_view sql, const db::StatementResult& r, uint6
   if (oct == 44 || oct == 45) {
     out_ << fmt::format("XCTEND rlbk={}, rd_only=0, tim={}\n", oct == 45 ? 1 : 0, tim_us);
   }
+  // Each call reaches the file when it returns, as Oracle's trace lines do: a
+  // killed run's traces hold every call its sessions saw complete (but the
+  // one in progress).
+  out_.flush();
 }
 
 absl::Status TraceWriter::Close() {
