@@ -352,6 +352,33 @@ TEST_F(IndexTest, SelectsThroughAnIndexFindWhatAScanFinds) {
   EXPECT_EQ(results(), changed);
 }
 
+// Hatem: with temporary undo a GTT's DML makes no redo, except that index
+// leaf splits run as recursive transactions with permanent undo: redo (a
+// change record and a commit per split) even with TRUE.
+TEST_F(IndexTest, GttLeafSplitsCostRedoEvenWithTempUndo) {
+  Run("create global temporary table g (a number, b number) on commit delete rows");
+  Run("create global temporary table h (a number, b number) on commit delete rows");
+  Run("create index g_ab on g (a, b)");
+  Run("alter session set temp_undo_enabled = true");
+  Run("insert into h values (1, 1)");  // the transaction's 272-byte begin record
+  auto redo = [&](const std::string& sql) {
+    const stats::StatValues before = s_->Stats();
+    Run(sql);
+    return s_->Stats() - before;
+  };
+  const std::string rows =
+      " select object_id, 1111111111111111111 from all_objects where object_id <= 2001";
+  const stats::StatValues plain = redo("insert into h" + rows);
+  const stats::StatValues indexed = redo("insert into g" + rows);
+  EXPECT_EQ(plain[Stat::kRedoSize], 0);
+  // 2,000 keys of about 20 bytes fill several leaves: one split each.
+  EXPECT_GE(indexed[Stat::kRedoEntries], 2 * 5);
+  EXPECT_EQ(indexed[Stat::kRedoEntries] % 2, 0);  // a change record and a commit per split
+  EXPECT_EQ(indexed[Stat::kRedoSize], indexed[Stat::kRedoEntries] / 2 * (24 + 64 + 120 + 96));
+  Valid("g");
+  Run("commit");
+}
+
 // A heap table's index makes redo: per single-row insert a second record
 // (the key's 5.1 undo and its 10.2 leaf insert).
 TEST_F(IndexTest, HeapIndexRedo) {
