@@ -29,14 +29,14 @@ absl::Status CacheState::CheckRange(const Record& r) const {
         r.disk, disk_sizes_.size()));
   }
   const uint64_t size = disk_sizes_[r.disk];
-  if (r.type == RecordType::kLineSet || r.type == RecordType::kLineDrop) {
+  if (SetsLine(r.type) || r.type == RecordType::kLineDrop) {
     // Key() keeps 44 bits for the line: a larger one (a grid disk of 2^44
     // lines, from a damaged superblock) would alias another disk's lines.
     if (r.line >= size / line_size_ || r.line >= (uint64_t{1} << 44)) {
       return absl::DataLossError(
           fmt::format("flash journal: line {} past the end of grid disk {}", r.line, r.disk));
     }
-    if (r.type == RecordType::kLineSet &&
+    if (SetsLine(r.type) &&
         (r.slot >= num_slots_ || (r.valid & ~full_mask_) != 0 || (r.dirty & ~r.valid) != 0)) {
       return absl::DataLossError(fmt::format(
           "flash journal: line {} of disk {}: slot {} (of {}) or bitmaps valid={:x} "
@@ -55,10 +55,13 @@ absl::Status CacheState::CheckRange(const Record& r) const {
 }
 
 absl::Status CacheState::Apply(const Record& r, uint64_t seq) {
-  if (r.type == RecordType::kCounter) return absl::OkStatus();  // see below
+  if (r.type == RecordType::kCounter || r.type == RecordType::kDurable) {
+    return absl::OkStatus();  // see below
+  }
   if (absl::Status s = CheckRange(r); !s.ok()) return s;
   switch (r.type) {
-    case RecordType::kLineSet: {
+    case RecordType::kLineSet:
+    case RecordType::kLineData: {
       const uint64_t key = Key(r.disk, r.line);
       auto it = lines_.find(key);
       const bool same_slot = it != lines_.end() && it->second.slot == r.slot;
@@ -103,8 +106,9 @@ absl::Status CacheState::Apply(const Record& r, uint64_t seq) {
       TrimLost(r.disk, r.offset, r.offset + r.length);
       return absl::OkStatus();
     case RecordType::kCounter:
+    case RecordType::kDurable:
       // Metric counters are the cell's, not the directory's: MetadataStore
-      // hands them over at recovery.
+      // hands them over at recovery; durability marks only guide its replay.
       return absl::OkStatus();
   }
   return absl::DataLossError("flash journal: unknown record type");

@@ -414,7 +414,10 @@ absl::Status CellImpl::SyncDisks(const std::vector<uint32_t>& disks) {
 absl::Status CellImpl::Append(const std::vector<Record>& records, bool sync,
                               CellIoStats* stats) {
   if (records.empty()) return absl::OkStatus();
-  if (stats != nullptr) stats->metadata_bytes_written += kChunkHeaderBytes + records.size() * 37;
+  if (stats != nullptr) {
+    stats->metadata_bytes_written +=
+        kChunkHeaderBytes + records.size() * 37 + ChunkDataPages(records) * kPage;
+  }
   return meta_->Append(records, sync, state_.get(), &state_mu_);
 }
 

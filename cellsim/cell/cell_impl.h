@@ -129,6 +129,25 @@ inline DiskSpan TemplateSpan(uint32_t disk, uint64_t offset, uint64_t length,
 
 // A write-back group planned line by line (CacheWriteGroupLocked): per line the
 // slot it is written to and which of its pages are written.
+class StagingPool;
+
+// Line buffers carved from a StagingPool's reused 1 MiB buffers, given back
+// when this is destroyed: no allocation per request. Not thread-safe.
+class LineBuffers {
+ public:
+  explicit LineBuffers(StagingPool* pool) : pool_(pool) {}
+  LineBuffers(const LineBuffers&) = delete;
+  LineBuffers& operator=(const LineBuffers&) = delete;
+  ~LineBuffers();
+  // `bytes` <= kMaxDiskIo, a multiple of kPage; not zeroed.
+  uint8_t* Take(size_t bytes);
+
+ private:
+  StagingPool* pool_;
+  std::vector<uint8_t*> staged_;
+  size_t used_ = 0;  // bytes used of staged_.back()
+};
+
 struct CacheWritePlan {
   struct Line {
     size_t req;        // index of the request in the group
@@ -140,12 +159,22 @@ struct CacheWritePlan {
     uint64_t touched;     // pages the request covers
     uint64_t tmpl_pages;  // pages generated from a fast-creation template
     uint64_t write_mask;  // touched | tmpl_pages: the pages written to the slot
-    io::AlignedBuffer buf;  // the line's new bytes
+    uint8_t* buf;         // the line's new bytes (page p at buf + p * kPage)
   };
+  explicit CacheWritePlan(StagingPool* pool) : buffers(pool) {}
+
+  // The lines' buffers: the same bytes are written to the slot and, as data
+  // pages, into the journal.
+  LineBuffers buffers;
+
   std::vector<Line> lines;
   std::vector<uint32_t> spare_slots;  // reserved and not (yet) given to a line
   IoBatch base;                       // reads of the current bytes of partial pages
   std::vector<GenTask> gens;          // template pages to generate into `buf`s
+  // The journal chunk carries the written pages (one sync for data and
+  // record); false for a group too large for that (half the journal):
+  // its slots are synced first, then a record without data.
+  bool data_in_journal = true;
 };
 
 // The current bytes of a disk span's partially covered first and last pages

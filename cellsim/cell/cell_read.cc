@@ -177,6 +177,10 @@ void CellImpl::Populate(uint32_t disk, const std::vector<uint64_t>& page_offsets
                         const std::vector<const uint8_t*>& page_data, CellIoStats* stats,
                         bool* populated) {
   const uint64_t ls = layout_.line_size;
+  // The journal carries the populated pages (so that its record never names
+  // a slot page the power loss kept from the medium): a read too large for
+  // that is not cached.
+  if (page_offsets.size() * kPage > layout_.journal_bytes / 2) return;
   std::map<uint64_t, std::vector<size_t>> by_line;  // line -> indices into page_offsets
   for (size_t i = 0; i < page_offsets.size(); ++i) by_line[page_offsets[i] / ls].push_back(i);
   size_t need = 0;
@@ -192,6 +196,7 @@ void CellImpl::Populate(uint32_t disk, const std::vector<uint64_t>& page_offsets
   IoBatch writes;
   std::vector<Record> records;
   std::vector<uint32_t> used_new;
+  LineBuffers buffers(&staging_);
   {
     MutexLock l(&state_mu_);
     for (const auto& [line, idx] : by_line) {
@@ -209,21 +214,27 @@ void CellImpl::Populate(uint32_t disk, const std::vector<uint64_t>& page_offsets
       } else {
         continue;
       }
+      uint8_t* buf = buffers.Take(ls);
+      uint64_t mask = 0;
       for (size_t i : idx) {
         const uint32_t p = static_cast<uint32_t>((page_offsets[i] % ls) / kPage);
         if (valid & (uint64_t{1} << p)) continue;
         valid |= uint64_t{1} << p;
+        mask |= uint64_t{1} << p;
+        std::memcpy(buf + p * kPage, page_data[i], kPage);
         writes.Add(io::IoOp::kWrite, flash_->handle(), -1,
-                   layout_.SlotOffset(slot) + p * kPage, const_cast<uint8_t*>(page_data[i]),
-                   kPage);
+                   layout_.SlotOffset(slot) + p * kPage, buf + p * kPage, kPage);
       }
-      records.push_back({.type = RecordType::kLineSet, .disk = disk, .line = line, .slot = slot,
-                         .valid = valid, .dirty = dirty});
+      if (mask == 0) continue;
+      records.push_back({.type = RecordType::kLineData, .disk = disk, .line = line,
+                         .slot = slot, .valid = valid, .dirty = dirty, .data_mask = mask,
+                         .data_checksum = LinePagesChecksum(buf, mask), .data = buf});
     }
   }
   absl::Status s = SubmitBatch(&writes);
   // Clean data needs no sync: if its record is lost in a crash the line is simply
-  // not cached; any later sync covers the data written before the record.
+  // not cached; if the record survives without the slot pages, replay writes
+  // them from the journal (the chunk is not known durable).
   if (s.ok()) s = Append(records, /*sync=*/false, stats);
   {
     MutexLock l(&state_mu_);

@@ -41,6 +41,20 @@ void StagingPool::Give(uint8_t* buffer) {
   idle_.push_back(buffer);
 }
 
+LineBuffers::~LineBuffers() {
+  for (uint8_t* b : staged_) pool_->Give(b);
+}
+
+uint8_t* LineBuffers::Take(size_t bytes) {
+  if (staged_.empty() || used_ + bytes > kMaxDiskIo) {
+    staged_.push_back(pool_->Take());
+    used_ = 0;
+  }
+  uint8_t* b = staged_.back() + used_;
+  used_ += bytes;
+  return b;
+}
+
 absl::Status CellImpl::Write(absl::Span<WriteRequest> requests, CellIoStats* stats) {
   if (absl::Status s = CheckOpen(); !s.ok()) return s;
   ReaderMutexLock mode_lock(&mode_mu_);
@@ -96,7 +110,7 @@ void CellImpl::CacheWriteGroupLocked(absl::Span<WriteRequest*> group, CellIoStat
       if (r->status.ok()) r->status = s;
     }
   };
-  CacheWritePlan plan;
+  CacheWritePlan plan(&staging_);
   size_t need = 0;
   {
     MutexLock l(&state_mu_);
@@ -111,6 +125,10 @@ void CellImpl::CacheWriteGroupLocked(absl::Span<WriteRequest*> group, CellIoStat
     MutexLock l(&state_mu_);
     PlanCacheLinesLocked(group, &plan);
   }
+  uint64_t pages = 0;
+  for (const CacheWritePlan::Line& w : plan.lines) pages += std::popcount(w.write_mask);
+  plan.data_in_journal =
+      pages * kPage <= layout_.journal_bytes / 2 && pages <= kMaxChunkDataPages;
   RunGens(plan.gens);
   if (absl::Status s = SubmitBatch(&plan.base); !s.ok()) {
     fail_all(s);
@@ -169,7 +187,7 @@ void CellImpl::PlanCacheLinesLocked(absl::Span<WriteRequest*> group, CacheWriteP
       const uint64_t line = lstart / ls;
       const uint64_t key = CacheState::Key(r->grid_disk, line);
       CacheWritePlan::Line w{ri, r->grid_disk, line, 0, false, 0, 0, 0, 0, 0,
-                             io::AlignedBuffer(ls)};
+                             plan->buffers.Take(ls)};
       if (const LineState* st = state_->Find(key)) {
         w.slot = st->slot;
         w.old_valid = st->valid;
@@ -191,7 +209,7 @@ void CellImpl::PlanCacheLinesLocked(absl::Span<WriteRequest*> group, CacheWriteP
         if (const TemplateRange* t =
                 state_->FindTemplate(r->grid_disk, lstart + p * kPage, &tstart)) {
           w.tmpl_pages |= bit;
-          plan->gens.push_back({w.buf.data() + p * kPage, kPage, t->tmpl,
+          plan->gens.push_back({w.buf + p * kPage, kPage, t->tmpl,
                                 t->file_offset + (lstart + p * kPage - tstart)});
         }
       }
@@ -203,11 +221,11 @@ void CellImpl::PlanCacheLinesLocked(absl::Span<WriteRequest*> group, CacheWriteP
         if (w.tmpl_pages & bit) continue;
         if (w.old_valid & bit) {
           plan->base.Add(io::IoOp::kRead, flash_->handle(), -1,
-                         layout_.SlotOffset(w.slot) + p * kPage, w.buf.data() + p * kPage, kPage);
+                         layout_.SlotOffset(w.slot) + p * kPage, w.buf + p * kPage, kPage);
         } else {
           plan->base.Add(io::IoOp::kRead, disks_[r->grid_disk]->handle(),
                          static_cast<int32_t>(r->grid_disk), lstart + p * kPage,
-                         w.buf.data() + p * kPage, kPage);
+                         w.buf + p * kPage, kPage);
         }
         if (a % kPage != 0 && b % kPage != 0 && p0 + 1 == p1) break;  // same page twice
       }
@@ -227,7 +245,7 @@ absl::Status CellImpl::CopyIntoFlash(absl::Span<WriteRequest*> group, CacheWrite
     const uint64_t lstart = w.line * ls;
     const uint64_t a = std::max(r->offset, lstart);
     const uint64_t b = std::min(r->offset + r->data.size(), lstart + ls);
-    std::memcpy(w.buf.data() + (a - lstart), r->data.data() + (a - r->offset), b - a);
+    std::memcpy(w.buf + (a - lstart), r->data.data() + (a - r->offset), b - a);
     // One request per run of consecutive written pages.
     for (uint32_t p = 0; p < pages;) {
       if ((w.write_mask & (uint64_t{1} << p)) == 0) {
@@ -237,12 +255,14 @@ absl::Status CellImpl::CopyIntoFlash(absl::Span<WriteRequest*> group, CacheWrite
       uint32_t q = p;
       while (q < pages && (w.write_mask & (uint64_t{1} << q))) ++q;
       writes.Add(io::IoOp::kWrite, flash_->handle(), -1, layout_.SlotOffset(w.slot) + p * kPage,
-                 w.buf.data() + p * kPage, (q - p) * kPage);
+                 w.buf + p * kPage, (q - p) * kPage);
       p = q;
     }
   }
+  // No sync here when the journal chunk carries these pages too: one sync
+  // makes both durable (JournalCacheLines).
   absl::Status s = SubmitBatch(&writes);
-  if (s.ok()) s = flash_->Sync();
+  if (s.ok() && !plan->data_in_journal) s = meta_->SyncAll(state_.get(), &state_mu_);
   return s;
 }
 
@@ -251,9 +271,17 @@ absl::Status CellImpl::JournalCacheLines(absl::Span<WriteRequest*> group,
   const uint64_t ls = layout_.line_size;
   std::vector<Record> records;
   for (const CacheWritePlan::Line& w : plan.lines) {
-    records.push_back({.type = RecordType::kLineSet, .disk = w.disk, .line = w.line,
-                       .slot = w.slot, .valid = w.old_valid | w.write_mask,
-                       .dirty = w.old_dirty | w.write_mask});
+    if (plan.data_in_journal) {
+      records.push_back({.type = RecordType::kLineData, .disk = w.disk, .line = w.line,
+                         .slot = w.slot, .valid = w.old_valid | w.write_mask,
+                         .dirty = w.old_dirty | w.write_mask, .data_mask = w.write_mask,
+                         .data_checksum = LinePagesChecksum(w.buf, w.write_mask),
+                         .data = w.buf});
+    } else {
+      records.push_back({.type = RecordType::kLineSet, .disk = w.disk, .line = w.line,
+                         .slot = w.slot, .valid = w.old_valid | w.write_mask,
+                         .dirty = w.old_dirty | w.write_mask});
+    }
     if (w.tmpl_pages != 0) {
       records.push_back({.type = RecordType::kTemplateTrim, .disk = w.disk,
                          .offset = w.line * ls, .length = ls});

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
+#include <map>
 
 namespace cellsim::cell::internal {
 namespace {
@@ -131,10 +133,14 @@ absl::Status MetadataStore::Recover(CacheState* state, RecoveryInfo* info, bool 
   }
   uint64_t pos = 0, seq = sb_.journal_first_seq;
   std::vector<Record> records;
+  std::vector<absl::Span<const uint8_t>> data;
+  std::vector<RedoPage> redo;
   while (pos < j.size()) {
     records.clear();
+    data.clear();
     uint64_t bytes = 0;
-    if (!DecodeChunk(j.subspan(pos), sb_.epoch, seq, &records, &bytes)) break;
+    if (!DecodeChunk(j.subspan(pos), sb_.epoch, seq, &records, &bytes, &data)) break;
+    CollectRedo(seq, records, data, &redo);
     for (const Record& r : records) {
       if (r.type == RecordType::kCounter) {
         if (r.disk >= kMaxCounters) {
@@ -177,6 +183,7 @@ absl::Status MetadataStore::Recover(CacheState* state, RecoveryInfo* info, bool 
         // Chunks of older epochs are expected leftovers, not a torn write.
         !IsStaleChunk(tail, sb_.epoch);
   }
+  if (absl::Status s = Redo(redo, repair); !s.ok()) return s;
   // Writers keep the directory consistent only at chunk boundaries (a write
   // into a fast-created range logs kLineSet before its kTemplateTrim), so the
   // replayed records are checked as a whole: a journal whose checksums hold
@@ -199,6 +206,59 @@ absl::Status MetadataStore::Recover(CacheState* state, RecoveryInfo* info, bool 
   return absl::OkStatus();
 }
 
+void MetadataStore::CollectRedo(uint64_t seq, const std::vector<Record>& records,
+                                const std::vector<absl::Span<const uint8_t>>& data,
+                                std::vector<RedoPage>* redo) {
+  for (size_t i = 0; i < records.size(); ++i) {
+    const Record& r = records[i];
+    if (r.type == RecordType::kDurable) {
+      // Chunks below r.offset were synced: their slot pages are on flash
+      // (and may since have been overwritten there).
+      std::erase_if(*redo, [&](const RedoPage& p) { return p.seq < r.offset; });
+    } else if (r.type == RecordType::kLineData) {
+      size_t k = 0;
+      for (uint32_t p = 0; p < 64; ++p) {
+        if ((r.data_mask >> p & 1) == 0) continue;
+        redo->push_back({seq, layout_.SlotOffset(r.slot) + p * kPage,
+                         data[i].data() + k++ * kPage});
+      }
+    }
+  }
+}
+
+absl::Status MetadataStore::Redo(const std::vector<RedoPage>& redo, bool repair) {
+  // The pages of chunks not known durable: their sync may not have completed,
+  // so their slot writes may be missing. Written in journal order (the last
+  // write of a slot page wins); the checkpoint that follows at Open makes them
+  // durable before the journal restarts.
+  std::map<uint64_t, const uint8_t*> last;
+  for (const RedoPage& p : redo) last[p.slot_offset] = p.page;
+  std::vector<io::IoRequest> io;
+  io::AlignedBuffer check(kPage);
+  for (const auto& [at, page] : last) {
+    if (repair) {
+      io.push_back(io::MakeWrite(flash_->handle(), at, page, kPage));
+      continue;
+    }
+    if (absl::Status s = flash_->Read(at, check.span()); !s.ok()) return s;
+    if (std::memcmp(check.data(), page, kPage) != 0) {
+      return absl::FailedPreconditionError(fmt::format(
+          "flash device {}: the journal holds cache data not yet in its slot at offset {} (a "
+          "power loss before its sync completed); open the cell read-write once to replay it",
+          flash_->path(), at));
+    }
+  }
+  if (io.empty()) return absl::OkStatus();
+  absl::Status s = flash_->io()->Submit(absl::MakeSpan(io));
+  for (const io::IoRequest& q : io) s.Update(q.status);
+  if (s.ok()) s = flash_->Sync();
+  return s;
+}
+
+absl::Status MetadataStore::SyncAll(CacheState* state, Mutex* state_mu) {
+  return SyncImpl(state, state_mu, /*always=*/true);
+}
+
 absl::Status MetadataStore::Failed(absl::Status s) {
   failed_ = absl::FailedPreconditionError(fmt::format(
       "flash metadata of {} failed earlier ({}); reopen the cell to recover", flash_->path(),
@@ -208,27 +268,89 @@ absl::Status MetadataStore::Failed(absl::Status s) {
 
 absl::Status MetadataStore::Append(const std::vector<Record>& records, bool sync,
                                    CacheState* state, Mutex* state_mu) {
+  if (records.empty()) {
+    MutexLock l(&mu_);
+    return failed_;
+  }
+  PendingAppend me;
+  me.records = &records;
+  me.sync = sync;
+  {
+    MutexLock q(&queue_mu_);
+    queue_.push_back(&me);
+  }
+  for (;;) {
+    {
+      MutexLock q(&queue_mu_);
+      while (!me.done && leader_) queue_cv_.Wait(&queue_mu_);
+      if (me.done) return me.status;
+      leader_ = true;
+    }
+    LeadGroup(state, state_mu);
+  }
+}
+
+void MetadataStore::LeadGroup(CacheState* state, Mutex* state_mu) {
   MutexLock l(&mu_);
+  std::vector<PendingAppend*> group;
+  std::vector<Record> records;
+  bool sync = false;
+  {
+    // The queued appends, in arrival order, while they fit half the journal
+    // (one that needs more goes alone and fails or fits by itself).
+    MutexLock q(&queue_mu_);
+    uint64_t bytes = kPage, pages = 0;
+    size_t n = 0;
+    for (; n < queue_.size(); ++n) {
+      const std::vector<Record>& r = *queue_[n]->records;
+      const uint64_t p = ChunkDataPages(r);
+      bytes += r.size() * 64 + p * kPage;
+      pages += p;
+      if (n > 0 && (bytes > layout_.journal_bytes / 2 || pages > kMaxChunkDataPages)) break;
+    }
+    group.assign(queue_.begin(), queue_.begin() + static_cast<ptrdiff_t>(n));
+    queue_.erase(queue_.begin(), queue_.begin() + static_cast<ptrdiff_t>(n));
+  }
+  // Tell replay which chunks need no redo: those below synced_seq_.
+  if (synced_seq_ > durable_mark_) {
+    records.push_back({.type = RecordType::kDurable, .offset = synced_seq_});
+    durable_mark_ = synced_seq_;
+  }
+  for (const PendingAppend* p : group) {
+    records.insert(records.end(), p->records->begin(), p->records->end());
+    sync = sync || p->sync;
+  }
+  absl::Status s = AppendLocked(records, sync, state, state_mu);
+  appends_grouped_ += group.size() - 1;
+  MutexLock q(&queue_mu_);
+  for (PendingAppend* p : group) {
+    p->status = s;
+    p->done = true;
+  }
+  leader_ = false;
+  queue_cv_.SignalAll();
+}
+
+absl::Status MetadataStore::AppendLocked(const std::vector<Record>& records, bool sync,
+                                         CacheState* state, Mutex* state_mu) {
   if (!failed_.ok()) return failed_;
-  if (records.empty()) return absl::OkStatus();
-  std::vector<uint8_t> chunk;
-  EncodeChunk(sb_.epoch, next_seq_, records, &chunk);
-  if (tail_ + chunk.size() > layout_.journal_bytes) {
+  const uint64_t data_bytes = ChunkDataPages(records) * kPage;
+  EncodeChunk(sb_.epoch, next_seq_, records, &head_);
+  if (tail_ + head_.size() + data_bytes > layout_.journal_bytes) {
     if (absl::Status s = CheckpointLocked(state, state_mu, std::nullopt); !s.ok()) return s;
-    EncodeChunk(sb_.epoch, next_seq_, records, &chunk);
-    if (chunk.size() > layout_.journal_bytes) {
+    EncodeChunk(sb_.epoch, next_seq_, records, &head_);
+    if (head_.size() + data_bytes > layout_.journal_bytes ||
+        ChunkDataPages(records) > kMaxChunkDataPages) {
       return absl::ResourceExhaustedError(fmt::format(
           "flash journal: a batch of {} records needs {} bytes, the journal holds {}; split "
           "the batch",
-          records.size(), chunk.size(), layout_.journal_bytes));
+          records.size(), head_.size() + data_bytes, layout_.journal_bytes));
     }
   }
-  if (absl::Status s = WriteBytes(flash_, layout_.journal_offset + tail_, chunk); !s.ok()) {
-    return Failed(s);
-  }
+  if (absl::Status s = WriteChunkLocked(records); !s.ok()) return Failed(s);
   dirty_ = true;
   const uint64_t seq = next_seq_++;
-  tail_ += chunk.size();
+  tail_ += head_.size() + data_bytes;
   ++chunks_appended_;
   if (sync) {
     if (absl::Status s = flash_->Sync(); !s.ok()) return Failed(s);
@@ -247,10 +369,51 @@ absl::Status MetadataStore::Append(const std::vector<Record>& records, bool sync
   return absl::OkStatus();
 }
 
+absl::Status MetadataStore::WriteChunkLocked(const std::vector<Record>& records) {
+  if (head_buf_.size() < head_.size()) head_buf_ = io::AlignedBuffer(head_.size());
+  std::memcpy(head_buf_.data(), head_.data(), head_.size());
+  uint64_t at = layout_.journal_offset + tail_;
+  chunk_io_.clear();
+  chunk_io_.push_back(io::MakeWrite(flash_->handle(), at, head_buf_.data(), head_.size()));
+  at += head_.size();
+  // The data pages, straight from the writers' line buffers: one request per
+  // run of consecutive pages.
+  for (const Record& r : records) {
+    if (r.type != RecordType::kLineData) continue;
+    for (uint32_t p = 0; p < 64;) {
+      if ((r.data_mask >> p & 1) == 0) {
+        ++p;
+        continue;
+      }
+      uint32_t q = p;
+      while (q < 64 && (r.data_mask >> q & 1)) ++q;
+      const uint64_t len = (q - p) * kPage;
+      chunk_io_.push_back(io::MakeWrite(flash_->handle(), at,
+                                        r.data + p * kPage, len));
+      at += len;
+      p = q;
+    }
+  }
+  absl::Status s = flash_->io()->Submit(absl::MakeSpan(chunk_io_));
+  for (const io::IoRequest& q : chunk_io_) {
+    if (!s.ok()) break;
+    s = q.status;
+    if (s.ok() && q.transferred != q.length) {
+      s = absl::DataLossError(fmt::format("flash journal of {}: short write at offset {}",
+                                          flash_->path(), q.offset));
+    }
+  }
+  return s;
+}
+
 absl::Status MetadataStore::Sync(CacheState* state, Mutex* state_mu) {
+  return SyncImpl(state, state_mu, /*always=*/false);
+}
+
+absl::Status MetadataStore::SyncImpl(CacheState* state, Mutex* state_mu, bool always) {
   MutexLock l(&mu_);
   if (!failed_.ok()) return failed_;
-  if (dirty_) {
+  if (dirty_ || always) {
     if (absl::Status s = flash_->Sync(); !s.ok()) return Failed(s);
     ++syncs_;
     dirty_ = false;
@@ -344,6 +507,11 @@ uint64_t MetadataStore::chunks_appended() const {
 uint64_t MetadataStore::syncs() const {
   MutexLock l(&mu_);
   return syncs_;
+}
+
+uint64_t MetadataStore::appends_grouped() const {
+  MutexLock l(&mu_);
+  return appends_grouped_;
 }
 
 }  // namespace cellsim::cell::internal

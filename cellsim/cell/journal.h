@@ -5,7 +5,16 @@
 // Protocol:
 //   - Append(records, sync): one chunk = one write at the journal tail (and one
 //     fdatasync when `sync`), then the records are applied to the CacheState.
-//     A batch of requests therefore costs one append and one sync.
+//     A batch of requests therefore costs one append and one sync. Group
+//     commit: appends that arrive while another is being written wait and are
+//     then written together by one of them (the leader) as one chunk with one
+//     sync, like a database's log writer. kLineData records carry their data
+//     pages into the chunk, so a write-back write is durable with one sync:
+//     its slot write and its chunk are made durable by the same fdatasync, and
+//     if the power fails before it completes, replay writes the data pages of
+//     every chunk not known durable into their slots again (a kDurable record
+//     says which chunks were synced; a torn chunk fails its checksums and is
+//     dropped: its write was not acknowledged).
 //   - Checkpoint(): writes the full state to the inactive checkpoint area,
 //     syncs, then writes the superblock with generation+1 pointing to it and a
 //     new journal epoch to copy A, syncs, then to copy B, syncs (every copy
@@ -18,7 +27,8 @@
 //     numbers until the first invalid one (a torn tail, dropped). A valid chunk
 //     after an invalid one means corruption, not a torn tail: DataLoss.
 //
-// Thread-safety: all methods are serialized by an internal mutex; the state
+// Thread-safety: all methods are serialized by an internal mutex (appends
+// queue on a second, inner one to be grouped); the state
 // mutex passed in is taken (after it: call them without holding it) only to
 // apply records or snapshot. Recover runs before the store is shared (Open):
 // it changes `state` without the state mutex.
@@ -72,14 +82,21 @@ class MetadataStore {
   [[nodiscard]] absl::Status Recover(CacheState* state, RecoveryInfo* info, bool repair = true)
       ABSL_LOCKS_EXCLUDED(mu_);
 
-  // Appends `records` as one chunk, syncs when `sync`, then applies them to
-  // `state` under `state_mu`. After a failed write or sync the store refuses
-  // further appends (FailedPrecondition): the cell must be reopened.
+  // Appends `records` as one chunk (possibly shared with concurrent appends),
+  // syncs when `sync`, then applies them to `state` under `state_mu`.
+  // kLineData records' `data` must stay valid until it returns. After a failed
+  // write or sync the store refuses further appends (FailedPrecondition): the
+  // cell must be reopened.
   [[nodiscard]] absl::Status Append(const std::vector<Record>& records, bool sync,
                                     CacheState* state, Mutex* state_mu)
       ABSL_LOCKS_EXCLUDED(mu_, state_mu);
   // Makes every appended chunk durable.
   [[nodiscard]] absl::Status Sync(CacheState* state, Mutex* state_mu)
+      ABSL_LOCKS_EXCLUDED(mu_, state_mu);
+  // Syncs flash.img even with no chunk pending: slot pages written outside
+  // the journal, and every chunk so far, become durable (the next chunk tells
+  // replay so).
+  [[nodiscard]] absl::Status SyncAll(CacheState* state, Mutex* state_mu)
       ABSL_LOCKS_EXCLUDED(mu_, state_mu);
   // Writes a checkpoint of `state` (and `new_config` if given).
   [[nodiscard]] absl::Status Checkpoint(CacheState* state, Mutex* state_mu,
@@ -108,8 +125,41 @@ class MetadataStore {
 
   uint64_t chunks_appended() const ABSL_LOCKS_EXCLUDED(mu_);
   uint64_t syncs() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Appends that shared a chunk written by another one (group commit).
+  uint64_t appends_grouped() const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
+  // One caller of Append waiting for its records to be written.
+  struct PendingAppend {
+    const std::vector<Record>* records = nullptr;
+    bool sync = false;
+    bool done = false;
+    absl::Status status;
+  };
+  // Takes the queued appends that fit one chunk and writes them (the leader).
+  void LeadGroup(CacheState* state, Mutex* state_mu) ABSL_LOCKS_EXCLUDED(mu_, queue_mu_);
+  [[nodiscard]] absl::Status AppendLocked(const std::vector<Record>& records, bool sync,
+                                          CacheState* state, Mutex* state_mu)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) ABSL_LOCKS_EXCLUDED(state_mu);
+  // Writes the chunk head and its data pages at the journal tail.
+  [[nodiscard]] absl::Status WriteChunkLocked(const std::vector<Record>& records)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Sync and SyncAll (`always`: fdatasync even with no chunk pending).
+  [[nodiscard]] absl::Status SyncImpl(CacheState* state, Mutex* state_mu, bool always)
+      ABSL_LOCKS_EXCLUDED(mu_, state_mu);
+  // A kLineData page of a chunk that may not be durable.
+  struct RedoPage {
+    uint64_t seq;
+    uint64_t slot_offset;
+    const uint8_t* page;
+  };
+  void CollectRedo(uint64_t seq, const std::vector<Record>& records,
+                   const std::vector<absl::Span<const uint8_t>>& data,
+                   std::vector<RedoPage>* redo) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Writes those pages into their slots again; read-only: checks that the
+  // slots hold them (FailedPrecondition otherwise).
+  [[nodiscard]] absl::Status Redo(const std::vector<RedoPage>& redo, bool repair)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   MetadataStore(io::BlockFile* flash, Superblock sb) : flash_(flash), sb_(std::move(sb)) {}
   [[nodiscard]] absl::Status CheckpointLocked(CacheState* state, Mutex* state_mu,
                                               const std::optional<CellConfig>& new_config)
@@ -134,6 +184,18 @@ class MetadataStore {
   std::vector<uint64_t> recovered_counters_ ABSL_GUARDED_BY(mu_);
   // The newest counters on flash.
   std::vector<uint64_t> stored_counters_ ABSL_GUARDED_BY(mu_);
+  uint64_t appends_grouped_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t durable_mark_ ABSL_GUARDED_BY(mu_) = 0;  // the last kDurable appended
+  // The chunk head being written (reused: no allocation per append).
+  io::AlignedBuffer head_buf_ ABSL_GUARDED_BY(mu_);
+  std::vector<uint8_t> head_ ABSL_GUARDED_BY(mu_);
+  std::vector<io::IoRequest> chunk_io_ ABSL_GUARDED_BY(mu_);
+
+  // Group commit: taken after mu_ (never mu_ while holding it).
+  Mutex queue_mu_ ABSL_ACQUIRED_AFTER(mu_);
+  CondVar queue_cv_;
+  std::vector<PendingAppend*> queue_ ABSL_GUARDED_BY(queue_mu_);
+  bool leader_ ABSL_GUARDED_BY(queue_mu_) = false;
 };
 
 }  // namespace cellsim::cell::internal

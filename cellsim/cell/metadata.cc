@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -175,10 +176,15 @@ void EncodeRecord(const Record& r, Encoder* e) {
   e->PutU32(r.disk);
   switch (r.type) {
     case RecordType::kLineSet:
+    case RecordType::kLineData:
       e->PutU64(r.line);
       e->PutU32(r.slot);
       e->PutU64(r.valid);
       e->PutU64(r.dirty);
+      if (r.type == RecordType::kLineData) {
+        e->PutU64(r.data_mask);
+        e->PutU64(r.data_checksum);
+      }
       break;
     case RecordType::kLineDrop:
       e->PutU64(r.line);
@@ -199,12 +205,17 @@ void EncodeRecord(const Record& r, Encoder* e) {
 bool DecodeRecord(Decoder* d, Record* r) {
   uint8_t type;
   if (!d->GetU8(&type) || !d->GetU32(&r->disk)) return false;
-  if (type < 1 || type > 8) return false;
+  if (type < 1 || type > 10) return false;
   r->type = static_cast<RecordType>(type);
   switch (r->type) {
     case RecordType::kLineSet:
       return d->GetU64(&r->line) && d->GetU32(&r->slot) && d->GetU64(&r->valid) &&
              d->GetU64(&r->dirty);
+    case RecordType::kLineData:
+      // The data pages must be a subset of the valid ones.
+      return d->GetU64(&r->line) && d->GetU32(&r->slot) && d->GetU64(&r->valid) &&
+             d->GetU64(&r->dirty) && d->GetU64(&r->data_mask) && d->GetU64(&r->data_checksum) &&
+             r->data_mask != 0 && (r->data_mask & ~r->valid) == 0;
     case RecordType::kLineDrop:
       return d->GetU64(&r->line);
     case RecordType::kTemplateAdd:
@@ -215,14 +226,38 @@ bool DecodeRecord(Decoder* d, Record* r) {
   }
 }
 
+uint64_t DataPagesChecksum(absl::Span<const uint8_t> pages) {
+  uint64_t h = kSeedData;
+  for (size_t at = 0; at < pages.size(); at += kPage) {
+    h = Checksum64(pages.subspan(at, std::min<size_t>(kPage, pages.size() - at)), h);
+  }
+  return h;
+}
+
+uint64_t LinePagesChecksum(const uint8_t* line, uint64_t mask) {
+  uint64_t h = kSeedData;
+  for (uint32_t p = 0; p < 64; ++p) {
+    if ((mask >> p & 1) != 0) h = Checksum64(absl::MakeConstSpan(line + p * kPage, kPage), h);
+  }
+  return h;
+}
+
+uint64_t ChunkDataPages(absl::Span<const Record> records) {
+  uint64_t n = 0;
+  for (const Record& r : records) {
+    if (r.type == RecordType::kLineData) n += static_cast<uint64_t>(std::popcount(r.data_mask));
+  }
+  return n;
+}
+
 void EncodeChunk(uint64_t epoch, uint64_t seq, absl::Span<const Record> records,
                  std::vector<uint8_t>* out) {
   Encoder payload;
   for (const Record& r : records) EncodeRecord(r, &payload);
   Encoder h;
   h.PutU32(kChunkMagic);
-  h.PutU16(static_cast<uint16_t>(kFormatVersion));
-  h.PutU16(0);
+  h.PutU16(static_cast<uint16_t>(kChunkVersion));
+  h.PutU16(static_cast<uint16_t>(std::min(ChunkDataPages(records), kMaxChunkDataPages)));
   h.PutU64(epoch);
   h.PutU64(seq);
   h.PutU32(static_cast<uint32_t>(payload.size()));
@@ -241,25 +276,50 @@ namespace {
 struct ChunkHeader {
   uint64_t epoch = 0, seq = 0, payload_sum = 0;
   uint32_t payload = 0, count = 0;
+  uint16_t data_pages = 0;
 };
 bool ParseChunkHeader(absl::Span<const uint8_t> bytes, ChunkHeader* h) {
   if (bytes.size() < kChunkHeaderBytes) return false;
   Decoder d(bytes.subspan(0, kChunkHeaderBytes));
   uint32_t magic;
-  uint16_t version, reserved;
+  uint16_t version;
   uint64_t hsum;
-  if (!d.GetU32(&magic) || !d.GetU16(&version) || !d.GetU16(&reserved) || !d.GetU64(&h->epoch) ||
-      !d.GetU64(&h->seq) || !d.GetU32(&h->payload) || !d.GetU32(&h->count) ||
-      !d.GetU64(&h->payload_sum) || !d.GetU64(&hsum)) {
+  if (!d.GetU32(&magic) || !d.GetU16(&version) || !d.GetU16(&h->data_pages) ||
+      !d.GetU64(&h->epoch) || !d.GetU64(&h->seq) || !d.GetU32(&h->payload) ||
+      !d.GetU32(&h->count) || !d.GetU64(&h->payload_sum) || !d.GetU64(&hsum)) {
     return false;
   }
-  if (magic != kChunkMagic || version != kFormatVersion || reserved != 0) return false;
+  // Version 1 (before data pages) has 0 in their place.
+  if (magic != kChunkMagic || version < 1 || version > kChunkVersion ||
+      (version == 1 && h->data_pages != 0)) {
+    return false;
+  }
   return Checksum64(bytes.subspan(0, kChunkHeaderBytes - 8), kSeedChunk) == hsum;
+}
+
+// Checks the data pages after a chunk's records against the records' checksums
+// (false: a torn write) and hands them out per record.
+bool CheckChunkData(absl::Span<const uint8_t> data, const std::vector<Record>& got,
+                    std::vector<absl::Span<const uint8_t>>* out) {
+  size_t at = 0;
+  for (const Record& r : got) {
+    if (r.type != RecordType::kLineData) {
+      if (out != nullptr) out->emplace_back();
+      continue;
+    }
+    const size_t n = static_cast<size_t>(std::popcount(r.data_mask)) * kPage;
+    absl::Span<const uint8_t> pages = data.subspan(at, n);
+    if (DataPagesChecksum(pages) != r.data_checksum) return false;
+    if (out != nullptr) out->push_back(pages);
+    at += n;
+  }
+  return true;
 }
 }  // namespace
 
 bool DecodeChunk(absl::Span<const uint8_t> bytes, uint64_t epoch, uint64_t seq,
-                 std::vector<Record>* records, uint64_t* chunk_bytes) {
+                 std::vector<Record>* records, uint64_t* chunk_bytes,
+                 std::vector<absl::Span<const uint8_t>>* data) {
   ChunkHeader h;
   if (!ParseChunkHeader(bytes, &h) || h.epoch != epoch || h.seq != seq) return false;
   if (h.payload > bytes.size() - kChunkHeaderBytes) return false;
@@ -277,8 +337,19 @@ bool DecodeChunk(absl::Span<const uint8_t> bytes, uint64_t epoch, uint64_t seq,
     got.push_back(r);
   }
   if (d.remaining() != 0) return false;
+  const uint64_t head = io::AlignUp(kChunkHeaderBytes + h.payload, kPage);
+  const uint64_t data_bytes = uint64_t{h.data_pages} * kPage;
+  if (ChunkDataPages(got) != h.data_pages || head > bytes.size() ||
+      data_bytes > bytes.size() - head) {
+    return false;
+  }
+  std::vector<absl::Span<const uint8_t>> spans;
+  if (!CheckChunkData(bytes.subspan(head, data_bytes), got, data != nullptr ? &spans : nullptr)) {
+    return false;
+  }
   records->insert(records->end(), got.begin(), got.end());
-  *chunk_bytes = io::AlignUp(kChunkHeaderBytes + h.payload, kPage);
+  if (data != nullptr) data->insert(data->end(), spans.begin(), spans.end());
+  *chunk_bytes = head + data_bytes;
   return true;
 }
 
@@ -286,17 +357,18 @@ bool IsDamagedWholePageChunk(absl::Span<const uint8_t> bytes, uint64_t epoch, ui
   if (bytes.size() < kChunkHeaderBytes) return false;
   Decoder d(bytes.subspan(0, kChunkHeaderBytes));
   uint32_t magic = 0, payload = 0;
-  uint16_t version = 0, reserved = 0;
+  uint16_t version = 0, data_pages = 0;
   uint64_t e = 0, q = 0;
   (void)d.GetU32(&magic);
   (void)d.GetU16(&version);
-  (void)d.GetU16(&reserved);
+  (void)d.GetU16(&data_pages);
   (void)d.GetU64(&e);
   (void)d.GetU64(&q);
   (void)d.GetU32(&payload);
-  // The header names the chunk expected here and the chunk fits in one page:
-  // its page was written whole, so a failed checksum is damage.
-  return magic == kChunkMagic && e == epoch && q == seq &&
+  // The header names the chunk expected here and the chunk fits in one page
+  // (no data pages follow): its page was written whole, so a failed checksum
+  // is damage.
+  return magic == kChunkMagic && e == epoch && q == seq && data_pages == 0 &&
          uint64_t{payload} + kChunkHeaderBytes <= kPage;
 }
 

@@ -21,16 +21,23 @@ namespace cellsim::cell::internal {
 // Every internal I/O unit (cache valid/dirty bits, journal chunks, superblock
 // slots) is one 4 KiB page: the O_DIRECT alignment.
 inline constexpr uint64_t kPage = 4096;
-// Journal chunks and the checkpoint image.
+// The checkpoint image.
 inline constexpr uint32_t kFormatVersion = 1;
+// Journal chunks: version 2 may carry data pages after its records (kLineData);
+// version 1 chunks (no data) still decode, so an older cell's journal replays.
+inline constexpr uint32_t kChunkVersion = 2;
 // The superblock: version 2 added each grid disk's cachingPolicy to the
-// config; version 1 (no policies: all default) still decodes.
-inline constexpr uint32_t kSuperblockVersion = 2;
+// config; version 1 (no policies: all default) still decodes. Version 3 says
+// the journal may hold version 2 chunks (data pages): a cellsim that reads
+// only versions 1-2 refuses the cell (FailedPrecondition, "newer format
+// version 3") instead of dropping such chunks as torn tails.
+inline constexpr uint32_t kSuperblockVersion = 3;
 // xxHash64 seeds of the superblock, journal chunks and the checkpoint image
 // (public here so that the fuzz targets can re-seal mutated structures).
 inline constexpr uint64_t kSeedSuperblock = 0x5342;
 inline constexpr uint64_t kSeedChunk = 0x4A4E;
 inline constexpr uint64_t kSeedCheckpoint = 0x434B;
+inline constexpr uint64_t kSeedData = 0x4441;
 
 // Where things are in flash.img.
 struct FlashLayout {
@@ -83,6 +90,12 @@ enum class RecordType : uint8_t {
   kLostTrim = 7,     // the range was rewritten in the cache
   kCounter = 8,      // a metric counter's value: `disk` = its index (< kMaxCounters),
                      // `offset` = the value; appended at a clean close
+  kLineData = 9,     // a kLineSet whose written pages (`data_mask`) follow in the
+                     // chunk's data area: replay writes them to the slot again
+                     // (chunk version 2)
+  kDurable = 10,     // every chunk with a sequence below `offset` was synced
+                     // (with the slot pages written before it): replay writes
+                     // kLineData pages again only from chunks not known durable
 };
 // Counters a cell may persist (kCounter indices, checkpoint counter section).
 inline constexpr uint32_t kMaxCounters = 4096;
@@ -98,28 +111,51 @@ struct Record {
   uint64_t length = 0;
   format::BlockTemplate tmpl{};  // kTemplateAdd
   uint64_t file_offset = 0;    // kTemplateAdd: file byte offset at `offset`
+  uint64_t data_mask = 0;      // kLineData: pages carried (a subset of valid)
+  uint64_t data_checksum = 0;  // kLineData: DataPagesChecksum of those pages
+  // kLineData, in memory only (not encoded): the line's buffer, page p of
+  // data_mask at data + p * kPage, written into the chunk's data area.
+  const uint8_t* data = nullptr;
 };
+// True for kLineSet and kLineData (both set a line's slot and bitmaps).
+inline bool SetsLine(RecordType t) { return t == RecordType::kLineSet || t == RecordType::kLineData; }
+// xxHash64 chained over the pages in order (each page's hash seeds the next).
+uint64_t DataPagesChecksum(absl::Span<const uint8_t> pages);
+// The same over the pages of `mask` of a line buffer (page p at line + p * kPage).
+uint64_t LinePagesChecksum(const uint8_t* line, uint64_t mask);
 void EncodeRecord(const Record& r, Encoder* e);
 [[nodiscard]] bool DecodeRecord(Decoder* d, Record* r);
 
-// A journal chunk: a 48-byte header then the records, padded to 4 KiB.
-//   magic u32 "CSJ1", version u16, reserved u16, epoch u64, seq u64,
-//   payload_bytes u32, record_count u32, payload checksum u64, header checksum u64
+// A journal chunk: a 48-byte header then the records, padded to 4 KiB, then
+// (version 2) the data pages of its kLineData records, in record order.
+//   magic u32 "CSJ1", version u16, data pages u16 (version 1: 0), epoch u64,
+//   seq u64, payload_bytes u32, record_count u32, payload checksum u64,
+//   header checksum u64
+// The data pages are checked by each record's data_checksum: a chunk whose
+// records hold but whose data does not is a torn write (dropped at recovery).
 inline constexpr uint32_t kChunkMagic = 0x314A5343;  // "CSJ1"
 inline constexpr size_t kChunkHeaderBytes = 48;
-// Encodes a chunk (padded to a multiple of kPage) into `out`.
+// Most data pages one chunk may carry (the u16 of the header).
+inline constexpr uint64_t kMaxChunkDataPages = 65535;
+// Data pages the kLineData records of `records` carry.
+uint64_t ChunkDataPages(absl::Span<const Record> records);
+// Encodes a chunk's header and records (padded to a multiple of kPage) into
+// `out`; its data pages (ChunkDataPages) are written after it by the caller.
 void EncodeChunk(uint64_t epoch, uint64_t seq, absl::Span<const Record> records,
                  std::vector<uint8_t>* out);
 // Parses the chunk at the start of `bytes`. Returns false when it is not a
 // valid chunk of `epoch` with sequence `seq` (a torn or stale tail); on success
-// appends its records and sets *chunk_bytes (padded size).
+// appends its records, sets *chunk_bytes (padded size, data pages included)
+// and, when `data` is given, appends per record its data pages (empty for
+// records without data).
 [[nodiscard]] bool DecodeChunk(absl::Span<const uint8_t> bytes, uint64_t epoch, uint64_t seq,
-                               std::vector<Record>* records, uint64_t* chunk_bytes);
+                               std::vector<Record>* records, uint64_t* chunk_bytes,
+                               std::vector<absl::Span<const uint8_t>>* data = nullptr);
 // True when `bytes` starts with a chunk header of `epoch` whose header checksum
 // is valid and whose seq is > `after` (used to tell corruption from a torn tail).
 bool LooksLikeLaterChunk(absl::Span<const uint8_t> bytes, uint64_t epoch, uint64_t after);
 // True when `bytes` starts with a chunk DecodeChunk rejected whose header still
-// names `epoch` and `seq` and which fits in one page. A chunk page is written
+// names `epoch` and `seq` and which fits in one page (no data pages). A chunk page is written
 // whole (the O_DIRECT unit), so such a chunk is damage, not a torn write.
 bool IsDamagedWholePageChunk(absl::Span<const uint8_t> bytes, uint64_t epoch, uint64_t seq);
 // True when `bytes` starts with a valid chunk header of an epoch before `epoch`.

@@ -191,11 +191,13 @@ void FaultInjectionBackend::ClearFaults() {
   state_->bad.clear();
 }
 
-absl::Status FaultInjectionBackend::SimulatePowerLoss() {
+absl::Status FaultInjectionBackend::SimulatePowerLoss() { return SimulateReorderedPowerLoss(0); }
+
+absl::Status FaultInjectionBackend::SimulateReorderedPowerLoss(uint64_t seed) {
   absl::Status s;
   {
     MutexLock undo_lock(&state_->undo_mu);
-    s = state_->undo.Rollback();
+    s = state_->undo.Rollback(seed);
   }
   MutexLock lock(&state_->mu);
   state_->crashed = false;

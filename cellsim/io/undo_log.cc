@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <random>
 
 #include "cellsim/io/fd_backend.h"
 
@@ -138,8 +139,9 @@ absl::Status UndoLog::RecordResize(const std::string& path, uint64_t new_size) {
   return absl::OkStatus();
 }
 
-absl::Status UndoLog::Rollback() {
+absl::Status UndoLog::Rollback(uint64_t keep_seed) {
   absl::Status first_error;
+  std::mt19937_64 rng(keep_seed);
   for (auto& [path, entries] : files_) {
     Fd fd(::open(path.c_str(), O_RDWR | O_CLOEXEC));
     if (fd.get() < 0) {
@@ -148,6 +150,9 @@ absl::Status UndoLog::Rollback() {
       continue;
     }
     for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
+      // Kept: this write reached the medium (only range entries; a resize
+      // entry is always undone).
+      if (keep_seed != 0 && it->end > it->begin && (rng() & 1) != 0) continue;
       absl::Status s;
       if (::ftruncate(fd.get(), static_cast<off_t>(it->old_size)) != 0) {
         s = ErrnoStatus(errno, "power loss: ftruncate", path);

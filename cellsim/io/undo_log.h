@@ -41,8 +41,10 @@ class UndoLog {
   void Synced(const std::string& path) { files_.erase(path); }
 
   // Undoes every entry, newest first per file, then forgets them. A file
-  // removed since is skipped.
-  [[nodiscard]] absl::Status Rollback();
+  // removed since is skipped. With `keep_seed` non-zero, each entry of a range
+  // (a write, a zeroed range) is kept instead with probability 1/2 (seeded):
+  // a disk that wrote some of its cached writes and not others.
+  [[nodiscard]] absl::Status Rollback(uint64_t keep_seed = 0);
 
   // Bytes of old data held (for tests of the sparse-file economy).
   uint64_t SavedBytes() const;

@@ -77,6 +77,11 @@ class FaultInjectionBackend : public IoBackendWrapper {
   // bytes and size. Clears a CrashAfter() trip; other rules stay. Handles stay
   // valid (callers normally close and reopen everything anyway).
   [[nodiscard]] absl::Status SimulatePowerLoss();
+  // A power loss where the disk had written some unsynced writes and not
+  // others: each unsynced write is kept or undone at random (seeded by
+  // `seed`, non-zero), in any order, so a later write may survive without
+  // an earlier one (what crash-consistency of a journal must survive).
+  [[nodiscard]] absl::Status SimulateReorderedPowerLoss(uint64_t seed);
 
   // Number of matching operations seen by CrashAfter's filter so far, and whether
   // the crash has tripped. Crash loops use this to learn how many cut points a
