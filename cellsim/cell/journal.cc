@@ -170,7 +170,11 @@ absl::Status MetadataStore::Recover(CacheState* state, RecoveryInfo* info, bool 
           flash_->path(), seq, pos));
     }
     for (uint64_t p = pos + kPage; p + kChunkHeaderBytes <= j.size(); p += kPage) {
-      if (LooksLikeLaterChunk(j.subspan(p), sb_.epoch, seq - 1)) {
+      // A later chunk written after this one's sync: this one was whole once.
+      // (A later chunk that does not say so was written before that sync
+      // completed: the disk may keep it and lose this one; neither was
+      // acknowledged.)
+      if (LaterChunkShowsSynced(j.subspan(p), sb_.epoch, seq)) {
         return absl::DataLossError(fmt::format(
             "flash device {}: journal chunk {} at offset {} is corrupt but a later chunk "
             "follows at offset {}: the journal is damaged (not a torn tail)",
@@ -311,11 +315,9 @@ void MetadataStore::LeadGroup(CacheState* state, Mutex* state_mu) {
     group.assign(queue_.begin(), queue_.begin() + static_cast<ptrdiff_t>(n));
     queue_.erase(queue_.begin(), queue_.begin() + static_cast<ptrdiff_t>(n));
   }
-  // Tell replay which chunks need no redo: those below synced_seq_.
-  if (synced_seq_ > durable_mark_) {
-    records.push_back({.type = RecordType::kDurable, .offset = synced_seq_});
-    durable_mark_ = synced_seq_;
-  }
+  // Tell replay which chunks were synced (those below synced_seq_): they need
+  // no redo, and one of them found torn is damage, not a torn write.
+  records.push_back({.type = RecordType::kDurable, .offset = synced_seq_});
   for (const PendingAppend* p : group) {
     records.insert(records.end(), p->records->begin(), p->records->end());
     sync = sync || p->sync;

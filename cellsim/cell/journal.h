@@ -185,7 +185,6 @@ class MetadataStore {
   // The newest counters on flash.
   std::vector<uint64_t> stored_counters_ ABSL_GUARDED_BY(mu_);
   uint64_t appends_grouped_ ABSL_GUARDED_BY(mu_) = 0;
-  uint64_t durable_mark_ ABSL_GUARDED_BY(mu_) = 0;  // the last kDurable appended
   // The chunk head being written (reused: no allocation per append).
   io::AlignedBuffer head_buf_ ABSL_GUARDED_BY(mu_);
   std::vector<uint8_t> head_ ABSL_GUARDED_BY(mu_);

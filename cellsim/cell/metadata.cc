@@ -276,13 +276,13 @@ namespace {
 struct ChunkHeader {
   uint64_t epoch = 0, seq = 0, payload_sum = 0;
   uint32_t payload = 0, count = 0;
-  uint16_t data_pages = 0;
+  uint16_t version = 0, data_pages = 0;
 };
 bool ParseChunkHeader(absl::Span<const uint8_t> bytes, ChunkHeader* h) {
   if (bytes.size() < kChunkHeaderBytes) return false;
   Decoder d(bytes.subspan(0, kChunkHeaderBytes));
   uint32_t magic;
-  uint16_t version;
+  uint16_t& version = h->version;
   uint64_t hsum;
   if (!d.GetU32(&magic) || !d.GetU16(&version) || !d.GetU16(&h->data_pages) ||
       !d.GetU64(&h->epoch) || !d.GetU64(&h->seq) || !d.GetU32(&h->payload) ||
@@ -370,6 +370,23 @@ bool IsDamagedWholePageChunk(absl::Span<const uint8_t> bytes, uint64_t epoch, ui
   // is damage.
   return magic == kChunkMagic && e == epoch && q == seq && data_pages == 0 &&
          uint64_t{payload} + kChunkHeaderBytes <= kPage;
+}
+
+bool LaterChunkShowsSynced(absl::Span<const uint8_t> bytes, uint64_t epoch, uint64_t seq) {
+  ChunkHeader h;
+  if (!ParseChunkHeader(bytes, &h) || h.epoch != epoch || h.seq <= seq) return false;
+  if (h.version == 1) return true;
+  // The records only (the chunk's own data pages may be torn).
+  if (h.payload > bytes.size() - kChunkHeaderBytes || h.count > h.payload / 5) return false;
+  absl::Span<const uint8_t> payload = bytes.subspan(kChunkHeaderBytes, h.payload);
+  if (Checksum64(payload, kSeedChunk) != h.payload_sum) return false;
+  Decoder d(payload);
+  for (uint32_t i = 0; i < h.count; ++i) {
+    Record r;
+    if (!DecodeRecord(&d, &r)) return false;
+    if (r.type == RecordType::kDurable && r.offset > seq) return true;
+  }
+  return false;
 }
 
 bool LooksLikeLaterChunk(absl::Span<const uint8_t> bytes, uint64_t epoch, uint64_t after) {

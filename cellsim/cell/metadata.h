@@ -154,6 +154,11 @@ void EncodeChunk(uint64_t epoch, uint64_t seq, absl::Span<const Record> records,
 // True when `bytes` starts with a chunk header of `epoch` whose header checksum
 // is valid and whose seq is > `after` (used to tell corruption from a torn tail).
 bool LooksLikeLaterChunk(absl::Span<const uint8_t> bytes, uint64_t epoch, uint64_t after);
+// True when `bytes` starts with a chunk of `epoch` after chunk `seq` whose
+// records say that chunk `seq` was synced (a kDurable mark above it), or a
+// version 1 chunk (which has no marks): chunk `seq` found invalid is then
+// damage, not a torn write.
+bool LaterChunkShowsSynced(absl::Span<const uint8_t> bytes, uint64_t epoch, uint64_t seq);
 // True when `bytes` starts with a chunk DecodeChunk rejected whose header still
 // names `epoch` and `seq` and which fits in one page (no data pages). A chunk page is written
 // whole (the O_DIRECT unit), so such a chunk is damage, not a torn write.

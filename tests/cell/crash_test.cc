@@ -71,6 +71,9 @@ std::vector<Op> Script(std::vector<std::vector<uint8_t>>* payloads) {
   ops.push_back({.kind = Op::kCleaner});
   write({{1, 128 * kKiB + 1024, 2048}});
   ops.push_back({.kind = Op::kRead, .disk = 3, .offset = 0, .length = 128 * kKiB});
+  // An unsynced population chunk, then a write's chunk before any sync.
+  ops.push_back({.kind = Op::kRead, .disk = 2, .offset = 256 * kKiB, .length = 16 * kKiB});
+  write({{0, 20 * 64 * kKiB, 8192}});
   ops.push_back({.kind = Op::kFlush});
   return ops;
 }

@@ -98,6 +98,83 @@ TEST(MetadataCodecTest, ChunkRoundTripAndTornTails) {
   EXPECT_TRUE(internal::IsNewerChunk(chunk, 2));
 }
 
+// A version 2 chunk carries the pages of its LineData records after them;
+// pages that fail their checksum make the chunk a torn one (a data page not
+// written), never a damaged whole page.
+TEST(MetadataCodecTest, DataChunkRoundTripAndTornData) {
+  std::mt19937_64 rng(3);
+  std::vector<uint8_t> line = RandomBytes(rng, 16 * 4096);
+  const uint64_t mask = 0b1011;  // pages 0, 1 and 3
+  std::vector<Record> recs = {
+      {.type = RecordType::kDurable, .offset = 16},
+      {.type = RecordType::kLineData, .disk = 1, .line = 5, .slot = 3, .valid = 0xF,
+       .dirty = 0xB, .data_mask = mask,
+       .data_checksum = internal::LinePagesChecksum(line.data(), mask), .data = line.data()}};
+  std::vector<uint8_t> chunk;
+  internal::EncodeChunk(3, 17, recs, &chunk);
+  ASSERT_EQ(chunk.size(), 4096u);
+  ASSERT_EQ(internal::ChunkDataPages(recs), 3u);
+  for (uint32_t p : {0u, 1u, 3u}) {
+    chunk.insert(chunk.end(), line.begin() + p * 4096, line.begin() + (p + 1) * 4096);
+  }
+  std::vector<Record> out;
+  std::vector<absl::Span<const uint8_t>> data;
+  uint64_t bytes = 0;
+  ASSERT_TRUE(internal::DecodeChunk(chunk, 3, 17, &out, &bytes, &data));
+  EXPECT_EQ(bytes, 4u * 4096);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].type, RecordType::kDurable);
+  EXPECT_EQ(out[0].offset, 16u);
+  EXPECT_EQ(out[1].data_mask, mask);
+  ASSERT_EQ(data.size(), 2u);
+  EXPECT_TRUE(data[0].empty());
+  ASSERT_EQ(data[1].size(), 3u * 4096);
+  EXPECT_EQ(std::memcmp(data[1].data() + 2 * 4096, line.data() + 3 * 4096, 4096), 0);
+  // A data page not (or half) written: torn, not damage.
+  for (size_t at : {size_t{4096}, 3 * size_t{4096} + 4000}) {
+    std::vector<uint8_t> torn = chunk;
+    torn[at] ^= 0x40;
+    EXPECT_FALSE(internal::DecodeChunk(torn, 3, 17, &out, &bytes)) << at;
+    EXPECT_FALSE(internal::IsDamagedWholePageChunk(torn, 3, 17)) << at;
+  }
+  // The chunk cut before its data pages.
+  EXPECT_FALSE(internal::DecodeChunk(absl::MakeSpan(chunk).subspan(0, 4096), 3, 17, &out, &bytes));
+  // Data pages outside the valid ones are a damaged record.
+  recs[1].data_mask = 0x10;
+  recs[1].data_checksum = internal::LinePagesChecksum(line.data(), 0x10);
+  std::vector<uint8_t> bad;
+  internal::EncodeChunk(3, 17, recs, &bad);
+  bad.resize(2 * 4096);
+  EXPECT_FALSE(internal::DecodeChunk(bad, 3, 17, &out, &bytes));
+}
+
+// Chunks written before data pages existed (version 1, 0 in the data-pages
+// field) still decode: an older cell's journal replays.
+TEST(MetadataCodecTest, VersionOneChunksStillDecode) {
+  std::vector<Record> recs = {
+      {.type = RecordType::kLineSet, .disk = 1, .line = 5, .slot = 3, .valid = 0xF, .dirty = 3}};
+  std::vector<uint8_t> chunk;
+  internal::EncodeChunk(3, 17, recs, &chunk);
+  // Rewrite the header as version 1 and re-seal it.
+  const uint16_t v1 = 1;
+  std::memcpy(chunk.data() + 4, &v1, 2);
+  const uint64_t sum = Checksum64(absl::MakeSpan(chunk).subspan(0, 40), internal::kSeedChunk);
+  std::memcpy(chunk.data() + 40, &sum, 8);
+  std::vector<Record> out;
+  uint64_t bytes = 0;
+  ASSERT_TRUE(internal::DecodeChunk(chunk, 3, 17, &out, &bytes));
+  EXPECT_EQ(out[0].valid, 0xFu);
+  // Version 1 with data pages claimed, or a version from the future: invalid.
+  for (uint16_t v : {uint16_t{3}, uint16_t{1}}) {
+    std::vector<uint8_t> bad = chunk;
+    std::memcpy(bad.data() + 4, &v, 2);
+    if (v == 1) bad[6] = 1;
+    const uint64_t s2 = Checksum64(absl::MakeSpan(bad).subspan(0, 40), internal::kSeedChunk);
+    std::memcpy(bad.data() + 40, &s2, 8);
+    EXPECT_FALSE(internal::DecodeChunk(bad, 3, 17, &out, &bytes)) << v;
+  }
+}
+
 // The metric counters after the lost ranges: optional (an image without
 // them is what cellsim wrote before), never empty, re-encoded byte for byte.
 TEST(MetadataCodecTest, CheckpointCounterSection) {
