@@ -3,6 +3,7 @@
 // metadata written by a newer cellsim (rack.meta, a cell superblock, an ASM
 // checkpoint, the control file: version field rewritten, checksum valid).
 // Each case asserts the status code and the key words of the message.
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -151,12 +152,13 @@ TEST_F(RackBadInput, CellSuperblockNewerVersion) {
   const std::vector<uint8_t> pages = ReadBytes(flash);
   ASSERT_GE(pages.size(), 2 * cell::internal::kPage);
   int patched = 0;
+  const uint32_t newer = cell::internal::kSuperblockVersion + 1;
   for (uint64_t at : {uint64_t{0}, cell::internal::kPage}) {
     if (ReadLe(pages, at, 8) == 0) continue;  // a copy never written
-    PatchLe(flash, at + 8, 3, 4);             // version u32 after the u64 magic
+    PatchLe(flash, at + 8, newer, 4);         // version u32 after the u64 magic
     const uint32_t body = static_cast<uint32_t>(ReadLe(pages, at + 12, 4));
     std::vector<uint8_t> page(pages.begin() + at, pages.begin() + at + body);
-    page[8] = 3;
+    page[8] = static_cast<uint8_t>(newer);
     page[9] = page[10] = page[11] = 0;
     PatchLe(flash, at + body, Checksum64(page, cell::internal::kSeedSuperblock), 8);
     ++patched;
@@ -166,7 +168,9 @@ TEST_F(RackBadInput, CellSuperblockNewerVersion) {
   EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition) << st;
   EXPECT_THAT(std::string(st.message()),
               AllOf(HasSubstr("cel02/flash.img"),
-                    HasSubstr("newer format version 3, this build reads versions 1 to 2")));
+                    HasSubstr(fmt::format("newer format version {}, this build reads "
+                                          "versions 1 to {}",
+                                          newer, cell::internal::kSuperblockVersion))));
 }
 
 TEST_F(RackBadInput, FlashDeviceTruncated) {
