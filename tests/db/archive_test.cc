@@ -16,40 +16,17 @@ namespace {
 
 using ::cellsim::db::testing::ReadAsmFile;
 using ::cellsim::db::testing::SmallRack;
-using ::cellsim::testing::TempDir;
 using ::testing::HasSubstr;
 using stats::Wait;
 
 constexpr int kRows = 8000;  // ALL_OBJECTS rows: about 0.9 MB of redo per insert
 
-class ArchiveTest : public ::testing::Test {
+class ArchiveTest : public testing::SqlTest {
  protected:
-  void SetUp() override {
-    io_ = io::MakePosixBackend();
-    ASSERT_OK_AND_ASSIGN(rack_, asmgr::Rack::Create(io_.get(), SystemClock(), tmp_.path() + "/rack",
-                                                    SmallRack()));
-    DatabaseOptions o;
-    o.standard_files.create = true;
-    o.min_log_file_bytes = 1ull << 20;
-    o.standard_files.log_bytes = 1ull << 20;  // below Oracle's 4 MiB: switches come fast
-    o.all_objects_rows = kRows;
-    ASSERT_OK_AND_ASSIGN(db_, Database::Create(rack_.get(), o));
-    s_ = db_->NewSession();
-  }
-  void TearDown() override {
-    s_.reset();
-    if (db_) EXPECT_OK(db_->Close());
-    db_.reset();
-    if (rack_) EXPECT_OK(rack_->Close());
-  }
-  StatementResult Run(const std::string& sql) {
-    absl::StatusOr<StatementResult> r = s_->Execute(sql);
-    EXPECT_TRUE(r.ok()) << sql << "\n" << r.status();
-    return r.ok() ? *r : StatementResult{};
-  }
-  std::string One(const std::string& sql) {
-    StatementResult r = Run(sql);
-    return r.result_rows.empty() ? "" : r.result_rows[0][0];
+  void Configure(DatabaseOptions* o) const override {
+    o->min_log_file_bytes = 1ull << 20;
+    o->standard_files.log_bytes = 1ull << 20;  // below Oracle's 4 MiB: switches come fast
+    o->all_objects_rows = kRows;
   }
   // Heap-table redo.
   void MakeRedo(int rounds) {
@@ -58,19 +35,6 @@ class ArchiveTest : public ::testing::Test {
       Run("commit");
     }
   }
-  void Reopen() {
-    s_.reset();
-    ASSERT_OK(db_->Close());
-    db_.reset();
-    ASSERT_OK_AND_ASSIGN(db_, Database::Open(rack_.get()));
-    s_ = db_->NewSession();
-  }
-
-  TempDir tmp_;
-  std::unique_ptr<io::IoBackend> io_;
-  std::unique_ptr<asmgr::Rack> rack_;
-  std::unique_ptr<Database> db_;
-  std::unique_ptr<Session> s_;
 };
 
 TEST_F(ArchiveTest, NoArchivelogByDefault) {
@@ -123,7 +87,7 @@ TEST_F(ArchiveTest, ArchCopiesEveryFilledLogIntoReco) {
   // before CURRENT); compare its bytes.
   const auto& last = logs.result_rows.back();
   const std::string group = One("select group# from v$log where sequence# = " + last[0]);
-  ASSERT_FALSE(group.empty());
+  ASSERT_NE(group, "<none>");
   EXPECT_EQ(One("select archived from v$log where group# = " + group), "YES");
   const std::string member = One("select member from v$logfile where group# = " + group);
   const uint64_t bytes = std::stoull(last[3]) * 512;
@@ -154,7 +118,7 @@ TEST_F(ArchiveTest, ArchiveLogCurrentAndRestartKeepTheRecords) {
   Run("insert into u values (1)");
   Run("commit");  // redo in the CURRENT log, which the close leaves unarchived
   const int64_t before = std::stoll(One("select count(*) from v$archived_log"));
-  Reopen();
+  ASSERT_OK(Reopen());
   // The control file keeps the mode and the records; the log the close left
   // CURRENT (with redo in it) is archived at open.
   EXPECT_EQ(One("select log_mode from v$database"), "ARCHIVELOG");
@@ -163,7 +127,7 @@ TEST_F(ArchiveTest, ArchiveLogCurrentAndRestartKeepTheRecords) {
   EXPECT_EQ(One("select count(*) from t"), std::to_string(kRows));
   EXPECT_EQ(One("select count(*) from u"), "1");
   Run("alter database noarchivelog");
-  Reopen();
+  ASSERT_OK(Reopen());
   EXPECT_EQ(One("select log_mode from v$database"), "NOARCHIVELOG");
 }
 
@@ -177,14 +141,8 @@ TEST_F(ArchiveTest, RedoLargerThanALogSpansSwitchesAndRecovers) {
   Run("insert into t select * from all_objects");
   Run("commit");  // ~1.8 MB of redo into 1 MiB logs in one write
   Run("insert into t select * from all_objects");  // never committed
-  // Crash: nothing closed (what kill -9 leaves).
-  s_.reset();
-  db_.reset();
-  ASSERT_OK(rack_->Close());
-  rack_.reset();
-  ASSERT_OK_AND_ASSIGN(rack_, asmgr::Rack::Open(io_.get(), SystemClock(), tmp_.path() + "/rack"));
-  ASSERT_OK_AND_ASSIGN(db_, Database::Open(rack_.get()));
-  s_ = db_->NewSession();
+  Crash();
+  ASSERT_OK(Reopen());
   ASSERT_FALSE(db_->recovery_actions().empty());
   EXPECT_THAT(db_->recovery_actions()[0], HasSubstr("instance recovery"));
   EXPECT_EQ(One("select count(*) from t"), std::to_string(2 * kRows));
@@ -197,18 +155,13 @@ TEST_F(ArchiveTest, RedoLargerThanALogSpansSwitchesAndRecovers) {
 
 TEST_F(ArchiveTest, MissingDestinationIsAClearError) {
   // A rack without RECO cannot archive.
-  s_.reset();
-  ASSERT_OK(db_->Close());
-  db_.reset();
-  ASSERT_OK(rack_->Close());
-  rack_.reset();
+  Shutdown();
   asmgr::RackConfig c = SmallRack();
   c.disk_groups.pop_back();  // DATA only
   ASSERT_OK_AND_ASSIGN(rack_, asmgr::Rack::Create(io_.get(), SystemClock(), tmp_.path() + "/rack2", c));
   DatabaseOptions o;
   o.standard_files.create = true;
-  o.min_log_file_bytes = 1ull << 20;
-  o.standard_files.log_bytes = 1ull << 20;
+  Configure(&o);
   ASSERT_OK_AND_ASSIGN(db_, Database::Create(rack_.get(), o));
   s_ = db_->NewSession();
   absl::StatusOr<StatementResult> r = s_->Execute("alter database archivelog");
@@ -255,7 +208,7 @@ TEST_F(ArchiveTest, FullDestinationStopsReuseNotCommittedData) {
   Run("insert into t select * from all_objects");
   Run("commit");
   EXPECT_EQ(One("select count(*) from t"), std::to_string((committed + 1) * kRows));
-  Reopen();
+  ASSERT_OK(Reopen());
   EXPECT_EQ(One("select count(*) from t"), std::to_string((committed + 1) * kRows));
 }
 

@@ -12,6 +12,8 @@
 #include "cellsim/db/database.h"
 #include "cellsim/io/io_backend.h"
 #include "cellsim/stats/statistics.h"
+#include "gtest/gtest.h"
+#include "testing/test_util.h"
 
 namespace cellsim::db::testing {
 
@@ -49,6 +51,81 @@ inline std::vector<uint8_t> ReadAsmFile(asmgr::DiskGroup* dg, uint32_t file, uin
   }
   return out;
 }
+
+// The fixture of the SQL-level tests: SmallRack() in a per-test directory, a
+// database with the standard files and one session `s_`. Configure() sets
+// what else the database is made and opened with (ALL_OBJECTS rows, log
+// sizes). Shutdown() is a clean stop, Crash() one that closes nothing (what
+// kill -9 leaves), Reopen() opens the rack and the database again after
+// either.
+class SqlTest : public ::testing::Test {
+ protected:
+  virtual void Configure(DatabaseOptions* o) const { (void)o; }
+
+  void SetUp() override {
+    io_ = io::MakePosixBackend();
+    ASSERT_OK_AND_ASSIGN(rack_, asmgr::Rack::Create(io_.get(), SystemClock(), dir(), SmallRack()));
+    DatabaseOptions o;
+    o.standard_files.create = true;
+    Configure(&o);
+    ASSERT_OK_AND_ASSIGN(db_, Database::Create(rack_.get(), o));
+    s_ = db_->NewSession();
+  }
+  void TearDown() override { Shutdown(); }
+  std::string dir() const { return tmp_.path() + "/rack"; }
+
+  void Shutdown() {
+    s_.reset();
+    if (db_) EXPECT_OK(db_->Close());
+    db_.reset();
+    if (rack_) EXPECT_OK(rack_->Close());
+    rack_.reset();
+  }
+  // The sessions and the database go without Close; the rack's files close.
+  void Crash() {
+    s_.reset();
+    db_.reset();
+    if (rack_) EXPECT_OK(rack_->Close());
+    rack_.reset();
+  }
+  absl::Status Reopen() {
+    Shutdown();
+    absl::StatusOr<std::unique_ptr<asmgr::Rack>> rack =
+        asmgr::Rack::Open(io_.get(), SystemClock(), dir());
+    if (!rack.ok()) return rack.status();
+    rack_ = *std::move(rack);
+    DatabaseOptions o;
+    Configure(&o);
+    absl::StatusOr<std::unique_ptr<Database>> db = Database::Open(rack_.get(), o);
+    if (!db.ok()) return db.status();
+    db_ = *std::move(db);
+    s_ = db_->NewSession();
+    return absl::OkStatus();
+  }
+
+  StatementResult Run(const std::string& sql, Session* s = nullptr) {
+    absl::StatusOr<StatementResult> r = (s ? s : s_.get())->Execute(sql);
+    EXPECT_TRUE(r.ok()) << sql << "\n" << r.status();
+    return r.ok() ? *r : StatementResult{};
+  }
+  // The first column of the first row ("<none>" when there is no row).
+  std::string One(const std::string& sql, Session* s = nullptr) {
+    StatementResult r = Run(sql, s);
+    return r.result_rows.empty() ? "<none>" : r.result_rows[0][0];
+  }
+  // The error message of a statement that must fail.
+  std::string Error(const std::string& sql, Session* s = nullptr) {
+    absl::StatusOr<StatementResult> r = (s ? s : s_.get())->Execute(sql);
+    EXPECT_FALSE(r.ok()) << sql;
+    return r.ok() ? "" : std::string(r.status().message());
+  }
+
+  ::cellsim::testing::TempDir tmp_;
+  std::unique_ptr<io::IoBackend> io_;
+  std::unique_ptr<asmgr::Rack> rack_;
+  std::unique_ptr<Database> db_;
+  std::unique_ptr<Session> s_;
+};
 
 }  // namespace cellsim::db::testing
 

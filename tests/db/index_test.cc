@@ -20,8 +20,6 @@
 namespace cellsim::db {
 namespace {
 
-using ::cellsim::db::testing::SmallRack;
-using ::cellsim::testing::TempDir;
 using ::testing::HasSubstr;
 using stats::Stat;
 
@@ -119,49 +117,14 @@ TEST(BTreeTest, AscendingKeysFillLeaves) {
 
 // ---- through SQL ----
 
-class IndexTest : public ::testing::Test {
+class IndexTest : public testing::SqlTest {
  protected:
-  void SetUp() override {
-    io_ = io::MakePosixBackend();
-    ASSERT_OK_AND_ASSIGN(rack_, asmgr::Rack::Create(io_.get(), SystemClock(), tmp_.path() + "/rack",
-                                                    SmallRack()));
-    DatabaseOptions o;
-    o.standard_files.create = true;
-    o.all_objects_rows = 20000;
-    ASSERT_OK_AND_ASSIGN(db_, Database::Create(rack_.get(), o));
-    s_ = db_->NewSession();
-  }
-  void TearDown() override {
-    s_.reset();
-    if (db_) EXPECT_OK(db_->Close());
-    db_.reset();
-    if (rack_) EXPECT_OK(rack_->Close());
-  }
-  StatementResult Run(const std::string& sql, Session* s = nullptr) {
-    absl::StatusOr<StatementResult> r = (s ? s : s_.get())->Execute(sql);
-    EXPECT_TRUE(r.ok()) << sql << "\n" << r.status();
-    return r.ok() ? *r : StatementResult{};
-  }
-  std::string Error(const std::string& sql, Session* s = nullptr) {
-    absl::StatusOr<StatementResult> r = (s ? s : s_.get())->Execute(sql);
-    EXPECT_FALSE(r.ok()) << sql;
-    return r.ok() ? "" : std::string(r.status().message());
-  }
-  std::string One(const std::string& sql, Session* s = nullptr) {
-    StatementResult r = Run(sql, s);
-    return r.result_rows.empty() ? "-" : r.result_rows[0][0];
-  }
+  void Configure(DatabaseOptions* o) const override { o->all_objects_rows = 20000; }
   // The index and the table agree (ORA-01499 otherwise).
   void Valid(const std::string& table, Session* s = nullptr) {
     EXPECT_EQ(Run("analyze table " + table + " validate structure cascade", s).feedback,
               "Table analyzed.");
   }
-
-  TempDir tmp_;
-  std::unique_ptr<io::IoBackend> io_;
-  std::unique_ptr<asmgr::Rack> rack_;
-  std::unique_ptr<Database> db_;
-  std::unique_ptr<Session> s_;
 };
 
 TEST_F(IndexTest, DdlAndItsErrorsAreOracleLike) {

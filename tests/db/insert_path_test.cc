@@ -14,36 +14,14 @@
 namespace cellsim::db {
 namespace {
 
-using ::cellsim::db::testing::SmallRack;
-using ::cellsim::testing::TempDir;
 using ::testing::HasSubstr;
 using stats::Stat;
 
 constexpr uint64_t kRows = 12000;  // ~250 blocks, two 1 MiB TEMP extents
 
-class InsertPathTest : public ::testing::Test {
+class InsertPathTest : public testing::SqlTest {
  protected:
-  void SetUp() override {
-    io_ = io::MakePosixBackend();
-    ASSERT_OK_AND_ASSIGN(rack_, asmgr::Rack::Create(io_.get(), SystemClock(), dir(), SmallRack()));
-    DatabaseOptions o;
-    o.standard_files.create = true;
-    o.all_objects_rows = kRows;
-    ASSERT_OK_AND_ASSIGN(db_, Database::Create(rack_.get(), o));
-    s_ = db_->NewSession();
-  }
-  void TearDown() override {
-    s_.reset();
-    if (db_) EXPECT_OK(db_->Close());
-    db_.reset();
-    if (rack_) EXPECT_OK(rack_->Close());
-  }
-  std::string dir() const { return tmp_.path() + "/rack"; }
-  StatementResult Run(const std::string& sql, Session* s = nullptr) {
-    absl::StatusOr<StatementResult> r = (s ? s : s_.get())->Execute(sql);
-    EXPECT_TRUE(r.ok()) << sql << "\n" << r.status();
-    return r.ok() ? *r : StatementResult{};
-  }
+  void Configure(DatabaseOptions* o) const override { o->all_objects_rows = kRows; }
   // The session statistics a statement moved, and its result.
   stats::StatValues Delta(const std::string& sql, Session* s = nullptr,
                           StatementResult* result = nullptr) {
@@ -61,12 +39,6 @@ class InsertPathTest : public ::testing::Test {
     }
     EXPECT_GT(fast[Stat::kDbBlockChanges], 0);
   }
-
-  TempDir tmp_;
-  std::unique_ptr<io::IoBackend> io_;
-  std::unique_ptr<asmgr::Rack> rack_;
-  std::unique_ptr<Database> db_;
-  std::unique_ptr<Session> s_;
 };
 
 // Each insert in its own transaction (a transaction's first change carries
@@ -162,17 +134,10 @@ TEST_F(InsertPathTest, RecoveryReplaysTheFastPathsRows) {
   std::unique_ptr<Session> other = db_->NewSession();
   Run("insert into u select * from all_objects", other.get());  // never committed
   other.reset();  // ... its session gone; the crash comes before any checkpoint
-  s_.reset();
-  db_.reset();
-  ASSERT_OK(rack_->Close());
-  rack_.reset();
-  ASSERT_OK_AND_ASSIGN(rack_, asmgr::Rack::Open(io_.get(), SystemClock(), dir()));
-  DatabaseOptions o;
-  o.all_objects_rows = kRows;
-  ASSERT_OK_AND_ASSIGN(db_, Database::Open(rack_.get(), o));
+  Crash();
+  ASSERT_OK(Reopen());
   ASSERT_FALSE(db_->recovery_actions().empty());
   EXPECT_THAT(db_->recovery_actions()[0], HasSubstr("instance recovery"));
-  s_ = db_->NewSession();
   EXPECT_EQ(Run("select count(*) from a").result_rows[0][0], "12000");
   EXPECT_EQ(Run("select sum(object_id) from a").result_rows[0][0], sum);
   EXPECT_EQ(Run("select count(*) from u").result_rows[0][0], "0");

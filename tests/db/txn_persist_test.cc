@@ -15,54 +15,11 @@
 namespace cellsim::db {
 namespace {
 
-using ::cellsim::db::testing::SmallRack;
-using ::cellsim::testing::TempDir;
 using ::testing::HasSubstr;
 
-class PersistTest : public ::testing::Test {
+class PersistTest : public testing::SqlTest {
  protected:
-  void SetUp() override {
-    io_ = io::MakePosixBackend();
-    ASSERT_OK_AND_ASSIGN(rack_, asmgr::Rack::Create(io_.get(), SystemClock(), dir(), SmallRack()));
-    DatabaseOptions o;
-    o.standard_files.create = true;
-    o.all_objects_rows = 5000;
-    ASSERT_OK_AND_ASSIGN(db_, Database::Create(rack_.get(), o));
-    s_ = db_->NewSession();
-  }
-  void TearDown() override { Shutdown(); }
-  std::string dir() const { return tmp_.path() + "/rack"; }
-
-  // A clean shutdown of the database and the rack (a process ending).
-  void Shutdown() {
-    s_.reset();
-    if (db_) EXPECT_OK(db_->Close());
-    db_.reset();
-    if (rack_) EXPECT_OK(rack_->Close());
-    rack_.reset();
-  }
-  absl::Status Reopen() {
-    Shutdown();
-    absl::StatusOr<std::unique_ptr<asmgr::Rack>> rack = asmgr::Rack::Open(io_.get(), SystemClock(), dir());
-    if (!rack.ok()) return rack.status();
-    rack_ = *std::move(rack);
-    DatabaseOptions o;
-    o.all_objects_rows = 5000;
-    absl::StatusOr<std::unique_ptr<Database>> db = Database::Open(rack_.get(), o);
-    if (!db.ok()) return db.status();
-    db_ = *std::move(db);
-    s_ = db_->NewSession();
-    return absl::OkStatus();
-  }
-  StatementResult Run(const std::string& sql) {
-    absl::StatusOr<StatementResult> r = s_->Execute(sql);
-    EXPECT_TRUE(r.ok()) << sql << "\n" << r.status();
-    return r.ok() ? *r : StatementResult{};
-  }
-  std::string One(const std::string& sql) {
-    StatementResult r = Run(sql);
-    return r.result_rows.empty() ? "<none>" : r.result_rows[0][0];
-  }
+  void Configure(DatabaseOptions* o) const override { o->all_objects_rows = 5000; }
 
   // Shuts the database down and flips one byte of dictionary copy `copy`
   // (blocks 2-64 and 65-127 of the SYSTEM data file), `offset` bytes into it.
@@ -95,12 +52,7 @@ class PersistTest : public ::testing::Test {
     rack_.reset();
   }
 
-  TempDir tmp_;
   FileTable table_;
-  std::unique_ptr<io::IoBackend> io_;
-  std::unique_ptr<asmgr::Rack> rack_;
-  std::unique_ptr<Database> db_;
-  std::unique_ptr<Session> s_;
 };
 
 TEST_F(PersistTest, TablesAndCommittedRowsSurviveReopen) {
@@ -289,10 +241,7 @@ TEST_F(PersistTest, OpenAfterACrashRecoversCommittedAndRollsBackTheRest) {
   Run("rollback");
   // Crash: nothing is closed, the log buffer's uncommitted tail is lost.
   other.reset();
-  s_.reset();
-  db_.reset();
-  ASSERT_OK(rack_->Close());
-  rack_.reset();
+  Crash();
   ASSERT_OK(Reopen());
   const std::vector<std::string> actions = db_->recovery_actions();
   ASSERT_FALSE(actions.empty());

@@ -16,7 +16,6 @@ namespace cellsim::db {
 namespace {
 
 using ::cellsim::db::testing::SmallRack;
-using ::cellsim::testing::TempDir;
 using ::testing::HasSubstr;
 using stats::Stat;
 
@@ -32,40 +31,14 @@ constexpr const char* kMerge =
     "  on (s.sid = tx.sid)\nwhen matched then\n  update set tx.txacts = tx.txacts + 1\n"
     "when not matched then\n  insert (sid, txacts)\n  values(sys_context('userenv','sid'),1)";
 
-class TxnTest : public ::testing::Test {
+class TxnTest : public testing::SqlTest {
  protected:
-  void SetUp() override {
-    io_ = io::MakePosixBackend();
-    ASSERT_OK_AND_ASSIGN(rack_, asmgr::Rack::Create(io_.get(), SystemClock(), tmp_.path() + "/rack",
-                                                    SmallRack()));
-    DatabaseOptions o;
-    o.standard_files.create = true;
-    o.all_objects_rows = AllObjectsRows();
-    ASSERT_OK_AND_ASSIGN(db_, Database::Create(rack_.get(), o));
-    s_ = db_->NewSession();
-  }
-  void TearDown() override {
-    s_.reset();
-    if (db_) EXPECT_OK(db_->Close());
-    db_.reset();
-    if (rack_) EXPECT_OK(rack_->Close());
-  }
+  void Configure(DatabaseOptions* o) const override { o->all_objects_rows = AllObjectsRows(); }
   virtual uint64_t AllObjectsRows() const { return 70000; }
-  StatementResult Run(const std::string& sql, Session* s = nullptr) {
-    absl::StatusOr<StatementResult> r = (s ? s : s_.get())->Execute(sql);
-    EXPECT_TRUE(r.ok()) << sql << "\n" << r.status();
-    return r.ok() ? *r : StatementResult{};
-  }
   int64_t Count(const std::string& table, Session* s = nullptr) {
     StatementResult r = Run("select count(*) from " + table, s);
     return r.result_rows.empty() ? -1 : std::stoll(r.result_rows[0][0]);
   }
-
-  TempDir tmp_;
-  std::unique_ptr<io::IoBackend> io_;
-  std::unique_ptr<asmgr::Rack> rack_;
-  std::unique_ptr<Database> db_;
-  std::unique_ptr<Session> s_;
 };
 
 TEST(DataParserTest, SeedStatementsParse) {
@@ -394,10 +367,7 @@ TEST_F(TxnTest, ViewsShowTransactionsLogsAndStatistics) {
 
 TEST_F(TxnTest, GttNeedsATemporaryTablespace) {
   // A database without TEMP: GTT rows cannot be stored, temp undo has no home.
-  s_.reset();
-  ASSERT_OK(db_->Close());
-  db_.reset();
-  ASSERT_OK(rack_->Close());
+  Shutdown();
   ASSERT_OK_AND_ASSIGN(rack_, asmgr::Rack::Create(io_.get(), SystemClock(),
                                                   tmp_.path() + "/rack2", SmallRack()));
   ASSERT_OK_AND_ASSIGN(db_, Database::Create(rack_.get()));
