@@ -176,6 +176,19 @@ absl::Status DataEngine::ArchiveLog(const LogGroup& g, LogUse& u) {
   return absl::OkStatus();
 }
 
+void DataEngine::ArchiveClosedLog(const CheckpointPosition& closed) {
+  const FileTable table = FileTableCopy();  // `groups` point into it
+  const std::vector<const LogGroup*> groups = Thread1Groups(table);
+  if (!table.archivelog || closed.sequence == 0 || closed.group_index >= groups.size() ||
+      Archived(table, closed.sequence)) {
+    return;
+  }
+  const LogGroup* g = groups[closed.group_index];
+  LogUse& u = log_use[g->group];
+  u = LogUse{closed.sequence, 0, closed.scn, closed.block, true, false};
+  (void)ArchiveLog(*g, u);  // else retried before the group is reused
+}
+
 void DataEngine::ArchiveAfterOpen() {
   const FileTable table = FileTableCopy();  // `groups` point into it
   if (!table.archivelog) return;

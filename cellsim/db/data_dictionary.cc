@@ -486,13 +486,15 @@ absl::Status DataEngine::OpenInstance(std::vector<std::string>* actions) {
     return st;
   }
   // The next log sequence starts in the next group: everything before it is
-  // in the data files.
+  // in the data files. The close left the last log at the checkpoint.
+  const CheckpointPosition closed = checkpoint;
   sequence = checkpoint.sequence + 1;
   const size_t groups = Thread1Groups(FileTableCopy()).size();
   current_group_index = static_cast<uint32_t>((checkpoint.group_index + 1) % std::max<size_t>(groups, 1));
   log_block = 2;
   checkpoint = CheckpointPosition{sequence, current_group_index, log_block, scn};
   absl::Status st = WriteDictionary(/*clean=*/false);
+  if (st.ok()) ArchiveClosedLog(closed);
   if (st.ok()) ArchiveAfterOpen();
   return st;
 }

@@ -369,6 +369,10 @@ struct DataEngine {
   // one (a restart forgets which logs it filled); a failure is retried before
   // the group is reused.
   void ArchiveAfterOpen() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // At an open after a clean close, in ARCHIVELOG mode: ARCH copies the log
+  // the close left CURRENT (its sequence, group and end are the checkpoint's),
+  // even one without redo, so the archived sequences have no gap.
+  void ArchiveClosedLog(const CheckpointPosition& closed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // ALTER DATABASE ARCHIVELOG | NOARCHIVELOG.
   absl::Status SetLogMode(Recorder& rec, bool archivelog) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // ALTER SYSTEM SWITCH LOGFILE; `archive_current`: ALTER SYSTEM ARCHIVE LOG

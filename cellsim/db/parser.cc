@@ -399,7 +399,8 @@ class Parser {
       if (absl::Status s = ExpectEnd(""); !s.ok()) return s;
       return DropLogfileGroup{*g};
     }
-    return Expected("ADD or DROP", "ORA-02231: missing or invalid option to ALTER DATABASE");
+    return Expected("ADD, DROP, ARCHIVELOG or NOARCHIVELOG",
+                    "ORA-02231: missing or invalid option to ALTER DATABASE");
   }
 
   absl::StatusOr<Statement> ParseAddLogfile() {

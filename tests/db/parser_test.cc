@@ -384,7 +384,7 @@ TEST(ParserErrorTest, MalformedSql) {
   EXPECT_THAT(ErrorOf("create table t (x int)"), HasSubstr("expected TABLESPACE, found 'table'"));
   EXPECT_THAT(ErrorOf("alter system set x = 1"),
               HasSubstr("expected TABLESPACE, DATABASE, SESSION or DISKGROUP, found 'system'"));
-  EXPECT_THAT(ErrorOf("alter database open"), HasSubstr("expected ADD or DROP"));
+  EXPECT_THAT(ErrorOf("alter database open"), HasSubstr("expected ADD, DROP, ARCHIVELOG or NOARCHIVELOG"));
   EXPECT_THAT(ErrorOf("alter database drop logfile member '+DATA'"),
               HasSubstr("expected GROUP, found 'member'"));
   EXPECT_THAT(ErrorOf("drop tablespace t including datafiles"),
