@@ -30,6 +30,7 @@
 #include <fmt/format.h>
 
 #include "cellsim/cellsim.h"
+#include "bench/bench_lab.h"
 
 namespace {
 
@@ -40,11 +41,7 @@ using Clk = std::chrono::steady_clock;
 std::atomic<uint64_t> g_commit_write_bytes{1024};
 std::atomic<uint64_t> g_bulk_write_bytes{1u << 20};
 
-std::string MakeTemp(const char* what) {
-  const char* t = getenv("TMPDIR");
-  std::string p = fmt::format("{}/cellsim-{}-XXXXXX", t != nullptr && *t != '\0' ? t : "/tmp", what);
-  return mkdtemp(p.data()) != nullptr ? p : "";
-}
+using bench::MakeTemp;
 
 // A lab of 3 write-back cells x 2 disks with the standard files (SYSTEM ...
 // USERS, thread 1's groups 1-3 with a member in +DATA and one in +RECO).
@@ -55,12 +52,7 @@ struct CommitLab {
   absl::Status Start() {
     dir = MakeTemp("commitbench");
     if (dir.empty()) return absl::InternalError("cannot create a temporary directory");
-    LabOptions o;
-    o.rack.cells = 3;
-    o.rack.cell_disks_per_cell = 2;
-    o.rack.flash_size = 256ull << 20;
-    for (auto& dg : o.rack.disk_groups) dg.grid_disk_size = 512ull << 20;
-    o.database.standard_files.create = true;
+    LabOptions o = bench::SmallLabOptions();
     o.database.standard_files.users_bytes = 256ull << 20;
     o.database.standard_files.log_bytes = 128ull << 20;
     absl::StatusOr<std::unique_ptr<Lab>> l = Lab::Create(dir + "/lab", o);

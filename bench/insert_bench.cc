@@ -24,6 +24,7 @@
 
 #include "cellsim/cellsim.h"
 #include "cellsim/db/all_objects.h"
+#include "bench/bench_lab.h"
 
 namespace {
 
@@ -33,26 +34,15 @@ using Clk = std::chrono::steady_clock;
 constexpr uint64_t kRows = 70000;
 constexpr size_t kBlock = 8192;
 
-std::string MakeTemp() {
-  const char* t = getenv("TMPDIR");
-  std::string p = fmt::format("{}/cellsim-insertbench-XXXXXX", t != nullptr && *t != '\0' ? t : "/tmp");
-  return mkdtemp(p.data()) != nullptr ? p : "";
-}
-
 // A lab of 3 cells x 2 disks with the standard files and the seed's GTT.
 struct InsertLab {
   std::string dir;
   std::unique_ptr<Lab> lab;
 
   absl::Status Start() {
-    dir = MakeTemp();
+    dir = bench::MakeTemp("insertbench");
     if (dir.empty()) return absl::InternalError("cannot create a temporary directory");
-    LabOptions o;
-    o.rack.cells = 3;
-    o.rack.cell_disks_per_cell = 2;
-    o.rack.flash_size = 256ull << 20;
-    for (auto& dg : o.rack.disk_groups) dg.grid_disk_size = 512ull << 20;
-    o.database.standard_files.create = true;
+    LabOptions o = bench::SmallLabOptions();
     o.database.all_objects_rows = kRows;
     absl::StatusOr<std::unique_ptr<Lab>> l = Lab::Create(dir + "/lab", o);
     if (!l.ok()) return l.status();

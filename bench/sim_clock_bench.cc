@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "bench/bench_lab.h"
 #include "cellsim/asm/rack.h"
 #include "cellsim/db/database.h"
 #include "cellsim/io/io_backend.h"
@@ -34,12 +35,6 @@ namespace {
 
 using namespace cellsim;  // NOLINT
 
-std::string MakeTemp() {
-  const char* t = getenv("TMPDIR");
-  std::string p = std::string(t != nullptr && *t != '\0' ? t : "/tmp") + "/cellsim-simbench-XXXXXX";
-  return mkdtemp(p.data()) != nullptr ? p : "";
-}
-
 struct Run {
   double wall_s = 0;     // the statement, by this machine's clock
   double modeled_s = 0;  // the statement, by the rack's clock
@@ -47,7 +42,7 @@ struct Run {
 
 // One zero-fill of 1 GiB on a fresh rack; only the statement is timed.
 absl::StatusOr<Run> ZeroFill1GiB(bool simulated) {
-  const std::string dir = MakeTemp();
+  const std::string dir = bench::MakeTemp("simbench");
   if (dir.empty()) return absl::InternalError("cannot create a temporary directory");
   std::unique_ptr<io::IoBackend> io = io::MakePosixBackend();
   std::unique_ptr<sim::Simulation> sim;

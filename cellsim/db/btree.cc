@@ -120,15 +120,7 @@ void IndexBlock::Put16(uint32_t off, uint16_t v) {
 void IndexBlock::Put32(uint32_t off, uint32_t v) { std::memcpy(&b_[off], &v, 4); }
 
 void IndexBlock::Format(absl::Span<uint8_t> b, uint32_t rdba, uint32_t obj, uint8_t level) {
-  std::memset(b.data(), 0, b.size());
-  b[0] = 0x06;  // trans data
-  b[1] = format::kDataBlockFormat;
-  std::memcpy(&b[4], &rdba, 4);
-  b[14] = 1;  // sequence
-  b[15] = 0x04;
-  b[20] = 0x02;                  // ktbbh type: index
-  std::memcpy(&b[24], &obj, 4);  // object id
-  b[20 + 16] = kItlEntries;
+  FormatSegmentBlock(b, rdba, obj, /*ktbbh_type=*/0x02);
   IndexBlock n(b);
   b[kHeader] = level;
   b[kHeader + 1] = 0x01;  // index block

@@ -237,16 +237,20 @@ Row DecodeRow(const std::vector<Column>& cols, absl::Span<const uint8_t> b) {
 
 // ---- HeapBlock ----
 
-void HeapBlock::Format(absl::Span<uint8_t> b, uint32_t rdba, uint32_t obj) {
+void FormatSegmentBlock(absl::Span<uint8_t> b, uint32_t rdba, uint32_t obj, uint8_t ktbbh_type) {
   std::memset(b.data(), 0, b.size());
   b[0] = 0x06;  // trans data
   b[1] = format::kDataBlockFormat;
   std::memcpy(&b[4], &rdba, 4);
   b[14] = 1;  // sequence
   b[15] = 0x04;
-  b[20] = 0x01;                    // ktbbh type: data
-  std::memcpy(&b[24], &obj, 4);    // object id (seg/obj)
-  b[20 + 16] = kItlEntries;        // ITL count
+  b[20] = ktbbh_type;
+  std::memcpy(&b[24], &obj, 4);  // object id (seg/obj)
+  b[20 + 16] = kItlEntries;      // ITL count
+}
+
+void HeapBlock::Format(absl::Span<uint8_t> b, uint32_t rdba, uint32_t obj) {
+  FormatSegmentBlock(b, rdba, obj, /*ktbbh_type=*/0x01);
   HeapBlock h(b);
   h.Put16(kFsbo, static_cast<uint16_t>(kRowDirOffset));
   h.Put16(kFseo, static_cast<uint16_t>(kBlockTailOffset));

@@ -75,6 +75,12 @@ uint32_t ColumnImageBytes(const Column& c, const Value& v);
 inline constexpr uint32_t kBlockSize = 8192;
 inline constexpr uint32_t kItlEntries = 2;
 inline constexpr uint32_t kTxnHeaderBytes = 24 + 24 * kItlEntries;  // ktbbh, 2 ITLs
+
+// Zeroes `b` and writes what every block of a segment starts with: the cache
+// header (type 0x06 trans data, format, rdba, sequence 1, checksum flag) and
+// the transaction header (ktbbh `ktbbh_type`: 0x01 data, 0x02 index; object
+// id; kItlEntries ITLs). Heap and index blocks add their own headers.
+void FormatSegmentBlock(absl::Span<uint8_t> b, uint32_t rdba, uint32_t obj, uint8_t ktbbh_type);
 inline constexpr uint32_t kDataHeaderOffset = 20 + kTxnHeaderBytes;  // kdbh
 inline constexpr uint32_t kDataHeaderBytes = 14;
 inline constexpr uint32_t kRowDirOffset = kDataHeaderOffset + kDataHeaderBytes + 4;  // after kdbt
