@@ -183,6 +183,51 @@ void BM_FormatRange1GiB(benchmark::State& state) {
 BENCHMARK(BM_FormatRange1GiB)->ArgName("path")->Arg(0)->Arg(1)->UseRealTime()
     ->Unit(benchmark::kMillisecond)->MinTime(2.0);
 
+// Fast creation's per-range cost at one cell: N format-range requests of one
+// 4 MiB AU each (metadata only, one FormatRange call, as ASM sends a cell its
+// AU copies) on a sparse 128 GiB grid disk; a fresh cell per iteration (not
+// timed). N = 256 and 16384 give the marginal cost per AU copy:
+// (t(16384) - t(256)) / 16128, printed by scripts/bench_compare.sh --scaling.
+void BM_FormatRangeAus(benchmark::State& state) {
+  const auto n = static_cast<uint64_t>(state.range(0));
+  CellConfig c;
+  c.cell_disks = 1;
+  c.grid_disks = {{"DATA", 128 * kGiB}};
+  c.flash_size_bytes = 64 * kMiB;
+  // 16 KiB blocks: a 64 GiB data file fits the 2^22 blocks a file addresses.
+  const format::BlockTemplate t{.kind = format::BlockKind::kData, .block_size = 16384,
+                                .file_number = 7, .file_blocks = n * 4 * kMiB / 16384};
+  std::string backend;
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto b = std::make_unique<Bench>();
+    absl::Status s = Setup(b.get(), c);
+    std::vector<FormatRangeRequest> f;
+    // Every other AU: the copies of one file on one disk are not adjacent.
+    for (uint64_t i = 0; i < n; ++i) {
+      f.push_back({.grid_disk = 0, .offset = 2 * i * 4 * kMiB, .length = 4 * kMiB,
+                   .block_template = t, .file_offset = i * 4 * kMiB,
+                   .method = FormatMethod::kMetadataOnly});
+    }
+    state.ResumeTiming();
+    if (s.ok()) s = b->cell->FormatRange(absl::MakeSpan(f), nullptr);
+    state.PauseTiming();
+    if (!s.ok()) {
+      state.SkipWithError(std::string(s.message()).c_str());
+      break;
+    }
+    backend = b->backend;
+    b.reset();  // closes the cell and removes its files (not timed)
+    state.ResumeTiming();
+  }
+  state.counters["us_per_range"] = benchmark::Counter(
+      static_cast<double>(state.iterations() * n), benchmark::Counter::kIsRate |
+                                                       benchmark::Counter::kInvert);
+  state.SetLabel(fmt::format("fast, {} x 4 MiB ranges {}", n, backend));
+}
+BENCHMARK(BM_FormatRangeAus)->ArgName("ranges")->Arg(256)->Arg(16384)->UseRealTime()
+    ->Unit(benchmark::kMillisecond)->Iterations(5);
+
 }  // namespace
 }  // namespace cellsim::cell
 

@@ -28,7 +28,9 @@
 # --writes adds the durable 8 KiB random writes of a cell beside fio
 # (scripts/cell_write_compare.sh: write-back, write-through, 1 vs 8 writers;
 # output in cell_writes.txt).
-# --scaling adds fast creation 1..64 GiB (BM_FastScaling, 3 and 4 cells), --read the read
+# --scaling adds fast creation 1..64 GiB (BM_FastScaling, 3 and 4 cells) with the
+# marginal cost per AU copy above the 1 GiB point, and one cell's cost per range
+# (cell_bench BM_FormatRangeAus: 256 vs 16384 ranges in one call), --read the read
 # side (BM_ReadAfterCreate at 256 MiB and 1 GiB), --plot FIGDIR runs
 # scripts/bench_plot.sh on the results. Everything's JSON goes to the results
 # folder (default build/bench-results/<date>). A quick run: --sizes 512m.
@@ -140,6 +142,12 @@ if ((scaling)); then
       --benchmark_out="$results/$out.json" --benchmark_out_format=json >"$results/$out.txt" 2>&1 ||
       echo "bench_compare: scaling run failed (see $results/$out.txt)" >&2
   done
+  # The same per-range cost at one cell alone (no ASM, no database).
+  cell_bench=${CELL_BENCH:-$(dirname "$bench")/cell_bench}
+  [ -x "$cell_bench" ] || "$root/scripts/build.sh" release cell_bench >&2
+  "$cell_bench" --benchmark_filter='^BM_FormatRangeAus/' --benchmark_out="$results/cell_format_aus.json" \
+    --benchmark_out_format=json >"$results/cell_format_aus.txt" 2>&1 ||
+    echo "bench_compare: cell format-range run failed (see $results/cell_format_aus.txt)" >&2
 fi
 if ((writes)); then
   "$root/scripts/cell_write_compare.sh" | tee "$results/cell_writes.txt" ||
@@ -230,14 +238,34 @@ done < <(jq -r '.ratios[] | .size_mib as $s |
 for f in "$results"/scaling.json "$results"/scaling_*cells.json; do
   [ -s "$f" ] || continue
   echo
-  echo "fast-creation scaling ($(basename "$f" .json)): GiB, time, ranges, metadata bytes per GiB" |
+  echo "fast-creation scaling ($(basename "$f" .json)): GiB, time, ranges (AU copies)," \
+    "metadata bytes per GiB, marginal us per AU copy above the smallest point" |
     tee -a "$results/table.txt"
-  jq -r '.benchmarks[] | (.name | capture("logical_gib:(?<g>[0-9]+)").g) as $g |
+  # Marginal cost per AU copy: (t - t_first) / (ranges - ranges_first), the
+  # first (smallest) point standing for the fixed cost (issue 14 asks <= 1 us).
+  jq -r '[.benchmarks[] | select(.error_occurred | not)] as $ok | ($ok | first) as $b |
+    .benchmarks[] | (.name | capture("logical_gib:(?<g>[0-9]+)").g) as $g |
     if .error_occurred then [$g, .error_message] else
     [$g, ((.real_time | round | tostring) + " ms"), (.template_ranges | round),
-     ((.meta_bytes_per_GiB | round | tostring) + " B/GiB")] end | @tsv' "$f" |
+     ((.meta_bytes_per_GiB | round | tostring) + " B/GiB"),
+     (if .template_ranges > $b.template_ranges then
+        (((.real_time - $b.real_time) * 1000 / (.template_ranges - $b.template_ranges)) * 100
+         | round / 100 | tostring) + " us/AU copy"
+      else "-" end)] end | @tsv' "$f" |
     column -t -s $'\t' | tee -a "$results/table.txt"
 done
+if [ -s "$results/cell_format_aus.json" ]; then
+  echo
+  jq -r '[.benchmarks[] | select(.error_occurred | not)] as $r |
+    if ($r | length) < 2 then "one cell, fast creation per 4 MiB range: too few points" else
+    ($r[0].name | capture("ranges:(?<n>[0-9]+)").n | tonumber) as $n0 |
+    ($r[-1].name | capture("ranges:(?<n>[0-9]+)").n | tonumber) as $n1 |
+    "one cell, fast creation of \($n0) and \($n1) ranges of 4 MiB in one call (cell_bench " +
+    "BM_FormatRangeAus): \($r[0].real_time * 100 | round / 100) ms, " +
+    "\($r[-1].real_time * 100 | round / 100) ms: marginal " +
+    "\((($r[-1].real_time - $r[0].real_time) * 1000 / ($n1 - $n0)) * 100 | round / 100) us per range"
+    end' "$results/cell_format_aus.json" | tee -a "$results/table.txt"
+fi
 if [ -n "$plot" ]; then
   "$root/scripts/bench_plot.sh" "$results" "$plot"
 fi

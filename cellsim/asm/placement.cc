@@ -70,11 +70,15 @@ absl::StatusOr<std::vector<ExtentLocs>> PlanExtents(const Catalog& cat, uint64_t
   }
   // a is less filled than b (after taking one more AU), ties round-robin.
   uint64_t rot = rotation;
+  uint32_t rot_n = n == 0 ? 0 : static_cast<uint32_t>(rot % n);  // rot % n, kept in step
+  // Position of disk d in the round-robin order that starts at rot_n
+  // ((d + n - rot % n) % n without a division: this runs n times per extent).
+  auto rr = [&](uint32_t d) { return d >= rot_n ? d - rot_n : d + n - rot_n; };
   auto less_filled = [&](uint32_t a, uint32_t b) {
     const uint64_t la = (used[a] + 1) * total[b];  // < 2^64: both < 2^32
     const uint64_t lb = (used[b] + 1) * total[a];
     if (la != lb) return la < lb;
-    return (a + n - rot % n) % n < (b + n - rot % n) % n;
+    return rr(a) < rr(b);
   };
   auto has_free = [&](uint32_t d) { return used[d] < total[d]; };
   auto take = [&](uint32_t d) {
@@ -90,18 +94,21 @@ absl::StatusOr<std::vector<ExtentLocs>> PlanExtents(const Catalog& cat, uint64_t
   // primary's partners cannot hold the other copies.
   auto try_place = [&](uint32_t primary) {
     std::array<uint32_t, 3> chosen = {primary, 0, 0};
-    std::vector<uint32_t> fgs = {cat.disks[primary].ref.cell};
+    std::array<uint32_t, 3> fgs = {cat.disks[primary].ref.cell, 0, 0};  // cells of chosen
     uint32_t got = 1;
     while (got < copies) {
       int best = -1;
       for (uint32_t p : cat.disks[primary].partners) {
         if (!has_free(p)) continue;
-        if (std::find(fgs.begin(), fgs.end(), cat.disks[p].ref.cell) != fgs.end()) continue;
+        if (std::find(fgs.begin(), fgs.begin() + got, cat.disks[p].ref.cell) !=
+            fgs.begin() + got) {
+          continue;
+        }
         if (best < 0 || less_filled(p, static_cast<uint32_t>(best))) best = static_cast<int>(p);
       }
       if (best < 0) return false;
+      fgs[got] = cat.disks[static_cast<uint32_t>(best)].ref.cell;
       chosen[got++] = static_cast<uint32_t>(best);
-      fgs.push_back(cat.disks[static_cast<uint32_t>(best)].ref.cell);
     }
     ExtentLocs locs;
     for (uint32_t c = 0; c < copies; ++c) locs[c] = take(chosen[c]);
@@ -114,7 +121,7 @@ absl::StatusOr<std::vector<ExtentLocs>> PlanExtents(const Catalog& cat, uint64_t
   // the order a full sort gives): a 1 TB file on 168 disks stays O(n) per extent.
   std::vector<uint32_t> order(n);
   auto more_filled = [&](uint32_t a, uint32_t b) { return less_filled(b, a); };
-  for (uint64_t x = 0; x < count; ++x, ++rot) {
+  for (uint64_t x = 0; x < count; ++x, ++rot, rot_n = rot_n + 1 == n ? 0 : rot_n + 1) {
     uint32_t least = 0;
     for (uint32_t d = 1; d < n; ++d) {
       if (less_filled(d, least)) least = d;

@@ -21,6 +21,7 @@ absl::Status CellImpl::FormatRange(absl::Span<FormatRangeRequest> requests,
   const FlashCacheMode mode = mode_.load();
   CellIoStats local;
   std::vector<RangeLocks::Range> ranges;
+  ranges.reserve(requests.size());
   std::vector<bool> fast(requests.size(), false);
   size_t reserved = 0;
   {
@@ -139,6 +140,7 @@ void CellImpl::FormatFastGroup(absl::Span<FormatRangeRequest> requests,
   // the edge write from generating the new template's pages).
   WriteSubPageEdges(requests, group, stats);
   std::vector<Record> records;
+  records.reserve(group.size());
   for (size_t i : group) {
     const FormatRangeRequest& r = requests[i];
     if (!r.status.ok()) continue;
@@ -173,6 +175,7 @@ void CellImpl::WriteSubPageEdges(absl::Span<FormatRangeRequest> requests,
     const FormatRangeRequest& r = requests[i];
     const uint64_t end = r.offset + r.length;
     const uint64_t a = io::AlignUp(r.offset, kPage), b = io::AlignDown(end, kPage);
+    if (a == r.offset && b == end && a < b) continue;  // page-aligned: no edges (the usual AU)
     std::vector<std::pair<uint64_t, uint64_t>> pieces;
     if (a >= b) {
       pieces.push_back({r.offset, end});

@@ -189,6 +189,7 @@ class MetadataStore {
   io::AlignedBuffer head_buf_ ABSL_GUARDED_BY(mu_);
   std::vector<uint8_t> head_ ABSL_GUARDED_BY(mu_);
   std::vector<io::IoRequest> chunk_io_ ABSL_GUARDED_BY(mu_);
+  std::vector<Record> group_records_ ABSL_GUARDED_BY(mu_);  // LeadGroup's chunk
 
   // Group commit: taken after mu_ (never mu_ while holding it).
   Mutex queue_mu_ ABSL_ACQUIRED_AFTER(mu_);

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/btree_map.h"
 #include "cellsim/base/mutex.h"
 
 namespace cellsim::cell::internal {
@@ -71,7 +72,8 @@ class RangeLocks {
 
   Mutex mu_;
   CondVar cv_;  // signalled when a guard is released
-  std::map<Key, Held> held_ ABSL_GUARDED_BY(mu_);  // ranges of single disks
+  // A B-tree: a batch of thousands of ranges costs a few node allocations.
+  absl::btree_map<Key, Held> held_ ABSL_GUARDED_BY(mu_);  // ranges of single disks
   // kAllDisks ranges and their guard
   std::vector<std::pair<Range, uint64_t>> all_ ABSL_GUARDED_BY(mu_);
   std::map<uint64_t, std::vector<Key>> by_guard_ ABSL_GUARDED_BY(mu_);
