@@ -125,6 +125,7 @@ void CacheState::SetLine(uint32_t disk, uint64_t line, uint32_t slot, uint64_t v
     if (it->second.slot != slot) FreeSlot(it->second.slot, seq);
     valid_pages_ -= std::popcount(it->second.valid);
     dirty_pages_ -= std::popcount(it->second.dirty);
+    if (it->second.dirty != 0) --dirty_lines_;
     lru_.splice(lru_.begin(), lru_, it->second.lru);
   }
   if (slot_state_[slot] == kFree) {
@@ -141,6 +142,7 @@ void CacheState::SetLine(uint32_t disk, uint64_t line, uint32_t slot, uint64_t v
   it->second.dirty = dirty;
   valid_pages_ += std::popcount(valid);
   dirty_pages_ += std::popcount(dirty);
+  if (dirty != 0) ++dirty_lines_;
   slot_state_[slot] = kUsed;
 }
 
@@ -148,6 +150,7 @@ void CacheState::DropLine(uint64_t key, uint64_t seq) {
   auto it = lines_.find(key);
   valid_pages_ -= std::popcount(it->second.valid);
   dirty_pages_ -= std::popcount(it->second.dirty);
+  if (it->second.dirty != 0) --dirty_lines_;
   lru_.erase(it->second.lru);
   FreeSlot(it->second.slot, seq);
   lines_.erase(it);
@@ -186,6 +189,7 @@ void CacheState::DropPages(uint32_t disk, uint64_t offset, uint64_t length, uint
     LineState& l = it->second;
     valid_pages_ -= std::popcount(l.valid & mask);
     dirty_pages_ -= std::popcount(l.dirty & mask);
+    if (l.dirty != 0 && (l.dirty & ~mask) == 0) --dirty_lines_;
     l.valid &= ~mask;
     l.dirty &= ~mask;
     if (l.valid == 0) {
@@ -466,6 +470,7 @@ std::vector<CheckpointRange> CacheState::LoseAll() {
   template_count_ = 0;
   template_bytes_ = 0;
   valid_pages_ = dirty_pages_ = 0;
+  dirty_lines_ = 0;
   pending_.clear();
   free_stale_ = false;
   free_.clear();
@@ -477,7 +482,7 @@ std::vector<CheckpointRange> CacheState::LoseAll() {
 }
 
 absl::Status CacheState::CheckInvariants() const {
-  uint64_t valid = 0, dirty = 0;
+  uint64_t valid = 0, dirty = 0, dirty_lines = 0;
   std::vector<int> owners(num_slots_, 0);
   for (const auto& [key, l] : lines_) {
     if ((l.dirty & ~l.valid) != 0 || l.valid == 0) {
@@ -489,6 +494,7 @@ absl::Status CacheState::CheckInvariants() const {
     }
     valid += std::popcount(l.valid);
     dirty += std::popcount(l.dirty);
+    if (l.dirty != 0) ++dirty_lines;
     const uint64_t lstart = KeyLine(key) * line_size_;
     for (uint32_t p = 0; p < pages_per_line_; ++p) {
       if ((l.valid & (uint64_t{1} << p)) && AnyTemplate(KeyDisk(key), lstart + p * kPage, kPage)) {
@@ -498,8 +504,8 @@ absl::Status CacheState::CheckInvariants() const {
       }
     }
   }
-  if (valid != valid_pages_ || dirty != dirty_pages_) {
-    return absl::InternalError("valid/dirty page counts drifted");
+  if (valid != valid_pages_ || dirty != dirty_pages_ || dirty_lines != dirty_lines_) {
+    return absl::InternalError("valid/dirty page or dirty line counts drifted");
   }
   size_t nt = 0;
   for (uint32_t d = 0; d < templates_.size(); ++d) {

@@ -72,6 +72,8 @@ class CacheState {
   size_t line_count() const { return lines_.size(); }
   uint64_t valid_pages() const { return valid_pages_; }
   uint64_t dirty_pages() const { return dirty_pages_; }
+  // Lines holding at least one dirty page (each pins its slot until destaged).
+  uint64_t dirty_lines() const { return dirty_lines_; }
   // Up to `n` lines from the cold end of the LRU that are dirty (want_dirty) or
   // clean-and-valid, and that `accept` takes (e.g. it could lock them).
   std::vector<uint64_t> ColdLines(bool want_dirty, size_t n,
@@ -139,6 +141,7 @@ class CacheState {
   std::vector<std::pair<uint64_t, uint32_t>> pending_;  // (seq, slot), seq ascending
   uint64_t valid_pages_ = 0;
   uint64_t dirty_pages_ = 0;
+  uint64_t dirty_lines_ = 0;
   std::vector<std::map<uint64_t, TemplateRange>> templates_;  // per disk, by start
   std::vector<std::map<uint64_t, uint64_t>> lost_;            // per disk: start -> end
   size_t template_count_ = 0;

@@ -29,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/container/btree_map.h"
 #include "cellsim/base/mutex.h"
 #include "cellsim/cell/cache_state.h"
 #include "cellsim/cell/cell.h"
@@ -199,7 +200,9 @@ class SpanSet {
   void Clear() { m_.clear(); }
 
  private:
-  std::map<std::pair<uint32_t, uint64_t>, uint64_t> m_;  // (disk, begin) -> end
+  // A B-tree: one node holds many spans, so a batch of thousands of AU copies
+  // costs a few allocations, not one per span.
+  absl::btree_map<std::pair<uint32_t, uint64_t>, uint64_t> m_;  // (disk, begin) -> end
 };
 
 // Staging buffers of kMaxDiskIo bytes for disk writes whose bytes must be
@@ -320,6 +323,12 @@ class CellImpl {
   [[nodiscard]] absl::Status Append(const std::vector<Record>& records, bool sync,
                                     CellIoStats* stats) ABSL_LOCKS_EXCLUDED(state_mu_);
   void KickCleanerIfNeeded() ABSL_LOCKS_EXCLUDED(state_mu_, cleaner_mu_);
+  // How full of dirty data the cache is, against the destage watermarks: the
+  // larger of the dirty pages' share of the cache's pages and the dirty lines'
+  // share of its slots (small random writes dirty a page or two per line, yet
+  // each such line pins a slot: counting pages alone let every slot fill with
+  // dirty lines and each new line wait for a destage in the foreground).
+  double DirtyShareLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_mu_);
 
   // --- reads (cell_read.cc) ---
   // Plans the bytes of page-aligned [offset, offset+length) of `disk` into

@@ -153,15 +153,18 @@ absl::Status CellImpl::ReserveSlots(size_t n, bool force, std::vector<uint32_t>*
   return absl::OkStatus();
 }
 
+double CellImpl::DirtyShareLocked() const {
+  const double slots = static_cast<double>(layout_.num_slots);
+  const double pages = static_cast<double>(state_->dirty_pages()) /
+                       (slots * static_cast<double>(layout_.line_size / kPage));
+  return std::max(pages, static_cast<double>(state_->dirty_lines()) / slots);
+}
+
 absl::StatusOr<uint64_t> CellImpl::CleanerPass() {
   if (absl::Status s = CheckOpen(); !s.ok()) return s;
-  const double capacity_pages =
-      static_cast<double>(layout_.num_slots) * static_cast<double>(layout_.line_size / kPage);
-  const double high = config_.destage_high_watermark * capacity_pages;
-  const double low = config_.destage_low_watermark * capacity_pages;
   {
     MutexLock l(&state_mu_);
-    if (static_cast<double>(state_->dirty_pages()) <= high) return 0;
+    if (DirtyShareLocked() <= config_.destage_high_watermark) return 0;
   }
   uint64_t total = 0;
   while (true) {
@@ -169,7 +172,7 @@ absl::StatusOr<uint64_t> CellImpl::CleanerPass() {
     std::vector<uint64_t> victims;
     {
       MutexLock l(&state_mu_);
-      if (static_cast<double>(state_->dirty_pages()) <= low) break;
+      if (DirtyShareLocked() <= config_.destage_low_watermark) break;
       victims = state_->ColdLines(/*want_dirty=*/true, kDestageBatchLines,
                                   [&](uint64_t key) { return TryLockLine(key, &guards); });
     }
@@ -182,14 +185,10 @@ absl::StatusOr<uint64_t> CellImpl::CleanerPass() {
 }
 
 void CellImpl::KickCleanerIfNeeded() {
-  const double capacity_pages =
-      static_cast<double>(layout_.num_slots) * static_cast<double>(layout_.line_size / kPage);
-  uint64_t dirty;
   {
     MutexLock l(&state_mu_);
-    dirty = state_->dirty_pages();
+    if (DirtyShareLocked() <= config_.destage_high_watermark) return;
   }
-  if (static_cast<double>(dirty) <= config_.destage_high_watermark * capacity_pages) return;
   {
     MutexLock l(&cleaner_mu_);
     cleaner_kick_ = true;

@@ -163,8 +163,9 @@ class Cell final : public CellService {
   void StopCleaner();
   bool CleanerRunning() const;
   // One cleaner pass on the calling thread: when dirty bytes exceed the high
-  // watermark, destages the coldest dirty lines until they are at or below the
-  // low watermark. Returns the bytes destaged.
+  // watermark of the cache's capacity, or lines holding dirty pages exceed it
+  // of its lines, destages the coldest dirty lines until both are at or below
+  // the low watermark. Returns the bytes destaged.
   [[nodiscard]] absl::StatusOr<uint64_t> RunCleanerPass();
 
   // --- inspection ---
