@@ -51,6 +51,7 @@ void DoCellIo(const DiskGroupEnv& env, bool write, absl::Span<CopyIo> ios, AsmIo
         reqs[k].grid_disk = x.grid_disk;
         reqs[k].offset = x.offset;
         reqs[k].data = absl::Span<const uint8_t>(x.buffer, x.length);
+        reqs[k].redo = x.redo;
       }
       st = env.cells[c]->Write(absl::MakeSpan(reqs), &stats[c]);
       for (size_t k = 0; k < idx.size(); ++k) ios[idx[k]].status = reqs[k].status;
@@ -323,6 +324,7 @@ absl::Status DiskGroup::Write(uint32_t file, absl::Span<AsmWriteRequest> request
     for (uint32_t c = 0; c < s_->fixed().copies(); ++c) {
       if (!p.online[c]) continue;
       ios.push_back(PieceCopyIo(*s_, p, c));
+      ios.back().redo = requests[p.request].redo;
       owner.emplace_back(i, c);
       if (p.length >= 2 * uint64_t{block_size}) ++res->io.multi_block_requests;
     }

@@ -76,6 +76,7 @@ struct CopyIo {
   uint8_t* buffer = nullptr;  // read: destination; write: source
   size_t length = 0;
   absl::Status status;
+  bool redo = false;  // write: a redo-type write (cell::WriteRequest::redo)
 };
 
 // Sends every request to its cell, one batch per cell, all cells at once, and

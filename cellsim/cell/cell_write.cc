@@ -77,8 +77,9 @@ absl::Status CellImpl::Write(absl::Span<WriteRequest> requests, CellIoStats* sta
   };
   for (WriteRequest& r : requests) {
     if (!r.status.ok()) continue;
-    // cachingPolicy=none keeps the grid disk's writes off the cache.
-    const bool to_disk = mode == FlashCacheMode::kWriteThrough ||
+    // cachingPolicy=none keeps the grid disk's writes off the cache, and
+    // redo-type writes never enter it.
+    const bool to_disk = mode == FlashCacheMode::kWriteThrough || r.redo ||
                          r.data.size() >= config_.write_bypass_bytes || !Cached(r.grid_disk);
     const RangeLocks::Range lr = LineRange(r.grid_disk, r.offset, r.data.size());
     if (group_lines.Overlaps(lr) || (to_disk && !cache_group.empty()) ||

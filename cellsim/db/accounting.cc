@@ -1,17 +1,16 @@
 #include "cellsim/db/accounting.h"
 
 #include <algorithm>
+#include <cmath>
+#include <deque>
 #include <map>
 #include <vector>
 
-#include "cellsim/base/checksum.h"
 
 namespace cellsim::db::internal {
 namespace {
 
 using stats::Stat;
-
-constexpr uint8_t kOpFormatRange = 3;  // cellsim's iDB-like opcode of a format request
 
 int64_t I(uint64_t v) { return static_cast<int64_t>(v); }
 
@@ -26,17 +25,24 @@ void AccountCell(Recorder& rec, const cell::CellIoStats& c) {
 }  // namespace
 
 void AccountWrite(Recorder& rec, const asmgr::AsmIoResult& r, uint64_t logical_requests,
-                  uint64_t request_bytes) {
+                  uint64_t logical_bytes) {
   const asmgr::AsmIoStats& io = r.io;
-  rec.Add(Stat::kPhysicalWriteTotalIoRequests, I(io.cell_requests));
-  rec.Add(Stat::kPhysicalWriteTotalBytes, I(io.cell_bytes));
-  rec.Add(Stat::kPhysicalWriteTotalMultiBlockRequests, I(io.multi_block_requests));
-  // A request the cell wrote entirely to flash was absorbed by the flash cache.
-  const uint64_t optimized = std::min(io.cell.flash_cache_writes, io.cell_requests);
+  if (io.cell_requests == 0) return;  // nothing reached a cell
+  rec.Add(Stat::kPhysicalWriteTotalIoRequests, I(logical_requests));
+  rec.Add(Stat::kPhysicalWriteTotalBytes, I(logical_bytes));
+  // ASM counts pieces per copy; a logical request's copies are alike.
+  rec.Add(Stat::kPhysicalWriteTotalMultiBlockRequests,
+          I(io.multi_block_requests * logical_requests / io.cell_requests));
+  // A logical request is optimized when the flash cache absorbed every copy
+  // of it (the seed: 10 +DATA control-file writes of 3 copies, 30 flash writes).
+  const uint64_t optimized =
+      std::min(logical_requests, io.cell.flash_cache_writes * logical_requests / io.cell_requests);
   rec.Add(Stat::kPhysicalWriteRequestsOptimized, I(optimized));
   rec.Add(Stat::kPhysicalWriteTotalBytesOptimized,
-          I(std::min(optimized * request_bytes, io.cell_bytes)));
+          I(logical_requests == 0 ? 0 : optimized * logical_bytes / logical_requests));
   rec.Add(Stat::kCellPhysicalIoInterconnectBytes, I(io.cell_bytes));
+  // [I]: no published definition; counted once per logical write request
+  // (docs/statistics.md "cell logical write IO requests").
   rec.Add(Stat::kCellLogicalWriteIoRequests, I(logical_requests));
   AccountCell(rec, io.cell);
 }
@@ -56,39 +62,9 @@ void AccountRead(Recorder& rec, const asmgr::AsmIoResult& r, uint64_t request_by
   // documented in docs/statistics.md.
 }
 
-uint64_t FormatExchangeBytes(const cell::FormatRangeRequest& request) {
-  Encoder req;
-  req.PutU8(kOpFormatRange);
-  req.PutU32(request.grid_disk);
-  req.PutU64(request.offset);
-  req.PutU64(request.length);
-  req.PutU64(request.file_offset);
-  req.PutU8(static_cast<uint8_t>(request.method));
-  request.block_template.EncodeTo(&req);
-  Encoder reply;
-  reply.PutU8(kOpFormatRange);
-  reply.PutU32(static_cast<uint32_t>(request.status.code()));
-  reply.PutU8(request.metadata_only ? 1 : 0);
-  reply.PutString(std::string(request.status.message()));
-  return req.size() + reply.size();
-}
-
-void AccountFormat(Recorder& rec, const asmgr::FormatResult& r,
-                   const asmgr::FormatOptions& options, uint64_t au_size) {
-  uint64_t bytes = 0, exchange = 0;
-  for (const asmgr::FormatCopyResult& c : r.copies) {
-    bytes += c.length;
-    cell::FormatRangeRequest req;
-    req.grid_disk = c.grid_disk;
-    req.offset = c.disk_offset;
-    req.length = c.length;
-    req.block_template = options.block_template;
-    req.file_offset = std::max(options.file_offset, uint64_t{c.extent} * au_size);
-    req.method = options.method;
-    req.status = c.status;
-    req.metadata_only = c.metadata_only;
-    exchange += FormatExchangeBytes(req);
-  }
+void AccountFormat(Recorder& rec, const asmgr::FormatResult& r) {
+  uint64_t bytes = 0;
+  for (const asmgr::FormatCopyResult& c : r.copies) bytes += c.length;
   const asmgr::AsmIoStats& io = r.result.io;
   rec.Add(Stat::kPhysicalWriteTotalIoRequests, I(r.copies.size()));
   rec.Add(Stat::kPhysicalWriteTotalBytes, I(bytes));
@@ -96,45 +72,111 @@ void AccountFormat(Recorder& rec, const asmgr::FormatResult& r,
   rec.Add(Stat::kCellPhysicalIoBytesEligibleForPredicateOffload, I(bytes));
   rec.Add(Stat::kCellPhysicalIoBytesSavedDuringOptimizedFileCreation,
           I(io.cell.bytes_saved_by_creation));
-  rec.Add(Stat::kCellPhysicalIoInterconnectBytes, I(exchange));
+  // A creation request carries no data: the seed's interconnect bytes are
+  // exactly its control-file and header I/O (fidelity.md §1.2 [A]).
   AccountCell(rec, io.cell);
 }
 
 namespace {
 
-// Reply times of one FormatFile call, relative to its start. FormatFile lists
-// the copies of each cell in the order it sent them, so a cell's calls are
-// consecutive runs of `requests_per_call` of its copies, run back to back.
-void ReplyTimes(const asmgr::FormatResult& r, uint32_t requests_per_call,
-                std::vector<uint64_t>* replies) {
-  std::map<uint32_t, std::vector<uint64_t>> latencies;  // per cell, per copy
-  for (const asmgr::FormatCopyResult& c : r.copies) latencies[c.cell].push_back(c.latency_ns);
-  for (const auto& [cell, lat] : latencies) {
-    const size_t per_call = requests_per_call == 0 ? lat.size() : requests_per_call;
-    uint64_t t = 0;
-    for (size_t i = 0; i < lat.size(); i += per_call) {
-      t += lat[i];
-      replies->push_back(t);
-    }
+// Deterministic draws for the wait model: splitmix64.
+class Draws {
+ public:
+  explicit Draws(uint64_t seed) : x_(seed) {}
+  double Exponential(double mean) {
+    x_ += 0x9e3779b97f4a7c15ULL;
+    uint64_t z = x_;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    const double u = (static_cast<double>(z >> 11) + 0.5) / 9007199254740992.0;  // (0, 1)
+    return -mean * std::log(u);
   }
-}
+
+ private:
+  uint64_t x_;
+};
 
 }  // namespace
 
-void RecordFormatWaits(Recorder& rec, const std::vector<const asmgr::FormatResult*>& results,
-                       uint32_t requests_per_call) {
-  std::vector<uint64_t> replies;
-  for (const asmgr::FormatResult* r : results) ReplyTimes(*r, requests_per_call, &replies);
-  std::sort(replies.begin(), replies.end());
-  uint64_t prev = 0;
-  for (uint64_t t : replies) {
-    rec.Wait(stats::Wait::kCellSmartFileCreation, t - prev);
-    prev = t;
+std::vector<double> CreationWindow::BlockingWaits(const std::vector<Request>& requests,
+                                                  uint32_t window, bool serial_queues,
+                                                  const CreationWaitOptions& o) {
+  // The foreground sends requests in order, paying foreground_ns_per_request
+  // for each; a queue with `window` requests in flight makes it reap replies
+  // in the order it sent them until that queue has room; a reply that has not
+  // arrived yet is one wait. With serial_queues a queue (a cell) serves its
+  // requests one after another; otherwise each request takes its own time.
+  Draws draws(o.seed);
+  std::deque<std::pair<double, uint32_t>> in_flight;  // reply time, queue
+  std::map<uint32_t, uint32_t> per_queue;
+  std::map<uint32_t, double> busy_until;
+  std::vector<double> waits;
+  double t = 0;
+  auto reap_oldest = [&] {
+    const auto [reply, queue] = in_flight.front();
+    in_flight.pop_front();
+    if (reply > t) {
+      waits.push_back(reply - t);
+      t = reply;
+    }
+    --per_queue[queue];
+  };
+  const uint32_t w = std::max<uint32_t>(1, window);
+  for (const Request& r : requests) {
+    while (per_queue[r.queue] >= w) reap_oldest();
+    t += static_cast<double>(o.foreground_ns_per_request);
+    const double service = r.exponential ? draws.Exponential(r.mean_ns) : r.mean_ns;
+    const double start = serial_queues ? std::max(t, busy_until[r.queue]) : t;
+    busy_until[r.queue] = start + service;
+    in_flight.emplace_back(start + service, r.queue);
+    ++per_queue[r.queue];
   }
+  while (!in_flight.empty()) reap_oldest();
+  return waits;
 }
 
-void RecordFormatWaits(Recorder& rec, const asmgr::FormatResult& r, uint32_t requests_per_call) {
-  RecordFormatWaits(rec, std::vector<const asmgr::FormatResult*>{&r}, requests_per_call);
+void CreationWindow::AddFormat(const asmgr::FormatResult& r, uint64_t measured_ns) {
+  for (const asmgr::FormatCopyResult& c : r.copies) {
+    Request q;
+    q.queue = c.cell;
+    q.mean_ns = c.metadata_only ? 1e9 / options_.fast_requests_per_sec_per_cell
+                                : 1e9 * static_cast<double>(c.length) /
+                                      options_.smart_bytes_per_sec_per_cell;
+    requests_.push_back(q);
+  }
+  measured_ns_ += measured_ns;
+}
+
+void CreationWindow::AddInitWrites(uint64_t requests, uint64_t measured_ns) {
+  const double latency = static_cast<double>(wait_ == stats::Wait::kLogFileInitWrite
+                                                 ? options_.log_init_write_ns
+                                                 : options_.data_init_write_ns);
+  requests_.insert(requests_.end(), requests, Request{0, latency, false});
+  measured_ns_ += measured_ns;
+  init_writes_ = true;
+}
+
+void CreationWindow::Record() {
+  const std::vector<double> waits =
+      init_writes_ ? BlockingWaits(requests_, options_.init_writes_in_flight, false, options_)
+                   : BlockingWaits(requests_, options_.cell_window, true, options_);
+  requests_.clear();
+  double modeled = 0;
+  for (double w : waits) modeled += w;
+  // The foreground really waited measured_ns_: each modeled wait gets its
+  // share, so the waits add up to the time measured (never more).
+  uint64_t given = 0;
+  double so_far = 0;
+  for (double w : waits) {
+    so_far += w;
+    const uint64_t upto = modeled > 0 ? static_cast<uint64_t>(static_cast<double>(measured_ns_) *
+                                                              (so_far / modeled))
+                                      : 0;
+    rec_.Wait(wait_, upto - std::min(upto, given));
+    given = std::max(given, upto);
+  }
+  measured_ns_ = 0;
 }
 
 }  // namespace cellsim::db::internal

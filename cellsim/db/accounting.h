@@ -13,6 +13,7 @@
 
 #include "cellsim/asm/types.h"
 #include "cellsim/base/clock.h"
+#include "cellsim/db/database.h"
 #include "cellsim/stats/statistics.h"
 
 namespace cellsim::db::internal {
@@ -61,32 +62,51 @@ class Recorder {
   stats::WaitSet* system_waits_;
 };
 
-// A DiskGroup::Write the database issued: `logical_requests` AsmWriteRequests,
-// each of `request_bytes` (the optimized-bytes rule needs a uniform size).
+// A DiskGroup::Write the database issued: `logical_requests` AsmWriteRequests
+// of `logical_bytes` in all. Counted once per logical request, before ASM's
+// mirroring (`physical write total *`); the cells' flash statistics and the
+// interconnect bytes once per copy (docs/statistics.md).
 void AccountWrite(Recorder& rec, const asmgr::AsmIoResult& r, uint64_t logical_requests,
-                  uint64_t request_bytes);
+                  uint64_t logical_bytes);
 // A DiskGroup::Read of requests of `request_bytes` each.
 void AccountRead(Recorder& rec, const asmgr::AsmIoResult& r, uint64_t request_bytes);
-// A DiskGroup::FormatFile call with `options` on a group with AU `au_size`.
-void AccountFormat(Recorder& rec, const asmgr::FormatResult& r,
-                   const asmgr::FormatOptions& options, uint64_t au_size);
+// A DiskGroup::FormatFile call: one creation request per AU piece per copy;
+// requests carry no interconnect bytes.
+void AccountFormat(Recorder& rec, const asmgr::FormatResult& r);
 
-// Bytes a format-range exchange puts on the interconnect: the request message
-// and its reply, encoded as cellsim's iDB-like messages (docs/statistics.md).
-uint64_t FormatExchangeBytes(const cell::FormatRangeRequest& request);
+// Records the waits of one file's creation I/O by the blocking rule
+// (CreationWaitOptions): add the requests as they were sent, with the
+// measured time the foreground spent on them, then Record().
+class CreationWindow {
+ public:
+  CreationWindow(Recorder& rec, const CreationWaitOptions& options, stats::Wait wait)
+      : rec_(rec), options_(options), wait_(wait) {}
+  // The creation requests of a FormatFile call (in the order ASM sent them:
+  // extent by extent, copy by copy), which took `measured_ns`.
+  void AddFormat(const asmgr::FormatResult& r, uint64_t measured_ns);
+  // `requests` zero-fill writes, waited for during `measured_ns`.
+  void AddInitWrites(uint64_t requests, uint64_t measured_ns);
+  // Runs the model and records its waits; a second call records nothing.
+  void Record();
+  // The model alone (exposed for tests): the lengths of the waits the
+  // foreground blocks for, in modeled nanoseconds.
+  struct Request {
+    uint32_t queue = 0;      // the cell (format) or 0 (zero-fill)
+    double mean_ns = 0;      // mean service time
+    bool exponential = true;  // drawn from an exponential, else fixed
+  };
+  static std::vector<double> BlockingWaits(const std::vector<Request>& requests,
+                                           uint32_t window, bool serial_queues,
+                                           const CreationWaitOptions& o);
 
-// Records one `cell smart file creation` wait per FormatRange call that
-// `r` reports, as the foreground sees them: calls to the cells start together
-// and run concurrently, the foreground waits for the next reply each time, so
-// wait i lasts from reply i-1 to reply i (completion times from the measured
-// call latencies). The waits thus add up to the latest reply, never more than
-// the FormatFile call's own duration. `requests_per_call` is the value given
-// to FormatFile (0: all of a cell's requests in one call).
-void RecordFormatWaits(Recorder& rec, const asmgr::FormatResult& r, uint32_t requests_per_call);
-// The same for several FormatFile calls started together on different
-// threads (one per file): their replies are merged in arrival order.
-void RecordFormatWaits(Recorder& rec, const std::vector<const asmgr::FormatResult*>& results,
-                       uint32_t requests_per_call);
+ private:
+  Recorder& rec_;
+  const CreationWaitOptions& options_;
+  stats::Wait wait_;
+  std::vector<Request> requests_;
+  uint64_t measured_ns_ = 0;
+  bool init_writes_ = false;
+};
 
 }  // namespace cellsim::db::internal
 

@@ -189,8 +189,7 @@ namespace {
 // (durable) before the next starts: copy 0 is never behind copy 1, so a cut
 // or a damaged copy is always repaired from a current one at Open. Counted as
 // Oracle counts its control-file writes: one `control file parallel write`.
-absl::Status WriteCopies(asmgr::DiskGroup* dg, const std::vector<asmgr::FileInfo>& files,
-                         uint64_t offset, const std::vector<absl::Span<const uint8_t>>& data,
+absl::Status WriteCopies(const std::vector<ControlFileCopy>& files, uint64_t offset, const std::vector<absl::Span<const uint8_t>>& data,
                          Recorder& rec) {
   std::vector<asmgr::AsmIoResult> results(files.size());
   std::vector<absl::Status> status(files.size());
@@ -198,7 +197,7 @@ absl::Status WriteCopies(asmgr::DiskGroup* dg, const std::vector<asmgr::FileInfo
     std::vector<asmgr::AsmWriteRequest> w(1);
     w[0].file_offset = offset;
     w[0].data = data[data.size() == 1 ? 0 : i];
-    status[i] = dg->Write(files[i].number, absl::MakeSpan(w), &results[i]);
+    status[i] = files[i].dg->Write(files[i].file.number, absl::MakeSpan(w), &results[i]);
   };
   rec.Timed(stats::Wait::kControlFileParallelWrite, [&] {
     for (size_t i = 0; i < files.size(); ++i) {
@@ -213,20 +212,21 @@ absl::Status WriteCopies(asmgr::DiskGroup* dg, const std::vector<asmgr::FileInfo
     if (!status[i].ok()) {
       return absl::Status(status[i].code(),
                           fmt::format("ORA-00221: error on write to control file {}: {}",
-                                      files[i].name, std::string(status[i].message())));
+                                      files[i].file.name, std::string(status[i].message())));
     }
   }
   return absl::OkStatus();
 }
 
-absl::Status ReadAt(asmgr::DiskGroup* dg, const asmgr::FileInfo& f, uint64_t offset,
-                    absl::Span<uint8_t> out, Recorder& rec) {
+absl::Status ReadAt(const ControlFileCopy& c, uint64_t offset, absl::Span<uint8_t> out,
+                    Recorder& rec) {
+  const asmgr::FileInfo& f = c.file;
   std::vector<asmgr::AsmReadRequest> r(1);
   r[0].file_offset = offset;
   r[0].buffer = out;
   asmgr::AsmIoResult res;
   absl::Status st = rec.Timed(stats::Wait::kControlFileSequentialRead,
-                              [&] { return dg->Read(f.number, absl::MakeSpan(r), &res); });
+                              [&] { return c.dg->Read(f.number, absl::MakeSpan(r), &res); });
   AccountRead(rec, res, out.size());
   if (!st.ok()) {
     return absl::Status(st.code(), fmt::format("ORA-00202: control file {}: read failed: {}",
@@ -235,24 +235,32 @@ absl::Status ReadAt(asmgr::DiskGroup* dg, const asmgr::FileInfo& f, uint64_t off
   return absl::OkStatus();
 }
 
-// The control-file copies of `db_name` in `dg`, by file number.
-absl::StatusOr<std::vector<asmgr::FileInfo>> ListControlFiles(asmgr::DiskGroup* dg,
-                                                               const std::string& db_name) {
-  std::vector<asmgr::FileInfo> files;
-  for (const asmgr::FileInfo& f : dg->ListFiles()) {
-    if (f.type == asmgr::FileType::kControlFile &&
-        absl::AsciiStrToUpper(f.db_name) == absl::AsciiStrToUpper(db_name)) {
-      files.push_back(f);
+// The control-file copies of `db_name` in `dgs`, by disk group then file
+// number.
+absl::StatusOr<std::vector<ControlFileCopy>> ListControlFiles(
+    const std::vector<asmgr::DiskGroup*>& dgs, const std::string& db_name) {
+  std::vector<ControlFileCopy> out;
+  std::string where;
+  for (asmgr::DiskGroup* dg : dgs) {
+    std::vector<asmgr::FileInfo> files;
+    for (const asmgr::FileInfo& f : dg->ListFiles()) {
+      if (f.type == asmgr::FileType::kControlFile &&
+          absl::AsciiStrToUpper(f.db_name) == absl::AsciiStrToUpper(db_name)) {
+        files.push_back(f);
+      }
     }
+    std::sort(files.begin(), files.end(), [](const asmgr::FileInfo& a, const asmgr::FileInfo& b) {
+      return a.number < b.number;
+    });
+    for (asmgr::FileInfo& f : files) out.push_back({dg, std::move(f)});
+    where += fmt::format("{}+{}", where.empty() ? "" : " or ", dg->name());
   }
-  std::sort(files.begin(), files.end(),
-            [](const asmgr::FileInfo& a, const asmgr::FileInfo& b) { return a.number < b.number; });
-  if (files.empty()) {
+  if (out.empty()) {
     return absl::NotFoundError(fmt::format(
-        "ORA-00205: error in identifying control file: database {} has no control file in +{}",
-        db_name, dg->name()));
+        "ORA-00205: error in identifying control file: database {} has no control file in {}",
+        db_name, where));
   }
-  return files;
+  return out;
 }
 
 // What Open read from one control-file copy.
@@ -269,15 +277,16 @@ struct CopyState {
 // Reads one copy: its header (checked against the dbid of the first good
 // header, `*header`, which it sets when unset) and the newest valid table of
 // its two slots.
-void ReadCopy(asmgr::DiskGroup* dg, const asmgr::FileInfo& file, Recorder& rec, CopyState* c,
+void ReadCopy(const ControlFileCopy& copy, Recorder& rec, CopyState* c,
               std::optional<Header>* header) {
+  const asmgr::FileInfo& file = copy.file;
   c->image = io::AlignedBuffer(kFileBytes);
   if (file.size_bytes < kFileBytes) {
     c->header = absl::DataLossError(fmt::format("control file {} is {} bytes, expected {}",
                                                 file.name, file.size_bytes, kFileBytes));
     return;
   }
-  c->header = ReadAt(dg, file, 0, c->image.span(), rec);
+  c->header = ReadAt(copy, 0, c->image.span(), rec);
   if (!c->header.ok()) return;
   absl::StatusOr<Header> h = ParseHeader(c->image.data(), file.name);
   if (!h.ok()) {
@@ -305,7 +314,7 @@ void ReadCopy(asmgr::DiskGroup* dg, const asmgr::FileInfo& file, Recorder& rec, 
 }
 
 // The copy holding the newest valid table of `db_name`, or why there is none.
-absl::StatusOr<size_t> ChooseCopy(const std::vector<asmgr::FileInfo>& files,
+absl::StatusOr<size_t> ChooseCopy(const std::vector<ControlFileCopy>& files,
                                   const std::vector<CopyState>& copies,
                                   const std::string& db_name) {
   size_t chosen = files.size();
@@ -318,7 +327,7 @@ absl::StatusOr<size_t> ChooseCopy(const std::vector<asmgr::FileInfo>& files,
   if (chosen == files.size()) {
     std::string details;
     for (size_t i = 0; i < files.size(); ++i) {
-      details += fmt::format("; {}: {}", files[i].name,
+      details += fmt::format("; {}: {}", files[i].file.name,
                              copies[i].header.ok() ? copies[i].why
                                                    : std::string(copies[i].header.message()));
     }
@@ -329,14 +338,14 @@ absl::StatusOr<size_t> ChooseCopy(const std::vector<asmgr::FileInfo>& files,
   const SlotContent& best = *copies[chosen].best;
   if (absl::AsciiStrToUpper(best.table.db_name) != absl::AsciiStrToUpper(db_name)) {
     return absl::DataLossError(fmt::format("control file {} is of database {}, not {}",
-                                           files[chosen].name, best.table.db_name, db_name));
+                                           files[chosen].file.name, best.table.db_name, db_name));
   }
   return chosen;
 }
 
 // Brings every other copy to the chosen table (Oracle would stop with
 // ORA-00214 and leave the copy to the DBA; cellsim repairs it at mount).
-absl::Status RepairStaleCopies(asmgr::DiskGroup* dg, const std::vector<asmgr::FileInfo>& files,
+absl::Status RepairStaleCopies(const std::vector<ControlFileCopy>& files,
                                const std::vector<CopyState>& copies, size_t chosen,
                                Recorder& rec, std::vector<std::string>* actions) {
   const SlotContent& best = *copies[chosen].best;
@@ -345,14 +354,14 @@ absl::Status RepairStaleCopies(asmgr::DiskGroup* dg, const std::vector<asmgr::Fi
     io::AlignedBuffer image(kFileBytes);
     std::memcpy(image.data(), copies[chosen].image.data(), kFileBytes);
     BuildHeader(image.data(), static_cast<uint16_t>(i), best.table);
-    absl::Status st = WriteCopies(dg, {files[i]}, 0, {image.span()}, rec);
+    absl::Status st = WriteCopies({files[i]}, 0, {image.span()}, rec);
     if (!st.ok()) return st;
     actions->push_back(fmt::format(
-        "control file {} was {}; rewritten from {} (sequence {})", files[i].name,
+        "control file {} was {}; rewritten from {} (sequence {})", files[i].file.name,
         !copies[i].header.ok()          ? std::string(copies[i].header.message())
         : copies[i].best.has_value() ? fmt::format("at sequence {}", copies[i].best->sequence)
                                      : copies[i].why,
-        files[chosen].name, best.sequence));
+        files[chosen].file.name, best.sequence));
   }
   return absl::OkStatus();
 }
@@ -364,11 +373,10 @@ absl::Status RepairStaleCopies(asmgr::DiskGroup* dg, const std::vector<asmgr::Fi
 // bytes). Reads come from the primary, so writing back what was read makes
 // every mirror hold what this mount saw, as instance recovery resilvers
 // mirrored files in Oracle.
-absl::Status ResilverCurrentCopies(asmgr::DiskGroup* dg,
-                                   const std::vector<asmgr::FileInfo>& files,
+absl::Status ResilverCurrentCopies(const std::vector<ControlFileCopy>& files,
                                    const std::vector<CopyState>& copies, uint64_t sequence,
                                    Recorder& rec) {
-  std::vector<asmgr::FileInfo> current_files;
+  std::vector<ControlFileCopy> current_files;
   std::vector<absl::Span<const uint8_t>> current_images;
   for (size_t i = 0; i < files.size(); ++i) {
     if (copies[i].HoldsSequence(sequence)) {
@@ -376,27 +384,28 @@ absl::Status ResilverCurrentCopies(asmgr::DiskGroup* dg,
       current_images.push_back(copies[i].image.span());
     }
   }
-  return WriteCopies(dg, current_files, 0, current_images, rec);
+  return WriteCopies(current_files, 0, current_images, rec);
 }
 
 }  // namespace
 
 std::vector<std::string> ControlFile::names() const {
   std::vector<std::string> out;
-  for (const asmgr::FileInfo& f : files_) out.push_back(f.name);
+  for (const ControlFileCopy& f : files_) out.push_back(f.file.name);
   return out;
 }
 
-absl::StatusOr<std::unique_ptr<ControlFile>> ControlFile::Create(asmgr::DiskGroup* dg,
-                                                                 const FileTable& table,
-                                                                 Recorder& rec) {
-  std::vector<asmgr::FileInfo> files;
+absl::StatusOr<std::unique_ptr<ControlFile>> ControlFile::Create(
+    const std::vector<asmgr::DiskGroup*>& dgs, const FileTable& table, Recorder& rec) {
+  std::vector<ControlFileCopy> files;
   auto undo = [&] {
-    for (const asmgr::FileInfo& f : files) {
-      (void)rec.Timed(stats::Wait::kKsvMasterWait, [&] { return dg->DeleteFile(f.number); });
+    for (const ControlFileCopy& f : files) {
+      (void)rec.Timed(stats::Wait::kKsvMasterWait,
+                      [&] { return f.dg->DeleteFile(f.file.number); });
     }
   };
   for (uint32_t i = 0; i < kControlFileCopies; ++i) {
+    asmgr::DiskGroup* dg = dgs[i % dgs.size()];
     asmgr::FileSpec spec{.db_name = table.db_name, .type = asmgr::FileType::kControlFile,
                          .tag = "Current", .size_bytes = kFileBytes, .block_size = kBs};
     absl::StatusOr<asmgr::FileInfo> f =
@@ -405,7 +414,7 @@ absl::StatusOr<std::unique_ptr<ControlFile>> ControlFile::Create(asmgr::DiskGrou
       undo();
       return f.status();
     }
-    files.push_back(*std::move(f));
+    files.push_back({dg, *std::move(f)});
   }
   // Format every block of both copies: header, the table in slot 1 (sequence
   // 1), and an empty slot 0, so no stale bytes of an earlier file can ever be
@@ -425,34 +434,34 @@ absl::StatusOr<std::unique_ptr<ControlFile>> ControlFile::Create(asmgr::DiskGrou
     std::memcpy(images.back().data() + SlotOffset(1), blocks.data(), blocks.size());
     spans.push_back(images.back().span());
   }
-  if (absl::Status st = WriteCopies(dg, files, 0, spans, rec); !st.ok()) {
+  if (absl::Status st = WriteCopies(files, 0, spans, rec); !st.ok()) {
     undo();
     return st;
   }
-  return std::unique_ptr<ControlFile>(new ControlFile(dg, std::move(files), table.dbid, 1, n));
+  return std::unique_ptr<ControlFile>(new ControlFile(std::move(files), table.dbid, 1, n));
 }
 
 absl::StatusOr<std::unique_ptr<ControlFile>> ControlFile::Open(
-    asmgr::DiskGroup* dg, const std::string& db_name, Recorder& rec, FileTable* table,
-    std::vector<std::string>* actions) {
-  absl::StatusOr<std::vector<asmgr::FileInfo>> listed = ListControlFiles(dg, db_name);
+    const std::vector<asmgr::DiskGroup*>& dgs, const std::string& db_name, Recorder& rec,
+    FileTable* table, std::vector<std::string>* actions) {
+  absl::StatusOr<std::vector<ControlFileCopy>> listed = ListControlFiles(dgs, db_name);
   if (!listed.ok()) return listed.status();
-  std::vector<asmgr::FileInfo> files = *std::move(listed);
+  std::vector<ControlFileCopy> files = *std::move(listed);
   std::vector<CopyState> copies(files.size());
   std::optional<Header> header;
-  for (size_t i = 0; i < files.size(); ++i) ReadCopy(dg, files[i], rec, &copies[i], &header);
+  for (size_t i = 0; i < files.size(); ++i) ReadCopy(files[i], rec, &copies[i], &header);
   absl::StatusOr<size_t> chosen = ChooseCopy(files, copies, db_name);
   if (!chosen.ok()) return chosen.status();
   const SlotContent& best = *copies[*chosen].best;
-  if (absl::Status st = RepairStaleCopies(dg, files, copies, *chosen, rec, actions); !st.ok()) {
+  if (absl::Status st = RepairStaleCopies(files, copies, *chosen, rec, actions); !st.ok()) {
     return st;
   }
-  if (absl::Status st = ResilverCurrentCopies(dg, files, copies, best.sequence, rec); !st.ok()) {
+  if (absl::Status st = ResilverCurrentCopies(files, copies, best.sequence, rec); !st.ok()) {
     return st;
   }
   *table = best.table;
   return std::unique_ptr<ControlFile>(
-      new ControlFile(dg, std::move(files), header->dbid, best.sequence, best.blocks));
+      new ControlFile(std::move(files), header->dbid, best.sequence, best.blocks));
 }
 
 absl::Status ControlFile::Write(const FileTable& table, Recorder& rec) {
@@ -465,16 +474,17 @@ absl::Status ControlFile::Write(const FileTable& table, Recorder& rec) {
         "ORA-00219: the file table needs {} control file blocks, a slot holds {}", n,
         kControlFileSlotBlocks));
   }
-  absl::Status st = WriteCopies(dg_, files_, SlotOffset(next % 2), {blocks.span()}, rec);
+  absl::Status st = WriteCopies(files_, SlotOffset(next % 2), {blocks.span()}, rec);
   if (!st.ok()) return st;
   sequence_ = next;
   blocks_in_use_ = n;
   return absl::OkStatus();
 }
 
-absl::Status ControlFile::ReadCurrent(Recorder& rec) {
+absl::Status ControlFile::ReadCurrent(Recorder& rec, size_t copy) {
+  const ControlFileCopy& c = files_[std::min(copy, files_.size() - 1)];
   io::AlignedBuffer buf(size_t{blocks_in_use_} * kBs);
-  if (absl::Status st = ReadAt(dg_, files_[0], SlotOffset(sequence_ % 2), buf.span(), rec);
+  if (absl::Status st = ReadAt(c, SlotOffset(sequence_ % 2), buf.span(), rec);
       !st.ok()) {
     return st;
   }
@@ -483,7 +493,7 @@ absl::Status ControlFile::ReadCurrent(Recorder& rec) {
   if (!s.has_value() || s->sequence != sequence_) {
     return absl::DataLossError(fmt::format(
         "ORA-00227: corrupt block detected in control file {} (block {}, # blocks {}): {}",
-        files_[0].name, 1 + (sequence_ % 2) * kControlFileSlotBlocks, blocks_in_use_,
+        c.file.name, 1 + (sequence_ % 2) * kControlFileSlotBlocks, blocks_in_use_,
         s.has_value() ? fmt::format("sequence {} instead of {}", s->sequence, sequence_) : why));
   }
   return absl::OkStatus();

@@ -1,5 +1,7 @@
-// Private: the control file. Two copies, each an ASM file of type CONTROLFILE
-// in one disk group, of kControlFileBlocks blocks of 16 KiB:
+// Private: the control files. Two of them, each an ASM file of type
+// CONTROLFILE: one in each of two disk groups (Oracle's OMF default with
+// DB_CREATE_FILE_DEST and DB_RECOVERY_FILE_DEST), or both in one group. Each is
+// kControlFileBlocks blocks of 16 KiB:
 //
 //   block 0              file header (magic, version, copy#, dbid, db name)
 //   blocks 1..15         table slot 0
@@ -31,6 +33,12 @@ inline constexpr uint32_t kControlFileSlotBlocks = 15;
 inline constexpr uint32_t kControlFileBlocks = 1 + 2 * kControlFileSlotBlocks;
 inline constexpr uint32_t kControlFileCopies = 2;
 
+// One control file: its disk group and its ASM file.
+struct ControlFileCopy {
+  asmgr::DiskGroup* dg = nullptr;
+  asmgr::FileInfo file;
+};
+
 // Decoding of one copy's blocks, exposed for the fuzz targets and the
 // hostile-input tests (ControlFile::Open is the only other user).
 struct Header {
@@ -57,38 +65,38 @@ void SealControlFileBlock(uint8_t* block);
 
 class ControlFile {
  public:
-  // Creates both copies in `dg`, formats every block (header, empty slots) and
-  // writes `table` as sequence 1. On error, deletes what it created.
+  // Creates the kControlFileCopies copies, copy i in dgs[i % dgs.size()],
+  // formats every block (header, empty slots) and writes `table` as sequence
+  // 1. On error, deletes what it created.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<ControlFile>> Create(
-      asmgr::DiskGroup* dg, const FileTable& table, Recorder& rec);
-  // Finds the copies of database `db_name` in `dg`, reads both, returns the
+      const std::vector<asmgr::DiskGroup*>& dgs, const FileTable& table, Recorder& rec);
+  // Finds the copies of database `db_name` in `dgs`, reads them, returns the
   // newest valid table in `table` and rewrites a copy that is older or damaged
   // (noting it in `actions`).
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<ControlFile>> Open(
-      asmgr::DiskGroup* dg, const std::string& db_name, Recorder& rec, FileTable* table,
-      std::vector<std::string>* actions);
+      const std::vector<asmgr::DiskGroup*>& dgs, const std::string& db_name, Recorder& rec,
+      FileTable* table, std::vector<std::string>* actions);
 
   // Writes `table` as the next sequence to both copies concurrently: one
   // `control file parallel write` wait. On error the sequence does not move
   // (the previous slot stays intact), and the error names the copy.
   [[nodiscard]] absl::Status Write(const FileTable& table, Recorder& rec);
-  // Reads the current table blocks from the first copy (one `control file
-  // sequential read`) and checks they are the ones last written. DataLoss
-  // (ORA-00227) otherwise.
-  [[nodiscard]] absl::Status ReadCurrent(Recorder& rec);
+  // Reads the current table blocks from copy `copy` (default the first; one
+  // `control file sequential read`) and checks they are the ones last
+  // written. DataLoss (ORA-00227) otherwise.
+  [[nodiscard]] absl::Status ReadCurrent(Recorder& rec, size_t copy = 0);
 
   uint64_t sequence() const { return sequence_; }
   std::vector<std::string> names() const;
-  const std::vector<asmgr::FileInfo>& files() const { return files_; }
+  const std::vector<ControlFileCopy>& files() const { return files_; }
 
  private:
-  ControlFile(asmgr::DiskGroup* dg, std::vector<asmgr::FileInfo> files, uint32_t dbid,
-              uint64_t sequence, uint32_t blocks_in_use)
-      : dg_(dg), files_(std::move(files)), dbid_(dbid), sequence_(sequence),
+  ControlFile(std::vector<ControlFileCopy> files, uint32_t dbid, uint64_t sequence,
+              uint32_t blocks_in_use)
+      : files_(std::move(files)), dbid_(dbid), sequence_(sequence),
         blocks_in_use_(blocks_in_use) {}
 
-  asmgr::DiskGroup* dg_;
-  std::vector<asmgr::FileInfo> files_;  // the copies, by ASM file number
+  std::vector<ControlFileCopy> files_;  // the copies, by disk group then file number
   uint32_t dbid_;
   uint64_t sequence_;
   uint32_t blocks_in_use_;  // blocks of the current table in its slot

@@ -15,6 +15,11 @@
 namespace cellsim::db::internal {
 namespace {
 
+struct FormatRange {
+  uint64_t offset = 0;
+  uint64_t length = 0;
+};
+
 struct BatchOutcome {
   absl::Status status;
   asmgr::AsmIoResult result;
@@ -78,7 +83,7 @@ std::future<BatchOutcome> LaunchBatch(Clock* clock, asmgr::DiskGroup* dg, uint32
 // `* file init write` wait per batch) only for the oldest batch, when every
 // buffer is in flight or at the end.
 absl::Status ZeroFill(Recorder& rec, const FormatJob& job, const ZeroFillOptions& o,
-                      const ProgressCallback& progress) {
+                      const CreationWaitOptions& waits, const ProgressCallback& progress) {
   asmgr::DiskGroup* dg = job.dg;
   const uint32_t file = job.file.number;
   const uint64_t size = job.file.size_bytes;
@@ -98,16 +103,16 @@ absl::Status ZeroFill(Recorder& rec, const FormatJob& job, const ZeroFillOptions
   std::deque<Pending> queue;
   absl::Status first;
   uint64_t offset = 0, written = 0;
+  CreationWindow window(rec, waits, job.init_write_wait);
 
   auto reap = [&] {
     Pending p = std::move(queue.front());
     queue.pop_front();
-    BatchOutcome out = rec.Timed(job.init_write_wait, [&] {
-      BatchOutcome o = p.done.get();
-      clock->AdvanceThreadTo(o.modeled_end_ns);
-      return o;
-    });
-    AccountWrite(rec, out.result, p.requests, req);
+    const uint64_t t0 = clock->NowNanos();
+    BatchOutcome out = p.done.get();
+    clock->AdvanceThreadTo(out.modeled_end_ns);
+    window.AddInitWrites(p.requests, clock->NowNanos() - t0);
+    AccountWrite(rec, out.result, p.requests, p.bytes);
     free_buffers.push_back(p.buffer);
     if (!out.status.ok()) {
       if (first.ok()) first = out.status;
@@ -139,12 +144,26 @@ absl::Status ZeroFill(Recorder& rec, const FormatJob& job, const ZeroFillOptions
     if (queue.empty()) break;
     reap();
   }
+  window.Record();
   if (first.ok() && offset < size) return CancelStatus();
   return first;
 }
 
-// Smart and fast: one format-range request per extent copy, sent by ASM to
-// the owning cells.
+// The ranges of a file the cells format, as Oracle asks for them
+// (docs/statistics.md "Creation requests"): block 0, then [2 blocks, end).
+// Block 1, the file header, is written by the database itself right after
+// (WriteHeaders), so the cells never format it. A file of 2 blocks has only
+// block 0 to format.
+std::vector<FormatRange> CellFormatRanges(const asmgr::FileInfo& f) {
+  const uint64_t b = std::max<uint64_t>(512, f.block_size);
+  std::vector<FormatRange> out;
+  out.push_back({0, std::min(b, f.size_bytes)});
+  if (f.size_bytes > 2 * b) out.push_back({2 * b, f.size_bytes - 2 * b});
+  return out;
+}
+
+// Smart and fast: one format-range request per AU piece of every range of
+// CellFormatRanges, per extent copy, sent by ASM to the owning cells.
 absl::Status Offload(Recorder& rec, const FormatJob& job, bool fast,
                      const DatabaseOptions& options, const ProgressCallback& progress) {
   asmgr::DiskGroup* dg = job.dg;
@@ -154,24 +173,37 @@ absl::Status Offload(Recorder& rec, const FormatJob& job, bool fast,
       fast ? options.fast_requests_per_format : options.smart_requests_per_format;
   const uint64_t slice =
       fast || options.smart_extents_per_call == 0 ? size : options.smart_extents_per_call * au;
-  for (uint64_t off = 0; off < size; off += slice) {
-    if (Cancelled(job.cancel)) return CancelStatus();
-    asmgr::FormatOptions fo;
-    fo.block_template = job.block_template;
-    fo.method = fast ? cell::FormatMethod::kMetadataOnly : cell::FormatMethod::kWriteBlocks;
-    fo.file_offset = off;
-    fo.length = std::min(slice, size - off);
-    fo.requests_per_call = per_call;
-    asmgr::FormatResult fr;
-    absl::Status st = dg->FormatFile(job.file.number, fo, &fr);
-    RecordFormatWaits(rec, fr, per_call);
-    AccountFormat(rec, fr, fo, au);
-    if (!st.ok()) return st;
-    if (progress) {
-      progress({job.file.name, fast ? CreationPath::kFast : CreationPath::kSmart,
-                off + fo.length, size});
+  CreationWindow window(rec, options.creation_waits, stats::Wait::kCellSmartFileCreation);
+  for (const FormatRange& range : CellFormatRanges(job.file)) {
+    uint64_t length = 0;
+    for (uint64_t off = range.offset; off < range.offset + range.length; off += length) {
+      if (Cancelled(job.cancel)) {
+        window.Record();
+        return CancelStatus();
+      }
+      asmgr::FormatOptions fo;
+      fo.block_template = job.block_template;
+      fo.method = fast ? cell::FormatMethod::kMetadataOnly : cell::FormatMethod::kWriteBlocks;
+      fo.file_offset = off;
+      // Slices end on AU boundaries, so no AU piece is split in two requests.
+      fo.length = length = std::min(off / au * au + slice, range.offset + range.length) - off;
+      fo.requests_per_call = per_call;
+      asmgr::FormatResult fr;
+      const uint64_t t0 = rec.clock()->NowNanos();
+      absl::Status st = dg->FormatFile(job.file.number, fo, &fr);
+      window.AddFormat(fr, rec.clock()->NowNanos() - t0);
+      AccountFormat(rec, fr);
+      if (!st.ok()) {
+        window.Record();
+        return st;
+      }
+      if (progress) {
+        progress({job.file.name, fast ? CreationPath::kFast : CreationPath::kSmart,
+                  off + fo.length, size});
+      }
     }
   }
+  window.Record();
   return absl::OkStatus();
 }
 
@@ -224,27 +256,39 @@ absl::Status FormatFastTogether(Recorder& rec, const std::vector<FormatJob>& job
                                 const DatabaseOptions& options, const ProgressCallback& progress,
                                 std::vector<uint64_t>* format_ns, size_t* failed_job) {
   const uint32_t per_call = options.fast_requests_per_format;
-  std::vector<asmgr::FormatOptions> opts(jobs.size());
-  std::vector<asmgr::FormatResult> results(jobs.size());
+  std::vector<std::vector<asmgr::FormatResult>> results(jobs.size());
   std::vector<absl::Status> status(jobs.size());
   format_ns->assign(jobs.size(), 0);
   auto run = [&](size_t i) {
-    opts[i].block_template = jobs[i].block_template;
-    opts[i].method = cell::FormatMethod::kMetadataOnly;
-    opts[i].file_offset = 0;
-    opts[i].length = jobs[i].file.size_bytes;
-    opts[i].requests_per_call = per_call;
     const uint64_t t0 = rec.clock()->NowNanos();
-    status[i] = jobs[i].dg->FormatFile(jobs[i].file.number, opts[i], &results[i]);
+    for (const FormatRange& range : CellFormatRanges(jobs[i].file)) {
+      asmgr::FormatOptions o;
+      o.block_template = jobs[i].block_template;
+      o.method = cell::FormatMethod::kMetadataOnly;
+      o.file_offset = range.offset;
+      o.length = range.length;
+      o.requests_per_call = per_call;
+      results[i].emplace_back();
+      status[i] = jobs[i].dg->FormatFile(jobs[i].file.number, o, &results[i].back());
+      if (!status[i].ok()) break;
+    }
     (*format_ns)[i] = rec.clock()->NowNanos() - t0;
   };
+  const uint64_t t0 = rec.clock()->NowNanos();
   ForkJoin(rec.clock(), jobs.size(), run);
-  std::vector<const asmgr::FormatResult*> all;
-  for (const asmgr::FormatResult& r : results) all.push_back(&r);
-  RecordFormatWaits(rec, all, per_call);
+  // The foreground sends the files' requests one file after another.
+  CreationWindow window(rec, options.creation_waits, stats::Wait::kCellSmartFileCreation);
+  uint64_t measured = rec.clock()->NowNanos() - t0;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    for (const asmgr::FormatResult& r : results[i]) {
+      window.AddFormat(r, measured);
+      measured = 0;
+    }
+  }
+  window.Record();
   absl::Status first;
   for (size_t i = 0; i < jobs.size(); ++i) {
-    AccountFormat(rec, results[i], opts[i], jobs[i].dg->au_size());
+    for (const asmgr::FormatResult& r : results[i]) AccountFormat(rec, r);
     if (!status[i].ok() && first.ok()) {
       first = status[i];
       *failed_job = i;
@@ -263,7 +307,7 @@ absl::Status FormatByPath(Recorder& rec, const FormatJob& job, CreationPath path
                           const DatabaseOptions& options, const ProgressCallback& progress) {
   switch (path) {
     case CreationPath::kZeroFill:
-      return ZeroFill(rec, job, options.zero_fill, progress);
+      return ZeroFill(rec, job, options.zero_fill, options.creation_waits, progress);
     case CreationPath::kSmart:
       return Offload(rec, job, /*fast=*/false, options, progress);
     case CreationPath::kFast:

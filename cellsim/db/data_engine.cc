@@ -254,7 +254,7 @@ absl::Status DataEngine::Checkpoint(Recorder& rec, bool clean) {
     absl::Status st = dbwr.Timed(Wait::kDbFileParallelWrite, [&] {
       return (*dg)->Write(f->file.number, absl::MakeSpan(w), &res);
     });
-    AccountWrite(dbwr, res, w.size(), kBlockSize);
+    AccountWrite(dbwr, res, w.size(), w.size() * kBlockSize);
     dbwr.Add(Stat::kPhysicalWrites, static_cast<int64_t>(w.size()));
     if (!st.ok()) {
       return absl::Status(st.code(), fmt::format("DBWR: writing {} blocks of data file {}: {}",

@@ -111,7 +111,14 @@ absl::StatusOr<std::unique_ptr<Database::State>> NewState(asmgr::Rack* rack,
   absl::StatusOr<asmgr::DiskGroup*> dg =
       internal::FindDiskGroup(rack, options.control_file_disk_group);
   if (!dg.ok()) return dg.status();
-  state->cf_dg = *dg;
+  state->cf_dgs = {*dg};
+  const std::string& reco = options.control_files.recovery_disk_group;
+  if (!reco.empty() &&
+      absl::AsciiStrToUpper(reco) != absl::AsciiStrToUpper((*dg)->name())) {
+    if (absl::StatusOr<asmgr::DiskGroup*> r = rack->disk_group(reco); r.ok()) {
+      state->cf_dgs.push_back(*r);
+    }
+  }
   return state;
 }
 
@@ -130,11 +137,13 @@ absl::StatusOr<std::unique_ptr<Database>> Database::Create(asmgr::Rack* rack,
   if (!made.ok()) return made.status();
   std::unique_ptr<State> state = *std::move(made);
   const std::string& name = state->options.db_name;
-  asmgr::DiskGroup* const dg = state->cf_dg;
-  std::vector<asmgr::FileInfo> existing;
-  for (const asmgr::FileInfo& f : dg->ListFiles()) {
-    if (f.type == asmgr::FileType::kControlFile && absl::AsciiStrToUpper(f.db_name) == name) {
-      existing.push_back(f);
+  const std::vector<asmgr::DiskGroup*>& dgs = state->cf_dgs;
+  std::vector<std::pair<asmgr::DiskGroup*, asmgr::FileInfo>> existing;
+  for (asmgr::DiskGroup* dg : dgs) {
+    for (const asmgr::FileInfo& f : dg->ListFiles()) {
+      if (f.type == asmgr::FileType::kControlFile && absl::AsciiStrToUpper(f.db_name) == name) {
+        existing.emplace_back(dg, f);
+      }
     }
   }
   if (!existing.empty()) {
@@ -154,13 +163,13 @@ absl::StatusOr<std::unique_ptr<Database>> Database::Create(asmgr::Rack* rack,
     std::vector<std::string> ignored_actions;
     internal::Recorder probe = state->SystemRecorder();
     absl::StatusOr<std::unique_ptr<internal::ControlFile>> old =
-        internal::ControlFile::Open(dg, name, probe, &ignored_table, &ignored_actions);
+        internal::ControlFile::Open(dgs, name, probe, &ignored_table, &ignored_actions);
     if (other_files || old.ok() || old.status().code() != absl::StatusCode::kDataLoss) {
       return absl::AlreadyExistsError(fmt::format(
           "ORA-01100: database {} already exists (control file {}): open it instead", name,
-          existing[0].name));
+          existing[0].second.name));
     }
-    for (const asmgr::FileInfo& f : existing) {
+    for (const auto& [dg, f] : existing) {
       if (absl::Status st = dg->DeleteFile(f.number); !st.ok()) return st;
     }
   }
@@ -176,11 +185,11 @@ absl::StatusOr<std::unique_ptr<Database>> Database::Create(asmgr::Rack* rack,
       0x7fffffff);
   internal::Recorder rec = state->SystemRecorder();
   absl::StatusOr<std::unique_ptr<internal::ControlFile>> cf =
-      internal::ControlFile::Create(dg, t, rec);
+      internal::ControlFile::Create(dgs, t, rec);
   if (!cf.ok()) {
     if (cf.status().code() == absl::StatusCode::kResourceExhausted) {
-      return absl::ResourceExhaustedError(fmt::format(
-          "ORA-15041: disk group {} space exhausted: {}", dg->name(), std::string(cf.status().message())));
+      return absl::ResourceExhaustedError(fmt::format("ORA-15041: disk group space exhausted: {}",
+                                                      std::string(cf.status().message())));
     }
     return cf.status();
   }
@@ -199,12 +208,11 @@ absl::StatusOr<std::unique_ptr<Database>> Database::Open(asmgr::Rack* rack,
   if (!made.ok()) return made.status();
   std::unique_ptr<State> state = *std::move(made);
   const std::string& name = state->options.db_name;
-  asmgr::DiskGroup* const dg = state->cf_dg;
   internal::Recorder rec = state->SystemRecorder();
   {
     MutexLock lock(&state->mu);  // no other thread sees the state yet
     absl::StatusOr<std::unique_ptr<internal::ControlFile>> cf = internal::ControlFile::Open(
-        dg, name, rec, &state->table, &state->recovery_actions);
+        state->cf_dgs, name, rec, &state->table, &state->recovery_actions);
     if (!cf.ok()) return cf.status();
     state->cf = *std::move(cf);
     if (absl::Status st = Recover(*state); !st.ok()) {

@@ -26,7 +26,7 @@ struct Database::State {
   asmgr::Rack* rack = nullptr;
   Clock* clock = nullptr;
   DatabaseOptions options;
-  asmgr::DiskGroup* cf_dg = nullptr;
+  std::vector<asmgr::DiskGroup*> cf_dgs;  // where the control files are (or go)
 
   // Guards `table` and `cf`. Held while a statement validates and reserves
   // (CREATING entries), and while the control file is read and written; never

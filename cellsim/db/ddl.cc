@@ -71,6 +71,19 @@ struct Protocol {
 
 std::string Plus(const std::string& dg) { return "+" + dg; }
 
+// The control-file reads a creating statement starts with (parse and
+// validation: ControlFileOptions::statement_reads, at least one), from the
+// last control file (+RECO's when there is one: the seed's 3 reads that were
+// not flash hits [I]).
+absl::Status StatementReads(Database::State& db, Recorder& rec)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(db.mu) {
+  const uint32_t n = std::max<uint32_t>(1, db.options.control_files.statement_reads);
+  for (uint32_t i = 0; i < n; ++i) {
+    DB_RETURN_IF_ERROR(db.cf->ReadCurrent(rec, db.cf->files().size() - 1));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CreationError(const absl::Status& cause, const PlannedFile& f, bool is_log) {
   const std::string what = f.created ? f.info.name : Plus(f.dg->name());
   const std::string msg(cause.message());
@@ -147,17 +160,32 @@ class CreationRun {
     return absl::OkStatus();
   }
 
-  // 3. and 5.: under the table lock, re-reads the control file, records the
-  // entries' names (step 3) or makes them AVAILABLE (step 5), and writes it.
+  // 3. and 5.: control-file transactions under the table lock (docs/
+  // statistics.md "Control-file transactions"). Step 3 records the entries'
+  // names; step 5 makes them AVAILABLE. A statement of M files runs
+  // M + extra_transactions in all, at least one in each step: step 5 runs
+  // extra_transactions - 1 of them (the group valid, the thread record), step 3
+  // the rest (the reservation, one per file). Each reads the current table
+  // reads_per_transaction times and writes it writes_per_transaction times to
+  // every control file (begin, then commit with the change).
   absl::Status UpdateControlFile(bool commit) {
+    const ControlFileOptions& o = db_.options.control_files;
+    const uint64_t m = files_.size();
+    const uint64_t at_commit = std::max<uint64_t>(1, o.extra_transactions > 0 ? o.extra_transactions - 1 : 0);
+    const uint64_t at_record = std::max<uint64_t>(1, m + o.extra_transactions - std::min<uint64_t>(m + o.extra_transactions, at_commit));
+    const uint64_t transactions = commit ? at_commit : at_record;
+    const uint32_t writes = std::max<uint32_t>(1, o.writes_per_transaction);
     absl::Status st;
     {
       MutexLock lock(&db_.mu);
-      st = db_.cf->ReadCurrent(rec_);
-      if (st.ok()) {
-        if (commit) {
-          p_.commit(db_.table);
-        } else {
+      for (uint64_t x = 0; x < transactions && st.ok(); ++x) {
+        for (uint32_t r = 0; r < o.reads_per_transaction && st.ok(); ++r) {
+          st = db_.cf->ReadCurrent(rec_);
+        }
+        for (uint32_t w = 0; w + 1 < writes && st.ok(); ++w) st = db_.cf->Write(db_.table, rec_);
+        if (!st.ok()) break;
+        if (x == 0 && commit) p_.commit(db_.table);
+        if (x == 0 && !commit) {
           p_.record(db_.table, files_);
           recorded_ = true;
         }
@@ -239,6 +267,7 @@ class CreationRun {
       std::vector<asmgr::AsmWriteRequest> w(1);
       w[0].file_offset = f.header_offset;
       w[0].data = header.span();
+      w[0].redo = p_.is_log;
       asmgr::AsmIoResult hr;
       absl::Status st = rec_.Timed(
           f.header_wait, [&] { return f.dg->Write(f.info.number, absl::MakeSpan(w), &hr); });
@@ -378,7 +407,7 @@ absl::Status AddDataFiles(Session::State& s, const std::string& ts_name,
   std::vector<uint32_t> numbers;
   {
     MutexLock lock(&db.mu);
-    DB_RETURN_IF_ERROR(db.cf->ReadCurrent(rec));
+    DB_RETURN_IF_ERROR(StatementReads(db, rec));
     FileTable& t = db.table;
     const Tablespace* ts = t.FindTablespace(ts_name);
     DB_RETURN_IF_ERROR(CheckFileTarget(ts, ts_name, create, tempfile));
@@ -448,16 +477,24 @@ absl::Status AddDataFiles(Session::State& s, const std::string& ts_name,
       f.block_template = format::BlockTemplate{format::BlockKind::kData, bs, numbers[i], blocks + 1};
       f.init_wait = Wait::kDataFileInitWrite;
       f.header_wait = Wait::kDbFileSingleWrite;
-      f.header_offset = 0;
-      f.header_bytes = 2 * uint64_t{bs};
       DataFileHeaderInfo h{t.db_name, t.dbid, numbers[i], ts_number, ts_name, bs, blocks + 1,
                            change, now};
-      const format::BlockTemplate tmpl = f.block_template;
-      // Blocks 0 (the OS header, as the template has it) and 1 (the file header).
-      f.build_header = [h, tmpl, bs](absl::Span<uint8_t> out) {
-        format::GenerateBlock(tmpl, 0, out.subspan(0, bs));
-        BuildDataFileHeader(h, out.subspan(bs, bs));
-      };
+      if (tempfile) {
+        // No path formats a tempfile: the database writes blocks 0 (the OS
+        // header, as the template has it) and 1 (the file header) in one request.
+        const format::BlockTemplate tmpl = f.block_template;
+        f.header_offset = 0;
+        f.header_bytes = 2 * uint64_t{bs};
+        f.build_header = [h, tmpl, bs](absl::Span<uint8_t> out) {
+          format::GenerateBlock(tmpl, 0, out.subspan(0, bs));
+          BuildDataFileHeader(h, out.subspan(bs, bs));
+        };
+      } else {
+        // The cells (or zero-fill) format block 0; the database writes block 1.
+        f.header_offset = bs;
+        f.header_bytes = bs;
+        f.build_header = [h](absl::Span<uint8_t> out) { BuildDataFileHeader(h, out); };
+      }
       f.format_blocks = !tempfile;
       f.owner = i;
       files.push_back(std::move(f));
@@ -539,7 +576,7 @@ absl::Status RunAddLogfile(Session::State& s, const AddLogfile& st, ExecOutcome*
   bool new_thread = false;
   {
     MutexLock lock(&db.mu);
-    DB_RETURN_IF_ERROR(db.cf->ReadCurrent(rec));
+    DB_RETURN_IF_ERROR(StatementReads(db, rec));
     FileTable& t = db.table;
     std::set<uint32_t> used;
     for (const LogGroup& g : t.log_groups) used.insert(g.group);
@@ -594,9 +631,11 @@ absl::Status RunAddLogfile(Session::State& s, const AddLogfile& st, ExecOutcome*
         f.dg = dg;
         f.spec = asmgr::FileSpec{.db_name = t.db_name, .type = asmgr::FileType::kOnlineLog,
                                  .tag = fmt::format("group_{}", groups[i]),
-                                 .size_bytes = sizes[i], .block_size = bs};
+                                 .size_bytes = sizes[i] + bs, .block_size = bs};
+        // The member is one redo block larger than v$log.bytes: block 0 is the
+        // OS header (a 50 MiB log is 52,429,312 bytes on disk).
         f.block_template =
-            format::BlockTemplate{format::BlockKind::kRedo, bs, groups[i], sizes[i] / bs};
+            format::BlockTemplate{format::BlockKind::kRedo, bs, groups[i], sizes[i] / bs + 1};
         f.init_wait = Wait::kLogFileInitWrite;
         f.header_wait = Wait::kLogFileSingleWrite;
         f.header_offset = bs;

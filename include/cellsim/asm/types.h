@@ -145,6 +145,9 @@ struct AsmIoStats {
 struct AsmWriteRequest {
   uint64_t file_offset = 0;
   absl::Span<const uint8_t> data{};
+  // A redo-type write (a log file header): the cells write it to disk, never
+  // into the write-back flash cache (cell::WriteRequest::redo).
+  bool redo = false;
   // --- results ---
   absl::Status status{};          // OK when every piece reached >= 1 copy
   uint32_t copies_written = 0;  // min over pieces of copies that landed

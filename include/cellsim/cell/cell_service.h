@@ -93,6 +93,10 @@ struct WriteRequest {
   uint32_t grid_disk = 0;
   uint64_t offset = 0;               // 512-aligned
   absl::Span<const uint8_t> data{};  // length 512-aligned; caller-owned
+  // A redo-type write (log file header): written to disk, not into the
+  // write-back flash cache, as Exadata's write-back cache leaves redo to the
+  // Smart Flash Log (the seed's header writes are no flash-cache writes).
+  bool redo = false;
   absl::Status status{};             // result
 };
 

@@ -71,10 +71,60 @@ struct ZeroFillOptions {
   uint32_t batches_in_flight = 2;    // concurrent DiskGroup::Write calls
 };
 
+// How the foreground's waits for creation I/O are recorded: only when it must
+// block for a reply, as Oracle's foreground does with asynchronous I/O
+// (docs/statistics.md "Waits by blocking"). The real requests run as fast as
+// cellsim's pipeline allows; this model decides which replies the foreground
+// would have blocked for, and the measured time of the real formatting is
+// spread over those waits in proportion to the model's wait lengths. Every
+// value here is inferred or calibrated (fidelity.md §2, §5 [I]).
+struct CreationWaitOptions {
+  // Creation requests the foreground keeps in flight per cell; it reaps the
+  // replies in the order it sent the requests.
+  uint32_t cell_window = 1;
+  // Foreground CPU to build, send and reap one creation request (the seed's
+  // 0.37 s of CPU for 4,104 requests).
+  uint64_t foreground_ns_per_request = 90'000;
+  // A cell's mean service time per request: fast creation (metadata) and smart
+  // creation (bytes written to disk); exponentially distributed.
+  double fast_requests_per_sec_per_cell = 624;
+  double smart_bytes_per_sec_per_cell = 0.9e9;
+  // Zero-fill: formatting writes in flight (_db_file_format_io_buffers = 4)
+  // and the latency of one mirrored 1 MiB write, per file kind.
+  uint32_t init_writes_in_flight = 4;
+  uint64_t log_init_write_ns = 16'700'000;
+  uint64_t data_init_write_ns = 10'000'000;
+  // Seed of the service-time draws (the figures are the same on every run).
+  uint64_t seed = 0x636f756e74;
+};
+
+// Control files: where they are, and the control-file transactions a creating
+// statement runs (docs/statistics.md "Control-file transactions").
+struct ControlFileOptions {
+  // DB_RECOVERY_FILE_DEST: with DB_CREATE_FILE_DEST (control_file_disk_group)
+  // Oracle's OMF puts one control file in each [S]. When this group does not
+  // exist in the rack (or is empty, or the same), cellsim keeps two control
+  // files in control_file_disk_group, so that one always survives a torn write.
+  std::string recovery_disk_group = "RECO";
+  // A creating statement of M files runs M + extra_transactions control-file
+  // transactions; each writes writes_per_transaction blocks to every control
+  // file (one `control file parallel write` each: begin and commit) and
+  // reads reads_per_transaction blocks first; the statement starts with
+  // statement_reads reads of the last control file. The seed's ADD LOGFILE
+  // with 2 members gives W = 2(2+3) = 10, R = 3 + 4 x 5 = 23 [I: fitted to
+  // one data point, fidelity.md §3].
+  uint32_t extra_transactions = 3;
+  uint32_t writes_per_transaction = 2;
+  uint32_t reads_per_transaction = 4;
+  uint32_t statement_reads = 3;
+};
+
 struct DatabaseOptions {
   std::string db_name = "ORCL";              // up to 8 characters, as Oracle's DB_NAME
   std::string control_file_disk_group = "DATA";
   ZeroFillOptions zero_fill;
+  CreationWaitOptions creation_waits;
+  ControlFileOptions control_files;
   // Smart path: extents per DiskGroup::FormatFile call (progress is reported
   // after each) and format-range requests per CellService::FormatRange call
   // (one `cell smart file creation` wait each; 0: all of a cell's requests of
