@@ -100,13 +100,13 @@ class Draws {
 }  // namespace
 
 std::vector<double> CreationWindow::BlockingWaits(const std::vector<Request>& requests,
-                                                  uint32_t window, bool serial_queues,
+                                                  uint32_t window,
                                                   const CreationWaitOptions& o) {
   // The foreground sends requests in order, paying foreground_ns_per_request
   // for each; a queue with `window` requests in flight makes it reap replies
   // in the order it sent them until that queue has room; a reply that has not
-  // arrived yet is one wait. With serial_queues a queue (a cell) serves its
-  // requests one after another; otherwise each request takes its own time.
+  // arrived yet is one wait. A queue (a cell; zero-fill's storage) serves its
+  // requests one after another.
   Draws draws(o.seed);
   std::deque<std::pair<double, uint32_t>> in_flight;  // reply time, queue
   std::map<uint32_t, uint32_t> per_queue;
@@ -127,7 +127,7 @@ std::vector<double> CreationWindow::BlockingWaits(const std::vector<Request>& re
     while (per_queue[r.queue] >= w) reap_oldest();
     t += static_cast<double>(o.foreground_ns_per_request);
     const double service = r.exponential ? draws.Exponential(r.mean_ns) : r.mean_ns;
-    const double start = serial_queues ? std::max(t, busy_until[r.queue]) : t;
+    const double start = std::max(t, busy_until[r.queue]);
     busy_until[r.queue] = start + service;
     in_flight.emplace_back(start + service, r.queue);
     ++per_queue[r.queue];
@@ -149,18 +149,20 @@ void CreationWindow::AddFormat(const asmgr::FormatResult& r, uint64_t measured_n
 }
 
 void CreationWindow::AddInitWrites(uint64_t requests, uint64_t measured_ns) {
+  // init_writes_in_flight writes of latency L each keep the storage busy: one
+  // completes every L / in-flight (fidelity.md §5: T = S L / (N_buf io)).
   const double latency = static_cast<double>(wait_ == stats::Wait::kLogFileInitWrite
                                                  ? options_.log_init_write_ns
                                                  : options_.data_init_write_ns);
-  requests_.insert(requests_.end(), requests, Request{0, latency, false});
+  const double per_write = latency / std::max<uint32_t>(1, options_.init_writes_in_flight);
+  requests_.insert(requests_.end(), requests, Request{0, per_write, false});
   measured_ns_ += measured_ns;
   init_writes_ = true;
 }
 
 void CreationWindow::Record() {
-  const std::vector<double> waits =
-      init_writes_ ? BlockingWaits(requests_, options_.init_writes_in_flight, false, options_)
-                   : BlockingWaits(requests_, options_.cell_window, true, options_);
+  const std::vector<double> waits = BlockingWaits(
+      requests_, init_writes_ ? options_.init_writes_in_flight : options_.cell_window, options_);
   requests_.clear();
   double modeled = 0;
   for (double w : waits) modeled += w;

@@ -96,8 +96,7 @@ class CreationWindow {
     bool exponential = true;  // drawn from an exponential, else fixed
   };
   static std::vector<double> BlockingWaits(const std::vector<Request>& requests,
-                                           uint32_t window, bool serial_queues,
-                                           const CreationWaitOptions& o);
+                                           uint32_t window, const CreationWaitOptions& o);
 
  private:
   Recorder& rec_;

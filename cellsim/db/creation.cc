@@ -26,14 +26,16 @@ struct BatchOutcome {
   uint64_t modeled_end_ns = 0;  // simulated clock: when the batch's last copy landed
 };
 
-// One zero-fill batch: `len` bytes at file offset `at` in requests of `req`.
+// One zero-fill batch: `len` bytes at file offset `at` in requests of `req`
+// (`redo`: an online log's, which the cells keep out of the flash cache).
 BatchOutcome WriteBatch(asmgr::DiskGroup* dg, uint32_t file, const uint8_t* data, uint64_t len,
-                        uint64_t at, uint64_t req) {
+                        uint64_t at, uint64_t req, bool redo) {
   std::vector<asmgr::AsmWriteRequest> w;
   for (uint64_t o = 0; o < len; o += req) {
     asmgr::AsmWriteRequest r;
     r.file_offset = at + o;
     r.data = absl::MakeConstSpan(data + o, std::min(req, len - o));
+    r.redo = redo;
     w.push_back(std::move(r));
   }
   BatchOutcome out;
@@ -51,15 +53,15 @@ BatchOutcome WriteBatch(asmgr::DiskGroup* dg, uint32_t file, const uint8_t* data
 // writes complete in; the real pass gives the outcome and the statistics.
 std::future<BatchOutcome> LaunchBatch(Clock* clock, asmgr::DiskGroup* dg, uint32_t file,
                                       const uint8_t* data, uint64_t len, uint64_t at,
-                                      uint64_t req) {
+                                      uint64_t req, bool redo) {
   if (!clock->simulated()) {
-    return Executor::Shared()->Submit([=] { return WriteBatch(dg, file, data, len, at, req); });
+    return Executor::Shared()->Submit([=] { return WriteBatch(dg, file, data, len, at, req, redo); });
   }
   const uint64_t issued_ns = clock->NowNanos();
   uint64_t stale_marked = 0;  // the charge pass marks copies on offline disks stale
   {
     ScopedCellCalls charge(clock, Clock::CellCalls::kChargeOnly);
-    stale_marked = WriteBatch(dg, file, data, len, at, req).result.stale_extents_marked;
+    stale_marked = WriteBatch(dg, file, data, len, at, req, redo).result.stale_extents_marked;
   }
   const uint64_t landed_ns = clock->NowNanos();
   clock->SetThreadNanos(issued_ns);
@@ -68,7 +70,7 @@ std::future<BatchOutcome> LaunchBatch(Clock* clock, asmgr::DiskGroup* dg, uint32
     clock->SetThreadTag(tag);
     clock->SetThreadNanos(landed_ns);
     ScopedCellCalls perform(clock, Clock::CellCalls::kPerformOnly);
-    BatchOutcome out = WriteBatch(dg, file, data, len, at, req);
+    BatchOutcome out = WriteBatch(dg, file, data, len, at, req, redo);
     out.result.stale_extents_marked += stale_marked;
     out.modeled_end_ns = landed_ns;
     return out;
@@ -104,6 +106,7 @@ absl::Status ZeroFill(Recorder& rec, const FormatJob& job, const ZeroFillOptions
   absl::Status first;
   uint64_t offset = 0, written = 0;
   CreationWindow window(rec, waits, job.init_write_wait);
+  const bool redo = job.init_write_wait == stats::Wait::kLogFileInitWrite;
 
   auto reap = [&] {
     Pending p = std::move(queue.front());
@@ -136,7 +139,7 @@ absl::Status ZeroFill(Recorder& rec, const FormatJob& job, const ZeroFillOptions
       uint8_t* data = buffers[b].data();
       format::GenerateRange(job.block_template, offset, absl::MakeSpan(data, len));
       const uint64_t nreq = (len + req - 1) / req;
-      Pending p{LaunchBatch(clock, dg, file, data, len, offset, req), b, len, nreq};
+      Pending p{LaunchBatch(clock, dg, file, data, len, offset, req, redo), b, len, nreq};
       queue.push_back(std::move(p));
       offset += len;
       continue;

@@ -170,14 +170,17 @@ class CreationRun {
   // every control file (begin, then commit with the change).
   absl::Status UpdateControlFile(bool commit) {
     const ControlFileOptions& o = db_.options.control_files;
-    const uint64_t m = files_.size();
-    const uint64_t at_commit = std::max<uint64_t>(1, o.extra_transactions > 0 ? o.extra_transactions - 1 : 0);
-    const uint64_t at_record = std::max<uint64_t>(1, m + o.extra_transactions - std::min<uint64_t>(m + o.extra_transactions, at_commit));
-    const uint64_t transactions = commit ? at_commit : at_record;
+    const uint64_t all = files_.size() + o.extra_transactions;
+    const uint64_t at_commit = std::max<uint32_t>(2, o.extra_transactions) - 1;
+    const uint64_t transactions =
+        commit ? at_commit : std::max<uint64_t>(1, all - std::min(all, at_commit));
     const uint32_t writes = std::max<uint32_t>(1, o.writes_per_transaction);
     absl::Status st;
     {
       MutexLock lock(&db_.mu);
+      // From the first write on, the control file may hold the reservations
+      // (CREATING): a failure must write them away again.
+      if (!commit) recorded_ = true;
       for (uint64_t x = 0; x < transactions && st.ok(); ++x) {
         for (uint32_t r = 0; r < o.reads_per_transaction && st.ok(); ++r) {
           st = db_.cf->ReadCurrent(rec_);
@@ -185,10 +188,7 @@ class CreationRun {
         for (uint32_t w = 0; w + 1 < writes && st.ok(); ++w) st = db_.cf->Write(db_.table, rec_);
         if (!st.ok()) break;
         if (x == 0 && commit) p_.commit(db_.table);
-        if (x == 0 && !commit) {
-          p_.record(db_.table, files_);
-          recorded_ = true;
-        }
+        if (x == 0 && !commit) p_.record(db_.table, files_);
         st = db_.cf->Write(db_.table, rec_);
       }
     }

@@ -87,7 +87,9 @@ TEST_F(DatabaseTest, ReopenKeepsTheFileTable) {
   ASSERT_OK(s->Execute("alter tablespace users add datafile '+DATA' size 2m"));
   const FileTable before = db_->file_table();
   const uint64_t seq = db_->control_file_sequence();
-  EXPECT_EQ(seq, 1u + 4 * 2);  // two control-file writes per creating statement
+  // W = 2(M + 3) control-file writes per creating statement of M files
+  // (docs/statistics.md "Control-file transactions"): M = 2, 1, 2, 1.
+  EXPECT_EQ(seq, 1u + 10 + 8 + 10 + 8);
   ASSERT_EQ(before.log_groups.size(), 2u);
   EXPECT_EQ(before.log_groups[1].group, 1u);  // the lowest free number
   EXPECT_EQ(before.log_groups[1].thread, 1u);
@@ -229,7 +231,8 @@ TEST_F(DatabaseTest, ErrorsAreOracleLikeAndLeaveNothing) {
   r = s->Execute("alter database add logfile ('+DATA','+RECO') size 1024m");
   EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(Msg(r.status()), HasSubstr("ORA-15041: disk group RECO space exhausted: "));
-  EXPECT_THAT(Msg(r.status()), HasSubstr("1024 MiB"));  // ASM's own explanation
+  // ASM's own explanation: the member is 1 GiB + one redo block, 257 AUs.
+  EXPECT_THAT(Msg(r.status()), HasSubstr("1028 MiB"));
   EXPECT_EQ(db_->file_table(), before);
   EXPECT_EQ(db_->control_file_sequence(), seq);  // never written
   EXPECT_EQ(DatabaseFiles(rack_.get()).size(), 1u);  // group 5 only
@@ -295,29 +298,31 @@ TEST_F(DatabaseTest, ControlFileCopyDamageIsRepairedAtOpen) {
   ASSERT_OK(s->Execute("alter database add logfile group 4 ('+DATA') size 4m"));
   const FileTable before = db_->file_table();
   s.reset();
-  // Overwrite both table slots of the first copy with garbage.
-  asmgr::DiskGroup* data = *rack_->disk_group("DATA");
+  // The two control files: one in +DATA, one in +RECO (OMF's default).
   const std::vector<std::string> names = db_->control_files();
-  ASSERT_OK_AND_ASSIGN(asmgr::FileInfo cf0, data->LookupFile(names[0]));
+  ASSERT_EQ(names.size(), 2u);
+  EXPECT_TRUE(names[0].starts_with("+DATA/")) << names[0];
+  EXPECT_TRUE(names[1].starts_with("+RECO/")) << names[1];
+  auto group_of = [&](size_t i) { return *rack_->disk_group(i == 0 ? "DATA" : "RECO"); };
+  ASSERT_OK_AND_ASSIGN(asmgr::FileInfo cf0, group_of(0)->LookupFile(names[0]));
+  ASSERT_OK_AND_ASSIGN(asmgr::FileInfo cf1, group_of(1)->LookupFile(names[1]));
+  // Overwrite both table slots of the first copy with garbage.
   std::vector<uint8_t> junk(30 * 16384, 0x5A);
   std::vector<asmgr::AsmWriteRequest> w(1);
   w[0].file_offset = 16384;
   w[0].data = junk;
-  ASSERT_OK(data->Write(cf0.number, absl::MakeSpan(w), nullptr));
+  ASSERT_OK(group_of(0)->Write(cf0.number, absl::MakeSpan(w), nullptr));
   Reopen();
   EXPECT_EQ(db_->file_table(), before);
   ASSERT_EQ(db_->recovery_actions().size(), 1u);
   EXPECT_THAT(db_->recovery_actions()[0], HasSubstr("rewritten from"));
   // Both copies are good again: damage the second one now.
-  data = *rack_->disk_group("DATA");
-  ASSERT_OK_AND_ASSIGN(asmgr::FileInfo cf1, data->LookupFile(names[1]));
-  ASSERT_OK(data->Write(cf1.number, absl::MakeSpan(w), nullptr));
+  ASSERT_OK(group_of(1)->Write(cf1.number, absl::MakeSpan(w), nullptr));
   Reopen();
   EXPECT_EQ(db_->file_table(), before);
   // Both copies damaged: the database cannot be mounted.
-  data = *rack_->disk_group("DATA");
-  ASSERT_OK(data->Write(cf0.number, absl::MakeSpan(w), nullptr));
-  ASSERT_OK(data->Write(cf1.number, absl::MakeSpan(w), nullptr));
+  ASSERT_OK(group_of(0)->Write(cf0.number, absl::MakeSpan(w), nullptr));
+  ASSERT_OK(group_of(1)->Write(cf1.number, absl::MakeSpan(w), nullptr));
   db_.reset();
   absl::StatusOr<std::unique_ptr<Database>> bad = Database::Open(rack_.get());
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kDataLoss);
@@ -350,7 +355,12 @@ TEST_P(FailurePartWay, CleansUp) {
   const std::string dir = tmp.path() + "/rack";
   ASSERT_OK_AND_ASSIGN(auto rack, asmgr::Rack::Create(fault.get(), SystemClock(), dir,
                                                       SmallRack(asmgr::Redundancy::kExternal)));
-  ASSERT_OK_AND_ASSIGN(auto db, Database::Create(rack.get()));
+  // Both control files in +DATA: on EXTERNAL redundancy the failing RECO disk
+  // may hold +RECO's control file, which Oracle would lose too (ORA-00221);
+  // this test is about the creation's cleanup.
+  DatabaseOptions options;
+  options.control_files.recovery_disk_group = "";
+  ASSERT_OK_AND_ASSIGN(auto db, Database::Create(rack.get(), options));
   auto s = db->NewSession();
   if (GetParam()) ASSERT_OK(s->Execute("alter session set \"_cell_fast_file_create\" = false"));
   ASSERT_OK(s->Execute("alter session set cellsim_fast_file_create_metadata = false"));
@@ -367,12 +377,14 @@ TEST_P(FailurePartWay, CleansUp) {
   EXPECT_TRUE(DatabaseFiles(rack.get()).empty());
   // The session saw the work done before the failure.
   EXPECT_GT(s->Stats()[Stat::kPhysicalWriteTotalBytes], 0);
-  EXPECT_EQ(Count(s->Waits(), Wait::kControlFileParallelWrite), 2);  // recorded, then removed
+  // Recorded (the reservation and one transaction per member, 2 writes each:
+  // 2(M + 1)), then removed (1).
+  EXPECT_EQ(Count(s->Waits(), Wait::kControlFileParallelWrite), 2 * (2 + 1) + 1);
   s.reset();
   db.reset();
   ASSERT_OK(rack->Close());
   ASSERT_OK_AND_ASSIGN(rack, asmgr::Rack::Open(fault.get(), SystemClock(), dir));
-  ASSERT_OK_AND_ASSIGN(db, Database::Open(rack.get()));
+  ASSERT_OK_AND_ASSIGN(db, Database::Open(rack.get(), options));
   EXPECT_EQ(db->file_table(), before);
   EXPECT_TRUE(db->recovery_actions().empty());
   // ASM took the failing disk offline (EXTERNAL: no mirror); once it is back

@@ -215,8 +215,10 @@ class Session;
 
 class Database {
  public:
-  // Creates the database: two control-file copies in +<control_file_disk_group>
-  // (ASM type CONTROLFILE), formatted and holding an empty file table.
+  // Creates the database: two control files (ASM type CONTROLFILE), one in
+  // +<control_file_disk_group> and one in +<control_files.recovery_disk_group>
+  // (both in the first when the second is missing), formatted and holding an
+  // empty file table.
   // Errors: InvalidArgument for a bad name; NotFound (ORA-15001) when the disk
   // group is missing; AlreadyExists when a control file of that database is
   // already there (except the leftovers of a Create cut short: control files
