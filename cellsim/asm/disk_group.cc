@@ -10,6 +10,7 @@
 
 #include "cellsim/asm/disk_group_state.h"
 #include "cellsim/asm/placement.h"
+#include "cellsim/base/ascii.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 
@@ -23,11 +24,7 @@ using internal::FileRec;
 
 namespace {
 
-std::string Upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
+using base::Upper;
 
 absl::Status ValidateName(std::string_view what, const std::string& name, size_t max_len) {
   bool ok = !name.empty() && name.size() <= max_len &&
@@ -560,11 +557,7 @@ std::vector<DiskView> DiskGroup::Disks() const {
     v.index = i;
     v.name = d.name;
     v.failgroup = d.failgroup;
-    v.path = fmt::format("o/{}/{}", [&] {
-      std::string s = d.failgroup;
-      for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      return s;
-    }(), d.name);
+    v.path = fmt::format("o/{}/{}", base::Lower(d.failgroup), d.name);
     v.cell = d.ref.cell;
     v.grid_disk = d.ref.grid_disk;
     v.mode_status = d.online ? "ONLINE" : "OFFLINE";

@@ -11,6 +11,7 @@
 #include <system_error>
 #include <utility>
 
+#include "cellsim/base/ascii.h"
 #include "cellsim/base/checksum.h"
 #include "cellsim/base/units.h"
 #include "cellsim/cell/cell.h"
@@ -23,11 +24,7 @@ namespace {
 
 constexpr uint32_t kRackMagic = 0x4B434152;  // "RACK"
 
-std::string Upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
+using base::Upper;
 
 std::string CellName(const RackConfig& c, uint32_t i) {
   return fmt::format("{}{:02}", c.cell_name_prefix, i + 1);

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <string>
 
+#include "cellsim/base/ascii.h"
 #include "fmt/format.h"
 
 namespace cellsim::asmgr {
@@ -22,8 +23,7 @@ std::string_view RedundancyName(Redundancy r) {
 }
 
 absl::StatusOr<Redundancy> ParseRedundancy(std::string_view text) {
-  std::string up(text);
-  for (char& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  const std::string up = base::Upper(text);
   if (up == "EXTERNAL" || up == "EXTERN") return Redundancy::kExternal;
   if (up == "NORMAL") return Redundancy::kNormal;
   if (up == "HIGH") return Redundancy::kHigh;
@@ -62,9 +62,7 @@ std::string_view FileTypeName(FileType t) {
 
 std::string AsmFileName(std::string_view disk_group, const FileSpec& spec, uint32_t number,
                         uint32_t incarnation) {
-  std::string db = spec.db_name;
-  for (char& c : db) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return fmt::format("+{}/{}/{}/{}.{}.{}", std::string(disk_group), db,
+  return fmt::format("+{}/{}/{}/{}.{}.{}", std::string(disk_group), base::Upper(spec.db_name),
                      std::string(FileTypeName(spec.type)), spec.tag, number, incarnation);
 }
 

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "cellsim/base/ascii.h"
+
 namespace cellsim {
 
 absl::StatusOr<uint64_t> ParseSize(std::string_view text) {
@@ -30,8 +32,7 @@ absl::StatusOr<uint64_t> ParseSize(std::string_view text) {
     return absl::InvalidArgumentError(
         fmt::format("size '{}' is not a number; expected e.g. 4096M", text));
   }
-  std::string suffix(t.substr(i));
-  for (char& ch : suffix) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  const std::string suffix = base::Upper(t.substr(i));
   uint64_t mult = 1;
   if (suffix.empty()) {
     mult = 1;
@@ -70,8 +71,7 @@ absl::StatusOr<std::chrono::milliseconds> ParseDuration(std::string_view text) {
     value = value * 10 + static_cast<uint64_t>(t[i] - '0');
   }
   if (i == 0) return bad();
-  std::string unit(t.substr(i));
-  for (char& ch : unit) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  const std::string unit = base::Lower(t.substr(i));
   uint64_t ms_per = 0;
   if (unit == "ms") {
     ms_per = 1;

@@ -8,27 +8,6 @@
 
 namespace cellsim::cli {
 
-void Fail(CommandContext& ctx, const std::string& command, const std::string& message,
-          int code) {
-  std::cerr << "cellsim " << command << ": " << message << "\n";
-  ctx.exit_code = code;
-}
-
-void Fail(CommandContext& ctx, const std::string& command, const absl::Status& status) {
-  Fail(ctx, command, std::string(status.message()),
-       status.code() == absl::StatusCode::kInvalidArgument ? kExitUsage : kExitFailure);
-}
-
-bool FailFirst(CommandContext& ctx, const std::string& command, const absl::Status& work,
-               const absl::Status& closed) {
-  if (!work.ok()) {
-    Fail(ctx, command, work);
-  } else if (!closed.ok()) {
-    Fail(ctx, command, closed);
-  }
-  return !work.ok() || !closed.ok();
-}
-
 namespace {
 
 // When argv names a subcommand that does not exist where one is expected

@@ -61,7 +61,7 @@ bool Like(const std::string& text, const std::string& pattern) {
   return std::regex_match(text, std::regex(re));
 }
 
-absl::StatusOr<Value> Column(const Expr& e, const Scope& scope) {
+absl::StatusOr<Value> ColumnValue(const Expr& e, const Scope& scope) {
   for (const Binding& b : scope) {
     if (!e.qualifier.empty() && b.qualifier != e.qualifier) continue;
     for (size_t i = 0; i < b.columns->size(); ++i) {
@@ -108,7 +108,7 @@ absl::StatusOr<Value> Eval(const Expr& e, const Scope& scope, const EvalEnv& env
     case Expr::Kind::kString: return Value::Str(e.text);
     case Expr::Kind::kNull: return Value::Null();
     case Expr::Kind::kStar: return absl::InvalidArgumentError("ORA-00936: missing expression (*)");
-    case Expr::Kind::kColumn: return Column(e, scope);
+    case Expr::Kind::kColumn: return ColumnValue(e, scope);
     case Expr::Kind::kFunction: return Function(e, scope, env);
     case Expr::Kind::kIsNull: {
       absl::StatusOr<Value> v = Eval(*e.args[0], scope, env);

@@ -7,19 +7,12 @@
 #include <string>
 #include <string_view>
 
+#include "cellsim/base/ascii.h"
+
 namespace cellsim::db::internal {
 
-inline std::string Upper(std::string_view s) {
-  std::string r(s);
-  for (char& c : r) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return r;
-}
-
-inline std::string Lower(std::string_view s) {
-  std::string r(s);
-  for (char& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return r;
-}
+using base::Lower;
+using base::Upper;
 
 inline bool IsIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 inline bool IsIdentChar(char c) {
