@@ -6,7 +6,7 @@
 // Environment:
 //   CELLSIM_CRASH_SEED=N   base seed (default 20250607); iteration i derives
 //                          its workload and cut from (N, i)
-//   CELLSIM_CRASH_CUTS=N   number of cuts (default 300; 150 under ASan, 60 under TSan)
+//   CELLSIM_CRASH_CUTS=N   number of cuts (default 300; 150 under ASan, 30 under TSan)
 //   CELLSIM_CRASH_ONLY=I   run iteration I only (the reproduction command)
 //   CELLSIM_CRASH_VERBOSE=1  one line per iteration
 #include <fmt/format.h>
@@ -18,22 +18,8 @@
 
 #include "cellsim/cell/cell.h"
 #include "crash_harness.h"
+#include "testing/sanitizer.h"
 #include "testing/test_util.h"
-
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define CELLSIM_CRASH_TSAN 1
-#endif
-#if __has_feature(address_sanitizer)
-#define CELLSIM_CRASH_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_THREAD__)
-#define CELLSIM_CRASH_TSAN 1
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define CELLSIM_CRASH_ASAN 1
-#endif
 
 namespace cellsim::reliability {
 namespace {
@@ -240,13 +226,7 @@ TEST(CrashCampaign, RandomPowerCuts) {
   const uint64_t base = EnvU64("CELLSIM_CRASH_SEED").value_or(20250607);
   // Defaults sized for CI: about a minute of CPU in each flavour on the
   // project's 2-core machine (docs/crash-campaign.md has the figures).
-#if defined(CELLSIM_CRASH_TSAN)
-  const uint64_t default_cuts = 60;
-#elif defined(CELLSIM_CRASH_ASAN)
-  const uint64_t default_cuts = 150;
-#else
-  const uint64_t default_cuts = 300;
-#endif
+  const uint64_t default_cuts = cellsim::testing::BySanitizer<uint64_t>(300, 150, 30);
   const uint64_t cuts = EnvU64("CELLSIM_CRASH_CUTS").value_or(default_cuts);
   const std::optional<uint64_t> only = EnvU64("CELLSIM_CRASH_ONLY");
   const bool verbose = EnvU64("CELLSIM_CRASH_VERBOSE").value_or(0) != 0;
