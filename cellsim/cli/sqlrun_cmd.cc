@@ -130,6 +130,7 @@ nlohmann::json ResultJson(const SqlrunArgs& a, const sqlrun::RunResult& r, const
                       {"connect_mode", a.connect_mode},
                       {"tx_behavior", a.tx_behavior},
                       {"exe_delay_s", a.exe_delay},
+                      {"timer_s", r.timer_s},
                       {"elapsed_s", r.elapsed_s},
                       {"wall_s", wall_s},
                       {"final", SampleJson(r.final_sample)},
@@ -164,10 +165,10 @@ void PrintSummary(const SqlrunArgs& a, const sqlrun::RunResult& r, const std::st
   }
   std::cout << fmt::format(
       "\nsqlrun: {} sessions, runtime {} s, exe-mode {}, connect-mode {}, tx-behavior {}, "
-      "exe-delay {} s\nclock: {}; run {:.1f} s, wall {:.1f} s\nexecutions {}  commits {}  "
+      "exe-delay {} s\nclock: {}; timer {:.2f} s, run {:.1f} s, wall {:.1f} s\nexecutions {}  commits {}  "
       "rollbacks {}  errors {}\n",
       a.max_sessions, a.runtime, a.exe_mode, a.connect_mode, a.tx_behavior, a.exe_delay, clock,
-      r.elapsed_s, wall_s, r.final_sample.executions, commits, rollbacks, errors);
+      r.timer_s, r.elapsed_s, wall_s, r.final_sample.executions, commits, rollbacks, errors);
   std::cout << sqlrun::RenderStatsReport(r.final_sample);
   for (const sqlrun::SessionSummary& s : r.sessions) {
     if (!s.trace_file.empty()) std::cout << fmt::format("trace file: {}\n", s.trace_file);

@@ -186,6 +186,12 @@ std::optional<absl::Status> InsertAllObjects(Dml& d, const TableDef& t, const Se
   std::shared_ptr<const EncodedRows> rows =
       EncodedAllObjectsRows(d.e.all_objects_rows, d.e.FileTableCopy().created_unix, t.columns);
   if (rows == nullptr) return std::nullopt;
+  // One undo entry per row: sized once, not grown by doubling (a session's
+  // first 70,000-row insert spent most of its time moving the list).
+  std::vector<UndoEntry>& undo = d.sd.txn.undo;
+  if (undo.capacity() < undo.size() + rows->size()) {
+    undo.reserve(std::max(undo.size() + rows->size(), 2 * undo.capacity()));
+  }
   for (size_t i = 0; i < rows->size(); ++i) {
     if (absl::Status st = ins.AddEncoded(rows->row(i)); !st.ok()) return st;
   }
@@ -636,6 +642,22 @@ DataEngine& EngineOf(Database::State& db) {
     db.engine = e;
   }
   return *db.engine;
+}
+
+void WarmEngine(DataEngine& e) {
+  MutexLock lock(&e.mu);
+  const std::vector<Column>& all_objects = AllObjectsColumns();
+  const int64_t created = e.FileTableCopy().created_unix;
+  for (const auto& [name, t] : e.tables) {
+    // Tables made from ALL_OBJECTS (CREATE TABLE AS SELECT *): its columns.
+    const bool copy = std::equal(t.columns.begin(), t.columns.end(), all_objects.begin(),
+                                 all_objects.end(),
+                                 [](const Column& a, const Column& b) { return a.name == b.name; });
+    if (copy) (void)EncodedAllObjectsRows(e.all_objects_rows, created, t.columns);
+  }
+  while (e.free_block_buffers.size() < DataEngine::kPooledBlockBuffers) {
+    e.free_block_buffers.emplace_back(kBlockSize);  // zeroed: every page touched
+  }
 }
 
 bool SetDataSessionParameter(Session::State& s, const std::string& name, const std::string& value,

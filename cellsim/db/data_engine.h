@@ -404,6 +404,8 @@ absl::Status RunLogCommand(DataEngine& e, Recorder& rec, const LogCommand& c, Da
                                             DataOutcome* out);
 // The data engine of the database, made on first use.
 DataEngine& EngineOf(Database::State& db);
+// Database::WarmUp (data_dml.cc).
+void WarmEngine(DataEngine& e) ABSL_LOCKS_EXCLUDED(e.mu);
 // ALTER SESSION SET temp_undo_enabled: true when handled.
 bool SetDataSessionParameter(Session::State& s, const std::string& name, const std::string& value,
                              absl::Status* status);

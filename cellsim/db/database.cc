@@ -275,6 +275,8 @@ std::unique_ptr<Session> Database::NewSession() {
   return std::unique_ptr<Session>(new Session(std::move(st)));
 }
 
+void Database::WarmUp() { internal::WarmEngine(internal::EngineOf(*s_)); }
+
 namespace {
 
 // CREATE DATABASE's files, through the sessions' own DDL (the creation engine).

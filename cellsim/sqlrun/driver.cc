@@ -41,16 +41,30 @@ struct RunContext {
   Shared& shared;
   std::vector<size_t> array;  // StatementArray
   uint64_t start_ns;          // the parent's timer start
+  uint64_t deadline_ns;       // TimerDeadline
   std::atomic<bool> all_started{false};
 
   Clock* clock() const { return pacer.clock(); }
-  // Sqlrun's Timer: whole seconds, START + runtime - now > 0.
-  bool TimeLeft(uint64_t now_ns) const {
-    const int64_t start_s = static_cast<int64_t>(start_ns / 1'000'000'000);
-    const int64_t now_s = static_cast<int64_t>(now_ns / 1'000'000'000);
-    return start_s + o.runtime_s - now_s > 0;
-  }
+  bool TimeLeft(uint64_t now_ns) const { return now_ns < deadline_ns; }
 };
+
+// Sqlrun's Timer (lib/Sqlrun/Timer.pm): START = time, whole Unix seconds,
+// taken in the parent before it forks; check() returns START + runtime -
+// time and the sessions go on while that is > 0: until the wall clock
+// reaches the second START + runtime, `runtime` less the fraction of a
+// second the start came after START (a real run's window is in
+// (runtime - 1, runtime] s). The Unix time of a simulated clock is whole
+// seconds plus its modeled time, so the fraction is the modeled time's; a
+// real clock's is the wall clock's (read once: a clock step during the run
+// does not move the deadline).
+uint64_t TimerDeadline(Clock* clock, uint64_t start_ns, int runtime_s) {
+  const uint64_t wall_ns = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(
+          std::chrono::system_clock::now().time_since_epoch())
+          .count());
+  const uint64_t fraction = (clock->simulated() ? start_ns : wall_ns) % 1'000'000'000;
+  return start_ns - fraction + static_cast<uint64_t>(runtime_s) * 1'000'000'000;
+}
 
 // One session: its db::Session, statement choice, bind cursors, counters.
 class SessionLoop {
@@ -323,7 +337,12 @@ absl::StatusOr<RunResult> RunSqlDir(db::Database* db, const SqlDir& dir, const R
   if (absl::Status s = CheckOptions(dir, o); !s.ok()) return s;
   Clock* clock = db->rack()->clock();
   const size_t n = static_cast<size_t>(o.max_sessions);
+  // Sqlrun runs against a database that has been open a while: its one-time
+  // work is done before the timer starts (the sessions' connects, their
+  // setup and their first parse stay inside it, as in Sqlrun).
+  db->WarmUp();
   const uint64_t start = clock->NowNanos();  // the parent's Timer, before forking
+  const uint64_t deadline = TimerDeadline(clock, start, o.runtime_s);
   std::vector<uint64_t> starts(n + 1, start);
   for (size_t i = 0; i < n && o.connect_mode == ConnectMode::kTrickle; ++i) {
     starts[i] = start + Ns(o.connect_delay_s) * i;
@@ -336,12 +355,13 @@ absl::StatusOr<RunResult> RunSqlDir(db::Database* db, const SqlDir& dir, const R
     shared.sessions.resize(n);
     shared.connected.assign(n, false);
   }
-  RunContext run{db, dir, o, pacer, shared, StatementArray(dir, o.exe_mode), start};
+  RunContext run{db, dir, o, pacer, shared, StatementArray(dir, o.exe_mode), start, deadline};
   std::vector<std::thread> threads;
   for (size_t i = 0; i < n; ++i) threads.emplace_back([&run, i] { SessionLoop(run, i).Go(); });
   run.all_started.store(true);
   RunResult result;
   result.simulated = clock->simulated();
+  result.timer_s = static_cast<double>(deadline - start) / 1e9;
   Monitor(run, n, &result);
   for (std::thread& t : threads) t.join();
   MutexLock l(&shared.mu);

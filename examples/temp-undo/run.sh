@@ -59,11 +59,15 @@ one_run() {
 }
 cd "$here"
 # The seed ran FALSE on 2022-07-05 from 12:46, TRUE later; each run's clock
-# starts at its own time. The two runs are independent racks and the clock is
-# simulated, so they run side by side (PARALLEL=0: one after the other); the
-# figures are the same either way.
+# starts at its own time. The two runs are independent racks: under the
+# simulated clock they run side by side (PARALLEL=0: one after the other),
+# with the same figures either way; under the real clock one after the other,
+# as the seed's did (side by side they would compete for this machine's CPUs,
+# PARALLEL=1).
 start=1657025160
-if [ "${PARALLEL:-1}" = 1 ]; then
+parallel=${PARALLEL:-1}
+[ "$clock" = real ] && parallel=${PARALLEL:-0}
+if [ "$parallel" = 1 ]; then
   one_run FALSE off "$start" &
   false_pid=$!
   one_run TRUE on $((start + 3600)) &

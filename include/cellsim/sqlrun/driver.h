@@ -5,6 +5,10 @@
 // shared timer checked between statements, bind rows cycled with the last
 // one never used. Sessions are threads, each a real db::Session.
 //
+// Before its timer starts the driver has the database do its one-time work
+// (Database::WarmUp), as Sqlrun starts against an instance that has been
+// open a while; connects, session setup and first parses are timed.
+//
 // Time: under a simulated clock (sim::SimClock, the rack's clock with a
 // profile) a conductor lets the session whose modeled time is smallest run
 // its next step (one statement, its commit, its sleep) while the others wait,
@@ -128,6 +132,11 @@ struct RunOptions {
 struct RunResult {
   bool simulated = false;
   double elapsed_s = 0;              // run clock: start to the last session's end
+  // The window Sqlrun's whole-second timer gave: runtime less the fraction of
+  // a second the start came after a whole second of Unix time (so in
+  // (runtime - 1, runtime]); the sessions stop at the first statement
+  // boundary after it.
+  double timer_s = 0;
   std::vector<Sample> samples;       // every sample_interval_s, then the final one
   Sample final_sample;
   std::vector<SessionSummary> sessions;
