@@ -222,15 +222,18 @@ class CorruptionCampaign : public ::testing::Test {
   // A control-file copy lives in ASM: the byte is flipped in the primary
   // copy of its first extent through the cell (so that the current bytes,
   // wherever the write-back cache holds them, are the damaged ones).
+  // The two copies: one in +DATA, one in +RECO (docs/statistics.md).
   void ControlFileCases(int n) {
-    std::vector<asmgr::FileInfo> copies;
+    std::vector<std::pair<std::string, asmgr::FileInfo>> copies;  // disk group, file
     {
       std::unique_ptr<io::IoBackend> io = io::MakePosixBackend();
       CopyTree(base(), work());
       auto rack = asmgr::Rack::Open(io.get(), SystemClock(), work());
       ASSERT_TRUE(rack.ok()) << rack.status();
-      for (const asmgr::FileInfo& f : (*(*rack)->disk_group("DATA"))->ListFiles()) {
-        if (f.type == asmgr::FileType::kControlFile) copies.push_back(f);
+      for (asmgr::DiskGroup* g : (*rack)->disk_groups()) {
+        for (const asmgr::FileInfo& f : g->ListFiles()) {
+          if (f.type == asmgr::FileType::kControlFile) copies.emplace_back(g->name(), f);
+        }
       }
       ASSERT_TRUE((*rack)->Close().ok());
     }
@@ -243,18 +246,18 @@ class CorruptionCampaign : public ::testing::Test {
         offsets.push_back(off);
       }
     }
-    for (const asmgr::FileInfo& f : copies) {
+    for (const auto& [group, f] : copies) {
       for (uint64_t off : offsets) {
-        Case("control file copy", f.name, off, [&] { FlipInAsmFile(f.number, off); });
+        Case("control file copy", f.name, off, [&] { FlipInAsmFile(group, f.number, off); });
       }
     }
   }
 
-  void FlipInAsmFile(uint32_t file, uint64_t offset) {
+  void FlipInAsmFile(const std::string& group, uint32_t file, uint64_t offset) {
     std::unique_ptr<io::IoBackend> io = io::MakePosixBackend();
     auto rack = asmgr::Rack::Open(io.get(), SystemClock(), work());
     ASSERT_TRUE(rack.ok()) << rack.status();
-    asmgr::DiskGroup* dg = *(*rack)->disk_group("DATA");
+    asmgr::DiskGroup* dg = *(*rack)->disk_group(group);
     auto extents = dg->ExtentMap(file, offset, 1);
     ASSERT_TRUE(extents.ok() && !extents->empty());
     const asmgr::ExtentCopy& primary = extents->front().copies.front();

@@ -52,9 +52,11 @@ std::vector<uint8_t> FormattedImage(const db::FileTable& t, const db::DataFile& 
 
 std::vector<uint8_t> FormattedImage(const db::FileTable& t, const db::LogGroup& g) {
   const uint32_t bs = g.block_size;
-  const uint64_t blocks = g.size_bytes / bs;  // block 0 included
-  const format::BlockTemplate tmpl{format::BlockKind::kRedo, bs, g.group, blocks};
-  std::vector<uint8_t> out(g.size_bytes);
+  // A member is SIZE + one block: block 0, the OS header, comes first and
+  // the log header (block 1) counts SIZE / bs blocks (docs/statistics.md).
+  const uint64_t blocks = g.size_bytes / bs;
+  const format::BlockTemplate tmpl{format::BlockKind::kRedo, bs, g.group, blocks + 1};
+  std::vector<uint8_t> out(g.size_bytes + bs);
   format::GenerateRange(tmpl, 0, absl::MakeSpan(out));
   db::internal::LogFileHeaderInfo h{t.db_name, t.dbid, g.thread,          g.group,
                                     bs,        blocks, g.creation_change, g.created_unix};
@@ -92,7 +94,7 @@ std::map<std::string, FileSlot> TableFiles(const db::FileTable& t) {
   for (const db::LogGroup& g : t.log_groups) {
     for (const db::LogMember& m : g.members) {
       out[FileKey(m.file.disk_group, m.file.number)] =
-          FileSlot{m.file.disk_group, m.file.number, m.file.name, g.size_bytes};
+          FileSlot{m.file.disk_group, m.file.number, m.file.name, g.size_bytes + g.block_size};
     }
   }
   return out;
