@@ -246,7 +246,9 @@ class CorruptionCampaign : public ::testing::Test {
         offsets.push_back(off);
       }
     }
-    for (const auto& [group, f] : copies) {
+    for (const auto& copy : copies) {
+      const std::string& group = copy.first;
+      const asmgr::FileInfo& f = copy.second;
       for (uint64_t off : offsets) {
         Case("control file copy", f.name, off, [&] { FlipInAsmFile(group, f.number, off); });
       }

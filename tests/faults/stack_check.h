@@ -40,8 +40,9 @@ inline absl::Status ReadAsm(asmgr::DiskGroup* dg, uint32_t file, uint64_t offset
 inline format::BlockTemplate TemplateOf(const db::DataFile& f) {
   return {format::BlockKind::kData, f.block_size, f.file_number, f.size_bytes / f.block_size + 1};
 }
+// A log member is SIZE + one block (block 0, the OS header, comes first).
 inline format::BlockTemplate TemplateOf(const db::LogGroup& g) {
-  return {format::BlockKind::kRedo, g.block_size, g.group, g.size_bytes / g.block_size};
+  return {format::BlockKind::kRedo, g.block_size, g.group, g.size_bytes / g.block_size + 1};
 }
 
 // OK when the ASM file reads exactly as a freshly created file: every block
