@@ -22,6 +22,14 @@ flavour=${1:-release}; shift || true
 # faster than g++), -O1 with line tables only: enough for sanitizer reports.
 san=(-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug
      "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -gline-tables-only" "-DCMAKE_C_FLAGS_DEBUG=-O1 -gline-tables-only")
+# They link with lld when it is there (scripts/deps.sh installs it): a
+# sanitized test binary links in ~1.2 s instead of ~4.9 s with GNU ld, and CI
+# links about 70 of them per sanitizer. The release and debug flavours and
+# the plain build keep the system's default linker, as a user's build does.
+if command -v ld.lld >/dev/null; then
+  san+=(-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld -DCMAKE_SHARED_LINKER_FLAGS=-fuse-ld=lld
+        -DCMAKE_MODULE_LINKER_FLAGS=-fuse-ld=lld)
+fi
 case "$flavour" in
   release) args=(-DCMAKE_BUILD_TYPE=Release) ;;
   debug)   args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo) ;;
