@@ -6,7 +6,7 @@
 // Environment:
 //   CELLSIM_CRASH_SEED=N   base seed (default 20250607); iteration i derives
 //                          its workload and cut from (N, i)
-//   CELLSIM_CRASH_CUTS=N   number of cuts (default 300; 150 under ASan, 30 under TSan)
+//   CELLSIM_CRASH_CUTS=N   number of cuts (default 300; 90 under ASan, 30 under TSan)
 //   CELLSIM_CRASH_ONLY=I   run iteration I only (the reproduction command)
 //   CELLSIM_CRASH_VERBOSE=1  one line per iteration
 #include <fmt/format.h>
@@ -226,7 +226,7 @@ TEST(CrashCampaign, RandomPowerCuts) {
   const uint64_t base = EnvU64("CELLSIM_CRASH_SEED").value_or(20250607);
   // Defaults sized for CI: about a minute of CPU in each flavour on the
   // project's 2-core machine (docs/crash-campaign.md has the figures).
-  const uint64_t default_cuts = cellsim::testing::BySanitizer<uint64_t>(300, 150, 30);
+  const uint64_t default_cuts = cellsim::testing::BySanitizer<uint64_t>(300, 90, 30);
   const uint64_t cuts = EnvU64("CELLSIM_CRASH_CUTS").value_or(default_cuts);
   const std::optional<uint64_t> only = EnvU64("CELLSIM_CRASH_ONLY");
   const bool verbose = EnvU64("CELLSIM_CRASH_VERBOSE").value_or(0) != 0;
