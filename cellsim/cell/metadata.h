@@ -14,13 +14,14 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "cellsim/cell/cell.h"
+#include "cellsim/cell/cell_service.h"
 #include "cellsim/format/block_template.h"
 
 namespace cellsim::cell::internal {
 
 // Every internal I/O unit (cache valid/dirty bits, journal chunks, superblock
-// slots) is one 4 KiB page: the O_DIRECT alignment.
-inline constexpr uint64_t kPage = 4096;
+// slots) is one 4 KiB page: the O_DIRECT alignment (the public kPageBytes).
+inline constexpr uint64_t kPage = kPageBytes;
 // The checkpoint image.
 inline constexpr uint32_t kFormatVersion = 1;
 // Journal chunks: version 2 may carry data pages after its records (kLineData);
@@ -116,6 +117,11 @@ struct Record {
   // kLineData, in memory only (not encoded): the line's buffer, page p of
   // data_mask at data + p * kPage, written into the chunk's data area.
   const uint8_t* data = nullptr;
+  // kLineData, in memory only: the journal writes those pages into the slot
+  // too, in the chunk's own submission (the cell sets it only where the
+  // slot's pages are already allocated in flash.img, so the write cannot fail
+  // for want of space: a write that could is done first, by the cell).
+  bool write_slot = false;
 };
 // True for kLineSet and kLineData (both set a line's slot and bitmaps).
 inline bool SetsLine(RecordType t) { return t == RecordType::kLineSet || t == RecordType::kLineData; }

@@ -33,6 +33,11 @@
 
 namespace cellsim::cell {
 
+// The cell's page: the unit of its cache bitmaps, O_DIRECT I/O and journal
+// chunks, and the unit the lost-page rule works in (a lost page is healed only
+// by a write of the whole page; a sub-page write over it fails).
+inline constexpr uint64_t kPageBytes = 4096;
+
 enum class FlashCacheMode : uint8_t { kWriteBack, kWriteThrough };
 std::string_view FlashCacheModeName(FlashCacheMode m);  // "WriteBack" / "WriteThrough"
 
