@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <filesystem>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "cellsim/cell/cell_impl.h"
 
 namespace cellsim::cell {
@@ -157,7 +160,8 @@ absl::Status CellImpl::AbsentDiskError(uint32_t disk) const {
                                             GridDiskName(disk), config_.name, absent_[disk]));
 }
 
-absl::Status CellImpl::CreateFiles(const CellConfig& config, bool replace_flash) {
+absl::Status CellImpl::CreateFiles(const CellConfig& config, bool replace_flash,
+                                   bool lay_out_flash) {
   if (absl::Status s = config.Validate(); !s.ok()) return s;
   absl::StatusOr<FlashLayout> layout = ComputeLayout(config);
   if (!layout.ok()) return layout.status();
@@ -197,16 +201,79 @@ absl::Status CellImpl::CreateFiles(const CellConfig& config, bool replace_flash)
     return absl::Status(s.code(), fmt::format("allocating the metadata area of {}/{}: {}", dir_,
                                               kFlashFile, std::string(s.message())));
   }
+  // The journal is written at every durable cache write: written zeros (not
+  // only fallocated, whose unwritten extents each first write would convert,
+  // a metadata change that fdatasync must commit) keep its syncs data-only.
+  if (absl::Status s = LayOutFlash(layout_.journal_offset,
+                                   layout_.journal_offset + layout_.journal_bytes);
+      !s.ok()) {
+    return s;
+  }
+  if (lay_out_flash) {
+    if (absl::Status s = LayOutFlash(layout_.data_offset, layout_.file_bytes); !s.ok()) return s;
+  }
   if (absl::Status s = flash_->Sync(io::SyncKind::kFull); !s.ok()) return s;
   creation_time_ = clock_->UnixSeconds();
   auto meta = MetadataStore::Format(flash_.get(), layout_, config_, creation_time_);
   if (!meta.ok()) return meta.status();
   meta_ = std::move(*meta);
   state_ = std::make_unique<CacheState>(disk_sizes_, layout_.line_size, layout_.num_slots);
+  {
+    MutexLock l(&state_mu_);
+    slot_allocated_.assign(layout_.num_slots, lay_out_flash ? ~uint64_t{0} : 0);
+  }
   mode_ = config_.flash_cache_mode;
   AdoptCachingPolicies();
   AttachCounters();
   return absl::OkStatus();
+}
+
+absl::Status CellImpl::LayOutFlash(uint64_t from, uint64_t to) {
+  constexpr uint64_t kPiece = 1 * kMiB;
+  constexpr size_t kInFlight = 8;
+  io::AlignedBuffer zeros(kPiece);  // zero-filled
+  std::vector<io::IoRequest> io;
+  for (uint64_t at = from; at < to;) {
+    io.clear();
+    for (; at < to && io.size() < kInFlight; at += std::min(kPiece, to - at)) {
+      io.push_back(io::MakeWrite(flash_->handle(), at, zeros.data(), std::min(kPiece, to - at)));
+    }
+    absl::Status s = io_->Submit(absl::MakeSpan(io));
+    for (const io::IoRequest& q : io) s.Update(q.status);
+    if (!s.ok()) {
+      return absl::Status(s.code(), fmt::format("laying out {}/{} at offset {}: {}", dir_,
+                                                kFlashFile, io.front().offset,
+                                                std::string(s.message())));
+    }
+  }
+  return absl::OkStatus();
+}
+
+void CellImpl::FindAllocatedSlotPages() {
+  std::vector<uint64_t> allocated(layout_.num_slots, 0);
+  const int fd = ::open((dir_ + "/" + kFlashFile).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    // Data runs from SEEK_DATA to the next SEEK_HOLE; unwritten (fallocated)
+    // extents may report as holes, which only keeps their pages unknown.
+    const auto end = static_cast<off_t>(layout_.SlotOffset(layout_.num_slots));
+    off_t at = static_cast<off_t>(layout_.data_offset);
+    while (at < end) {
+      const off_t data = ::lseek(fd, at, SEEK_DATA);
+      if (data < 0 || data >= end) break;
+      off_t hole = ::lseek(fd, data, SEEK_HOLE);
+      if (hole < 0) break;
+      hole = std::min(hole, end);
+      for (uint64_t p = io::AlignUp(static_cast<uint64_t>(data), kPage);
+           p + kPage <= static_cast<uint64_t>(hole); p += kPage) {
+        const uint64_t rel = p - layout_.data_offset;
+        allocated[rel / layout_.line_size] |= uint64_t{1} << (rel % layout_.line_size / kPage);
+      }
+      at = hole;
+    }
+    ::close(fd);
+  }
+  MutexLock l(&state_mu_);
+  slot_allocated_ = std::move(allocated);
 }
 
 // The damaged device is kept as flash.img.lost.<unix time> (evidence, never
@@ -308,6 +375,7 @@ absl::Status CellImpl::OpenFiles() {
   if (!read_only_) {
     if (absl::Status s = meta_->Checkpoint(state_.get(), &state_mu_); !s.ok()) return s;
   }
+  FindAllocatedSlotPages();
   mode_ = config_.flash_cache_mode;
   AdoptCachingPolicies();
   return absl::OkStatus();
@@ -638,7 +706,8 @@ absl::StatusOr<std::unique_ptr<Cell>> Cell::Create(io::IoBackend* io, Clock* clo
                                                    const CellConfig& config,
                                                    const CellOpenOptions& options) {
   auto impl = std::make_unique<internal::CellImpl>(io, clock, dir);
-  if (absl::Status s = impl->CreateFiles(config); !s.ok()) {
+  if (absl::Status s = impl->CreateFiles(config, /*replace_flash=*/false, options.lay_out_flash);
+      !s.ok()) {
     impl->closed_ = true;
     return s;
   }
@@ -666,7 +735,8 @@ absl::StatusOr<std::unique_ptr<Cell>> Cell::OpenWithNewFlash(io::IoBackend* io, 
                                                              const CellConfig& config,
                                                              const CellOpenOptions& options) {
   auto impl = std::make_unique<internal::CellImpl>(io, clock, dir);
-  if (absl::Status s = impl->CreateFiles(config, /*replace_flash=*/true); !s.ok()) {
+  if (absl::Status s = impl->CreateFiles(config, /*replace_flash=*/true, options.lay_out_flash);
+      !s.ok()) {
     impl->closed_ = true;
     return s;
   }

@@ -161,6 +161,9 @@ struct CacheWritePlan {
     uint64_t tmpl_pages;  // pages generated from a fast-creation template
     uint64_t write_mask;  // touched | tmpl_pages: the pages written to the slot
     uint8_t* buf;         // the line's new bytes (page p at buf + p * kPage)
+    // Every page of write_mask is allocated in the slot: with data_in_journal
+    // the journal writes them with its chunk (one submission, one sync).
+    bool slot_allocated = false;
   };
   explicit CacheWritePlan(StagingPool* pool) : buffers(pool) {}
 
@@ -230,7 +233,18 @@ class CellImpl {
   // Lifecycle (cell.cc).
   // replace_flash: keep the existing grid disk files (missing ones stay "not
   // present") and put a fresh flash device in place of a lost one.
-  [[nodiscard]] absl::Status CreateFiles(const CellConfig& config, bool replace_flash = false);
+  [[nodiscard]] absl::Status CreateFiles(const CellConfig& config, bool replace_flash = false,
+                                         bool lay_out_flash = false);
+  // Writes zeros over [from, to) of flash.img (allocated, not sparse).
+  [[nodiscard]] absl::Status LayOutFlash(uint64_t from, uint64_t to);
+  // Marks the slot pages flash.img has allocated (SEEK_DATA/SEEK_HOLE) after
+  // Open; a filesystem that cannot tell leaves them unknown (written first).
+  void FindAllocatedSlotPages() ABSL_LOCKS_EXCLUDED(state_mu_);
+  // Marks the pages of `mask` of `slot` as allocated in flash.img.
+  void MarkSlotPagesAllocatedLocked(uint32_t slot, uint64_t mask)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_mu_) {
+    slot_allocated_[slot] |= mask;
+  }
   [[nodiscard]] absl::Status MoveLostFlashAside();
   // CREATE GRIDDISK of a grid disk that is not present: a new, empty file.
   [[nodiscard]] absl::Status CreateGridDisk(const std::string& name)
@@ -452,6 +466,11 @@ class CellImpl {
   // itself to apply records, after its own mutex).
   std::unique_ptr<CacheState> state_ ABSL_PT_GUARDED_BY(state_mu_);
   mutable Mutex state_mu_ ABSL_ACQUIRED_AFTER(mode_mu_);
+  // Per slot, the pages known allocated in flash.img (written since it was
+  // created, laid out, or found as data at Open): a cache write of only such
+  // pages cannot fail with ENOSPC, so its slot write joins the journal chunk's
+  // submission instead of going first.
+  std::vector<uint64_t> slot_allocated_ ABSL_GUARDED_BY(state_mu_);
   // Template slots claimed by FormatRange calls in progress.
   size_t template_reserved_ ABSL_GUARDED_BY(state_mu_) = 0;
   RangeLocks locks_;

@@ -2,8 +2,9 @@
 // to the flash cache line by line: the line's slot (new, or the one it has)
 // receives the written pages, any sub-page edges merged with their current
 // bytes, and every page of the line still covered by a fast-creation template
-// (generated), all marked dirty; then one flash sync and one synced journal
-// chunk for the whole group. Larger writes, and every write in write-through
+// (generated), all marked dirty; then one journal chunk carrying those pages
+// and one flash sync for the whole group (slot pages already allocated in
+// flash.img are written by the journal in the chunk's submission). Larger writes, and every write in write-through
 // mode, go straight to the grid disk (DiskWriteLocked).
 #include <fmt/format.h>
 
@@ -231,6 +232,7 @@ void CellImpl::PlanCacheLinesLocked(absl::Span<WriteRequest*> group, CacheWriteP
         if (a % kPage != 0 && b % kPage != 0 && p0 + 1 == p1) break;  // same page twice
       }
       w.write_mask = w.touched | w.tmpl_pages;
+      w.slot_allocated = (slot_allocated_[w.slot] & w.write_mask) == w.write_mask;
       state_->Touch(key);
       plan->lines.push_back(std::move(w));
     }
@@ -247,6 +249,10 @@ absl::Status CellImpl::CopyIntoFlash(absl::Span<WriteRequest*> group, CacheWrite
     const uint64_t a = std::max(r->offset, lstart);
     const uint64_t b = std::min(r->offset + r->data.size(), lstart + ls);
     std::memcpy(w.buf + (a - lstart), r->data.data() + (a - r->offset), b - a);
+    // Allocated slot pages are written by the journal with its chunk (one
+    // submission); pages that may still be holes go first, here, so that a
+    // full filesystem fails them before any record names them.
+    if (plan->data_in_journal && w.slot_allocated) continue;
     // One request per run of consecutive written pages.
     for (uint32_t p = 0; p < pages;) {
       if ((w.write_mask & (uint64_t{1} << p)) == 0) {
@@ -263,6 +269,12 @@ absl::Status CellImpl::CopyIntoFlash(absl::Span<WriteRequest*> group, CacheWrite
   // No sync here when the journal chunk carries these pages too: one sync
   // makes both durable (JournalCacheLines).
   absl::Status s = SubmitBatch(&writes);
+  if (s.ok() && !writes.reqs.empty()) {
+    MutexLock l(&state_mu_);
+    for (CacheWritePlan::Line& w : plan->lines) {
+      MarkSlotPagesAllocatedLocked(w.slot, w.write_mask);
+    }
+  }
   if (s.ok() && !plan->data_in_journal) s = meta_->SyncAll(state_.get(), &state_mu_);
   return s;
 }
@@ -277,7 +289,7 @@ absl::Status CellImpl::JournalCacheLines(absl::Span<WriteRequest*> group,
                          .slot = w.slot, .valid = w.old_valid | w.write_mask,
                          .dirty = w.old_dirty | w.write_mask, .data_mask = w.write_mask,
                          .data_checksum = LinePagesChecksum(w.buf, w.write_mask),
-                         .data = w.buf});
+                         .data = w.buf, .write_slot = w.slot_allocated});
     } else {
       records.push_back({.type = RecordType::kLineSet, .disk = w.disk, .line = w.line,
                          .slot = w.slot, .valid = w.old_valid | w.write_mask,

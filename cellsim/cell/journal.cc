@@ -282,6 +282,7 @@ absl::Status MetadataStore::Append(const std::vector<Record>& records, bool sync
   {
     MutexLock q(&queue_mu_);
     queue_.push_back(&me);
+    if (lingering_) arrival_cv_.Signal();
   }
   for (;;) {
     {
@@ -295,6 +296,22 @@ absl::Status MetadataStore::Append(const std::vector<Record>& records, bool sync
 }
 
 void MetadataStore::LeadGroup(CacheState* state, Mutex* state_mu) {
+  {
+    // The writers the last group acknowledged come back within microseconds
+    // with their next write. Without a wait the first of them would lead a
+    // group of one while the rest queue behind its sync (groups alternating
+    // 1 and n-1); lingering briefly lets them share this chunk and sync. A
+    // lone writer (last group of one) never waits.
+    MutexLock q(&queue_mu_);
+    const auto deadline = std::chrono::steady_clock::now() + kGroupLinger;
+    lingering_ = true;
+    while (queue_.size() < last_group_) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= deadline) break;
+      (void)arrival_cv_.WaitFor(&queue_mu_, deadline - now);
+    }
+    lingering_ = false;
+  }
   MutexLock l(&mu_);
   std::vector<PendingAppend*> group;
   // Reused: a fast creation's chunk holds thousands of records, and fresh
@@ -317,6 +334,7 @@ void MetadataStore::LeadGroup(CacheState* state, Mutex* state_mu) {
     }
     group.assign(queue_.begin(), queue_.begin() + static_cast<ptrdiff_t>(n));
     queue_.erase(queue_.begin(), queue_.begin() + static_cast<ptrdiff_t>(n));
+    last_group_ = n;
   }
   // Tell replay which chunks were synced (those below synced_seq_): they need
   // no redo, and one of them found torn is damage, not a torn write.
@@ -385,7 +403,9 @@ absl::Status MetadataStore::WriteChunkLocked(const std::vector<Record>& records)
   chunk_io_.push_back(io::MakeWrite(flash_->handle(), at, head_buf_.data(), head_.size()));
   at += head_.size();
   // The data pages, straight from the writers' line buffers: one request per
-  // run of consecutive pages.
+  // run of consecutive pages; and, in the same submission, the slot pages of
+  // records that ask for it (the sync that follows makes both durable; if it
+  // does not complete, replay rewrites the slot pages from the chunk).
   for (const Record& r : records) {
     if (r.type != RecordType::kLineData) continue;
     for (uint32_t p = 0; p < 64;) {
@@ -398,6 +418,10 @@ absl::Status MetadataStore::WriteChunkLocked(const std::vector<Record>& records)
       const uint64_t len = (q - p) * kPage;
       chunk_io_.push_back(io::MakeWrite(flash_->handle(), at,
                                         r.data + p * kPage, len));
+      if (r.write_slot) {
+        chunk_io_.push_back(io::MakeWrite(flash_->handle(), layout_.SlotOffset(r.slot) + p * kPage,
+                                          r.data + p * kPage, len));
+      }
       at += len;
       p = q;
     }

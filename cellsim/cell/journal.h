@@ -14,7 +14,10 @@
 //     if the power fails before it completes, replay writes the data pages of
 //     every chunk not known durable into their slots again (a kDurable record
 //     says which chunks were synced; a torn chunk fails its checksums and is
-//     dropped: its write was not acknowledged).
+//     dropped: its write was not acknowledged). A kLineData record with
+//     `write_slot` has its slot pages written here too, in the chunk's own
+//     submission (one submission + one sync per group; the cell sets it only
+//     for slot pages already allocated in flash.img).
 //   - Checkpoint(): writes the full state to the inactive checkpoint area,
 //     syncs, then writes the superblock with generation+1 pointing to it and a
 //     new journal epoch to copy A, syncs, then to copy B, syncs (every copy
@@ -35,6 +38,7 @@
 #ifndef CELLSIM_CELL_JOURNAL_H_
 #define CELLSIM_CELL_JOURNAL_H_
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -196,6 +200,13 @@ class MetadataStore {
   CondVar queue_cv_;
   std::vector<PendingAppend*> queue_ ABSL_GUARDED_BY(queue_mu_);
   bool leader_ ABSL_GUARDED_BY(queue_mu_) = false;
+  // The linger: a new leader that finds fewer appends queued than the last
+  // group held waits up to kGroupLinger for the others (arrivals signal
+  // arrival_cv_ while it does).
+  static constexpr std::chrono::microseconds kGroupLinger{150};
+  CondVar arrival_cv_;
+  bool lingering_ ABSL_GUARDED_BY(queue_mu_) = false;
+  size_t last_group_ ABSL_GUARDED_BY(queue_mu_) = 1;
 };
 
 }  // namespace cellsim::cell::internal

@@ -364,6 +364,51 @@ TEST_F(CellTest, BatchesCostOneJournalSync) {
   EXPECT_EQ(st.flash_cache_writes, 16u);
 }
 
+// A durable write-back write whose slot pages are allocated in flash.img is one
+// submission (chunk and slot pages together) and one fdatasync, like fio's
+// pwrite + fdatasync; pages that may be holes are written first (a full
+// filesystem must fail them before a record names them).
+TEST_F(CellTest, DurableCacheWriteIsOneSubmissionAndOneSync) {
+  auto cell = MakeCell();
+  const std::vector<uint8_t> a = RandomBytes(rng_, 8192), b = RandomBytes(rng_, 8192);
+  auto write = [&](const std::vector<uint8_t>& data) {
+    std::vector<WriteRequest> w = {{.grid_disk = 0, .offset = 64 * kKiB, .data = data}};
+    const io::IoBackendCounters before = io_->Counters();
+    EXPECT_OK(cell->Write(absl::MakeSpan(w), nullptr));
+    const io::IoBackendCounters after = io_->Counters();
+    EXPECT_EQ(after.syncs - before.syncs, 1u);
+    return after.submits - before.submits;
+  };
+  EXPECT_EQ(write(a), 2u);  // sparse flash.img: the slot pages first, then the chunk
+  EXPECT_EQ(write(b), 1u);  // the same pages again: allocated now
+  // Open finds the allocated pages (SEEK_DATA) and keeps the one submission.
+  cell = Reopen(std::move(cell));
+  EXPECT_EQ(write(a), 1u);
+  ASSERT_OK_AND_ASSIGN(auto got, ReadOne(cell.get(), 0, 64 * kKiB, 8192));
+  EXPECT_EQ(got, a);
+  cell = Reopen(std::move(cell));
+  ASSERT_OK_AND_ASSIGN(got, ReadOne(cell.get(), 0, 64 * kKiB, 8192));
+  EXPECT_EQ(got, a);
+}
+
+TEST_F(CellTest, LaidOutFlashHasNoHolesAndWritesInOneSubmission) {
+  auto cell = Cell::Create(io_.get(), &clock_, Dir(), SmallConfig(),
+                           {.start_cleaner = false, .lay_out_flash = true});
+  ASSERT_TRUE(cell.ok()) << cell.status();
+  EXPECT_GE(cellsim::testing::AllocatedBytes(Dir() + "/flash.img"),
+            SmallConfig().flash_size_bytes - 64 * kKiB);
+  const std::vector<uint8_t> a = RandomBytes(rng_, 8192);
+  std::vector<WriteRequest> w = {{.grid_disk = 1, .offset = 128 * kKiB + 4096, .data = a}};
+  const io::IoBackendCounters before = io_->Counters();
+  ASSERT_OK((*cell)->Write(absl::MakeSpan(w), nullptr));
+  const io::IoBackendCounters after = io_->Counters();
+  EXPECT_EQ(after.submits - before.submits, 1u);
+  EXPECT_EQ(after.syncs - before.syncs, 1u);
+  std::unique_ptr<Cell> c = Reopen(std::move(*cell));
+  ASSERT_OK_AND_ASSIGN(auto got, ReadOne(c.get(), 1, 128 * kKiB + 4096, 8192));
+  EXPECT_EQ(got, a);
+}
+
 TEST_F(CellTest, TemplateRoomCountsOneSlotPerFreshRange) {
   CellConfig c = SmallConfig();
   c.max_template_ranges = 4;

@@ -89,6 +89,15 @@ struct CellOpenOptions {
   // in memory. Write, FormatRange, Flush, SetFlashCacheMode and LoseFlash fail
   // with FailedPrecondition naming the cell.
   bool read_only = false;
+  // Create and OpenWithNewFlash only: write zeros over flash.img's whole cache
+  // area now (a real flash device has no holes; fio lays out its file the same
+  // way before it measures). A slot page written for the first time lands in
+  // a hole, and the fdatasync that makes it durable must then also commit the
+  // filesystem's allocation (one journal commit more per durable write); on a
+  // laid-out device it flushes data only. Costs one write of the device's size
+  // at creation (so off by default: tests use small sparse files). The
+  // journal area is laid out either way.
+  bool lay_out_flash = false;
 };
 
 namespace internal {
