@@ -11,7 +11,10 @@ namespace cellsim::asmgr::internal {
 namespace {
 
 constexpr uint32_t kCheckpointMagic = 0x4B434741;  // "AGCK"
-constexpr uint32_t kCheckpointVersion = 1;
+// Version 1 (every file mirrored as its group) is still read, its files
+// taking the group's redundancy and copies.
+constexpr uint32_t kCheckpointVersion = Catalog::kCheckpointVersion;
+constexpr uint32_t kGroupRedundancyCheckpointVersion = 1;
 constexpr uint32_t kMaxExtents = 1u << 26;  // 64 Mi extents = 256 TiB at 4 MiB AU
 constexpr uint32_t kMaxDisks = 1u << 16;
 
@@ -45,7 +48,38 @@ bool DecodeFileInfo(Decoder* d, FileInfo* f) {
   return true;
 }
 
+// Reads a file's redundancy and copies (u8 each) and checks them: an unknown
+// redundancy code or a copy count the redundancy cannot have is DataLoss,
+// never a guess.
+absl::Status DecodeFileRedundancy(Decoder* d, FileInfo* f, const std::string& what) {
+  uint8_t red = 0, copies = 0;
+  if (!d->GetU8(&red) || !d->GetU8(&copies)) return d->Truncated(what);
+  if (red > static_cast<uint8_t>(Redundancy::kHigh)) {
+    return Corrupt(fmt::format("{}: file {} has unknown redundancy code {}", what, f->number,
+                               red));
+  }
+  f->redundancy = static_cast<Redundancy>(red);
+  if (copies < 1 || copies > Copies(f->redundancy)) {
+    return Corrupt(fmt::format("{}: file {} of {} redundancy has {} copies", what, f->number,
+                               FileRedundancyName(f->redundancy), copies));
+  }
+  f->copies = copies;
+  return absl::OkStatus();
+}
+
+void EncodeFileRedundancy(Encoder* e, const FileInfo& f) {
+  e->PutU8(static_cast<uint8_t>(f.redundancy));
+  e->PutU8(static_cast<uint8_t>(f.copies));
+}
+
 }  // namespace
+
+uint32_t Catalog::PlacedCopiesFor(Redundancy wanted) const {
+  std::set<uint32_t> fgs;
+  for (const DiskRec& d : disks) fgs.insert(d.ref.cell);
+  return PlacedCopies(wanted, static_cast<uint32_t>(fgs.size()),
+                      redundancy == Redundancy::kExternal ? 0 : max_partners);
+}
 
 void Catalog::InitDisks() {
   for (DiskRec& d : disks) {
@@ -93,21 +127,17 @@ void Catalog::EncodeFileInfo(Encoder* e, const FileInfo& f) {
   e->PutU64(static_cast<uint64_t>(f.modification_time_unix));
 }
 
-void Catalog::EncodeExtents(Encoder* e, absl::Span<const ExtentLocs> extents) const {
-  EncodeLocs(e, copies(), extents);
-}
-
 // Decodes `n` extents' locations and checks them against the catalog: every
 // location inside its disk, free now, and not used twice by the record itself.
-static absl::Status DecodeNewExtents(const Catalog& cat, Decoder* d,
+static absl::Status DecodeNewExtents(const Catalog& cat, Decoder* d, uint32_t copies,
                                      std::vector<ExtentLocs>* out, const char* what) {
   uint32_t n = 0;
   if (!d->GetU32(&n) || n > kMaxExtents) return Corrupt(fmt::format("{}: bad extent count", what));
-  if (d->remaining() < uint64_t{n} * cat.copies() * 8) return d->Truncated(what);
+  if (d->remaining() < uint64_t{n} * copies * 8) return d->Truncated(what);
   out->resize(n);
   std::set<std::pair<uint32_t, uint32_t>> seen;
   for (uint32_t i = 0; i < n; ++i) {
-    for (uint32_t c = 0; c < cat.copies(); ++c) {
+    for (uint32_t c = 0; c < copies; ++c) {
       CopyLoc& l = (*out)[i][c];
       if (!d->GetU32(&l.disk) || !d->GetU32(&l.au)) return d->Truncated(what);
       if (l.disk >= cat.disks.size() || l.au >= cat.disks[l.disk].total_aus) {
@@ -131,16 +161,24 @@ absl::Status Catalog::Apply(uint64_t new_seq, absl::Span<const uint8_t> body) {
   uint8_t type = 0;
   if (!d.GetU8(&type)) return d.Truncated("record type");
   switch (static_cast<RecordType>(type)) {
+    case RecordType::kCreateFileGroupRedundancy:
     case RecordType::kCreateFile: {
       FileRec f;
       if (!DecodeFileInfo(&d, &f.info)) return d.Truncated("create-file record");
       if (f.info.number < 256 || files.count(f.info.number) != 0) {
         return Corrupt(fmt::format("create of file {} which exists", f.info.number));
       }
-      absl::Status st = DecodeNewExtents(*this, &d, &f.extents, "create-file record");
+      f.info.redundancy = redundancy;
+      f.info.copies = copies();
+      if (static_cast<RecordType>(type) == RecordType::kCreateFile) {
+        absl::Status st = DecodeFileRedundancy(&d, &f.info, "create-file record");
+        if (!st.ok()) return st;
+      }
+      absl::Status st =
+          DecodeNewExtents(*this, &d, f.copies(), &f.extents, "create-file record");
       if (!st.ok()) return st;
       for (uint32_t i = 0; i < f.extents.size(); ++i) {
-        for (uint32_t c = 0; c < copies(); ++c) {
+        for (uint32_t c = 0; c < f.copies(); ++c) {
           Take(f.extents[i][c], AuOwner{f.info.number, i, static_cast<uint8_t>(c)});
         }
       }
@@ -160,7 +198,7 @@ absl::Status Catalog::Apply(uint64_t new_seq, absl::Span<const uint8_t> body) {
       if (it == files.end()) return Corrupt(fmt::format("resize of missing file {}", file));
       FileRec& f = it->second;
       std::vector<ExtentLocs> added;
-      absl::Status st = DecodeNewExtents(*this, &d, &added, "resize record");
+      absl::Status st = DecodeNewExtents(*this, &d, f.copies(), &added, "resize record");
       if (!st.ok()) return st;
       if (count < f.extents.size() ? !added.empty()
                                    : f.extents.size() + added.size() != count) {
@@ -168,12 +206,12 @@ absl::Status Catalog::Apply(uint64_t new_seq, absl::Span<const uint8_t> body) {
                                    count));
       }
       while (f.extents.size() > count) {
-        for (uint32_t c = 0; c < copies(); ++c) Release(f.extents.back()[c]);
+        for (uint32_t c = 0; c < f.copies(); ++c) Release(f.extents.back()[c]);
         f.extents.pop_back();
       }
       for (const ExtentLocs& x : added) {
         const uint32_t i = static_cast<uint32_t>(f.extents.size());
-        for (uint32_t c = 0; c < copies(); ++c) {
+        for (uint32_t c = 0; c < f.copies(); ++c) {
           Take(x[c], AuOwner{file, i, static_cast<uint8_t>(c)});
         }
         f.extents.push_back(x);
@@ -189,7 +227,7 @@ absl::Status Catalog::Apply(uint64_t new_seq, absl::Span<const uint8_t> body) {
       auto it = files.find(file);
       if (it == files.end()) return Corrupt(fmt::format("delete of missing file {}", file));
       for (const ExtentLocs& x : it->second.extents) {
-        for (uint32_t c = 0; c < copies(); ++c) Release(x[c]);
+        for (uint32_t c = 0; c < it->second.copies(); ++c) Release(x[c]);
       }
       files.erase(it);
       break;
@@ -235,10 +273,10 @@ absl::Status Catalog::Apply(uint64_t new_seq, absl::Span<const uint8_t> body) {
   return absl::OkStatus();
 }
 
-std::vector<uint8_t> Catalog::EncodeCheckpoint() const {
+std::vector<uint8_t> Catalog::EncodeCheckpoint(uint32_t version) const {
   Encoder e;
   e.PutU32(kCheckpointMagic);
-  e.PutU32(kCheckpointVersion);
+  e.PutU32(version);
   e.PutU64(seq);
   e.PutString(name);
   e.PutU8(static_cast<uint8_t>(redundancy));
@@ -264,7 +302,8 @@ std::vector<uint8_t> Catalog::EncodeCheckpoint() const {
   e.PutU32(static_cast<uint32_t>(files.size()));
   for (const auto& [num, f] : files) {
     EncodeFileInfo(&e, f.info);
-    EncodeExtents(&e, f.extents);
+    if (version != kGroupRedundancyCheckpointVersion) EncodeFileRedundancy(&e, f.info);
+    EncodeLocs(&e, f.copies(), f.extents);
   }
   e.PutU64(Checksum64(e.data(), kCatalogCheckpointSeed));
   return std::move(e.bytes());
@@ -286,7 +325,7 @@ absl::StatusOr<Catalog> Catalog::DecodeCheckpoint(absl::Span<const uint8_t> byte
   uint8_t red = 0;
   if (!d.GetU32(&magic) || !d.GetU32(&version)) return d.Truncated(what);
   if (magic != kCheckpointMagic) return Corrupt(fmt::format("{}: bad magic {:#x}", what, magic));
-  if (version != kCheckpointVersion) {
+  if (version != kCheckpointVersion && version != kGroupRedundancyCheckpointVersion) {
     return Corrupt(fmt::format("{}: {} {}, this build reads version {}", what,
                                version > kCheckpointVersion ? "newer format version"
                                                             : "unsupported format version",
@@ -345,10 +384,15 @@ absl::StatusOr<Catalog> Catalog::DecodeCheckpoint(absl::Span<const uint8_t> byte
     if (f.info.number < 256 || c.files.count(f.info.number) != 0) {
       return Corrupt(fmt::format("{}: file number {} invalid or repeated", what, f.info.number));
     }
-    absl::Status st = DecodeNewExtents(c, &d, &f.extents, what.c_str());
+    f.info.redundancy = c.redundancy;
+    f.info.copies = c.copies();
+    if (version != kGroupRedundancyCheckpointVersion) {
+      if (absl::Status st = DecodeFileRedundancy(&d, &f.info, what); !st.ok()) return st;
+    }
+    absl::Status st = DecodeNewExtents(c, &d, f.copies(), &f.extents, what.c_str());
     if (!st.ok()) return st;
     for (uint32_t x = 0; x < f.extents.size(); ++x) {
-      for (uint32_t k = 0; k < c.copies(); ++k) {
+      for (uint32_t k = 0; k < f.copies(); ++k) {
         CopyLoc loc = f.extents[x][k];
         DiskRec& r = c.disks[loc.disk];
         // Take() without the offline stale rule: the stale set is restored below.
@@ -369,12 +413,13 @@ absl::StatusOr<Catalog> Catalog::DecodeCheckpoint(absl::Span<const uint8_t> byte
   return c;
 }
 
-std::vector<uint8_t> MakeCreateFileRecord(const Catalog& cat, const FileInfo& info,
+std::vector<uint8_t> MakeCreateFileRecord(const FileInfo& info,
                                           absl::Span<const ExtentLocs> extents) {
   Encoder e;
   e.PutU8(static_cast<uint8_t>(RecordType::kCreateFile));
   Catalog::EncodeFileInfo(&e, info);
-  cat.EncodeExtents(&e, extents);
+  EncodeFileRedundancy(&e, info);
+  EncodeLocs(&e, info.copies, extents);
   return std::move(e.bytes());
 }
 
@@ -387,7 +432,7 @@ std::vector<uint8_t> MakeResizeFileRecord(const Catalog& cat, uint32_t file, uin
   e.PutU64(new_size);
   e.PutU64(static_cast<uint64_t>(mtime));
   e.PutU32(new_extent_count);
-  cat.EncodeExtents(&e, added);
+  EncodeLocs(&e, cat.files.at(file).copies(), added);
   return std::move(e.bytes());
 }
 

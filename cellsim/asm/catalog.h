@@ -42,7 +42,7 @@ struct CopyLoc {
   uint32_t au = 0;
   bool operator==(const CopyLoc&) const = default;
 };
-using ExtentLocs = std::array<CopyLoc, 3>;  // first Copies(redundancy) are used
+using ExtentLocs = std::array<CopyLoc, 3>;  // the first FileRec::copies() are used
 
 // Who owns an AU (file 0 = free).
 struct AuOwner {
@@ -69,16 +69,22 @@ struct DiskRec {
 };
 
 struct FileRec {
-  FileInfo info;
+  FileInfo info;  // info.redundancy / info.copies: the file's own mirroring
   std::vector<ExtentLocs> extents;
+
+  uint32_t copies() const { return info.copies; }
 };
 
 enum class RecordType : uint8_t {
-  kCreateFile = 1,
+  // Version 1 journals (every file mirrored as its group): the file gets the
+  // group's redundancy and copies. Still replayed; no longer written.
+  kCreateFileGroupRedundancy = 1,
   kResizeFile = 2,
   kDeleteFile = 3,
   kDiskState = 4,
   kStale = 5,
+  // A file with its own redundancy and copies (from its type's template).
+  kCreateFile = 6,
 };
 
 struct Catalog {
@@ -92,7 +98,11 @@ struct Catalog {
   std::vector<DiskRec> disks;
   std::map<uint32_t, FileRec> files;
 
+  // Copies of the group's own redundancy (failure-group rules, lsdg's usable
+  // space); a file's extents have FileRec::copies().
   uint32_t copies() const { return Copies(redundancy); }
+  // The copies a new file of `wanted` redundancy gets here (PlacedCopies).
+  uint32_t PlacedCopiesFor(Redundancy wanted) const;
 
   // Initializes owners/derived fields of freshly described disks.
   void InitDisks();
@@ -102,14 +112,18 @@ struct Catalog {
   // (nothing is changed then).
   [[nodiscard]] absl::Status Apply(uint64_t seq, absl::Span<const uint8_t> body);
 
-  // Checkpoint bytes (magic, version, everything, checksum).
-  std::vector<uint8_t> EncodeCheckpoint() const;
+  // Checkpoint bytes (magic, version, everything, checksum). Version 2 (the
+  // default) keeps each file's redundancy and copies; version 1, the format of
+  // racks made before per-file redundancy, has none (its files are mirrored as
+  // their group) and is written only by the compatibility tests, for files
+  // mirrored as the group.
+  static constexpr uint32_t kCheckpointVersion = 2;
+  std::vector<uint8_t> EncodeCheckpoint(uint32_t version = kCheckpointVersion) const;
   [[nodiscard]] static absl::StatusOr<Catalog> DecodeCheckpoint(
       absl::Span<const uint8_t> bytes, const std::string& what);
 
   // Helpers for the record builders (body after seq/type).
   static void EncodeFileInfo(Encoder* e, const FileInfo& f);
-  void EncodeExtents(Encoder* e, absl::Span<const ExtentLocs> extents) const;
 
   // Ownership bookkeeping.
   void Take(CopyLoc loc, AuOwner owner);
@@ -118,7 +132,7 @@ struct Catalog {
 };
 
 // Record builders: return a record body (type + fields).
-std::vector<uint8_t> MakeCreateFileRecord(const Catalog& cat, const FileInfo& info,
+std::vector<uint8_t> MakeCreateFileRecord(const FileInfo& info,
                                           absl::Span<const ExtentLocs> extents);
 std::vector<uint8_t> MakeResizeFileRecord(const Catalog& cat, uint32_t file,
                                           uint64_t new_size, int64_t mtime,

@@ -245,7 +245,7 @@ absl::Status MountWithMissingDisks(DiskGroup::State& s,
   for (const auto& [number, f] : cat.files) {
     for (size_t x = 0; x < f.extents.size(); ++x) {
       bool current = false;
-      for (uint32_t c = 0; c < cat.copies(); ++c) {
+      for (uint32_t c = 0; c < f.copies(); ++c) {
         const CopyLoc l = f.extents[x][c];
         const DiskRec& d = cat.disks[l.disk];
         current |= !missing[l.disk] && !lost[l.disk] && d.online && d.stale.count(l.au) == 0;
@@ -344,11 +344,13 @@ absl::Status ValidateSpec(const FileSpec& spec) {
 
 }  // namespace
 
-static absl::Status NoSpace(const Catalog& cat, const std::string& what, uint64_t extents) {
+// "Usable free" is free raw / the file's copies: what that file could still take.
+static absl::Status NoSpace(const Catalog& cat, const std::string& what, uint64_t extents,
+                            uint32_t copies) {
   const uint64_t free_raw = cat.FreeAus() * cat.au_size;
   return absl::ResourceExhaustedError(fmt::format(
       "disk group {} has {} MiB usable free ({} MiB raw, {} redundancy), {} MiB requested{}",
-      cat.name, MiB(free_raw / cat.copies()), MiB(free_raw), RedundancyName(cat.redundancy),
+      cat.name, MiB(free_raw / copies), MiB(free_raw), RedundancyName(cat.redundancy),
       MiB(extents * cat.au_size), what));
 }
 
@@ -361,14 +363,17 @@ absl::StatusOr<FileInfo> DiskGroup::CreateFile(const FileSpec& spec_in) {
   Catalog& cat = s_->cat;
   const uint64_t count = (spec.size_bytes + cat.au_size - 1) / cat.au_size;
   const uint32_t number = cat.next_file;
-  absl::StatusOr<std::vector<ExtentLocs>> plan = internal::PlanExtents(cat, count, number);
+  FileInfo info;
+  info.redundancy = TemplateRedundancy(cat.redundancy, spec.type);
+  info.copies = cat.PlacedCopiesFor(info.redundancy);
+  absl::StatusOr<std::vector<ExtentLocs>> plan =
+      internal::PlanExtents(cat, count, number, info.copies);
   if (!plan.ok()) {
     return NoSpace(cat,
                    fmt::format(" for +{}/{}/{}/{}", cat.name, spec.db_name,
                                std::string(FileTypeName(spec.type)), spec.tag),
-                   count);
+                   count, info.copies);
   }
-  FileInfo info;
   info.number = number;
   const int64_t now = s_->env.clock->UnixSeconds();
   info.incarnation = std::max<uint32_t>(cat.last_incarnation + 1,
@@ -381,7 +386,7 @@ absl::StatusOr<FileInfo> DiskGroup::CreateFile(const FileSpec& spec_in) {
   info.block_size = spec.block_size;
   info.creation_time_unix = info.modification_time_unix = now;
   std::vector<std::vector<uint8_t>> bodies;
-  bodies.push_back(internal::MakeCreateFileRecord(cat, info, *plan));
+  bodies.push_back(internal::MakeCreateFileRecord(info, *plan));
   st = s_->Commit(std::move(bodies));
   if (!st.ok()) return st;
   return cat.files.at(number).info;
@@ -403,11 +408,11 @@ absl::StatusOr<FileInfo> DiskGroup::ResizeFile(uint32_t file, uint64_t new_size)
   std::vector<ExtentLocs> added;
   if (count > old_count) {
     absl::StatusOr<std::vector<ExtentLocs>> plan =
-        internal::PlanExtents(cat, count - old_count, file + old_count);
+        internal::PlanExtents(cat, count - old_count, file + old_count, it->second.copies());
     if (!plan.ok()) {
       return NoSpace(cat,
                      fmt::format(" to grow {} to {} MiB", it->second.info.name, MiB(new_size)),
-                     count - old_count);
+                     count - old_count, it->second.copies());
     }
     added = *std::move(plan);
   }
@@ -431,7 +436,7 @@ absl::Status DiskGroup::DeleteFile(uint32_t file) {
     if (it == s_->cat.files.end()) {
       return absl::NotFoundError(fmt::format("disk group {} has no file {}", s_->cat.name, file));
     }
-    discards = internal::DiscardRequestsFor(*s_, it->second.extents);
+    discards = internal::DiscardRequestsFor(*s_, it->second);
     std::vector<std::vector<uint8_t>> bodies;
     bodies.push_back(internal::MakeDeleteFileRecord(file));
     if (absl::Status st = s_->Commit(std::move(bodies)); !st.ok()) return st;
@@ -485,7 +490,7 @@ absl::StatusOr<std::vector<Extent>> DiskGroup::ExtentMap(uint32_t file, uint64_t
     e.index = static_cast<uint32_t>(x);
     e.file_offset = off;
     e.length = s_->ExtentLength(f, e.index);
-    for (uint32_t c = 0; c < cat.copies(); ++c) {
+    for (uint32_t c = 0; c < f.copies(); ++c) {
       const CopyLoc l = f.extents[x][c];
       const DiskRec& d = cat.disks[l.disk];
       e.copies.push_back(ExtentCopy{.disk = l.disk,
@@ -581,16 +586,21 @@ std::vector<FileView> DiskGroup::Files() const {
   for (const auto& [n, f] : cat.files) {
     FileView v;
     v.type = std::string(FileTypeName(f.info.type));
-    v.redundancy = cat.redundancy == Redundancy::kExternal ? "UNPROT"
-                   : cat.redundancy == Redundancy::kNormal ? "MIRROR"
-                                                           : "HIGH";
+    v.redundancy = std::string(FileRedundancyName(f.info.redundancy));
+    v.striped = std::string(TemplateStripe(f.info.type));
+    v.copies = f.copies();
+    v.redundancy_lowered = f.info.redundancy_lowered();
     v.time_unix = f.info.modification_time_unix;
     v.name = f.info.name;
     v.bytes = f.info.size_bytes;
-    v.space = uint64_t{f.info.extents} * cat.au_size * cat.copies();
+    v.space = uint64_t{f.info.extents} * cat.au_size * f.copies();
     out.push_back(std::move(v));
   }
   return out;
+}
+
+std::vector<TemplateView> DiskGroup::Templates() const {
+  return SystemTemplates(s_->fixed().redundancy);
 }
 
 absl::Status DiskGroup::CheckConsistency() const {
@@ -608,7 +618,7 @@ absl::Status DiskGroup::CheckConsistency() const {
     }
     for (uint32_t x = 0; x < f.extents.size(); ++x) {
       std::set<uint32_t> fgs;
-      for (uint32_t c = 0; c < cat.copies(); ++c) {
+      for (uint32_t c = 0; c < f.copies(); ++c) {
         const CopyLoc l = f.extents[x][c];
         if (l.disk >= cat.disks.size() || l.au >= cat.disks[l.disk].total_aus) {
           return breach(fmt::format("{} extent {} copy {} out of range", f.info.name, x, c));

@@ -80,10 +80,10 @@ void DoCellIo(const DiskGroupEnv& env, bool write, absl::Span<CopyIo> ios, AsmIo
 }
 
 std::vector<std::pair<uint32_t, cell::DiscardRequest>> DiscardRequestsFor(
-    const DiskGroup::State& s, const std::vector<ExtentLocs>& extents) {
+    const DiskGroup::State& s, const FileRec& file) {
   std::vector<std::pair<uint32_t, cell::DiscardRequest>> out;
-  for (const ExtentLocs& x : extents) {
-    for (uint32_t c = 0; c < s.cat.copies(); ++c) {
+  for (const ExtentLocs& x : file.extents) {
+    for (uint32_t c = 0; c < file.copies(); ++c) {
       const DiskRec& d = s.cat.disks[x[c].disk];
       if (!d.online) continue;
       out.push_back({d.ref.cell, cell::DiscardRequest{.grid_disk = d.ref.grid_disk,
@@ -118,6 +118,7 @@ struct Piece {
   uint64_t length = 0;
   uint8_t* data = nullptr;
   ExtentLocs locs;
+  uint32_t copies = 0;           // the file's
   std::array<bool, 3> online{};  // its disk is online
   std::array<bool, 3> usable{};  // disk online and the copy current
   uint32_t landed = 0;
@@ -161,7 +162,8 @@ static std::vector<Piece> SplitRequests(const DiskGroup::State& s, const FileRec
       p.length = std::min(end, (p.extent + uint64_t{1}) * au) - off;
       p.data = ptr + (off - requests[r].file_offset);
       p.locs = f.extents[p.extent];
-      for (uint32_t c = 0; c < s.cat.copies(); ++c) {
+      p.copies = f.copies();
+      for (uint32_t c = 0; c < p.copies; ++c) {
         const internal::DiskRec& d = s.cat.disks[p.locs[c].disk];
         p.online[c] = d.online;
         p.usable[c] = d.online && d.stale.count(p.locs[c].au) == 0;
@@ -295,7 +297,7 @@ absl::Status DiskGroup::Write(uint32_t file, absl::Span<AsmWriteRequest> request
     // a crash can never leave a changed extent that resync would not copy.
     std::vector<CopyLoc> stale;
     for (const Piece& p : pieces) {
-      for (uint32_t c = 0; c < s_->cat.copies(); ++c) {
+      for (uint32_t c = 0; c < p.copies; ++c) {
         const internal::DiskRec& d = s_->cat.disks[p.locs[c].disk];
         if (!d.online && d.stale.count(p.locs[c].au) == 0) stale.push_back(p.locs[c]);
       }
@@ -321,7 +323,7 @@ absl::Status DiskGroup::Write(uint32_t file, absl::Span<AsmWriteRequest> request
   std::vector<std::pair<size_t, uint32_t>> owner;  // (piece, copy)
   for (size_t i = 0; i < pieces.size(); ++i) {
     Piece& p = pieces[i];
-    for (uint32_t c = 0; c < s_->fixed().copies(); ++c) {
+    for (uint32_t c = 0; c < p.copies; ++c) {
       if (!p.online[c]) continue;
       ios.push_back(PieceCopyIo(*s_, p, c));
       ios.back().redo = requests[p.request].redo;
@@ -484,6 +486,7 @@ absl::Status DiskGroup::Read(uint32_t file, absl::Span<AsmReadRequest> requests,
   std::vector<Piece> pieces;
   uint32_t block_size = 0;
   FileType type = FileType::kDataFile;
+  uint32_t copies = 0;  // the file's
   {
     MutexLock lock(&s_->mu);
     absl::Status found = SplitFileRequests(
@@ -492,8 +495,8 @@ absl::Status DiskGroup::Read(uint32_t file, absl::Span<AsmReadRequest> requests,
         &pieces, &block_size);
     if (!found.ok()) return found;
     type = s_->cat.files.at(file).info.type;
+    copies = s_->cat.files.at(file).copies();
   }
-  const uint32_t copies = s_->fixed().copies();
   std::vector<ReadOutcome> out(pieces.size());
   for (uint32_t round = 0; round < copies; ++round) {
     std::vector<CopyIo> ios;
@@ -583,11 +586,11 @@ static absl::Status PlanFormat(DiskGroup::State& s, uint32_t file, const FormatO
   const uint64_t au = s.cat.au_size;
   const uint64_t extents = (end + au - 1) / au - begin / au;
   plan->extents_in_range.reserve(extents);
-  plan->jobs.reserve(extents * s.cat.copies());
+  plan->jobs.reserve(extents * f.copies());
   for (uint64_t x = begin / au; x * au < end; ++x) {
     const uint64_t lo = std::max(begin, x * au), hi = std::min(end, (x + 1) * au);
     plan->extents_in_range.push_back(static_cast<uint32_t>(x));
-    for (uint32_t c = 0; c < s.cat.copies(); ++c) {
+    for (uint32_t c = 0; c < f.copies(); ++c) {
       const CopyLoc l = f.extents[x][c];
       const internal::DiskRec& d = s.cat.disks[l.disk];
       if (!d.online) {

@@ -104,7 +104,7 @@ std::vector<CopyLoc> SourcesOf(const DiskGroup::State& s, CopyLoc loc)
   std::vector<CopyLoc> out;
   const internal::AuOwner& o = s.cat.disks[loc.disk].owners[loc.au];
   const FileRec& f = s.cat.files.at(o.file);
-  for (uint32_t c = 0; c < s.cat.copies(); ++c) {
+  for (uint32_t c = 0; c < f.copies(); ++c) {
     const CopyLoc l = f.extents[o.extent][c];
     if (l == loc) continue;
     const DiskRec& d = s.cat.disks[l.disk];
@@ -203,7 +203,7 @@ absl::Status DiskGroup::OfflineDisk(uint32_t disk) {
   for (const auto& [number, f] : s_->cat.files) {
     for (size_t x = 0; x < f.extents.size(); ++x) {
       bool other_current = false;
-      for (uint32_t c = 0; c < s_->cat.copies(); ++c) {
+      for (uint32_t c = 0; c < f.copies(); ++c) {
         const internal::CopyLoc& l = f.extents[x][c];
         const internal::DiskRec& d = s_->cat.disks[l.disk];
         if (l.disk != disk && d.online && d.stale.count(l.au) == 0) other_current = true;
@@ -372,7 +372,7 @@ absl::Status DiskGroup::Scrub(const ScrubOptions& options, ScrubResult* result) 
     for (const auto& [num, f] : s_->cat.files) {
       for (uint32_t x = 0; x < f.extents.size(); ++x) {
         Item it{num, x, uint64_t{x} * s_->cat.au_size, s_->ExtentLength(f, x), {}};
-        for (uint32_t c = 0; c < s_->cat.copies(); ++c) {
+        for (uint32_t c = 0; c < f.copies(); ++c) {
           const CopyLoc l = f.extents[x][c];
           const DiskRec& d = s_->cat.disks[l.disk];
           if (d.online && d.stale.count(l.au) == 0) it.copies.push_back(l);

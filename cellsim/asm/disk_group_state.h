@@ -83,10 +83,10 @@ struct CopyIo {
 // adds the requests, bytes and cell statistics to `io`.
 void DoCellIo(const DiskGroupEnv& env, bool write, absl::Span<CopyIo> ios, AsmIoStats* io);
 
-// The copies of `extents` on online disks, as cell discard requests (requires
-// mu): what DiscardCopies sends once the AUs are freed.
+// The copies of `file`'s extents on online disks, as cell discard requests
+// (requires mu): what DiscardCopies sends once the AUs are freed.
 std::vector<std::pair<uint32_t, cell::DiscardRequest>> DiscardRequestsFor(
-    const DiskGroup::State& s, const std::vector<ExtentLocs>& extents)
+    const DiskGroup::State& s, const FileRec& file)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
 // Tells each cell that its ranges of `requests` (cell, request) hold nothing
 // any more (CellService::Discard), all cells at once. Call it after the commit

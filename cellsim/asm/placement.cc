@@ -54,9 +54,8 @@ std::vector<std::vector<uint32_t>> ComputePartners(const std::vector<uint32_t>& 
 }
 
 absl::StatusOr<std::vector<ExtentLocs>> PlanExtents(const Catalog& cat, uint64_t count,
-                                                    uint64_t rotation) {
+                                                    uint64_t rotation, uint32_t copies) {
   const uint32_t n = static_cast<uint32_t>(cat.disks.size());
-  const uint32_t copies = cat.copies();
   if (count > cat.FreeAus() / copies) {
     return absl::ResourceExhaustedError("not enough free allocation units");
   }

@@ -30,12 +30,14 @@ namespace cellsim::asmgr::internal {
 std::vector<std::vector<uint32_t>> ComputePartners(const std::vector<uint32_t>& failgroup,
                                                    uint32_t max_partners);
 
-// Chooses locations for `count` new extents without changing `cat`.
+// Chooses locations for `count` new extents of `copies` copies each (the
+// file's, 1..3) without changing `cat`.
 // ResourceExhausted (bare message; the caller names the group and sizes) when
 // they do not fit. `rotation` spreads where ties start (e.g. the file number).
 [[nodiscard]] absl::StatusOr<std::vector<ExtentLocs>> PlanExtents(const Catalog& cat,
                                                                   uint64_t count,
-                                                                  uint64_t rotation);
+                                                                  uint64_t rotation,
+                                                                  uint32_t copies);
 
 }  // namespace cellsim::asmgr::internal
 

@@ -2,7 +2,9 @@
 #include "cellsim/asm/types.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
+#include <utility>
 #include <string>
 
 #include "cellsim/base/ascii.h"
@@ -16,6 +18,18 @@ std::string_view RedundancyName(Redundancy r) {
       return "EXTERN";
     case Redundancy::kNormal:
       return "NORMAL";
+    case Redundancy::kHigh:
+      return "HIGH";
+  }
+  return "UNKNOWN";
+}
+
+std::string_view FileRedundancyName(Redundancy r) {
+  switch (r) {
+    case Redundancy::kExternal:
+      return "UNPROT";
+    case Redundancy::kNormal:
+      return "MIRROR";
     case Redundancy::kHigh:
       return "HIGH";
   }
@@ -58,6 +72,42 @@ std::string_view FileTypeName(FileType t) {
       return "PARAMETERFILE";
   }
   return "UNKNOWN";
+}
+
+Redundancy TemplateRedundancy(Redundancy group, FileType type) {
+  if (group != Redundancy::kNormal) return group;
+  return type == FileType::kControlFile ? Redundancy::kHigh : Redundancy::kNormal;
+}
+
+std::string_view TemplateStripe(FileType type) {
+  return type == FileType::kControlFile ? "FINE" : "COARSE";
+}
+
+std::vector<TemplateView> SystemTemplates(Redundancy group) {
+  // Oracle's entry order of the types cellsim knows (V$ASM_TEMPLATE of 10g+:
+  // PARAMETERFILE 0, CONTROLFILE 2, ARCHIVELOG 3, ONLINELOG 4, DATAFILE 5,
+  // TEMPFILE 6).
+  constexpr std::array<std::pair<FileType, uint32_t>, 6> kTypes = {{
+      {FileType::kParameterFile, 0},
+      {FileType::kControlFile, 2},
+      {FileType::kArchiveLog, 3},
+      {FileType::kOnlineLog, 4},
+      {FileType::kDataFile, 5},
+      {FileType::kTempFile, 6},
+  }};
+  std::vector<TemplateView> out;
+  for (const auto& [type, entry] : kTypes) {
+    out.push_back(TemplateView{.entry = entry,
+                               .name = std::string(FileTypeName(type)),
+                               .type = type,
+                               .redundancy = TemplateRedundancy(group, type),
+                               .stripe = std::string(TemplateStripe(type))});
+  }
+  return out;
+}
+
+uint32_t PlacedCopies(Redundancy wanted, uint32_t failure_groups, uint32_t max_partners) {
+  return std::max<uint32_t>(1, std::min({Copies(wanted), failure_groups, max_partners + 1}));
 }
 
 std::string AsmFileName(std::string_view disk_group, const FileSpec& spec, uint32_t number,

@@ -3,6 +3,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "cellsim/asm/disk_group.h"
+#include "cellsim/asm/rack.h"
+
 namespace cellsim::db::internal {
 namespace {
 
@@ -62,6 +67,51 @@ ViewRows UndoStat(DataEngine& e, bool temp) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) 
       r.rows.push_back({begin, end, Value::Num(tsn), Value::Num(b.undoblks), Value::Num(b.txncount),
                         Value::Num(0), Value::Null(), Value::Num(b.maxconcurrency), Value::Num(0),
                         Value::Num(0), Value::Num(0), Value::Num(900), Value::Num(0)});
+    }
+  }
+  return r;
+}
+
+// V$ASM_TEMPLATE (one row per system template of every disk group) and
+// V$ASM_FILE (one row per file: its own redundancy, REDUNDANCY_LOWERED when
+// the group has too few failure groups for it). GROUP_NUMBER is the group's
+// position in the rack, from 1. Oracle shows V$ASM_FILE only in the ASM
+// instance; cellsim's database and ASM share one process, so both show here.
+ViewRows AsmViews(DataEngine& e, bool files) {
+  ViewRows r;
+  if (files) {
+    r.columns = {N("GROUP_NUMBER"), N("FILE_NUMBER"), N("INCARNATION"), N("BLOCK_SIZE"),
+                 N("BLOCKS"),       N("BYTES"),       N("SPACE"),       S("TYPE"),
+                 S("REDUNDANCY"),   S("STRIPED"),     S("REDUNDANCY_LOWERED")};
+  } else {
+    r.columns = {N("GROUP_NUMBER"), N("ENTRY_NUMBER"), S("REDUNDANCY"), S("STRIPE"),
+                 S("SYSTEM"), S("NAME")};
+  }
+  if (e.db == nullptr || e.db->rack == nullptr) return r;
+  const std::vector<asmgr::DiskGroup*> groups = e.db->rack->disk_groups();
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const Value group = Value::Num(static_cast<double>(g + 1));
+    if (!files) {
+      for (const asmgr::TemplateView& t : groups[g]->Templates()) {
+        r.rows.push_back({group, Value::Num(t.entry),
+                          Value::Str(std::string(asmgr::FileRedundancyName(t.redundancy))),
+                          Value::Str(t.stripe), Value::Str(t.system ? "Y" : "N"),
+                          Value::Str(t.name)});
+      }
+      continue;
+    }
+    const uint64_t au = groups[g]->au_size();
+    for (const asmgr::FileInfo& f : groups[g]->ListFiles()) {
+      const uint32_t block = std::max<uint32_t>(f.block_size, 512);
+      r.rows.push_back(
+          {group, Value::Num(f.number), Value::Num(f.incarnation), Value::Num(block),
+           Value::Num(static_cast<double>(f.size_bytes / block)),
+           Value::Num(static_cast<double>(f.size_bytes)),
+           Value::Num(static_cast<double>(uint64_t{f.extents} * au * f.copies)),
+           Value::Str(std::string(asmgr::FileTypeName(f.type))),
+           Value::Str(std::string(asmgr::FileRedundancyName(f.redundancy))),
+           Value::Str(std::string(asmgr::TemplateStripe(f.type))),
+           Value::Str(f.redundancy_lowered() ? "Y" : "N")});
     }
   }
   return r;
@@ -342,6 +392,8 @@ std::optional<ViewRows> BuildView(DataEngine& e, SessionData& sd, const std::str
   if (name == "V$LOGFILE") return Logs(e, true);
   if (name == "V$ARCHIVED_LOG") return ArchiveViews(e, false);
   if (name == "V$DATABASE") return ArchiveViews(e, true);
+  if (name == "V$ASM_TEMPLATE") return AsmViews(e, false);
+  if (name == "V$ASM_FILE") return AsmViews(e, true);
   return FileViews(e, name);
 }
 

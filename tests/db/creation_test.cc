@@ -74,6 +74,11 @@ struct ModelFile {
   uint32_t copies = 0;  // m: 1 EXTERNAL, 2 NORMAL, 3 HIGH
   bool tempfile = false;
 };
+// c_k: a control file's copies, by Oracle's CONTROLFILE template (HIGH in a
+// NORMAL group, so 3-way in NORMAL and HIGH groups; UNPROT in EXTERNAL).
+int64_t ControlFileCopies(asmgr::Redundancy group) {
+  return group == asmgr::Redundancy::kExternal ? 1 : 3;
+}
 struct ModelFigures {
   int64_t requests = 0, multi = 0, bytes = 0, saved = 0, interconnect = 0;
   int64_t cf_writes = 0, cf_reads = 0, headers = 0;
@@ -163,7 +168,8 @@ TEST_P(SeedByPath, StatisticsFollowTheModel) {
   const bool zero_fill = path == CreationPath::kZeroFill;
   // Two control files (+DATA, +RECO), W = 10, R = 23; members of S + 512 B.
   const ModelFigures m =
-      Model({{kSize, 512, au, copies}, {kSize, 512, au, copies}}, 2, copies, zero_fill,
+      Model({{kSize, 512, au, copies}, {kSize, 512, au, copies}}, 2,
+            ControlFileCopies(f.dg("DATA")->redundancy()), zero_fill,
             f.db()->options().zero_fill.request_bytes);
   ExpectModel(r, m, zero_fill);
   EXPECT_EQ(Count(w, Wait::kKsvMasterWait), 2);  // one allocation per member
@@ -265,7 +271,7 @@ TEST_P(OracleShapes, StatisticsFollowTheFormulas) {
     m.copies = copies;
   }
   SCOPED_TRACE(shape.statement);
-  ExpectModel(r, Model(files, 2, copies, false, 0), false);
+  ExpectModel(r, Model(files, 2, ControlFileCopies(shape.redundancy), false, 0), false);
   for (const FileCreation& c : r.files) EXPECT_EQ(c.path, CreationPath::kFast) << c.name;
 }
 
@@ -471,6 +477,34 @@ TEST(Creation, WriteThroughCellsTakeTheSmartPath) {
   // Nothing is absorbed by flash in write-through mode.
   EXPECT_EQ(r.statistics[Stat::kPhysicalWriteRequestsOptimized], 0);
   EXPECT_EQ(r.statistics[Stat::kCellWritesToFlashCache], 0);
+}
+
+// ASM file templates as the database sees them: V$ASM_TEMPLATE and V$ASM_FILE
+// (a control file 3-way mirrored in a NORMAL group, the rest 2-way).
+class AsmTemplateViews : public testing::SqlTest {};
+
+TEST_F(AsmTemplateViews, ControlFilesAreHighInNormalGroups) {
+  EXPECT_EQ(One("select redundancy from v$asm_template where group_number = 1 and "
+                "name = 'CONTROLFILE'"),
+            "HIGH");
+  EXPECT_EQ(One("select stripe from v$asm_template where group_number = 1 and "
+                "name = 'CONTROLFILE'"),
+            "FINE");
+  EXPECT_EQ(One("select redundancy from v$asm_template where group_number = 2 and "
+                "name = 'DATAFILE'"),
+            "MIRROR");
+  EXPECT_EQ(One("select count(*) from v$asm_template"), "12");  // 6 per group
+  // The two control files (+DATA, +RECO): HIGH, 3 copies of each AU.
+  EXPECT_EQ(One("select count(*) from v$asm_file where type = 'CONTROLFILE' and "
+                "redundancy = 'HIGH' and redundancy_lowered = 'N'"),
+            "2");
+  EXPECT_EQ(One("select count(*) from v$asm_file where type <> 'CONTROLFILE' and "
+                "redundancy <> 'MIRROR'"),
+            "0");
+  // SPACE: 3 copies of whole 4 MiB AUs.
+  EXPECT_EQ(One("select count(*) from v$asm_file where type = 'CONTROLFILE' and "
+                "space >= 3 * bytes and space < 3 * (bytes + 4194304)"),
+            "2");
 }
 
 }  // namespace

@@ -77,7 +77,7 @@ void CheckCatalog(const Catalog& c) {
   for (const auto& [num, f] : c.files) {
     FUZZ_CHECK(f.info.extents == f.extents.size(), "file %u extent count", num);
     for (uint32_t x = 0; x < f.extents.size(); ++x) {
-      for (uint32_t k = 0; k < c.copies(); ++k) {
+      for (uint32_t k = 0; k < f.copies(); ++k) {
         const auto& loc = f.extents[x][k];
         FUZZ_CHECK(loc.disk < c.disks.size() && loc.au < c.disks[loc.disk].total_aus,
                    "file %u extent %u copy %u out of range", num, x, k);

@@ -159,9 +159,9 @@ void Checker::Space(Rig& rig) {
                             c.disk_offset / au, c.disk, file.name, e.index));
           if (c.disk < used.size()) ++used[c.disk];
         }
-        Check(e.copies.size() == g->copies() && cells.size() == e.copies.size(),
+        Check(e.copies.size() == file.copies && cells.size() == e.copies.size(),
               fmt::format("{} extent {}: {} copies in {} failure groups, {} expected", file.name,
-                          e.index, e.copies.size(), cells.size(), g->copies()));
+                          e.index, e.copies.size(), cells.size(), file.copies));
       }
     }
     uint64_t total_aus = 0, free_aus = 0;

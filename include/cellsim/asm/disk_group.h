@@ -100,6 +100,8 @@ class DiskGroup {
 
   const std::string& name() const;
   Redundancy redundancy() const;
+  // Copies of the group's redundancy (a file's own are FileInfo::copies, from
+  // its type's template: a control file in a NORMAL group has 3).
   uint32_t copies() const { return Copies(redundancy()); }
   uint64_t au_size() const;
   uint32_t disk_count() const;
@@ -113,10 +115,12 @@ class DiskGroup {
 
   // ----------------------------------------------------------- files
 
-  // Allocates ceil(size / AU) extents x copies and records the file.
-  // ResourceExhausted when it does not fit, nothing allocated:
+  // Allocates ceil(size / AU) extents x the file's copies (its type's template
+  // in this group: TemplateRedundancy, lowered by PlacedCopies) and records
+  // the file. ResourceExhausted when it does not fit, nothing allocated:
   //   "disk group DATA has 12 MiB usable free (24 MiB raw, NORMAL redundancy),
-  //    8192 MiB requested for +DATA/ORCL/ONLINELOG/group_5"
+  //    8192 MiB requested for +DATA/ORCL/ONLINELOG/group_5" (usable: raw / the
+  //    file's copies)
   // InvalidArgument for an empty db name or tag, a size of 0 or not a multiple of
   // 512, or a tag with '/' or '.'.
   [[nodiscard]] absl::StatusOr<FileInfo> CreateFile(const FileSpec& spec);
@@ -189,6 +193,9 @@ class DiskGroup {
   DiskGroupView View() const;
   std::vector<DiskView> Disks() const;
   std::vector<FileView> Files() const;
+  // V$ASM_TEMPLATE / asmcmd lstmpl: the group's system templates (the
+  // redundancy each file type is created with; TemplateRedundancy).
+  std::vector<TemplateView> Templates() const;
   // Cross-checks the extent maps with the per-disk allocation maps: every AU
   // owned exactly once, every copy in a distinct failure group on a partner of
   // the primary, free counts right. Internal error describing the first breach.

@@ -46,6 +46,9 @@ std::string_view RedundancyName(Redundancy r);
 // Accepts EXTERNAL/EXTERN/NORMAL/HIGH, case-insensitive. InvalidArgument
 // naming the text otherwise.
 [[nodiscard]] absl::StatusOr<Redundancy> ParseRedundancy(std::string_view text);
+// A file's (or a template's) redundancy as V$ASM_FILE, V$ASM_TEMPLATE and
+// `asmcmd ls -l` spell it: "UNPROT" (1 copy), "MIRROR" (2), "HIGH" (3).
+std::string_view FileRedundancyName(Redundancy r);
 
 // Allocation-unit sizes ASM allows: 1, 2, 4, 8, 16, 32, 64 MiB.
 inline constexpr std::array<uint64_t, 7> kAllowedAuSizes = {
@@ -92,9 +95,45 @@ struct FileInfo {
   uint64_t size_bytes = 0;   // logical size
   uint32_t block_size = 0;
   uint32_t extents = 0;      // number of extents (one AU each)
+  // The file's redundancy, from its type's template in the group.
+  Redundancy redundancy = Redundancy::kNormal;
+  // Copies of every extent: Copies(redundancy), or fewer when the group has
+  // fewer failure groups (PlacedCopies; redundancy_lowered()).
+  uint32_t copies = 2;
+  bool redundancy_lowered() const { return copies < Copies(redundancy); }
   int64_t creation_time_unix = 0;
   int64_t modification_time_unix = 0;
 };
+
+// ----------------------------------------------------------------- templates
+
+// A disk group's system template of one file type (V$ASM_TEMPLATE, `asmcmd
+// lstmpl`): the redundancy and striping every file of that type is created with.
+struct TemplateView {
+  uint32_t entry = 0;          // ENTRY_NUMBER
+  std::string name{};          // "CONTROLFILE" (the file type's name)
+  FileType type = FileType::kDataFile;
+  Redundancy redundancy = Redundancy::kNormal;  // shown by FileRedundancyName
+  std::string stripe{};        // "FINE" / "COARSE" (shown; cellsim lays out whole AUs)
+  bool system = true;
+};
+
+// The redundancy Oracle's default template gives a file of `type` in a disk
+// group of redundancy `group` (OSTMG "Template Attributes", table 5-6): in an
+// EXTERNAL group every file is UNPROT; in a NORMAL group CONTROLFILE is HIGH
+// (3-way) and every other type MIRROR (2-way); in a HIGH group every file is
+// 3-way (HIGH).
+Redundancy TemplateRedundancy(Redundancy group, FileType type);
+// The striping of `type`'s system template: "FINE" for CONTROLFILE, "COARSE"
+// for the others (11.2+).
+std::string_view TemplateStripe(FileType type);
+// The system templates of a group of redundancy `group`, one per file type.
+std::vector<TemplateView> SystemTemplates(Redundancy group);
+// Copies a file of redundancy `wanted` gets in a group with `failure_groups`
+// failure groups whose disks have `max_partners` partners: Copies(wanted),
+// lowered to what the group can place (a HIGH control file in a NORMAL group of
+// two cells keeps 2 copies: V$ASM_FILE.REDUNDANCY_LOWERED = Y).
+uint32_t PlacedCopies(Redundancy wanted, uint32_t failure_groups, uint32_t max_partners);
 
 // Builds "+<DG>/<DB>/<TYPE>/<tag>.<number>.<incarnation>".
 std::string AsmFileName(std::string_view disk_group, const FileSpec& spec,
@@ -296,8 +335,10 @@ struct DiskView {
 // asmcmd ls -l.
 struct FileView {
   std::string type{};        // "ONLINELOG"
-  std::string redundancy{};  // "MIRROR", "HIGH", "UNPROT"
-  std::string striped = "COARSE";
+  std::string redundancy{};  // "MIRROR", "HIGH", "UNPROT" (the file's template)
+  std::string striped = "COARSE";  // the template's STRIPE
+  uint32_t copies = 0;       // copies of each extent actually kept
+  bool redundancy_lowered = false;  // copies < the redundancy's (too few failure groups)
   int64_t time_unix = 0;
   std::string name{};        // full ASM name
   uint64_t bytes = 0;      // logical size
