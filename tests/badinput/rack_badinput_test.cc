@@ -188,7 +188,7 @@ TEST_F(RackBadInput, AsmCheckpointNewerVersion) {
     const std::string p = dir_ + "/asm/DATA.ckpt" + std::to_string(slot);
     if (!std::filesystem::exists(p)) continue;
     std::vector<uint8_t> b = ReadBytes(p);
-    b[4] = 2;
+    b[4] = 3;  // this build reads versions 1 and 2
     b[5] = b[6] = b[7] = 0;
     const uint64_t sum = Checksum64(absl::MakeConstSpan(b).subspan(0, b.size() - 8),
                                     asmgr::internal::kCatalogCheckpointSeed);
@@ -201,7 +201,7 @@ TEST_F(RackBadInput, AsmCheckpointNewerVersion) {
   EXPECT_EQ(st.code(), absl::StatusCode::kDataLoss) << st;
   EXPECT_THAT(std::string(st.message()),
               AllOf(HasSubstr("disk group DATA checkpoint: no valid copy"),
-                    HasSubstr("newer format version 2, this build reads version 1")));
+                    HasSubstr("newer format version 3, this build reads version 2")));
 }
 
 TEST_F(RackBadInput, ControlFileNewerVersion) {
