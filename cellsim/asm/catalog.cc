@@ -12,8 +12,7 @@ namespace {
 
 constexpr uint32_t kCheckpointMagic = 0x4B434741;  // "AGCK"
 // Version 1 (every file mirrored as its group) is still read, its files
-// taking the group's redundancy and copies.
-constexpr uint32_t kCheckpointVersion = Catalog::kCheckpointVersion;
+// taking the group's redundancy and copies (Catalog::kCheckpointVersion is 2).
 constexpr uint32_t kGroupRedundancyCheckpointVersion = 1;
 constexpr uint32_t kMaxExtents = 1u << 26;  // 64 Mi extents = 256 TiB at 4 MiB AU
 constexpr uint32_t kMaxDisks = 1u << 16;
