@@ -7,6 +7,7 @@
 
 #include "cellsim/asm/disk_group.h"
 #include "cellsim/asm/disk_group_state.h"
+#include "cellsim/cell/cell_service.h"
 #include "cellsim/io/io_backend.h"
 #include "fmt/format.h"
 
@@ -322,14 +323,14 @@ absl::Status DiskGroup::ResyncLostRanges(ResyncResult* result) {
         const internal::AuOwner& o = d.owners[au];
         uint64_t valid_end = au_begin;  // file data ends here inside this AU
         if (o.file != 0) {
-          // Rounded up to the cell's 4 KiB page: a lost page takes only whole
-          // page writes, and a file's end need not be page aligned (a log
-          // member is SIZE + one 512-byte block). Beyond the end, the
-          // partner's bytes are as good as zeros.
+          // Rounded up to the cell's page: a lost page takes only whole page
+          // writes, and a file's end need not be page aligned (a log member
+          // is SIZE + one 512-byte block). Beyond the end, the partner's
+          // bytes are as good as zeros.
           valid_end = std::min(au_begin + au_size,
                                io::AlignUp(au_begin + s_->ExtentLength(s_->cat.files.at(o.file),
                                                                        o.extent),
-                                           4096));
+                                           cell::kPageBytes));
         }
         if (off < valid_end) {  // owned file data: copy from a partner
           CopyJob j;
