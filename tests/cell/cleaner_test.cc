@@ -43,6 +43,18 @@ class CleanerTest : public ::testing::Test {
     ASSERT_OK(WriteOne(cell_.get(), disk, off, d));
     model_->Write(disk, off, d);
   }
+  // A cell with destage watermarks of 50 % and 20 % whose first quarter of
+  // lines holds 8 KiB dirty each: below both marks, so a pass destages nothing.
+  void MakeQuarterDirtyBelowTheWatermarks() {
+    CellConfig c = SmallConfig();
+    c.destage_high_watermark = 0.5;
+    c.destage_low_watermark = 0.2;
+    Make(c);
+    ASSERT_GT(lines_, 10u);
+    for (uint64_t i = 0; i < lines_ / 4; ++i) WriteLine(i);
+    ASSERT_OK_AND_ASSIGN(uint64_t none, cell_->RunCleanerPass());
+    EXPECT_EQ(none, 0u);
+  }
   void ExpectRawDisksEqualModel() {
     testing::ExpectRawDisksEqualModel(io_.get(), Dir(), cell_.get(), *model_);
   }
@@ -57,16 +69,10 @@ class CleanerTest : public ::testing::Test {
 };
 
 TEST_F(CleanerTest, PassDestagesFromHighToLowWatermark) {
-  CellConfig c = SmallConfig();
-  c.destage_high_watermark = 0.5;
-  c.destage_low_watermark = 0.2;
-  Make(c);
-  ASSERT_GT(lines_, 10u);
-  const uint64_t cap = cell_->CacheCapacityBytes();
   // Below the high watermark a pass does nothing.
-  for (uint64_t i = 0; i < lines_ / 4; ++i) WriteLine(i);
-  ASSERT_OK_AND_ASSIGN(uint64_t none, cell_->RunCleanerPass());
-  EXPECT_EQ(none, 0u);
+  MakeQuarterDirtyBelowTheWatermarks();
+  if (HasFatalFailure()) return;
+  const uint64_t cap = cell_->CacheCapacityBytes();
   // 8 KiB per line: fill every line with 32 KiB to cross 50 %.
   for (uint64_t i = 0; i < lines_; ++i) {
     for (int k = 0; k < 4; ++k) {
@@ -93,15 +99,9 @@ TEST_F(CleanerTest, PassDestagesFromHighToLowWatermark) {
 // watermark in bytes, yet every such line pins its slot. The pass counts
 // dirty lines too, so it destages before the cache runs out of clean slots.
 TEST_F(CleanerTest, PassDestagesWhenDirtyLinesCrossTheHighWatermark) {
-  CellConfig c = SmallConfig();
-  c.destage_high_watermark = 0.5;
-  c.destage_low_watermark = 0.2;
-  Make(c);
-  ASSERT_GT(lines_, 10u);
+  MakeQuarterDirtyBelowTheWatermarks();  // a quarter of the lines: below both marks
+  if (HasFatalFailure()) return;
   const uint64_t cap = cell_->CacheCapacityBytes();
-  for (uint64_t i = 0; i < lines_ / 4; ++i) WriteLine(i);
-  ASSERT_OK_AND_ASSIGN(uint64_t none, cell_->RunCleanerPass());
-  EXPECT_EQ(none, 0u);  // a quarter of the lines: below both marks
   for (uint64_t i = lines_ / 4; i < lines_ * 3 / 4; ++i) WriteLine(i);
   const uint64_t before = cell_->DirtyBytes();
   ASSERT_LT(static_cast<double>(before), 0.5 * static_cast<double>(cap));  // bytes: below
