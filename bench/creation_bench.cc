@@ -134,6 +134,7 @@ void Report(benchmark::State& state, const Case& c, const Totals& t) {
   k["asm_alloc_s"] = secs_of(Wait::kKsvMasterWait);               // ASM CreateFile
   k["asm_map_s"] = secs_of(Wait::kAsmFileMetadataOperation);      // extent map
   k["cf_write_s"] = secs_of(Wait::kControlFileParallelWrite);
+  k["cf_read_s"] = secs_of(Wait::kControlFileSequentialRead);
   k["header_write_s"] = secs_of(Wait::kLogFileSingleWrite);
 }
 

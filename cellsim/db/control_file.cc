@@ -8,6 +8,7 @@
 
 #include "absl/strings/ascii.h"
 #include "cellsim/base/checksum.h"
+#include "cellsim/base/clock.h"
 #include "cellsim/io/io_backend.h"
 
 namespace cellsim::db::internal {
@@ -185,10 +186,16 @@ std::optional<SlotContent> ParseSlot(const uint8_t* blocks, size_t available, ui
 namespace {
 
 // Writes data[i] (or data[0] for every copy when there is one span) at
-// `offset` of every copy in `files`, one after the other, each acknowledged
-// (durable) before the next starts: copy 0 is never behind copy 1, so a cut
-// or a damaged copy is always repaired from a current one at Open. Counted as
-// Oracle counts its control-file writes: one `control file parallel write`.
+// `offset` of every copy in `files` at once, as Oracle issues its control-file
+// writes (one `control file parallel write` lasts as long as the slowest
+// copy; ForkJoin: threads with a real clock, the max of the copies with a
+// simulated one). Safe against a cut or a failed copy because every table
+// write goes to the slot of its sequence and Open takes the newest valid
+// table of any copy and rewrites the others (RepairStaleCopies): a copy
+// that a cut left behind or torn is repaired from one that got the write, and
+// a write that failed on one copy leaves the ControlFile's sequence where it
+// was, so the next write (a statement's undo writes one at once) takes the
+// same slot in every copy again.
 absl::Status WriteCopies(const std::vector<ControlFileCopy>& files, uint64_t offset, const std::vector<absl::Span<const uint8_t>>& data,
                          Recorder& rec) {
   std::vector<asmgr::AsmIoResult> results(files.size());
@@ -199,12 +206,8 @@ absl::Status WriteCopies(const std::vector<ControlFileCopy>& files, uint64_t off
     w[0].data = data[data.size() == 1 ? 0 : i];
     status[i] = files[i].dg->Write(files[i].file.number, absl::MakeSpan(w), &results[i]);
   };
-  rec.Timed(stats::Wait::kControlFileParallelWrite, [&] {
-    for (size_t i = 0; i < files.size(); ++i) {
-      write_one(i);
-      if (!status[i].ok()) break;  // later copies keep their (older, valid) table
-    }
-  });
+  rec.Timed(stats::Wait::kControlFileParallelWrite,
+            [&] { ForkJoin(rec.clock(), files.size(), write_one); });
   for (size_t i = 0; i < files.size(); ++i) {
     AccountWrite(rec, results[i], 1, data[data.size() == 1 ? 0 : i].size());
   }
