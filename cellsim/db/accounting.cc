@@ -6,8 +6,19 @@
 #include <map>
 #include <vector>
 
+#include "cellsim/asm/disk_group.h"
 
 namespace cellsim::db::internal {
+
+uint32_t CellHashValue(std::string_view cell_name) {
+  uint32_t h = 2166136261u;  // FNV-1a, 32 bits
+  for (char c : cell_name) {
+    h ^= static_cast<uint8_t>(c);
+    h *= 16777619u;
+  }
+  return h;
+}
+
 namespace {
 
 using stats::Stat;
@@ -99,9 +110,8 @@ class Draws {
 
 }  // namespace
 
-std::vector<double> CreationWindow::BlockingWaits(const std::vector<Request>& requests,
-                                                  uint32_t window,
-                                                  const CreationWaitOptions& o) {
+std::vector<CreationWindow::BlockingWait> CreationWindow::BlockingWaits(
+    const std::vector<Request>& requests, uint32_t window, const CreationWaitOptions& o) {
   // The foreground sends requests in order, paying foreground_ns_per_request
   // for each; a queue with `window` requests in flight makes it reap replies
   // in the order it sent them until that queue has room; a reply that has not
@@ -111,13 +121,13 @@ std::vector<double> CreationWindow::BlockingWaits(const std::vector<Request>& re
   std::deque<std::pair<double, uint32_t>> in_flight;  // reply time, queue
   std::map<uint32_t, uint32_t> per_queue;
   std::map<uint32_t, double> busy_until;
-  std::vector<double> waits;
+  std::vector<BlockingWait> waits;
   double t = 0;
   auto reap_oldest = [&] {
     const auto [reply, queue] = in_flight.front();
     in_flight.pop_front();
     if (reply > t) {
-      waits.push_back(reply - t);
+      waits.push_back({reply - t, queue});
       t = reply;
     }
     --per_queue[queue];
@@ -136,8 +146,12 @@ std::vector<double> CreationWindow::BlockingWaits(const std::vector<Request>& re
   return waits;
 }
 
-void CreationWindow::AddFormat(const asmgr::FormatResult& r, uint64_t measured_ns) {
+void CreationWindow::AddFormat(const asmgr::FormatResult& r, uint64_t measured_ns,
+                               const asmgr::DiskGroup& dg) {
   for (const asmgr::FormatCopyResult& c : r.copies) {
+    if (cell_hashes_.count(c.cell) == 0) {
+      cell_hashes_[c.cell] = CellHashValue(dg.cell(c.cell)->name());
+    }
     Request q;
     q.queue = c.cell;
     q.mean_ns = c.metadata_only ? 1e9 / options_.fast_requests_per_sec_per_cell
@@ -161,21 +175,29 @@ void CreationWindow::AddInitWrites(uint64_t requests, uint64_t measured_ns) {
 }
 
 void CreationWindow::Record() {
-  const std::vector<double> waits = BlockingWaits(
+  const std::vector<BlockingWait> waits = BlockingWaits(
       requests_, init_writes_ ? options_.init_writes_in_flight : options_.cell_window, options_);
   requests_.clear();
   double modeled = 0;
-  for (double w : waits) modeled += w;
-  // The foreground really waited measured_ns_: each modeled wait gets its
-  // share, so the waits add up to the time measured (never more).
+  for (const BlockingWait& w : waits) modeled += w.ns;
+  // The foreground really waited measured_ns_, which ends now: each modeled
+  // wait gets its share, in order, so the waits add up to the time measured
+  // (never more).
+  const uint64_t now = rec_.clock()->NowNanos();
+  const uint64_t start = now - std::min(now, measured_ns_);
   uint64_t given = 0;
   double so_far = 0;
-  for (double w : waits) {
-    so_far += w;
+  for (const BlockingWait& w : waits) {
+    so_far += w.ns;
     const uint64_t upto = modeled > 0 ? static_cast<uint64_t>(static_cast<double>(measured_ns_) *
                                                               (so_far / modeled))
                                       : 0;
-    rec_.Wait(wait_, upto - std::min(upto, given));
+    // Zero-fill's init writes: Oracle does not document their parameters.
+    stats::WaitParams p;
+    if (auto hash = cell_hashes_.find(w.queue); !init_writes_ && hash != cell_hashes_.end()) {
+      p.p1 = hash->second;
+    }
+    rec_.WaitEndedAt(wait_, upto - std::min(upto, given), start + upto, p);
     given = std::max(given, upto);
   }
   measured_ns_ = 0;

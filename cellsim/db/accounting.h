@@ -7,6 +7,8 @@
 #define CELLSIM_DB_ACCOUNTING_H_
 
 #include <cstdint>
+#include <map>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -16,16 +18,27 @@
 #include "cellsim/db/database.h"
 #include "cellsim/stats/statistics.h"
 
+namespace cellsim::asmgr {
+class DiskGroup;
+}  // namespace cellsim::asmgr
+
 namespace cellsim::db::internal {
+
+// A cell's cellhash# (the P1 of its `cell smart file creation` and cell read
+// waits) and V$CELL.CELL_HASHVAL: a stable 32-bit hash (FNV-1a) of the cell's
+// name. Oracle hashes the cell's path; both are fixed for the cell's life.
+uint32_t CellHashValue(std::string_view cell_name);
 
 class Recorder {
  public:
   // Session sets may be null (the instance's own work: Create, Open).
   Recorder(Clock* clock, stats::StatSet* session_stats, stats::WaitSet* session_waits,
-           stats::StatSet* system_stats, stats::WaitSet* system_waits)
+           stats::WaitHistory* session_history, stats::StatSet* system_stats,
+           stats::WaitSet* system_waits)
       : clock_(clock),
         session_stats_(session_stats),
         session_waits_(session_waits),
+        session_history_(session_history),
         system_stats_(system_stats),
         system_waits_(system_waits) {}
 
@@ -36,28 +49,39 @@ class Recorder {
     if (session_stats_ != nullptr) session_stats_->Add(s, delta);
     system_stats_->Add(s, delta);
   }
-  void Wait(stats::Wait w, uint64_t ns) {
+  // One wait `w` of `ns` with parameters `p` (docs/statistics.md "Wait
+  // parameters"), ending now; WaitEndedAt when it ended at `end_ns`.
+  void Wait(stats::Wait w, uint64_t ns, const stats::WaitParams& p = {}) {
+    WaitEndedAt(w, ns, session_history_ != nullptr ? clock_->NowNanos() : 0, p);
+  }
+  void WaitEndedAt(stats::Wait w, uint64_t ns, uint64_t end_ns, const stats::WaitParams& p) {
     if (session_waits_ != nullptr) session_waits_->Record(w, ns);
+    if (session_history_ != nullptr) session_history_->Record(w, p, ns, end_ns);
     system_waits_->Record(w, ns);
   }
-  // Runs f() and records its duration as one wait `w`.
+  // Runs f() and records its duration as one wait `w` with parameters `p`.
   template <typename F>
-  auto Timed(stats::Wait w, F&& f) {
+  auto Timed(stats::Wait w, const stats::WaitParams& p, F&& f) {
     const uint64_t t0 = clock_->NowNanos();
     if constexpr (std::is_void_v<decltype(f())>) {
       std::forward<F>(f)();
-      Wait(w, clock_->NowNanos() - t0);
+      Wait(w, clock_->NowNanos() - t0, p);
     } else {
       auto r = std::forward<F>(f)();
-      Wait(w, clock_->NowNanos() - t0);
+      Wait(w, clock_->NowNanos() - t0, p);
       return r;
     }
+  }
+  template <typename F>
+  auto Timed(stats::Wait w, F&& f) {
+    return Timed(w, stats::WaitParams{}, std::forward<F>(f));
   }
 
  private:
   Clock* clock_;
   stats::StatSet* session_stats_;
   stats::WaitSet* session_waits_;
+  stats::WaitHistory* session_history_;
   stats::StatSet* system_stats_;
   stats::WaitSet* system_waits_;
 };
@@ -81,28 +105,35 @@ class CreationWindow {
  public:
   CreationWindow(Recorder& rec, const CreationWaitOptions& options, stats::Wait wait)
       : rec_(rec), options_(options), wait_(wait) {}
-  // The creation requests of a FormatFile call (in the order ASM sent them:
-  // extent by extent, copy by copy), which took `measured_ns`.
-  void AddFormat(const asmgr::FormatResult& r, uint64_t measured_ns);
+  // The creation requests of a FormatFile call on `dg` (in the order ASM sent
+  // them: extent by extent, copy by copy), which took `measured_ns`.
+  void AddFormat(const asmgr::FormatResult& r, uint64_t measured_ns, const asmgr::DiskGroup& dg);
   // `requests` zero-fill writes, waited for during `measured_ns`.
   void AddInitWrites(uint64_t requests, uint64_t measured_ns);
-  // Runs the model and records its waits; a second call records nothing.
+  // Runs the model and records its waits, placed in order over the measured
+  // time that ends now; a creation wait's P1 is the cellhash# of the cell
+  // whose reply it waited for. A second call records nothing.
   void Record();
-  // The model alone (exposed for tests): the lengths of the waits the
-  // foreground blocks for, in modeled nanoseconds.
+  // The model alone (exposed for tests): the waits the foreground blocks
+  // for, in modeled nanoseconds, and the queue whose reply each waited for.
   struct Request {
     uint32_t queue = 0;      // the cell (format) or 0 (zero-fill)
     double mean_ns = 0;      // mean service time
     bool exponential = true;  // drawn from an exponential, else fixed
   };
-  static std::vector<double> BlockingWaits(const std::vector<Request>& requests,
-                                           uint32_t window, const CreationWaitOptions& o);
+  struct BlockingWait {
+    double ns = 0;
+    uint32_t queue = 0;
+  };
+  static std::vector<BlockingWait> BlockingWaits(const std::vector<Request>& requests,
+                                                 uint32_t window, const CreationWaitOptions& o);
 
  private:
   Recorder& rec_;
   const CreationWaitOptions& options_;
   stats::Wait wait_;
   std::vector<Request> requests_;
+  std::map<uint32_t, uint32_t> cell_hashes_;  // queue (cell index) -> cellhash#
   uint64_t measured_ns_ = 0;
   bool init_writes_ = false;
 };

@@ -206,7 +206,9 @@ absl::Status WriteCopies(const std::vector<ControlFileCopy>& files, uint64_t off
     w[0].data = data[data.size() == 1 ? 0 : i];
     status[i] = files[i].dg->Write(files[i].file.number, absl::MakeSpan(w), &results[i]);
   };
-  rec.Timed(stats::Wait::kControlFileParallelWrite,
+  // P1 files, P2 blocks (of one copy), P3 requests (one per copy).
+  const stats::WaitParams p{files.size(), data[0].size() / kBs, files.size()};
+  rec.Timed(stats::Wait::kControlFileParallelWrite, p,
             [&] { ForkJoin(rec.clock(), files.size(), write_one); });
   for (size_t i = 0; i < files.size(); ++i) {
     AccountWrite(rec, results[i], 1, data[data.size() == 1 ? 0 : i].size());
@@ -221,14 +223,16 @@ absl::Status WriteCopies(const std::vector<ControlFileCopy>& files, uint64_t off
   return absl::OkStatus();
 }
 
-absl::Status ReadAt(const ControlFileCopy& c, uint64_t offset, absl::Span<uint8_t> out,
-                    Recorder& rec) {
+absl::Status ReadAt(const ControlFileCopy& c, size_t copy, uint64_t offset,
+                    absl::Span<uint8_t> out, Recorder& rec) {
   const asmgr::FileInfo& f = c.file;
   std::vector<asmgr::AsmReadRequest> r(1);
   r[0].file_offset = offset;
   r[0].buffer = out;
   asmgr::AsmIoResult res;
-  absl::Status st = rec.Timed(stats::Wait::kControlFileSequentialRead,
+  // P1 file# (the copy), P2 block#, P3 blocks.
+  const stats::WaitParams p{copy, offset / kBs, out.size() / kBs};
+  absl::Status st = rec.Timed(stats::Wait::kControlFileSequentialRead, p,
                               [&] { return c.dg->Read(f.number, absl::MakeSpan(r), &res); });
   AccountRead(rec, res, out.size());
   if (!st.ok()) {
@@ -280,7 +284,7 @@ struct CopyState {
 // Reads one copy: its header (checked against the dbid of the first good
 // header, `*header`, which it sets when unset) and the newest valid table of
 // its two slots.
-void ReadCopy(const ControlFileCopy& copy, Recorder& rec, CopyState* c,
+void ReadCopy(const ControlFileCopy& copy, size_t index, Recorder& rec, CopyState* c,
               std::optional<Header>* header) {
   const asmgr::FileInfo& file = copy.file;
   c->image = io::AlignedBuffer(kFileBytes);
@@ -289,7 +293,7 @@ void ReadCopy(const ControlFileCopy& copy, Recorder& rec, CopyState* c,
                                                 file.name, file.size_bytes, kFileBytes));
     return;
   }
-  c->header = ReadAt(copy, 0, c->image.span(), rec);
+  c->header = ReadAt(copy, index, 0, c->image.span(), rec);
   if (!c->header.ok()) return;
   absl::StatusOr<Header> h = ParseHeader(c->image.data(), file.name);
   if (!h.ok()) {
@@ -452,7 +456,7 @@ absl::StatusOr<std::unique_ptr<ControlFile>> ControlFile::Open(
   std::vector<ControlFileCopy> files = *std::move(listed);
   std::vector<CopyState> copies(files.size());
   std::optional<Header> header;
-  for (size_t i = 0; i < files.size(); ++i) ReadCopy(files[i], rec, &copies[i], &header);
+  for (size_t i = 0; i < files.size(); ++i) ReadCopy(files[i], i, rec, &copies[i], &header);
   absl::StatusOr<size_t> chosen = ChooseCopy(files, copies, db_name);
   if (!chosen.ok()) return chosen.status();
   const SlotContent& best = *copies[*chosen].best;
@@ -485,9 +489,10 @@ absl::Status ControlFile::Write(const FileTable& table, Recorder& rec) {
 }
 
 absl::Status ControlFile::ReadCurrent(Recorder& rec, size_t copy) {
-  const ControlFileCopy& c = files_[std::min(copy, files_.size() - 1)];
+  copy = std::min(copy, files_.size() - 1);
+  const ControlFileCopy& c = files_[copy];
   io::AlignedBuffer buf(size_t{blocks_in_use_} * kBs);
-  if (absl::Status st = ReadAt(c, SlotOffset(sequence_ % 2), buf.span(), rec);
+  if (absl::Status st = ReadAt(c, copy, SlotOffset(sequence_ % 2), buf.span(), rec);
       !st.ok()) {
     return st;
   }

@@ -194,7 +194,7 @@ absl::Status Offload(Recorder& rec, const FormatJob& job, bool fast,
       asmgr::FormatResult fr;
       const uint64_t t0 = rec.clock()->NowNanos();
       absl::Status st = dg->FormatFile(job.file.number, fo, &fr);
-      window.AddFormat(fr, rec.clock()->NowNanos() - t0);
+      window.AddFormat(fr, rec.clock()->NowNanos() - t0, *dg);
       AccountFormat(rec, fr);
       if (!st.ok()) {
         window.Record();
@@ -284,7 +284,7 @@ absl::Status FormatFastTogether(Recorder& rec, const std::vector<FormatJob>& job
   uint64_t measured = rec.clock()->NowNanos() - t0;
   for (size_t i = 0; i < jobs.size(); ++i) {
     for (const asmgr::FormatResult& r : results[i]) {
-      window.AddFormat(r, measured);
+      window.AddFormat(r, measured, *jobs[i].dg);
       measured = 0;
     }
   }

@@ -444,7 +444,9 @@ absl::Status DataEngine::Commit(Recorder& rec, SessionData& sd) {
   switch_wait_ns = 0;
   absl::Status st = FlushLog(rec, true);
   const uint64_t waited = db->clock->NowNanos() - t0;
-  rec.Wait(Wait::kLogFileSync, waited - std::min(waited, switch_wait_ns));
+  // P2 sync scn: the SCN the commit waits to have written (P1 buffer#, a
+  // redo buffer number, has no counterpart here).
+  rec.Wait(Wait::kLogFileSync, waited - std::min(waited, switch_wait_ns), {0, scn, 0});
   rec.Add(Stat::kRedoSynchWrites, 1);
   return st;
 }

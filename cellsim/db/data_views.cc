@@ -271,6 +271,74 @@ std::optional<ViewRows> FileViews(DataEngine& e, const std::string& name)
                   /*temp=*/name == "V$TEMPFILE" || name == "DBA_TEMP_FILES");
 }
 
+// V$CELL: one row per cell of the rack; CELL_HASHVAL is the cellhash# the
+// cell waits carry as P1 (join on it). CELL_PATH is the cell's name here
+// (Oracle's is the cell's network path).
+ViewRows CellRows(DataEngine& e) {
+  ViewRows r;
+  r.columns = {S("CELL_PATH"), N("CELL_HASHVAL"), N("CON_ID")};
+  if (e.db == nullptr || e.db->rack == nullptr) return r;
+  for (uint32_t c = 0; c < e.db->rack->cell_count(); ++c) {
+    const std::string name = e.db->rack->cell(c)->name();
+    r.rows.push_back({Value::Str(name), Value::Num(CellHashValue(name)), Value::Num(0)});
+  }
+  return r;
+}
+
+// A parameter's name as the wait views show it (NULL when the event has none)
+// and its value in hexadecimal as Oracle's P1RAW (RAW(8)) prints it.
+Value ParamText(std::string_view name) {
+  return name.empty() ? Value::Null() : Value::Str(std::string(name));
+}
+Value ParamRaw(uint64_t v) { return Value::Str(fmt::format("{:016X}", v)); }
+Value Micro(uint64_t ns) { return Value::Num(static_cast<double>(ns / 1000)); }
+
+// V$SESSION_WAIT_HISTORY (`history`: each session's last 10 waits, SEQ# 1 the
+// newest) or V$SESSION_WAIT (each session's last wait; a session is never
+// seen inside a wait here, so STATE is WAITED KNOWN TIME or WAITED SHORT
+// TIME). A session shows once it has run a data statement and waited.
+ViewRows WaitRows(DataEngine& e, bool history) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  ViewRows r;
+  if (history) {
+    r.columns = {N("SID"), N("SEQ#"), N("EVENT#"), S("EVENT"), S("P1TEXT"), N("P1"), S("P2TEXT"),
+                 N("P2"), S("P3TEXT"), N("P3"), N("WAIT_TIME"), N("WAIT_TIME_MICRO"),
+                 N("TIME_SINCE_LAST_WAIT_MICRO"), N("CON_ID")};
+  } else {
+    r.columns = {N("SID"), N("SEQ#"), S("EVENT"), S("P1TEXT"), N("P1"), S("P1RAW"), S("P2TEXT"),
+                 N("P2"), S("P2RAW"), S("P3TEXT"), N("P3"), S("P3RAW"), S("WAIT_CLASS"),
+                 N("WAIT_TIME"), S("STATE"), N("WAIT_TIME_MICRO"),
+                 N("TIME_SINCE_LAST_WAIT_MICRO"), N("CON_ID")};
+  }
+  for (auto& [sid, other] : e.sessions) {
+    const std::vector<stats::WaitEvent> last = other->session->wait_history.Last();
+    for (size_t k = 0; k < (history ? last.size() : std::min<size_t>(1, last.size())); ++k) {
+      const stats::WaitEvent& w = last[k];
+      const stats::WaitInfo& info = stats::kWaitTable[static_cast<size_t>(w.event)];
+      const auto cs = static_cast<double>(w.ns / 10'000'000);  // hundredths of a second
+      const Value num_p1 = Value::Num(static_cast<double>(w.params.p1));
+      const Value num_p2 = Value::Num(static_cast<double>(w.params.p2));
+      const Value num_p3 = Value::Num(static_cast<double>(w.params.p3));
+      if (history) {
+        r.rows.push_back({Value::Num(sid), Value::Num(static_cast<double>(k + 1)),
+                          Value::Num(static_cast<double>(w.event)), Value::Str(std::string(info.name)),
+                          ParamText(info.p1), num_p1, ParamText(info.p2), num_p2,
+                          ParamText(info.p3), num_p3, Value::Num(cs), Micro(w.ns),
+                          Micro(w.since_last_ns), Value::Num(0)});
+        continue;
+      }
+      r.rows.push_back({Value::Num(sid), Value::Num(static_cast<double>(w.seq)),
+                        Value::Str(std::string(info.name)), ParamText(info.p1), num_p1,
+                        ParamRaw(w.params.p1), ParamText(info.p2), num_p2, ParamRaw(w.params.p2),
+                        ParamText(info.p3), num_p3, ParamRaw(w.params.p3),
+                        Value::Str(std::string(stats::WaitClassName(info.wait_class))),
+                        Value::Num(cs > 0 ? cs : -1),
+                        Value::Str(cs > 0 ? "WAITED KNOWN TIME" : "WAITED SHORT TIME"),
+                        Micro(w.ns), Micro(w.since_last_ns), Value::Num(0)});
+    }
+  }
+  return r;
+}
+
 }  // namespace
 
 std::string ParameterValue(DataEngine& e, SessionData& sd, const std::string& name)
@@ -394,6 +462,9 @@ std::optional<ViewRows> BuildView(DataEngine& e, SessionData& sd, const std::str
   if (name == "V$DATABASE") return ArchiveViews(e, true);
   if (name == "V$ASM_TEMPLATE") return AsmViews(e, false);
   if (name == "V$ASM_FILE") return AsmViews(e, true);
+  if (name == "V$CELL") return CellRows(e);
+  if (name == "V$SESSION_WAIT_HISTORY") return WaitRows(e, true);
+  if (name == "V$SESSION_WAIT") return WaitRows(e, false);
   return FileViews(e, name);
 }
 

@@ -19,7 +19,7 @@ struct ViewRows {
 
 // V$MYSTAT, V$SESSTAT, V$SYSSTAT, V$STATNAME, V$PARAMETER, V$TRANSACTION,
 // V$UNDOSTAT, V$TEMPUNDOSTAT, V$TEMPSEG_USAGE, V$LOG, V$LOGFILE, V$SESSION,
-// V$ASM_TEMPLATE, V$ASM_FILE,
+// V$ASM_TEMPLATE, V$ASM_FILE, V$CELL, V$SESSION_WAIT_HISTORY, V$SESSION_WAIT,
 // V$TABLESPACE, DBA_TABLESPACES, V$DATAFILE, DBA_DATA_FILES (these four copy the
 // file table under Database::State::mu: the engine lock is taken before it);
 // nullopt for another name.

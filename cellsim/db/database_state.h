@@ -47,7 +47,7 @@ struct Database::State {
   std::shared_ptr<internal::DataEngine> engine ABSL_GUARDED_BY(engine_mu);
 
   internal::Recorder SystemRecorder() {
-    return internal::Recorder(clock, nullptr, nullptr, &sys_stats, &sys_waits);
+    return internal::Recorder(clock, nullptr, nullptr, nullptr, &sys_stats, &sys_waits);
   }
 };
 
@@ -56,6 +56,7 @@ struct Session::State {
   uint32_t sid = 0;
   stats::StatSet stats;
   stats::WaitSet waits;
+  stats::WaitHistory wait_history;  // V$SESSION_WAIT_HISTORY, the trace's WAIT lines
   bool cell_fast_file_create = true;
   bool fast_file_create_metadata = true;
   std::map<std::string, std::string> parameters;
@@ -68,7 +69,8 @@ struct Session::State {
   int64_t cpu_cs = 0, db_time_cs = 0;
 
   internal::Recorder MakeRecorder() {
-    return internal::Recorder(db->clock, &stats, &waits, &db->sys_stats, &db->sys_waits);
+    return internal::Recorder(db->clock, &stats, &waits, &wait_history, &db->sys_stats,
+                              &db->sys_waits);
   }
 };
 

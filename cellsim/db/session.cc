@@ -130,9 +130,19 @@ struct Timing {
   stats::WaitValues waits0;
 };
 
+// Oracle writes WAIT lines under event 10046 at level 8 or 12; cellsim takes
+// sql_trace = TRUE for it as well (what `cellsim sqlrun --trace` sets).
+bool TracesWaits(const Session::State& s) {
+  const auto trace = s.parameters.find("sql_trace");
+  if (trace != s.parameters.end() && absl::AsciiStrToUpper(trace->second) == "TRUE") return true;
+  const auto events = s.parameters.find("events");
+  return events != s.parameters.end() && events->second.find("10046") != std::string::npos;
+}
+
 // A statement's start: the session's statistics and waits so far, then the
 // wall and CPU clocks.
-Timing StartTiming(const Session::State& s) {
+Timing StartTiming(Session::State& s) {
+  s.wait_history.ResetCapture(TracesWaits(s));
   Timing tm;
   tm.stats0 = s.stats.Snapshot();
   tm.waits0 = s.waits.Snapshot();
@@ -197,6 +207,7 @@ absl::StatusOr<StatementResult> Run(Session::State& s, const Statement& statemen
   r.cpu_ns = c2 - tm.c0;
   r.statistics = s.stats.Snapshot() - tm.stats0;
   r.waits = s.waits.Snapshot() - tm.waits0;
+  r.wait_events = s.wait_history.TakeCapture();
   r.parse = tm.parse;
   r.execute.count = 1;
   r.execute.cpu_ns = c2 - c1;
@@ -233,6 +244,7 @@ absl::StatusOr<StatementResult> ExecuteData(Session::State& s, std::string_view 
   r.cpu_ns = c2 - tm.c0;
   r.statistics = s.stats.Snapshot() - tm.stats0;
   r.waits = s.waits.Snapshot() - tm.waits0;
+  r.wait_events = s.wait_history.TakeCapture();
   r.parse = tm.parse;
   r.execute = CallStats{1, c2 - c1, t2 - t1, 0, out.rows};
   r.rows = out.rows;

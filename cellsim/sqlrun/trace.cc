@@ -35,6 +35,14 @@ uint64_t Us(uint64_t ns) { return ns / 1000; }
 
 }  // namespace
 
+std::string WaitLine(int cursor, const stats::WaitEvent& e) {
+  using stats::WaitParamTraceName;
+  return fmt::format("WAIT #{}: nam='{}' ela= {} {}={} {}={} {}={} obj#=-1 tim={}\n", cursor,
+                     stats::WaitName(e.event), Us(e.ns), WaitParamTraceName(e.event, 1),
+                     e.params.p1, WaitParamTraceName(e.event, 2), e.params.p2,
+                     WaitParamTraceName(e.event, 3), e.params.p3, Us(e.end_ns));
+}
+
 absl::Status TraceWriter::Open(const std::string& path, uint32_t sid, std::string_view identifier) {
   out_.open(path, std::ios::trunc);
   if (!out_) return absl::InvalidArgumentError(fmt::format("--trace: cannot create {}", path));
@@ -65,16 +73,7 @@ void TraceWriter::Call(std::string_view sql, const db::StatementResult& r, uint6
   const bool select = oct == 3;
   out_ << fmt::format("EXEC #{}:c={},e={},p=0,cr=0,cu={},mis=0,r={},dep=0,og=1,plh=0,tim={}\n", c,
                       Us(r.cpu_ns), elapsed_us, cu, select ? 0 : r.rows, tim_us);
-  for (size_t w = 0; w < stats::kWaitCount; ++w) {
-    const stats::WaitValue& v = r.waits.v[w];
-    if (v.count <= 0) continue;
-    const uint64_t each = v.total_ns / static_cast<uint64_t>(v.count);
-    for (int64_t k = 0; k < v.count; ++k) {
-      const uint64_t ela = k + 1 == v.count ? v.total_ns - each * static_cast<uint64_t>(k) : each;
-      out_ << fmt::format("WAIT #{}: nam='{}' ela= {} p1=0 p2=0 p3=0 obj#=-1 tim={}\n", c,
-                          stats::kWaitTable[w].name, Us(ela), tim_us);
-    }
-  }
+  for (const stats::WaitEvent& e : r.wait_events) out_ << WaitLine(c, e);
   if (select) {
     out_ << fmt::format("FETCH #{}:c=0,e=0,p=0,cr=0,cu=0,mis=0,r={},dep=0,og=1,plh=0,tim={}\n", c,
                         r.rows, tim_us);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <utility>
 
 namespace cellsim::stats {
 
@@ -18,6 +19,13 @@ std::optional<Wait> WaitByName(std::string_view name) {
     if (kWaitTable[i].name == name) return static_cast<Wait>(i);
   }
   return std::nullopt;
+}
+
+std::string_view WaitParamTraceName(Wait w, int i) {
+  static constexpr std::string_view kUnnamed[] = {"p1", "p2", "p3"};
+  const WaitInfo& info = kWaitTable[static_cast<size_t>(w)];
+  const std::string_view name = i == 1 ? info.p1 : i == 2 ? info.p2 : info.p3;
+  return name.empty() ? kUnnamed[std::clamp(i, 1, 3) - 1] : name;
 }
 
 std::string_view WaitClassName(WaitClass c) {
@@ -154,6 +162,40 @@ WaitValues WaitSet::Snapshot() const {
     }
   }
   return r;
+}
+
+void WaitHistory::Record(Wait w, const WaitParams& p, uint64_t ns, uint64_t end_ns) {
+  MutexLock lock(&mu_);
+  WaitEvent e{w, p, ns, end_ns, 0, count_ + 1};
+  if (count_ > 0) {
+    const uint64_t previous_end = ring_[(count_ - 1) % kCapacity].end_ns;
+    const uint64_t start = end_ns - std::min(ns, end_ns);
+    e.since_last_ns = start - std::min(start, previous_end);
+  }
+  ring_[count_ % kCapacity] = e;
+  ++count_;
+  if (capturing_) capture_.push_back(e);
+}
+
+std::vector<WaitEvent> WaitHistory::Last() const {
+  MutexLock lock(&mu_);
+  std::vector<WaitEvent> out;
+  for (uint64_t k = 0; k < std::min<uint64_t>(count_, kCapacity); ++k) {
+    out.push_back(ring_[(count_ - 1 - k) % kCapacity]);
+  }
+  return out;
+}
+
+void WaitHistory::ResetCapture(bool keep) {
+  MutexLock lock(&mu_);
+  capture_.clear();
+  capturing_ = keep;
+}
+
+std::vector<WaitEvent> WaitHistory::TakeCapture() {
+  MutexLock lock(&mu_);
+  capturing_ = false;
+  return std::exchange(capture_, {});
 }
 
 }  // namespace cellsim::stats

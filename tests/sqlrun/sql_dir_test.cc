@@ -175,6 +175,8 @@ TEST(TraceTest, WhatTheWriterWritesTkprofReadsBack) {
   r.cpu_ns = 2'000'000;
   r.waits[stats::Wait::kLogFileSync].count = 2;
   r.waits[stats::Wait::kLogFileSync].total_ns = 3'000'000;
+  r.wait_events = {{stats::Wait::kLogFileSync, {0, 77, 0}, 1'000'000, 90'000, 0, 1},
+                   {stats::Wait::kLogFileSync, {0, 78, 0}, 2'000'000, 95'000, 0, 2}};
   w.Call("insert into t values (1)", r, 5000, 100);
   w.Call("insert into t values (1)", r, 7000, 200);
   w.Call("commit", db::StatementResult{}, 10, 300);
@@ -196,6 +198,32 @@ TEST(TraceTest, WhatTheWriterWritesTkprofReadsBack) {
   EXPECT_EQ(ins.waits[0].times_waited, 4);
   EXPECT_NEAR(ins.waits[0].total_waited_s, 0.006, 1e-9);
   EXPECT_FALSE(ParseTrace({"PARSING IN CURSOR #1 len=1\nx\nEND OF STMT\nEXEC #1:c=zz\n"}).ok());
+}
+
+// Oracle's 10046 WAIT line: the parameters by their V$EVENT_NAME names, p1..p3
+// for an unnamed one, then obj# and the wait's end in microseconds.
+TEST(TraceTest, WaitLinesNameTheParametersAsOracleDoes) {
+  const stats::WaitEvent creation{stats::Wait::kCellSmartFileCreation, {2393838416u, 0, 0},
+                                  1'234'567, 5'000'000'000, 0, 9};
+  EXPECT_EQ(WaitLine(3, creation),
+            "WAIT #3: nam='cell smart file creation' ela= 1234 cellhash#=2393838416 p2=0 p3=0 "
+            "obj#=-1 tim=5000000\n");
+  const stats::WaitEvent cf{stats::Wait::kControlFileParallelWrite, {2, 3, 2}, 123'999, 7'000'000,
+                            0, 10};
+  EXPECT_EQ(WaitLine(1, cf),
+            "WAIT #1: nam='control file parallel write' ela= 123 files=2 block#=3 requests=2 "
+            "obj#=-1 tim=7000\n");
+  const stats::WaitEvent log{stats::Wait::kLogFileSingleWrite, {5, 1, 1}, 2'000, 9'000, 0, 11};
+  EXPECT_EQ(WaitLine(2, log),
+            "WAIT #2: nam='log file single write' ela= 2 log#=5 block#=1 blocks=1 obj#=-1 tim=9\n");
+  // tkprof reads them back.
+  absl::StatusOr<std::vector<report::TkprofStatement>> t = ParseTrace(
+      {"PARSING IN CURSOR #3 len=1\nx\nEND OF STMT\n" + WaitLine(3, creation) + WaitLine(3, creation)});
+  ASSERT_OK(t);
+  ASSERT_EQ(t->size(), 1u);
+  ASSERT_EQ((*t)[0].waits.size(), 1u);
+  EXPECT_EQ((*t)[0].waits[0].times_waited, 2);
+  EXPECT_NEAR((*t)[0].waits[0].total_waited_s, 0.002468, 1e-9);
 }
 
 }  // namespace

@@ -188,5 +188,73 @@ TEST(StatisticsTest, ConcurrentRecordingIsExact) {
   EXPECT_EQ(sum, 20000);
 }
 
+TEST(WaitHistoryTest, KeepsTheLastTenNewestFirst) {
+  WaitHistory h;
+  EXPECT_TRUE(h.Last().empty());
+  // Wait i lasts 100 + i ns and ends at 1000 * i: 1000 - 101 ns pass between
+  // the end of one and the start of the next.
+  for (uint64_t i = 1; i <= 25; ++i) {
+    h.Record(i % 2 ? Wait::kCellSmartFileCreation : Wait::kControlFileParallelWrite,
+             {i, 2 * i, 3 * i}, 100 + i, 1000 * i);
+  }
+  const std::vector<WaitEvent> last = h.Last();
+  ASSERT_EQ(last.size(), WaitHistory::kCapacity);
+  for (size_t k = 0; k < last.size(); ++k) {
+    const uint64_t i = 25 - k;  // newest first
+    EXPECT_EQ(last[k].seq, i);
+    EXPECT_EQ(last[k].event, i % 2 ? Wait::kCellSmartFileCreation : Wait::kControlFileParallelWrite);
+    EXPECT_EQ(last[k].params.p1, i);
+    EXPECT_EQ(last[k].params.p2, 2 * i);
+    EXPECT_EQ(last[k].params.p3, 3 * i);
+    EXPECT_EQ(last[k].ns, 100 + i);
+    EXPECT_EQ(last[k].end_ns, 1000 * i);
+    EXPECT_EQ(last[k].since_last_ns, 1000 - 100 - i);
+  }
+  WaitHistory first;
+  first.Record(Wait::kLogFileSync, {}, 5, 50);
+  EXPECT_EQ(first.Last()[0].since_last_ns, 0u);  // no wait before it
+  EXPECT_EQ(first.Last()[0].seq, 1u);
+}
+
+TEST(WaitHistoryTest, CaptureKeepsEveryWaitOfTheCallOnlyWhenAsked) {
+  WaitHistory h;
+  h.ResetCapture(false);
+  h.Record(Wait::kLogFileSync, {1, 2, 0}, 10, 100);
+  EXPECT_TRUE(h.TakeCapture().empty());
+  h.ResetCapture(true);
+  for (uint64_t i = 0; i < 30; ++i) h.Record(Wait::kCellSmartFileCreation, {i, 0, 0}, i, 200 + i);
+  const std::vector<WaitEvent> call = h.TakeCapture();
+  ASSERT_EQ(call.size(), 30u);  // more than the ring keeps
+  for (uint64_t i = 0; i < 30; ++i) {
+    EXPECT_EQ(call[i].params.p1, i);
+    EXPECT_EQ(call[i].seq, i + 2);
+  }
+  h.Record(Wait::kLogFileSync, {}, 1, 300);  // TakeCapture stopped the capture
+  EXPECT_TRUE(h.TakeCapture().empty());
+}
+
+TEST(WaitHistoryTest, ParameterNamesAsTheTracePrintsThem) {
+  EXPECT_EQ(WaitParamTraceName(Wait::kCellSmartFileCreation, 1), "cellhash#");
+  EXPECT_EQ(WaitParamTraceName(Wait::kCellSmartFileCreation, 2), "p2");
+  EXPECT_EQ(WaitParamTraceName(Wait::kCellSmartFileCreation, 3), "p3");
+  EXPECT_EQ(WaitParamTraceName(Wait::kControlFileParallelWrite, 2), "block#");
+  EXPECT_EQ(WaitParamTraceName(Wait::kKsvMasterWait, 1), "p1");
+}
+
+TEST(WaitHistoryTest, ConcurrentReadersSeeWholeWaits) {
+  WaitHistory h;
+  std::thread writer([&] {
+    for (uint64_t i = 1; i <= 20000; ++i) h.Record(Wait::kLogFileSync, {i, i, i}, i, 2 * i);
+  });
+  for (int n = 0; n < 2000; ++n) {
+    for (const WaitEvent& e : h.Last()) {
+      EXPECT_EQ(e.params.p1, e.seq);
+      EXPECT_EQ(e.params.p3, e.ns);
+    }
+  }
+  writer.join();
+  EXPECT_EQ(h.Last()[0].seq, 20000u);
+}
+
 }  // namespace
 }  // namespace cellsim::stats

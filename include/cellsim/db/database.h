@@ -196,6 +196,10 @@ struct StatementResult {
   uint64_t cpu_ns = 0;      // CPU of the calling thread (getrusage RUSAGE_THREAD)
   stats::StatValues statistics;  // session statistics delta
   stats::WaitValues waits;       // session wait delta
+  // Every wait of the statement in order, with its P1-P3, when the session
+  // traces (ALTER SESSION SET sql_trace = TRUE, or events naming 10046);
+  // empty otherwise. Its counts and times add up to `waits`.
+  std::vector<stats::WaitEvent> wait_events;
   CallStats parse, execute;
   int64_t rows = 0;
   std::vector<FileCreation> files;

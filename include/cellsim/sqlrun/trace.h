@@ -9,11 +9,13 @@
 //   PARSE #1:c=0,e=12,p=0,cr=0,cu=0,mis=1,r=0,dep=0,og=1,plh=0,tim=...
 //   EXEC #1:c=412000,e=455123,p=0,cr=0,cu=1291,mis=0,r=70000,dep=0,og=1,plh=0,tim=...
 //   WAIT #1: nam='log file sync' ela= 511 buffer#=0 sync scn=0 p3=0 obj#=-1 tim=...
+//   WAIT #2: nam='cell smart file creation' ela= 980 cellhash#=2393838416 p2=0 p3=0 obj#=-1 tim=...
 //   XCTEND rlbk=0, rd_only=0, tim=...
 //
-// c and e are microseconds (c: this machine's CPU, e: the run's clock). A
-// wait that the engine counted n times with total T is written as n WAIT
-// lines (T/n each, the remainder on the last).
+// c and e are microseconds (c: this machine's CPU, e: the run's clock). One
+// WAIT line per wait of the call (StatementResult::wait_events), in order:
+// its time, its parameters by their V$EVENT_NAME names ("p1".."p3" for an
+// unnamed one, as Oracle prints them) and `tim` its end.
 //
 // Thread-safety: a TraceWriter belongs to one session's thread; ParseTrace is pure.
 #ifndef CELLSIM_SQLRUN_TRACE_H_
@@ -32,6 +34,9 @@
 #include "cellsim/report/tkprof.h"
 
 namespace cellsim::sqlrun {
+
+// One wait's WAIT line (with its newline) for cursor `cursor`.
+std::string WaitLine(int cursor, const stats::WaitEvent& e);
 
 class TraceWriter {
  public:

@@ -10,10 +10,13 @@
 //   std::string_view name = StatName(Stat::kPhysicalWriteTotalBytes);
 //   WaitSet w; w.Record(Wait::kCellSmartFileCreation, 1'200'000 /*ns*/);
 //   uint64_t p99 = WaitPercentileNs(w.Snapshot()[Wait::kCellSmartFileCreation], 0.99);
+//   WaitHistory h; h.Record(Wait::kCellSmartFileCreation, {cellhash, 0, 0}, ns, end_ns);
+//   std::vector<WaitEvent> last = h.Last();  // newest first, at most 10
 //
 // Thread-safety: StatSet and WaitSet use relaxed atomics, so one writer and any
 // number of readers (an instance summing sessions) is safe; Snapshot() gives a
-// plain copy for deltas.
+// plain copy for deltas. WaitHistory takes a mutex per wait (uncontended: its
+// session's thread writes, a view reads now and then).
 #ifndef CELLSIM_STATS_STATISTICS_H_
 #define CELLSIM_STATS_STATISTICS_H_
 
@@ -23,6 +26,9 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
+
+#include "cellsim/base/mutex.h"
 
 namespace cellsim::stats {
 
@@ -110,7 +116,10 @@ enum class WaitClass : uint8_t { kUserIo, kSystemIo, kOther, kCommit, kConcurren
 std::string_view WaitClassName(WaitClass c);
 
 // One row per wait event: the enumerator, the exact V$EVENT_NAME.NAME, its wait
-// class and the names of P1, P2, P3. The enum and kWaitTable are both made from it.
+// class and the names of P1, P2, P3 (V$EVENT_NAME.PARAMETER1..3; "" when Oracle
+// has none). The enum and kWaitTable are both made from it. What cellsim puts
+// in each parameter, and where Oracle's meaning is unknown, is in
+// docs/statistics.md "Wait parameters".
 #define CELLSIM_WAIT_EVENTS(X) \
   X(kCellSmartFileCreation, "cell smart file creation", WaitClass::kUserIo, "cellhash#", "", "") \
   X(kDataFileInitWrite, "Data file init write", WaitClass::kUserIo, "count", "intr", "timeout") \
@@ -153,6 +162,48 @@ inline constexpr std::array<WaitInfo, kWaitCount> kWaitTable = {{
 
 constexpr std::string_view WaitName(Wait w) { return kWaitTable[static_cast<size_t>(w)].name; }
 std::optional<Wait> WaitByName(std::string_view name);
+// The name of parameter `i` (1..3) of `w` as a 10046 trace prints it: Oracle's
+// name, or "p1".."p3" when the event has none.
+std::string_view WaitParamTraceName(Wait w, int i);
+
+// P1, P2, P3 of one wait, with the meanings kWaitTable names.
+struct WaitParams {
+  uint64_t p1 = 0, p2 = 0, p3 = 0;
+};
+
+// One wait of a session, as V$SESSION_WAIT_HISTORY shows it.
+struct WaitEvent {
+  Wait event = Wait::kCount;
+  WaitParams params;
+  uint64_t ns = 0;             // how long it lasted
+  uint64_t end_ns = 0;         // when it ended (the database's clock)
+  uint64_t since_last_ns = 0;  // from the end of the session's previous wait to its start
+  uint64_t seq = 0;            // the session's waits so far, this one included (from 1)
+};
+
+// A session's last waits with their parameters: a fixed ring (no allocation
+// per wait), and, while a trace is on, every wait of the current call.
+class WaitHistory {
+ public:
+  // V$SESSION_WAIT_HISTORY: "the last 10 wait events for each active session".
+  static constexpr size_t kCapacity = 10;
+  // A wait of `ns` that ended at `end_ns`.
+  void Record(Wait w, const WaitParams& p, uint64_t ns, uint64_t end_ns);
+  // The last min(kCapacity, waits so far) waits, newest first.
+  std::vector<WaitEvent> Last() const;
+  // Drops what was kept; from now on, when `keep`, every Record is also kept
+  // in order until TakeCapture returns them and stops keeping them (a call's
+  // WAIT lines in a 10046 trace).
+  void ResetCapture(bool keep);
+  std::vector<WaitEvent> TakeCapture();
+
+ private:
+  mutable Mutex mu_;
+  std::array<WaitEvent, kCapacity> ring_ ABSL_GUARDED_BY(mu_);
+  uint64_t count_ ABSL_GUARDED_BY(mu_) = 0;
+  bool capturing_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<WaitEvent> capture_ ABSL_GUARDED_BY(mu_);
+};
 
 // A plain (non-atomic) copy of a StatSet, for deltas and reports.
 struct StatValues {
