@@ -8,9 +8,11 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 
+#include "cellsim/db/accounting.h"
 #include "cellsim/db/database.h"
 #include "cellsim/io/io_backend_wrapper.h"
 #include "db/db_test_util.h"
@@ -65,6 +67,7 @@ TEST(SeedFullSize, EveryStatisticOfTheSeedsTable) {
                                                       tmp.path() + "/rack", SeedRackConfig()));
   ASSERT_OK_AND_ASSIGN(auto db, Database::Create(rack.get()));
   auto s = db->NewSession();
+  ASSERT_OK(s->Execute("alter session set sql_trace = true").status());  // every wait's P1-P3
   ASSERT_OK_AND_ASSIGN(StatementResult r, s->Execute(std::string(kSeedStatement)));
   ASSERT_EQ(r.files.size(), 2u);
   EXPECT_EQ(r.files[0].path, CreationPath::kFast);   // +DATA: write-back cached
@@ -124,6 +127,26 @@ TEST(SeedFullSize, EveryStatisticOfTheSeedsTable) {
                   w.max_ns / 1e9, w.total_ns / 1e9);
     }
   }
+  // Each creation wait names a cell of the rack by its cellhash# (V$CELL's
+  // CELL_HASHVAL); each control-file write goes to the 2 control files.
+  std::set<uint64_t> cells, waited_on;
+  for (uint32_t c = 0; c < rack->cell_count(); ++c) {
+    cells.insert(internal::CellHashValue(rack->cell(c)->name()));
+  }
+  int64_t all_waits = 0;
+  for (const stats::WaitValue& w : r.waits.v) all_waits += w.count;
+  ASSERT_EQ(static_cast<int64_t>(r.wait_events.size()), all_waits);
+  for (const stats::WaitEvent& e : r.wait_events) {
+    if (e.event == Wait::kCellSmartFileCreation) {
+      EXPECT_EQ(cells.count(e.params.p1), 1u) << e.params.p1;
+      waited_on.insert(e.params.p1);
+    }
+    if (e.event == Wait::kControlFileParallelWrite) {
+      EXPECT_EQ(e.params.p1, 2u);  // files
+      EXPECT_EQ(e.params.p3, 2u);  // requests
+    }
+  }
+  EXPECT_EQ(waited_on, cells);  // 4,104 requests reach every cell
   s.reset();
   db.reset();
   ASSERT_OK(rack->Close());
