@@ -293,6 +293,21 @@ Value ParamText(std::string_view name) {
 Value ParamRaw(uint64_t v) { return Value::Str(fmt::format("{:016X}", v)); }
 Value Micro(uint64_t ns) { return Value::Num(static_cast<double>(ns / 1000)); }
 
+// V$EVENT_NAME: every wait event cellsim records; EVENT# is what
+// V$SESSION_WAIT_HISTORY.EVENT# refers to.
+ViewRows EventNames() {
+  ViewRows r;
+  r.columns = {N("EVENT#"), S("NAME"), S("PARAMETER1"), S("PARAMETER2"), S("PARAMETER3"),
+               S("WAIT_CLASS"), N("CON_ID")};
+  for (size_t i = 0; i < stats::kWaitCount; ++i) {
+    const stats::WaitInfo& w = stats::kWaitTable[i];
+    r.rows.push_back({Value::Num(static_cast<double>(i)), Value::Str(std::string(w.name)),
+                      ParamText(w.p1), ParamText(w.p2), ParamText(w.p3),
+                      Value::Str(std::string(stats::WaitClassName(w.wait_class))), Value::Num(0)});
+  }
+  return r;
+}
+
 // V$SESSION_WAIT_HISTORY (`history`: each session's last 10 waits, SEQ# 1 the
 // newest) or V$SESSION_WAIT (each session's last wait; a session is never
 // seen inside a wait here, so STATE is WAITED KNOWN TIME or WAITED SHORT
@@ -463,6 +478,7 @@ std::optional<ViewRows> BuildView(DataEngine& e, SessionData& sd, const std::str
   if (name == "V$ASM_TEMPLATE") return AsmViews(e, false);
   if (name == "V$ASM_FILE") return AsmViews(e, true);
   if (name == "V$CELL") return CellRows(e);
+  if (name == "V$EVENT_NAME") return EventNames();
   if (name == "V$SESSION_WAIT_HISTORY") return WaitRows(e, true);
   if (name == "V$SESSION_WAIT") return WaitRows(e, false);
   return FileViews(e, name);

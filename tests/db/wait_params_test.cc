@@ -125,6 +125,15 @@ TEST_F(WaitParamsTest, HistoryShowsTheLastTenWaitsNewestFirst) {
     EXPECT_EQ(row[7], Num(e.ns / 1000));
     EXPECT_EQ(row[8], Num(e.since_last_ns / 1000));
   }
+  // EVENT# joins V$EVENT_NAME, whose PARAMETER1 is the history's P1TEXT.
+  const StatementResult names = Run(
+      "select h.event, n.name, h.p1text, n.parameter1 from v$session_wait_history h, "
+      "v$event_name n where h.event# = n.event#");
+  ASSERT_EQ(names.result_rows.size(), 10u);
+  for (const std::vector<std::string>& row : names.result_rows) {
+    EXPECT_EQ(row[0], row[1]);
+    EXPECT_EQ(row[2], row[3]);
+  }
   // V$SESSION_WAIT: the last one, SEQ# counting every wait of the session.
   int64_t total = 0;
   for (const stats::WaitValue& v : s_->Waits().v) total += v.count;
