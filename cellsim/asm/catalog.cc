@@ -2,6 +2,7 @@
 #include "cellsim/asm/catalog.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -126,6 +127,33 @@ void Catalog::EncodeFileInfo(Encoder* e, const FileInfo& f) {
   e->PutU64(static_cast<uint64_t>(f.modification_time_unix));
 }
 
+// A location that appears twice in `extents`, if any. Allocation hands out
+// each disk's AUs in increasing order, so one pass that checks that order
+// settles it without allocating per location; only a record that breaks the
+// order (an older journal or a hostile one) pays for a sort.
+static std::optional<CopyLoc> RepeatedLocation(const Catalog& cat,
+                                               absl::Span<const ExtentLocs> extents,
+                                               uint32_t copies) {
+  std::vector<uint64_t> next_au(cat.disks.size(), 0);  // every AU seen so far is below
+  bool ascending = true;
+  for (const ExtentLocs& x : extents) {
+    for (uint32_t c = 0; c < copies && ascending; ++c) {
+      ascending = x[c].au >= next_au[x[c].disk];
+      next_au[x[c].disk] = uint64_t{x[c].au} + 1;
+    }
+  }
+  if (ascending) return std::nullopt;
+  std::vector<uint64_t> keys;
+  keys.reserve(extents.size() * copies);
+  for (const ExtentLocs& x : extents) {
+    for (uint32_t c = 0; c < copies; ++c) keys.push_back(uint64_t{x[c].disk} << 32 | x[c].au);
+  }
+  std::sort(keys.begin(), keys.end());
+  const auto twice = std::adjacent_find(keys.begin(), keys.end());
+  if (twice == keys.end()) return std::nullopt;
+  return CopyLoc{static_cast<uint32_t>(*twice >> 32), static_cast<uint32_t>(*twice)};
+}
+
 // Decodes `n` extents' locations and checks them against the catalog: every
 // location inside its disk, free now, and not used twice by the record itself.
 static absl::Status DecodeNewExtents(const Catalog& cat, Decoder* d, uint32_t copies,
@@ -134,7 +162,6 @@ static absl::Status DecodeNewExtents(const Catalog& cat, Decoder* d, uint32_t co
   if (!d->GetU32(&n) || n > kMaxExtents) return Corrupt(fmt::format("{}: bad extent count", what));
   if (d->remaining() < uint64_t{n} * copies * 8) return d->Truncated(what);
   out->resize(n);
-  std::set<std::pair<uint32_t, uint32_t>> seen;
   for (uint32_t i = 0; i < n; ++i) {
     for (uint32_t c = 0; c < copies; ++c) {
       CopyLoc& l = (*out)[i][c];
@@ -143,11 +170,15 @@ static absl::Status DecodeNewExtents(const Catalog& cat, Decoder* d, uint32_t co
         return Corrupt(fmt::format("{}: extent {} copy {} at disk {} AU {} is out of range",
                                    what, i, c, l.disk, l.au));
       }
-      if (cat.disks[l.disk].owners[l.au].file != 0 || !seen.insert({l.disk, l.au}).second) {
+      if (cat.disks[l.disk].owners[l.au].file != 0) {
         return Corrupt(fmt::format("{}: AU {} of disk {} allocated twice", what, l.au,
                                    cat.disks[l.disk].name));
       }
     }
+  }
+  if (std::optional<CopyLoc> l = RepeatedLocation(cat, *out, copies)) {
+    return Corrupt(fmt::format("{}: AU {} of disk {} allocated twice", what, l->au,
+                               cat.disks[l->disk].name));
   }
   return absl::OkStatus();
 }

@@ -81,16 +81,18 @@ absl::Status CacheState::Apply(const Record& r, uint64_t seq) {
     case RecordType::kLineDrop:
       if (lines_.count(Key(r.disk, r.line)) != 0) DropLine(Key(r.disk, r.line), seq);
       return absl::OkStatus();
-    case RecordType::kTemplateAdd:
+    case RecordType::kTemplateAdd: {
       DropPages(r.disk, r.offset, r.length, seq);
-      TrimTemplates(r.disk, r.offset, r.offset + r.length);
+      const auto at = TrimTemplates(r.disk, r.offset, r.offset + r.length);
       TrimLost(r.disk, r.offset, r.offset + r.length);
       if (r.length > 0) {
-        templates_[r.disk][r.offset] = {r.offset + r.length, r.tmpl, r.file_offset};
+        templates_[r.disk].emplace_hint(
+            at, r.offset, TemplateRange{r.offset + r.length, r.tmpl, r.file_offset});
         ++template_count_;
         template_bytes_ += r.length;
       }
       return absl::OkStatus();
+    }
     case RecordType::kRangeOnDisk:
       DropPages(r.disk, r.offset, r.length, seq);
       TrimTemplates(r.disk, r.offset, r.offset + r.length);
@@ -212,7 +214,8 @@ void CacheState::DropPages(uint32_t disk, uint64_t offset, uint64_t length, uint
   }
 }
 
-void CacheState::TrimTemplates(uint32_t disk, uint64_t a, uint64_t b) {
+CacheState::TemplateMap::iterator CacheState::TrimTemplates(uint32_t disk, uint64_t a,
+                                                            uint64_t b) {
   auto& m = templates_[disk];
   auto it = m.lower_bound(a);
   if (it != m.begin() && std::prev(it)->second.end > a) --it;
@@ -228,12 +231,12 @@ void CacheState::TrimTemplates(uint32_t disk, uint64_t a, uint64_t b) {
       template_bytes_ += a - start;
     }
     if (r.end > b) {
-      m[b] = {r.end, r.tmpl, r.file_offset + (b - start)};
       ++template_count_;
       template_bytes_ += r.end - b;
-      break;
+      return m.emplace_hint(it, b, TemplateRange{r.end, r.tmpl, r.file_offset + (b - start)});
     }
   }
+  return it;
 }
 
 void CacheState::TrimLost(uint32_t disk, uint64_t a, uint64_t b) {

@@ -122,7 +122,10 @@ class CacheState {
                uint64_t seq);
   void DropLine(uint64_t key, uint64_t seq);
   void DropPages(uint32_t disk, uint64_t offset, uint64_t length, uint64_t seq);
-  void TrimTemplates(uint32_t disk, uint64_t a, uint64_t b);
+  using TemplateMap = std::map<uint64_t, TemplateRange>;  // by start
+  // Removes the templates' parts in [a, b); returns where a template starting
+  // at `a` goes (the first one left at or after b).
+  TemplateMap::iterator TrimTemplates(uint32_t disk, uint64_t a, uint64_t b);
   void TrimLost(uint32_t disk, uint64_t a, uint64_t b);
   void AddLost(uint32_t disk, uint64_t a, uint64_t b);
   void FreeSlot(uint32_t slot, uint64_t seq);
@@ -142,7 +145,7 @@ class CacheState {
   uint64_t valid_pages_ = 0;
   uint64_t dirty_pages_ = 0;
   uint64_t dirty_lines_ = 0;
-  std::vector<std::map<uint64_t, TemplateRange>> templates_;  // per disk, by start
+  std::vector<TemplateMap> templates_;  // per disk
   std::vector<std::map<uint64_t, uint64_t>> lost_;            // per disk: start -> end
   size_t template_count_ = 0;
   uint64_t template_bytes_ = 0;

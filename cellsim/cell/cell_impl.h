@@ -21,8 +21,10 @@
 #ifndef CELLSIM_CELL_CELL_IMPL_H_
 #define CELLSIM_CELL_CELL_IMPL_H_
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <string>
@@ -190,19 +192,60 @@ struct DiskEdgePages {
 
 // Line-aligned ranges of the requests grouped so far, to tell whether the next
 // request overlaps them (then the group is run first, keeping batch order).
+// Requests usually come in ascending order on each disk (ASM sends a cell its
+// AU copies in allocation order): while they do, each disk's ranges are kept
+// in a sorted vector, a range past the last one is added without a lookup and
+// a query is one binary search. The first range out of that order moves every
+// range into a B-tree, which answers from then on.
 class SpanSet {
  public:
   bool Overlaps(const RangeLocks::Range& r) const {
+    if (ascending_) {
+      if (r.disk >= by_disk_.size()) return false;
+      const std::vector<std::pair<uint64_t, uint64_t>>& v = by_disk_[r.disk];
+      if (v.empty() || r.begin >= v.back().second) return false;  // the usual answer
+      auto it = std::lower_bound(v.begin(), v.end(), r.begin,
+                                 [](const auto& x, uint64_t b) { return x.first < b; });
+      if (it != v.end() && it->first < r.end) return true;
+      return it != v.begin() && std::prev(it)->second > r.begin;
+    }
     auto it = m_.lower_bound({r.disk, r.begin});
     if (it != m_.end() && it->first.first == r.disk && it->first.second < r.end) return true;
     if (it == m_.begin()) return false;
     --it;
     return it->first.first == r.disk && it->second > r.begin;
   }
-  void Add(const RangeLocks::Range& r) { m_[{r.disk, r.begin}] = r.end; }
-  void Clear() { m_.clear(); }
+  void Add(const RangeLocks::Range& r) {
+    if (ascending_ && r.begin < r.end && r.disk < kMaxListedDisks) {
+      if (r.disk >= by_disk_.size()) by_disk_.resize(uint64_t{r.disk} + 1);
+      std::vector<std::pair<uint64_t, uint64_t>>& v = by_disk_[r.disk];
+      if (v.empty() || r.begin >= v.back().second) {
+        v.emplace_back(r.begin, r.end);
+        return;
+      }
+    }
+    if (ascending_) {
+      for (uint32_t d = 0; d < by_disk_.size(); ++d) {
+        for (const auto& [b, e] : by_disk_[d]) m_[{d, b}] = e;
+      }
+      by_disk_.clear();
+      ascending_ = false;
+    }
+    m_[{r.disk, r.begin}] = r.end;
+  }
+  void Clear() {
+    m_.clear();
+    for (auto& v : by_disk_) v.clear();
+    ascending_ = true;
+  }
 
  private:
+  // Grid disks a cell may have are far fewer; a larger index (kAllDisks) goes
+  // to the B-tree.
+  static constexpr uint32_t kMaxListedDisks = 4096;
+  bool ascending_ = true;
+  // While ascending: per disk, its ranges (begin, end), disjoint and sorted.
+  std::vector<std::vector<std::pair<uint64_t, uint64_t>>> by_disk_;
   // A B-tree: one node holds many spans, so a batch of thousands of AU copies
   // costs a few allocations, not one per span.
   absl::btree_map<std::pair<uint32_t, uint64_t>, uint64_t> m_;  // (disk, begin) -> end

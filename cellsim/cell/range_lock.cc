@@ -23,18 +23,23 @@ void RangeLocks::Guard::Release() {
 
 std::vector<RangeLocks::Range> RangeLocks::Normalize(std::vector<Range> ranges) {
   std::erase_if(ranges, [](const Range& r) { return r.begin >= r.end; });
-  std::sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) {
+  auto before = [](const Range& a, const Range& b) {
     return std::tie(a.disk, a.begin) < std::tie(b.disk, b.begin);
-  });
-  std::vector<Range> out;
+  };
+  // A batch usually comes sorted (ASM sends a cell's AU copies in order).
+  if (!std::is_sorted(ranges.begin(), ranges.end(), before)) {
+    std::sort(ranges.begin(), ranges.end(), before);
+  }
+  size_t out = 0;  // merged in place: ranges[0, out) are done
   for (const Range& r : ranges) {
-    if (!out.empty() && out.back().disk == r.disk && r.begin <= out.back().end) {
-      out.back().end = std::max(out.back().end, r.end);
+    if (out > 0 && ranges[out - 1].disk == r.disk && r.begin <= ranges[out - 1].end) {
+      ranges[out - 1].end = std::max(ranges[out - 1].end, r.end);
     } else {
-      out.push_back(r);
+      ranges[out++] = r;
     }
   }
-  return out;
+  ranges.resize(out);
+  return ranges;
 }
 
 bool RangeLocks::ConflictsLocked(const std::vector<Range>& ranges) const {
@@ -64,11 +69,15 @@ bool RangeLocks::ConflictsLocked(const std::vector<Range>& ranges) const {
 uint64_t RangeLocks::InsertLocked(const std::vector<Range>& ranges) {
   const uint64_t id = next_id_++;
   std::vector<Key>& keys = by_guard_[id];
+  keys.reserve(ranges.size());
+  // `ranges` is sorted: each one goes right after the one before (the hint
+  // saves the B-tree a search per range).
+  auto next = held_.end();
   for (const Range& r : ranges) {
     if (r.disk == kAllDisks) {
       all_.emplace_back(r, id);
     } else {
-      held_.emplace(Key{r.disk, r.begin}, Held{r.end, id});
+      next = std::next(held_.emplace_hint(next, Key{r.disk, r.begin}, Held{r.end, id}));
       keys.push_back({r.disk, r.begin});
     }
   }
@@ -94,7 +103,12 @@ void RangeLocks::Release(uint64_t id) {
     MutexLock l(&mu_);
     auto g = by_guard_.find(id);
     if (g != by_guard_.end()) {
-      for (const Key& k : g->second) held_.erase(k);
+      // The keys are sorted: most follow the one erased before them.
+      auto it = held_.end();
+      for (const Key& k : g->second) {
+        if (it == held_.end() || it->first != k) it = held_.find(k);
+        if (it != held_.end()) it = held_.erase(it);
+      }
       by_guard_.erase(g);
     }
     std::erase_if(all_, [id](const auto& a) { return a.second == id; });

@@ -268,6 +268,57 @@ TEST(AsmTemplateTest, FormatOfEarlierRacksOpensWithTheGroupsCopies) {
   EXPECT_EQ(c.files.at(400).info.redundancy, Redundancy::kNormal);
 }
 
+// A create record's AUs: each disk's in any order is accepted (allocation
+// hands them out ascending, older or other writers need not), one named
+// twice in the record is DataLoss naming it, and nothing is applied then.
+TEST(AsmTemplateTest, CreateRecordNamingAnAuTwiceIsDataLoss) {
+  FakeRack rack({2, 2, 2}, {{"DATA", 32 * kMiB}});
+  cellsim::testing::TempDir dir;
+  auto io = io::MakePosixBackend();
+  ASSERT_OK_AND_ASSIGN(auto dg, DiskGroup::Create(rack.Env(io.get(), dir.path()),
+                                                  Config(rack, Redundancy::kNormal)));
+  ASSERT_OK(dg->Close());
+  dg.reset();
+  ASSERT_OK_AND_ASSIGN(internal::Catalog cat,
+                       internal::Catalog::DecodeCheckpoint(ReadAll(dir.File("DATA.ckpt0")), "ckpt0"));
+  const uint32_t partner = cat.disks[0].partners.front();
+  // Three extents of two copies: disk 0 AUs a0, a1, a2 and the partner's 5, 6, 7.
+  auto record = [&](uint32_t a0, uint32_t a1, uint32_t a2) {
+    Encoder e;
+    e.PutU8(static_cast<uint8_t>(internal::RecordType::kCreateFile));
+    internal::Catalog::EncodeFileInfo(
+        &e, FileInfo{.number = 400, .incarnation = 5, .name = "+DATA/ORCL/DATAFILE/X.400.5",
+                     .db_name = "ORCL", .type = FileType::kDataFile, .tag = "X",
+                     .size_bytes = 3 * kMiB, .block_size = 8192});
+    e.PutU8(static_cast<uint8_t>(Redundancy::kNormal));
+    e.PutU8(2);
+    e.PutU32(3);
+    uint32_t partner_au = 5;
+    for (uint32_t au : {a0, a1, a2}) {
+      e.PutU32(0);
+      e.PutU32(au);
+      e.PutU32(partner);
+      e.PutU32(partner_au++);
+    }
+    return e.bytes();
+  };
+  for (auto [a0, a1, a2] : {std::tuple{3u, 1u, 3u}, std::tuple{1u, 2u, 2u}}) {
+    internal::Catalog c = cat;
+    absl::Status st = c.Apply(c.seq + 1, record(a0, a1, a2));
+    EXPECT_EQ(st.code(), absl::StatusCode::kDataLoss) << a0 << a1 << a2;
+    EXPECT_THAT(std::string(st.message()),
+                ::testing::HasSubstr(fmt::format("AU {} of disk {} allocated twice", a2,
+                                                 cat.disks[0].name)));
+    EXPECT_EQ(c.files.count(400), 0u);
+    EXPECT_EQ(c.disks[0].used, cat.disks[0].used);
+  }
+  internal::Catalog c = cat;
+  ASSERT_OK(c.Apply(c.seq + 1, record(3, 1, 2)));
+  ASSERT_EQ(c.files.count(400), 1u);
+  EXPECT_EQ(c.files.at(400).extents[1][0], (internal::CopyLoc{0, 1}));
+  EXPECT_EQ(c.disks[0].used, cat.disks[0].used + 3);
+}
+
 TEST(AsmTemplateTest, UnknownOrImpossibleRedundancyIsDataLoss) {
   FakeRack rack({2, 2, 2}, {{"DATA", 32 * kMiB}});
   cellsim::testing::TempDir dir;

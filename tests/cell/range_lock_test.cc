@@ -4,9 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <optional>
 #include <random>
+#include <tuple>
 #include <vector>
+
+#include "cellsim/cell/cell_impl.h"
 
 namespace cellsim::cell::internal {
 namespace {
@@ -52,8 +57,10 @@ TEST(RangeLocksTest, OneGuardMayListOverlappingRanges) {
   EXPECT_TRUE(locks.TryAcquire({{1, 0, 128}}).has_value());
 }
 
-TEST(RangeLocksTest, MatchesBruteForceModel) {
-  std::mt19937_64 rng(20261130);
+// Random batches of up to `max_batch` ranges, sorted by (disk, begin) when
+// `sorted` (as ASM sends a cell its AU copies), against a brute-force model.
+void ExpectMatchesBruteForceModel(size_t max_batch, bool sorted) {
+  std::mt19937_64 rng(20261130 + max_batch);
   RangeLocks locks;
   struct Model {
     std::vector<Range> ranges;
@@ -80,16 +87,65 @@ TEST(RangeLocksTest, MatchesBruteForceModel) {
       continue;
     }
     std::vector<Range> want;
-    const size_t n = 1 + rng() % 4;
+    const size_t n = 1 + rng() % max_batch;
     for (size_t i = 0; i < n; ++i) {
       const uint32_t disk = rng() % 50 == 0 ? RangeLocks::kAllDisks : rng() % 3;
       const uint64_t begin = rng() % 64, len = 1 + rng() % 8;
       want.push_back({disk, begin, begin + len});
     }
+    if (sorted) {
+      std::sort(want.begin(), want.end(), [](const Range& a, const Range& b) {
+        return std::tie(a.disk, a.begin) < std::tie(b.disk, b.begin);
+      });
+    }
     const bool expect_conflict = conflicts(want);
     std::optional<RangeLocks::Guard> g = locks.TryAcquire(want);
     ASSERT_EQ(g.has_value(), !expect_conflict) << "step " << step;
     if (g.has_value()) held.push_back({want, std::move(*g)});
+  }
+}
+
+TEST(RangeLocksTest, MatchesBruteForceModel) { ExpectMatchesBruteForceModel(4, false); }
+
+TEST(RangeLocksTest, SortedBatchesMatchBruteForceModel) {
+  ExpectMatchesBruteForceModel(12, true);
+}
+
+// SpanSet (the cell's "does this request overlap the group so far?") answers
+// as a plain map of (disk, begin) -> end does, for ranges added in ascending
+// order per disk (its vector path), in any order (its B-tree; ranges may
+// overlap and repeat a begin) and across the switch.
+TEST(SpanSetTest, AnswersAsAMapOfRanges) {
+  std::mt19937_64 rng(20261202);
+  for (int round = 0; round < 300; ++round) {
+    SpanSet set;
+    std::map<std::pair<uint32_t, uint64_t>, uint64_t> model;
+    auto model_overlaps = [&](const Range& r) {
+      auto it = model.lower_bound({r.disk, r.begin});
+      if (it != model.end() && it->first.first == r.disk && it->first.second < r.end) return true;
+      if (it == model.begin()) return false;
+      --it;
+      return it->first.first == r.disk && it->second > r.begin;
+    };
+    const int ascending_steps = static_cast<int>(rng() % 50);
+    std::vector<uint64_t> next(3, 0);
+    for (int step = 0; step < 60; ++step) {
+      const uint32_t disk = rng() % 3;
+      uint64_t begin = rng() % 256, len = rng() % 8;
+      if (step < ascending_steps) {
+        begin = next[disk] + rng() % 4;
+        len = 1 + rng() % 8;
+        next[disk] = begin + len;
+      }
+      const uint64_t qb = rng() % 300;
+      const Range query{static_cast<uint32_t>(rng() % 3), qb, qb + 1 + rng() % 16};
+      ASSERT_EQ(set.Overlaps(query), model_overlaps(query)) << "round " << round << " step "
+                                                             << step;
+      set.Add({disk, begin, begin + len});
+      model[{disk, begin}] = begin + len;
+    }
+    set.Clear();
+    EXPECT_FALSE(set.Overlaps({0, 0, 1000}));
   }
 }
 
