@@ -613,16 +613,18 @@ static absl::Status PlanFormat(DiskGroup::State& s, uint32_t file, const FormatO
 }
 
 // Sends the jobs to their cells, every cell at once, in batches of
-// options.requests_per_call: `reqs` and `latency` get each job's outcome.
+// options.requests_per_call: copies[j] (filled from jobs[j] by the caller)
+// gets job j's outcome and latency.
 static void SendFormatRequests(const DiskGroup::State& s, const std::vector<FormatCopyJob>& jobs,
                                const FormatOptions& options,
-                               std::vector<cell::FormatRangeRequest>* reqs,
-                               std::vector<uint64_t>* latency, AsmIoStats* io) {
-  std::map<uint32_t, std::vector<size_t>> by_cell;
+                               absl::Span<FormatCopyResult> copies, AsmIoStats* io) {
+  const size_t ncells = s.env.cells.size();
+  std::vector<std::vector<size_t>> by_cell(ncells);
   for (size_t j = 0; j < jobs.size(); ++j) by_cell[jobs[j].cell].push_back(j);
   std::vector<uint32_t> cells;
-  for (const auto& [c, v] : by_cell) cells.push_back(c);
-  const size_t ncells = s.env.cells.size();
+  for (uint32_t c = 0; c < ncells; ++c) {
+    if (!by_cell[c].empty()) cells.push_back(c);
+  }
   std::vector<cell::CellIoStats> stats(ncells);
   internal::RunConcurrently(s.env.clock, cells, [&](uint32_t c) {
     const std::vector<size_t>& idx = by_cell[c];
@@ -644,8 +646,10 @@ static void SendFormatRequests(const DiskGroup::State& s, const std::vector<Form
       (void)s.env.cells[c]->FormatRange(absl::MakeSpan(batch), &stats[c]);
       const uint64_t ns = s.env.clock->NowNanos() - t0;
       for (size_t k = 0; k < n; ++k) {
-        (*reqs)[idx[start + k]] = std::move(batch[k]);
-        (*latency)[idx[start + k]] = ns;
+        FormatCopyResult& out = copies[idx[start + k]];
+        out.status = std::move(batch[k].status);
+        out.metadata_only = batch[k].metadata_only;
+        out.latency_ns = ns;
       }
     }
   });
@@ -666,10 +670,10 @@ struct FormatTally {
   absl::Status refused;
 };
 
-// Counts the requests in `res` (a row per copy) and sorts their outcomes.
-static FormatTally TallyFormat(const FormatPlan& plan,
-                               const std::vector<cell::FormatRangeRequest>& reqs,
-                               const std::vector<uint64_t>& latency, FormatResult* res) {
+// Counts the copies (copies[j]: plan.jobs[j]'s outcome) and sorts their
+// outcomes.
+static FormatTally TallyFormat(const FormatPlan& plan, absl::Span<const FormatCopyResult> copies,
+                               FormatResult* res) {
   FormatTally t;
   t.landed.assign(plan.extents_in_range.size(), 0);
   const uint32_t first = plan.extents_in_range.empty() ? 0 : plan.extents_in_range.front();
@@ -678,21 +682,18 @@ static FormatTally TallyFormat(const FormatPlan& plan,
            st.code() == absl::StatusCode::kFailedPrecondition ||
            st.code() == absl::StatusCode::kOutOfRange;
   };
-  res->copies.reserve(res->copies.size() + plan.jobs.size());
   for (size_t j = 0; j < plan.jobs.size(); ++j) {
     const FormatCopyJob& jb = plan.jobs[j];
     ++res->result.io.cell_requests;
     if (jb.length >= 2 * uint64_t{plan.block_size}) ++res->result.io.multi_block_requests;
-    res->copies.push_back(FormatCopyResult{jb.extent, jb.copy, jb.cell, jb.grid_disk,
-                                           jb.disk_offset, jb.length, reqs[j].metadata_only,
-                                           latency[j], reqs[j].status});
-    if (reqs[j].status.ok()) {
+    const absl::Status& st = copies[j].status;
+    if (st.ok()) {
       ++t.landed[jb.extent - first];
-    } else if (is_refusal(reqs[j].status)) {
-      t.refused.Update(reqs[j].status);
+    } else if (is_refusal(st)) {
+      t.refused.Update(st);
     } else {
-      t.failed.emplace_back(jb.loc, reqs[j].status);
-      t.first_error.emplace(jb.extent, reqs[j].status);
+      t.failed.emplace_back(jb.loc, st);
+      t.first_error.emplace(jb.extent, st);
     }
   }
   return t;
@@ -734,10 +735,17 @@ absl::Status DiskGroup::FormatFile(uint32_t file, const FormatOptions& options,
     MutexLock lock(&s_->mu);
     if (absl::Status st = PlanFormat(*s_, file, options, &plan, res); !st.ok()) return st;
   }
-  std::vector<cell::FormatRangeRequest> reqs(plan.jobs.size());
-  std::vector<uint64_t> latency(plan.jobs.size(), 0);
-  SendFormatRequests(*s_, plan.jobs, options, &reqs, &latency, &res->result.io);
-  FormatTally tally = TallyFormat(plan, reqs, latency, res);
+  // A row per copy, filled in place by the cells' answers.
+  const size_t base = res->copies.size();
+  res->copies.reserve(base + plan.jobs.size());
+  for (const FormatCopyJob& jb : plan.jobs) {
+    res->copies.push_back(FormatCopyResult{.extent = jb.extent, .copy = jb.copy, .cell = jb.cell,
+                                           .grid_disk = jb.grid_disk,
+                                           .disk_offset = jb.disk_offset, .length = jb.length});
+  }
+  const absl::Span<FormatCopyResult> copies = absl::MakeSpan(res->copies).subspan(base);
+  SendFormatRequests(*s_, plan.jobs, options, copies, &res->result.io);
+  FormatTally tally = TallyFormat(plan, copies, res);
   absl::Status meta;
   {
     MutexLock lock(&s_->mu);
