@@ -269,8 +269,12 @@ class CreationRun {
       w[0].data = header.span();
       w[0].redo = p_.is_log;
       asmgr::AsmIoResult hr;
+      // P1 log# / file# (the template's), P2 block#, P3 blocks.
+      const uint64_t bs = f.block_template.block_size;
+      const stats::WaitParams p{f.block_template.file_number, f.header_offset / bs,
+                                f.header_bytes / bs};
       absl::Status st = rec_.Timed(
-          f.header_wait, [&] { return f.dg->Write(f.info.number, absl::MakeSpan(w), &hr); });
+          f.header_wait, p, [&] { return f.dg->Write(f.info.number, absl::MakeSpan(w), &hr); });
       AccountWrite(rec_, hr, 1, f.header_bytes);
       if (!st.ok()) return Fail(CreationError(st, f, p_.is_log));
       if (!f.format_blocks) continue;  // a tempfile: no path ran

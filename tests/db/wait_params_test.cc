@@ -91,11 +91,35 @@ TEST_F(WaitParamsTest, EveryWaitOfTheStatementCarriesOraclesParameters) {
   }
   EXPECT_GT(cf_writes, 0);
   EXPECT_GT(cf_reads, 0);
+  int64_t headers = 0;
+  for (const WaitEvent& e : r.wait_events) {
+    if (e.event != Wait::kLogFileSingleWrite) continue;
+    ++headers;
+    EXPECT_EQ(e.params.p1, 5u);  // log#: the group
+    EXPECT_EQ(e.params.p2, 1u);  // block#: the header, block 1
+    EXPECT_EQ(e.params.p3, 1u);  // blocks
+  }
+  EXPECT_EQ(headers, 2);  // one per member
   // In order: each ends no earlier than the one before (one foreground).
   for (size_t i = 1; i < r.wait_events.size(); ++i) {
     EXPECT_GE(r.wait_events[i].end_ns, r.wait_events[i - 1].end_ns) << i;
     EXPECT_EQ(r.wait_events[i].seq, r.wait_events[i - 1].seq + 1);
   }
+}
+
+TEST_F(WaitParamsTest, DataFileHeaderWriteNamesItsFile) {
+  Run("alter session set sql_trace = true");
+  const StatementResult r = Run("create tablespace wp datafile '+DATA' size 16m");
+  const std::string file = One("select file_id from dba_data_files where tablespace_name = 'WP'");
+  int64_t headers = 0;
+  for (const WaitEvent& e : r.wait_events) {
+    if (e.event != Wait::kDbFileSingleWrite) continue;
+    ++headers;
+    EXPECT_EQ(Num(e.params.p1), file);  // file#
+    EXPECT_EQ(e.params.p2, 1u);         // block#: the file header
+    EXPECT_EQ(e.params.p3, 1u);
+  }
+  EXPECT_EQ(headers, 1);
 }
 
 TEST_F(WaitParamsTest, NoTraceNoList) {
