@@ -27,14 +27,19 @@ struct BatchOutcome {
 };
 
 // One zero-fill batch: `len` bytes at file offset `at` in requests of `req`
-// (`redo`: an online log's, which the cells keep out of the flash cache).
+// that end on multiples of `req` in the file, so that none straddles an AU
+// (a resize's extension starts one block past an AU boundary: its first
+// request is shorter) (`redo`: an online log's, which the cells keep out of
+// the flash cache).
 BatchOutcome WriteBatch(asmgr::DiskGroup* dg, uint32_t file, const uint8_t* data, uint64_t len,
                         uint64_t at, uint64_t req, bool redo) {
   std::vector<asmgr::AsmWriteRequest> w;
-  for (uint64_t o = 0; o < len; o += req) {
+  uint64_t step = 0;
+  for (uint64_t o = 0; o < len; o += step) {
+    step = std::min(req - (at + o) % req, len - o);
     asmgr::AsmWriteRequest r;
     r.file_offset = at + o;
-    r.data = absl::MakeConstSpan(data + o, std::min(req, len - o));
+    r.data = absl::MakeConstSpan(data + o, step);
     r.redo = redo;
     w.push_back(std::move(r));
   }
@@ -104,7 +109,7 @@ absl::Status ZeroFill(Recorder& rec, const FormatJob& job, const ZeroFillOptions
   std::vector<size_t> free_buffers;
   std::deque<Pending> queue;
   absl::Status first;
-  uint64_t offset = 0, written = 0;
+  uint64_t offset = job.from, written = job.from;
   CreationWindow window(rec, waits, job.init_write_wait);
   const bool redo = job.init_write_wait == stats::Wait::kLogFileInitWrite;
 
@@ -135,10 +140,11 @@ absl::Status ZeroFill(Recorder& rec, const FormatJob& job, const ZeroFillOptions
       }
       const size_t b = free_buffers.back();
       free_buffers.pop_back();
-      const uint64_t len = std::min(batch, size - offset);
+      // Batches end on multiples of the request size too.
+      const uint64_t len = std::min(batch - offset % req, size - offset);
       uint8_t* data = buffers[b].data();
       format::GenerateRange(job.block_template, offset, absl::MakeSpan(data, len));
-      const uint64_t nreq = (len + req - 1) / req;
+      const uint64_t nreq = (offset % req + len + req - 1) / req;
       Pending p{LaunchBatch(clock, dg, file, data, len, offset, req, redo), b, len, nreq};
       queue.push_back(std::move(p));
       offset += len;
@@ -156,8 +162,13 @@ absl::Status ZeroFill(Recorder& rec, const FormatJob& job, const ZeroFillOptions
 // (docs/statistics.md "Creation requests"): block 0, then [2 blocks, end).
 // Block 1, the file header, is written by the database itself right after
 // (WriteHeaders), so the cells never format it. A file of 2 blocks has only
-// block 0 to format.
-std::vector<FormatRange> CellFormatRanges(const asmgr::FileInfo& f) {
+// block 0 to format. A resize's extension is one range, [from, end).
+std::vector<FormatRange> CellFormatRanges(const FormatJob& job) {
+  const asmgr::FileInfo& f = job.file;
+  if (job.from != 0) {
+    if (job.from >= f.size_bytes) return {};
+    return {{job.from, f.size_bytes - job.from}};
+  }
   const uint64_t b = std::max<uint64_t>(512, f.block_size);
   std::vector<FormatRange> out;
   out.push_back({0, std::min(b, f.size_bytes)});
@@ -177,7 +188,7 @@ absl::Status Offload(Recorder& rec, const FormatJob& job, bool fast,
   const uint64_t slice =
       fast || options.smart_extents_per_call == 0 ? size : options.smart_extents_per_call * au;
   CreationWindow window(rec, options.creation_waits, stats::Wait::kCellSmartFileCreation);
-  for (const FormatRange& range : CellFormatRanges(job.file)) {
+  for (const FormatRange& range : CellFormatRanges(job)) {
     uint64_t length = 0;
     for (uint64_t off = range.offset; off < range.offset + range.length; off += length) {
       if (Cancelled(job.cancel)) {
@@ -264,7 +275,7 @@ absl::Status FormatFastTogether(Recorder& rec, const std::vector<FormatJob>& job
   format_ns->assign(jobs.size(), 0);
   auto run = [&](size_t i) {
     const uint64_t t0 = rec.clock()->NowNanos();
-    for (const FormatRange& range : CellFormatRanges(jobs[i].file)) {
+    for (const FormatRange& range : CellFormatRanges(jobs[i])) {
       asmgr::FormatOptions o;
       o.block_template = jobs[i].block_template;
       o.method = cell::FormatMethod::kMetadataOnly;

@@ -44,12 +44,16 @@ struct FormatJob {
   // Checked between units of work (zero-fill batches, smart format calls):
   // when set, formatting stops and returns CancelStatus().
   const CancelFlag* cancel = nullptr;
+  // Where formatting starts: 0 for a new file (every block but block 1, the
+  // header the database writes); a resize's old end of file for its
+  // extension [from, end), all of which is formatted. A multiple of 512.
+  uint64_t from = 0;
 };
 
 // Cancelled, kCancelMessage (ORA-01013).
 absl::Status CancelStatus();
 
-// Formats the whole file by `path`, recording statistics and waits in `rec`,
+// Formats the file (from job.from on) by `path`, recording statistics and waits in `rec`,
 // reporting progress (may be empty). Returns the first error; what was
 // written stays (the caller deletes the file).
 [[nodiscard]] absl::Status FormatByPath(Recorder& rec, const FormatJob& job, CreationPath path,

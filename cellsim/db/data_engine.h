@@ -270,6 +270,16 @@ struct DataEngine {
   // At a checkpoint: the logged undo of the transactions active now, into
   // UNDOTBS1 (the half the next dictionary generation names).
   absl::Status WriteUndoSnapshot() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // What of data file `file_number` (an entry of `t`) the engine uses, for
+  // ALTER DATABASE DATAFILE ... RESIZE: the blocks from block 0 up to the
+  // highest one in use, and whether the undo the last checkpoint saved lies
+  // in it (its place depends on the file's size).
+  struct FileUse {
+    uint64_t used_blocks = 2;  // block 0 and the file header
+    bool holds_saved_undo = false;
+    bool undo_area = false;    // the file holds the undo area: all of it is in use
+  };
+  FileUse UseOf(const FileTable& t, uint32_t file_number) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
 
   // Database::Open: loads the dictionary, recovers the instance after a crash,
   // and marks the database open (not closed cleanly) before any change, in a

@@ -159,6 +159,28 @@ struct Replay {
 
 }  // namespace
 
+DataEngine::FileUse DataEngine::UseOf(const FileTable& t, uint32_t file_number) const {
+  FileUse use;
+  const DataFile* f = t.FindDataFile(file_number);
+  if (f == nullptr) return use;
+  // Extents come from a bump allocator above the headers and space maps
+  // (freed ones are reused below it): everything under it stays.
+  if (auto it = file_next_block.find(file_number); it != file_next_block.end()) {
+    use.used_blocks = std::max<uint64_t>(use.used_blocks, it->second);
+  }
+  const Tablespace* system = t.FindTablespace("SYSTEM");
+  if (system != nullptr && f->tablespace == system->number) {
+    use.used_blocks = std::max<uint64_t>(use.used_blocks, kFirstSpaceBlock);  // the dictionary
+  }
+  std::optional<UndoArea> undo = FindUndoArea(t, 0);
+  if (undo.has_value() && undo->file->file_number == file_number) {
+    use.undo_area = true;
+    use.used_blocks = std::max<uint64_t>(use.used_blocks, f->size_bytes / f->block_size);
+    use.holds_saved_undo = undo_snapshot.length != 0;
+  }
+  return use;
+}
+
 absl::Status DataEngine::WriteUndoSnapshot() {
   const std::vector<uint8_t> bytes = EncodeSnapshot(sessions);
   if (bytes.empty()) {

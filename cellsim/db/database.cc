@@ -73,6 +73,7 @@ absl::Status Recover(Database::State& db) ABSL_EXCLUSIVE_LOCKS_REQUIRED(db.mu) {
   if (!(t == before)) {
     if (absl::Status st = db.cf->Write(t, rec); !st.ok()) return st;
   }
+  if (absl::Status st = internal::RecoverResizes(db, rec); !st.ok()) return st;
   std::set<std::string> referenced;
   for (const AsmFileRef& r : t.AllFiles()) {
     referenced.insert(Key(absl::AsciiStrToUpper(r.disk_group), r.number));

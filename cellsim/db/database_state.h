@@ -92,6 +92,14 @@ struct ExecOutcome {
 [[nodiscard]] absl::Status RunAddDatafile(Session::State& s,
                                           const AlterTablespaceAddDatafile& st,
                                           ExecOutcome* out);
+// ALTER DATABASE DATAFILE|TEMPFILE ... RESIZE (ddl.cc, "Resizing a file").
+[[nodiscard]] absl::Status RunResizeDataFile(Session::State& s, const ResizeDataFile& st,
+                                             ExecOutcome* out);
+// Database::Open: a data file whose ASM file is not as long as the control
+// file records was being resized when the instance stopped: it gets the
+// recorded size back, blocks 0-1 first (ddl.cc).
+[[nodiscard]] absl::Status RecoverResizes(Database::State& db, Recorder& rec)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(db.mu);
 [[nodiscard]] absl::Status RunDropTablespace(Session::State& s, const DropTablespace& st,
                                              ExecOutcome* out);
 // ALTER DISKGROUP ... ONLINE/OFFLINE (disk_state.cc).

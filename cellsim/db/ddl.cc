@@ -19,7 +19,9 @@
 #include <map>
 #include <set>
 
+#include "absl/strings/match.h"
 #include "cellsim/db/creation.h"
+#include "cellsim/db/data_engine.h"
 #include "cellsim/db/database_state.h"
 #include "cellsim/db/file_headers.h"
 #include "cellsim/io/io_backend.h"
@@ -29,7 +31,6 @@ namespace {
 
 using stats::Wait;
 
-constexpr uint32_t kMaxDataFileNumber = 1022;       // rdba's 10-bit file# minus 1023
 constexpr uint64_t kMaxDataFileBlocks = 4194303;    // smallfile limit (ORA-01144)
 constexpr uint64_t kMaxLogFileBlocks = uint64_t{1} << 32;  // redo block# is 32 bits
 constexpr uint64_t kMaxBigfileBlocks = 4294967295;  // bigfile limit (2^32 - 1 blocks)
@@ -80,6 +81,26 @@ absl::Status StatementReads(Database::State& db, Recorder& rec)
   const uint32_t n = std::max<uint32_t>(1, db.options.control_files.statement_reads);
   for (uint32_t i = 0; i < n; ++i) {
     DB_RETURN_IF_ERROR(db.cf->ReadCurrent(rec, db.cf->files().size() - 1));
+  }
+  return absl::OkStatus();
+}
+
+// `transactions` control-file transactions (docs/statistics.md "Control-file
+// transactions"): each reads the current table reads_per_transaction times and
+// writes it writes_per_transaction times to every control file (begin, then
+// commit); `change` is made to the table before the first one's commit.
+absl::Status ControlFileTransactions(Database::State& db, Recorder& rec, uint64_t transactions,
+                                     const std::function<void(FileTable&)>& change)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(db.mu) {
+  const ControlFileOptions& o = db.options.control_files;
+  const uint32_t writes = std::max<uint32_t>(1, o.writes_per_transaction);
+  for (uint64_t x = 0; x < transactions; ++x) {
+    for (uint32_t r = 0; r < o.reads_per_transaction; ++r) {
+      DB_RETURN_IF_ERROR(db.cf->ReadCurrent(rec));
+    }
+    for (uint32_t w = 0; w + 1 < writes; ++w) DB_RETURN_IF_ERROR(db.cf->Write(db.table, rec));
+    if (x == 0) change(db.table);
+    DB_RETURN_IF_ERROR(db.cf->Write(db.table, rec));
   }
   return absl::OkStatus();
 }
@@ -174,23 +195,16 @@ class CreationRun {
     const uint64_t at_commit = std::max<uint32_t>(2, o.extra_transactions) - 1;
     const uint64_t transactions =
         commit ? at_commit : std::max<uint64_t>(1, all - std::min(all, at_commit));
-    const uint32_t writes = std::max<uint32_t>(1, o.writes_per_transaction);
     absl::Status st;
     {
       MutexLock lock(&db_.mu);
       // From the first write on, the control file may hold the reservations
       // (CREATING): a failure must write them away again.
       if (!commit) recorded_ = true;
-      for (uint64_t x = 0; x < transactions && st.ok(); ++x) {
-        for (uint32_t r = 0; r < o.reads_per_transaction && st.ok(); ++r) {
-          st = db_.cf->ReadCurrent(rec_);
-        }
-        for (uint32_t w = 0; w + 1 < writes && st.ok(); ++w) st = db_.cf->Write(db_.table, rec_);
-        if (!st.ok()) break;
-        if (x == 0 && commit) p_.commit(db_.table);
-        if (x == 0 && !commit) p_.record(db_.table, files_);
-        st = db_.cf->Write(db_.table, rec_);
-      }
+      st = ControlFileTransactions(db_, rec_, transactions, [&](FileTable& t) {
+        if (commit) p_.commit(t);
+        if (!commit) p_.record(t, files_);
+      });
     }
     if (!st.ok()) return Fail(st);
     return absl::OkStatus();
@@ -360,6 +374,33 @@ Protocol ReservedEntriesProtocol(bool is_log, std::vector<Entry> FileTable::*lis
   return p;
 }
 
+// A data file's (or tempfile's) blocks, by the layout rule (OnDiskBlocks).
+format::BlockTemplate DataFileTemplate(const DataFile& df) {
+  return format::BlockTemplate{format::BlockKind::kData, df.block_size, df.file_number,
+                               OnDiskBlocks(df.size_bytes, df.block_size)};
+}
+
+// What the file header of `df` (an entry of `t`) records.
+DataFileHeaderInfo DataFileHeaderOf(const FileTable& t, const DataFile& df) {
+  std::string ts_name;
+  for (const Tablespace& ts : t.tablespaces) {
+    if (ts.number == df.tablespace) ts_name = ts.name;
+  }
+  return DataFileHeaderInfo{t.db_name,     t.dbid,        df.file_number,
+                            df.tablespace, ts_name,       df.block_size,
+                            OnDiskBlocks(df.size_bytes, df.block_size),
+                            df.creation_change, df.created_unix};
+}
+
+// Blocks 0 (the OS header, as the template has it: it records the file's
+// size) and 1 (the file header) into `out` (two blocks): what the database
+// writes of a tempfile at creation and of any data file it resizes.
+void BuildDataFileStart(const format::BlockTemplate& tmpl, const DataFileHeaderInfo& h,
+                        absl::Span<uint8_t> out) {
+  format::GenerateBlock(tmpl, 0, out.subspan(0, tmpl.block_size));
+  BuildDataFileHeader(h, out.subspan(tmpl.block_size, tmpl.block_size));
+}
+
 uint32_t LowestFree(const std::set<uint32_t>& used, uint32_t from) {
   uint32_t n = from;
   while (used.count(n) != 0) ++n;
@@ -444,9 +485,9 @@ absl::Status AddDataFiles(Session::State& s, const std::string& ts_name,
             max_blocks));
       }
       const uint32_t number = LowestFree(used, 1);
-      if (number > kMaxDataFileNumber) {
+      if (number > kMaxFileNumber) {
         return absl::ResourceExhaustedError(fmt::format(
-            "ORA-00059: maximum number of DB_FILES exceeded ({} data files)", kMaxDataFileNumber));
+            "ORA-00059: maximum number of DB_FILES exceeded ({} data files)", kMaxFileNumber));
       }
       used.insert(number);
       numbers.push_back(number);
@@ -474,25 +515,23 @@ absl::Status AddDataFiles(Session::State& s, const std::string& ts_name,
 
       PlannedFile f;
       f.dg = dgs[i];
+      f.block_template = DataFileTemplate(df);
       f.spec = asmgr::FileSpec{.db_name = t.db_name,
                                .type = tempfile ? asmgr::FileType::kTempFile
                                                 : asmgr::FileType::kDataFile,
-                               .tag = ts_name, .size_bytes = (blocks + 1) * bs, .block_size = bs};
-      f.block_template = format::BlockTemplate{format::BlockKind::kData, bs, numbers[i], blocks + 1};
+                               .tag = ts_name,
+                               .size_bytes = f.block_template.file_blocks * bs,
+                               .block_size = bs};
       f.init_wait = Wait::kDataFileInitWrite;
       f.header_wait = Wait::kDbFileSingleWrite;
-      DataFileHeaderInfo h{t.db_name, t.dbid, numbers[i], ts_number, ts_name, bs, blocks + 1,
-                           change, now};
+      const DataFileHeaderInfo h = DataFileHeaderOf(t, df);
       if (tempfile) {
         // No path formats a tempfile: the database writes blocks 0 (the OS
         // header, as the template has it) and 1 (the file header) in one request.
         const format::BlockTemplate tmpl = f.block_template;
         f.header_offset = 0;
         f.header_bytes = 2 * uint64_t{bs};
-        f.build_header = [h, tmpl, bs](absl::Span<uint8_t> out) {
-          format::GenerateBlock(tmpl, 0, out.subspan(0, bs));
-          BuildDataFileHeader(h, out.subspan(bs, bs));
-        };
+        f.build_header = [h, tmpl](absl::Span<uint8_t> out) { BuildDataFileStart(tmpl, h, out); };
       } else {
         // The cells (or zero-fill) format block 0; the database writes block 1.
         f.header_offset = bs;
@@ -635,11 +674,12 @@ absl::Status RunAddLogfile(Session::State& s, const AddLogfile& st, ExecOutcome*
         f.dg = dg;
         f.spec = asmgr::FileSpec{.db_name = t.db_name, .type = asmgr::FileType::kOnlineLog,
                                  .tag = fmt::format("group_{}", groups[i]),
-                                 .size_bytes = sizes[i] + bs, .block_size = bs};
+                                 .size_bytes = OnDiskBlocks(sizes[i], bs) * bs,
+                                 .block_size = bs};
         // The member is one redo block larger than v$log.bytes: block 0 is the
         // OS header (a 50 MiB log is 52,429,312 bytes on disk).
-        f.block_template =
-            format::BlockTemplate{format::BlockKind::kRedo, bs, groups[i], sizes[i] / bs + 1};
+        f.block_template = format::BlockTemplate{format::BlockKind::kRedo, bs, groups[i],
+                                                 OnDiskBlocks(sizes[i], bs)};
         f.init_wait = Wait::kLogFileInitWrite;
         f.header_wait = Wait::kLogFileSingleWrite;
         f.header_offset = bs;
@@ -723,6 +763,283 @@ absl::Status RunCreateTablespace(Session::State& s, const CreateTablespace& st,
 absl::Status RunAddDatafile(Session::State& s, const AlterTablespaceAddDatafile& st,
                             ExecOutcome* out) {
   return AddDataFiles(s, st.name, st.datafiles, /*created=*/nullptr, st.tempfile, out);
+}
+
+namespace {
+
+// ---- Resizing a file ------------------------------------------------------
+// ALTER DATABASE DATAFILE|TEMPFILE ... RESIZE (docs/db.md "Resizing a file"):
+//   growing: ASM allocates the extension (`KSV master wait`); the file is
+//     opened and its extent map fetched; the extension [old end, new end) is
+//     formatted by its disk group's creation path, one request per AU piece
+//     per copy (a tempfile's is not: its blocks are formatted at first use);
+//     the database writes blocks 0-1 (the OS header and the file header both
+//     record the size) in one request (`db file single write`); then one
+//     control-file transaction records the new size: the commit point.
+//   shrinking: refused below the highest block in use (ORA-03297); the
+//     control-file transaction, blocks 0-1, then ASM frees the extents past
+//     the new end.
+// Either way, until the ASM file has the recorded size, Database::Open finds
+// it longer than the control file says and cuts it back (RecoverResizes).
+// The data engine is held all along: no extent is allocated, no undo saved,
+// while the file changes size.
+
+// The entry ALTER DATABASE DATAFILE|TEMPFILE names (ORA-01516 when none).
+absl::StatusOr<DataFile> FindResized(const FileTable& t, const ResizeDataFile& st) {
+  for (const DataFile& f : t.data_files) {
+    const bool named = st.file_number != 0 ? f.file_number == st.file_number
+                                           : absl::EqualsIgnoreCase(f.file.name, st.file_name);
+    if (!named) continue;
+    const Tablespace* ts = nullptr;
+    for (const Tablespace& x : t.tablespaces) {
+      if (x.number == f.tablespace) ts = &x;
+    }
+    const bool temp = ts != nullptr && ts->contents == TablespaceContents::kTemporary;
+    if (temp != st.tempfile || f.state != EntryState::kAvailable) break;
+    if (ts->bigfile && st.tempfile) break;
+    return f;
+  }
+  const std::string named =
+      st.file_number != 0 ? fmt::format("{}", st.file_number) : st.file_name;
+  return absl::NotFoundError(fmt::format(
+      "ORA-01516: nonexistent log file, data file, or temporary file \"{}\" (no {} of that {})",
+      named, st.tempfile ? "tempfile" : "data file", st.file_number != 0 ? "number" : "name"));
+}
+
+// The blocks SIZE asks for, within Oracle's limits.
+absl::StatusOr<uint64_t> ResizedBlocks(const FileTable& t, const DataFile& f, uint64_t size) {
+  const uint32_t bs = f.block_size;
+  const uint64_t blocks = size / bs + (size % bs != 0 ? 1 : 0);
+  bool bigfile = false;
+  for (const Tablespace& x : t.tablespaces) {
+    if (x.number == f.tablespace) bigfile = x.bigfile;
+  }
+  const uint64_t max_blocks = bigfile ? kMaxBigfileBlocks : kMaxDataFileBlocks;
+  if (blocks > max_blocks) {
+    return absl::InvalidArgumentError(fmt::format(
+        "ORA-01144: File size ({} blocks) exceeds maximum of {} blocks (RESIZE {} of file {})",
+        blocks, max_blocks, size, f.file_number));
+  }
+  return blocks;
+}
+
+// Refuses a resize the data engine's use of the file forbids.
+absl::Status CheckUse(const DataEngine::FileUse& use, const DataFile& f, uint64_t blocks) {
+  if (blocks < use.used_blocks) {
+    return absl::FailedPreconditionError(fmt::format(
+        "ORA-03297: file contains used data beyond requested RESIZE value (file {} is used up "
+        "to block {}: RESIZE {} bytes = {} blocks{})",
+        f.file_number, use.used_blocks - 1, blocks * f.block_size, blocks,
+        use.undo_area ? "; it holds the undo area, which spans the whole file" : ""));
+  }
+  if (use.holds_saved_undo && blocks != f.size_bytes / f.block_size) {
+    return absl::FailedPreconditionError(fmt::format(
+        "ORA-30013: undo tablespace data file {} is currently in use: the last checkpoint saved "
+        "the active transactions' undo in it, laid out by its size; resize it when no "
+        "transaction is active at a checkpoint",
+        f.file_number));
+  }
+  return absl::OkStatus();
+}
+
+class ResizeRun {
+ public:
+  ResizeRun(Session::State& s, Recorder& rec, const ResizeDataFile& st, DataEngine& e)
+      : s_(s), db_(*s.db), rec_(rec), st_(st), e_(e) {}
+
+  absl::Status Run(ExecOutcome* out) {
+    MutexLock engine_lock(&e_.mu);
+    rec_.clock()->Charge(Clock::Work::kStatement);
+    DB_RETURN_IF_ERROR(Plan());
+    if (new_.size_bytes == old_.size_bytes) return absl::OkStatus();
+    const bool grow = new_.size_bytes > old_.size_bytes;
+    if (grow) {
+      DB_RETURN_IF_ERROR(ResizeAsm(OnDiskBytes(new_)));
+      absl::Status st = FormatExtension(out);
+      if (st.ok()) st = WriteStart(new_);
+      if (st.ok()) st = Commit();
+      if (!st.ok()) return Undo(st);
+    } else {
+      DB_RETURN_IF_ERROR(Commit());
+      DB_RETURN_IF_ERROR(WriteStart(new_));
+      DB_RETURN_IF_ERROR(ResizeAsm(OnDiskBytes(new_)));
+    }
+    out->current += 1;
+    return absl::OkStatus();
+  }
+
+ private:
+  static uint64_t OnDiskBytes(const DataFile& f) {
+    return OnDiskBlocks(f.size_bytes, f.block_size) * f.block_size;
+  }
+
+  // The statement's reads, the entry, the new size checked against the
+  // limits and the engine's use of the file.
+  absl::Status Plan() ABSL_EXCLUSIVE_LOCKS_REQUIRED(e_.mu) {
+    const FileTable before = e_.FileTableCopy();
+    absl::StatusOr<DataFile> seen = FindResized(before, st_);
+    if (!seen.ok()) return seen.status();
+    const DataEngine::FileUse use = e_.UseOf(before, seen->file_number);
+    MutexLock lock(&db_.mu);
+    DB_RETURN_IF_ERROR(StatementReads(db_, rec_));
+    absl::StatusOr<DataFile> f = FindResized(db_.table, st_);
+    if (!f.ok()) return f.status();
+    absl::StatusOr<uint64_t> blocks = ResizedBlocks(db_.table, *f, st_.size_bytes);
+    if (!blocks.ok()) return blocks.status();
+    DB_RETURN_IF_ERROR(CheckUse(use, *f, *blocks));
+    absl::StatusOr<asmgr::DiskGroup*> dg = FindDiskGroup(db_.rack, f->file.disk_group);
+    if (!dg.ok()) return dg.status();
+    dg_ = *dg;
+    old_ = new_ = *f;
+    new_.size_bytes = *blocks * f->block_size;
+    header_ = DataFileHeaderOf(db_.table, new_);
+    return absl::OkStatus();
+  }
+
+  absl::Status ResizeAsm(uint64_t bytes) {
+    absl::StatusOr<asmgr::FileInfo> info = rec_.Timed(
+        Wait::kKsvMasterWait, [&] { return dg_->ResizeFile(old_.file.number, bytes); });
+    if (!info.ok()) return ResizeError(info.status());
+    info_ = *std::move(info);
+    return absl::OkStatus();
+  }
+
+  // The extension, by the creation path of the file's disk group; checked
+  // as a new file is (open, extent map).
+  absl::Status FormatExtension(ExecOutcome* out) {
+    absl::StatusOr<asmgr::FileInfo> opened = rec_.Timed(
+        Wait::kDiskFileOperationsIo, [&] { return dg_->LookupFile(old_.file.number); });
+    if (!opened.ok()) return ResizeError(opened.status());
+    absl::StatusOr<std::vector<asmgr::Extent>> extents = rec_.Timed(
+        Wait::kAsmFileMetadataOperation, [&] { return dg_->ExtentMap(old_.file.number); });
+    if (!extents.ok()) return ResizeError(extents.status());
+    const uint64_t au = dg_->au_size();
+    if (opened->size_bytes != OnDiskBytes(new_) ||
+        extents->size() != (opened->size_bytes + au - 1) / au) {
+      return absl::InternalError(fmt::format("ASM file {} is {} bytes in {} extents, {} were asked",
+                                             old_.file.name, opened->size_bytes, extents->size(),
+                                             OnDiskBytes(new_)));
+    }
+    if (st_.tempfile) return absl::OkStatus();  // formatted at first use
+    absl::StatusOr<PathChoice> c =
+        ChoosePath(*dg_, s_.cell_fast_file_create, s_.fast_file_create_metadata);
+    if (!c.ok()) return ResizeError(c.status());
+    FormatJob job{dg_, *opened, DataFileTemplate(new_), Wait::kDataFileInitWrite, s_.cancel,
+                  OnDiskBytes(old_)};
+    const uint64_t t0 = rec_.clock()->NowNanos();
+    absl::Status st = FormatByPath(rec_, job, c->path, db_.options, s_.progress);
+    if (st.code() == absl::StatusCode::kCancelled) return st;
+    if (!st.ok()) return ResizeError(st);
+    out->files.push_back(FileCreation{old_.file.name, c->path, c->reason,
+                                      OnDiskBytes(new_) - OnDiskBytes(old_), dg_->copies(),
+                                      rec_.clock()->NowNanos() - t0});
+    return absl::OkStatus();
+  }
+
+  // Blocks 0-1 recording `f`'s size, in one request.
+  absl::Status WriteStart(const DataFile& f) {
+    DataFileHeaderInfo h = header_;
+    h.file_blocks = OnDiskBlocks(f.size_bytes, f.block_size);
+    io::AlignedBuffer start(2 * uint64_t{f.block_size});
+    BuildDataFileStart(DataFileTemplate(f), h, start.span());
+    std::vector<asmgr::AsmWriteRequest> w(1);
+    w[0].file_offset = 0;
+    w[0].data = start.span();
+    asmgr::AsmIoResult r;
+    absl::Status st = rec_.Timed(Wait::kDbFileSingleWrite, [&] {
+      return dg_->Write(old_.file.number, absl::MakeSpan(w), &r);
+    });
+    AccountWrite(rec_, r, 1, start.size());
+    if (!st.ok()) return ResizeError(st);
+    return absl::OkStatus();
+  }
+
+  // One control-file transaction records the new size (the commit point).
+  absl::Status Commit() {
+    MutexLock lock(&db_.mu);
+    const FileTable before = db_.table;
+    const uint64_t n = std::max<uint32_t>(1, db_.options.control_files.resize_transactions);
+    absl::Status st = ControlFileTransactions(db_, rec_, n, [&](FileTable& t) {
+      for (DataFile& f : t.data_files) {
+        if (f.file_number == new_.file_number) f.size_bytes = new_.size_bytes;
+      }
+    });
+    if (!st.ok()) db_.table = before;
+    return st;
+  }
+
+  // A failed growth: the file back to its recorded size (what the next open
+  // would do otherwise), then the cause.
+  absl::Status Undo(absl::Status cause) {
+    std::string cleanup;
+    absl::Status st = WriteStart(old_);
+    if (st.ok()) st = ResizeAsm(OnDiskBytes(old_));
+    if (!st.ok()) {
+      cleanup = fmt::format(" (the file stays longer until the next open of the database: {})",
+                            std::string(st.message()));
+    }
+    return absl::Status(cause.code(), std::string(cause.message()) + cleanup);
+  }
+
+  absl::Status ResizeError(const absl::Status& cause) const {
+    if (cause.code() == absl::StatusCode::kResourceExhausted) {
+      return absl::ResourceExhaustedError(fmt::format(
+          "ORA-15041: disk group {} space exhausted: {}", dg_->name(), std::string(cause.message())));
+    }
+    return absl::Status(cause.code(), fmt::format("ORA-01237: cannot extend datafile {}: {}",
+                                                  old_.file_number, std::string(cause.message())));
+  }
+
+  Session::State& s_;
+  Database::State& db_;
+  Recorder& rec_;
+  const ResizeDataFile& st_;
+  DataEngine& e_;
+  asmgr::DiskGroup* dg_ = nullptr;
+  DataFile old_, new_;
+  DataFileHeaderInfo header_;
+  asmgr::FileInfo info_;
+};
+
+}  // namespace
+
+absl::Status RunResizeDataFile(Session::State& s, const ResizeDataFile& st, ExecOutcome* out) {
+  Recorder rec = s.MakeRecorder();
+  return ResizeRun(s, rec, st, EngineOf(*s.db)).Run(out);
+}
+
+absl::Status RecoverResizes(Database::State& db, Recorder& rec) {
+  for (const DataFile& f : db.table.data_files) {
+    if (f.state != EntryState::kAvailable) continue;
+    absl::StatusOr<asmgr::DiskGroup*> dg = FindDiskGroup(db.rack, f.file.disk_group);
+    if (!dg.ok()) continue;
+    absl::StatusOr<asmgr::FileInfo> info = (*dg)->LookupFile(f.file.number);
+    const uint64_t bytes = OnDiskBlocks(f.size_bytes, f.block_size) * f.block_size;
+    if (!info.ok() || info->size_bytes == bytes) continue;
+    // Blocks 0-1 first (the ASM file is at least as long as recorded).
+    io::AlignedBuffer start(2 * uint64_t{f.block_size});
+    BuildDataFileStart(DataFileTemplate(f), DataFileHeaderOf(db.table, f), start.span());
+    std::vector<asmgr::AsmWriteRequest> w(1);
+    w[0].data = start.span();
+    asmgr::AsmIoResult r;
+    absl::Status st = rec.Timed(Wait::kDbFileSingleWrite, [&] {
+      return (*dg)->Write(f.file.number, absl::MakeSpan(w), &r);
+    });
+    AccountWrite(rec, r, 1, start.size());
+    if (st.ok()) {
+      st = rec.Timed(Wait::kKsvMasterWait,
+                     [&] { return (*dg)->ResizeFile(f.file.number, bytes).status(); });
+    }
+    if (!st.ok()) {
+      return absl::Status(st.code(), fmt::format("data file {} ({}) was being resized: {}",
+                                                 f.file_number, f.file.name,
+                                                 std::string(st.message())));
+    }
+    db.recovery_actions.push_back(fmt::format(
+        "data file {} was being resized: back to its recorded {} bytes ({} on disk)",
+        f.file_number, f.size_bytes, info->size_bytes));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status RunDropTablespace(Session::State& s, const DropTablespace& st, ExecOutcome* out) {

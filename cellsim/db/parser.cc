@@ -399,8 +399,40 @@ class Parser {
       if (absl::Status s = ExpectEnd(""); !s.ok()) return s;
       return DropLogfileGroup{*g};
     }
-    return Expected("ADD, DROP, ARCHIVELOG or NOARCHIVELOG",
+    const bool tempfile = AcceptKw("TEMPFILE");
+    if (tempfile || AcceptKw("DATAFILE")) return ParseResize(tempfile);
+    return Expected("ADD, DROP, DATAFILE, TEMPFILE, ARCHIVELOG or NOARCHIVELOG",
                     "ORA-02231: missing or invalid option to ALTER DATABASE");
+  }
+
+  // ALTER DATABASE DATAFILE|TEMPFILE 'name' | file# RESIZE size
+  absl::StatusOr<Statement> ParseResize(bool tempfile) {
+    ResizeDataFile st;
+    st.tempfile = tempfile;
+    const std::string what = tempfile ? "tempfile" : "data file";
+    if (Peek().kind == Tok::kString) {
+      const size_t pos = Peek().pos;
+      st.file_name = Next().text;
+      if (st.file_name.empty()) {
+        return ErrorAt(pos, fmt::format("empty {} name", what), "ORA-02236: invalid file name");
+      }
+    } else if (Peek().kind == Tok::kNumber) {
+      absl::StatusOr<uint32_t> n = ParseNumber("file", 1, kMaxFileNumber);
+      if (!n.ok()) return n.status();
+      st.file_number = *n;
+    } else {
+      return Expected(fmt::format("a {} name in quotes or its file number", what));
+    }
+    if (absl::Status s = ExpectKw("RESIZE", "ORA-01916: keyword ONLINE, OFFLINE, RESIZE, "
+                                            "AUTOEXTEND or END/DROP expected");
+        !s.ok()) {
+      return s;
+    }
+    absl::StatusOr<uint64_t> size = ParseSizeValue();
+    if (!size.ok()) return size.status();
+    st.size_bytes = *size;
+    if (absl::Status s = ExpectEnd(""); !s.ok()) return s;
+    return st;
   }
 
   absl::StatusOr<Statement> ParseAddLogfile() {

@@ -163,6 +163,7 @@ absl::StatusOr<StatementResult> Run(Session::State& s, const Statement& statemen
       Overloaded{
           [&](const AddLogfile& x) { return internal::RunAddLogfile(s, x, &out); },
           [&](const DropLogfileGroup& x) { return internal::RunDropLogfileGroup(s, x, &out); },
+          [&](const ResizeDataFile& x) { return internal::RunResizeDataFile(s, x, &out); },
           [&](const CreateTablespace& x) { return internal::RunCreateTablespace(s, x, &out); },
           [&](const AlterTablespaceAddDatafile& x) {
             return internal::RunAddDatafile(s, x, &out);

@@ -87,6 +87,12 @@ struct SqlPrinter {
   std::string operator()(const DropLogfileGroup& s) const {
     return fmt::format("ALTER DATABASE DROP LOGFILE GROUP {}", s.group);
   }
+  std::string operator()(const ResizeDataFile& s) const {
+    const std::string file = s.file_number != 0 ? fmt::format("{}", s.file_number)
+                                                : fmt::format("'{}'", s.file_name);
+    return fmt::format("ALTER DATABASE {} {} RESIZE {}", s.tempfile ? "TEMPFILE" : "DATAFILE",
+                       file, SizeSql(s.size_bytes));
+  }
   std::string operator()(const AlterDiskgroupDisks& s) const {
     auto name = [](const std::string& n) {
       const bool plain = !n.empty() && std::isalpha(static_cast<unsigned char>(n[0])) &&
@@ -126,6 +132,9 @@ struct KindNamer {
   std::string_view operator()(const AddLogfile&) const { return "ALTER DATABASE ADD LOGFILE"; }
   std::string_view operator()(const DropLogfileGroup&) const {
     return "ALTER DATABASE DROP LOGFILE";
+  }
+  std::string_view operator()(const ResizeDataFile& s) const {
+    return s.tempfile ? "ALTER DATABASE TEMPFILE RESIZE" : "ALTER DATABASE DATAFILE RESIZE";
   }
   std::string_view operator()(const AlterDiskgroupDisks& s) const {
     return s.online ? "ALTER DISKGROUP ONLINE" : "ALTER DISKGROUP OFFLINE";

@@ -238,7 +238,7 @@ TEST_F(SqlBadInput, MalformedUnknownKeyword) {
   ExpectRejected("select * from dual where", kInvalid, {"at 1:25", "ORA-00936"});
   ExpectRejected("update t set x = 1 wher x = 2", kInvalid, {"ORA-00933"});
   ExpectRejected("insert into t valuez (1)", kInvalid, {"ORA-00926"});
-  ExpectRejected("alter database open", kInvalid, {"expected ADD, DROP, ARCHIVELOG or NOARCHIVELOG", "ORA-02231"});
+  ExpectRejected("alter database open", kInvalid, {"expected ADD, DROP, DATAFILE, TEMPFILE, ARCHIVELOG or NOARCHIVELOG", "ORA-02231"});
   ExpectRejected("create tablespace t datafile '+DATA' size 1m autoextend on", kInvalid,
                  {"found 'autoextend'", "ORA-00933"});
 }

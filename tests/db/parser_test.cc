@@ -224,6 +224,29 @@ TEST(ParserTest, CommentsAndWhitespace) {
   EXPECT_EQ(st.groups[0].size_bytes, 8 * kMiB);
 }
 
+TEST(ParserTest, ResizeDataFileAndTempfile) {
+  const ResizeDataFile by_number = ParseAs<ResizeDataFile>("alter database datafile 7 resize 200m");
+  EXPECT_FALSE(by_number.tempfile);
+  EXPECT_EQ(by_number.file_number, 7u);
+  EXPECT_EQ(by_number.size_bytes, 200 * kMiB);
+  const ResizeDataFile by_name = ParseAs<ResizeDataFile>(
+      "ALTER DATABASE TEMPFILE '+DATA/ORCL/TEMPFILE/temp.260.1' RESIZE 1G;");
+  EXPECT_TRUE(by_name.tempfile);
+  EXPECT_EQ(by_name.file_number, 0u);
+  EXPECT_EQ(by_name.file_name, "+DATA/ORCL/TEMPFILE/temp.260.1");  // as written
+  EXPECT_EQ(by_name.size_bytes, kGiB);
+  EXPECT_THAT(ErrorOf("alter database datafile 7 resize 0"), HasSubstr("size '0' is zero"));
+  EXPECT_THAT(ErrorOf("alter database datafile 0 resize 1m"), HasSubstr("FILE 0 is out of range"));
+  EXPECT_THAT(ErrorOf("alter database datafile 7 autoextend on"),
+              HasSubstr("expected RESIZE, found 'autoextend'"));
+  EXPECT_THAT(ErrorOf("alter database datafile resize 1m"),
+              HasSubstr("expected a data file name in quotes or its file number"));
+  EXPECT_THAT(ErrorOf("alter database tempfile '' resize 1m"), HasSubstr("empty tempfile name"));
+  EXPECT_THAT(ErrorOf("alter database datafile 7 resize 1m reuse"),
+              HasSubstr("expected end of statement"));
+  EXPECT_EQ(StatementKind(ResizeDataFile{}), "ALTER DATABASE DATAFILE RESIZE");
+}
+
 TEST(ParserTest, ToSqlRoundTrips) {
   const char* forms[] = {
       "alter database add logfile thread 2 group 5 ('+DATA','+RECO') size 4096m",
@@ -238,6 +261,8 @@ TEST(ParserTest, ToSqlRoundTrips) {
       "alter tablespace temp2 add tempfile '+D' size 16m",
       "drop tablespace t including contents and datafiles cascade constraints",
       "alter database drop logfile group 9",
+      "alter database datafile 12 resize 1536m",
+      "alter database tempfile '+DATA/ORCL/TEMPFILE/temp.260.1' resize 100k",
       "alter session set \"_cell_fast_file_create\" = false",
       "alter session set cellsim_fast_file_create_metadata = true",
       "alter session set nls_date_format = 'it''s'",
@@ -384,7 +409,7 @@ TEST(ParserErrorTest, MalformedSql) {
   EXPECT_THAT(ErrorOf("create table t (x int)"), HasSubstr("expected TABLESPACE, found 'table'"));
   EXPECT_THAT(ErrorOf("alter system set x = 1"),
               HasSubstr("expected TABLESPACE, DATABASE, SESSION or DISKGROUP, found 'system'"));
-  EXPECT_THAT(ErrorOf("alter database open"), HasSubstr("expected ADD, DROP, ARCHIVELOG or NOARCHIVELOG"));
+  EXPECT_THAT(ErrorOf("alter database open"), HasSubstr("expected ADD, DROP, DATAFILE, TEMPFILE, ARCHIVELOG or NOARCHIVELOG"));
   EXPECT_THAT(ErrorOf("alter database drop logfile member '+DATA'"),
               HasSubstr("expected GROUP, found 'member'"));
   EXPECT_THAT(ErrorOf("drop tablespace t including datafiles"),

@@ -117,6 +117,10 @@ struct ControlFileOptions {
   uint32_t writes_per_transaction = 2;
   uint32_t reads_per_transaction = 4;
   uint32_t statement_reads = 3;
+  // ALTER DATABASE DATAFILE|TEMPFILE ... RESIZE changes one entry: one
+  // transaction (after the statement's reads) [I: no trace of a resize's
+  // control-file I/O is published].
+  uint32_t resize_transactions = 1;
 };
 
 struct DatabaseOptions {

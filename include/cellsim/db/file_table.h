@@ -35,6 +35,13 @@ enum class EntryState : uint8_t {
 };
 std::string_view EntryStateName(EntryState s);  // "CREATING", "AVAILABLE"
 
+// Blocks of a data file, tempfile or online log member on disk: SIZE / block
+// size + 1, block 0 (the OS header) first; the file header is block 1. A data
+// file of SIZE 100M is 104,865,792 bytes, a 50M log member 52,429,312.
+constexpr uint64_t OnDiskBlocks(uint64_t size_bytes, uint32_t block_size) {
+  return size_bytes / block_size + 1;
+}
+
 // One ASM file the database owns.
 struct AsmFileRef {
   std::string disk_group;  // "DATA"

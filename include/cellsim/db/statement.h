@@ -11,6 +11,7 @@
 //   ALTER DATABASE ADD LOGFILE [THREAD n] [GROUP n] ('+DG'[, '+DG' ...]) SIZE 4096M
 //                  [BLOCKSIZE 512|4096] [REUSE] [, [GROUP n] (...) SIZE ...]
 //   ALTER DATABASE DROP LOGFILE GROUP n
+//   ALTER DATABASE DATAFILE|TEMPFILE '+DATA/ORCL/DATAFILE/users.256.1' | file# RESIZE 200M
 //   ALTER SESSION SET "_cell_fast_file_create" = TRUE|FALSE
 //   ALTER SESSION SET cellsim_fast_file_create_metadata = TRUE|FALSE
 //   ALTER SESSION SET name = value
@@ -54,6 +55,8 @@ inline constexpr std::string_view kFastFileCreateMetadataParameter =
 // MAXINSTANCES / MAXLOGFILES of the control file; 1..1000 keeps numbers sane).
 inline constexpr uint32_t kMaxLogThread = 1000;
 inline constexpr uint32_t kMaxLogGroup = 1000;
+// FILE# of a data file or tempfile: the rdba's 10 bits less 1023 (DB_FILES).
+inline constexpr uint32_t kMaxFileNumber = 1022;
 inline constexpr size_t kMaxIdentifierLength = 128;  // Oracle 12.2+ (ORA-00972)
 
 // The file clause of a statement (Oracle's file_specification): '+DATA' SIZE 4096M.
@@ -117,6 +120,17 @@ struct DropLogfileGroup {
   bool operator==(const DropLogfileGroup&) const = default;
 };
 
+// ALTER DATABASE DATAFILE|TEMPFILE 'name' | file# RESIZE size: the file
+// (by its full ASM name, case-insensitive, or its FILE#) grows or shrinks to
+// SIZE (+ block 0, as at creation).
+struct ResizeDataFile {
+  bool tempfile = false;
+  uint32_t file_number = 0;  // FILE#; 0: by name
+  std::string file_name;     // as written, without the quotes
+  uint64_t size_bytes = 0;
+  bool operator==(const ResizeDataFile&) const = default;
+};
+
 // ALTER SESSION SET "_cell_fast_file_create" = TRUE|FALSE
 struct SetCellFastFileCreate {
   bool enabled = true;
@@ -150,7 +164,7 @@ struct AlterDiskgroupDisks {
 
 using Statement =
     std::variant<CreateTablespace, AlterTablespaceAddDatafile, DropTablespace, AddLogfile,
-                 DropLogfileGroup, SetCellFastFileCreate, SetFastFileCreateMetadata,
+                 DropLogfileGroup, ResizeDataFile, SetCellFastFileCreate, SetFastFileCreateMetadata,
                  SetParameter, AlterDiskgroupDisks>;
 
 // Parses one statement (an optional trailing ';' is allowed). Errors:
