@@ -15,6 +15,9 @@
 // file must hold the last acknowledged write covering it, or the data of a
 // write of the batch that was in flight, never anything else.
 //
+// ResizeLeavesTheRecordedSize: a zero-fill RESIZE of a data file killed while
+// it writes the extension; recovery gives the file its recorded size back.
+//
 // Each instance (4 creation cases, 3 write batch sizes) kills once at a random
 // point; CELLSIM_KILL_ROUNDS=N makes each kill N times, CELLSIM_KILL_SEED
 // fixes the random choices (printed on failure).
@@ -274,6 +277,76 @@ INSTANTIATE_TEST_SUITE_P(KillTest, ZeroFillKill,
                                            ZeroFillCase{"SmartLate", false, 0.45, 0.85},
                                            ZeroFillCase{"Startup", true, -1, -1}),
                          [](const auto& info) { return std::string(info.param.name); });
+
+// ------------------------------------------------------------------ resize
+
+// ALTER DATABASE DATAFILE ... RESIZE by zero-fill, killed while it writes the
+// extension (before the control file records the size): `rack recover` gives
+// the file its recorded size back (blocks 0-1 and ASM's extents), the space is
+// as before, and the same resize then succeeds.
+TEST(KillTest, ResizeLeavesTheRecordedSize) {
+  const uint64_t seed = SeedFromEnv();
+  SCOPED_TRACE("CELLSIM_KILL_SEED=" + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const double fraction = std::uniform_real_distribution<double>(0.05, 0.85)(rng);
+  SCOPED_TRACE(fmt::format("kill after {:.0f}% of the bytes", fraction * 100));
+  TempDir tmp;
+  const std::string rack = tmp.File("rack");
+  std::vector<std::string> create = {"rack", "create", rack};
+  create.insert(create.end(), std::begin(kRackShape), std::end(kRackShape));
+  CmdRun r = Cellsim(tmp, create);
+  ASSERT_TRUE(r.ok()) << r.err;
+  r = Cellsim(tmp, {"sql", rack, "-e", "create tablespace users datafile '+DATA' size 8m"});
+  ASSERT_TRUE(r.ok()) << r.err;
+  const CmdRun lsdg_before = Cellsim(tmp, {"asmcmd", rack, "-e", "lsdg"});
+  ASSERT_TRUE(lsdg_before.ok()) << lsdg_before.err;
+  // 192 MiB x 2 copies to write.
+  const uint64_t base = GridDiskBytes(rack);
+  const uint64_t target = base + static_cast<uint64_t>(fraction * 384.0 * kMiB);
+  ChildProcess child = CellsimChild(
+      {"sql", rack, "-e", "alter session set \"_cell_fast_file_create\" = false", "-e",
+       "alter database datafile 1 resize 200m"},
+      tmp.File("child.err"));
+  ASSERT_TRUE(child.started()) << child.error();
+  bool killed_while_running = false;
+  while (!child.Exited()) {
+    if (GridDiskBytes(rack) >= target) {
+      child.Kill();
+      killed_while_running = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  const int status = child.Wait();
+  SCOPED_TRACE("child " + DescribeWaitStatus(status) + ", stderr: " + child.Stderr());
+  ASSERT_TRUE(killed_while_running) << "the resize ended before the kill point";
+  r = Cellsim(tmp, {"rack", "recover", rack});
+  ASSERT_TRUE(r.ok()) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("data file 1 was being resized: back to its recorded 8388608 bytes"));
+  const CmdRun lsdg_after = Cellsim(tmp, {"asmcmd", rack, "-e", "lsdg"});
+  ASSERT_TRUE(lsdg_after.ok()) << lsdg_after.err;
+  EXPECT_EQ(lsdg_after.out, lsdg_before.out);
+
+  Opened o;
+  ASSERT_OK_AND_ASSIGN(o.rack, asmgr::Rack::Open(o.io.get(), SystemClock(), rack));
+  ASSERT_OK_AND_ASSIGN(o.db, db::Database::Open(o.rack.get()));
+  EXPECT_TRUE(o.db->recovery_actions().empty());
+  const db::FileTable table = o.db->file_table();
+  const db::DataFile* f = table.FindDataFile(1);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->size_bytes, 8 * kMiB);
+  ASSERT_OK_AND_ASSIGN(asmgr::DiskGroup * dg, o.rack->disk_group("DATA"));
+  ASSERT_OK_AND_ASSIGN(asmgr::FileInfo info, dg->LookupFile(f->file.number));
+  EXPECT_EQ(info.size_bytes, 8 * kMiB + 8192);
+  EXPECT_OK(CheckNoLeaks(o.rack.get(), table));
+  EXPECT_OK(VerifyTableFormatted(o.rack.get(), table));
+  EXPECT_OK(ScrubClean(o.rack.get()));
+  auto s = o.db->NewSession();
+  ASSERT_OK(s->Execute("alter database datafile 1 resize 20m"));
+  EXPECT_OK(VerifyTableFormatted(o.rack.get(), o.db->file_table()));
+  s.reset();
+  ASSERT_OK(o.db->Close());
+}
 
 // ------------------------------------------------------------------- writes
 

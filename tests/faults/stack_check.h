@@ -38,11 +38,13 @@ inline absl::Status ReadAsm(asmgr::DiskGroup* dg, uint32_t file, uint64_t offset
 
 // The template a file of the table was formatted from, and its disk group.
 inline format::BlockTemplate TemplateOf(const db::DataFile& f) {
-  return {format::BlockKind::kData, f.block_size, f.file_number, f.size_bytes / f.block_size + 1};
+  return {format::BlockKind::kData, f.block_size, f.file_number,
+          db::OnDiskBlocks(f.size_bytes, f.block_size)};
 }
 // A log member is SIZE + one block (block 0, the OS header, comes first).
 inline format::BlockTemplate TemplateOf(const db::LogGroup& g) {
-  return {format::BlockKind::kRedo, g.block_size, g.group, g.size_bytes / g.block_size + 1};
+  return {format::BlockKind::kRedo, g.block_size, g.group,
+          db::OnDiskBlocks(g.size_bytes, g.block_size)};
 }
 
 // OK when the ASM file reads exactly as a freshly created file: every block

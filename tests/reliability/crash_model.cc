@@ -36,7 +36,7 @@ std::string TableSummary(const db::FileTable& t) {
 
 std::vector<uint8_t> FormattedImage(const db::FileTable& t, const db::DataFile& f) {
   const uint32_t bs = f.block_size;
-  const uint64_t blocks = f.size_bytes / bs + 1;  // block 0, the OS header, comes first
+  const uint64_t blocks = db::OnDiskBlocks(f.size_bytes, bs);  // block 0, the OS header, first
   const format::BlockTemplate tmpl{format::BlockKind::kData, bs, f.file_number, blocks};
   std::vector<uint8_t> out(blocks * bs);
   format::GenerateRange(tmpl, 0, absl::MakeSpan(out));
@@ -55,8 +55,9 @@ std::vector<uint8_t> FormattedImage(const db::FileTable& t, const db::LogGroup& 
   // A member is SIZE + one block: block 0, the OS header, comes first and
   // the log header (block 1) counts SIZE / bs blocks (docs/statistics.md).
   const uint64_t blocks = g.size_bytes / bs;
-  const format::BlockTemplate tmpl{format::BlockKind::kRedo, bs, g.group, blocks + 1};
-  std::vector<uint8_t> out(g.size_bytes + bs);
+  const format::BlockTemplate tmpl{format::BlockKind::kRedo, bs, g.group,
+                                   db::OnDiskBlocks(g.size_bytes, bs)};
+  std::vector<uint8_t> out(tmpl.file_blocks * bs);
   format::GenerateRange(tmpl, 0, absl::MakeSpan(out));
   db::internal::LogFileHeaderInfo h{t.db_name, t.dbid, g.thread,          g.group,
                                     bs,        blocks, g.creation_change, g.created_unix};
