@@ -946,7 +946,9 @@ class ResizeRun {
     w[0].file_offset = 0;
     w[0].data = start.span();
     asmgr::AsmIoResult r;
-    absl::Status st = rec_.Timed(Wait::kDbFileSingleWrite, [&] {
+    // P1 file#, P2 block# 0, P3 blocks 2 (REFRN's `db file single write`).
+    const stats::WaitParams p{f.file_number, 0, 2};
+    absl::Status st = rec_.Timed(Wait::kDbFileSingleWrite, p, [&] {
       return dg_->Write(old_.file.number, absl::MakeSpan(w), &r);
     });
     AccountWrite(rec_, r, 1, start.size());
