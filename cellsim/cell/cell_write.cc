@@ -83,7 +83,9 @@ absl::Status CellImpl::Write(absl::Span<WriteRequest> requests, CellIoStats* sta
   std::vector<DiskSpan> disk_group;
   SpanSet group_lines;
   auto flush_groups = [&] {
-    if (!cache_group.empty()) CacheWriteGroupLocked(absl::MakeSpan(cache_group), &local);
+    if (!cache_group.empty()) {
+      CacheWriteGroupLocked(absl::MakeSpan(cache_group), &local, &announcement);
+    }
     if (!disk_group.empty()) (void)DiskWriteLocked(disk_group, &local);
     cache_group.clear();
     disk_group.clear();
@@ -116,7 +118,8 @@ absl::Status CellImpl::Write(absl::Span<WriteRequest> requests, CellIoStats* sta
   return absl::OkStatus();
 }
 
-void CellImpl::CacheWriteGroupLocked(absl::Span<WriteRequest*> group, CellIoStats* stats) {
+void CellImpl::CacheWriteGroupLocked(absl::Span<WriteRequest*> group, CellIoStats* stats,
+                                     MetadataStore::Announcement* announcement) {
   auto fail_all = [&](const absl::Status& s) {
     for (WriteRequest* r : group) {
       if (r->status.ok()) r->status = s;
@@ -159,7 +162,7 @@ void CellImpl::CacheWriteGroupLocked(absl::Span<WriteRequest*> group, CellIoStat
     fail_all(s);
     return;
   }
-  if (absl::Status s = JournalCacheLines(group, plan, stats); !s.ok()) {
+  if (absl::Status s = JournalCacheLines(group, plan, stats, announcement); !s.ok()) {
     fail_all(s);
     ReleaseSlots(plan, /*with_new_lines=*/true);
     return;
@@ -290,7 +293,8 @@ absl::Status CellImpl::CopyIntoFlash(absl::Span<WriteRequest*> group, CacheWrite
 }
 
 absl::Status CellImpl::JournalCacheLines(absl::Span<WriteRequest*> group,
-                                         const CacheWritePlan& plan, CellIoStats* stats) {
+                                         const CacheWritePlan& plan, CellIoStats* stats,
+                                         MetadataStore::Announcement* announcement) {
   const uint64_t ls = layout_.line_size;
   std::vector<Record> records;
   for (const CacheWritePlan::Line& w : plan.lines) {
@@ -322,7 +326,7 @@ absl::Status CellImpl::JournalCacheLines(absl::Span<WriteRequest*> group,
       }
     }
   }
-  return Append(records, /*sync=*/true, stats);
+  return Append(records, /*sync=*/true, stats, announcement);
 }
 
 void CellImpl::ReleaseSlots(const CacheWritePlan& plan, bool with_new_lines) {

@@ -270,22 +270,13 @@ absl::Status MetadataStore::Failed(absl::Status s) {
   return s;
 }
 
-namespace {
-// The calling thread's innermost live Announcement (Announcement is a stack
-// object: made and destroyed on one thread).
-thread_local MetadataStore::Announcement* t_announcement = nullptr;
-}  // namespace
-
-MetadataStore::Announcement::Announcement(MetadataStore* store)
-    : store_(store), outer_(t_announcement) {
-  t_announcement = this;
+MetadataStore::Announcement::Announcement(MetadataStore* store) : store_(store) {
   if (store_ == nullptr) return;
   MutexLock q(&store_->queue_mu_);
   ++store_->announced_;
 }
 
 MetadataStore::Announcement::~Announcement() {
-  t_announcement = outer_;
   if (store_ == nullptr) return;
   MutexLock q(&store_->queue_mu_);
   --store_->announced_;
@@ -293,7 +284,8 @@ MetadataStore::Announcement::~Announcement() {
 }
 
 absl::Status MetadataStore::Append(const std::vector<Record>& records, bool sync,
-                                   CacheState* state, Mutex* state_mu) {
+                                   CacheState* state, Mutex* state_mu,
+                                   Announcement* announcement) {
   if (records.empty()) {
     MutexLock l(&mu_);
     return failed_;
@@ -304,11 +296,9 @@ absl::Status MetadataStore::Append(const std::vector<Record>& records, bool sync
   {
     MutexLock q(&queue_mu_);
     queue_.push_back(&me);
-    // This thread's announcement to this store ends now that it queues.
-    for (Announcement* a = t_announcement; a != nullptr; a = a->outer_) {
-      if (a->store_ != this) continue;
+    if (announcement != nullptr && announcement->store_ == this) {
       --announced_;
-      a->store_ = nullptr;
+      announcement->store_ = nullptr;
     }
     if (lingering_) arrival_cv_.Signal();
   }

@@ -93,15 +93,12 @@ class MetadataStore {
   // cell must be reopened.
   // Group commit with announced writers: a writer that will append soon (a
   // write-back Write planning its lines) holds an Announcement, and a group's
-  // leader lingers up to the group linger while any is held, as it does for
-  // the writers of the last group. So writes that reach the cell together
-  // (the mirror copies of two disk groups' files on one cell, a control-file
-  // write's copies) share one chunk and one sync. An Announcement belongs to
-  // the thread that made it (a stack object): that thread's first Append to
-  // the store ends it when it queues, whatever the append is (the write's
-  // journal chunk, or an eviction's on the way), so a leader never waits for
-  // its own thread; the destructor ends it otherwise (the write went to disk,
-  // or failed before appending).
+  // leader lingers up to kGroupLinger while any is held, as it does for the
+  // writers of the last group. So writes that reach the cell together (the
+  // mirror copies of two disk groups' files on one cell, a control-file
+  // write's copies) share one chunk and one sync. Append(..., announcement)
+  // ends it when the writer queues; the destructor ends it otherwise (the
+  // write went to disk, or failed before appending).
   class Announcement {
    public:
     explicit Announcement(MetadataStore* store);  // null store: no announcement
@@ -112,11 +109,11 @@ class MetadataStore {
    private:
     friend class MetadataStore;
     MetadataStore* store_;
-    Announcement* outer_;  // the thread's announcement before this one
   };
 
   [[nodiscard]] absl::Status Append(const std::vector<Record>& records, bool sync,
-                                    CacheState* state, Mutex* state_mu)
+                                    CacheState* state, Mutex* state_mu,
+                                    Announcement* announcement = nullptr)
       ABSL_LOCKS_EXCLUDED(mu_, state_mu);
   // Makes every appended chunk durable.
   [[nodiscard]] absl::Status Sync(CacheState* state, Mutex* state_mu)
