@@ -480,13 +480,13 @@ absl::Status CellImpl::SyncDisks(const std::vector<uint32_t>& disks) {
 }
 
 absl::Status CellImpl::Append(const std::vector<Record>& records, bool sync,
-                              CellIoStats* stats, MetadataStore::Announcement* announcement) {
+                              CellIoStats* stats) {
   if (records.empty()) return absl::OkStatus();
   if (stats != nullptr) {
     stats->metadata_bytes_written +=
         kChunkHeaderBytes + records.size() * 37 + ChunkDataPages(records) * kPage;
   }
-  return meta_->Append(records, sync, state_.get(), &state_mu_, announcement);
+  return meta_->Append(records, sync, state_.get(), &state_mu_);
 }
 
 uint64_t CellImpl::DirtyBytes() const {

@@ -201,7 +201,7 @@ void CellImpl::WriteSubPageEdges(absl::Span<FormatRangeRequest> requests,
   for (WriteRequest& w : edge_writes) {
     WriteRequest* one = &w;
     CellIoStats edge_stats;  // internal writes: not the database's flash writes
-    CacheWriteGroupLocked(absl::MakeSpan(&one, 1), &edge_stats, /*announcement=*/nullptr);
+    CacheWriteGroupLocked(absl::MakeSpan(&one, 1), &edge_stats);
     stats->flash_bytes_written += edge_stats.flash_bytes_written;
     stats->metadata_bytes_written += edge_stats.metadata_bytes_written;
   }

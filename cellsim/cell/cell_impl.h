@@ -376,12 +376,9 @@ class CellImpl {
   [[nodiscard]] absl::Status SubmitBatch(IoBatch* batch);
   void CountDiskIo(uint32_t disk, io::IoOp op, uint64_t bytes);
   [[nodiscard]] absl::Status SyncDisks(const std::vector<uint32_t>& disks);
-  // A journal chunk through meta_, which applies it under state_mu_; ends
-  // `announcement` (group commit, MetadataStore::Announcement) if given.
+  // A journal chunk through meta_, which applies it under state_mu_.
   [[nodiscard]] absl::Status Append(const std::vector<Record>& records, bool sync,
-                                    CellIoStats* stats,
-                                    MetadataStore::Announcement* announcement = nullptr)
-      ABSL_LOCKS_EXCLUDED(state_mu_);
+                                    CellIoStats* stats) ABSL_LOCKS_EXCLUDED(state_mu_);
   void KickCleanerIfNeeded() ABSL_LOCKS_EXCLUDED(state_mu_, cleaner_mu_);
   // How full of dirty data the cache is, against the destage watermarks: the
   // larger of the dirty pages' share of the cache's pages and the dirty lines'
@@ -402,10 +399,8 @@ class CellImpl {
                 bool* populated) ABSL_LOCKS_EXCLUDED(state_mu_);
 
   // --- writes (cell_write.cc) ---
-  // Write-back line path for requests whose lines are disjoint; range locks
-  // held. Its journal append ends the Write's `announcement`.
-  void CacheWriteGroupLocked(absl::Span<WriteRequest*> group, CellIoStats* stats,
-                             MetadataStore::Announcement* announcement)
+  // Write-back line path for requests whose lines are disjoint; range locks held.
+  void CacheWriteGroupLocked(absl::Span<WriteRequest*> group, CellIoStats* stats)
       ABSL_LOCKS_EXCLUDED(state_mu_);
   // The group's requests written straight to disk (their flash slots could
   // not be written: the flash's filesystem is full); range locks held.
@@ -426,8 +421,7 @@ class CellImpl {
   // One synced journal chunk: kLineSet (and kTemplateTrim) per line, kLostTrim
   // for lost pages the requests rewrote whole.
   [[nodiscard]] absl::Status JournalCacheLines(absl::Span<WriteRequest*> group,
-                                               const CacheWritePlan& plan, CellIoStats* stats,
-                                               MetadataStore::Announcement* announcement)
+                                               const CacheWritePlan& plan, CellIoStats* stats)
       ABSL_LOCKS_EXCLUDED(state_mu_);
   // Unreserves the spare slots and, when `with_new_lines`, the lines' new slots.
   void ReleaseSlots(const CacheWritePlan& plan, bool with_new_lines) ABSL_LOCKS_EXCLUDED(state_mu_);

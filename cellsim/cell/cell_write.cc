@@ -60,22 +60,9 @@ absl::Status CellImpl::Write(absl::Span<WriteRequest> requests, CellIoStats* sta
   if (absl::Status s = CheckOpen(); !s.ok()) return s;
   ReaderMutexLock mode_lock(&mode_mu_);
   CellIoStats local;
-  const FlashCacheMode mode = mode_.load();
-  // cachingPolicy=none keeps the grid disk's writes off the cache, and
-  // redo-type writes never enter it.
-  auto to_disk = [&](const WriteRequest& r) ABSL_SHARED_LOCKS_REQUIRED(mode_mu_) {
-    return mode == FlashCacheMode::kWriteThrough || r.redo ||
-           r.data.size() >= config_.write_bypass_bytes || !Cached(r.grid_disk);
-  };
-  // A write for the cache is announced before it takes its range locks: a
-  // group leader syncing meanwhile waits briefly for its chunk (group commit).
-  const bool for_cache =
-      std::any_of(requests.begin(), requests.end(),
-                  [&](const WriteRequest& r)
-                      ABSL_SHARED_LOCKS_REQUIRED(mode_mu_) { return !to_disk(r); });
-  MetadataStore::Announcement announcement(for_cache ? meta_.get() : nullptr);
   RangeLocks::Guard guard =
       ValidateAndLockLines(requests, "write", [](const WriteRequest& r) { return r.data.size(); });
+  const FlashCacheMode mode = mode_.load();
 
   // Requests run in batch order; consecutive requests of the same route whose
   // lines are disjoint form one group (one sync, one journal chunk).
@@ -83,9 +70,7 @@ absl::Status CellImpl::Write(absl::Span<WriteRequest> requests, CellIoStats* sta
   std::vector<DiskSpan> disk_group;
   SpanSet group_lines;
   auto flush_groups = [&] {
-    if (!cache_group.empty()) {
-      CacheWriteGroupLocked(absl::MakeSpan(cache_group), &local, &announcement);
-    }
+    if (!cache_group.empty()) CacheWriteGroupLocked(absl::MakeSpan(cache_group), &local);
     if (!disk_group.empty()) (void)DiskWriteLocked(disk_group, &local);
     cache_group.clear();
     disk_group.clear();
@@ -93,14 +78,17 @@ absl::Status CellImpl::Write(absl::Span<WriteRequest> requests, CellIoStats* sta
   };
   for (WriteRequest& r : requests) {
     if (!r.status.ok()) continue;
-    const bool direct = to_disk(r);
+    // cachingPolicy=none keeps the grid disk's writes off the cache, and
+    // redo-type writes never enter it.
+    const bool to_disk = mode == FlashCacheMode::kWriteThrough || r.redo ||
+                         r.data.size() >= config_.write_bypass_bytes || !Cached(r.grid_disk);
     const RangeLocks::Range lr = LineRange(r.grid_disk, r.offset, r.data.size());
-    if (group_lines.Overlaps(lr) || (direct && !cache_group.empty()) ||
-        (!direct && !disk_group.empty())) {
+    if (group_lines.Overlaps(lr) || (to_disk && !cache_group.empty()) ||
+        (!to_disk && !disk_group.empty())) {
       flush_groups();
     }
     group_lines.Add(lr);
-    if (direct) {
+    if (to_disk) {
       if (mode == FlashCacheMode::kWriteBack) fc_.rq_w_skip++;
       disk_group.push_back(
           {.disk = r.grid_disk, .offset = r.offset, .length = r.data.size(),
@@ -118,8 +106,7 @@ absl::Status CellImpl::Write(absl::Span<WriteRequest> requests, CellIoStats* sta
   return absl::OkStatus();
 }
 
-void CellImpl::CacheWriteGroupLocked(absl::Span<WriteRequest*> group, CellIoStats* stats,
-                                     MetadataStore::Announcement* announcement) {
+void CellImpl::CacheWriteGroupLocked(absl::Span<WriteRequest*> group, CellIoStats* stats) {
   auto fail_all = [&](const absl::Status& s) {
     for (WriteRequest* r : group) {
       if (r->status.ok()) r->status = s;
@@ -162,7 +149,7 @@ void CellImpl::CacheWriteGroupLocked(absl::Span<WriteRequest*> group, CellIoStat
     fail_all(s);
     return;
   }
-  if (absl::Status s = JournalCacheLines(group, plan, stats, announcement); !s.ok()) {
+  if (absl::Status s = JournalCacheLines(group, plan, stats); !s.ok()) {
     fail_all(s);
     ReleaseSlots(plan, /*with_new_lines=*/true);
     return;
@@ -293,8 +280,7 @@ absl::Status CellImpl::CopyIntoFlash(absl::Span<WriteRequest*> group, CacheWrite
 }
 
 absl::Status CellImpl::JournalCacheLines(absl::Span<WriteRequest*> group,
-                                         const CacheWritePlan& plan, CellIoStats* stats,
-                                         MetadataStore::Announcement* announcement) {
+                                         const CacheWritePlan& plan, CellIoStats* stats) {
   const uint64_t ls = layout_.line_size;
   std::vector<Record> records;
   for (const CacheWritePlan::Line& w : plan.lines) {
@@ -326,7 +312,7 @@ absl::Status CellImpl::JournalCacheLines(absl::Span<WriteRequest*> group,
       }
     }
   }
-  return Append(records, /*sync=*/true, stats, announcement);
+  return Append(records, /*sync=*/true, stats);
 }
 
 void CellImpl::ReleaseSlots(const CacheWritePlan& plan, bool with_new_lines) {

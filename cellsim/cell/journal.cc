@@ -270,22 +270,8 @@ absl::Status MetadataStore::Failed(absl::Status s) {
   return s;
 }
 
-MetadataStore::Announcement::Announcement(MetadataStore* store) : store_(store) {
-  if (store_ == nullptr) return;
-  MutexLock q(&store_->queue_mu_);
-  ++store_->announced_;
-}
-
-MetadataStore::Announcement::~Announcement() {
-  if (store_ == nullptr) return;
-  MutexLock q(&store_->queue_mu_);
-  --store_->announced_;
-  if (store_->lingering_) store_->arrival_cv_.Signal();
-}
-
 absl::Status MetadataStore::Append(const std::vector<Record>& records, bool sync,
-                                   CacheState* state, Mutex* state_mu,
-                                   Announcement* announcement) {
+                                   CacheState* state, Mutex* state_mu) {
   if (records.empty()) {
     MutexLock l(&mu_);
     return failed_;
@@ -296,10 +282,6 @@ absl::Status MetadataStore::Append(const std::vector<Record>& records, bool sync
   {
     MutexLock q(&queue_mu_);
     queue_.push_back(&me);
-    if (announcement != nullptr && announcement->store_ == this) {
-      --announced_;
-      announcement->store_ = nullptr;
-    }
     if (lingering_) arrival_cv_.Signal();
   }
   for (;;) {
@@ -318,13 +300,12 @@ void MetadataStore::LeadGroup(CacheState* state, Mutex* state_mu) {
     // The writers the last group acknowledged come back within microseconds
     // with their next write. Without a wait the first of them would lead a
     // group of one while the rest queue behind its sync (groups alternating
-    // 1 and n-1); lingering briefly lets them share this chunk and sync, and
-    // so does an announced writer still planning its lines (Announcement). A
-    // lone writer (last group of one, nothing announced) never waits.
+    // 1 and n-1); lingering briefly lets them share this chunk and sync. A
+    // lone writer (last group of one) never waits.
     MutexLock q(&queue_mu_);
-    const auto deadline = std::chrono::steady_clock::now() + group_linger_;
+    const auto deadline = std::chrono::steady_clock::now() + kGroupLinger;
     lingering_ = true;
-    while (queue_.size() < last_group_ || announced_ > 0) {
+    while (queue_.size() < last_group_) {
       const auto now = std::chrono::steady_clock::now();
       if (now >= deadline) break;
       (void)arrival_cv_.WaitFor(&queue_mu_, deadline - now);
@@ -563,16 +544,6 @@ uint64_t MetadataStore::syncs() const {
 uint64_t MetadataStore::appends_grouped() const {
   MutexLock l(&mu_);
   return appends_grouped_;
-}
-
-size_t MetadataStore::queued_appends() const {
-  MutexLock q(&queue_mu_);
-  return queue_.size();
-}
-
-void MetadataStore::set_group_linger(std::chrono::microseconds linger) {
-  MutexLock q(&queue_mu_);
-  group_linger_ = linger;
 }
 
 }  // namespace cellsim::cell::internal

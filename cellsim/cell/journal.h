@@ -91,29 +91,8 @@ class MetadataStore {
   // kLineData records' `data` must stay valid until it returns. After a failed
   // write or sync the store refuses further appends (FailedPrecondition): the
   // cell must be reopened.
-  // Group commit with announced writers: a writer that will append soon (a
-  // write-back Write planning its lines) holds an Announcement, and a group's
-  // leader lingers up to kGroupLinger while any is held, as it does for the
-  // writers of the last group. So writes that reach the cell together (the
-  // mirror copies of two disk groups' files on one cell, a control-file
-  // write's copies) share one chunk and one sync. Append(..., announcement)
-  // ends it when the writer queues; the destructor ends it otherwise (the
-  // write went to disk, or failed before appending).
-  class Announcement {
-   public:
-    explicit Announcement(MetadataStore* store);  // null store: no announcement
-    ~Announcement();
-    Announcement(const Announcement&) = delete;
-    Announcement& operator=(const Announcement&) = delete;
-
-   private:
-    friend class MetadataStore;
-    MetadataStore* store_;
-  };
-
   [[nodiscard]] absl::Status Append(const std::vector<Record>& records, bool sync,
-                                    CacheState* state, Mutex* state_mu,
-                                    Announcement* announcement = nullptr)
+                                    CacheState* state, Mutex* state_mu)
       ABSL_LOCKS_EXCLUDED(mu_, state_mu);
   // Makes every appended chunk durable.
   [[nodiscard]] absl::Status Sync(CacheState* state, Mutex* state_mu)
@@ -152,11 +131,6 @@ class MetadataStore {
   uint64_t syncs() const ABSL_LOCKS_EXCLUDED(mu_);
   // Appends that shared a chunk written by another one (group commit).
   uint64_t appends_grouped() const ABSL_LOCKS_EXCLUDED(mu_);
-  // Appends queued, not yet taken by a leader (tests).
-  size_t queued_appends() const ABSL_LOCKS_EXCLUDED(queue_mu_);
-  // How long a new leader waits for the appends it expects (default 150 us;
-  // tests set seconds to make an interleaving certain).
-  void set_group_linger(std::chrono::microseconds linger) ABSL_LOCKS_EXCLUDED(queue_mu_);
 
  private:
   // One caller of Append waiting for its records to be written.
@@ -222,18 +196,17 @@ class MetadataStore {
   std::vector<Record> group_records_ ABSL_GUARDED_BY(mu_);  // LeadGroup's chunk
 
   // Group commit: taken after mu_ (never mu_ while holding it).
-  mutable Mutex queue_mu_ ABSL_ACQUIRED_AFTER(mu_);
+  Mutex queue_mu_ ABSL_ACQUIRED_AFTER(mu_);
   CondVar queue_cv_;
   std::vector<PendingAppend*> queue_ ABSL_GUARDED_BY(queue_mu_);
   bool leader_ ABSL_GUARDED_BY(queue_mu_) = false;
   // The linger: a new leader that finds fewer appends queued than the last
-  // group held, or announced writers not queued yet, waits up to
-  // group_linger_ for them (arrivals signal arrival_cv_ while it does).
-  std::chrono::microseconds group_linger_ ABSL_GUARDED_BY(queue_mu_){150};
+  // group held waits up to kGroupLinger for the others (arrivals signal
+  // arrival_cv_ while it does).
+  static constexpr std::chrono::microseconds kGroupLinger{150};
   CondVar arrival_cv_;
   bool lingering_ ABSL_GUARDED_BY(queue_mu_) = false;
   size_t last_group_ ABSL_GUARDED_BY(queue_mu_) = 1;
-  size_t announced_ ABSL_GUARDED_BY(queue_mu_) = 0;  // Announcements held
 };
 
 }  // namespace cellsim::cell::internal

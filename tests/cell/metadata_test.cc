@@ -6,12 +6,10 @@
 
 #include <cstring>
 #include <filesystem>
-#include <thread>
 
 #include "cell_test_util.h"
 #include "cellsim/base/checksum.h"
 #include "cellsim/cell/cache_state.h"
-#include "cellsim/cell/journal.h"
 #include "cellsim/io/block_file.h"
 
 namespace cellsim::cell {
@@ -426,96 +424,6 @@ TEST_F(CorruptionTest, RandomMetadataDamageNeverCrashes) {
     ASSERT_OK((*cell)->Close());
   }
   EXPECT_GT(errors + opened, 0);
-}
-
-// Group commit at the flash metadata store (journal.h). The linger is set to
-// seconds so that each interleaving below is certain, not a race: a leader
-// waits for the writers it expects, and only for them.
-class GroupCommitTest : public ::testing::Test {
- protected:
-  using Store = internal::MetadataStore;
-  void SetUp() override {
-    io_ = io::MakePosixBackend();
-    auto cell = Cell::Create(io_.get(), &clock_, tmp_.File("cel01"), SmallConfig(),
-                             {.start_cleaner = false});
-    ASSERT_TRUE(cell.ok()) << cell.status();
-    ASSERT_OK((*cell)->Close());
-    auto flash = io::BlockFile::Open(io_.get(), tmp_.File("cel01") + "/flash.img",
-                                     {.block_size = 4096});
-    ASSERT_TRUE(flash.ok()) << flash.status();
-    flash_ = std::move(*flash);
-    auto store = Store::Load(flash_.get());
-    ASSERT_TRUE(store.ok()) << store.status();
-    store_ = std::move(*store);
-    const internal::FlashLayout layout = *internal::ComputeLayout(SmallConfig());
-    store_->set_layout(layout);
-    state_ = std::make_unique<internal::CacheState>(std::vector<uint64_t>{4 * kMiB, 2 * kMiB},
-                                                    layout.line_size, layout.num_slots);
-    internal::RecoveryInfo info;
-    ASSERT_OK(store_->Recover(state_.get(), &info));
-    store_->set_group_linger(std::chrono::seconds(60));
-  }
-  absl::Status AppendCounter(uint32_t index, Store::Announcement* announcement = nullptr) {
-    const std::vector<Record> r = {{.type = RecordType::kCounter, .disk = index, .offset = 7}};
-    return store_->Append(r, /*sync=*/true, state_.get(), &state_mu_, announcement);
-  }
-  void WaitUntilQueued(size_t n) {
-    while (store_->queued_appends() < n) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-
-  cellsim::testing::TempDir tmp_;
-  ManualClock clock_;
-  std::unique_ptr<io::IoBackend> io_;
-  std::unique_ptr<io::BlockFile> flash_;
-  std::unique_ptr<Store> store_;
-  Mutex state_mu_;
-  std::unique_ptr<internal::CacheState> state_;
-};
-
-// The copies of one control-file write reach a cell from two threads: the
-// second announced itself (a write-back Write does on entry), so the first
-// one's leader waits for it and both share one chunk and one sync.
-TEST_F(GroupCommitTest, LeaderWaitsForAnAnnouncedWriter) {
-  const uint64_t syncs0 = store_->syncs(), grouped0 = store_->appends_grouped();
-  Store::Announcement second(store_.get());
-  absl::Status first_status;
-  std::thread first([&] { first_status = AppendCounter(1); });
-  WaitUntilQueued(1);  // the first is queued and leads, lingering
-  ASSERT_OK(AppendCounter(2, &second));
-  first.join();
-  ASSERT_OK(first_status);
-  EXPECT_EQ(store_->syncs() - syncs0, 1u);
-  EXPECT_EQ(store_->appends_grouped() - grouped0, 1u);
-}
-
-// An announcement that ends without an append (the write went to disk, or
-// failed) releases the leader at once: it does not wait out the linger.
-TEST_F(GroupCommitTest, WithdrawnAnnouncementReleasesTheLeader) {
-  const uint64_t syncs0 = store_->syncs();
-  auto other = std::make_unique<Store::Announcement>(store_.get());
-  absl::Status first_status;
-  const auto start = std::chrono::steady_clock::now();
-  std::thread first([&] { first_status = AppendCounter(1); });
-  WaitUntilQueued(1);
-  other.reset();
-  first.join();
-  ASSERT_OK(first_status);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
-  EXPECT_EQ(store_->syncs() - syncs0, 1u);
-}
-
-// A lone writer with nothing announced never waits, and an announcement that
-// its own append consumed does not hold up the next writer.
-TEST_F(GroupCommitTest, LoneWriterNeverWaits) {
-  const auto start = std::chrono::steady_clock::now();
-  ASSERT_OK(AppendCounter(1));
-  {
-    Store::Announcement mine(store_.get());
-    ASSERT_OK(AppendCounter(2, &mine));
-  }
-  ASSERT_OK(AppendCounter(3));
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
-  EXPECT_EQ(store_->queued_appends(), 0u);
 }
 
 }  // namespace
