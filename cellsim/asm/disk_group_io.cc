@@ -29,53 +29,75 @@ void RunConcurrently(Clock* clock, const std::vector<uint32_t>& items,
   ForkJoin(clock, items.size(), [&](size_t i) { fn(items[i]); }, /*disjoint=*/true);
 }
 
-void AddCellStats(AsmIoStats* io, size_t cells, uint32_t cell, const cell::CellIoStats& s) {
-  if (io->per_cell.size() < cells) io->per_cell.resize(cells);
-  io->per_cell[cell] += s;
-  io->cell += s;
+void DoCellIo(const DiskGroupEnv& env, bool write, absl::Span<CopyIo> ios, AsmIoStats* io) {
+  const CellIoBatch batch{&env, ios};
+  DoCellIoAcross(absl::MakeConstSpan(&batch, 1), write, io);
 }
 
-void DoCellIo(const DiskGroupEnv& env, bool write, absl::Span<CopyIo> ios, AsmIoStats* io) {
-  std::map<uint32_t, std::vector<size_t>> by_cell;
-  for (size_t i = 0; i < ios.size(); ++i) by_cell[ios[i].cell].push_back(i);
-  std::vector<uint32_t> cells;
-  for (const auto& [c, v] : by_cell) cells.push_back(c);
-  std::vector<cell::CellIoStats> stats(env.cells.size());
-  RunConcurrently(env.clock, cells, [&](uint32_t c) {
-    const std::vector<size_t>& idx = by_cell[c];
+void DoCellIoAcross(absl::Span<const CellIoBatch> batches, bool write, AsmIoStats* io) {
+  // The requests bound for each cell, whichever disk group they come from:
+  // one call per cell (for a write-back cell, one journal append and one
+  // flash sync for all of them).
+  // Cells in the order of the first batch's cell numbers, then the next
+  // batch's new ones (for one group: by cell number, as a simulated clock
+  // expects a stable order).
+  std::vector<std::pair<cell::CellService*, std::vector<CopyIo*>>> cells;
+  Clock* clock = nullptr;
+  for (const CellIoBatch& b : batches) {
+    if (clock == nullptr) clock = b.env->clock;
+    std::map<uint32_t, std::vector<CopyIo*>> own;
+    for (CopyIo& x : b.ios) own[x.cell].push_back(&x);
+    for (auto& [c, v] : own) {
+      cell::CellService* service = b.env->cells[c];
+      auto it = std::find_if(cells.begin(), cells.end(),
+                             [&](const auto& e) { return e.first == service; });
+      if (it == cells.end()) {
+        cells.emplace_back(service, std::move(v));
+      } else {
+        it->second.insert(it->second.end(), v.begin(), v.end());
+      }
+    }
+  }
+  std::vector<cell::CellIoStats> stats(cells.size());
+  // One item per cell: the cells' modeled devices are disjoint.
+  ForkJoin(clock, cells.size(), [&](size_t i) {
+    cell::CellService* service = cells[i].first;
+    const std::vector<CopyIo*>& idx = cells[i].second;
     absl::Status st;
     if (write) {
       std::vector<cell::WriteRequest> reqs(idx.size());
       for (size_t k = 0; k < idx.size(); ++k) {
-        const CopyIo& x = ios[idx[k]];
+        const CopyIo& x = *idx[k];
         reqs[k].grid_disk = x.grid_disk;
         reqs[k].offset = x.offset;
         reqs[k].data = absl::Span<const uint8_t>(x.buffer, x.length);
         reqs[k].redo = x.redo;
       }
-      st = env.cells[c]->Write(absl::MakeSpan(reqs), &stats[c]);
-      for (size_t k = 0; k < idx.size(); ++k) ios[idx[k]].status = reqs[k].status;
+      st = service->Write(absl::MakeSpan(reqs), &stats[i]);
+      for (size_t k = 0; k < idx.size(); ++k) idx[k]->status = reqs[k].status;
     } else {
       std::vector<cell::ReadRequest> reqs(idx.size());
       for (size_t k = 0; k < idx.size(); ++k) {
-        const CopyIo& x = ios[idx[k]];
+        const CopyIo& x = *idx[k];
         reqs[k].grid_disk = x.grid_disk;
         reqs[k].offset = x.offset;
         reqs[k].buffer = absl::Span<uint8_t>(x.buffer, x.length);
       }
-      st = env.cells[c]->Read(absl::MakeSpan(reqs), &stats[c]);
-      for (size_t k = 0; k < idx.size(); ++k) ios[idx[k]].status = reqs[k].status;
+      st = service->Read(absl::MakeSpan(reqs), &stats[i]);
+      for (size_t k = 0; k < idx.size(); ++k) idx[k]->status = reqs[k].status;
     }
     // A cell that failed the whole call without blaming a request: every
     // request of the call failed.
-    if (!st.ok() && std::all_of(idx.begin(), idx.end(), [&](size_t i) { return ios[i].status.ok(); })) {
-      for (size_t i : idx) ios[i].status = st;
+    if (!st.ok() && std::all_of(idx.begin(), idx.end(), [](const CopyIo* x) { return x->status.ok(); })) {
+      for (CopyIo* x : idx) x->status = st;
     }
-  });
-  for (uint32_t c : cells) AddCellStats(io, env.cells.size(), c, stats[c]);
-  for (const CopyIo& x : ios) {
-    ++io->cell_requests;
-    io->cell_bytes += x.length;
+  }, /*disjoint=*/true);
+  for (const cell::CellIoStats& s : stats) io->cell += s;
+  for (const CellIoBatch& b : batches) {
+    for (const CopyIo& x : b.ios) {
+      ++io->cell_requests;
+      io->cell_bytes += x.length;
+    }
   }
 }
 
@@ -277,28 +299,38 @@ static std::vector<std::pair<CopyLoc, absl::Status>> CopiesToMarkStale(
   return out;
 }
 
-absl::Status DiskGroup::Write(uint32_t file, absl::Span<AsmWriteRequest> requests,
-                              AsmIoResult* result) {
-  AsmIoResult local;
-  AsmIoResult* res = result != nullptr ? result : &local;
-  ReaderMutexLock io_lock(&s_->io_mu);
+namespace {
+
+// One file's write in flight (DiskGroup::WriteFiles): its pieces and the
+// cell requests of their copies.
+struct WriteRun {
+  uint32_t file = 0;
+  absl::Span<AsmWriteRequest> requests;
   std::vector<Piece> pieces;
+  std::vector<CopyIo> ios;
+  std::vector<std::pair<size_t, uint32_t>> owner;  // ios[k]: (piece, copy)
+};
+
+// Before the cells (caller holds io_mu shared): splits the requests, marks
+// copies on offline disks stale and lists the copies to send.
+absl::Status PrepareWrite(DiskGroup::State& s, WriteRun& run, AsmIoResult* res)
+    ABSL_LOCKS_EXCLUDED(s.mu) {
   uint32_t block_size = 0;
   {
-    MutexLock lock(&s_->mu);
+    MutexLock lock(&s.mu);
     absl::Status found = SplitFileRequests(
-        *s_, file, requests,
+        s, run.file, run.requests,
         [](AsmWriteRequest& r) {
           return std::make_pair(const_cast<uint8_t*>(r.data.data()), uint64_t{r.data.size()});
         },
-        &pieces, &block_size);
+        &run.pieces, &block_size);
     if (!found.ok()) return found;
     // Copies on offline disks are marked stale before anything is written, so
     // a crash can never leave a changed extent that resync would not copy.
     std::vector<CopyLoc> stale;
-    for (const Piece& p : pieces) {
+    for (const Piece& p : run.pieces) {
       for (uint32_t c = 0; c < p.copies; ++c) {
-        const internal::DiskRec& d = s_->cat.disks[p.locs[c].disk];
+        const internal::DiskRec& d = s.cat.disks[p.locs[c].disk];
         if (!d.online && d.stale.count(p.locs[c].au) == 0) stale.push_back(p.locs[c]);
       }
     }
@@ -309,9 +341,9 @@ absl::Status DiskGroup::Write(uint32_t file, absl::Span<AsmWriteRequest> request
     if (!stale.empty()) {
       std::vector<std::vector<uint8_t>> bodies;
       bodies.push_back(internal::MakeStaleRecord(true, stale));
-      absl::Status st = s_->Commit(std::move(bodies));
+      absl::Status st = s.Commit(std::move(bodies));
       if (!st.ok()) {
-        for (AsmWriteRequest& r : requests) if (r.status.ok()) r.status = st;
+        for (AsmWriteRequest& r : run.requests) if (r.status.ok()) r.status = st;
         return st;
       }
       res->stale_extents_marked += stale.size();
@@ -319,57 +351,63 @@ absl::Status DiskGroup::Write(uint32_t file, absl::Span<AsmWriteRequest> request
   }
   // Every copy whose disk is online gets the piece (a stale copy on an online
   // disk too: resync will rewrite the whole extent anyway).
-  std::vector<CopyIo> ios;
-  std::vector<std::pair<size_t, uint32_t>> owner;  // (piece, copy)
-  for (size_t i = 0; i < pieces.size(); ++i) {
-    Piece& p = pieces[i];
+  for (size_t i = 0; i < run.pieces.size(); ++i) {
+    Piece& p = run.pieces[i];
     for (uint32_t c = 0; c < p.copies; ++c) {
       if (!p.online[c]) continue;
-      ios.push_back(PieceCopyIo(*s_, p, c));
-      ios.back().redo = requests[p.request].redo;
-      owner.emplace_back(i, c);
+      run.ios.push_back(PieceCopyIo(s, p, c));
+      run.ios.back().redo = run.requests[p.request].redo;
+      run.owner.emplace_back(i, c);
       if (p.length >= 2 * uint64_t{block_size}) ++res->io.multi_block_requests;
     }
   }
-  internal::DoCellIo(s_->env, /*write=*/true, absl::MakeSpan(ios), &res->io);
+  return absl::OkStatus();
+}
+
+// After the cells: records failed copies (disks offline, extents stale) and
+// sets each request's status and copies_written.
+absl::Status FinishWrite(DiskGroup::State& s, WriteRun& run, AsmIoResult* res)
+    ABSL_LOCKS_EXCLUDED(s.mu) {
+  std::vector<Piece>& pieces = run.pieces;
+  const std::vector<CopyIo>& ios = run.ios;
   std::vector<std::pair<CopyLoc, absl::Status>> failed;
   std::set<size_t> pieces_with_failure;
   for (size_t k = 0; k < ios.size(); ++k) {
-    Piece& p = pieces[owner[k].first];
+    Piece& p = pieces[run.owner[k].first];
     if (ios[k].status.ok()) {
       ++p.landed;
     } else {
       if (p.error.ok()) p.error = ios[k].status;
-      failed.emplace_back(p.locs[owner[k].second], ios[k].status);
-      pieces_with_failure.insert(owner[k].first);
+      failed.emplace_back(p.locs[run.owner[k].second], ios[k].status);
+      pieces_with_failure.insert(run.owner[k].first);
     }
   }
   absl::Status meta;
   {
-    MutexLock lock(&s_->mu);
-    meta = RecordCopyFailures(*s_, CopiesToMarkStale(pieces, ios, owner), res);
+    MutexLock lock(&s.mu);
+    meta = RecordCopyFailures(s, CopiesToMarkStale(pieces, ios, run.owner), res);
   }
   // A piece that lost a copy to a full filesystem is not acknowledged: the
   // statement fails and is undone rather than running on fewer copies.
   for (const auto& [loc, err] : failed) {
     if (!IsOutOfSpace(err)) continue;
     for (size_t i : pieces_with_failure) {
-      AsmWriteRequest& r = requests[pieces[i].request];
-      if (r.status.ok()) r.status = OutOfSpaceError(*s_, "write", file, failed);
+      AsmWriteRequest& r = run.requests[pieces[i].request];
+      if (r.status.ok()) r.status = OutOfSpaceError(s, "write", run.file, failed);
     }
     break;
   }
-  for (AsmWriteRequest& r : requests) r.copies_written = r.status.ok() ? UINT32_MAX : 0;
+  for (AsmWriteRequest& r : run.requests) r.copies_written = r.status.ok() ? UINT32_MAX : 0;
   for (size_t i = 0; i < pieces.size(); ++i) {
     const Piece& p = pieces[i];
-    AsmWriteRequest& r = requests[p.request];
+    AsmWriteRequest& r = run.requests[p.request];
     r.copies_written = std::min(r.copies_written, p.landed);
     if (!r.status.ok()) continue;
     if (p.landed == 0) {
       r.status = absl::Status(
           p.error.ok() ? absl::StatusCode::kUnavailable : p.error.code(),
           fmt::format("write of {} at offset {}: no copy of extent {} could be written{}{}",
-                      s_->FileLabel(file), p.file_offset, p.extent, p.error.ok() ? "" : ": ",
+                      s.FileLabel(run.file), p.file_offset, p.extent, p.error.ok() ? "" : ": ",
                       std::string(p.error.message())));
     } else if (!meta.ok() && pieces_with_failure.count(i) != 0) {
       // The failed copy could not be marked stale: it might later be read as
@@ -377,11 +415,52 @@ absl::Status DiskGroup::Write(uint32_t file, absl::Span<AsmWriteRequest> request
       r.status = meta;
     }
   }
-  for (AsmWriteRequest& r : requests) {
+  for (AsmWriteRequest& r : run.requests) {
     if (r.copies_written == UINT32_MAX) r.copies_written = 0;
   }
-  for (const AsmWriteRequest& r : requests) {
+  for (const AsmWriteRequest& r : run.requests) {
     if (!r.status.ok()) return r.status;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status DiskGroup::Write(uint32_t file, absl::Span<AsmWriteRequest> requests,
+                              AsmIoResult* result) {
+  FileWrite w{this, file, requests, {}};
+  return WriteFiles(absl::MakeSpan(&w, 1), result);
+}
+
+// The groups' io_mu are taken in address order, so two WriteFiles over the
+// same groups cannot wait for each other (the analysis cannot follow a
+// variable set of locks).
+absl::Status DiskGroup::WriteFiles(absl::Span<FileWrite> writes, AsmIoResult* result)
+    ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  AsmIoResult local;
+  AsmIoResult* res = result != nullptr ? result : &local;
+  std::vector<State*> groups;
+  for (const FileWrite& w : writes) groups.push_back(w.disk_group->s_.get());
+  std::sort(groups.begin(), groups.end());
+  groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+  for (State* g : groups) g->io_mu.ReaderLock();
+  std::vector<WriteRun> runs(writes.size());
+  std::vector<internal::CellIoBatch> batches;
+  for (size_t i = 0; i < writes.size(); ++i) {
+    State& s = *writes[i].disk_group->s_;
+    runs[i].file = writes[i].file;
+    runs[i].requests = writes[i].requests;
+    writes[i].status = PrepareWrite(s, runs[i], res);
+    if (writes[i].status.ok()) batches.push_back({&s.env, absl::MakeSpan(runs[i].ios)});
+  }
+  if (!batches.empty()) internal::DoCellIoAcross(batches, /*write=*/true, &res->io);
+  for (size_t i = 0; i < writes.size(); ++i) {
+    if (!writes[i].status.ok()) continue;
+    writes[i].status = FinishWrite(*writes[i].disk_group->s_, runs[i], res);
+  }
+  for (auto g = groups.rbegin(); g != groups.rend(); ++g) (*g)->io_mu.ReaderUnlock();
+  for (const FileWrite& w : writes) {
+    if (!w.status.ok()) return w.status;
   }
   return absl::OkStatus();
 }
@@ -653,7 +732,7 @@ static void SendFormatRequests(const DiskGroup::State& s, const std::vector<Form
       }
     }
   });
-  for (uint32_t c : cells) internal::AddCellStats(io, ncells, c, stats[c]);
+  for (uint32_t c : cells) io->cell += stats[c];
 }
 
 // How the copies of a format fared.

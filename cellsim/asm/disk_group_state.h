@@ -83,6 +83,16 @@ struct CopyIo {
 // adds the requests, bytes and cell statistics to `io`.
 void DoCellIo(const DiskGroupEnv& env, bool write, absl::Span<CopyIo> ios, AsmIoStats* io);
 
+// Requests of one disk group (CopyIo::cell indexes env->cells).
+struct CellIoBatch {
+  const DiskGroupEnv* env = nullptr;
+  absl::Span<CopyIo> ios;
+};
+// DoCellIo over the batches of several disk groups that may share cells: the
+// requests bound for one cell (CellService) go to it in one call, whichever
+// group they come from, all cells at once (the first batch's clock).
+void DoCellIoAcross(absl::Span<const CellIoBatch> batches, bool write, AsmIoStats* io);
+
 // The copies of `file`'s extents on online disks, as cell discard requests
 // (requires mu): what DiscardCopies sends once the AUs are freed.
 std::vector<std::pair<uint32_t, cell::DiscardRequest>> DiscardRequestsFor(
@@ -110,9 +120,6 @@ void RunConcurrently(Clock* clock, const std::vector<uint32_t>& items,
 [[nodiscard]] absl::Status MountWithMissingDisks(
     DiskGroup::State& s, const std::map<uint32_t, cell::CellDescription>& described)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
-
-// Adds one cell's statistics to `io` (per cell and summed).
-void AddCellStats(AsmIoStats* io, size_t cells, uint32_t cell, const cell::CellIoStats& s);
 
 }  // namespace internal
 }  // namespace cellsim::asmgr

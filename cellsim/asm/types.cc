@@ -121,8 +121,6 @@ AsmIoStats& AsmIoStats::operator+=(const AsmIoStats& o) {
   cell_bytes += o.cell_bytes;
   multi_block_requests += o.multi_block_requests;
   cell += o.cell;
-  if (per_cell.size() < o.per_cell.size()) per_cell.resize(o.per_cell.size());
-  for (size_t i = 0; i < o.per_cell.size(); ++i) per_cell[i] += o.per_cell[i];
   return *this;
 }
 

@@ -187,9 +187,11 @@ namespace {
 
 // Writes data[i] (or data[0] for every copy when there is one span) at
 // `offset` of every copy in `files` at once, as Oracle issues its control-file
-// writes (one `control file parallel write` lasts as long as the slowest
-// copy; ForkJoin: threads with a real clock, the max of the copies with a
-// simulated one). Safe against a cut or a failed copy because every table
+// writes: one `control file parallel write` lasts as long as the slowest
+// copy. The copies go out as one DiskGroup::WriteFiles, so a cell holding
+// mirrors of several control files (+DATA's and +RECO's on the same cells)
+// gets them in one request batch: one flash sync per write-back cell, all
+// cells at once. Safe against a cut or a failed copy because every table
 // write goes to the slot of its sequence and Open takes the newest valid
 // table of any copy and rewrites the others (RepairStaleCopies): a copy
 // that a cut left behind or torn is repaired from one that got the write, and
@@ -198,26 +200,32 @@ namespace {
 // same slot in every copy again.
 absl::Status WriteCopies(const std::vector<ControlFileCopy>& files, uint64_t offset, const std::vector<absl::Span<const uint8_t>>& data,
                          Recorder& rec) {
-  std::vector<asmgr::AsmIoResult> results(files.size());
-  std::vector<absl::Status> status(files.size());
-  auto write_one = [&](size_t i) {
-    std::vector<asmgr::AsmWriteRequest> w(1);
-    w[0].file_offset = offset;
-    w[0].data = data[data.size() == 1 ? 0 : i];
-    status[i] = files[i].dg->Write(files[i].file.number, absl::MakeSpan(w), &results[i]);
-  };
+  if (files.empty()) return absl::OkStatus();
+  auto data_of = [&](size_t i) { return data[data.size() == 1 ? 0 : i]; };
+  std::vector<std::vector<asmgr::AsmWriteRequest>> requests(files.size());
+  std::vector<asmgr::FileWrite> writes(files.size());
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < files.size(); ++i) {
+    requests[i].resize(1);
+    requests[i][0].file_offset = offset;
+    requests[i][0].data = data_of(i);
+    writes[i] = {files[i].dg, files[i].file.number, absl::MakeSpan(requests[i]), {}};
+    bytes += data_of(i).size();
+  }
+  asmgr::AsmIoResult result;
   // P1 files, P2 blocks (of one copy), P3 requests (one per copy).
   const stats::WaitParams p{files.size(), data[0].size() / kBs, files.size()};
   rec.Timed(stats::Wait::kControlFileParallelWrite, p,
-            [&] { ForkJoin(rec.clock(), files.size(), write_one); });
+            [&] { (void)asmgr::DiskGroup::WriteFiles(absl::MakeSpan(writes), &result); });
+  // One logical request per control file; the copies of all of them in
+  // `result` (every control-file write is alike, so the per-request shares
+  // AccountWrite takes are each file's).
+  AccountWrite(rec, result, files.size(), bytes);
   for (size_t i = 0; i < files.size(); ++i) {
-    AccountWrite(rec, results[i], 1, data[data.size() == 1 ? 0 : i].size());
-  }
-  for (size_t i = 0; i < files.size(); ++i) {
-    if (!status[i].ok()) {
-      return absl::Status(status[i].code(),
+    if (!writes[i].status.ok()) {
+      return absl::Status(writes[i].status.code(),
                           fmt::format("ORA-00221: error on write to control file {}: {}",
-                                      files[i].file.name, std::string(status[i].message())));
+                                      files[i].file.name, std::string(writes[i].status.message())));
     }
   }
   return absl::OkStatus();

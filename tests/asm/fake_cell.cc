@@ -56,6 +56,10 @@ uint64_t FakeCell::write_requests() const {
   MutexLock l(&mu_);
   return write_requests_;
 }
+uint64_t FakeCell::write_calls() const {
+  MutexLock l(&mu_);
+  return write_calls_;
+}
 uint64_t FakeCell::read_requests() const {
   MutexLock l(&mu_);
   return read_requests_;
@@ -166,6 +170,7 @@ absl::Status FakeCell::Read(absl::Span<cell::ReadRequest> requests, cell::CellIo
 
 absl::Status FakeCell::Write(absl::Span<cell::WriteRequest> requests, cell::CellIoStats* stats) {
   MutexLock l(&mu_);
+  ++write_calls_;
   absl::Status first;
   for (cell::WriteRequest& r : requests) {
     ++write_requests_;

@@ -2,6 +2,7 @@
 // read failover and repair, fast mirror resync, scrub, lost-range resync,
 // smart/fast creation through FormatFile.
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <random>
 #include <thread>
@@ -284,9 +285,6 @@ TEST_F(AsmIoTest, FormatFileSendsOneRequestPerExtentCopy) {
   EXPECT_EQ(fr.result.io.cell_requests, fr.copies.size());
   EXPECT_EQ(fr.result.io.multi_block_requests, fr.copies.size());
   EXPECT_EQ(fr.result.io.cell.bytes_saved_by_creation, fr.copies.size() * kMiB);
-  uint64_t per_cell = 0;
-  for (const auto& s : fr.result.io.per_cell) per_cell += s.bytes_saved_by_creation;
-  EXPECT_EQ(per_cell, fr.result.io.cell.bytes_saved_by_creation);
   for (const FormatCopyResult& c : fr.copies) {
     EXPECT_OK(c.status);
     EXPECT_TRUE(c.metadata_only);
@@ -335,6 +333,144 @@ TEST_F(AsmIoTest, ConcurrentWritersAndReaders) {
   ScrubResult sc;
   ASSERT_OK(dg_->Scrub({}, &sc));
   EXPECT_TRUE(sc.mismatches.empty());
+}
+
+// DiskGroup::WriteFiles: files of two disk groups on the same cells (the
+// control files' +DATA and +RECO copies), each HIGH: a copy on every cell.
+class WriteFilesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    io_ = io::MakePosixBackend();
+    for (size_t g = 0; g < 2; ++g) {
+      ASSERT_OK_AND_ASSIGN(dgs_[g], DiskGroup::Create(rack_.Env(io_.get(), dir_.path()),
+                                                      {.name = g == 0 ? "DATA" : "RECO",
+                                                       .redundancy = Redundancy::kHigh,
+                                                       .au_size = 1 * kMiB,
+                                                       .disks = rack_.Disks(g)}));
+      ASSERT_OK_AND_ASSIGN(files_[g], dgs_[g]->CreateFile({.db_name = "orcl",
+                                                           .type = FileType::kControlFile,
+                                                           .tag = "Current",
+                                                           .size_bytes = 2 * kMiB}));
+    }
+  }
+  std::vector<uint8_t> ReadAt(size_t g, uint64_t offset, size_t n) {
+    std::vector<uint8_t> out(n);
+    std::vector<AsmReadRequest> rd = {{.file_offset = offset, .buffer = absl::MakeSpan(out)}};
+    EXPECT_OK(dgs_[g]->Read(files_[g].number, absl::MakeSpan(rd), nullptr));
+    return out;
+  }
+  std::vector<uint64_t> WriteCalls() {
+    std::vector<uint64_t> v;
+    for (uint32_t c = 0; c < 3; ++c) v.push_back(rack_.cell(c).write_calls());
+    return v;
+  }
+
+  FakeRack rack_{{1, 1, 1}, {{"DATA", 8 * kMiB}, {"RECO", 8 * kMiB}}};
+  cellsim::testing::TempDir dir_;
+  std::unique_ptr<io::IoBackend> io_;
+  std::unique_ptr<DiskGroup> dgs_[2];
+  FileInfo files_[2];
+};
+
+TEST_F(WriteFilesTest, OneBatchPerCellAcrossDiskGroups) {
+  const auto a = Pattern(16 * kKiB, 1), b = Pattern(16 * kKiB, 2);
+  std::vector<AsmWriteRequest> wa = {{.file_offset = 16 * kKiB, .data = a}};
+  std::vector<AsmWriteRequest> wb = {{.file_offset = 16 * kKiB, .data = b}};
+  std::vector<FileWrite> writes = {{dgs_[0].get(), files_[0].number, absl::MakeSpan(wa), {}},
+                                   {dgs_[1].get(), files_[1].number, absl::MakeSpan(wb), {}}};
+  const std::vector<uint64_t> before = WriteCalls();
+  AsmIoResult r;
+  ASSERT_OK(DiskGroup::WriteFiles(absl::MakeSpan(writes), &r));
+  EXPECT_OK(writes[0].status);
+  EXPECT_OK(writes[1].status);
+  EXPECT_EQ(wa[0].copies_written, 3u);
+  EXPECT_EQ(wb[0].copies_written, 3u);
+  // Both files' copies reached every cell in a single call.
+  EXPECT_EQ(WriteCalls(), (std::vector<uint64_t>{before[0] + 1, before[1] + 1, before[2] + 1}));
+  EXPECT_EQ(r.io.cell_requests, 6u);
+  EXPECT_EQ(r.io.cell_bytes, 6 * a.size());
+  EXPECT_EQ(ReadAt(0, 16 * kKiB, a.size()), a);
+  EXPECT_EQ(ReadAt(1, 16 * kKiB, b.size()), b);
+  // The same two writes one group at a time: two calls per cell.
+  const std::vector<uint64_t> mid = WriteCalls();
+  ASSERT_OK(dgs_[0]->Write(files_[0].number, absl::MakeSpan(wa), nullptr));
+  ASSERT_OK(dgs_[1]->Write(files_[1].number, absl::MakeSpan(wb), nullptr));
+  EXPECT_EQ(WriteCalls(), (std::vector<uint64_t>{mid[0] + 2, mid[1] + 2, mid[2] + 2}));
+}
+
+TEST_F(WriteFilesTest, EachFileKeepsItsOwnOutcome) {
+  // RECO's copy on cel01 fails: its disk goes offline, the write lands on the
+  // other two; DATA's write is untouched; a missing file fails alone.
+  ASSERT_OK_AND_ASSIGN(uint32_t bad, dgs_[1]->FindDisk("RECO_CD_00_cel01"));
+  rack_.cell(0).FailWrites(dgs_[1]->disk(bad).grid_disk, true);
+  const auto a = Pattern(32 * kKiB, 3), b = Pattern(32 * kKiB, 4), c = Pattern(8 * kKiB, 5);
+  std::vector<AsmWriteRequest> wa = {{.file_offset = 0, .data = a}};
+  std::vector<AsmWriteRequest> wb = {{.file_offset = 1 * kMiB - 16 * kKiB, .data = b}};
+  std::vector<AsmWriteRequest> wc = {{.file_offset = 0, .data = c}};
+  std::vector<AsmWriteRequest> wd = {{.file_offset = 64 * kKiB, .data = c}};
+  // DATA twice (one lock taken once), RECO, and a file DATA does not have.
+  std::vector<FileWrite> writes = {{dgs_[1].get(), files_[1].number, absl::MakeSpan(wb), {}},
+                                   {dgs_[0].get(), files_[0].number, absl::MakeSpan(wa), {}},
+                                   {dgs_[0].get(), 999, absl::MakeSpan(wc), {}},
+                                   {dgs_[0].get(), files_[0].number, absl::MakeSpan(wd), {}}};
+  AsmIoResult r;
+  absl::Status st = DiskGroup::WriteFiles(absl::MakeSpan(writes), &r);
+  EXPECT_EQ(st.code(), absl::StatusCode::kNotFound) << st;
+  EXPECT_OK(writes[0].status);
+  EXPECT_OK(writes[1].status);
+  EXPECT_EQ(writes[2].status.code(), absl::StatusCode::kNotFound);
+  EXPECT_OK(writes[3].status);
+  EXPECT_EQ(wb[0].copies_written, 2u);  // two pieces (an AU edge), each on 2 of 3
+  EXPECT_EQ(wa[0].copies_written, 3u);
+  EXPECT_EQ(r.disks_taken_offline, std::vector<std::string>{"RECO_CD_00_cel01"});
+  EXPECT_EQ(dgs_[1]->Disks()[bad].mode_status, "OFFLINE");
+  for (const DiskView& d : dgs_[0]->Disks()) EXPECT_EQ(d.mode_status, "ONLINE") << d.name;
+  EXPECT_EQ(ReadAt(0, 0, a.size()), a);
+  EXPECT_EQ(ReadAt(0, 64 * kKiB, c.size()), c);
+  EXPECT_EQ(ReadAt(1, 1 * kMiB - 16 * kKiB, b.size()), b);
+  // Resync brings the offline copy back to the data every other copy has.
+  rack_.cell(0).FailWrites(dgs_[1]->disk(bad).grid_disk, false);
+  ResyncResult rs;
+  ASSERT_OK(dgs_[1]->OnlineDisk(bad, &rs));
+  EXPECT_EQ(rs.extents_copied, 2u);
+  ScrubResult sc;
+  ASSERT_OK(dgs_[1]->Scrub({}, &sc));
+  EXPECT_TRUE(sc.mismatches.empty());
+}
+
+TEST_F(WriteFilesTest, OppositeOrdersAndExclusiveLockersDoNotDeadlock) {
+  // Two writers name the groups in opposite orders while a third takes each
+  // group's I/O lock exclusively (DeleteFile) over and over.
+  std::atomic<bool> stop{false};
+  std::thread deleter([&] {
+    for (int i = 0; !stop.load(); ++i) {
+      for (size_t g = 0; g < 2; ++g) {
+        absl::StatusOr<FileInfo> f = dgs_[g]->CreateFile(
+            {.db_name = "orcl", .type = FileType::kDataFile, .tag = "T", .size_bytes = kMiB});
+        ASSERT_OK(f.status());
+        ASSERT_OK(dgs_[g]->DeleteFile(f->number));
+      }
+    }
+  });
+  std::vector<std::thread> writers;
+  for (int t = 0; t < 2; ++t) {
+    writers.emplace_back([&, t] {
+      const auto a = Pattern(16 * kKiB, 10 + t), b = Pattern(16 * kKiB, 20 + t);
+      for (int i = 0; i < 50; ++i) {
+        std::vector<AsmWriteRequest> wa = {{.file_offset = t * 64 * kKiB, .data = a}};
+        std::vector<AsmWriteRequest> wb = {{.file_offset = t * 64 * kKiB, .data = b}};
+        std::vector<FileWrite> w = {{dgs_[0].get(), files_[0].number, absl::MakeSpan(wa), {}},
+                                    {dgs_[1].get(), files_[1].number, absl::MakeSpan(wb), {}}};
+        if (t == 1) std::swap(w[0], w[1]);
+        EXPECT_OK(DiskGroup::WriteFiles(absl::MakeSpan(w), nullptr));
+      }
+      EXPECT_EQ(ReadAt(0, t * 64 * kKiB, a.size()), a);
+      EXPECT_EQ(ReadAt(1, t * 64 * kKiB, b.size()), b);
+    });
+  }
+  for (auto& th : writers) th.join();
+  stop = true;
+  deleter.join();
 }
 
 }  // namespace

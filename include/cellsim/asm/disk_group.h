@@ -68,6 +68,16 @@ struct DiskGroupConfig {
   uint64_t checkpoint_after_bytes = 4ull << 20;
 };
 
+class DiskGroup;
+
+// One file's part of DiskGroup::WriteFiles.
+struct FileWrite {
+  DiskGroup* disk_group = nullptr;
+  uint32_t file = 0;
+  absl::Span<AsmWriteRequest> requests{};
+  absl::Status status{};  // result: as DiskGroup::Write's for these requests
+};
+
 class DiskGroup {
  public:
   // Creates a disk group on `config.disks` and persists its (empty) directory.
@@ -151,6 +161,15 @@ class DiskGroup {
   // lengths must be multiples of 512 and inside the file (OutOfRange otherwise).
   [[nodiscard]] absl::Status Write(uint32_t file, absl::Span<AsmWriteRequest> requests,
                                    AsmIoResult* result);
+  // Write of several files, in one or more disk groups, at once: the copies
+  // bound for one cell go to it in one request batch whichever group they
+  // belong to (a write-back cell journals and syncs them together: one flash
+  // sync per cell, where separate Writes would take one per group). Each
+  // FileWrite gets its own status under Write's rules; `result` sums the I/O
+  // of all of them. Returns the first failed write's status. Thread-safe; the
+  // groups' I/O locks are taken shared, in a fixed order.
+  [[nodiscard]] static absl::Status WriteFiles(absl::Span<FileWrite> writes,
+                                               AsmIoResult* result);
   // Reads each piece from its primary copy; on error (or an offline/stale
   // primary) from the next copy. A copy that returned an error is repaired by
   // rewriting the good data onto it; if that write fails its disk goes offline.

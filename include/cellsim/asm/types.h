@@ -174,7 +174,6 @@ struct AsmIoStats {
   uint64_t cell_bytes = 0;      // data bytes those requests carried / returned
   uint64_t multi_block_requests = 0;  // requests covering >= 2 file blocks
   cell::CellIoStats cell{};       // summed over every cell
-  std::vector<cell::CellIoStats> per_cell{};  // indexed by cell (empty if untouched)
 
   AsmIoStats& operator+=(const AsmIoStats& o);
 };
