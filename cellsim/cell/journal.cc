@@ -264,7 +264,11 @@ absl::Status MetadataStore::SyncAll(CacheState* state, Mutex* state_mu) {
 }
 
 absl::Status MetadataStore::Failed(absl::Status s) {
-  failed_ = absl::FailedPreconditionError(fmt::format(
+  // Later callers get the cause's code: a flash that failed a write (EIO)
+  // fails every later request the same way, so ASM treats them all as the
+  // failed device they are (taking the disk offline), never as a refusal of a
+  // working cell; a full filesystem stays "out of space".
+  failed_ = absl::Status(s.code(), fmt::format(
       "flash metadata of {} failed earlier ({}); reopen the cell to recover", flash_->path(),
       std::string(s.message())));
   return s;

@@ -89,8 +89,8 @@ class MetadataStore {
   // Appends `records` as one chunk (possibly shared with concurrent appends),
   // syncs when `sync`, then applies them to `state` under `state_mu`.
   // kLineData records' `data` must stay valid until it returns. After a failed
-  // write or sync the store refuses further appends (FailedPrecondition): the
-  // cell must be reopened.
+  // write or sync the store refuses further appends (with the failure's own
+  // status code, saying the store failed earlier): the cell must be reopened.
   [[nodiscard]] absl::Status Append(const std::vector<Record>& records, bool sync,
                                     CacheState* state, Mutex* state_mu)
       ABSL_LOCKS_EXCLUDED(mu_, state_mu);
