@@ -432,18 +432,38 @@ absl::Status DiskGroup::Write(uint32_t file, absl::Span<AsmWriteRequest> request
   return WriteFiles(absl::MakeSpan(&w, 1), result);
 }
 
-// The groups' io_mu are taken in address order, so two WriteFiles over the
-// same groups cannot wait for each other (the analysis cannot follow a
-// variable set of locks).
-absl::Status DiskGroup::WriteFiles(absl::Span<FileWrite> writes, AsmIoResult* result)
-    ABSL_NO_THREAD_SAFETY_ANALYSIS {
+namespace {
+
+// The io_mu of several groups, shared, for the life of the object: taken in
+// address order (each once), so two calls naming the same groups in
+// opposite orders cannot wait for each other. The thread-safety analysis
+// cannot follow a variable set of locks.
+class SharedIoLocks {
+ public:
+  explicit SharedIoLocks(std::vector<DiskGroup::State*> groups) ABSL_NO_THREAD_SAFETY_ANALYSIS
+      : groups_(std::move(groups)) {
+    std::sort(groups_.begin(), groups_.end());
+    groups_.erase(std::unique(groups_.begin(), groups_.end()), groups_.end());
+    for (DiskGroup::State* g : groups_) g->io_mu.ReaderLock();
+  }
+  ~SharedIoLocks() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    for (auto g = groups_.rbegin(); g != groups_.rend(); ++g) (*g)->io_mu.ReaderUnlock();
+  }
+  SharedIoLocks(const SharedIoLocks&) = delete;
+  SharedIoLocks& operator=(const SharedIoLocks&) = delete;
+
+ private:
+  std::vector<DiskGroup::State*> groups_;
+};
+
+}  // namespace
+
+absl::Status DiskGroup::WriteFiles(absl::Span<FileWrite> writes, AsmIoResult* result) {
   AsmIoResult local;
   AsmIoResult* res = result != nullptr ? result : &local;
   std::vector<State*> groups;
   for (const FileWrite& w : writes) groups.push_back(w.disk_group->s_.get());
-  std::sort(groups.begin(), groups.end());
-  groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
-  for (State* g : groups) g->io_mu.ReaderLock();
+  const SharedIoLocks io_locks(std::move(groups));
   std::vector<WriteRun> runs(writes.size());
   std::vector<internal::CellIoBatch> batches;
   for (size_t i = 0; i < writes.size(); ++i) {
@@ -458,7 +478,6 @@ absl::Status DiskGroup::WriteFiles(absl::Span<FileWrite> writes, AsmIoResult* re
     if (!writes[i].status.ok()) continue;
     writes[i].status = FinishWrite(*writes[i].disk_group->s_, runs[i], res);
   }
-  for (auto g = groups.rbegin(); g != groups.rend(); ++g) (*g)->io_mu.ReaderUnlock();
   for (const FileWrite& w : writes) {
     if (!w.status.ok()) return w.status;
   }
@@ -691,48 +710,84 @@ static absl::Status PlanFormat(DiskGroup::State& s, uint32_t file, const FormatO
   return absl::OkStatus();
 }
 
-// Sends the jobs to their cells, every cell at once, in batches of
-// options.requests_per_call: copies[j] (filled from jobs[j] by the caller)
-// gets job j's outcome and latency.
-static void SendFormatRequests(const DiskGroup::State& s, const std::vector<FormatCopyJob>& jobs,
-                               const FormatOptions& options,
-                               absl::Span<FormatCopyResult> copies, AsmIoStats* io) {
-  const size_t ncells = s.env.cells.size();
-  std::vector<std::vector<size_t>> by_cell(ncells);
-  for (size_t j = 0; j < jobs.size(); ++j) by_cell[jobs[j].cell].push_back(j);
-  std::vector<uint32_t> cells;
-  for (uint32_t c = 0; c < ncells; ++c) {
-    if (!by_cell[c].empty()) cells.push_back(c);
+// One format's requests for SendFormatRequests: copies[j] (filled from
+// jobs[j] by the caller) gets job j's outcome and latency; `io` the cells'
+// statistics of the calls this format's requests started.
+struct FormatSend {
+  const DiskGroup::State* s = nullptr;
+  const std::vector<FormatCopyJob>* jobs = nullptr;
+  const FormatOptions* options = nullptr;
+  absl::Span<FormatCopyResult> copies;
+  AsmIoStats* io = nullptr;
+};
+
+// Sends the jobs of every format to their cells, every cell at once: the
+// requests bound for one cell (CellService), whichever format and disk group
+// they come from, in calls of the smallest requests_per_call of the formats
+// (0: all in one call, which a write-back cell journals and syncs once).
+static void SendFormatRequests(absl::Span<const FormatSend> sends) {
+  struct Item {
+    size_t send, job;
+  };
+  std::vector<std::pair<cell::CellService*, std::vector<Item>>> cells;
+  Clock* clock = nullptr;
+  size_t per_call = 0;
+  for (size_t f = 0; f < sends.size(); ++f) {
+    const FormatSend& fs = sends[f];
+    if (clock == nullptr) clock = fs.s->env.clock;
+    const size_t pc = fs.options->requests_per_call;
+    if (pc != 0 && (per_call == 0 || pc < per_call)) per_call = pc;
+    // The cells in the order of the group's cell numbers (a stable order for
+    // a simulated clock), then the next format's new ones.
+    const size_t ncells = fs.s->env.cells.size();
+    std::vector<std::vector<size_t>> by_cell(ncells);
+    for (size_t j = 0; j < fs.jobs->size(); ++j) by_cell[(*fs.jobs)[j].cell].push_back(j);
+    for (uint32_t c = 0; c < ncells; ++c) {
+      if (by_cell[c].empty()) continue;
+      cell::CellService* service = fs.s->env.cells[c];
+      auto it = std::find_if(cells.begin(), cells.end(),
+                             [&](const auto& e) { return e.first == service; });
+      if (it == cells.end()) it = cells.insert(cells.end(), {service, {}});
+      for (size_t j : by_cell[c]) it->second.push_back({f, j});
+    }
   }
-  std::vector<cell::CellIoStats> stats(ncells);
-  internal::RunConcurrently(s.env.clock, cells, [&](uint32_t c) {
-    const std::vector<size_t>& idx = by_cell[c];
-    const size_t per_call = options.requests_per_call == 0 ? idx.size() : options.requests_per_call;
+  // stats[cell][call]: a call's statistics go to the format of its first request.
+  std::vector<std::vector<std::pair<size_t, cell::CellIoStats>>> stats(cells.size());
+  ForkJoin(clock, cells.size(), [&](size_t ci) {
+    cell::CellService* service = cells[ci].first;
+    const std::vector<Item>& items = cells[ci].second;
+    const size_t n_call = per_call == 0 ? items.size() : per_call;
     std::vector<cell::FormatRangeRequest> batch;
-    for (size_t start = 0; start < idx.size(); start += per_call) {
-      const size_t n = std::min(per_call, idx.size() - start);
+    for (size_t start = 0; start < items.size(); start += n_call) {
+      const size_t n = std::min(n_call, items.size() - start);
       batch.assign(n, {});
       for (size_t k = 0; k < n; ++k) {
-        const FormatCopyJob& j = jobs[idx[start + k]];
+        const Item& it = items[start + k];
+        const FormatOptions& o = *sends[it.send].options;
+        const FormatCopyJob& j = (*sends[it.send].jobs)[it.job];
         batch[k].grid_disk = j.grid_disk;
         batch[k].offset = j.disk_offset;
         batch[k].length = j.length;
-        batch[k].block_template = options.block_template;
+        batch[k].block_template = o.block_template;
         batch[k].file_offset = j.file_offset;
-        batch[k].method = options.method;
+        batch[k].method = o.method;
       }
-      const uint64_t t0 = s.env.clock->NowNanos();
-      (void)s.env.cells[c]->FormatRange(absl::MakeSpan(batch), &stats[c]);
-      const uint64_t ns = s.env.clock->NowNanos() - t0;
+      stats[ci].emplace_back(items[start].send, cell::CellIoStats{});
+      const uint64_t t0 = clock->NowNanos();
+      (void)service->FormatRange(absl::MakeSpan(batch), &stats[ci].back().second);
+      const uint64_t ns = clock->NowNanos() - t0;
       for (size_t k = 0; k < n; ++k) {
-        FormatCopyResult& out = copies[idx[start + k]];
+        const Item& it = items[start + k];
+        FormatCopyResult& out = sends[it.send].copies[it.job];
         out.status = std::move(batch[k].status);
         out.metadata_only = batch[k].metadata_only;
         out.latency_ns = ns;
       }
     }
-  });
-  for (uint32_t c : cells) io->cell += stats[c];
+  }, /*disjoint=*/true);
+  for (const auto& calls : stats) {
+    for (const auto& [f, st] : calls) sends[f].io->cell += st;
+  }
 }
 
 // How the copies of a format fared.
@@ -807,30 +862,54 @@ static absl::Status FormatError(const DiskGroup::State& s, uint32_t file, const 
 absl::Status DiskGroup::FormatFile(uint32_t file, const FormatOptions& options,
                                    FormatResult* result) {
   FormatResult local;
-  FormatResult* res = result != nullptr ? result : &local;
-  ReaderMutexLock io_lock(&s_->io_mu);
-  FormatPlan plan;
-  {
-    MutexLock lock(&s_->mu);
-    if (absl::Status st = PlanFormat(*s_, file, options, &plan, res); !st.ok()) return st;
+  FileFormat f{this, file, options, result != nullptr ? result : &local, {}};
+  return FormatFiles(absl::MakeSpan(&f, 1));
+}
+
+absl::Status DiskGroup::FormatFiles(absl::Span<FileFormat> formats) {
+  std::vector<State*> groups;
+  for (const FileFormat& f : formats) groups.push_back(f.disk_group->s_.get());
+  const SharedIoLocks io_locks(std::move(groups));
+  std::vector<FormatPlan> plans(formats.size());
+  std::vector<FormatSend> sends;
+  std::vector<size_t> sent;  // formats with a plan
+  for (size_t i = 0; i < formats.size(); ++i) {
+    FileFormat& f = formats[i];
+    State& s = *f.disk_group->s_;
+    {
+      MutexLock lock(&s.mu);
+      f.status = PlanFormat(s, f.file, f.options, &plans[i], f.result);
+    }
+    if (!f.status.ok()) continue;
+    // A row per copy, filled in place by the cells' answers.
+    FormatResult* res = f.result;
+    const size_t base = res->copies.size();
+    res->copies.reserve(base + plans[i].jobs.size());
+    for (const FormatCopyJob& jb : plans[i].jobs) {
+      res->copies.push_back(FormatCopyResult{.extent = jb.extent, .copy = jb.copy, .cell = jb.cell,
+                                             .grid_disk = jb.grid_disk,
+                                             .disk_offset = jb.disk_offset, .length = jb.length});
+    }
+    sends.push_back({&s, &plans[i].jobs, &f.options, absl::MakeSpan(res->copies).subspan(base),
+                     &res->result.io});
+    sent.push_back(i);
   }
-  // A row per copy, filled in place by the cells' answers.
-  const size_t base = res->copies.size();
-  res->copies.reserve(base + plan.jobs.size());
-  for (const FormatCopyJob& jb : plan.jobs) {
-    res->copies.push_back(FormatCopyResult{.extent = jb.extent, .copy = jb.copy, .cell = jb.cell,
-                                           .grid_disk = jb.grid_disk,
-                                           .disk_offset = jb.disk_offset, .length = jb.length});
+  if (!sends.empty()) SendFormatRequests(sends);
+  for (size_t k = 0; k < sent.size(); ++k) {
+    FileFormat& f = formats[sent[k]];
+    State& s = *f.disk_group->s_;
+    FormatTally tally = TallyFormat(plans[sent[k]], sends[k].copies, f.result);
+    absl::Status meta;
+    {
+      MutexLock lock(&s.mu);
+      meta = RecordCopyFailures(s, tally.failed, &f.result->result);
+    }
+    f.status = FormatError(s, f.file, plans[sent[k]], tally, meta);
   }
-  const absl::Span<FormatCopyResult> copies = absl::MakeSpan(res->copies).subspan(base);
-  SendFormatRequests(*s_, plan.jobs, options, copies, &res->result.io);
-  FormatTally tally = TallyFormat(plan, copies, res);
-  absl::Status meta;
-  {
-    MutexLock lock(&s_->mu);
-    meta = RecordCopyFailures(*s_, tally.failed, &res->result);
+  for (const FileFormat& f : formats) {
+    if (!f.status.ok()) return f.status;
   }
-  return FormatError(*s_, file, plan, tally, meta);
+  return absl::OkStatus();
 }
 
 }  // namespace cellsim::asmgr

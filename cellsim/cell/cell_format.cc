@@ -197,11 +197,26 @@ void CellImpl::WriteSubPageEdges(absl::Span<FormatRangeRequest> requests,
     edge_writes.push_back({.grid_disk = requests[edge_owner[k]].grid_disk,
                            .offset = edge_offset[k], .data = edge_data[k]});
   }
-  // One edge write per call: two edges of one range may share a line.
+  // Edges in groups of disjoint lines (one journal chunk and one sync each):
+  // an edge goes into the group after the last one holding an edge of its
+  // lines (two edges of one range may share a line, and keep their order),
+  // so the edges of many ranges cost two groups, not one each.
+  std::vector<std::vector<WriteRequest*>> groups;
+  std::vector<SpanSet> group_lines;
   for (WriteRequest& w : edge_writes) {
-    WriteRequest* one = &w;
+    const RangeLocks::Range lr = LineRange(w.grid_disk, w.offset, w.data.size());
+    size_t g = groups.size();  // becomes: one past the last group it overlaps
+    while (g > 0 && !group_lines[g - 1].Overlaps(lr)) --g;
+    if (g == groups.size()) {
+      groups.emplace_back();
+      group_lines.emplace_back();
+    }
+    groups[g].push_back(&w);
+    group_lines[g].Add(lr);
+  }
+  for (std::vector<WriteRequest*>& g : groups) {
     CellIoStats edge_stats;  // internal writes: not the database's flash writes
-    CacheWriteGroupLocked(absl::MakeSpan(&one, 1), &edge_stats);
+    CacheWriteGroupLocked(absl::MakeSpan(g), &edge_stats);
     stats->flash_bytes_written += edge_stats.flash_bytes_written;
     stats->metadata_bytes_written += edge_stats.metadata_bytes_written;
   }

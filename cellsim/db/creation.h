@@ -60,10 +60,12 @@ absl::Status CancelStatus();
                                         const DatabaseOptions& options,
                                         const ProgressCallback& progress);
 
-// The fast path for several files of one statement: FormatFile of every job
-// on its own thread, all started together (a cell serves them concurrently),
-// the waits recorded as the foreground sees the merged replies. Fills
-// format_ns[i] per job; on error returns the first failure and sets
+// The fast path for several files of one statement: every range of every
+// job in one DiskGroup::FormatFiles (each cell gets the metadata-only
+// requests of all the files at once, in calls of fast_requests_per_format),
+// the waits recorded as the foreground sees the merged replies, file after
+// file. Fills format_ns[i] per job (the time of the whole format: the files
+// are formatted together); on error returns the first failure and sets
 // *failed_job to its index.
 [[nodiscard]] absl::Status FormatFastTogether(Recorder& rec, const std::vector<FormatJob>& jobs,
                                               const DatabaseOptions& options,

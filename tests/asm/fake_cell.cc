@@ -68,6 +68,10 @@ uint64_t FakeCell::format_requests() const {
   MutexLock l(&mu_);
   return format_requests_;
 }
+uint64_t FakeCell::format_calls() const {
+  MutexLock l(&mu_);
+  return format_calls_;
+}
 uint64_t FakeCell::bytes_written() const {
   MutexLock l(&mu_);
   return bytes_written_;
@@ -194,6 +198,7 @@ absl::Status FakeCell::Write(absl::Span<cell::WriteRequest> requests, cell::Cell
 absl::Status FakeCell::FormatRange(absl::Span<cell::FormatRangeRequest> requests,
                                    cell::CellIoStats* stats) {
   MutexLock l(&mu_);
+  ++format_calls_;
   absl::Status first;
   for (cell::FormatRangeRequest& r : requests) {
     ++format_requests_;

@@ -46,6 +46,7 @@ class FakeCell : public cell::CellService {
   uint64_t write_calls() const;  // Write() calls (request batches)
   uint64_t read_requests() const;
   uint64_t format_requests() const;
+  uint64_t format_calls() const;  // FormatRange() calls (request batches)
   uint64_t bytes_written() const;
 
   // CellService
@@ -91,7 +92,7 @@ class FakeCell : public cell::CellService {
   std::vector<Disk> disks_ ABSL_GUARDED_BY(mu_);
   cell::FlashCacheMode mode_ ABSL_GUARDED_BY(mu_) = cell::FlashCacheMode::kWriteBack;
   bool refuse_formats_ ABSL_GUARDED_BY(mu_) = false;
-  uint64_t write_calls_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t write_calls_ ABSL_GUARDED_BY(mu_) = 0, format_calls_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t write_requests_ ABSL_GUARDED_BY(mu_) = 0, read_requests_ ABSL_GUARDED_BY(mu_) = 0,
            format_requests_ ABSL_GUARDED_BY(mu_) = 0, bytes_written_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t bytes_discarded_ ABSL_GUARDED_BY(mu_) = 0;

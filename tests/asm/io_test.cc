@@ -473,5 +473,56 @@ TEST_F(WriteFilesTest, OppositeOrdersAndExclusiveLockersDoNotDeadlock) {
   deleter.join();
 }
 
+TEST_F(WriteFilesTest, FormatFilesSendsOneCallPerCellAcrossGroupsAndRanges) {
+  // Block 0 and [2 blocks, end) of each file, as the fast path asks: four
+  // formats, one FormatRange call per cell.
+  const format::BlockTemplate t{.kind = format::BlockKind::kData, .block_size = 8192,
+                                .file_number = 3, .file_blocks = 2 * kMiB / 8192};
+  FormatResult results[4];
+  std::vector<FileFormat> formats;
+  for (size_t g = 0; g < 2; ++g) {
+    for (uint64_t off : {uint64_t{0}, uint64_t{16 * kKiB}}) {
+      const uint64_t len = off == 0 ? 8 * kKiB : 2 * kMiB - off;
+      formats.push_back({dgs_[g].get(), files_[g].number,
+                         {.block_template = t, .method = cell::FormatMethod::kMetadataOnly,
+                          .file_offset = off, .length = len},
+                         &results[formats.size()], {}});
+    }
+  }
+  std::vector<uint64_t> before;
+  for (uint32_t c = 0; c < 3; ++c) before.push_back(rack_.cell(c).format_calls());
+  ASSERT_OK(DiskGroup::FormatFiles(absl::MakeSpan(formats)));
+  for (uint32_t c = 0; c < 3; ++c) EXPECT_EQ(rack_.cell(c).format_calls(), before[c] + 1) << c;
+  uint64_t saved = 0;
+  for (size_t k = 0; k < 4; ++k) {
+    EXPECT_OK(formats[k].status);
+    // Block 0: one extent x 3 copies; the rest: 2 extents x 3 copies.
+    EXPECT_EQ(results[k].copies.size(), k % 2 == 0 ? 3u : 6u) << k;
+    EXPECT_EQ(results[k].result.io.cell_requests, results[k].copies.size());
+    for (const FormatCopyResult& c : results[k].copies) EXPECT_TRUE(c.metadata_only);
+    saved += results[k].result.io.cell.bytes_saved_by_creation;
+  }
+  // The cells' statistics, summed over the results, are every request's.
+  EXPECT_EQ(saved, 3 * 2 * (8 * kKiB + 2 * kMiB - 16 * kKiB));
+  // Each file reads as its template, except block 1 (never formatted).
+  for (size_t g = 0; g < 2; ++g) {
+    std::vector<uint8_t> want(2 * kMiB);
+    format::GenerateRange(t, 0, absl::MakeSpan(want));
+    std::fill(want.begin() + 8 * kKiB, want.begin() + 16 * kKiB, 0);
+    EXPECT_EQ(ReadAt(g, 0, want.size()), want) << g;
+  }
+  // A format of a missing file fails alone.
+  FormatResult r1, r2;
+  std::vector<FileFormat> bad = {
+      {dgs_[0].get(), 999, {.block_template = t, .method = cell::FormatMethod::kMetadataOnly},
+       &r1, {}},
+      {dgs_[1].get(), files_[1].number,
+       {.block_template = t, .method = cell::FormatMethod::kMetadataOnly}, &r2, {}}};
+  EXPECT_EQ(DiskGroup::FormatFiles(absl::MakeSpan(bad)).code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(bad[0].status.code(), absl::StatusCode::kNotFound);
+  EXPECT_OK(bad[1].status);
+  EXPECT_EQ(r2.copies.size(), 6u);
+}
+
 }  // namespace
 }  // namespace cellsim::asmgr

@@ -1,6 +1,8 @@
 // The creation engine on real racks: the seed command by each path at 64 MiB,
 // the statistics model, byte equality of the paths, progress.
 #include <algorithm>
+#include <atomic>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <tuple>
@@ -9,6 +11,7 @@
 #include "cellsim/db/accounting.h"
 #include "cellsim/db/database.h"
 #include "cellsim/format/block_template.h"
+#include "cellsim/io/io_backend_wrapper.h"
 #include "db/db_test_util.h"
 #include "fmt/format.h"
 #include "gtest/gtest.h"
@@ -441,6 +444,48 @@ void ExpectSameBytesOnEveryPath(const std::vector<std::string>& statements, Read
   ASSERT_EQ(files.size(), 3u);
   EXPECT_TRUE(files[0] == files[1]) << "smart differs from zero-fill";
   EXPECT_TRUE(files[0] == files[2]) << "fast differs from zero-fill";
+}
+
+// Counts the syncs of the cells' flash devices (celNN/flash.img).
+class FlashSyncCounter : public io::IoBackendWrapper {
+ public:
+  using IoBackendWrapper::IoBackendWrapper;
+  absl::Status Sync(io::FileHandle f, io::SyncKind k) override {
+    absl::StatusOr<std::string> p = PathOf(f);
+    if (p.ok() && p->ends_with("/flash.img")) ++flash_syncs;
+    return target()->Sync(f, k);
+  }
+  std::atomic<uint64_t> flash_syncs{0};
+};
+
+// The fast path's syncs (issue 14): a cell holding copies of both control
+// files (+DATA's and +RECO's, 3-way each) syncs its flash once per
+// control-file write, not once per copy; the format requests of both members
+// (block 0 and [2 blocks, end) of each) and their sub-page edges cost each
+// cell one sync for the template and at most two for the edges; the two
+// header writes go to each cell in one batch.
+TEST(Creation, FastPathSyncsEachCellOncePerControlFileWrite) {
+  cellsim::testing::TempDir tmp;
+  auto io = std::make_unique<FlashSyncCounter>(io::MakePosixBackend());
+  ASSERT_OK_AND_ASSIGN(auto rack, asmgr::Rack::Create(io.get(), SystemClock(),
+                                                      tmp.path() + "/rack", SmallRack()));
+  ASSERT_OK_AND_ASSIGN(auto db, Database::Create(rack.get()));
+  auto s = db->NewSession();
+  const uint64_t before = io->flash_syncs.load();
+  ASSERT_OK_AND_ASSIGN(StatementResult r,
+                       s->Execute("alter database add logfile thread 2 group 5 ('+DATA','+RECO') "
+                                  "size 64m"));
+  const uint64_t syncs = io->flash_syncs.load() - before;
+  ASSERT_EQ(r.files.size(), 2u);
+  EXPECT_EQ(r.files[0].path, CreationPath::kFast);
+  EXPECT_EQ(r.files[1].path, CreationPath::kFast);
+  const int64_t cf_writes = Count(r.waits, stats::Wait::kControlFileParallelWrite);
+  EXPECT_EQ(cf_writes, 10);
+  const uint64_t cells = rack->cell_count();
+  std::printf("flash syncs of the statement: %llu\n", static_cast<unsigned long long>(syncs));
+  // Separate writes per control file and per format range took 80 here.
+  EXPECT_LE(syncs, cf_writes * cells + 3 * cells + cells) << "flash syncs of the statement";
+  EXPECT_GE(syncs, cf_writes * cells) << "every control-file write is durable on every cell";
 }
 
 // The core property: a member made by the fast or smart path reads back, byte

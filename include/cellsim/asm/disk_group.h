@@ -78,6 +78,15 @@ struct FileWrite {
   absl::Status status{};  // result: as DiskGroup::Write's for these requests
 };
 
+// One file's part of DiskGroup::FormatFiles.
+struct FileFormat {
+  DiskGroup* disk_group = nullptr;
+  uint32_t file = 0;
+  FormatOptions options{};
+  FormatResult* result = nullptr;  // rows appended, I/O added (not owned)
+  absl::Status status{};           // result: as DiskGroup::FormatFile's
+};
+
 class DiskGroup {
  public:
   // Creates a disk group on `config.disks` and persists its (empty) directory.
@@ -180,6 +189,16 @@ class DiskGroup {
   // once. Failure rules as for Write.
   [[nodiscard]] absl::Status FormatFile(uint32_t file, const FormatOptions& options,
                                         FormatResult* result);
+  // FormatFile of several files (or ranges of one), in one or more disk
+  // groups, at once: the requests bound for one cell go to it together,
+  // whichever format they belong to, in calls of the smallest
+  // requests_per_call of the formats (0: one call per cell, which a
+  // write-back cell journals and syncs once). Each FileFormat gets its own
+  // status and rows under FormatFile's rules; the cells' statistics of a call
+  // that carried several formats' requests are added to the result of the
+  // format of its first request (sums over the results are exact). Returns
+  // the first failed format's status. Thread-safe, as WriteFiles.
+  [[nodiscard]] static absl::Status FormatFiles(absl::Span<FileFormat> formats);
 
   // ---------------------------------------------------- maintenance
 
