@@ -138,7 +138,7 @@ void CellImpl::FormatFastGroup(absl::Span<FormatRangeRequest> requests,
   // Sub-page edges through the cache's write path, before the template (the
   // template never covers them, so the order is free; doing them first keeps
   // the edge write from generating the new template's pages).
-  WriteSubPageEdges(requests, group, stats);
+  const bool edges_unsynced = WriteSubPageEdges(requests, group, stats);
   std::vector<Record> records;
   records.reserve(group.size());
   for (size_t i : group) {
@@ -153,8 +153,10 @@ void CellImpl::FormatFastGroup(absl::Span<FormatRangeRequest> requests,
     }
   }
   // One synced chunk for the whole group: fast creation of N ranges costs one
-  // journal write and one fdatasync.
+  // journal write and one fdatasync, which also makes the edges' chunks
+  // durable (a group of sub-page ranges only has edges: a sync alone).
   absl::Status s = Append(records, /*sync=*/true, stats);
+  if (s.ok() && records.empty() && edges_unsynced) s = meta_->Sync(state_.get(), &state_mu_);
   for (size_t i : group) {
     FormatRangeRequest& r = requests[i];
     if (!r.status.ok()) continue;
@@ -166,7 +168,7 @@ void CellImpl::FormatFastGroup(absl::Span<FormatRangeRequest> requests,
   }
 }
 
-void CellImpl::WriteSubPageEdges(absl::Span<FormatRangeRequest> requests,
+bool CellImpl::WriteSubPageEdges(absl::Span<FormatRangeRequest> requests,
                                  const std::vector<size_t>& group, CellIoStats* stats) {
   std::vector<std::vector<uint8_t>> edge_data;
   std::vector<size_t> edge_owner;
@@ -197,7 +199,7 @@ void CellImpl::WriteSubPageEdges(absl::Span<FormatRangeRequest> requests,
     edge_writes.push_back({.grid_disk = requests[edge_owner[k]].grid_disk,
                            .offset = edge_offset[k], .data = edge_data[k]});
   }
-  // Edges in groups of disjoint lines (one journal chunk and one sync each):
+  // Edges in groups of disjoint lines (one journal chunk each, unsynced):
   // an edge goes into the group after the last one holding an edge of its
   // lines (two edges of one range may share a line, and keep their order),
   // so the edges of many ranges cost two groups, not one each.
@@ -216,7 +218,7 @@ void CellImpl::WriteSubPageEdges(absl::Span<FormatRangeRequest> requests,
   }
   for (std::vector<WriteRequest*>& g : groups) {
     CellIoStats edge_stats;  // internal writes: not the database's flash writes
-    CacheWriteGroupLocked(absl::MakeSpan(g), &edge_stats);
+    CacheWriteGroupLocked(absl::MakeSpan(g), &edge_stats, /*sync=*/false);
     stats->flash_bytes_written += edge_stats.flash_bytes_written;
     stats->metadata_bytes_written += edge_stats.metadata_bytes_written;
   }
@@ -225,6 +227,7 @@ void CellImpl::WriteSubPageEdges(absl::Span<FormatRangeRequest> requests,
       requests[edge_owner[k]].status = edge_writes[k].status;
     }
   }
+  return !groups.empty();
 }
 
 void CellImpl::FormatSmartGroup(absl::Span<FormatRangeRequest> requests,

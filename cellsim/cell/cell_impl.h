@@ -399,9 +399,12 @@ class CellImpl {
                 bool* populated) ABSL_LOCKS_EXCLUDED(state_mu_);
 
   // --- writes (cell_write.cc) ---
-  // Write-back line path for requests whose lines are disjoint; range locks held.
-  void CacheWriteGroupLocked(absl::Span<WriteRequest*> group, CellIoStats* stats)
-      ABSL_LOCKS_EXCLUDED(state_mu_);
+  // Write-back line path for requests whose lines are disjoint; range locks
+  // held. With `sync` false the group's journal chunk is appended but not
+  // synced: the caller must sync (a later synced append or MetadataStore::
+  // Sync) before any of the group's requests is acknowledged.
+  void CacheWriteGroupLocked(absl::Span<WriteRequest*> group, CellIoStats* stats,
+                             bool sync = true) ABSL_LOCKS_EXCLUDED(state_mu_);
   // The group's requests written straight to disk (their flash slots could
   // not be written: the flash's filesystem is full); range locks held.
   void WriteThroughLocked(absl::Span<WriteRequest*> group, CellIoStats* stats)
@@ -418,11 +421,11 @@ class CellImpl {
   // planned pages to their flash slots.
   [[nodiscard]] absl::Status CopyIntoFlash(absl::Span<WriteRequest*> group,
                                            CacheWritePlan* plan);
-  // One synced journal chunk: kLineSet (and kTemplateTrim) per line, kLostTrim
-  // for lost pages the requests rewrote whole.
+  // One journal chunk (synced when `sync`): kLineSet (and kTemplateTrim) per
+  // line, kLostTrim for lost pages the requests rewrote whole.
   [[nodiscard]] absl::Status JournalCacheLines(absl::Span<WriteRequest*> group,
-                                               const CacheWritePlan& plan, CellIoStats* stats)
-      ABSL_LOCKS_EXCLUDED(state_mu_);
+                                               const CacheWritePlan& plan, CellIoStats* stats,
+                                               bool sync) ABSL_LOCKS_EXCLUDED(state_mu_);
   // Unreserves the spare slots and, when `with_new_lines`, the lines' new slots.
   void ReleaseSlots(const CacheWritePlan& plan, bool with_new_lines) ABSL_LOCKS_EXCLUDED(state_mu_);
   void CountCacheWrites(absl::Span<WriteRequest*> group, const CacheWritePlan& plan,
@@ -454,7 +457,10 @@ class CellImpl {
   // cache, then one synced kTemplateAdd chunk.
   void FormatFastGroup(absl::Span<FormatRangeRequest> requests, const std::vector<size_t>& group,
                        CellIoStats* stats) ABSL_LOCKS_EXCLUDED(state_mu_);
-  void WriteSubPageEdges(absl::Span<FormatRangeRequest> requests,
+  // Writes the sub-page edges of the group's ranges through the cache,
+  // unsynced (FormatFastGroup's synced template chunk makes them durable);
+  // returns whether any edge chunk is waiting for that sync.
+  bool WriteSubPageEdges(absl::Span<FormatRangeRequest> requests,
                          const std::vector<size_t>& group, CellIoStats* stats)
       ABSL_LOCKS_EXCLUDED(state_mu_);
   // A group of requests on the smart path: the blocks generated onto the disk.

@@ -106,7 +106,8 @@ absl::Status CellImpl::Write(absl::Span<WriteRequest> requests, CellIoStats* sta
   return absl::OkStatus();
 }
 
-void CellImpl::CacheWriteGroupLocked(absl::Span<WriteRequest*> group, CellIoStats* stats) {
+void CellImpl::CacheWriteGroupLocked(absl::Span<WriteRequest*> group, CellIoStats* stats,
+                                     bool sync) {
   auto fail_all = [&](const absl::Status& s) {
     for (WriteRequest* r : group) {
       if (r->status.ok()) r->status = s;
@@ -149,7 +150,7 @@ void CellImpl::CacheWriteGroupLocked(absl::Span<WriteRequest*> group, CellIoStat
     fail_all(s);
     return;
   }
-  if (absl::Status s = JournalCacheLines(group, plan, stats); !s.ok()) {
+  if (absl::Status s = JournalCacheLines(group, plan, stats, sync); !s.ok()) {
     fail_all(s);
     ReleaseSlots(plan, /*with_new_lines=*/true);
     return;
@@ -280,7 +281,8 @@ absl::Status CellImpl::CopyIntoFlash(absl::Span<WriteRequest*> group, CacheWrite
 }
 
 absl::Status CellImpl::JournalCacheLines(absl::Span<WriteRequest*> group,
-                                         const CacheWritePlan& plan, CellIoStats* stats) {
+                                         const CacheWritePlan& plan, CellIoStats* stats,
+                                         bool sync) {
   const uint64_t ls = layout_.line_size;
   std::vector<Record> records;
   for (const CacheWritePlan::Line& w : plan.lines) {
@@ -312,7 +314,7 @@ absl::Status CellImpl::JournalCacheLines(absl::Span<WriteRequest*> group,
       }
     }
   }
-  return Append(records, /*sync=*/true, stats);
+  return Append(records, sync, stats);
 }
 
 void CellImpl::ReleaseSlots(const CacheWritePlan& plan, bool with_new_lines) {
