@@ -10,7 +10,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include "cellsim/cell/cell_impl.h"
 
@@ -27,10 +29,10 @@ uint64_t PageMask(uint32_t p0, uint32_t p1) {  // pages [p0, p1)
 uint8_t* StagingPool::Take() {
   MutexLock l(&mu_);
   if (idle_.empty()) {
-    slabs_.emplace_back(kSlabBytes);
-    for (size_t o = kSlabBytes; o > 0; o -= kMaxDiskIo) {
-      idle_.push_back(slabs_.back().data() + o - kMaxDiskIo);
-    }
+    auto* slab = static_cast<uint8_t*>(std::aligned_alloc(kPage, kSlabBytes));
+    if (slab == nullptr) throw std::bad_alloc();
+    slabs_.emplace_back(slab);
+    for (size_t o = kSlabBytes; o > 0; o -= kMaxDiskIo) idle_.push_back(slab + o - kMaxDiskIo);
   }
   uint8_t* b = idle_.back();
   idle_.pop_back();
