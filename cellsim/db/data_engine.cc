@@ -85,8 +85,10 @@ absl::Status DataEngine::Extend(Segment& seg, bool temp) {
   }
   uint32_t& next = file_next_block[seg.file_number];
   if (next < 128) next = 128;  // blocks below hold the file's own headers and space maps
-  const uint64_t file_blocks = f->size_bytes / kBlockSize;
-  if (next + n > file_blocks) {
+  // Blocks 0 to SIZE / block size are on disk (OnDiskBlocks): the last
+  // extent may end at the file's last block.
+  const uint64_t file_blocks = OnDiskBlocks(f->size_bytes, kBlockSize);
+  if (uint64_t{next} + n > file_blocks) {
     const Tablespace* ts = nullptr;
     for (const Tablespace& t : table.tablespaces) {
       if (t.number == f->tablespace) ts = &t;

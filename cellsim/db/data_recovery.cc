@@ -66,6 +66,9 @@ std::optional<UndoArea> FindUndoArea(const FileTable& t, uint32_t area) {
   if (ts == nullptr) return std::nullopt;
   for (const DataFile& f : t.data_files) {
     if (f.tablespace != ts->number || f.state != EntryState::kAvailable) continue;
+    // Block n (the file's last, OnDiskBlocks) stays out of the area: a
+    // saved snapshot's place is derived from n, so moving it would misplace
+    // the undo a database has saved.
     const uint64_t n = f.size_bytes / kBlockSize;
     if (n <= kFirstSpaceBlock + 2) return std::nullopt;
     const uint64_t half = (n - kFirstSpaceBlock) / 2;

@@ -39,6 +39,16 @@ inline asmgr::RackConfig SmallRack(
 inline int64_t Get(const stats::StatValues& v, stats::Stat s) { return v[s]; }
 inline int64_t Count(const stats::WaitValues& v, stats::Wait w) { return v[w].count; }
 
+// The (first) data file or tempfile of `tablespace` in `t`, or null.
+inline const DataFile* FileOf(const FileTable& t, const std::string& tablespace) {
+  const Tablespace* ts = t.FindTablespace(tablespace);
+  if (ts == nullptr) return nullptr;
+  for (const DataFile& f : t.data_files) {
+    if (f.tablespace == ts->number) return &f;
+  }
+  return nullptr;
+}
+
 // Reads a whole ASM file through ASM (what `asmcmd cp` copies out).
 inline std::vector<uint8_t> ReadAsmFile(asmgr::DiskGroup* dg, uint32_t file, uint64_t size) {
   std::vector<uint8_t> out(size);

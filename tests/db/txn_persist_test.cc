@@ -28,12 +28,7 @@ class PersistTest : public testing::SqlTest {
     table_ = t;
     Shutdown();
     ASSERT_OK_AND_ASSIGN(rack_, asmgr::Rack::Open(io_.get(), SystemClock(), dir()));
-    const Tablespace* ts = t.FindTablespace("SYSTEM");
-    ASSERT_NE(ts, nullptr);
-    const DataFile* f = nullptr;
-    for (const DataFile& d : t.data_files) {
-      if (d.tablespace == ts->number) f = &d;
-    }
+    const DataFile* f = testing::FileOf(t, "SYSTEM");
     ASSERT_NE(f, nullptr);
     ASSERT_OK_AND_ASSIGN(asmgr::DiskGroup * dg, rack_->disk_group(f->file.disk_group));
     const uint64_t at = (2 + uint64_t{copy} * 63) * 8192;

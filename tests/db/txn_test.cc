@@ -1,12 +1,18 @@
 // Tables, DML, transactions, undo and redo (issue 15): the seed's SQL end to
 // end on a small rack, rollback, GTT semantics, temporary undo and its latch,
 // the V$ views, LGWR's writes, and the fidelity table of docs/redo.md.
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include "cellsim/db/data_statement.h"
 #include "cellsim/db/database.h"
+#include "cellsim/db/row_format.h"
+#include "cellsim/format/block_template.h"
 #include "cellsim/io/io_backend.h"
 #include "db/db_test_util.h"
 #include "gtest/gtest.h"
@@ -18,6 +24,8 @@ namespace {
 using ::cellsim::db::testing::SmallRack;
 using ::testing::HasSubstr;
 using stats::Stat;
+using internal::HeapBlock;
+using internal::kBlockSize;
 
 // The seed's schema (create/create.sql) and statements (temp-undo.md §4.6).
 constexpr const char* kCreateGtt =
@@ -136,6 +144,80 @@ TEST_F(TxnTest, ErrorsAreOracleLike) {
   EXPECT_EQ(Count("t"), 1);
 }
 
+// Inserts one ~1 KB row at a time until a statement fails; its message, and
+// the rows inserted before it in `rows`.
+std::string FillUntilFull(Session* s, const std::string& table, int* rows) {
+  *rows = 0;
+  for (int i = 1; i <= 5000; ++i) {
+    absl::StatusOr<StatementResult> r = s->Execute(
+        fmt::format("insert into {} values ({}, 'row {}')", table, i, i));
+    if (!r.ok()) return std::string(r.status().message());
+    ++*rows;
+  }
+  return "never full";
+}
+
+// SIZE 159 blocks is blocks 0-159 on disk (OnDiskBlocks): extents from block
+// 128 (below: headers and space maps) hold the 32 blocks 128-159, four
+// extents of 8, the last one ending at the file's last block.
+TEST_F(TxnTest, ASmallTablespaceIsFilledToItsLastBlock) {
+  Run("create tablespace small datafile '+DATA' size 1272k");
+  Run("create table s (id number, pad char(1000)) tablespace small");
+  int rows = 0;
+  EXPECT_THAT(FillUntilFull(s_.get(), "s", &rows),
+              HasSubstr("ORA-01653: unable to extend segment by 8 in tablespace SMALL"));
+  Run("commit");
+  EXPECT_EQ(Count("s"), rows);
+  ASSERT_OK(Reopen());  // a clean stop: DBWR wrote every block
+  EXPECT_EQ(Count("s"), rows);
+
+  const FileTable t = db_->file_table();
+  const DataFile* f = testing::FileOf(t, "SMALL");
+  ASSERT_NE(f, nullptr);
+  const uint64_t blocks = OnDiskBlocks(f->size_bytes, kBlockSize);
+  ASSERT_EQ(blocks, 160u);
+  std::vector<uint8_t> bytes =
+      testing::ReadAsmFile(*rack_->disk_group(f->file.disk_group), f->file.number, blocks * kBlockSize);
+  ASSERT_EQ(bytes.size(), blocks * kBlockSize);
+  uint32_t obj = 0;
+  int stored = 0;
+  for (uint64_t b = 128; b < blocks; ++b) {
+    const absl::Span<uint8_t> block = absl::MakeSpan(bytes.data() + b * kBlockSize, kBlockSize);
+    uint32_t rdba = 0, block_obj = 0;
+    std::memcpy(&rdba, &block[4], 4);
+    std::memcpy(&block_obj, &block[24], 4);
+    if (b == 128) obj = block_obj;
+    EXPECT_EQ(rdba, format::Rdba(f->file_number, static_cast<uint32_t>(b))) << "block " << b;
+    EXPECT_EQ(block_obj, obj) << "block " << b;
+    const uint16_t n = HeapBlock(block).rows();
+    EXPECT_GT(n, 0) << "block " << b;
+    stored += n;
+  }
+  EXPECT_NE(obj, 0u);
+  EXPECT_EQ(stored, rows);  // every row is in blocks 128-159
+  // Still full after the restart.
+  EXPECT_THAT(Error("insert into s values (0, 'one more')"), HasSubstr("ORA-01653"));
+}
+
+// TEMP resized to 255 blocks (0-255 on disk) holds one 128-block extent
+// (128-255) and no second one.
+TEST_F(TxnTest, TempIsFilledToItsLastBlock) {
+  const std::string temp = One("select file_id from dba_temp_files");
+  Run("alter database tempfile " + temp + " resize 2040k");
+  Run("create global temporary table g (id number, pad char(1000)) on commit preserve rows");
+  int rows = 0;
+  EXPECT_THAT(FillUntilFull(s_.get(), "g", &rows),
+              HasSubstr("ORA-01652: unable to extend temp segment by 128 in tablespace TEMP"));
+  EXPECT_GT(rows, 0);
+  EXPECT_EQ(Count("g"), rows);
+  EXPECT_EQ(One("select blocks from v$tempseg_usage where segtype = 'DATA'"), "128");
+  // As many rows as the same 1 KB rows fill 128 blocks of a table.
+  Run("create tablespace t128 datafile '+DATA' size 2040k");
+  Run("create table p (id number, pad char(1000)) tablespace t128");
+  int permanent = 0;
+  EXPECT_THAT(FillUntilFull(s_.get(), "p", &permanent), HasSubstr("ORA-01653"));
+  EXPECT_EQ(rows, permanent);
+}
 
 // ---- The fidelity table (docs/redo.md): published measurements, ±25 % ----
 
