@@ -397,32 +397,47 @@ absl::StatusOr<FileInfo> DiskGroup::ResizeFile(uint32_t file, uint64_t new_size)
     return absl::InvalidArgumentError(fmt::format(
         "file size {} bytes is not a positive multiple of 512", new_size));
   }
-  MutexLock lock(&s_->mu);
-  Catalog& cat = s_->cat;
-  auto it = cat.files.find(file);
-  if (it == cat.files.end()) {
-    return absl::NotFoundError(fmt::format("disk group {} has no file {}", cat.name, file));
-  }
-  const uint64_t old_count = it->second.extents.size();
-  const uint64_t count = (new_size + cat.au_size - 1) / cat.au_size;
-  std::vector<ExtentLocs> added;
-  if (count > old_count) {
-    absl::StatusOr<std::vector<ExtentLocs>> plan =
-        internal::PlanExtents(cat, count - old_count, file + old_count, it->second.copies());
-    if (!plan.ok()) {
-      return NoSpace(cat,
-                     fmt::format(" to grow {} to {} MiB", it->second.info.name, MiB(new_size)),
-                     count - old_count, it->second.copies());
+  // A shrink frees the extents past the new end: as DeleteFile, exclusive I/O
+  // until the cells have forgotten those AUs, so no write of a file that
+  // reuses them comes before the discards.
+  WriterMutexLock io_lock(&s_->io_mu);
+  std::vector<std::pair<uint32_t, cell::DiscardRequest>> discards;
+  FileInfo info;
+  {
+    MutexLock lock(&s_->mu);
+    Catalog& cat = s_->cat;
+    auto it = cat.files.find(file);
+    if (it == cat.files.end()) {
+      return absl::NotFoundError(fmt::format("disk group {} has no file {}", cat.name, file));
     }
-    added = *std::move(plan);
+    const uint64_t old_count = it->second.extents.size();
+    const uint64_t count = (new_size + cat.au_size - 1) / cat.au_size;
+    std::vector<ExtentLocs> added;
+    if (count > old_count) {
+      absl::StatusOr<std::vector<ExtentLocs>> plan =
+          internal::PlanExtents(cat, count - old_count, file + old_count, it->second.copies());
+      if (!plan.ok()) {
+        return NoSpace(cat,
+                       fmt::format(" to grow {} to {} MiB", it->second.info.name, MiB(new_size)),
+                       count - old_count, it->second.copies());
+      }
+      added = *std::move(plan);
+    } else if (count < old_count) {
+      FileRec freed{.info = it->second.info,
+                    .extents = std::vector<ExtentLocs>(
+                        it->second.extents.begin() + static_cast<ptrdiff_t>(count),
+                        it->second.extents.end())};
+      discards = internal::DiscardRequestsFor(*s_, freed);
+    }
+    std::vector<std::vector<uint8_t>> bodies;
+    bodies.push_back(internal::MakeResizeFileRecord(cat, file, new_size,
+                                                    s_->env.clock->UnixSeconds(),
+                                                    static_cast<uint32_t>(count), added));
+    if (absl::Status st = s_->Commit(std::move(bodies)); !st.ok()) return st;
+    info = cat.files.at(file).info;
   }
-  std::vector<std::vector<uint8_t>> bodies;
-  bodies.push_back(internal::MakeResizeFileRecord(cat, file, new_size,
-                                                  s_->env.clock->UnixSeconds(),
-                                                  static_cast<uint32_t>(count), added));
-  absl::Status st = s_->Commit(std::move(bodies));
-  if (!st.ok()) return st;
-  return cat.files.at(file).info;
+  internal::DiscardCopies(s_->env, std::move(discards));
+  return info;
 }
 
 absl::Status DiskGroup::DeleteFile(uint32_t file) {

@@ -403,6 +403,22 @@ std::set<std::pair<uint32_t, uint64_t>> Aus(DiskGroup* dg, uint32_t file) {
   return out;
 }
 
+// With every cell's cleaner stopped: file A, 8 MiB, fast-created (templates
+// at the cells, nothing on disk).
+absl::StatusOr<FileInfo> CreateTemplatedFile(const Rack& rack, DiskGroup* data) {
+  for (uint32_t c = 0; c < rack.cell_count(); ++c) rack.concrete_cell(c)->StopCleaner();
+  absl::StatusOr<FileInfo> a =
+      data->CreateFile({.db_name = "ORCL", .tag = "A", .size_bytes = 8 * kMiB});
+  if (!a.ok()) return a.status();
+  const format::BlockTemplate t{.kind = format::BlockKind::kData, .block_size = 8192,
+                                .file_number = 5, .file_blocks = 1024};
+  FormatResult fr;
+  absl::Status st = data->FormatFile(
+      a->number, {.block_template = t, .method = cell::FormatMethod::kMetadataOnly}, &fr);
+  if (!st.ok()) return st;
+  return a;
+}
+
 }  // namespace issue11
 
 // Issue 11: a flush (or the cleaner) never writes back the dirty lines or the
@@ -414,15 +430,8 @@ TEST(RackTest, DroppedFileLinesAreNeverWrittenBack) {
   auto io = io::MakePosixBackend();
   ManualClock clock;
   ASSERT_OK_AND_ASSIGN(auto rack, Rack::Create(io.get(), &clock, dir.path(), SmallRack()));
-  for (uint32_t c = 0; c < rack->cell_count(); ++c) rack->concrete_cell(c)->StopCleaner();
   DiskGroup* data = rack->disk_group("DATA").value();
-  ASSERT_OK_AND_ASSIGN(FileInfo a, data->CreateFile({.db_name = "ORCL", .tag = "A",
-                                                     .size_bytes = 8 * kMiB}));
-  const format::BlockTemplate t{.kind = format::BlockKind::kData, .block_size = 8192,
-                                .file_number = 5, .file_blocks = 1024};
-  FormatResult fr;
-  ASSERT_OK(data->FormatFile(
-      a.number, {.block_template = t, .method = cell::FormatMethod::kMetadataOnly}, &fr));
+  ASSERT_OK_AND_ASSIGN(FileInfo a, CreateTemplatedFile(*rack, data));
   for (uint64_t off = 0; off < 8 * kMiB; off += 2 * kMiB) {  // 64 KiB cached writes
     ASSERT_OK(WriteFile(data, a.number, off, Pattern(64 * kKiB, off)));
   }
@@ -460,6 +469,54 @@ TEST(RackTest, DroppedFileLinesAreNeverWrittenBack) {
   ASSERT_OK_AND_ASSIGN(rack, Rack::Open(io.get(), &clock, dir.path()));
   data = rack->disk_group("DATA").value();
   EXPECT_EQ(ReadFile(data, b.number, 0, want.size()).value(), want);
+  ASSERT_OK(data->CheckConsistency());
+  ASSERT_OK(rack->Close());
+}
+
+// A shrink frees the extents past the new end as a drop frees a file's: the
+// cells forget their dirty lines and templates, so a file that gets those
+// AUs reads them as a fresh AU reads (zeros), not as the old file's bytes.
+TEST(RackTest, ShrunkFileFreedAusReadAsZerosInTheNextFile) {
+  using namespace issue11;
+  cellsim::testing::TempDir dir;
+  auto io = io::MakePosixBackend();
+  ManualClock clock;
+  ASSERT_OK_AND_ASSIGN(auto rack, Rack::Create(io.get(), &clock, dir.path(), SmallRack()));
+  DiskGroup* data = rack->disk_group("DATA").value();
+  ASSERT_OK_AND_ASSIGN(FileInfo a, CreateTemplatedFile(*rack, data));
+  // Recognisable bytes near the end: dirty lines in the write-back flash.
+  ASSERT_OK(WriteFile(data, a.number, 8 * kMiB - 64 * kKiB, Pattern(64 * kKiB, 11)));
+  ASSERT_GT(DirtyBytes(*rack), 0u);
+  const size_t templates = Templates(*rack);
+  const std::vector<uint8_t> kept = ReadFile(data, a.number, 0, 4 * kMiB).value();
+  const auto a_aus = Aus(data, a.number);
+
+  ASSERT_OK_AND_ASSIGN(FileInfo shrunk, data->ResizeFile(a.number, 4 * kMiB));
+  ASSERT_EQ(shrunk.extents, 4u);
+  EXPECT_EQ(DirtyBytes(*rack), 0u) << "the freed extents' dirty lines stayed in the cache";
+  EXPECT_LT(Templates(*rack), templates) << "the freed extents' templates stayed";
+  EXPECT_EQ(ReadFile(data, a.number, 0, 4 * kMiB).value(), kept);  // the kept part is whole
+
+  ASSERT_OK_AND_ASSIGN(FileInfo b, data->CreateFile({.db_name = "ORCL", .tag = "B",
+                                                     .size_bytes = 4 * kMiB}));
+  const auto b_aus = Aus(data, b.number);
+  const auto kept_aus = Aus(data, a.number);
+  ASSERT_TRUE(std::any_of(b_aus.begin(), b_aus.end(),
+                          [&](const auto& x) { return a_aus.count(x) && !kept_aus.count(x); }))
+      << "B does not reuse the AUs the shrink freed: the test would prove nothing";
+  const std::vector<uint8_t> zeros(4 * kMiB, 0);
+  EXPECT_TRUE(ReadFile(data, b.number, 0, zeros.size()).value() == zeros)
+      << "B reads the shrunk file's old bytes";
+  // Nor does a flush bring them back (it writes only A's kept templates).
+  const cell::FlushProgress f = FlushAll(*rack);
+  EXPECT_EQ(f.bytes_destaged, 4 * kMiB * a.copies);
+  EXPECT_TRUE(ReadFile(data, b.number, 0, zeros.size()).value() == zeros);
+  ASSERT_OK(rack->Close());
+  rack.reset();
+  ASSERT_OK_AND_ASSIGN(rack, Rack::Open(io.get(), &clock, dir.path()));
+  data = rack->disk_group("DATA").value();
+  EXPECT_TRUE(ReadFile(data, b.number, 0, zeros.size()).value() == zeros);
+  EXPECT_EQ(ReadFile(data, a.number, 0, 4 * kMiB).value(), kept);
   ASSERT_OK(data->CheckConsistency());
   ASSERT_OK(rack->Close());
 }
