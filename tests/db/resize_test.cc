@@ -141,6 +141,23 @@ TEST_F(ResizeTest, ShrinkingStopsAtTheHighestBlockInUse) {
   EXPECT_EQ(One("select bytes from v$datafile where file# = " + id), "8388608");
 }
 
+// The undo a checkpoint saves for the active transactions lies in a half of
+// UNDOTBS1's file that its size places, and the dictionary names only the
+// half: a resize would move it from under crash recovery, so it waits for a
+// checkpoint that saved none.
+TEST_F(ResizeTest, UndoFileResizeWaitsForACheckpointWithoutActiveTransactions) {
+  const std::string undo = std::to_string(File("UNDOTBS1").file_number);
+  Run("create table u (x number)");
+  Run("insert into u values (1)");
+  Run("alter system switch logfile");  // a checkpoint saves the insert's undo
+  EXPECT_THAT(Error("alter database datafile " + undo + " resize 80m"),
+              HasSubstr("ORA-30013: undo tablespace data file " + undo + " is currently in use"));
+  Run("commit");
+  Run("alter system switch logfile");  // nothing active: nothing saved
+  Run("alter database datafile " + undo + " resize 80m");
+  EXPECT_EQ(One("select bytes from v$datafile where file# = " + undo), "83886080");
+}
+
 TEST_F(ResizeTest, TempfilesGrowUnformatted) {
   const DataFile& temp = File("TEMP");
   const std::string id = std::to_string(temp.file_number);
