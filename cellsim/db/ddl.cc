@@ -847,8 +847,11 @@ absl::StatusOr<uint64_t> ResizedBlocks(const FileTable& t, const DataFile& f, ui
 }
 
 // Refuses a resize the data engine's use of the file forbids.
+// `blocks`: the RESIZE value in blocks; the file then holds blocks 0 ..
+// `blocks` on disk (OnDiskBlocks: SIZE + the header block), and data may use
+// every one of them.
 absl::Status CheckUse(const DataEngine::FileUse& use, const DataFile& f, uint64_t blocks) {
-  if (blocks < use.used_blocks) {
+  if (OnDiskBlocks(blocks * f.block_size, f.block_size) < use.used_blocks) {
     return absl::FailedPreconditionError(fmt::format(
         "ORA-03297: file contains used data beyond requested RESIZE value (file {} is used up "
         "to block {}: RESIZE {} bytes = {} blocks{})",

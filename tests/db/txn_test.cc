@@ -199,6 +199,24 @@ TEST_F(TxnTest, ASmallTablespaceIsFilledToItsLastBlock) {
   EXPECT_THAT(Error("insert into s values (0, 'one more')"), HasSubstr("ORA-01653"));
 }
 
+// A file whose last block holds data resizes to its own size (a no-op) but
+// not one block smaller (ORA-03297 names the last used block).
+TEST_F(TxnTest, AFileFullToItsLastBlockResizesToItsSizeButNoSmaller) {
+  Run("create tablespace small datafile '+DATA' size 1272k");
+  Run("create table s (id number, pad char(1000)) tablespace small");
+  int rows = 0;
+  EXPECT_THAT(FillUntilFull(s_.get(), "s", &rows), HasSubstr("ORA-01653"));
+  Run("commit");
+  const DataFile* f = testing::FileOf(db_->file_table(), "SMALL");
+  ASSERT_NE(f, nullptr);
+  const std::string file = std::to_string(f->file_number);
+  Run("alter database datafile " + file + " resize 1272k");
+  EXPECT_THAT(Error("alter database datafile " + file + " resize 1264k"),
+              HasSubstr("ORA-03297: file contains used data beyond requested RESIZE value (file " +
+                        file + " is used up to block 159"));
+  EXPECT_EQ(Count("s"), rows);
+}
+
 // TEMP resized to 255 blocks (0-255 on disk) holds one 128-block extent
 // (128-255) and no second one.
 TEST_F(TxnTest, TempIsFilledToItsLastBlock) {
