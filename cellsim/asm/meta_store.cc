@@ -171,11 +171,13 @@ absl::StatusOr<std::unique_ptr<MetaStore>> MetaStore::Open(io::IoBackend* io,
   return m;
 }
 
-// Reads both journal copies, keeps the longer valid prefix (copy 0 is written
-// first, so a record only copy 0 holds was never acknowledged, and one only
-// copy 1 holds lost its copy-0 twin to damage), replays the records that
-// follow the checkpoint into *catalog and rewrites each copy to exactly that
-// prefix. A gap between the checkpoint and the journal, or copies that
+// Reads both journal copies, keeps the longer valid prefix (a record only one
+// copy holds was either never acknowledged, an append being acknowledged only
+// once both copies are synced, or lost its twin to damage: kept either way),
+// replays the records that follow the checkpoint into *catalog and rewrites
+// each copy to exactly that prefix, syncing even the copies already equal to
+// it (meta_store.h: what this open shows is durable before anything follows
+// it). A gap between the checkpoint and the journal, or copies that
 // disagree, cannot be proven newest: DataLoss naming the journal.
 absl::Status MetaStore::OpenJournals(Catalog* catalog) {
   std::vector<uint8_t> logs[2];
@@ -228,7 +230,13 @@ absl::Status MetaStore::OpenJournals(Catalog* catalog) {
   const std::vector<uint8_t> good(logs[longer].begin(),
                                   logs[longer].begin() + (fresh ? scan.good_end : 0));
   for (int copy = 0; copy < 2 && !read_only_; ++copy) {
-    if (logs[copy] == good) continue;
+    if (logs[copy] == good) {
+      // The bytes are right but may be in the page cache only (a writer
+      // that died between its two copies' writes and their syncs): make them
+      // durable before a later append builds on them.
+      if (absl::Status st = io_->Sync(journal_[copy], io::SyncKind::kData); !st.ok()) return st;
+      continue;
+    }
     if (fresh && scans[copy].good_end < scan.good_end) {
       repairs_.push_back(fmt::format("{} lacked changes {}..{}; rewritten from {}",
                                      JournalPath(copy), scan.seqs.front(), scan.seqs.back(),
@@ -257,11 +265,9 @@ absl::Status MetaStore::Append(uint64_t first_seq,
     e.PutBytes(body);
     ++seq;
   }
-  absl::Status st;
-  for (int copy = 0; copy < 2 && st.ok(); ++copy) {
-    st = io_->WriteAt(journal_[copy], journal_end_, e.data().data(), e.size());
-    if (st.ok()) st = io_->Sync(journal_[copy], io::SyncKind::kData);
-  }
+  // Both copies at once (why that is safe: the file comment of meta_store.h).
+  absl::Status st =
+      io::AppendToCopies(io_, journal_, journal_end_, e.data(), io::SyncKind::kData);
   if (!st.ok()) {
     return absl::Status(st.code(), fmt::format("disk group {}: journal write failed: {}",
                                                name_, std::string(st.message())));

@@ -3,13 +3,46 @@
 // identical journal copies (<NAME>.journal / .journal1) of checksummed,
 // sequence-numbered change records.
 //
-// Every copy is current (io/metadata_copies.h): a change is appended to
-// journal copy 0, synced, then to copy 1, synced, and only then durable. A
-// checkpoint writes ckpt0 then ckpt1 (each synced), and only then empties the
-// journals. Open() picks the newest valid checkpoint, replays the longer valid
-// journal prefix after it, and rewrites whatever copy was damaged, torn or
-// behind (repairs()). A journal that does not continue the checkpoint, or
-// copies that disagree, are refused with DataLoss naming the file.
+// Every copy is current (io/metadata_copies.h): a change is appended to both
+// journal copies at once, each synced, and is durable (acknowledged) only
+// when both syncs returned. A checkpoint writes ckpt0 then ckpt1 (each
+// synced), and only then empties the journals. Open() picks the newest valid
+// checkpoint, replays the longer valid journal prefix after it, and rewrites
+// whatever copy was damaged, torn or behind (repairs()). A journal that does
+// not continue the checkpoint, or copies that disagree, are refused with
+// DataLoss naming the file.
+//
+// Why the two journal copies may be written and synced at the same time
+// (docs/asm.md "Every copy current" has the same argument in prose):
+//  1. An append writes only past the prefix P both copies share: Open leaves
+//     both copies exactly equal to the prefix it chose, synced, before the
+//     first append, and a failed append dismounts the group (no append
+//     follows it without another Open). So, in whatever order the writes and
+//     syncs of an append A land or tear, each copy is P plus some part of A;
+//     every acknowledged record is in P of both (acknowledgement waits for
+//     both syncs), and the copies can differ only in how much of A each got.
+//  2. Open's choice never relied on the order: the longer valid prefix, the
+//     shorter one a byte prefix of it, and a valid record behind damage that
+//     goes beyond the chosen last change refused. Written in order, a copy 1
+//     longer than copy 0 could only mean damage to copy 0; written together
+//     it may also be an unacknowledged A that reached copy 1 alone. Open
+//     keeps it either way, which is allowed for an unacknowledged change.
+//  3. Open makes its choice durable in both copies before returning: it
+//     rewrites each copy that differs from it (cutting torn tails) and syncs
+//     the copies already equal to it. That sync is what writing together
+//     needs beyond the ordered protocol: a writer that dies after both
+//     writes reached the page cache but before either sync leaves A in both
+//     copies undurably; an Open that showed A without syncing would lose it
+//     at a power loss after it (written in order, copy 1 could hold A only
+//     once copy 0 had synced it).
+//  4. So nothing comes back: an Open that drops A (no copy holds it whole)
+//     truncates both copies to P and syncs them, and the next append writes
+//     over the same bytes. A read-only Open repairs nothing but appends
+//     nothing either; the next read-write Open decides from the same bytes.
+//  5. A copy damaged later (after the repair and more appends) is as before:
+//     the intact copy supplies every record; both damaged is refused.
+// Checkpoint slots stay in order: each is rewritten in place, so written
+// together one crash could tear both and leave no valid checkpoint.
 //
 // Private to cellsim/asm. Not thread-safe: the disk group serializes calls.
 #ifndef CELLSIM_ASM_META_STORE_H_
@@ -52,8 +85,10 @@ class MetaStore {
 
   ~MetaStore();
 
-  // Appends records numbered first_seq, first_seq+1, ... in one write, then
-  // syncs. On error nothing is known to be durable; the caller must not apply.
+  // Appends records numbered first_seq, first_seq+1, ... in one write per
+  // copy, both copies at once, then syncs each. On error nothing is known to
+  // be durable or not; the caller must not apply, nor append again without
+  // reopening.
   [[nodiscard]] absl::Status Append(uint64_t first_seq,
                                     absl::Span<const std::vector<uint8_t>> bodies);
   [[nodiscard]] absl::Status Checkpoint(const Catalog& catalog);

@@ -1,6 +1,8 @@
-// Identical whole-file metadata copies: ordered commit, newest choice, repair.
+// Identical metadata copies: ordered whole-file commit, appends to every copy
+// at once, newest choice, repair.
 #include "cellsim/io/metadata_copies.h"
 
+#include "cellsim/base/clock.h"
 #include "fmt/format.h"
 
 namespace cellsim::io {
@@ -44,6 +46,19 @@ absl::Status WriteCopiesInOrder(IoBackend* io, absl::Span<const std::string> pat
       return absl::Status(st.code(), fmt::format("writing metadata copy {}: {}", path,
                                                  std::string(st.message())));
     }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status AppendToCopies(IoBackend* io, absl::Span<const FileHandle> files, uint64_t offset,
+                            absl::Span<const uint8_t> bytes, SyncKind kind) {
+  std::vector<absl::Status> status(files.size());
+  ForkJoin(SystemClock(), files.size(), [&](size_t i) {
+    status[i] = io->WriteAt(files[i], offset, bytes.data(), bytes.size());
+    if (status[i].ok()) status[i] = io->Sync(files[i], kind);
+  });
+  for (absl::Status& st : status) {
+    if (!st.ok()) return st;
   }
   return absl::OkStatus();
 }
