@@ -4,7 +4,8 @@
 // Every creating statement follows one protocol (docs/db.md "Creating a file"):
 //   1. under the table lock: control-file read, validation, and CREATING
 //      entries that reserve group and file numbers;
-//   2. ASM creates the files (extent allocation: `KSV master wait`);
+//   2. ASM creates the files (extent allocation: `KSV master wait`; the
+//      disk groups at once);
 //   3. under the lock: control-file read, the entries get their ASM names,
 //      control-file write (a crash from here on is undone by Database::Open);
 //   4. per file: open (`Disk file operations I/O`), extent map (`ASM file
@@ -17,9 +18,11 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "absl/strings/match.h"
+#include "cellsim/base/clock.h"
 #include "cellsim/db/creation.h"
 #include "cellsim/db/data_engine.h"
 #include "cellsim/db/database_state.h"
@@ -169,15 +172,56 @@ class CreationRun {
                                     std::string(cause.message()), cleanup));
   }
 
-  // 2. ASM allocates the extents.
+  // 2. ASM allocates the extents. The files of different disk groups are
+  // independent (each group has its own catalog and journal): the groups
+  // create theirs at once (ForkJoin), each its own files in statement order,
+  // stopping at its first failure. Each create is one `KSV master wait`,
+  // recorded afterwards in file order as the foreground waits for them, one
+  // after the other: file i's wait lasts from the end of file i-1's to the
+  // later of that and its own create's end (so the waits add up to the step's
+  // elapsed time). A failure deletes every file created, in any group.
   absl::Status AllocateExtents() {
-    for (PlannedFile& f : files_) {
-      absl::StatusOr<asmgr::FileInfo> info =
-          rec_.Timed(Wait::kKsvMasterWait, [&] { return f.dg->CreateFile(f.spec); });
-      if (!info.ok()) return Fail(CreationError(info.status(), f, p_.is_log));
-      f.info = *std::move(info);
-      f.created = true;
+    std::vector<asmgr::DiskGroup*> groups;
+    std::vector<std::vector<size_t>> group_files;  // indexes into files_, in order
+    for (size_t i = 0; i < files_.size(); ++i) {
+      const size_t g = static_cast<size_t>(
+          std::find(groups.begin(), groups.end(), files_[i].dg) - groups.begin());
+      if (g == groups.size()) {
+        groups.push_back(files_[i].dg);
+        group_files.emplace_back();
+      }
+      group_files[g].push_back(i);
     }
+    std::vector<std::optional<absl::StatusOr<asmgr::FileInfo>>> made(files_.size());
+    std::vector<uint64_t> end_ns(files_.size(), 0);
+    Clock* clock = rec_.clock();
+    const uint64_t start = clock->NowNanos();
+    ForkJoin(clock, groups.size(), [&](size_t g) {
+      for (size_t i : group_files[g]) {
+        made[i] = files_[i].dg->CreateFile(files_[i].spec);
+        end_ns[i] = clock->NowNanos();
+        if (!made[i]->ok()) break;
+      }
+    });
+    uint64_t waited_until = start;
+    const PlannedFile* failed = nullptr;
+    absl::Status cause;
+    for (size_t i = 0; i < files_.size(); ++i) {
+      if (!made[i].has_value()) continue;  // its group stopped at an earlier failure
+      const uint64_t end = std::max(waited_until, end_ns[i]);
+      rec_.WaitEndedAt(Wait::kKsvMasterWait, end - waited_until, end, {});
+      waited_until = end;
+      if (!made[i]->ok()) {
+        if (failed == nullptr) {
+          failed = &files_[i];
+          cause = made[i]->status();
+        }
+        continue;
+      }
+      files_[i].info = **std::move(made[i]);
+      files_[i].created = true;
+    }
+    if (failed != nullptr) return Fail(CreationError(cause, *failed, p_.is_log));
     return absl::OkStatus();
   }
 

@@ -236,6 +236,14 @@ TEST_F(DatabaseTest, ErrorsAreOracleLikeAndLeaveNothing) {
   EXPECT_EQ(db_->file_table(), before);
   EXPECT_EQ(db_->control_file_sequence(), seq);  // never written
   EXPECT_EQ(DatabaseFiles(rack_.get()).size(), 1u);  // group 5 only
+  // The groups create their files at once: the +DATA member is made even when
+  // +RECO's, first in the statement, fails, and is removed again.
+  r = s->Execute("alter database add logfile ('+RECO','+DATA') size 1024m");
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(Msg(r.status()), HasSubstr("ORA-15041: disk group RECO space exhausted: "));
+  EXPECT_EQ(db_->file_table(), before);
+  EXPECT_EQ(db_->control_file_sequence(), seq);
+  EXPECT_EQ(DatabaseFiles(rack_.get()).size(), 1u);
 
   r = s->Execute("alter database drop logfile group 9");
   EXPECT_THAT(Msg(r.status()), HasSubstr("ORA-01514"));
