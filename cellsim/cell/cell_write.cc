@@ -7,6 +7,7 @@
 // flash.img are written by the journal in the chunk's submission). Larger writes, and every write in write-through
 // mode, go straight to the grid disk (DiskWriteLocked).
 #include <fmt/format.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <bit>
@@ -29,8 +30,10 @@ uint64_t PageMask(uint32_t p0, uint32_t p1) {  // pages [p0, p1)
 uint8_t* StagingPool::Take() {
   MutexLock l(&mu_);
   if (idle_.empty()) {
-    auto* slab = static_cast<uint8_t*>(std::aligned_alloc(kPage, kSlabBytes));
+    constexpr size_t kHuge = 2 * kMaxDiskIo;  // x86-64's 2 MiB huge page
+    auto* slab = static_cast<uint8_t*>(std::aligned_alloc(kHuge, kSlabBytes));
     if (slab == nullptr) throw std::bad_alloc();
+    (void)madvise(slab, kSlabBytes, MADV_HUGEPAGE);
     slabs_.emplace_back(slab);
     for (size_t o = kSlabBytes; o > 0; o -= kMaxDiskIo) idle_.push_back(slab + o - kMaxDiskIo);
   }
