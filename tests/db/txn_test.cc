@@ -207,7 +207,8 @@ TEST_F(TxnTest, AFileFullToItsLastBlockResizesToItsSizeButNoSmaller) {
   int rows = 0;
   EXPECT_THAT(FillUntilFull(s_.get(), "s", &rows), HasSubstr("ORA-01653"));
   Run("commit");
-  const DataFile* f = testing::FileOf(db_->file_table(), "SMALL");
+  const FileTable t = db_->file_table();
+  const DataFile* f = testing::FileOf(t, "SMALL");
   ASSERT_NE(f, nullptr);
   const std::string file = std::to_string(f->file_number);
   Run("alter database datafile " + file + " resize 1272k");

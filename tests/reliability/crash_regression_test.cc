@@ -1,5 +1,6 @@
 // Focused regression tests for the bugs the crash campaign found
 // (docs/crash-campaign.md "Bugs found"). Each failed before its fix.
+#include <cstdio>
 #include <fmt/format.h>
 
 #include "cellsim/base/units.h"
@@ -121,8 +122,15 @@ TEST(CrashRegression, CutDuringDatabaseCreateNeverLeavesTheRackStuck) {
     ASSERT_OK(rig.Drop(true));
     if (!crashed) break;
   }
+  std::printf("cut points: %d recreated, %d opened (stride %llu)\n", recreated, opened,
+              static_cast<unsigned long long>(kStride));
   EXPECT_GT(recreated, 10 / kStride);  // cuts that used to leave the rack stuck
-  EXPECT_GT(opened, 10 / kStride);
+  // Cuts after the control files hold a valid table: how many writes and
+  // syncs Create has left by then depends on batching (a control-file write
+  // is one batch per cell since WriteFiles) and on how many appends the
+  // cells' group commit merges, which timing (a sanitizer) changes; at least
+  // one cut must land there, or the test would not check the Open side.
+  EXPECT_GT(opened, 0);
 }
 
 // The checker itself must be able to fail: a write the model does not know
