@@ -29,6 +29,29 @@ void RunConcurrently(Clock* clock, const std::vector<uint32_t>& items,
   ForkJoin(clock, items.size(), [&](size_t i) { fn(items[i]); }, /*disjoint=*/true);
 }
 
+// Items bound for cells, one entry per cell (CellService) whichever disk
+// group the items come from (the groups of a rack share its cells).
+template <typename T>
+using ByCell = std::vector<std::pair<cell::CellService*, std::vector<T>>>;
+
+// Adds one group's items (by_cell[c]: those for its cell number c) to `out`:
+// by cell number, a cell already there getting them after its own (so one
+// group's order is its cell numbers', as a simulated clock expects).
+template <typename T>
+void AddByCell(const DiskGroupEnv& env, std::vector<std::vector<T>> by_cell, ByCell<T>* out) {
+  for (size_t c = 0; c < by_cell.size(); ++c) {
+    if (by_cell[c].empty()) continue;
+    cell::CellService* service = env.cells[c];
+    auto it = std::find_if(out->begin(), out->end(),
+                           [&](const auto& e) { return e.first == service; });
+    if (it == out->end()) {
+      out->emplace_back(service, std::move(by_cell[c]));
+    } else {
+      it->second.insert(it->second.end(), by_cell[c].begin(), by_cell[c].end());
+    }
+  }
+}
+
 void DoCellIo(const DiskGroupEnv& env, bool write, absl::Span<CopyIo> ios, AsmIoStats* io) {
   const CellIoBatch batch{&env, ios};
   DoCellIoAcross(absl::MakeConstSpan(&batch, 1), write, io);
@@ -38,25 +61,13 @@ void DoCellIoAcross(absl::Span<const CellIoBatch> batches, bool write, AsmIoStat
   // The requests bound for each cell, whichever disk group they come from:
   // one call per cell (for a write-back cell, one journal append and one
   // flash sync for all of them).
-  // Cells in the order of the first batch's cell numbers, then the next
-  // batch's new ones (for one group: by cell number, as a simulated clock
-  // expects a stable order).
-  std::vector<std::pair<cell::CellService*, std::vector<CopyIo*>>> cells;
+  ByCell<CopyIo*> cells;
   Clock* clock = nullptr;
   for (const CellIoBatch& b : batches) {
     if (clock == nullptr) clock = b.env->clock;
-    std::map<uint32_t, std::vector<CopyIo*>> own;
-    for (CopyIo& x : b.ios) own[x.cell].push_back(&x);
-    for (auto& [c, v] : own) {
-      cell::CellService* service = b.env->cells[c];
-      auto it = std::find_if(cells.begin(), cells.end(),
-                             [&](const auto& e) { return e.first == service; });
-      if (it == cells.end()) {
-        cells.emplace_back(service, std::move(v));
-      } else {
-        it->second.insert(it->second.end(), v.begin(), v.end());
-      }
-    }
+    std::vector<std::vector<CopyIo*>> by_cell(b.env->cells.size());
+    for (CopyIo& x : b.ios) by_cell[x.cell].push_back(&x);
+    AddByCell(*b.env, std::move(by_cell), &cells);
   }
   std::vector<cell::CellIoStats> stats(cells.size());
   // One item per cell: the cells' modeled devices are disjoint.
@@ -729,7 +740,7 @@ static void SendFormatRequests(absl::Span<const FormatSend> sends) {
   struct Item {
     size_t send, job;
   };
-  std::vector<std::pair<cell::CellService*, std::vector<Item>>> cells;
+  internal::ByCell<Item> cells;
   Clock* clock = nullptr;
   size_t per_call = 0;
   for (size_t f = 0; f < sends.size(); ++f) {
@@ -737,19 +748,9 @@ static void SendFormatRequests(absl::Span<const FormatSend> sends) {
     if (clock == nullptr) clock = fs.s->env.clock;
     const size_t pc = fs.options->requests_per_call;
     if (pc != 0 && (per_call == 0 || pc < per_call)) per_call = pc;
-    // The cells in the order of the group's cell numbers (a stable order for
-    // a simulated clock), then the next format's new ones.
-    const size_t ncells = fs.s->env.cells.size();
-    std::vector<std::vector<size_t>> by_cell(ncells);
-    for (size_t j = 0; j < fs.jobs->size(); ++j) by_cell[(*fs.jobs)[j].cell].push_back(j);
-    for (uint32_t c = 0; c < ncells; ++c) {
-      if (by_cell[c].empty()) continue;
-      cell::CellService* service = fs.s->env.cells[c];
-      auto it = std::find_if(cells.begin(), cells.end(),
-                             [&](const auto& e) { return e.first == service; });
-      if (it == cells.end()) it = cells.insert(cells.end(), {service, {}});
-      for (size_t j : by_cell[c]) it->second.push_back({f, j});
-    }
+    std::vector<std::vector<Item>> by_cell(fs.s->env.cells.size());
+    for (size_t j = 0; j < fs.jobs->size(); ++j) by_cell[(*fs.jobs)[j].cell].push_back({f, j});
+    internal::AddByCell(fs.s->env, std::move(by_cell), &cells);
   }
   // stats[cell][call]: a call's statistics go to the format of its first request.
   std::vector<std::vector<std::pair<size_t, cell::CellIoStats>>> stats(cells.size());
@@ -871,6 +872,7 @@ absl::Status DiskGroup::FormatFiles(absl::Span<FileFormat> formats) {
   for (const FileFormat& f : formats) groups.push_back(f.disk_group->s_.get());
   const SharedIoLocks io_locks(std::move(groups));
   std::vector<FormatPlan> plans(formats.size());
+  std::vector<size_t> base(formats.size(), 0);  // each format's first row
   std::vector<FormatSend> sends;
   std::vector<size_t> sent;  // formats with a plan
   for (size_t i = 0; i < formats.size(); ++i) {
@@ -883,16 +885,21 @@ absl::Status DiskGroup::FormatFiles(absl::Span<FileFormat> formats) {
     if (!f.status.ok()) continue;
     // A row per copy, filled in place by the cells' answers.
     FormatResult* res = f.result;
-    const size_t base = res->copies.size();
-    res->copies.reserve(base + plans[i].jobs.size());
+    base[i] = res->copies.size();
     for (const FormatCopyJob& jb : plans[i].jobs) {
       res->copies.push_back(FormatCopyResult{.extent = jb.extent, .copy = jb.copy, .cell = jb.cell,
                                              .grid_disk = jb.grid_disk,
                                              .disk_offset = jb.disk_offset, .length = jb.length});
     }
-    sends.push_back({&s, &plans[i].jobs, &f.options, absl::MakeSpan(res->copies).subspan(base),
-                     &res->result.io});
     sent.push_back(i);
+  }
+  // The rows' spans once every format has added its own (formats may share a
+  // result, whose vector then grew after an earlier format's rows).
+  for (size_t i : sent) {
+    FormatResult* res = formats[i].result;
+    sends.push_back({formats[i].disk_group->s_.get(), &plans[i].jobs, &formats[i].options,
+                     absl::MakeSpan(res->copies).subspan(base[i], plans[i].jobs.size()),
+                     &res->result.io});
   }
   if (!sends.empty()) SendFormatRequests(sends);
   for (size_t k = 0; k < sent.size(); ++k) {

@@ -524,5 +524,30 @@ TEST_F(WriteFilesTest, FormatFilesSendsOneCallPerCellAcrossGroupsAndRanges) {
   EXPECT_EQ(r2.copies.size(), 6u);
 }
 
+TEST_F(WriteFilesTest, FormatFilesMayShareOneResult) {
+  // Block 0 and the rest of one file into one FormatResult: the second
+  // format's rows grow the vector the first one's were planned in.
+  const format::BlockTemplate t{.kind = format::BlockKind::kData, .block_size = 8192,
+                                .file_number = 3, .file_blocks = 2 * kMiB / 8192};
+  FormatResult shared;
+  std::vector<FileFormat> formats = {
+      {dgs_[0].get(), files_[0].number,
+       {.block_template = t, .method = cell::FormatMethod::kMetadataOnly, .file_offset = 0,
+        .length = 8 * kKiB},
+       &shared, {}},
+      {dgs_[0].get(), files_[0].number,
+       {.block_template = t, .method = cell::FormatMethod::kMetadataOnly,
+        .file_offset = 16 * kKiB, .length = 2 * kMiB - 16 * kKiB},
+       &shared, {}}};
+  ASSERT_OK(DiskGroup::FormatFiles(absl::MakeSpan(formats)));
+  ASSERT_EQ(shared.copies.size(), 3u + 6u);
+  for (const FormatCopyResult& c : shared.copies) {
+    EXPECT_OK(c.status);
+    EXPECT_TRUE(c.metadata_only);
+  }
+  EXPECT_EQ(shared.copies[0].length, 8 * kKiB);
+  EXPECT_EQ(shared.result.io.cell_requests, 9u);
+}
+
 }  // namespace
 }  // namespace cellsim::asmgr
