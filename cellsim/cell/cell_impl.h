@@ -395,6 +395,13 @@ class CellImpl {
   // each such line pins a slot: counting pages alone let every slot fill with
   // dirty lines and each new line wait for a destage in the foreground).
   double DirtyShareLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_mu_);
+  // The cleaner keeps FreeSlotTarget() slots free (or freed by a journal
+  // record not yet synced) by evicting cold clean lines, so that a write
+  // needing a new line seldom evicts one itself (a synced kLineDrop append in
+  // its path, ahead of its own); it is kicked when fewer than half are.
+  size_t FreeSlotTarget() const;
+  bool FreeSlotsLowLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_mu_);
+  [[nodiscard]] absl::Status RefillFreeSlots() ABSL_LOCKS_EXCLUDED(state_mu_);
 
   // --- reads (cell_read.cc) ---
   // Plans the bytes of page-aligned [offset, offset+length) of `disk` into

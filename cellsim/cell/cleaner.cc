@@ -17,6 +17,17 @@ namespace cellsim::cell::internal {
 namespace {
 constexpr size_t kDestageBatchLines = 32;
 constexpr uint64_t kMaterializeChunk = 8 * 1024 * 1024;
+
+// The records that evict `keys` (their slots free once they are durable).
+std::vector<Record> DropRecords(const std::vector<uint64_t>& keys) {
+  std::vector<Record> drops;
+  drops.reserve(keys.size());
+  for (uint64_t key : keys) {
+    drops.push_back({.type = RecordType::kLineDrop, .disk = CacheState::KeyDisk(key),
+                     .line = CacheState::KeyLine(key)});
+  }
+  return drops;
+}
 }  // namespace
 
 bool CellImpl::TryLockLine(uint64_t key, std::vector<RangeLocks::Guard>* guards) {
@@ -143,12 +154,9 @@ absl::Status CellImpl::ReserveSlots(size_t n, bool force, std::vector<uint32_t>*
       absl::StatusOr<uint64_t> d = DestageLocked(victims);
       if (!d.ok()) return d.status();
     }
-    std::vector<Record> drops;
-    for (uint64_t key : victims) {
-      drops.push_back({.type = RecordType::kLineDrop, .disk = CacheState::KeyDisk(key),
-                       .line = CacheState::KeyLine(key)});
+    if (absl::Status s = Append(DropRecords(victims), /*sync=*/true, nullptr); !s.ok()) {
+      return s;
     }
-    if (absl::Status s = Append(drops, /*sync=*/true, nullptr); !s.ok()) return s;
   }
   return absl::OkStatus();
 }
@@ -160,14 +168,50 @@ double CellImpl::DirtyShareLocked() const {
   return std::max(pages, static_cast<double>(state_->dirty_lines()) / slots);
 }
 
+size_t CellImpl::FreeSlotTarget() const {
+  return std::max<size_t>(kDestageBatchLines / 4, layout_.num_slots / 32);
+}
+
+bool CellImpl::FreeSlotsLowLocked() const {
+  return state_->free_slots() + state_->pending_free_slots() < FreeSlotTarget() / 2;
+}
+
+absl::Status CellImpl::RefillFreeSlots() {
+  while (true) {
+    std::vector<RangeLocks::Guard> guards;
+    std::vector<uint64_t> victims;
+    {
+      MutexLock l(&state_mu_);
+      const size_t have = state_->free_slots() + state_->pending_free_slots();
+      if (have >= FreeSlotTarget()) break;
+      victims = state_->ColdLines(/*want_dirty=*/false,
+                                  std::min(kDestageBatchLines, FreeSlotTarget() - have),
+                                  [&](uint64_t key) { return TryLockLine(key, &guards); });
+    }
+    // No clean line to spare (or all busy): the destage half of the pass, or
+    // a writer's own eviction, makes some.
+    if (victims.empty()) break;
+    // Unsynced: the slots become free when the next writer's chunk is synced
+    // (or a writer that finds none free syncs, ReserveSlots).
+    if (absl::Status s = Append(DropRecords(victims), /*sync=*/false, nullptr); !s.ok()) {
+      return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<uint64_t> CellImpl::CleanerPass() {
   if (absl::Status s = CheckOpen(); !s.ok()) return s;
+  bool destage;
   {
     MutexLock l(&state_mu_);
-    if (DirtyShareLocked() <= config_.destage_high_watermark) return 0;
+    destage = DirtyShareLocked() > config_.destage_high_watermark;
   }
   uint64_t total = 0;
-  while (true) {
+  while (destage) {
+    // Between destage batches too: a pass from the high to the low watermark
+    // destages hundreds of lines while writers keep taking free slots.
+    if (absl::Status s = RefillFreeSlots(); !s.ok()) return s;
     std::vector<RangeLocks::Guard> guards;
     std::vector<uint64_t> victims;
     {
@@ -181,13 +225,14 @@ absl::StatusOr<uint64_t> CellImpl::CleanerPass() {
     if (!d.ok()) return d.status();
     total += *d;
   }
+  if (absl::Status s = RefillFreeSlots(); !s.ok()) return s;
   return total;
 }
 
 void CellImpl::KickCleanerIfNeeded() {
   {
     MutexLock l(&state_mu_);
-    if (DirtyShareLocked() <= config_.destage_high_watermark) return;
+    if (DirtyShareLocked() <= config_.destage_high_watermark && !FreeSlotsLowLocked()) return;
   }
   {
     MutexLock l(&cleaner_mu_);

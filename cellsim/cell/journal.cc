@@ -286,7 +286,6 @@ absl::Status MetadataStore::Append(const std::vector<Record>& records, bool sync
   {
     MutexLock q(&queue_mu_);
     queue_.push_back(&me);
-    if (lingering_) arrival_cv_.Signal();
   }
   for (;;) {
     {
@@ -300,58 +299,71 @@ absl::Status MetadataStore::Append(const std::vector<Record>& records, bool sync
 }
 
 void MetadataStore::LeadGroup(CacheState* state, Mutex* state_mu) {
-  {
-    // The writers the last group acknowledged come back within microseconds
-    // with their next write. Without a wait the first of them would lead a
-    // group of one while the rest queue behind its sync (groups alternating
-    // 1 and n-1); lingering briefly lets them share this chunk and sync. A
-    // lone writer (last group of one) never waits.
-    MutexLock q(&queue_mu_);
-    const auto deadline = std::chrono::steady_clock::now() + kGroupLinger;
-    lingering_ = true;
-    while (queue_.size() < last_group_) {
-      const auto now = std::chrono::steady_clock::now();
-      if (now >= deadline) break;
-      (void)arrival_cv_.WaitFor(&queue_mu_, deadline - now);
-    }
-    lingering_ = false;
-  }
+  // Write early, sync late: the leader writes what is queued as one chunk at
+  // once; writers that queue while it is written go in the next chunk, and so
+  // on while new ones keep arriving during a write; then one sync makes every
+  // chunk of the group durable and they are all acknowledged. (The writers
+  // the last group released come back one by one within a write or two: a
+  // leader that synced at once would lead a group of one while the others
+  // queue behind its sync; one that waited for them would leave the device
+  // idle. Chunks written one after another with one sync for all are what an
+  // unsynced append followed by a synced one already is: replay takes chunks
+  // in order up to the first torn one.)
   MutexLock l(&mu_);
   std::vector<PendingAppend*> group;
-  // Reused: a fast creation's chunk holds thousands of records, and fresh
-  // memory of that size would be faulted in page by page on every append.
-  std::vector<Record>& records = group_records_;
-  records.clear();
+  size_t members = 0;
   bool sync = false;
-  {
-    // The queued appends, in arrival order, while they fit half the journal
-    // (one that needs more goes alone and fails or fits by itself).
-    MutexLock q(&queue_mu_);
-    uint64_t bytes = kPage, pages = 0;
-    size_t n = 0;
-    for (; n < queue_.size(); ++n) {
-      const std::vector<Record>& r = *queue_[n]->records;
-      const uint64_t p = ChunkDataPages(r);
-      bytes += r.size() * 64 + p * kPage;
-      pages += p;
-      if (n > 0 && (bytes > layout_.journal_bytes / 2 || pages > kMaxChunkDataPages)) break;
+  absl::Status s;
+  for (int chunk = 0; chunk < kMaxGroupChunks; ++chunk) {
+    const size_t first = group.size();
+    {
+      // The queued appends, in arrival order, while they fit half the journal
+      // (one that needs more goes alone and fails or fits by itself).
+      MutexLock q(&queue_mu_);
+      uint64_t bytes = kPage, pages = 0;
+      size_t n = 0;
+      for (; n < queue_.size(); ++n) {
+        const std::vector<Record>& r = *queue_[n]->records;
+        const uint64_t p = ChunkDataPages(r);
+        bytes += r.size() * 64 + p * kPage;
+        pages += p;
+        if (n > 0 && (bytes > layout_.journal_bytes / 2 || pages > kMaxChunkDataPages)) break;
+      }
+      group.insert(group.end(), queue_.begin(), queue_.begin() + static_cast<ptrdiff_t>(n));
+      queue_.erase(queue_.begin(), queue_.begin() + static_cast<ptrdiff_t>(n));
     }
-    group.assign(queue_.begin(), queue_.begin() + static_cast<ptrdiff_t>(n));
-    queue_.erase(queue_.begin(), queue_.begin() + static_cast<ptrdiff_t>(n));
-    last_group_ = n;
+    if (group.size() == first) break;
+    // Reused: a fast creation's chunk holds thousands of records, and fresh
+    // memory of that size would be faulted in page by page on every append.
+    std::vector<Record>& records = group_records_;
+    records.clear();
+    size_t total = 1;
+    for (size_t i = first; i < group.size(); ++i) total += group[i]->records->size();
+    records.reserve(total);
+    // Tell replay which chunks were synced (those below synced_seq_): they
+    // need no redo, and one of them found torn is damage, not a torn write.
+    records.push_back({.type = RecordType::kDurable, .offset = synced_seq_});
+    for (size_t i = first; i < group.size(); ++i) {
+      records.insert(records.end(), group[i]->records->begin(), group[i]->records->end());
+      sync = sync || group[i]->sync;
+    }
+    s = AppendLocked(records, /*sync=*/false, state, state_mu);
+    if (!s.ok()) break;
+    members += group.size() - first;
+    // Appends that asked for no sync are done once written: the cleaner's
+    // records need not wait for the writers' sync.
+    MutexLock q(&queue_mu_);
+    const auto unsynced = std::stable_partition(
+        group.begin() + static_cast<ptrdiff_t>(first), group.end(),
+        [](const PendingAppend* p) { return p->sync; });
+    if (unsynced != group.end()) {
+      for (auto it = unsynced; it != group.end(); ++it) (*it)->done = true;
+      group.erase(unsynced, group.end());
+      queue_cv_.SignalAll();
+    }
   }
-  // Tell replay which chunks were synced (those below synced_seq_): they need
-  // no redo, and one of them found torn is damage, not a torn write.
-  size_t total = 1;
-  for (const PendingAppend* p : group) total += p->records->size();
-  records.reserve(total);
-  records.push_back({.type = RecordType::kDurable, .offset = synced_seq_});
-  for (const PendingAppend* p : group) {
-    records.insert(records.end(), p->records->begin(), p->records->end());
-    sync = sync || p->sync;
-  }
-  absl::Status s = AppendLocked(records, sync, state, state_mu);
-  appends_grouped_ += group.size() - 1;
+  if (s.ok() && sync) s = SyncLocked(state, state_mu);
+  if (members > 0) appends_grouped_ += members - 1;
   MutexLock q(&queue_mu_);
   for (PendingAppend* p : group) {
     p->status = s;
@@ -359,6 +371,16 @@ void MetadataStore::LeadGroup(CacheState* state, Mutex* state_mu) {
   }
   leader_ = false;
   queue_cv_.SignalAll();
+}
+
+absl::Status MetadataStore::SyncLocked(CacheState* state, Mutex* state_mu) {
+  if (absl::Status s = flash_->Sync(); !s.ok()) return Failed(s);
+  ++syncs_;
+  dirty_ = false;
+  synced_seq_ = next_seq_;
+  MutexLock sl(state_mu);
+  state->MarkSynced(next_seq_ - 1);
+  return absl::OkStatus();
 }
 
 absl::Status MetadataStore::AppendLocked(const std::vector<Record>& records, bool sync,
@@ -400,16 +422,19 @@ absl::Status MetadataStore::AppendLocked(const std::vector<Record>& records, boo
 }
 
 absl::Status MetadataStore::WriteChunkLocked(const std::vector<Record>& records) {
-  if (head_buf_.size() < head_.size()) head_buf_ = io::AlignedBuffer(head_.size());
-  std::memcpy(head_buf_.data(), head_.data(), head_.size());
-  uint64_t at = layout_.journal_offset + tail_;
-  chunk_io_.clear();
-  chunk_io_.push_back(io::MakeWrite(flash_->handle(), at, head_buf_.data(), head_.size()));
-  at += head_.size();
-  // The data pages, straight from the writers' line buffers: one request per
-  // run of consecutive pages; and, in the same submission, the slot pages of
+  // The head and its data pages go in one contiguous write (copied after the
+  // head: one request instead of one per run of pages, which a device
+  // completes sooner than many), and in the same submission the slot pages of
   // records that ask for it (the sync that follows makes both durable; if it
   // does not complete, replay rewrites the slot pages from the chunk).
+  const uint64_t data_bytes = ChunkDataPages(records) * kPage;
+  const uint64_t chunk_bytes = head_.size() + data_bytes;
+  if (head_buf_.size() < chunk_bytes) head_buf_ = io::AlignedBuffer(chunk_bytes);
+  std::memcpy(head_buf_.data(), head_.data(), head_.size());
+  uint8_t* out = head_buf_.data() + head_.size();
+  chunk_io_.clear();
+  chunk_io_.push_back(io::MakeWrite(flash_->handle(), layout_.journal_offset + tail_,
+                                    head_buf_.data(), chunk_bytes));
   for (const Record& r : records) {
     if (r.type != RecordType::kLineData) continue;
     for (uint32_t p = 0; p < 64;) {
@@ -420,13 +445,12 @@ absl::Status MetadataStore::WriteChunkLocked(const std::vector<Record>& records)
       uint32_t q = p;
       while (q < 64 && (r.data_mask >> q & 1)) ++q;
       const uint64_t len = (q - p) * kPage;
-      chunk_io_.push_back(io::MakeWrite(flash_->handle(), at,
-                                        r.data + p * kPage, len));
+      std::memcpy(out, r.data + p * kPage, len);
       if (r.write_slot) {
         chunk_io_.push_back(io::MakeWrite(flash_->handle(), layout_.SlotOffset(r.slot) + p * kPage,
                                           r.data + p * kPage, len));
       }
-      at += len;
+      out += len;
       p = q;
     }
   }
@@ -449,11 +473,7 @@ absl::Status MetadataStore::Sync(CacheState* state, Mutex* state_mu) {
 absl::Status MetadataStore::SyncImpl(CacheState* state, Mutex* state_mu, bool always) {
   MutexLock l(&mu_);
   if (!failed_.ok()) return failed_;
-  if (dirty_ || always) {
-    if (absl::Status s = flash_->Sync(); !s.ok()) return Failed(s);
-    ++syncs_;
-    dirty_ = false;
-  }
+  if (dirty_ || always) return SyncLocked(state, state_mu);
   synced_seq_ = next_seq_;
   MutexLock sl(state_mu);
   state->MarkSynced(next_seq_ - 1);

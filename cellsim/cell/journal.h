@@ -7,8 +7,9 @@
 //     fdatasync when `sync`), then the records are applied to the CacheState.
 //     A batch of requests therefore costs one append and one sync. Group
 //     commit: appends that arrive while another is being written wait and are
-//     then written together by one of them (the leader) as one chunk with one
-//     sync, like a database's log writer. kLineData records carry their data
+//     then written together by one of them (the leader) as one chunk, those
+//     that arrive while it is written as the next chunk, and so on, with one
+//     sync for all, like a database's log writer. kLineData records carry their data
 //     pages into the chunk, so a write-back write is durable with one sync:
 //     its slot write and its chunk are made durable by the same fdatasync, and
 //     if the power fails before it completes, replay writes the data pages of
@@ -38,7 +39,6 @@
 #ifndef CELLSIM_CELL_JOURNAL_H_
 #define CELLSIM_CELL_JOURNAL_H_
 
-#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -140,7 +140,8 @@ class MetadataStore {
     bool done = false;
     absl::Status status;
   };
-  // Takes the queued appends that fit one chunk and writes them (the leader).
+  // The leader: writes the queued appends as a chunk, then those that queued
+  // meanwhile as another, ..., syncs once and acknowledges them all.
   void LeadGroup(CacheState* state, Mutex* state_mu) ABSL_LOCKS_EXCLUDED(mu_, queue_mu_);
   [[nodiscard]] absl::Status AppendLocked(const std::vector<Record>& records, bool sync,
                                           CacheState* state, Mutex* state_mu)
@@ -148,6 +149,10 @@ class MetadataStore {
   // Writes the chunk head and its data pages at the journal tail.
   [[nodiscard]] absl::Status WriteChunkLocked(const std::vector<Record>& records)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Makes every chunk written so far durable (a flash sync) and tells the
+  // state (slots freed by them become reusable).
+  [[nodiscard]] absl::Status SyncLocked(CacheState* state, Mutex* state_mu)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) ABSL_LOCKS_EXCLUDED(state_mu);
   // Sync and SyncAll (`always`: fdatasync even with no chunk pending).
   [[nodiscard]] absl::Status SyncImpl(CacheState* state, Mutex* state_mu, bool always)
       ABSL_LOCKS_EXCLUDED(mu_, state_mu);
@@ -200,13 +205,9 @@ class MetadataStore {
   CondVar queue_cv_;
   std::vector<PendingAppend*> queue_ ABSL_GUARDED_BY(queue_mu_);
   bool leader_ ABSL_GUARDED_BY(queue_mu_) = false;
-  // The linger: a new leader that finds fewer appends queued than the last
-  // group held waits up to kGroupLinger for the others (arrivals signal
-  // arrival_cv_ while it does).
-  static constexpr std::chrono::microseconds kGroupLinger{150};
-  CondVar arrival_cv_;
-  bool lingering_ ABSL_GUARDED_BY(queue_mu_) = false;
-  size_t last_group_ ABSL_GUARDED_BY(queue_mu_) = 1;
+  // A group writes at most this many chunks (those queued while the one
+  // before was written) before its sync: a bound on the first one's wait.
+  static constexpr int kMaxGroupChunks = 8;
 };
 
 }  // namespace cellsim::cell::internal

@@ -55,6 +55,16 @@ class CleanerTest : public ::testing::Test {
     ASSERT_OK_AND_ASSIGN(uint64_t none, cell_->RunCleanerPass());
     EXPECT_EQ(none, 0u);
   }
+  // Populates the whole cache with clean lines by reading disk data (written
+  // past the cache to grid disk 2).
+  void FillWithCleanLines() {
+    auto bg = RandomBytes(rng_, 2 * kMiB);
+    ASSERT_OK(WriteOne(cell_.get(), 2, 0, bg));  // bypass
+    model_->Write(2, 0, bg);
+    for (uint64_t i = 0; i < lines_; ++i) {
+      ASSERT_OK(ReadOne(cell_.get(), 2, i * 64 * kKiB, 64 * kKiB).status());
+    }
+  }
   void ExpectRawDisksEqualModel() {
     testing::ExpectRawDisksEqualModel(io_.get(), Dir(), cell_.get(), *model_);
   }
@@ -119,13 +129,8 @@ TEST_F(CleanerTest, PassDestagesWhenDirtyLinesCrossTheHighWatermark) {
 
 TEST_F(CleanerTest, CleanLinesAreEvictedUnderPressureWithoutDestage) {
   Make();
-  // Populate the whole cache with clean lines by reading disk data.
-  auto bg = RandomBytes(rng_, 2 * kMiB);
-  ASSERT_OK(WriteOne(cell_.get(), 2, 0, bg));  // bypass
-  model_->Write(2, 0, bg);
-  for (uint64_t i = 0; i < lines_; ++i) {
-    ASSERT_OK(ReadOne(cell_.get(), 2, i * 64 * kKiB, 64 * kKiB).status());
-  }
+  FillWithCleanLines();
+  if (HasFatalFailure()) return;
   EXPECT_EQ(cell_->UsedBytes(), cell_->CacheCapacityBytes());
   EXPECT_EQ(cell_->DirtyBytes(), 0u);
   // New writes evict clean lines; nothing needs to be destaged for that.
@@ -134,6 +139,31 @@ TEST_F(CleanerTest, CleanLinesAreEvictedUnderPressureWithoutDestage) {
   EXPECT_EQ(cell_->DirtyBytes(), (lines_ / 2) * 8192);
   ASSERT_OK(VerifyAgainst(cell_.get(), *model_));
   Reopen();
+  ASSERT_OK(VerifyAgainst(cell_.get(), *model_));
+}
+
+// A pass keeps a reserve of free slots by evicting cold clean lines (no
+// destage needed), so that writes of new lines find a slot free: each costs
+// one sync (its own chunk), not an eviction of its own ahead of it as well.
+TEST_F(CleanerTest, PassKeepsFreeSlotsSoNewLinesEvictNothingInline) {
+  Make();
+  FillWithCleanLines();
+  if (HasFatalFailure()) return;
+  ASSERT_EQ(cell_->UsedBytes(), cell_->CacheCapacityBytes());
+  ASSERT_OK_AND_ASSIGN(uint64_t destaged, cell_->RunCleanerPass());
+  EXPECT_EQ(destaged, 0u);
+  const uint64_t freed = lines_ - cell_->UsedBytes() / (64 * kKiB);
+  EXPECT_GE(freed, std::max<uint64_t>(8, lines_ / 32));
+  EXPECT_EQ(MetricValue(cell_.get(), "FC_IO_RQ_DISK_WRITE"), 0);
+  const uint64_t syncs0 = io_->Counters().syncs;
+  for (uint64_t i = 0; i < freed; ++i) WriteLine(i);
+  // (The pass's drop records are not synced by it: the first write finds the
+  // reserve freed by unsynced records and syncs them once.)
+  EXPECT_LE(io_->Counters().syncs - syncs0, freed + 1) << "a write evicted a line itself";
+  ASSERT_OK(VerifyAgainst(cell_.get(), *model_));
+  ASSERT_OK(cell_->CheckConsistency());
+  Reopen();
+  ASSERT_OK(cell_->CheckConsistency());
   ASSERT_OK(VerifyAgainst(cell_.get(), *model_));
 }
 

@@ -174,7 +174,9 @@ class Cell final : public CellService {
   // One cleaner pass on the calling thread: when dirty bytes exceed the high
   // watermark of the cache's capacity, or lines holding dirty pages exceed it
   // of its lines, destages the coldest dirty lines until both are at or below
-  // the low watermark. Returns the bytes destaged.
+  // the low watermark; and evicts cold clean lines until 1/32 of the slots (at
+  // least 8) are free, so that writes of new lines need not evict. Returns the
+  // bytes destaged.
   [[nodiscard]] absl::StatusOr<uint64_t> RunCleanerPass();
 
   // --- inspection ---
