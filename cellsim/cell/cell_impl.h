@@ -400,6 +400,8 @@ class CellImpl {
   // needing a new line seldom evicts one itself (a synced kLineDrop append in
   // its path, ahead of its own); it is kicked when fewer than half are.
   size_t FreeSlotTarget() const;
+  // Slots free, or freed by a record not yet synced.
+  size_t SpareSlotsLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_mu_);
   bool FreeSlotsLowLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_mu_);
   [[nodiscard]] absl::Status RefillFreeSlots() ABSL_LOCKS_EXCLUDED(state_mu_);
 

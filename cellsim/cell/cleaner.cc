@@ -172,9 +172,11 @@ size_t CellImpl::FreeSlotTarget() const {
   return std::max<size_t>(kDestageBatchLines / 4, layout_.num_slots / 32);
 }
 
-bool CellImpl::FreeSlotsLowLocked() const {
-  return state_->free_slots() + state_->pending_free_slots() < FreeSlotTarget() / 2;
+size_t CellImpl::SpareSlotsLocked() const {
+  return state_->free_slots() + state_->pending_free_slots();
 }
+
+bool CellImpl::FreeSlotsLowLocked() const { return SpareSlotsLocked() < FreeSlotTarget() / 2; }
 
 absl::Status CellImpl::RefillFreeSlots() {
   while (true) {
@@ -182,7 +184,7 @@ absl::Status CellImpl::RefillFreeSlots() {
     std::vector<uint64_t> victims;
     {
       MutexLock l(&state_mu_);
-      const size_t have = state_->free_slots() + state_->pending_free_slots();
+      const size_t have = SpareSlotsLocked();
       if (have >= FreeSlotTarget()) break;
       victims = state_->ColdLines(/*want_dirty=*/false,
                                   std::min(kDestageBatchLines, FreeSlotTarget() - have),

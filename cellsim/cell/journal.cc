@@ -347,17 +347,19 @@ void MetadataStore::LeadGroup(CacheState* state, Mutex* state_mu) {
       records.insert(records.end(), group[i]->records->begin(), group[i]->records->end());
       sync = sync || group[i]->sync;
     }
-    s = AppendLocked(records, /*sync=*/false, state, state_mu);
+    s = AppendLocked(records, state, state_mu);
     if (!s.ok()) break;
     members += group.size() - first;
     // Appends that asked for no sync are done once written: the cleaner's
     // records need not wait for the writers' sync.
-    MutexLock q(&queue_mu_);
     const auto unsynced = std::stable_partition(
         group.begin() + static_cast<ptrdiff_t>(first), group.end(),
         [](const PendingAppend* p) { return p->sync; });
     if (unsynced != group.end()) {
-      for (auto it = unsynced; it != group.end(); ++it) (*it)->done = true;
+      {
+        MutexLock q(&queue_mu_);
+        for (auto it = unsynced; it != group.end(); ++it) (*it)->done = true;
+      }
       group.erase(unsynced, group.end());
       queue_cv_.SignalAll();
     }
@@ -383,8 +385,8 @@ absl::Status MetadataStore::SyncLocked(CacheState* state, Mutex* state_mu) {
   return absl::OkStatus();
 }
 
-absl::Status MetadataStore::AppendLocked(const std::vector<Record>& records, bool sync,
-                                         CacheState* state, Mutex* state_mu) {
+absl::Status MetadataStore::AppendLocked(const std::vector<Record>& records, CacheState* state,
+                                         Mutex* state_mu) {
   if (!failed_.ok()) return failed_;
   const uint64_t data_bytes = ChunkDataPages(records) * kPage;
   EncodeChunk(sb_.epoch, next_seq_, records, &head_);
@@ -404,12 +406,6 @@ absl::Status MetadataStore::AppendLocked(const std::vector<Record>& records, boo
   const uint64_t seq = next_seq_++;
   tail_ += head_.size() + data_bytes;
   ++chunks_appended_;
-  if (sync) {
-    if (absl::Status s = flash_->Sync(); !s.ok()) return Failed(s);
-    ++syncs_;
-    dirty_ = false;
-    synced_seq_ = next_seq_;
-  }
   MutexLock sl(state_mu);
   for (const Record& r : records) {
     if (absl::Status s = state->Apply(r, seq); !s.ok()) {
@@ -417,7 +413,6 @@ absl::Status MetadataStore::AppendLocked(const std::vector<Record>& records, boo
                                                     std::string(s.message()))));
     }
   }
-  if (sync) state->MarkSynced(seq);
   return absl::OkStatus();
 }
 

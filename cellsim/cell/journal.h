@@ -3,8 +3,9 @@
 // journal of checksummed chunks (metadata.h gives the formats).
 //
 // Protocol:
-//   - Append(records, sync): one chunk = one write at the journal tail (and one
-//     fdatasync when `sync`), then the records are applied to the CacheState.
+//   - Append(records, sync): one chunk = one write at the journal tail, its
+//     records applied to the CacheState, then one fdatasync when `sync` (the
+//     caller returns after it; slots its records free are reused only then).
 //     A batch of requests therefore costs one append and one sync. Group
 //     commit: appends that arrive while another is being written wait and are
 //     then written together by one of them (the leader) as one chunk, those
@@ -143,8 +144,10 @@ class MetadataStore {
   // The leader: writes the queued appends as a chunk, then those that queued
   // meanwhile as another, ..., syncs once and acknowledges them all.
   void LeadGroup(CacheState* state, Mutex* state_mu) ABSL_LOCKS_EXCLUDED(mu_, queue_mu_);
-  [[nodiscard]] absl::Status AppendLocked(const std::vector<Record>& records, bool sync,
-                                          CacheState* state, Mutex* state_mu)
+  // Writes `records` as one chunk and applies them to `state` (a checkpoint
+  // first when the journal is full); LeadGroup syncs.
+  [[nodiscard]] absl::Status AppendLocked(const std::vector<Record>& records, CacheState* state,
+                                          Mutex* state_mu)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) ABSL_LOCKS_EXCLUDED(state_mu);
   // Writes the chunk head and its data pages at the journal tail.
   [[nodiscard]] absl::Status WriteChunkLocked(const std::vector<Record>& records)
