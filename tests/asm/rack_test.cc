@@ -403,21 +403,36 @@ std::set<std::pair<uint32_t, uint64_t>> Aus(DiskGroup* dg, uint32_t file) {
   return out;
 }
 
-// With every cell's cleaner stopped: file A, 8 MiB, fast-created (templates
-// at the cells, nothing on disk).
-absl::StatusOr<FileInfo> CreateTemplatedFile(const Rack& rack, DiskGroup* data) {
-  for (uint32_t c = 0; c < rack.cell_count(); ++c) rack.concrete_cell(c)->StopCleaner();
-  absl::StatusOr<FileInfo> a =
-      data->CreateFile({.db_name = "ORCL", .tag = "A", .size_bytes = 8 * kMiB});
-  if (!a.ok()) return a.status();
-  const format::BlockTemplate t{.kind = format::BlockKind::kData, .block_size = 8192,
-                                .file_number = 5, .file_blocks = 1024};
-  FormatResult fr;
-  absl::Status st = data->FormatFile(
-      a->number, {.block_template = t, .method = cell::FormatMethod::kMetadataOnly}, &fr);
-  if (!st.ok()) return st;
-  return a;
-}
+// A small write-back rack with every cell's cleaner stopped, whose +DATA
+// holds file A, 8 MiB, fast-created (templates at the cells, nothing on disk).
+struct TemplatedRack {
+  cellsim::testing::TempDir dir;
+  std::unique_ptr<io::IoBackend> io = io::MakePosixBackend();
+  ManualClock clock;
+  std::unique_ptr<Rack> rack;
+  DiskGroup* data = nullptr;
+  FileInfo a;
+
+  absl::Status Make() {
+    absl::StatusOr<std::unique_ptr<Rack>> made =
+        Rack::Create(io.get(), &clock, dir.path(), SmallRack());
+    if (!made.ok()) return made.status();
+    rack = std::move(*made);
+    absl::StatusOr<DiskGroup*> dg = rack->disk_group("DATA");
+    if (!dg.ok()) return dg.status();
+    data = *dg;
+    for (uint32_t c = 0; c < rack->cell_count(); ++c) rack->concrete_cell(c)->StopCleaner();
+    absl::StatusOr<FileInfo> file =
+        data->CreateFile({.db_name = "ORCL", .tag = "A", .size_bytes = 8 * kMiB});
+    if (!file.ok()) return file.status();
+    a = *file;
+    const format::BlockTemplate t{.kind = format::BlockKind::kData, .block_size = 8192,
+                                  .file_number = 5, .file_blocks = 1024};
+    FormatResult fr;
+    return data->FormatFile(
+        a.number, {.block_template = t, .method = cell::FormatMethod::kMetadataOnly}, &fr);
+  }
+};
 
 }  // namespace issue11
 
@@ -426,12 +441,9 @@ absl::StatusOr<FileInfo> CreateTemplatedFile(const Rack& rack, DiskGroup* data) 
 // once the drop is durable, before the AUs can hold a new file.
 TEST(RackTest, DroppedFileLinesAreNeverWrittenBack) {
   using namespace issue11;
-  cellsim::testing::TempDir dir;
-  auto io = io::MakePosixBackend();
-  ManualClock clock;
-  ASSERT_OK_AND_ASSIGN(auto rack, Rack::Create(io.get(), &clock, dir.path(), SmallRack()));
-  DiskGroup* data = rack->disk_group("DATA").value();
-  ASSERT_OK_AND_ASSIGN(FileInfo a, CreateTemplatedFile(*rack, data));
+  TemplatedRack t;
+  ASSERT_OK(t.Make());
+  auto& [dir, io, clock, rack, data, a] = t;
   for (uint64_t off = 0; off < 8 * kMiB; off += 2 * kMiB) {  // 64 KiB cached writes
     ASSERT_OK(WriteFile(data, a.number, off, Pattern(64 * kKiB, off)));
   }
@@ -478,12 +490,9 @@ TEST(RackTest, DroppedFileLinesAreNeverWrittenBack) {
 // AUs reads them as a fresh AU reads (zeros), not as the old file's bytes.
 TEST(RackTest, ShrunkFileFreedAusReadAsZerosInTheNextFile) {
   using namespace issue11;
-  cellsim::testing::TempDir dir;
-  auto io = io::MakePosixBackend();
-  ManualClock clock;
-  ASSERT_OK_AND_ASSIGN(auto rack, Rack::Create(io.get(), &clock, dir.path(), SmallRack()));
-  DiskGroup* data = rack->disk_group("DATA").value();
-  ASSERT_OK_AND_ASSIGN(FileInfo a, CreateTemplatedFile(*rack, data));
+  TemplatedRack t;
+  ASSERT_OK(t.Make());
+  auto& [dir, io, clock, rack, data, a] = t;
   // Recognisable bytes near the end: dirty lines in the write-back flash.
   ASSERT_OK(WriteFile(data, a.number, 8 * kMiB - 64 * kKiB, Pattern(64 * kKiB, 11)));
   ASSERT_GT(DirtyBytes(*rack), 0u);
