@@ -34,6 +34,9 @@
 //   --cs_cells=3 --cs_cell_disks=12   rack shape (a real cell has 12 disks)
 //   --cs_backend=io_uring|posix       (io_uring refused: the case is skipped)
 //   --cs_queue_depth=32
+// CELLSIM_PERF_CTL=CTL,ACK (environment): perf's control descriptors
+// (`perf record --delay=-1 --control fd:CTL,ACK`): events are on during each
+// timed statement only (docs/benchmarks.md "Profiling the statement alone").
 // Nothing is ever faked: a refused kernel feature (io_uring, O_DIRECT,
 // FALLOC_FL_ZERO_RANGE) or any error skips the case with the reason
 // (state.SkipWithError, "error_message" in the JSON).
