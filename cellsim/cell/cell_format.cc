@@ -1,6 +1,7 @@
 // FormatRange: the cell-side halves of smart file creation (the cell writes the
 // generated blocks to its grid disk, bypassing the cache) and fast data file
 // creation (write-back only: one kTemplateAdd record per range, no data).
+// A call syncs the flash once, whatever the number of its groups.
 //
 // The fast path keeps templates page-aligned: a range that starts or ends
 // inside a 4 KiB page has those sub-page edges generated and written through
@@ -44,10 +45,11 @@ absl::Status CellImpl::FormatRange(absl::Span<FormatRangeRequest> requests,
   std::vector<size_t> group;
   bool group_fast = false;
   SpanSet group_lines;
+  std::vector<size_t> appended;  // fast requests whose records wait for the sync
   auto run_group = [&] {
     if (group.empty()) return;
     if (group_fast) {
-      FormatFastGroup(requests, group, &local);
+      FormatFastGroup(requests, group, &local, &appended);
     } else {
       FormatSmartGroup(requests, group, &local);
     }
@@ -64,6 +66,20 @@ absl::Status CellImpl::FormatRange(absl::Span<FormatRangeRequest> requests,
     group_lines.Add(lr);
   }
   run_group();
+  // One sync makes every group's edges and templates durable (a call whose
+  // block-0 ranges share lines with the next ranges has two groups: one sync,
+  // not two). Nothing is reported formatted before it.
+  if (!appended.empty()) {
+    const absl::Status s = meta_->Sync(state_.get(), &state_mu_);
+    for (size_t i : appended) {
+      FormatRangeRequest& r = requests[i];
+      r.status = s;
+      if (s.ok()) {
+        r.metadata_only = true;
+        local.bytes_saved_by_creation += r.length;
+      }
+    }
+  }
   if (stats != nullptr) *stats += local;
   KickCleanerIfNeeded();
   for (const FormatRangeRequest& r : requests) {
@@ -134,11 +150,12 @@ size_t CellImpl::ChooseFormatPathsLocked(absl::Span<FormatRangeRequest> requests
 }
 
 void CellImpl::FormatFastGroup(absl::Span<FormatRangeRequest> requests,
-                               const std::vector<size_t>& group, CellIoStats* stats) {
+                               const std::vector<size_t>& group, CellIoStats* stats,
+                               std::vector<size_t>* appended) {
   // Sub-page edges through the cache's write path, before the template (the
   // template never covers them, so the order is free; doing them first keeps
   // the edge write from generating the new template's pages).
-  const bool edges_unsynced = WriteSubPageEdges(requests, group, stats);
+  WriteSubPageEdges(requests, group, stats);
   std::vector<Record> records;
   records.reserve(group.size());
   for (size_t i : group) {
@@ -152,23 +169,21 @@ void CellImpl::FormatFastGroup(absl::Span<FormatRangeRequest> requests,
                          .file_offset = r.file_offset + (a - r.offset)});
     }
   }
-  // One synced chunk for the whole group: fast creation of N ranges costs one
-  // journal write and one fdatasync, which also makes the edges' chunks
-  // durable (a group of sub-page ranges only has edges: a sync alone).
-  absl::Status s = Append(records, /*sync=*/true, stats);
-  if (s.ok() && records.empty() && edges_unsynced) s = meta_->Sync(state_.get(), &state_mu_);
+  // One chunk for the whole group (unsynced: FormatRange's sync covers it
+  // and the edges' chunks written before it, as replay keeps chunks in order).
+  const absl::Status s = Append(records, /*sync=*/false, stats);
   for (size_t i : group) {
     FormatRangeRequest& r = requests[i];
     if (!r.status.ok()) continue;
-    r.status = s;
     if (s.ok()) {
-      r.metadata_only = true;
-      stats->bytes_saved_by_creation += r.length;
+      appended->push_back(i);
+    } else {
+      r.status = s;
     }
   }
 }
 
-bool CellImpl::WriteSubPageEdges(absl::Span<FormatRangeRequest> requests,
+void CellImpl::WriteSubPageEdges(absl::Span<FormatRangeRequest> requests,
                                  const std::vector<size_t>& group, CellIoStats* stats) {
   std::vector<std::vector<uint8_t>> edge_data;
   std::vector<size_t> edge_owner;
@@ -227,7 +242,6 @@ bool CellImpl::WriteSubPageEdges(absl::Span<FormatRangeRequest> requests,
       requests[edge_owner[k]].status = edge_writes[k].status;
     }
   }
-  return !groups.empty();
 }
 
 void CellImpl::FormatSmartGroup(absl::Span<FormatRangeRequest> requests,

@@ -472,13 +472,15 @@ class CellImpl {
                                  std::vector<bool>* fast, std::vector<RangeLocks::Range>* ranges)
       ABSL_SHARED_LOCKS_REQUIRED(mode_mu_) ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_mu_);
   // A group of requests on the fast path: sub-page edges written through the
-  // cache, then one synced kTemplateAdd chunk.
+  // cache, then one kTemplateAdd chunk, both unsynced: FormatRange syncs once
+  // for all its groups. A request that failed gets its error; the others are
+  // appended to `appended`.
   void FormatFastGroup(absl::Span<FormatRangeRequest> requests, const std::vector<size_t>& group,
-                       CellIoStats* stats) ABSL_LOCKS_EXCLUDED(state_mu_);
+                       CellIoStats* stats, std::vector<size_t>* appended)
+      ABSL_LOCKS_EXCLUDED(state_mu_);
   // Writes the sub-page edges of the group's ranges through the cache,
-  // unsynced (FormatFastGroup's synced template chunk makes them durable);
-  // returns whether any edge chunk is waiting for that sync.
-  bool WriteSubPageEdges(absl::Span<FormatRangeRequest> requests,
+  // unsynced (FormatRange's one sync makes them durable with the templates).
+  void WriteSubPageEdges(absl::Span<FormatRangeRequest> requests,
                          const std::vector<size_t>& group, CellIoStats* stats)
       ABSL_LOCKS_EXCLUDED(state_mu_);
   // A group of requests on the smart path: the blocks generated onto the disk.

@@ -170,6 +170,37 @@ TEST_F(FormatRangeCases, GeneratedReadsAreCountedApart) {
   EXPECT_EQ(again, blocks);
 }
 
+// What the database sends for a new file (block 0, then [2 blocks, end), on
+// two disks): block 0 is a sub-page range sharing its line with the next
+// range, so the call runs in two groups (edges, then templates), and still
+// syncs the flash once; after a reopen every formatted byte reads back.
+TEST_F(FormatRangeCases, OneCallSyncsOnceForAllItsGroups) {
+  auto cell = Make("c");
+  Model model(cell->config());
+  const format::BlockTemplate t{.kind = format::BlockKind::kRedo, .block_size = 512,
+                                .file_number = 5, .file_blocks = 4097};
+  std::vector<FormatRangeRequest> reqs;
+  for (uint32_t disk : {0u, 1u}) {
+    reqs.push_back({.grid_disk = disk, .offset = 0, .length = 512, .block_template = t,
+                    .file_offset = 0, .method = FormatMethod::kMetadataOnly});
+    reqs.push_back({.grid_disk = disk, .offset = 1024, .length = 4095 * 512, .block_template = t,
+                    .file_offset = 1024, .method = FormatMethod::kMetadataOnly});
+  }
+  const uint64_t syncs0 = io_->Counters().syncs;
+  CellIoStats st;
+  ASSERT_OK(cell->FormatRange(absl::MakeSpan(reqs), &st));
+  EXPECT_EQ(io_->Counters().syncs - syncs0, 1u) << "one flash sync for the whole call";
+  for (const FormatRangeRequest& r : reqs) {
+    EXPECT_TRUE(r.metadata_only);
+    model.Format(r.grid_disk, r.offset, r.length, t, r.file_offset);
+  }
+  EXPECT_EQ(st.bytes_saved_by_creation, 2 * (512 + 4095 * 512));
+  ASSERT_OK(VerifyAgainst(cell.get(), model));
+  cell = Reopen(std::move(cell), "c");
+  ASSERT_OK(VerifyAgainst(cell.get(), model));
+  ASSERT_OK(cell->CheckConsistency());
+}
+
 TEST_F(FormatRangeCases, ReformatOverridesDirtyDataAndAdjacentRangesStaySeparate) {
   auto cell = Make("c");
   Model model(cell->config());

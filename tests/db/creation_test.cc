@@ -462,8 +462,7 @@ class FlashSyncCounter : public io::IoBackendWrapper {
 // files (+DATA's and +RECO's, 3-way each) syncs its flash once per
 // control-file write, not once per copy; the format requests of both members
 // (block 0 and [2 blocks, end) of each) and their sub-page edges cost each
-// cell one sync for the template and at most two for the edges; the two
-// header writes go to each cell in one batch.
+// cell one sync in all; the two header writes go to each cell in one batch.
 TEST(Creation, FastPathSyncsEachCellOncePerControlFileWrite) {
   cellsim::testing::TempDir tmp;
   auto io = std::make_unique<FlashSyncCounter>(io::MakePosixBackend());
@@ -484,7 +483,7 @@ TEST(Creation, FastPathSyncsEachCellOncePerControlFileWrite) {
   const uint64_t cells = rack->cell_count();
   std::printf("flash syncs of the statement: %llu\n", static_cast<unsigned long long>(syncs));
   // Separate writes per control file and per format range took 80 here.
-  EXPECT_LE(syncs, cf_writes * cells + 3 * cells + cells) << "flash syncs of the statement";
+  EXPECT_LE(syncs, cf_writes * cells + cells + cells) << "flash syncs of the statement";
   EXPECT_GE(syncs, cf_writes * cells) << "every control-file write is durable on every cell";
 }
 
