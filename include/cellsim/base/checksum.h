@@ -43,9 +43,10 @@ class Encoder {
   absl::Span<const uint8_t> data() const { return bytes_; }
 
  private:
-  void PutLe(uint64_t v, int n) {
-    for (int i = 0; i < n; ++i) bytes_.push_back(static_cast<uint8_t>(v >> (8 * i)));
-  }
+  // One append of n bytes (one capacity check), not n push_backs: journal
+  // chunks encode thousands of records at a time. (Out of line: inlined into
+  // callers, g++ 12 reports a bogus -Wstringop-overflow on it.)
+  void PutLe(uint64_t v, int n);
   std::vector<uint8_t> bytes_;
 };
 
