@@ -195,7 +195,9 @@ struct DiskEdgePages {
 // request overlaps them (then the group is run first, keeping batch order).
 // Requests usually come in ascending order on each disk (ASM sends a cell its
 // AU copies in allocation order): while they do, each disk's ranges are kept
-// in a sorted vector, a range past the last one is added without a lookup and
+// in a sorted vector, a range past the last one is added without a lookup
+// (one that starts inside the last one is merged into it: only the union
+// matters, and a new file's block 0 shares its line with the next range) and
 // a query is one binary search. The first range out of that order moves every
 // range into a B-tree, which answers from then on.
 class SpanSet {
@@ -222,6 +224,10 @@ class SpanSet {
       std::vector<std::pair<uint64_t, uint64_t>>& v = by_disk_[r.disk];
       if (v.empty() || r.begin >= v.back().second) {
         v.emplace_back(r.begin, r.end);
+        return;
+      }
+      if (r.begin >= v.back().first) {
+        v.back().second = std::max(v.back().second, r.end);
         return;
       }
     }
