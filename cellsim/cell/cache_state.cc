@@ -15,6 +15,7 @@ CacheState::CacheState(std::vector<uint64_t> disk_sizes, uint32_t line_size,
       num_slots_(num_slots),
       full_mask_(pages_per_line_ >= 64 ? ~uint64_t{0}
                                        : ((uint64_t{1} << pages_per_line_) - 1)),
+      lines_on_disk_(disk_sizes_.size(), 0),
       slot_state_(num_slots, kFree),
       templates_(disk_sizes_.size()),
       lost_(disk_sizes_.size()) {
@@ -123,6 +124,7 @@ void CacheState::SetLine(uint32_t disk, uint64_t line, uint32_t slot, uint64_t v
   if (it == lines_.end()) {
     lru_.push_front(key);
     it = lines_.emplace(key, LineState{.slot = slot, .lru = lru_.begin()}).first;
+    ++lines_on_disk_[disk];
   } else {
     if (it->second.slot != slot) FreeSlot(it->second.slot, seq);
     valid_pages_ -= std::popcount(it->second.valid);
@@ -155,6 +157,7 @@ void CacheState::DropLine(uint64_t key, uint64_t seq) {
   if (it->second.dirty != 0) --dirty_lines_;
   lru_.erase(it->second.lru);
   FreeSlot(it->second.slot, seq);
+  --lines_on_disk_[KeyDisk(key)];
   lines_.erase(it);
 }
 
@@ -177,7 +180,7 @@ void CacheState::MarkSynced(uint64_t seq) {
 }
 
 void CacheState::DropPages(uint32_t disk, uint64_t offset, uint64_t length, uint64_t seq) {
-  if (length == 0 || lines_.empty()) return;
+  if (length == 0 || lines_on_disk_[disk] == 0) return;
   const uint64_t end = offset + length;
   auto drop_in_line = [&](uint64_t line) {
     auto it = lines_.find(Key(disk, line));
@@ -197,6 +200,7 @@ void CacheState::DropPages(uint32_t disk, uint64_t offset, uint64_t length, uint
     if (l.valid == 0) {
       lru_.erase(l.lru);
       FreeSlot(l.slot, seq);
+      --lines_on_disk_[disk];
       lines_.erase(it);
     }
   };
@@ -468,6 +472,7 @@ std::vector<CheckpointRange> CacheState::LoseAll() {
   }
   for (const CheckpointRange& r : lost) AddLost(r.disk, r.offset, r.offset + r.length);
   lines_.clear();
+  lines_on_disk_.assign(disk_sizes_.size(), 0);
   lru_.clear();
   templates_.assign(disk_sizes_.size(), {});
   template_count_ = 0;

@@ -137,6 +137,9 @@ class CacheState {
   uint32_t num_slots_;
   uint64_t full_mask_;
   std::unordered_map<uint64_t, LineState> lines_;
+  // Cached lines per disk: DropPages skips a disk that has none without a
+  // lookup per line (a fast creation drops the pages of every AU it formats).
+  std::vector<uint32_t> lines_on_disk_;
   std::list<uint64_t> lru_;  // front = most recently used
   std::vector<uint8_t> slot_state_;
   mutable std::vector<uint32_t> free_;
