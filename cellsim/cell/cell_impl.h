@@ -199,7 +199,9 @@ struct DiskEdgePages {
 // (one that starts inside the last one is merged into it: only the union
 // matters, and a new file's block 0 shares its line with the next range) and
 // a query is one binary search. The first range out of that order moves every
-// range into a B-tree, which answers from then on.
+// range into a B-tree, which answers from then on. Either way the set holds the
+// union of the ranges added, as disjoint intervals (an empty range adds
+// nothing).
 class SpanSet {
  public:
   bool Overlaps(const RangeLocks::Range& r) const {
@@ -219,7 +221,8 @@ class SpanSet {
     return it->first.first == r.disk && it->second > r.begin;
   }
   void Add(const RangeLocks::Range& r) {
-    if (ascending_ && r.begin < r.end && r.disk < kMaxListedDisks) {
+    if (r.begin >= r.end) return;
+    if (ascending_ && r.disk < kMaxListedDisks) {
       if (r.disk >= by_disk_.size()) by_disk_.resize(uint64_t{r.disk} + 1);
       std::vector<std::pair<uint64_t, uint64_t>>& v = by_disk_[r.disk];
       if (v.empty() || r.begin >= v.back().second) {
@@ -238,7 +241,19 @@ class SpanSet {
       by_disk_.clear();
       ascending_ = false;
     }
-    m_[{r.disk, r.begin}] = r.end;
+    // Merge every interval the range overlaps into one.
+    uint64_t begin = r.begin, end = r.end;
+    auto it = m_.lower_bound({r.disk, r.begin});
+    if (it != m_.begin()) {
+      auto before = std::prev(it);
+      if (before->first.first == r.disk && before->second > r.begin) it = before;
+    }
+    while (it != m_.end() && it->first.first == r.disk && it->first.second < end) {
+      begin = std::min(begin, it->first.second);
+      end = std::max(end, it->second);
+      it = m_.erase(it);
+    }
+    m_[{r.disk, begin}] = end;
   }
   void Clear() {
     m_.clear();
