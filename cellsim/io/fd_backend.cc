@@ -270,6 +270,44 @@ absl::Status FdBackend::Validate(const IoRequest& r, std::shared_ptr<OpenFile>* 
   return absl::OkStatus();
 }
 
+void FdBackend::ExecuteBlocking(IoRequest& r) {
+  r.transferred = 0;
+  r.latency_ns = 0;
+  std::shared_ptr<OpenFile> file;
+  r.status = Validate(r, &file);
+  if (!r.status.ok()) return;
+  const uint64_t start = MonotonicNanos();
+  auto* p = static_cast<uint8_t*>(r.buffer);
+  // Loop over short transfers: a read stops at EOF (0), a write retries the
+  // rest so that only a real error ends it early.
+  while (r.transferred < r.length) {
+    const size_t left = r.length - r.transferred;
+    const off_t off = static_cast<off_t>(r.offset + r.transferred);
+    const ssize_t n = r.op == IoOp::kRead ? ::pread(file->fd, p + r.transferred, left, off)
+                                          : ::pwrite(file->fd, p + r.transferred, left, off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      r.status = ErrnoStatus(errno, r.op == IoOp::kRead ? "pread" : "pwrite", file->path,
+                             r.offset, r.length);
+      break;
+    }
+    if (n == 0) {
+      if (r.op == IoOp::kWrite) {
+        r.status = ErrnoStatus(EIO, "pwrite (wrote 0 bytes)", file->path, r.offset, r.length);
+      }
+      break;  // read: end of file
+    }
+    r.transferred += static_cast<size_t>(n);
+    // O_DIRECT at an unaligned EOF: the next offset is not aligned and the
+    // kernel would refuse it, but a short direct read only happens at EOF.
+    if (file->direct && r.op == IoOp::kRead && !IsAligned(r.transferred, kDirectAlignment)) {
+      break;
+    }
+  }
+  r.latency_ns = MonotonicNanos() - start;
+  Count(r);
+}
+
 void FdBackend::Count(const IoRequest& r) {
   if (!r.status.ok()) return;
   if (r.op == IoOp::kRead) {

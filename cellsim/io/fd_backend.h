@@ -79,6 +79,9 @@ class FdBackend : public IoBackend {
       ABSL_LOCKS_EXCLUDED(files_mu_, buffers_mu_);
   // Records a completed request in the counters.
   void Count(const IoRequest& request);
+  // Validates and runs one request with pread/pwrite on the calling thread
+  // (short transfers continued, EINTR retried), then counts it.
+  void ExecuteBlocking(IoRequest& request) ABSL_LOCKS_EXCLUDED(files_mu_, buffers_mu_);
   void CountSubmit() { submits_.fetch_add(1, std::memory_order_relaxed); }
 
   // Registered buffers, in index order. Guarded by buffers_mu_; the generation
