@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
+#include <map>
 
 #include "cellsim/cell/cell_impl.h"
 
@@ -40,8 +42,11 @@ absl::Status CellImpl::FormatRange(absl::Span<FormatRangeRequest> requests,
   RangeLocks::Guard guard;
   if (!ranges.empty()) guard = locks_.Acquire(std::move(ranges));
 
-  // Groups of consecutive same-path requests on disjoint lines keep batch order
-  // for overlapping re-formats while batching everything else.
+  // Groups of consecutive same-path requests keep batch order for overlapping
+  // re-formats while batching everything else: smart requests on disjoint
+  // lines; fast requests on disjoint bytes (their edges are split further
+  // by line in WriteSubPageEdges, and edges of one page merged, so a new
+  // file's block 0 and its next range are one group).
   std::vector<size_t> group;
   bool group_fast = false;
   SpanSet group_lines;
@@ -59,7 +64,9 @@ absl::Status CellImpl::FormatRange(absl::Span<FormatRangeRequest> requests,
   for (size_t i = 0; i < requests.size(); ++i) {
     const FormatRangeRequest& r = requests[i];
     if (!r.status.ok()) continue;
-    const RangeLocks::Range lr = LineRange(r.grid_disk, r.offset, r.length);
+    const RangeLocks::Range lr = fast[i]
+                                     ? RangeLocks::Range{r.grid_disk, r.offset, r.offset + r.length}
+                                     : LineRange(r.grid_disk, r.offset, r.length);
     if (!group.empty() && (group_lines.Overlaps(lr) || group_fast != fast[i])) run_group();
     group_fast = fast[i];
     group.push_back(i);
@@ -185,9 +192,7 @@ void CellImpl::FormatFastGroup(absl::Span<FormatRangeRequest> requests,
 
 void CellImpl::WriteSubPageEdges(absl::Span<FormatRangeRequest> requests,
                                  const std::vector<size_t>& group, CellIoStats* stats) {
-  std::vector<std::vector<uint8_t>> edge_data;
-  std::vector<size_t> edge_owner;
-  std::vector<uint64_t> edge_offset;
+  std::vector<SubPageEdge> edges;
   for (size_t i : group) {
     const FormatRangeRequest& r = requests[i];
     const uint64_t end = r.offset + r.length;
@@ -201,18 +206,20 @@ void CellImpl::WriteSubPageEdges(absl::Span<FormatRangeRequest> requests,
       if (b < end) pieces.push_back({b, end});
     }
     for (auto [x, y] : pieces) {
-      edge_data.emplace_back(y - x);
+      SubPageEdge& e = edges.emplace_back();
+      e.disk = r.grid_disk;
+      e.offset = x;
+      e.data.resize(y - x);
       format::GenerateRange(r.block_template, r.file_offset + (x - r.offset),
-                            absl::MakeSpan(edge_data.back()));
-      edge_owner.push_back(i);
-      edge_offset.push_back(x);
+                            absl::MakeSpan(e.data));
+      e.owners.push_back(i);
     }
   }
+  MergeEdgesOfOnePage(&edges);
   std::vector<WriteRequest> edge_writes;
-  edge_writes.reserve(edge_data.size());
-  for (size_t k = 0; k < edge_data.size(); ++k) {
-    edge_writes.push_back({.grid_disk = requests[edge_owner[k]].grid_disk,
-                           .offset = edge_offset[k], .data = edge_data[k]});
+  edge_writes.reserve(edges.size());
+  for (const SubPageEdge& e : edges) {
+    edge_writes.push_back({.grid_disk = e.disk, .offset = e.offset, .data = e.data});
   }
   // Edges in groups of disjoint lines (one journal chunk each, unsynced):
   // an edge goes into the group after the last one holding an edge of its
@@ -238,10 +245,56 @@ void CellImpl::WriteSubPageEdges(absl::Span<FormatRangeRequest> requests,
     stats->metadata_bytes_written += edge_stats.metadata_bytes_written;
   }
   for (size_t k = 0; k < edge_writes.size(); ++k) {
-    if (!edge_writes[k].status.ok() && requests[edge_owner[k]].status.ok()) {
-      requests[edge_owner[k]].status = edge_writes[k].status;
+    if (edge_writes[k].status.ok()) continue;
+    for (size_t owner : edges[k].owners) {
+      if (requests[owner].status.ok()) requests[owner].status = edge_writes[k].status;
     }
   }
+}
+
+void CellImpl::MergeEdgesOfOnePage(std::vector<SubPageEdge>* edges) {
+  // Pieces inside one page, by page, in batch order.
+  std::map<std::pair<uint32_t, uint64_t>, std::vector<size_t>> by_page;
+  for (size_t k = 0; k < edges->size(); ++k) {
+    const SubPageEdge& e = (*edges)[k];
+    const uint64_t page = io::AlignDown(e.offset, kPage);
+    if (e.offset + e.data.size() <= page + kPage) by_page[{e.disk, page}].push_back(k);
+  }
+  std::vector<bool> merged_away(edges->size(), false);
+  for (const auto& [key, pieces] : by_page) {
+    if (pieces.size() < 2) continue;
+    const auto [disk, page] = key;
+    // The page's current bytes (the range locks of the call cover it), then
+    // the pieces over them in batch order.
+    io::AlignedBuffer buf(kPage);
+    FillPlan plan;
+    absl::Status s;
+    {
+      MutexLock l(&state_mu_);
+      s = PlanFillLocked(disk, page, kPage, buf.data(), &plan);
+    }
+    if (!s.ok()) continue;  // e.g. a lost page: the pieces go on their own and fail there
+    RunGens(plan.gens);
+    if (!SubmitBatch(&plan.io).ok()) continue;
+    SubPageEdge& first = (*edges)[pieces[0]];
+    for (size_t k : pieces) {
+      SubPageEdge& e = (*edges)[k];
+      std::memcpy(buf.data() + (e.offset - page), e.data.data(), e.data.size());
+      if (k == pieces[0]) continue;
+      first.owners.insert(first.owners.end(), e.owners.begin(), e.owners.end());
+      merged_away[k] = true;
+    }
+    first.offset = page;
+    first.data.assign(buf.data(), buf.data() + kPage);
+  }
+  if (std::find(merged_away.begin(), merged_away.end(), true) == merged_away.end()) return;
+  size_t out = 0;
+  for (size_t k = 0; k < edges->size(); ++k) {
+    if (merged_away[k]) continue;
+    if (out != k) (*edges)[out] = std::move((*edges)[k]);
+    ++out;
+  }
+  edges->resize(out);
 }
 
 void CellImpl::FormatSmartGroup(absl::Span<FormatRangeRequest> requests,

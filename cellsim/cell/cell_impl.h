@@ -504,6 +504,20 @@ class CellImpl {
   void WriteSubPageEdges(absl::Span<FormatRangeRequest> requests,
                          const std::vector<size_t>& group, CellIoStats* stats)
       ABSL_LOCKS_EXCLUDED(state_mu_);
+  // A generated sub-page piece of the format requests `owners` (one request,
+  // or several once merged).
+  struct SubPageEdge {
+    uint32_t disk = 0;
+    uint64_t offset = 0;
+    std::vector<uint8_t> data;
+    std::vector<size_t> owners;
+  };
+  // Pieces of several requests inside one 4 KiB page (a new file's block 0
+  // and the start of its next range: they share a line, so they took two
+  // edge groups and two chunks) become one whole-page piece, the bytes
+  // between them read as they are now. Pieces of a page that cannot be read
+  // (a lost page) stay apart.
+  void MergeEdgesOfOnePage(std::vector<SubPageEdge>* edges) ABSL_LOCKS_EXCLUDED(state_mu_);
   // A group of requests on the smart path: the blocks generated onto the disk.
   void FormatSmartGroup(absl::Span<FormatRangeRequest> requests,
                         const std::vector<size_t>& group, CellIoStats* stats)
