@@ -23,12 +23,7 @@ void Encoder::PatchU64(size_t pos, uint64_t v) {
   for (int i = 0; i < 8; ++i) bytes_.at(pos + i) = static_cast<uint8_t>(v >> (8 * i));
 }
 
-void Encoder::PutLe(uint64_t v, int n) {
-  const size_t at = bytes_.size();
-  bytes_.resize(at + static_cast<size_t>(n));
-  uint8_t* p = bytes_.data() + at;
-  for (int i = 0; i < n; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
-}
+void Encoder::PutLe(uint64_t v, int n) { StoreLe(Extend(static_cast<size_t>(n)), v, n); }
 
 bool Decoder::GetLe(uint64_t* v, int n) {
   if (remaining() < static_cast<size_t>(n)) return false;

@@ -172,13 +172,14 @@ std::string BlockTemplate::DebugString() const {
                      file_number, file_blocks);
 }
 
-void BlockTemplate::EncodeTo(Encoder* e) const {
-  e->PutU8(static_cast<uint8_t>(kind));
-  e->PutU8(0);
-  e->PutU16(0);
-  e->PutU32(block_size);
-  e->PutU32(file_number);
-  e->PutU64(file_blocks);
+void BlockTemplate::EncodeTo(Encoder* e) const { EncodeTo(e->Extend(kEncodedSize)); }
+
+uint8_t* BlockTemplate::EncodeTo(uint8_t* out) const {
+  uint8_t* p = StoreLe(out, static_cast<uint8_t>(kind), 1);
+  p = StoreLe(p, 0, 3);
+  p = StoreLe(p, block_size, 4);
+  p = StoreLe(p, file_number, 4);
+  return StoreLe(p, file_blocks, 8);
 }
 
 bool BlockTemplate::DecodeFrom(Decoder* d, BlockTemplate* out) {

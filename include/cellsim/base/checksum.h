@@ -38,6 +38,13 @@ class Encoder {
   void PatchU32(size_t pos, uint32_t v);
   void PatchU64(size_t pos, uint64_t v);
 
+  // Appends n bytes and returns where they start, for a caller that writes a
+  // fixed-size layout itself (StoreLe); valid until the next append.
+  uint8_t* Extend(size_t n) {
+    bytes_.resize(bytes_.size() + n);
+    return bytes_.data() + bytes_.size() - n;
+  }
+
   size_t size() const { return bytes_.size(); }
   std::vector<uint8_t>& bytes() { return bytes_; }
   absl::Span<const uint8_t> data() const { return bytes_; }
@@ -49,6 +56,12 @@ class Encoder {
   void PutLe(uint64_t v, int n);
   std::vector<uint8_t> bytes_;
 };
+
+// Stores the n low bytes of v at p, little-endian; returns p + n.
+inline uint8_t* StoreLe(uint8_t* p, uint64_t v, int n) {
+  for (int i = 0; i < n; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+  return p + n;
+}
 
 // Reads little-endian fields; each Get* returns false (and consumes nothing)
 // when fewer bytes remain than needed.

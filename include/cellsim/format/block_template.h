@@ -76,6 +76,8 @@ struct BlockTemplate {
   // file_blocks u64 (little-endian).
   static constexpr size_t kEncodedSize = 20;
   void EncodeTo(Encoder* e) const;
+  // The same kEncodedSize bytes written at `out`; returns out + kEncodedSize.
+  uint8_t* EncodeTo(uint8_t* out) const;
   // False on truncated input, an unknown kind, non-zero reserved bytes or a
   // template that fails Validate() (consumes kEncodedSize bytes when it can).
   [[nodiscard]] static bool DecodeFrom(Decoder* d, BlockTemplate* out);
