@@ -191,6 +191,8 @@ void CreationWindow::Record() {
   const uint64_t start = now - std::min(now, measured_ns_);
   uint64_t given = 0;
   double so_far = 0;
+  std::vector<stats::EndedWait> ended;
+  ended.reserve(waits.size());
   for (const BlockingWait& w : waits) {
     so_far += w.ns;
     const uint64_t upto = modeled > 0 ? static_cast<uint64_t>(static_cast<double>(measured_ns_) *
@@ -201,9 +203,10 @@ void CreationWindow::Record() {
     if (auto hash = cell_hashes_.find(w.queue); !init_writes_ && hash != cell_hashes_.end()) {
       p.p1 = hash->second;
     }
-    rec_.WaitEndedAt(wait_, upto - std::min(upto, given), start + upto, p);
+    ended.push_back({upto - std::min(upto, given), start + upto, p});
     given = std::max(given, upto);
   }
+  rec_.WaitsEndedAt(wait_, ended);
   measured_ns_ = 0;
 }
 

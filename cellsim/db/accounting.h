@@ -59,6 +59,12 @@ class Recorder {
     if (session_history_ != nullptr) session_history_->Record(w, p, ns, end_ns);
     system_waits_->Record(w, ns);
   }
+  // WaitEndedAt of each of `waits`, in order (summed per set first).
+  void WaitsEndedAt(stats::Wait w, absl::Span<const stats::EndedWait> waits) {
+    if (session_waits_ != nullptr) session_waits_->RecordAll(w, waits);
+    if (session_history_ != nullptr) session_history_->RecordAll(w, waits);
+    system_waits_->RecordAll(w, waits);
+  }
   // Runs f() and records its duration as one wait `w` with parameters `p`.
   template <typename F>
   auto Timed(stats::Wait w, const stats::WaitParams& p, F&& f) {

@@ -134,6 +134,19 @@ void WaitSet::Record(Wait w, uint64_t ns) {
   }
 }
 
+void WaitSet::RecordAll(Wait w, absl::Span<const EndedWait> waits) {
+  if (waits.empty()) return;
+  WaitValues sum;
+  WaitValue& v = sum[w];
+  for (const EndedWait& e : waits) {
+    ++v.count;
+    v.total_ns += e.ns;
+    ++v.histogram[WaitHistogramBucket(e.ns)];
+    v.max_ns = std::max(v.max_ns, e.ns);
+  }
+  AddAll(sum);
+}
+
 void WaitSet::AddAll(const WaitValues& values) {
   for (size_t i = 0; i < kWaitCount; ++i) {
     const WaitValue& w = values.v[i];
@@ -166,6 +179,15 @@ WaitValues WaitSet::Snapshot() const {
 
 void WaitHistory::Record(Wait w, const WaitParams& p, uint64_t ns, uint64_t end_ns) {
   MutexLock lock(&mu_);
+  RecordLocked(w, p, ns, end_ns);
+}
+
+void WaitHistory::RecordAll(Wait w, absl::Span<const EndedWait> waits) {
+  MutexLock lock(&mu_);
+  for (const EndedWait& e : waits) RecordLocked(w, e.params, e.ns, e.end_ns);
+}
+
+void WaitHistory::RecordLocked(Wait w, const WaitParams& p, uint64_t ns, uint64_t end_ns) {
   WaitEvent e{w, p, ns, end_ns, 0, count_ + 1};
   if (count_ > 0) {
     const uint64_t previous_end = ring_[(count_ - 1) % kCapacity].end_ns;

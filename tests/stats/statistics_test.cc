@@ -233,6 +233,51 @@ TEST(WaitHistoryTest, CaptureKeepsEveryWaitOfTheCallOnlyWhenAsked) {
   EXPECT_TRUE(h.TakeCapture().empty());
 }
 
+// RecordAll (a fast creation's thousands of creation waits at once) leaves
+// the wait sets, the history ring and a capture exactly as Record of each
+// wait in order would.
+TEST(WaitHistoryTest, RecordAllEqualsRecordOfEach) {
+  std::vector<EndedWait> waits;
+  for (uint64_t i = 0; i < 40; ++i) {
+    waits.push_back({.ns = (i * 7919) % 5000 + i, .end_ns = 10000 + 600 * i, .params = {i, 1, 2}});
+  }
+  WaitSet one, all;
+  WaitHistory h_one, h_all;
+  h_one.ResetCapture(true);
+  h_all.ResetCapture(true);
+  one.Record(Wait::kLogFileSync, 3);  // earlier waits stay as they were
+  all.Record(Wait::kLogFileSync, 3);
+  h_one.Record(Wait::kLogFileSync, {}, 3, 9000);
+  h_all.Record(Wait::kLogFileSync, {}, 3, 9000);
+  for (const EndedWait& w : waits) {
+    one.Record(Wait::kCellSmartFileCreation, w.ns);
+    h_one.Record(Wait::kCellSmartFileCreation, w.params, w.ns, w.end_ns);
+  }
+  all.RecordAll(Wait::kCellSmartFileCreation, waits);
+  h_all.RecordAll(Wait::kCellSmartFileCreation, waits);
+  all.RecordAll(Wait::kCellSmartFileCreation, {});
+  for (Wait w : {Wait::kLogFileSync, Wait::kCellSmartFileCreation}) {
+    const WaitValue a = one.Snapshot()[w], b = all.Snapshot()[w];
+    EXPECT_EQ(a.count, b.count);
+    EXPECT_EQ(a.total_ns, b.total_ns);
+    EXPECT_EQ(a.max_ns, b.max_ns);
+    EXPECT_EQ(a.histogram, b.histogram);
+  }
+  auto same = [](const std::vector<WaitEvent>& x, const std::vector<WaitEvent>& y) {
+    ASSERT_EQ(x.size(), y.size());
+    for (size_t k = 0; k < x.size(); ++k) {
+      EXPECT_EQ(x[k].event, y[k].event);
+      EXPECT_EQ(x[k].params.p1, y[k].params.p1);
+      EXPECT_EQ(x[k].ns, y[k].ns);
+      EXPECT_EQ(x[k].end_ns, y[k].end_ns);
+      EXPECT_EQ(x[k].since_last_ns, y[k].since_last_ns);
+      EXPECT_EQ(x[k].seq, y[k].seq);
+    }
+  };
+  same(h_one.Last(), h_all.Last());
+  same(h_one.TakeCapture(), h_all.TakeCapture());
+}
+
 TEST(WaitHistoryTest, ParameterNamesAsTheTracePrintsThem) {
   EXPECT_EQ(WaitParamTraceName(Wait::kCellSmartFileCreation, 1), "cellhash#");
   EXPECT_EQ(WaitParamTraceName(Wait::kCellSmartFileCreation, 2), "p2");

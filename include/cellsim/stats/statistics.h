@@ -28,6 +28,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "cellsim/base/mutex.h"
 
 namespace cellsim::stats {
@@ -181,6 +182,14 @@ struct WaitEvent {
   uint64_t seq = 0;            // the session's waits so far, this one included (from 1)
 };
 
+// A wait of one event as it ended, for recording many at once (a fast
+// creation's thousands of creation waits).
+struct EndedWait {
+  uint64_t ns = 0;      // how long it lasted
+  uint64_t end_ns = 0;  // when it ended
+  WaitParams params;
+};
+
 // A session's last waits with their parameters: a fixed ring (no allocation
 // per wait), and, while a trace is on, every wait of the current call.
 class WaitHistory {
@@ -189,6 +198,8 @@ class WaitHistory {
   static constexpr size_t kCapacity = 10;
   // A wait of `ns` that ended at `end_ns`.
   void Record(Wait w, const WaitParams& p, uint64_t ns, uint64_t end_ns);
+  // Record() of each of `waits`, in order, under one lock.
+  void RecordAll(Wait w, absl::Span<const EndedWait> waits);
   // The last min(kCapacity, waits so far) waits, newest first.
   std::vector<WaitEvent> Last() const;
   // Drops what was kept; from now on, when `keep`, every Record is also kept
@@ -199,6 +210,8 @@ class WaitHistory {
 
  private:
   mutable Mutex mu_;
+  void RecordLocked(Wait w, const WaitParams& p, uint64_t ns, uint64_t end_ns)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::array<WaitEvent, kCapacity> ring_ ABSL_GUARDED_BY(mu_);
   uint64_t count_ ABSL_GUARDED_BY(mu_) = 0;
   bool capturing_ ABSL_GUARDED_BY(mu_) = false;
@@ -271,6 +284,8 @@ struct WaitValues {
 class WaitSet {
  public:
   void Record(Wait w, uint64_t ns);
+  // Record() of each of `waits` (summed first: one atomic add per field).
+  void RecordAll(Wait w, absl::Span<const EndedWait> waits);
   void AddAll(const WaitValues& values);
   WaitValues Snapshot() const;
 
