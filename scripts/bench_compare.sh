@@ -24,7 +24,9 @@
 #       buffered and/or O_DIRECT (--io).
 # The table gives path, logical and physical bytes, time, throughput, and the
 # ratios zero-fill / fio throughput (same physical bytes) and fast /
-# fallocate time; the issue asks >= 0.9 and <= 5 (--strict exits 1 otherwise).
+# fallocate time; issue 13 asks >= 0.9 of fio, issue 14 <= 2x fallocate (--strict exits 1
+# otherwise; a single run, so scripts/fast_create_compare.sh's rounds are the steadier
+# figure for the second).
 # --writes adds the durable 8 KiB random writes of a cell beside fio
 # (scripts/cell_write_compare.sh: write-back, write-through, 1 vs 8 writers;
 # output in cell_writes.txt).
@@ -227,7 +229,7 @@ while IFS=$'\t' read -r size what io ratio; do
         # fio writes with O_DIRECT: only the O_DIRECT row is like for like.
         [ "$io" = direct ] || verdict="for information: page cache vs fio's O_DIRECT"
         line="zero-fill/fio throughput ($io, 2 x $size MiB): $ratio ($verdict)" ;;
-    fa) verdict=$(awk -v r="$ratio" 'BEGIN {print (r <= 5 ? "meets <= 5" : "ABOVE 5")}')
+    fa) verdict=$(awk -v r="$ratio" 'BEGIN {print (r <= 2 ? "meets <= 2" : "ABOVE 2")}')
         line="fast/fallocate time ($io, 2 x $size MiB): $ratio ($verdict)" ;;
   esac
   echo "$line" | tee -a "$results/table.txt"
