@@ -73,9 +73,9 @@ absl::Status CellImpl::FormatRange(absl::Span<FormatRangeRequest> requests,
     group_lines.Add(lr);
   }
   run_group();
-  // One sync makes every group's edges and templates durable (a call whose
-  // block-0 ranges share lines with the next ranges has two groups: one sync,
-  // not two). Nothing is reported formatted before it.
+  // One sync makes every group's edges and templates durable (a re-format
+  // overlapping an earlier request of the call makes a second group: still
+  // one sync). Nothing is reported formatted before it.
   if (!appended.empty()) {
     const absl::Status s = meta_->Sync(state_.get(), &state_mu_);
     for (size_t i : appended) {
