@@ -270,7 +270,16 @@ absl::Status FdBackend::Validate(const IoRequest& r, std::shared_ptr<OpenFile>* 
   return absl::OkStatus();
 }
 
-void FdBackend::ExecuteBlocking(IoRequest& r) {
+absl::Status FdBackend::ExecuteBlocking(absl::Span<IoRequest> requests) {
+  absl::Status first_error;
+  for (IoRequest& r : requests) {
+    ExecuteOne(r);
+    if (!r.status.ok() && first_error.ok()) first_error = r.status;
+  }
+  return first_error;
+}
+
+void FdBackend::ExecuteOne(IoRequest& r) {
   r.transferred = 0;
   r.latency_ns = 0;
   std::shared_ptr<OpenFile> file;

@@ -79,9 +79,11 @@ class FdBackend : public IoBackend {
       ABSL_LOCKS_EXCLUDED(files_mu_, buffers_mu_);
   // Records a completed request in the counters.
   void Count(const IoRequest& request);
-  // Validates and runs one request with pread/pwrite on the calling thread
-  // (short transfers continued, EINTR retried), then counts it.
-  void ExecuteBlocking(IoRequest& request) ABSL_LOCKS_EXCLUDED(files_mu_, buffers_mu_);
+  // Validates and runs each request with pread/pwrite on the calling thread,
+  // in order (short transfers continued, EINTR retried), counting each;
+  // returns the first failed request's status.
+  absl::Status ExecuteBlocking(absl::Span<IoRequest> requests)
+      ABSL_LOCKS_EXCLUDED(files_mu_, buffers_mu_);
   void CountSubmit() { submits_.fetch_add(1, std::memory_order_relaxed); }
 
   // Registered buffers, in index order. Guarded by buffers_mu_; the generation
@@ -93,6 +95,8 @@ class FdBackend : public IoBackend {
   void MarkBufferUnusable(int index) ABSL_LOCKS_EXCLUDED(buffers_mu_);
 
  private:
+  void ExecuteOne(IoRequest& request) ABSL_LOCKS_EXCLUDED(files_mu_, buffers_mu_);
+
   // The two tables have their own locks, never held together.
   mutable SharedMutex files_mu_;
   std::unordered_map<FileHandle, std::shared_ptr<OpenFile>> files_ ABSL_GUARDED_BY(files_mu_);

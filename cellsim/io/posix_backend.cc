@@ -12,12 +12,7 @@ class PosixBackend final : public internal::FdBackend {
 
   absl::Status Submit(absl::Span<IoRequest> requests) override {
     CountSubmit();
-    absl::Status first_error;
-    for (IoRequest& r : requests) {
-      ExecuteBlocking(r);
-      if (!r.status.ok() && first_error.ok()) first_error = r.status;
-    }
-    return first_error;
+    return ExecuteBlocking(requests);
   }
 
 };

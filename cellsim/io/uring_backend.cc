@@ -70,14 +70,7 @@ class UringBackend final : public internal::FdBackend {
 
   absl::Status Submit(absl::Span<IoRequest> requests) override {
     CountSubmit();
-    if (RunsInline(requests)) {
-      absl::Status first_error;
-      for (IoRequest& r : requests) {
-        ExecuteBlocking(r);
-        if (!r.status.ok() && first_error.ok()) first_error = r.status;
-      }
-      return first_error;
-    }
+    if (RunsInline(requests)) return ExecuteBlocking(requests);
     auto ring = Acquire();
     if (!ring.ok()) {
       for (IoRequest& r : requests) r.status = ring.status();
@@ -148,11 +141,17 @@ class UringBackend final : public internal::FdBackend {
   // inline. Larger batches keep the ring, whose workers run them in parallel.
   bool RunsInline(absl::Span<const IoRequest> requests) const {
     uint64_t bytes = 0;
+    FileHandle checked = kInvalidFile;  // a batch is mostly one file: one lookup
     for (const IoRequest& r : requests) {
-      if (r.op != IoOp::kWrite || IsDirect(r.file)) return false;
+      if (r.op != IoOp::kWrite) return false;
+      if (r.file != checked) {
+        if (IsDirect(r.file)) return false;
+        checked = r.file;
+      }
       bytes += r.length;
+      if (bytes > kInlineWriteBytes) return false;
     }
-    return bytes <= kInlineWriteBytes;
+    return true;
   }
   static constexpr uint64_t kInlineWriteBytes = 1 << 20;
 
