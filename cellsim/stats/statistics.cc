@@ -135,32 +135,30 @@ void WaitSet::Record(Wait w, uint64_t ns) {
 }
 
 void WaitSet::RecordAll(Wait w, absl::Span<const EndedWait> waits) {
-  if (waits.empty()) return;
-  WaitValues sum;
-  WaitValue& v = sum[w];
+  WaitValue sum;
   for (const EndedWait& e : waits) {
-    ++v.count;
-    v.total_ns += e.ns;
-    ++v.histogram[WaitHistogramBucket(e.ns)];
-    v.max_ns = std::max(v.max_ns, e.ns);
+    ++sum.count;
+    sum.total_ns += e.ns;
+    ++sum.histogram[WaitHistogramBucket(e.ns)];
+    sum.max_ns = std::max(sum.max_ns, e.ns);
   }
-  AddAll(sum);
+  Add(v_[static_cast<size_t>(w)], sum);
 }
 
 void WaitSet::AddAll(const WaitValues& values) {
-  for (size_t i = 0; i < kWaitCount; ++i) {
-    const WaitValue& w = values.v[i];
-    if (w.count == 0 && w.total_ns == 0) continue;
-    Cell& c = v_[i];
-    c.count.fetch_add(w.count, std::memory_order_relaxed);
-    c.total_ns.fetch_add(w.total_ns, std::memory_order_relaxed);
-    for (size_t b = 0; b < kWaitHistogramBuckets; ++b) {
-      if (w.histogram[b] != 0) c.histogram[b].fetch_add(w.histogram[b], std::memory_order_relaxed);
-    }
-    uint64_t prev = c.max_ns.load(std::memory_order_relaxed);
-    while (prev < w.max_ns &&
-           !c.max_ns.compare_exchange_weak(prev, w.max_ns, std::memory_order_relaxed)) {
-    }
+  for (size_t i = 0; i < kWaitCount; ++i) Add(v_[i], values.v[i]);
+}
+
+void WaitSet::Add(Cell& c, const WaitValue& w) {
+  if (w.count == 0 && w.total_ns == 0) return;
+  c.count.fetch_add(w.count, std::memory_order_relaxed);
+  c.total_ns.fetch_add(w.total_ns, std::memory_order_relaxed);
+  for (size_t b = 0; b < kWaitHistogramBuckets; ++b) {
+    if (w.histogram[b] != 0) c.histogram[b].fetch_add(w.histogram[b], std::memory_order_relaxed);
+  }
+  uint64_t prev = c.max_ns.load(std::memory_order_relaxed);
+  while (prev < w.max_ns &&
+         !c.max_ns.compare_exchange_weak(prev, w.max_ns, std::memory_order_relaxed)) {
   }
 }
 

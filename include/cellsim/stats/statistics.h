@@ -296,6 +296,8 @@ class WaitSet {
     std::atomic<uint64_t> max_ns{0};
     std::array<std::atomic<int64_t>, kWaitHistogramBuckets> histogram{};
   };
+  // Adds a plain value's count, total, buckets and max to a cell.
+  static void Add(Cell& c, const WaitValue& w);
   std::array<Cell, kWaitCount> v_{};
 };
 
