@@ -28,19 +28,21 @@ namespace {
 // by disk (a cell has a few dozen grid disks), then a disk's run is sorted
 // only when it is not already; a comparison sort of thousands of ranges cost
 // more than the rest of a fast creation's locking.
+bool DiskThenBegin(const RangeLocks::Range& a, const RangeLocks::Range& b) {
+  return std::tie(a.disk, a.begin) < std::tie(b.disk, b.begin);
+}
+
 void SortByDisk(std::vector<RangeLocks::Range>* ranges) {
   constexpr uint32_t kMaxCounted = 4096;  // kAllDisks and the like: a plain sort
   uint32_t top = 0;
   for (const RangeLocks::Range& r : *ranges) top = std::max(top, r.disk);
+  if (top >= kMaxCounted) {
+    std::sort(ranges->begin(), ranges->end(), DiskThenBegin);
+    return;
+  }
   auto by_begin = [](const RangeLocks::Range& a, const RangeLocks::Range& b) {
     return a.begin < b.begin;
   };
-  if (top >= kMaxCounted) {
-    std::sort(ranges->begin(), ranges->end(), [](const auto& a, const auto& b) {
-      return std::tie(a.disk, a.begin) < std::tie(b.disk, b.begin);
-    });
-    return;
-  }
   std::vector<size_t> start(size_t{top} + 2, 0);  // start[d]: disk d's first slot
   for (const RangeLocks::Range& r : *ranges) ++start[size_t{r.disk} + 1];
   for (size_t d = 1; d < start.size(); ++d) start[d] += start[d - 1];
@@ -59,10 +61,7 @@ void SortByDisk(std::vector<RangeLocks::Range>* ranges) {
 
 std::vector<RangeLocks::Range> RangeLocks::Normalize(std::vector<Range> ranges) {
   std::erase_if(ranges, [](const Range& r) { return r.begin >= r.end; });
-  auto before = [](const Range& a, const Range& b) {
-    return std::tie(a.disk, a.begin) < std::tie(b.disk, b.begin);
-  };
-  if (!std::is_sorted(ranges.begin(), ranges.end(), before)) SortByDisk(&ranges);
+  if (!std::is_sorted(ranges.begin(), ranges.end(), DiskThenBegin)) SortByDisk(&ranges);
   size_t out = 0;  // merged in place: ranges[0, out) are done
   for (const Range& r : ranges) {
     if (out > 0 && ranges[out - 1].disk == r.disk && r.begin <= ranges[out - 1].end) {
