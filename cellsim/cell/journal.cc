@@ -6,6 +6,8 @@
 #include <cstring>
 #include <map>
 
+#include "absl/strings/strip.h"
+
 namespace cellsim::cell::internal {
 namespace {
 
@@ -88,11 +90,15 @@ absl::StatusOr<std::unique_ptr<MetadataStore>> MetadataStore::Load(io::BlockFile
     MutexLock l(&store->mu_);  // not shared yet; keeps every guarded write under it
     for (const absl::StatusOr<Superblock>* copy : {&a, &b}) {
       if (copy->ok() && (*copy)->generation == store->sb_.generation) continue;
+      const char which = copy == &a ? 'A' : 'B';
+      // The decoder's reason without its "flash superblock copy X: " prefix.
+      absl::string_view why = copy->status().message();
+      absl::ConsumePrefix(&why, fmt::format("flash superblock copy {}: ", which));
       store->superblock_repair_ = fmt::format(
-          "flash superblock copy {} of {} was {}; rewritten from generation {}",
-          copy == &a ? 'A' : 'B', flash->path(),
+          "flash superblock copy {} of {} was {}; rewritten from generation {}", which,
+          flash->path(),
           copy->ok() ? fmt::format("at generation {}", (*copy)->generation)
-                     : std::string(copy->status().message()),
+                     : fmt::format("damaged ({})", std::string(why)),
           store->sb_.generation);
     }
   }

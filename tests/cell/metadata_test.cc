@@ -373,7 +373,7 @@ TEST_F(CorruptionTest, DamagedSuperblockCopyIsRepairedFromTheCurrentOne) {
     EXPECT_THAT(cell->metadata_repairs()[0],
                 ::testing::AllOf(::testing::HasSubstr(copy == 0 ? "copy A" : "copy B"),
                                  ::testing::HasSubstr("flash.img"),
-                                 ::testing::HasSubstr("checksum")));
+                                 ::testing::HasSubstr("was damaged (bad checksum)")));
     ASSERT_OK(cell->Close());
   }
   ASSERT_OK_AND_ASSIGN(auto cell, Open());
