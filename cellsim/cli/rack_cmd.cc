@@ -131,7 +131,8 @@ void RunInfo(const InfoArgs& a, CommandContext& ctx) {
 // statements), says what was done, and closes.
 void RunRecover(const InfoArgs& a, CommandContext& ctx) {
   const std::string cmd = "rack recover";
-  absl::StatusOr<RackEnv> env = OpenRackEnv(a.dir, a.rack, asmgr::RackAccess::kReadWrite);
+  absl::StatusOr<RackEnv> env =
+      OpenRackEnv(a.dir, a.rack, asmgr::RackAccess::kReadWrite, /*report_repairs=*/false);
   if (!env.ok()) return Fail(ctx, cmd, env.status());
   std::vector<std::string> actions = env->rack->metadata_repairs();
   absl::StatusOr<std::unique_ptr<db::Database>> db = db::Database::Open(env->rack.get());

@@ -76,10 +76,18 @@ absl::StatusOr<IoEnv> MakeIoEnv(const RackOptions& options, const std::string& t
 }
 
 absl::StatusOr<RackEnv> OpenRackEnv(const std::string& dir, const RackOptions& options,
-                                    asmgr::RackAccess access) {
+                                    asmgr::RackAccess access, bool report_repairs) {
   absl::StatusOr<lab::EnvOptions> env = ToEnvOptions(options, dir, access);
   if (!env.ok()) return env.status();
-  return lab::OpenRackEnv(dir, *env);
+  absl::StatusOr<RackEnv> rack = lab::OpenRackEnv(dir, *env);
+  // Damaged metadata the open repaired (a flipped superblock byte, a lost
+  // flash device) is said on every command, not only by `rack recover`.
+  if (rack.ok() && report_repairs) {
+    for (const std::string& r : rack->rack->metadata_repairs()) {
+      std::cerr << "cellsim: repaired on open: " << r << "\n";
+    }
+  }
+  return rack;
 }
 
 absl::StatusOr<RackEnv> CreateRackEnv(const std::string& dir, const RackOptions& options,

@@ -68,9 +68,11 @@ void AddIoModeOption(CLI::App* cmd, std::string* mode);
                                               const std::string& trace_prefix = "",
                                               sim::TraceWriter* shared_trace = nullptr);
 // Opens the rack in `dir` for `access` under its lock (lab::OpenRackEnv).
+// With `report_repairs`, each metadata repair the open made goes to stderr
+// ("cellsim: repaired on open: ..."); `rack recover` prints them itself.
 [[nodiscard]] absl::StatusOr<RackEnv> OpenRackEnv(
     const std::string& dir, const RackOptions& options,
-    asmgr::RackAccess access = asmgr::RackAccess::kReadWrite);
+    asmgr::RackAccess access = asmgr::RackAccess::kReadWrite, bool report_repairs = true);
 // Creates a rack in `dir` with `config`, O_DIRECT as `io_mode` ("auto",
 // "direct", "buffered") and the directory decide, and prints one line saying
 // what was chosen (to stderr when `quiet`: JSON output).
