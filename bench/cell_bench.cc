@@ -3,9 +3,15 @@
 //                               write-back (0) vs write-through (1); one request
 //                               per call, acknowledged when durable; grid disks
 //                               and flash buffered (0) or O_DIRECT (1).
-//   BM_RandomWrite8KWriters/direct:0|1/threads:1|8  write-back, 1 vs 8
-//                               concurrent writers (group commit:
-//                               syncs_per_write < 1 with 8)
+//   BM_RandomWrite8KWriters/direct:0|1/devices:1|2/threads:1|8  write-back,
+//                               1 vs 8 concurrent writers (group commit:
+//                               syncs_per_write < 1 with 8); devices:2 puts
+//                               the grid disks on another filesystem than
+//                               flash.img ($CELLSIM_BENCH_GRID_DIR, default
+//                               /dev/shm; buffered only), as a cell's hard
+//                               disks are other devices than its flash cards
+//   BM_PeerSyncedPages/pages:1|8  the device's own group commit: N random
+//                               8 KiB pages + a journal write per fdatasync
 //   BM_FormatRange1GiB/path:0|1 format 1 GiB as 256 x 4 MiB format-range requests
 //                               in one batch: fast (0, metadata only) vs smart
 //                               (1, blocks written to the grid disk).
@@ -16,11 +22,15 @@
 // is refused (the label says which).
 #include <benchmark/benchmark.h>
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <random>
 #include <string>
@@ -34,6 +44,7 @@ namespace {
 
 struct Bench {
   std::string dir;
+  std::string grid_dir;  // the grid disks' own folder (devices:2), or empty
   std::unique_ptr<io::IoBackend> io;
   std::string backend;
   std::unique_ptr<Cell> cell;
@@ -43,14 +54,52 @@ struct Bench {
     cell.reset();
     std::error_code ec;
     if (!dir.empty()) std::filesystem::remove_all(dir, ec);
+    if (!grid_dir.empty()) std::filesystem::remove_all(grid_dir, ec);
   }
 };
 
-absl::Status Setup(Bench* b, const CellConfig& config) {
+absl::StatusOr<std::string> MakeTempDir(const char* base) {
+  std::string tmpl = std::string(base) + "/cellsim-bench.XXXXXX";
+  if (mkdtemp(tmpl.data()) == nullptr) {
+    return absl::FailedPreconditionError(
+        fmt::format("cannot create a folder in {}: {}", base, std::strerror(errno)));
+  }
+  return tmpl;
+}
+
+// The cell's grid disk files become symlinks into a new folder under
+// `grid_base` (the cell creates them through the links): flash.img and the
+// grid disks then sit on different filesystems, and the cleaner's destage
+// writes and syncs do not queue on flash.img's device.
+absl::Status PlaceGridDisksIn(Bench* b, const CellConfig& config, const char* grid_base) {
+  absl::StatusOr<std::string> grid = MakeTempDir(grid_base);
+  if (!grid.ok()) return grid.status();
+  b->grid_dir = *grid;
+  const std::string cell_dir = b->dir + "/" + config.name;
+  std::error_code ec;
+  std::filesystem::create_directories(cell_dir, ec);
+  for (const GridDiskSpec& g : config.grid_disks) {
+    for (uint32_t n = 0; n < config.cell_disks; ++n) {
+      const std::string file = fmt::format("{}_CD_{:02d}_{}.img", g.prefix, n, config.name);
+      std::filesystem::create_symlink(b->grid_dir + "/" + file, cell_dir + "/" + file, ec);
+      if (ec) return absl::InternalError(fmt::format("symlink {}: {}", file, ec.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Setup(Bench* b, const CellConfig& config, bool separate_grid_device = false) {
   const char* base = std::getenv("TMPDIR");
-  std::string tmpl = std::string(base && *base ? base : "/tmp") + "/cellsim-bench.XXXXXX";
-  if (mkdtemp(tmpl.data()) == nullptr) return absl::InternalError("mkdtemp failed");
-  b->dir = tmpl;
+  absl::StatusOr<std::string> dir = MakeTempDir(base && *base ? base : "/tmp");
+  if (!dir.ok()) return dir.status();
+  b->dir = *dir;
+  if (separate_grid_device) {
+    const char* grid = std::getenv("CELLSIM_BENCH_GRID_DIR");
+    if (absl::Status s = PlaceGridDisksIn(b, config, grid && *grid ? grid : "/dev/shm");
+        !s.ok()) {
+      return s;
+    }
+  }
   auto uring = io::MakeUringBackend({.queue_depth = 32});
   if (uring.ok()) {
     b->io = std::move(*uring);
@@ -60,7 +109,7 @@ absl::Status Setup(Bench* b, const CellConfig& config) {
   b->backend = b->io->Name();
   // The flash device laid out like fio's file (fio writes its file before it
   // measures): no slot write lands in a hole of flash.img.
-  auto cell = Cell::Create(b->io.get(), SystemClock(), b->dir + "/cel01", config,
+  auto cell = Cell::Create(b->io.get(), SystemClock(), b->dir + "/" + config.name, config,
                            {.start_cleaner = true, .lay_out_flash = true});
   if (!cell.ok()) return cell.status();
   b->cell = std::move(*cell);
@@ -150,6 +199,10 @@ BENCHMARK(BM_RandomWrite8K)
 // threads, one request each at a time: concurrent writers share journal
 // chunks and syncs (group commit), so 8 writers should reach well above the
 // one-writer IOPS. syncs_per_write = flash/disk fdatasyncs per write.
+// devices:1 has every file on $TMPDIR's one device: there the cleaner's
+// destage (a random write per write, and a grid disk sync per batch) shares
+// the device with the flash journal, which 8 writers keep busy. devices:2
+// gives the grid disks a device of their own, as a cell has.
 std::unique_ptr<Bench> shared_bench;
 std::atomic<uint64_t> shared_writes{0};
 void BM_RandomWrite8KWriters(benchmark::State& state) {
@@ -162,7 +215,7 @@ void BM_RandomWrite8KWriters(benchmark::State& state) {
     shared_bench = std::make_unique<Bench>();
     shared_writes = 0;
     std::mt19937_64 rng(99);
-    absl::Status s = Setup(shared_bench.get(), c);
+    absl::Status s = Setup(shared_bench.get(), c, /*separate_grid_device=*/state.range(1) == 2);
     if (s.ok()) s = Precondition(shared_bench->cell.get(), rng);
     if (!s.ok()) state.SkipWithError(std::string(s.message()).c_str());
   }
@@ -170,6 +223,10 @@ void BM_RandomWrite8KWriters(benchmark::State& state) {
   std::vector<uint8_t> data(8192, static_cast<uint8_t>(0x5A + state.thread_index()));
   uint64_t syncs0 = 0;
   for (auto _ : state) {
+    if (shared_bench->cell == nullptr) {  // thread 0's set-up failed
+      state.SkipWithError("set-up failed");
+      break;
+    }
     if (syncs0 == 0) syncs0 = shared_bench->io->Counters().syncs + 1;
     std::vector<WriteRequest> w = {
         {.grid_disk = 0, .offset = (rng() % (1 * kGiB / 8192)) * 8192, .data = data}};
@@ -181,24 +238,77 @@ void BM_RandomWrite8KWriters(benchmark::State& state) {
   }
   state.counters["IOPS"] = benchmark::Counter(static_cast<double>(state.iterations()),
                                               benchmark::Counter::kIsRate);
-  if (state.thread_index() == 0) {
+  if (state.thread_index() == 0 && shared_bench->cell != nullptr) {
     const uint64_t syncs = shared_bench->io->Counters().syncs + 1 - syncs0;
     // Only this thread sets it (thread counters are summed).
     state.counters["syncs_per_write"] =
         static_cast<double>(syncs) / static_cast<double>(std::max<uint64_t>(1, shared_writes));
-    state.SetLabel(fmt::format("WriteBack {} writers {} {}", state.threads(),
+    state.SetLabel(fmt::format("WriteBack {} writers {} {}{}", state.threads(),
                                state.range(0) == 1 ? "O_DIRECT" : "buffered",
-                               shared_bench->backend));
+                               shared_bench->backend,
+                               shared_bench->grid_dir.empty()
+                                   ? ""
+                                   : " grid disks in " + shared_bench->grid_dir));
   }
 }
 BENCHMARK(BM_RandomWrite8KWriters)
-    ->ArgName("direct")
-    ->Arg(0)
-    ->Arg(1)
+    ->ArgNames({"direct", "devices"})
+    ->Args({0, 1})
+    ->Args({1, 1})
+    ->Args({0, 2})
     ->Threads(1)
     ->Threads(8)
     ->UseRealTime()
     ->MinTime(2.0);
+
+// The peer of the group-commit pair: what this device gives a perfect group
+// commit. One thread writes N random 8 KiB pages into a laid-out 256 MiB file
+// (a flash.img's slots) and one sequential write of 4 KiB + N x 8 KiB (a
+// journal chunk carrying them), then fdatasync: N durable writes per sync,
+// no waiting for writers, no cache, no cleaner. IOPS(N=8) / IOPS(N=1) is the
+// most that 8 writers sharing syncs can gain over one on this device.
+void BM_PeerSyncedPages(benchmark::State& state) {
+  const auto pages = static_cast<uint64_t>(state.range(0));
+  const char* base = std::getenv("TMPDIR");
+  absl::StatusOr<std::string> dir = MakeTempDir(base && *base ? base : "/tmp");
+  if (!dir.ok()) {
+    state.SkipWithError(std::string(dir.status().message()).c_str());
+    return;
+  }
+  const std::string path = *dir + "/peer.img";
+  constexpr uint64_t kFile = 256 * kMiB, kJournal = 16 * kMiB;
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT, 0644);
+  std::vector<uint8_t> buf(1 * kMiB, 0x5A);
+  bool ok = fd >= 0;
+  for (uint64_t o = 0; ok && o < kFile; o += buf.size()) {
+    ok = ::pwrite(fd, buf.data(), buf.size(), static_cast<off_t>(o)) ==
+         static_cast<ssize_t>(buf.size());
+  }
+  ok = ok && ::fsync(fd) == 0;
+  std::mt19937_64 rng(7);
+  uint64_t tail = 0;
+  const uint64_t chunk = 4 * kKiB + pages * 8 * kKiB;
+  for (auto _ : state) {
+    if (!ok) break;
+    for (uint64_t i = 0; i < pages; ++i) {
+      const uint64_t slot = kJournal + (rng() % ((kFile - kJournal) / (8 * kKiB))) * 8 * kKiB;
+      ok = ok && ::pwrite(fd, buf.data(), 8 * kKiB, static_cast<off_t>(slot)) == 8 * 1024;
+    }
+    if (tail + chunk > kJournal) tail = 0;
+    ok = ok && ::pwrite(fd, buf.data(), chunk, static_cast<off_t>(tail)) ==
+                   static_cast<ssize_t>(chunk);
+    tail += chunk;
+    ok = ok && ::fdatasync(fd) == 0;
+  }
+  if (!ok) state.SkipWithError(fmt::format("{}: {}", path, std::strerror(errno)).c_str());
+  if (fd >= 0) ::close(fd);
+  std::error_code ec;
+  std::filesystem::remove_all(*dir, ec);
+  state.counters["IOPS"] = benchmark::Counter(static_cast<double>(state.iterations() * pages),
+                                              benchmark::Counter::kIsRate);
+  state.SetLabel(fmt::format("{} pages per fdatasync, buffered", pages));
+}
+BENCHMARK(BM_PeerSyncedPages)->ArgName("pages")->Arg(1)->Arg(8)->UseRealTime()->MinTime(2.0);
 
 void BM_FormatRange1GiB(benchmark::State& state) {
   const bool smart = state.range(0) == 1;

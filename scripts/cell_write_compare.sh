@@ -10,6 +10,13 @@
 # write-back / fio >= 0.9, and 8 writers >= 2 x 1 writer).
 #
 # The cell's files are buffered, or O_DIRECT like fio's with --direct 1.
+# With buffered files the group-commit pair also runs with the grid disks on
+# another filesystem than flash.img (devices:2: $CELLSIM_BENCH_GRID_DIR,
+# default /dev/shm), as a cell's disks are other devices than its flash: the
+# "sep" columns. On one device the cleaner's destage writes share the device
+# with the flash journal. "dev8/1" is the device's own ceiling for the pair
+# (BM_PeerSyncedPages: 8 random pages + a journal write per fdatasync from one
+# thread, against 1 page per fdatasync).
 #
 #   scripts/cell_write_compare.sh [--rounds 5] [--seconds 3] [--direct 0|1] [--bench BIN]
 set -euo pipefail
@@ -21,7 +28,7 @@ while (($#)); do
     --seconds) secs=$2; shift 2 ;;
     --bench) bench=$2; shift 2 ;;
     --direct) direct=$2; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "cell_write_compare: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -37,7 +44,10 @@ cs_iops() {  # filter -> IOPS of the first matching benchmark
     jq -r '[.benchmarks[] | .IOPS] | first | floor'
 }
 median() { sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
-printf '%-6s %10s %10s %10s %8s %8s %10s %10s %8s\n' round fio_iops wb_iops wt_iops wb/fio wt/fio 1_writer 8_writers 8/1
+sep=$((direct == 0))
+printf '%-6s %10s %10s %10s %8s %8s %10s %10s %8s' round fio_iops wb_iops wt_iops wb/fio wt/fio 1_writer 8_writers 8/1
+((sep)) && printf ' %10s %10s %8s' 1_sep 8_sep 8/1_sep
+printf ' %8s\n' dev8/1
 for ((r = 1; r <= rounds; r++)); do
   fio_iops=$(fio --name=rw --filename="$work/fio.img" --size=1g --rw=randwrite --bs=8k --direct=1 \
                --fdatasync=1 --iodepth=1 --ioengine=psync --runtime="$secs" --time_based \
@@ -45,12 +55,21 @@ for ((r = 1; r <= rounds; r++)); do
   rm -f "$work/fio.img"
   wb=$(cs_iops "^BM_RandomWrite8K/mode:0/direct:$direct/")
   wt=$(cs_iops "^BM_RandomWrite8K/mode:1/direct:$direct/")
-  one=$(cs_iops "^BM_RandomWrite8KWriters/direct:$direct/.*threads:1\$")
-  eight=$(cs_iops "^BM_RandomWrite8KWriters/direct:$direct/.*threads:8\$")
-  printf '%-6s %10s %10s %10s %8.2f %8.2f %10s %10s %8.2f\n' "$r" "$fio_iops" "$wb" "$wt" \
+  one=$(cs_iops "^BM_RandomWrite8KWriters/direct:$direct/devices:1/.*threads:1\$")
+  eight=$(cs_iops "^BM_RandomWrite8KWriters/direct:$direct/devices:1/.*threads:8\$")
+  printf '%-6s %10s %10s %10s %8.2f %8.2f %10s %10s %8.2f' "$r" "$fio_iops" "$wb" "$wt" \
     "$(bc -l <<<"$wb / $fio_iops")" "$(bc -l <<<"$wt / $fio_iops")" "$one" "$eight" \
     "$(bc -l <<<"$eight / $one")"
-  echo "$fio_iops $wb $wt $one $eight" >>"$work/rounds"
+  one_sep=1 eight_sep=1
+  if ((sep)); then
+    one_sep=$(cs_iops "^BM_RandomWrite8KWriters/direct:0/devices:2/.*threads:1\$")
+    eight_sep=$(cs_iops "^BM_RandomWrite8KWriters/direct:0/devices:2/.*threads:8\$")
+    printf ' %10s %10s %8.2f' "$one_sep" "$eight_sep" "$(bc -l <<<"$eight_sep / $one_sep")"
+  fi
+  dev1=$(cs_iops '^BM_PeerSyncedPages/pages:1/')
+  dev8=$(cs_iops '^BM_PeerSyncedPages/pages:8/')
+  printf ' %8.2f\n' "$(bc -l <<<"$dev8 / $dev1")"
+  echo "$fio_iops $wb $wt $one $eight $one_sep $eight_sep $dev1 $dev8" >>"$work/rounds"
 done
 col() { cut -d' ' -f"$1" "$work/rounds" | median; }
 awk '{print $2 / $1}' "$work/rounds" | median |
@@ -59,4 +78,12 @@ awk '{print $2 / $1}' "$work/rounds" | median |
 awk '{print $5 / $4}' "$work/rounds" | median |
   xargs printf 'group commit: median 1 writer %s, 8 writers %s IOPS; median of round ratios 8/1 %.2fx\n' \
     "$(col 4)" "$(col 5)"
+if ((sep)); then
+  awk '{print $7 / $6}' "$work/rounds" | median |
+    xargs printf 'group commit, grid disks on another device: median 1 writer %s, 8 writers %s IOPS; median of round ratios 8/1 %.2fx\n' \
+      "$(col 6)" "$(col 7)"
+fi
+awk '{print $9 / $8}' "$work/rounds" | median |
+  xargs printf "the device's ceiling (8 pages per sync vs 1): median %s vs %s IOPS; median of round ratios %.2fx\n" \
+    "$(col 9)" "$(col 8)"
 echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)"
