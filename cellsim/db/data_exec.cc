@@ -262,10 +262,18 @@ absl::StatusOr<Source> TableSource(Ctx& c, const FromSource& f)
   src.scan = [t, seg, e](const auto& cb) {
     e->mu.AssertHeld();  // the scan runs inside the statement, under the engine's mu
     if (seg == nullptr) return absl::OkStatus();
-    const std::vector<uint32_t> blocks = seg->blocks;  // DML may add blocks while scanning
-    for (uint32_t b : blocks) {
-      CachedBlock& cb_block = e->Block(seg->file_number, b);
-      HeapBlock hb(absl::MakeSpan(cb_block.bytes));
+    // The table as it was when the scan began (statement-level read
+    // consistency): an INSERT ... SELECT from its own table adds rows while
+    // this scan runs, to the last block and then to new blocks. So the block
+    // list is copied, and the last block's bytes too: the rows the statement
+    // puts into it are not read back (the Halloween problem).
+    const std::vector<uint32_t> blocks = seg->blocks;
+    std::vector<uint8_t> last;
+    if (!blocks.empty()) last = e->Block(seg->file_number, blocks.back()).bytes;
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      const uint32_t b = blocks[i];
+      HeapBlock hb(i + 1 == blocks.size() ? absl::MakeSpan(last)
+                                          : absl::MakeSpan(e->Block(seg->file_number, b).bytes));
       const uint16_t n = hb.rows();
       for (uint16_t slot = 0; slot < n; ++slot) {
         if (!hb.live(slot)) continue;
