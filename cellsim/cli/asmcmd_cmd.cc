@@ -1,4 +1,5 @@
-// `cellsim asmcmd DIR -e "COMMAND" [-e ...]`: asmcmd against the disk groups
+// `cellsim asmcmd DIR -e "COMMAND" [-e ...]`, or `cellsim asmcmd DIR COMMAND
+// [ARGS...]` as asmcmd takes one: asmcmd against the disk groups
 // of a rack: lsdg, lsdsk [-k] [-p] [-G DG], ls [-l] [PATH], cd, pwd, and
 // `cp +DG/PATH LOCALFILE`, which copies a file's logical bytes out of ASM
 // through DiskGroup::Read (the primary copy, failing over to mirrors) as
@@ -33,7 +34,10 @@ struct AsmcmdArgs {
 
 void RunAsmcmd(const AsmcmdArgs& a, CommandContext& ctx) {
   const std::string cmd = "asmcmd";
-  if (a.commands.empty()) return Fail(ctx, cmd, "nothing to run: give -e COMMAND", kExitUsage);
+  if (a.commands.empty()) {
+    return Fail(ctx, cmd, "nothing to run: give a command (`asmcmd DIR lsdg`) or -e COMMAND",
+                kExitUsage);
+  }
   std::vector<AsmcmdCommand> parsed;
   for (const std::string& text : a.commands) {
     absl::StatusOr<AsmcmdCommand> c = ParseAsmcmdCommand(text);
@@ -75,10 +79,16 @@ void RegisterAsmcmd(CLI::App& app, CommandContext& ctx) {
       "out of ASM), online -G DG (-D DISK | -a) (resyncs, then onlines), offline -G DG -D DISK",
       RunAsmcmd);
   AddRackDirArgument(c, &args->dir);
+  // Each -e takes one word: the words after it are the trailing command.
   c->add_option("-e,--execute", args->commands,
-                "An asmcmd command (repeatable, in order; they share the current directory)");
+                "An asmcmd command (repeatable, in order; they share the current directory)")
+      ->allow_extra_args(false);
   c->add_flag("--utc", args->utc, "Print times in UTC");
   AddRackOptions(c, &args->rack);
+  AddTrailingCommand(c, &args->commands);
+  c->footer(
+      "A command may also follow DIR, as asmcmd takes one: cellsim asmcmd DIR lsdsk -k -G DATA "
+      "(options of cellsim asmcmd go before it; it runs after the -e commands).");
 }
 
 }  // namespace cellsim::cli

@@ -1,4 +1,5 @@
-// `cellsim cellcli DIR [-c CELL[,CELL]] -e "COMMAND" [-e ...]`: CellCLI against
+// `cellsim cellcli DIR [-c CELL[,CELL]] -e "COMMAND" [-e ...]` (or a command
+// after DIR: `cellsim cellcli DIR list cell detail`): CellCLI against
 // the cells of a rack (command_parsers.h lists the commands). Without -c the
 // command runs on every cell and each output line is prefixed by the cell's
 // name, as `dcli -g cell_group cellcli -e ...` prints; with -c naming one cell
@@ -31,7 +32,10 @@ struct CellCliArgs {
 
 void RunCellCli(const CellCliArgs& a, CommandContext& ctx) {
   const std::string cmd = "cellcli";
-  if (a.commands.empty()) return Fail(ctx, cmd, "nothing to run: give -e COMMAND", kExitUsage);
+  if (a.commands.empty()) {
+    return Fail(ctx, cmd, "nothing to run: give a command (`cellcli DIR list cell`) or -e COMMAND",
+                kExitUsage);
+  }
   std::vector<CellCliCommand> parsed;
   for (const std::string& text : a.commands) {
     absl::StatusOr<CellCliCommand> c = ParseCellCliCommand(text);
@@ -119,13 +123,21 @@ void RegisterCellCli(CLI::App& app, CommandContext& ctx) {
       "grid disk that is not present) (case-insensitive)",
       RunCellCli);
   AddRackDirArgument(c, &args->dir);
-  c->add_option("-e,--execute", args->commands, "A CellCLI command (repeatable, in order)");
+  // Each -e and -c takes one word: the words after it are the trailing command.
+  c->add_option("-e,--execute", args->commands, "A CellCLI command (repeatable, in order)")
+      ->allow_extra_args(false);
   c->add_option("-c,--cell", args->cells,
                 "Cell(s) to run on, e.g. -c cel02 or -c cel01,cel03 (default: every cell, each "
                 "line prefixed by the cell name as dcli does)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->allow_extra_args(false);
   c->add_flag("--utc", args->utc, "Print times in UTC");
   AddRackOptions(c, &args->rack);
+  AddTrailingCommand(c, &args->commands);
+  c->footer(
+      "A command may also follow DIR, as cellcli -e takes one: cellsim cellcli DIR list "
+      "griddisk detail (options of cellsim cellcli go before it; it runs after the -e "
+      "commands).");
 }
 
 }  // namespace cellsim::cli

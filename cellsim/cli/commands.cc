@@ -28,4 +28,16 @@ bool FailFirst(CommandContext& ctx, const std::string& command, const absl::Stat
   return !work.ok() || !closed.ok();
 }
 
+void AddTrailingCommand(CLI::App* cmd, std::vector<std::string>* commands) {
+  cmd->prefix_command();
+  cmd->parse_complete_callback([cmd, commands] {
+    std::string words;
+    for (const std::string& word : cmd->remaining()) {
+      if (!words.empty()) words += ' ';
+      words += word;
+    }
+    if (!words.empty()) commands->push_back(words);
+  });
+}
+
 }  // namespace cellsim::cli

@@ -50,6 +50,14 @@ std::pair<CLI::App*, Args*> AddCommand(CLI::App& parent, CommandContext& ctx,
   return {command, args.get()};
 }
 
+// Lets the words after `cmd`'s positionals form one more command, as Oracle's
+// asmcmd and cellcli take one on their own command line (`asmcmd lsdsk -G
+// DATA`, `cellcli -e list cell detail`): everything from the first word the
+// parser has no place for, the command's own options included, is joined with
+// spaces and appended to `*commands` (after the -e ones). Options of `cmd` go
+// before it.
+void AddTrailingCommand(CLI::App* cmd, std::vector<std::string>* commands);
+
 using RegisterFn = void (*)(CLI::App& app, CommandContext& ctx);
 
 void RegisterProbe(CLI::App& app, CommandContext& ctx);  // probe.cc

@@ -217,6 +217,30 @@ TEST(CliRackTest, CreateInfoSqlCellCliAsmcmdFlow) {
   EXPECT_THAT(r.out, Not(HasSubstr("ONLINELOG/")));  // group 5 was dropped
   EXPECT_THAT(r.out, HasSubstr("+DATA/ORCL/DATAFILE\n"));
   EXPECT_THAT(r.out, HasSubstr("DATAFILE  MIRROR  COARSE"));
+
+  // A command on the command line itself, as asmcmd and cellcli -e take one:
+  // after DIR and the options, its own options included; -e ones run first.
+  r = Cellsim(dir, "asmcmd " + rack + " --utc lsdsk -k -G RECO '*cel02'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("o/cel02/RECO_CD_00_cel02\n"));
+  EXPECT_THAT(r.out, Not(HasSubstr("DATA_CD")));
+  EXPECT_THAT(r.out, Not(HasSubstr("cel01")));
+  r = Cellsim(dir, "asmcmd " + rack + " -e pwd lsdg RECO");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, ::testing::StartsWith("+\nState"));
+  EXPECT_THAT(r.out, HasSubstr("RECO/\n"));
+  EXPECT_THAT(r.out, Not(HasSubstr("DATA/\n")));
+  r = Cellsim(dir, "cellcli " + rack + " -c cel01 -c cel03 -e 'list cell' list griddisk");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("cel03: \t cel03\t online"));
+  EXPECT_THAT(r.out, HasSubstr("cel03:          RECO_CD_01_cel03        active\n"));
+  EXPECT_THAT(r.out, Not(HasSubstr("cel02")));
+  r = Cellsim(dir, "cellcli " + rack);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("nothing to run: give a command (`cellcli DIR list cell`)"));
+  r = Cellsim(dir, "asmcmd " + rack + " lsdg --bogus");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--bogus"));
 }
 
 // Issue 5, item 3: a log member made by the fast path, copied out of ASM,
