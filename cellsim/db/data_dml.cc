@@ -261,8 +261,12 @@ void LogDelete(Dml& d, const TableDef& t, uint32_t file, uint32_t b, uint16_t sl
 using RowVisitor = std::function<absl::StatusOr<bool>(const Row&)>;
 using RowRewrite = std::function<absl::StatusOr<std::optional<Row>>(const Row&)>;
 
+// `merged` (MERGE): the rows earlier calls of this statement changed, where
+// they are now; this call adds its own, and a row it matches that is already
+// there is ORA-30926 (a target row joined to two source rows).
 absl::StatusOr<int64_t> ChangeRows(Dml& d, TableDef& t, const RowVisitor& match,
-                                   const RowRewrite& change /* nullopt: delete */)
+                                   const RowRewrite& change /* nullopt: delete */,
+                                   std::set<std::pair<uint32_t, uint16_t>>* merged = nullptr)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
   Segment* seg = d.e.TableSegment(d.sd, t, false);
   if (seg == nullptr) return 0;
@@ -288,6 +292,11 @@ absl::StatusOr<int64_t> ChangeRows(Dml& d, TableDef& t, const RowVisitor& match,
       absl::StatusOr<bool> m = match(old);
       if (!m.ok()) return m.status();
       if (!*m) continue;
+      if (merged != nullptr && !merged->insert({b, slot}).second) {
+        return absl::FailedPreconditionError(
+            "ORA-30926: unable to get a stable set of rows in the source tables (a row of " +
+            t.name + " matches more than one source row of the MERGE)");
+      }
       absl::StatusOr<std::optional<Row>> nr = change(old);
       if (!nr.ok()) return nr.status();
       ++n;
@@ -332,6 +341,7 @@ absl::StatusOr<int64_t> ChangeRows(Dml& d, TableDef& t, const RowVisitor& match,
         auto row_entry = std::find_if(d.sd.txn.undo.rbegin(), d.sd.txn.undo.rend(),
                                       [](const UndoEntry& u) { return !u.index; });
         moved.insert({row_entry->block, row_entry->slot});
+        if (merged != nullptr) merged->insert({row_entry->block, row_entry->slot});
         continue;
       }
       d.sd.txn.undo.push_back(
@@ -483,6 +493,12 @@ absl::Status MergeRun(Dml& d, const Merge& m, DataOutcome* out)
   if (!st.ok()) return st;
   const std::string q = m.alias.empty() ? m.table : m.alias;
   int64_t n = 0;
+  // The join is the target as it was when the statement began: the rows
+  // WHEN NOT MATCHED inserts go in after every source row was joined (a later
+  // source row does not match them), and a target row two source rows match
+  // is ORA-30926, as in Oracle.
+  std::set<std::pair<uint32_t, uint16_t>> merged;
+  std::vector<const Row*> unmatched;
   for (const Row& s : src) {
     bool matched = false;
     RowVisitor on = Where(d, **t, m.on, q, &src_cols, &s, m.using_alias);
@@ -491,16 +507,17 @@ absl::Status MergeRun(Dml& d, const Merge& m, DataOutcome* out)
       if (ok.ok() && *ok) matched = true;
       return ok.ok() ? (*ok && !m.matched_update.empty()) : ok;
     };
-    absl::StatusOr<int64_t> u =
-        ChangeRows(d, **t, seen, Setter(d, **t, m.matched_update, q, &src_cols, &s, m.using_alias));
+    absl::StatusOr<int64_t> u = ChangeRows(
+        d, **t, seen, Setter(d, **t, m.matched_update, q, &src_cols, &s, m.using_alias), &merged);
     if (!u.ok()) return u.status();
     n += *u;
-    if (!matched && m.has_insert) {
-      absl::StatusOr<int64_t> i =
-          InsertValues(d, **t, m.insert_columns, m.insert_values, &s, &src_cols, m.using_alias);
-      if (!i.ok()) return i.status();
-      n += *i;
-    }
+    if (!matched && m.has_insert) unmatched.push_back(&s);
+  }
+  for (const Row* s : unmatched) {
+    absl::StatusOr<int64_t> i =
+        InsertValues(d, **t, m.insert_columns, m.insert_values, s, &src_cols, m.using_alias);
+    if (!i.ok()) return i.status();
+    n += *i;
   }
   out->rows = n;
   out->feedback = Rows(n, "merged");

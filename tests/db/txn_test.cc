@@ -129,6 +129,30 @@ TEST_F(TxnTest, InsertSelectFromItsOwnTableSeesTheTableAsItWas) {
   }
 }
 
+// MERGE joins the target as it was when the statement began: two source rows
+// with the same new key are both inserted (the second does not match the row
+// the first inserted), and a target row two source rows match is ORA-30926,
+// the statement then leaving nothing changed.
+TEST_F(TxnTest, MergeJoinsTheTargetAsItWasAndRefusesAnUnstableSet) {
+  Run("create table m (id number, v varchar2(10))");
+  Run("create table src (id number)");
+  Run("insert into m values (1, 'one')");
+  Run("insert into src values (2)");
+  Run("insert into src values (2)");
+  Run("commit");
+  const std::string merge =
+      "merge into m using (select id from src) s on (m.id = s.id) when matched then update set "
+      "m.v = 'upd' when not matched then insert (id, v) values (s.id, 'new')";
+  EXPECT_EQ(Run(merge).rows, 2);
+  EXPECT_EQ(One("select count(*) from m where id = 2 and v = 'new'"), "2");
+  Run("rollback");
+  Run("insert into src values (1)");
+  Run("insert into src values (1)");
+  EXPECT_THAT(Error(merge), HasSubstr("ORA-30926: unable to get a stable set of rows"));
+  EXPECT_EQ(One("select v from m where id = 1"), "one");
+  EXPECT_EQ(Count("m"), 1);
+}
+
 TEST_F(TxnTest, GttRowsArePrivateToTheSession) {
   Run("create global temporary table g (x number) on commit preserve rows");
   std::unique_ptr<Session> other = db_->NewSession();
