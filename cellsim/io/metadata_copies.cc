@@ -88,6 +88,20 @@ absl::StatusOr<CopyChoice> ChooseNewestCopy(absl::Span<const MetadataCopy> copie
   return choice;
 }
 
+namespace {
+
+// Why a copy was refused, without its path (the repair message names it
+// first): "ASM metadata: DIR/DATA.ckpt0: checksum mismatch" -> "ASM
+// metadata: checksum mismatch".
+std::string Why(const MetadataCopy& c) {
+  std::string why(c.status.message());
+  const std::string path = c.path + ": ";
+  for (size_t at; (at = why.find(path)) != std::string::npos;) why.erase(at, path.size());
+  return why;
+}
+
+}  // namespace
+
 absl::Status RepairCopies(IoBackend* io, absl::Span<const MetadataCopy> copies,
                           const CopyChoice& choice, std::vector<std::string>* repairs) {
   const MetadataCopy& newest = copies[choice.newest];
@@ -97,9 +111,9 @@ absl::Status RepairCopies(IoBackend* io, absl::Span<const MetadataCopy> copies,
       return absl::Status(st.code(), fmt::format("repairing metadata copy {} from {}: {}",
                                                  c.path, newest.path, std::string(st.message())));
     }
-    const std::string was = c.status.ok() ? fmt::format("at sequence {}", c.sequence)
-                                          : std::string(c.status.message());
-    repairs->push_back(fmt::format("{} was {}; rewritten from {} (sequence {})", c.path, was,
+    repairs->push_back(fmt::format("{} was {}; rewritten from {} (sequence {})", c.path,
+                                   c.status.ok() ? fmt::format("at sequence {}", c.sequence)
+                                                 : fmt::format("damaged ({})", Why(c)),
                                    newest.path, newest.sequence));
   }
   return absl::OkStatus();

@@ -458,6 +458,23 @@ TEST(AsmPersistTest, CorruptMetadataIsDetected) {
     ASSERT_OK(dg->CheckConsistency());
     dg.reset();  // no Close: the journal stays for the next round
   }
+  // One checkpoint slot damaged: rewritten from the other, and the message
+  // names the file once, then why.
+  {
+    const std::string slot = dir.File("DATA.ckpt0");
+    {
+      std::fstream f(slot, std::ios::in | std::ios::out | std::ios::binary);
+      f.seekp(static_cast<std::streamoff>(std::filesystem::file_size(slot) / 2));
+      f.put('\x5A');
+    }
+    ASSERT_OK_AND_ASSIGN(dg, DiskGroup::Open(env, "DATA"));
+    EXPECT_EQ(dg->ListFiles().size(), 4u);
+    ASSERT_EQ(dg->metadata_repairs().size(), 1u);
+    EXPECT_THAT(dg->metadata_repairs()[0],
+                ::testing::MatchesRegex(slot + " was damaged \\([^/]*\\); rewritten from " +
+                                        dir.File("DATA.ckpt1") + " \\(sequence [0-9]+\\)"));
+    dg.reset();
+  }
   // The same record damaged in both copies at once: the changes after it
   // cannot be proven lost or kept, refused naming the journal.
   for (const char* name : {"DATA.journal", "DATA.journal1"}) {
