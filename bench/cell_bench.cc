@@ -80,7 +80,7 @@ absl::Status PlaceGridDisksIn(Bench* b, const CellConfig& config, const char* gr
   std::filesystem::create_directories(cell_dir, ec);
   for (const GridDiskSpec& g : config.grid_disks) {
     for (uint32_t n = 0; n < config.cell_disks; ++n) {
-      const std::string file = fmt::format("{}_CD_{:02d}_{}.img", g.prefix, n, config.name);
+      const std::string file = GridDiskFileName(GridDiskName(g.prefix, n, config.name));
       std::filesystem::create_symlink(b->grid_dir + "/" + file, cell_dir + "/" + file, ec);
       if (ec) return absl::InternalError(fmt::format("symlink {}: {}", file, ec.message()));
     }

@@ -139,8 +139,8 @@ class AbsentCell final : public cell::CellService {
     d.flash_cache_mode = config_.flash_cache_mode;
     for (const cell::GridDiskSpec& g : config_.grid_disks) {
       for (uint32_t cd = 0; cd < config_.cell_disks; ++cd) {
-        d.grid_disks.push_back({fmt::format("{}_CD_{:02}_{}", g.prefix, cd, config_.name),
-                                fmt::format("CD_{:02}_{}", cd, config_.name), g.size_bytes,
+        d.grid_disks.push_back({cell::GridDiskName(g.prefix, cd, config_.name),
+                                cell::CellDiskName(cd, config_.name), g.size_bytes,
                                 "not present", reason_, content_lost_});
       }
     }
@@ -618,7 +618,7 @@ absl::StatusOr<std::unique_ptr<Rack>> Rack::CreateLocked(io::IoBackend* io, Cloc
     for (uint32_t i = 0; i < config.cells; ++i) {
       for (uint32_t cd = 0; cd < config.cell_disks_per_cell; ++cd) {
         absl::StatusOr<uint32_t> idx = rack->s_->cells[i]->GridDiskIndex(
-            fmt::format("{}_CD_{:02}_{}", g.name, cd, CellName(config, i)));
+            cell::GridDiskName(g.name, cd, CellName(config, i)));
         if (!idx.ok()) return idx.status();
         dc.disks.push_back(DiskRef{i, *idx});
       }

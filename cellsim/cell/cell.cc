@@ -12,6 +12,18 @@
 
 namespace cellsim::cell {
 
+std::string CellDiskName(uint32_t cell_disk, std::string_view cell) {
+  return fmt::format("CD_{:02d}_{}", cell_disk, cell);
+}
+
+std::string GridDiskName(std::string_view prefix, uint32_t cell_disk, std::string_view cell) {
+  return fmt::format("{}_{}", prefix, CellDiskName(cell_disk, cell));
+}
+
+std::string GridDiskFileName(std::string_view grid_disk) {
+  return fmt::format("{}.img", grid_disk);
+}
+
 std::string_view FlashCacheModeName(FlashCacheMode m) {
   return m == FlashCacheMode::kWriteBack ? "WriteBack" : "WriteThrough";
 }
@@ -114,7 +126,7 @@ CellImpl::~CellImpl() { StopCleaner(); }
 
 std::string CellImpl::GridDiskName(uint32_t disk) const {
   const uint32_t kind = disk / config_.cell_disks, cd = disk % config_.cell_disks;
-  return fmt::format("{}_CD_{:02d}_{}", config_.grid_disks[kind].prefix, cd, config_.name);
+  return cell::GridDiskName(config_.grid_disks[kind].prefix, cd, config_.name);
 }
 
 absl::StatusOr<uint32_t> CellImpl::GridDiskIndex(const std::string& name) const {
@@ -128,7 +140,7 @@ absl::Status CellImpl::AttachGridDisks(bool create) {
   const uint32_t n = config_.cell_disks * static_cast<uint32_t>(config_.grid_disks.size());
   for (uint32_t d = 0; d < n; ++d) {
     const uint64_t size = config_.grid_disks[d / config_.cell_disks].size_bytes;
-    const std::string path = dir_ + "/" + GridDiskName(d) + ".img";
+    const std::string path = dir_ + "/" + GridDiskFileName(GridDiskName(d));
     const io::BlockFileOptions options{
         .block_size = kPage, .block_count = size / kPage, .direct = config_.direct_io,
         .read_only = read_only_ && !create};
@@ -316,7 +328,7 @@ absl::Status CellImpl::CreateGridDisk(const std::string& name) {
   }
   const uint64_t size = disk_sizes_[*idx];
   auto f = io::BlockFile::Create(
-      io_, dir_ + "/" + name + ".img",
+      io_, dir_ + "/" + GridDiskFileName(name),
       {.block_size = kPage, .block_count = size / kPage, .direct = config_.direct_io});
   if (!f.ok()) return f.status();
   if (absl::Status s = (*f)->Sync(io::SyncKind::kFull); !s.ok()) return s;
@@ -512,7 +524,7 @@ CellDescription CellImpl::DescribeNow() const {
   d.flash_cache_mode = mode_.load();
   for (uint32_t i = 0; i < disks_.size(); ++i) {
     d.grid_disks.push_back({GridDiskName(i),
-                            fmt::format("CD_{:02d}_{}", i % config_.cell_disks, config_.name),
+                            CellDiskName(i % config_.cell_disks, config_.name),
                             disk_sizes_[i], disks_[i] != nullptr ? "active" : "not present",
                             absent_[i]});
     d.grid_disks.back().caching_policy = caching_[i];
@@ -552,7 +564,7 @@ std::vector<Metric> CellImpl::MetricsNow() const {
   fc("FC_IO_RQ_DISK_WRITE", fc_.rq_disk_write.load(), rq);
   fc("FC_IO_BY_DISK_WRITE", fc_.by_disk_write.load() / kMB, "MB");
   for (uint32_t c = 0; c < config_.cell_disks; ++c) {
-    const std::string obj = fmt::format("CD_{:02d}_{}", c, config_.name);
+    const std::string obj = CellDiskName(c, config_.name);
     const CellDiskCounters& k = cd_[c];
     auto cd = [&](std::string name, double v, std::string unit) {
       m.push_back({std::move(name), "CELLDISK", obj, v, std::move(unit)});

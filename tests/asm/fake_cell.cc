@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "cellsim/cell/cell.h"
 #include "cellsim/format/block_template.h"
 #include "fmt/format.h"
 
@@ -14,8 +15,8 @@ FakeCell::FakeCell(std::string name, std::vector<std::pair<std::string, uint64_t
   for (uint32_t cd = 0; cd < cell_disks; ++cd) {
     for (const auto& [prefix, size] : prefixes) {
       Disk d;
-      d.info.name = fmt::format("{}_CD_{:02}_{}", prefix, cd, name_);
-      d.info.cell_disk = fmt::format("CD_{:02}_{}", cd, name_);
+      d.info.name = cell::GridDiskName(prefix, cd, name_);
+      d.info.cell_disk = cell::CellDiskName(cd, name_);
       d.info.size_bytes = size;
       d.info.status = "active";
       disks_.push_back(std::move(d));

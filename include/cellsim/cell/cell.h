@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -40,8 +41,16 @@
 
 namespace cellsim::cell {
 
+// Cell disk `cell_disk` of cell `cell`: "CD_<nn>_<cell>" (CD_00_cel01).
+std::string CellDiskName(uint32_t cell_disk, std::string_view cell);
+// Grid disk `prefix` on cell disk `cell_disk` of cell `cell`: "<P>_CD_<nn>_<cell>"
+// (DATA_CD_00_cel01).
+std::string GridDiskName(std::string_view prefix, uint32_t cell_disk, std::string_view cell);
+// The file of grid disk `grid_disk` in its cell's folder: "<name>.img".
+std::string GridDiskFileName(std::string_view grid_disk);
+
 // One kind of grid disk carved from every cell disk: grid disk i of prefix P on
-// cell disk n is named "<P>_CD_<nn>_<cell>".
+// cell disk n is named GridDiskName(P, n, cell).
 struct GridDiskSpec {
   std::string prefix;       // "DATA", "RECO"
   uint64_t size_bytes = 0;  // multiple of 1 MiB
