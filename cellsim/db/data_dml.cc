@@ -215,12 +215,9 @@ absl::StatusOr<Row> Arrange(const TableDef& t, const std::vector<std::string>& n
                                                                    : "ORA-00913: too many values");
   }
   for (size_t i = 0; i < names.size(); ++i) {
-    size_t k = 0;
-    while (k < t.columns.size() && t.columns[k].name != names[i]) ++k;
-    if (k == t.columns.size()) {
-      return absl::InvalidArgumentError(fmt::format("ORA-00904: \"{}\": invalid identifier", names[i]));
-    }
-    row[k] = values[i];
+    absl::StatusOr<size_t> k = ColumnOf(t, names[i]);
+    if (!k.ok()) return k.status();
+    row[*k] = values[i];
   }
   return row;
 }
@@ -372,14 +369,11 @@ RowRewrite Setter(Dml& d, const TableDef& t, const std::vector<Assignment>& set,
   return [&d, &t, &set, q, cols2, row2, q2](const Row& old) -> absl::StatusOr<std::optional<Row>> {
     Row row = old;
     for (const Assignment& a : set) {
-      size_t k = 0;
-      while (k < t.columns.size() && t.columns[k].name != a.column) ++k;
-      if (k == t.columns.size()) {
-        return absl::InvalidArgumentError(fmt::format("ORA-00904: \"{}\": invalid identifier", a.column));
-      }
+      absl::StatusOr<size_t> k = ColumnOf(t, a.column);
+      if (!k.ok()) return k.status();
       absl::StatusOr<Value> v = EvalIn(*a.value, t.columns, old, q, cols2, row2, q2, d.s.sid);
       if (!v.ok()) return v.status();
-      row[k] = *v;
+      row[*k] = *v;
     }
     return std::optional<Row>(row);
   };
@@ -480,10 +474,35 @@ absl::Status InsertRun(Dml& d, const Insert& ins, DataOutcome* out)
   return absl::OkStatus();
 }
 
+// The target's columns the ON condition reads: qualified by `q` (the
+// target's alias, else its name), or unqualified and the target's (the
+// target binds an unqualified name first, as in Where).
+void OnTargetColumns(const ExprPtr& e, const TableDef& t, const std::string& q,
+                     std::set<std::string>* out) {
+  if (!e) return;
+  if (e->kind == Expr::Kind::kColumn && (e->qualifier == q || e->qualifier.empty()) &&
+      ColumnOf(t, e->text).ok()) {
+    out->insert(e->text);
+  }
+  for (const ExprPtr& a : e->args) OnTargetColumns(a, t, q, out);
+}
+
 absl::Status MergeRun(Dml& d, const Merge& m, DataOutcome* out)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
   absl::StatusOr<TableDef*> t = FindTable(d.e, m.table);
   if (!t.ok()) return t.status();
+  const std::string q = m.alias.empty() ? m.table : m.alias;
+  // ORA-38104 before any row is read: updating a column of the join would
+  // change which target rows the ON condition matches.
+  std::set<std::string> on_columns;
+  OnTargetColumns(m.on, **t, q, &on_columns);
+  for (const Assignment& a : m.matched_update) {
+    if (on_columns.count(a.column) != 0) {
+      return absl::InvalidArgumentError(fmt::format(
+          "ORA-38104: Columns referenced in the ON Clause cannot be updated: \"{}\".\"{}\"", q,
+          a.column));
+    }
+  }
   std::vector<Row> src;
   std::vector<Column> src_cols;
   absl::Status st = ScanSelect(d.e, d.s, d.sd, d.rec, *m.using_select, [&](const Row& r) {
@@ -491,7 +510,6 @@ absl::Status MergeRun(Dml& d, const Merge& m, DataOutcome* out)
     return absl::OkStatus();
   }, &src_cols);
   if (!st.ok()) return st;
-  const std::string q = m.alias.empty() ? m.table : m.alias;
   int64_t n = 0;
   // The join is the target as it was when the statement began: the rows
   // WHEN NOT MATCHED inserts go in after every source row was joined (a later

@@ -46,6 +46,13 @@ std::vector<const LogGroup*> Thread1Groups(const FileTable& t) {
   return g;
 }
 
+absl::StatusOr<size_t> ColumnOf(const TableDef& t, const std::string& name) {
+  for (size_t k = 0; k < t.columns.size(); ++k) {
+    if (t.columns[k].name == name) return k;
+  }
+  return absl::InvalidArgumentError(fmt::format("ORA-00904: \"{}\": invalid identifier", name));
+}
+
 FileTable DataEngine::FileTableCopy() const {
   MutexLock lock(&db->mu);
   return db->table;

@@ -75,6 +75,9 @@ struct TableDef {
   std::vector<IndexDef> indexes;
 };
 
+// The position of column `name` in `t`, or ORA-00904 (invalid identifier).
+absl::StatusOr<size_t> ColumnOf(const TableDef& t, const std::string& name);
+
 struct IndexRowId {
   uint32_t file = 0, block = 0;
   uint16_t slot = 0;

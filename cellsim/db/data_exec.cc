@@ -311,16 +311,15 @@ absl::Status UseIndex(Ctx& c, Source& src, const Expr& where) ABSL_EXCLUSIVE_LOC
     if (col->kind != Expr::Kind::kColumn || (!col->qualifier.empty() && col->qualifier != src.qualifier)) {
       continue;
     }
-    size_t k = 0;
-    while (k < t->columns.size() && t->columns[k].name != col->text) ++k;
-    if (k == t->columns.size()) continue;
-    const ColType type = t->columns[k].type;
+    absl::StatusOr<size_t> k = ColumnOf(*t, col->text);
+    if (!k.ok()) continue;
+    const ColType type = t->columns[*k].type;
     Value v;
     if (type == ColType::kNumber && lit->kind == Expr::Kind::kNumber) v = Value::Num(lit->number);
     else if (type == ColType::kVarchar2 && lit->kind == Expr::Kind::kString) v = Value::Str(lit->text);
     else continue;
     absl::StatusOr<std::optional<std::vector<IndexRowId>>> rowids =
-        c.e.IndexRange(c.rec, c.sd, *t, static_cast<uint16_t>(k), v);
+        c.e.IndexRange(c.rec, c.sd, *t, static_cast<uint16_t>(*k), v);
     if (!rowids.ok()) return rowids.status();
     if (!rowids->has_value()) continue;
     auto list = std::make_shared<std::vector<IndexRowId>>(std::move(**rowids));

@@ -409,11 +409,9 @@ absl::StatusOr<std::vector<uint16_t>> IndexColumns(const TableDef& t, const Crea
   std::vector<uint16_t> cols;
   uint32_t key_bytes = kRowIdBytes;
   for (const std::string& name : c.columns) {
-    size_t k = 0;
-    while (k < t.columns.size() && t.columns[k].name != name) ++k;
-    if (k == t.columns.size()) {
-      return absl::InvalidArgumentError(fmt::format("ORA-00904: \"{}\": invalid identifier", name));
-    }
+    absl::StatusOr<size_t> column = ColumnOf(t, name);
+    if (!column.ok()) return column.status();
+    const size_t k = *column;
     if (std::find(cols.begin(), cols.end(), k) != cols.end()) {
       return absl::InvalidArgumentError(fmt::format("ORA-00957: duplicate column name ({})", name));
     }

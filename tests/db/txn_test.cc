@@ -151,6 +151,23 @@ TEST_F(TxnTest, MergeJoinsTheTargetAsItWasAndRefusesAnUnstableSet) {
   EXPECT_THAT(Error(merge), HasSubstr("ORA-30926: unable to get a stable set of rows"));
   EXPECT_EQ(One("select v from m where id = 1"), "one");
   EXPECT_EQ(Count("m"), 1);
+  // A column the ON condition reads from the target cannot be SET
+  // (ORA-38104), qualified or not, and nothing changes.
+  EXPECT_THAT(Error("merge into m using (select id from src) s on (m.id = s.id) when matched "
+                    "then update set m.id = s.id + 10"),
+              HasSubstr("ORA-38104: Columns referenced in the ON Clause cannot be updated: "
+                        "\"M\".\"ID\""));
+  EXPECT_THAT(Error("merge into m t using (select id from src) s on (id = s.id) when matched "
+                    "then update set id = 7"),
+              HasSubstr("ORA-38104: Columns referenced in the ON Clause cannot be updated: "
+                        "\"T\".\"ID\""));
+  EXPECT_EQ(One("select count(*) from m where id = 1 and v = 'one'"), "1");
+  // A source column in ON (s.v) is not the target's column of that name.
+  Run("delete from src");
+  Run("insert into src values (1)");
+  EXPECT_EQ(Run("merge into m using (select id, id v from src) s on (m.id = s.v) when matched "
+                "then update set m.v = 'x'").rows, 1);
+  EXPECT_EQ(One("select v from m where id = 1"), "x");
 }
 
 TEST_F(TxnTest, GttRowsArePrivateToTheSession) {
