@@ -166,7 +166,10 @@ absl::StatusOr<std::unique_ptr<MetaStore>> MetaStore::Open(io::IoBackend* io,
   if (absl::Status st = m->OpenJournals(catalog); !st.ok()) return st;
   // Only after the journal replayed: a checkpoint copy is rewritten from one
   // whose state the journal continues.
-  if (read_only) return m;  // read-only: nothing is repaired
+  if (read_only) {  // nothing is repaired; what was left is said
+    io::DescribeUnrepairedCopies(copies, *choice, &m->repairs_);
+    return m;
+  }
   if (absl::Status st = io::RepairCopies(io, copies, *choice, &m->repairs_); !st.ok()) return st;
   return m;
 }
@@ -229,7 +232,15 @@ absl::Status MetaStore::OpenJournals(Catalog* catalog) {
   const bool fresh = catalog->seq > checkpoint_seq;
   const std::vector<uint8_t> good(logs[longer].begin(),
                                   logs[longer].begin() + (fresh ? scan.good_end : 0));
-  for (int copy = 0; copy < 2 && !read_only_; ++copy) {
+  for (int copy = 0; copy < 2; ++copy) {
+    if (read_only_) {  // nothing is rewritten; a copy missing changes is said
+      if (fresh && scans[copy].good_end < scan.good_end) {
+        repairs_.push_back(fmt::format("{} lacks changes {}..{}; read them from {} instead",
+                                       JournalPath(copy), scan.seqs.front(), scan.seqs.back(),
+                                       JournalPath(longer)));
+      }
+      continue;
+    }
     if (logs[copy] == good) {
       // The bytes are right but may be in the page cache only (a writer
       // that died between its two copies' writes and their syncs): make them

@@ -472,7 +472,10 @@ absl::Status Rack::State::ReadMeta() {
   config = std::move(meta.config);
   group_names = std::move(meta.group_names);
   if (!all_current_format) return absl::OkStatus();  // rewritten as version 2 at the next change
-  if (read_only) return absl::OkStatus();  // a read-only rack repairs nothing
+  if (read_only) {  // a read-only rack repairs nothing, and says what it left
+    io::DescribeUnrepairedCopies(copies, *choice, &repairs);
+    return absl::OkStatus();
+  }
   return io::RepairCopies(io, copies, *choice, &repairs);
 }
 

@@ -381,7 +381,7 @@ absl::Status CellImpl::OpenFiles() {
   RecoveryInfo info;
   if (absl::Status s = meta_->Recover(state_.get(), &info, !read_only_); !s.ok()) return s;
   LoadCounters(meta_->recovered_counters());
-  if (!info.superblock_repaired.empty()) metadata_repairs_.push_back(info.superblock_repaired);
+  if (!info.superblock_note.empty()) metadata_repairs_.push_back(info.superblock_note);
   // A fresh epoch: later appends never follow a torn tail. (Read-only: the
   // replayed state lives in memory only; nothing will be appended.)
   if (!read_only_) {

@@ -94,12 +94,10 @@ absl::StatusOr<std::unique_ptr<MetadataStore>> MetadataStore::Load(io::BlockFile
       // The decoder's reason without its "flash superblock copy X: " prefix.
       absl::string_view why = copy->status().message();
       absl::ConsumePrefix(&why, fmt::format("flash superblock copy {}: ", which));
-      store->superblock_repair_ = fmt::format(
-          "flash superblock copy {} of {} was {}; rewritten from generation {}", which,
-          flash->path(),
-          copy->ok() ? fmt::format("at generation {}", (*copy)->generation)
-                     : fmt::format("damaged ({})", std::string(why)),
-          store->sb_.generation);
+      store->superblock_repair_ = {
+          .which = which,
+          .state = copy->ok() ? fmt::format("at generation {}", (*copy)->generation)
+                              : fmt::format("damaged ({})", std::string(why))};
     }
   }
   return store;
@@ -207,11 +205,19 @@ absl::Status MetadataStore::Recover(CacheState* state, RecoveryInfo* info, bool 
   stored_counters_ = recovered_counters_;
   tail_ = pos;
   next_seq_ = synced_seq_ = seq;
-  if (!superblock_repair_.empty() && repair) {
+  if (superblock_repair_.which != 0 && repair) {
     // The metadata it describes replayed: make both copies hold it again.
     if (absl::Status s = WriteSuperblocks(flash_, layout_, sb_); !s.ok()) return s;
-    info->superblock_repaired = superblock_repair_;
-    superblock_repair_.clear();
+    info->superblock_note =
+        fmt::format("flash superblock copy {} of {} was {}; rewritten from generation {}",
+                    superblock_repair_.which, flash_->path(), superblock_repair_.state,
+                    sb_.generation);
+    superblock_repair_ = {};
+  } else if (superblock_repair_.which != 0) {
+    info->superblock_note = fmt::format(
+        "flash superblock copy {} of {} is {}; read copy {} (generation {}) instead",
+        superblock_repair_.which, flash_->path(), superblock_repair_.state,
+        superblock_repair_.which == 'A' ? 'B' : 'A', sb_.generation);
   }
   return absl::OkStatus();
 }

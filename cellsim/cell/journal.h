@@ -60,7 +60,10 @@ struct RecoveryInfo {
   uint64_t chunks_replayed = 0;
   uint64_t records_replayed = 0;
   bool torn_tail_dropped = false;  // a non-empty invalid chunk ended the journal
-  std::string superblock_repaired;  // "flash superblock copy A of ... was ...; rewritten ..."
+  // A superblock copy found damaged or older: "flash superblock copy A of
+  // ... was ...; rewritten ...", or with `repair` false "... is ...; read
+  // copy B (generation N) instead".
+  std::string superblock_note;
 };
 
 class MetadataStore {
@@ -183,8 +186,12 @@ class MetadataStore {
   mutable Mutex mu_;
   FlashLayout layout_ ABSL_GUARDED_BY(mu_);
   Superblock sb_ ABSL_GUARDED_BY(mu_);
-  // Set by Load when a copy is damaged or older.
-  std::string superblock_repair_ ABSL_GUARDED_BY(mu_);
+  // Set by Load when a copy is damaged or older (which == 0: none).
+  struct SuperblockRepair {
+    char which = 0;     // 'A' or 'B'
+    std::string state;  // "damaged (why)" or "at generation N"
+  };
+  SuperblockRepair superblock_repair_ ABSL_GUARDED_BY(mu_);
   uint64_t tail_ ABSL_GUARDED_BY(mu_) = 0;        // bytes used in the journal of this epoch
   uint64_t next_seq_ ABSL_GUARDED_BY(mu_) = 0;    // seq of the next chunk
   uint64_t synced_seq_ ABSL_GUARDED_BY(mu_) = 0;  // chunks below this are durable

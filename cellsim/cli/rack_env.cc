@@ -81,10 +81,15 @@ absl::StatusOr<RackEnv> OpenRackEnv(const std::string& dir, const RackOptions& o
   if (!env.ok()) return env.status();
   absl::StatusOr<RackEnv> rack = lab::OpenRackEnv(dir, *env);
   // Damaged metadata the open repaired (a flipped superblock byte, a lost
-  // flash device) is said on every command, not only by `rack recover`.
+  // flash device) is said on every command, not only by `rack recover`; a
+  // read-only command says what it found and left for one that writes.
   if (rack.ok() && report_repairs) {
+    const char* what = rack->rack->read_only()
+                           ? "damaged metadata left as it is (this command only reads; the next "
+                             "command that writes repairs it)"
+                           : "repaired on open";
     for (const std::string& r : rack->rack->metadata_repairs()) {
-      std::cerr << "cellsim: repaired on open: " << r << "\n";
+      std::cerr << "cellsim: " << what << ": " << r << "\n";
     }
   }
   return rack;

@@ -69,7 +69,8 @@ void AddIoModeOption(CLI::App* cmd, std::string* mode);
                                               sim::TraceWriter* shared_trace = nullptr);
 // Opens the rack in `dir` for `access` under its lock (lab::OpenRackEnv).
 // With `report_repairs`, each metadata repair the open made goes to stderr
-// ("cellsim: repaired on open: ..."); `rack recover` prints them itself.
+// ("cellsim: repaired on open: ...", or on a read-only rack "cellsim: damaged
+// metadata left as it is (...): ..."); `rack recover` prints them itself.
 [[nodiscard]] absl::StatusOr<RackEnv> OpenRackEnv(
     const std::string& dir, const RackOptions& options,
     asmgr::RackAccess access = asmgr::RackAccess::kReadWrite, bool report_repairs = true);

@@ -100,6 +100,12 @@ std::string Why(const MetadataCopy& c) {
   return why;
 }
 
+// What a copy to repair holds: "damaged (why)" or "at sequence N".
+std::string CopyState(const MetadataCopy& c) {
+  return c.status.ok() ? fmt::format("at sequence {}", c.sequence)
+                       : fmt::format("damaged ({})", Why(c));
+}
+
 }  // namespace
 
 absl::Status RepairCopies(IoBackend* io, absl::Span<const MetadataCopy> copies,
@@ -112,11 +118,18 @@ absl::Status RepairCopies(IoBackend* io, absl::Span<const MetadataCopy> copies,
                                                  c.path, newest.path, std::string(st.message())));
     }
     repairs->push_back(fmt::format("{} was {}; rewritten from {} (sequence {})", c.path,
-                                   c.status.ok() ? fmt::format("at sequence {}", c.sequence)
-                                                 : fmt::format("damaged ({})", Why(c)),
-                                   newest.path, newest.sequence));
+                                   CopyState(c), newest.path, newest.sequence));
   }
   return absl::OkStatus();
+}
+
+void DescribeUnrepairedCopies(absl::Span<const MetadataCopy> copies, const CopyChoice& choice,
+                              std::vector<std::string>* notes) {
+  const MetadataCopy& newest = copies[choice.newest];
+  for (size_t i : choice.to_repair) {
+    notes->push_back(fmt::format("{} is {}; read {} (sequence {}) instead", copies[i].path,
+                                 CopyState(copies[i]), newest.path, newest.sequence));
+  }
 }
 
 }  // namespace cellsim::io

@@ -74,6 +74,10 @@ struct CopyChoice {
 [[nodiscard]] absl::Status RepairCopies(IoBackend* io, absl::Span<const MetadataCopy> copies,
                                         const CopyChoice& choice,
                                         std::vector<std::string>* repairs);
+// What a read-only open says instead, having repaired nothing: appends "PATH
+// is ...; read PATH (sequence N) instead" for every copy of `choice.to_repair`.
+void DescribeUnrepairedCopies(absl::Span<const MetadataCopy> copies, const CopyChoice& choice,
+                              std::vector<std::string>* notes);
 
 }  // namespace cellsim::io
 

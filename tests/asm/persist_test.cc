@@ -467,6 +467,24 @@ TEST(AsmPersistTest, CorruptMetadataIsDetected) {
       f.seekp(static_cast<std::streamoff>(std::filesystem::file_size(slot) / 2));
       f.put('\x5A');
     }
+    // Mounted read-only first: the damage is said and left as it is.
+    {
+      auto bytes = [](const std::string& path) {
+        std::ifstream f(path, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(f), {});
+      };
+      const std::string damaged = bytes(slot);
+      DiskGroupEnv read_only = env;
+      read_only.read_only = true;
+      ASSERT_OK_AND_ASSIGN(dg, DiskGroup::Open(read_only, "DATA"));
+      EXPECT_EQ(dg->ListFiles().size(), 4u);
+      ASSERT_EQ(dg->metadata_repairs().size(), 1u);
+      EXPECT_THAT(dg->metadata_repairs()[0],
+                  ::testing::MatchesRegex(slot + " is damaged \\([^/]*\\); read " +
+                                          dir.File("DATA.ckpt1") + " \\(sequence [0-9]+\\) instead"));
+      dg.reset();
+      EXPECT_EQ(bytes(slot), damaged);
+    }
     ASSERT_OK_AND_ASSIGN(dg, DiskGroup::Open(env, "DATA"));
     EXPECT_EQ(dg->ListFiles().size(), 4u);
     ASSERT_EQ(dg->metadata_repairs().size(), 1u);

@@ -22,6 +22,7 @@ using ::cellsim::cli::testing::Cellsim;
 using ::cellsim::cli::testing::CmdResult;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 class CliBadInput : public ::testing::Test {
  protected:
@@ -125,6 +126,30 @@ TEST_F(CliBadInput, RackInfoOnCorruptRack) {
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_THAT(r.err, AllOf(HasSubstr("cellsim rack info: cannot open the rack in " + rack_),
                            HasSubstr("holds no valid rack"), HasSubstr("checksum mismatch")));
+}
+
+// One damaged copy of rack.meta: a reader says so and leaves it; the next
+// command that writes repairs it and says that.
+TEST_F(CliBadInput, OneDamagedRackMetaCopyIsSaidByReadersAndRepairedByWriters) {
+  const std::string p = rack_ + "/rack.meta0";
+  std::vector<uint8_t> b = ReadBytes(p);
+  b[b.size() / 2] ^= 0xFF;
+  WriteBytes(p, b);
+  CmdResult r = Cellsim(tmp_, "asmcmd " + rack_ + " --backend posix lsdg");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("DATA"));
+  EXPECT_THAT(r.err, HasSubstr("cellsim: damaged metadata left as it is (this command only reads; "
+                               "the next command that writes repairs it): " + p +
+                               " is damaged (checksum mismatch); read " + rack_ +
+                               "/rack.meta1 (sequence "));
+  EXPECT_EQ(ReadBytes(p), b);
+  r = Cellsim(tmp_, "rack recover " + rack_ + " --backend posix");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out + r.err, HasSubstr(p + " was damaged (checksum mismatch); rewritten from"));
+  EXPECT_NE(ReadBytes(p), b);
+  r = Cellsim(tmp_, "asmcmd " + rack_ + " --backend posix lsdg");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, Not(HasSubstr("damaged")));
 }
 
 TEST_F(CliBadInput, RackInfoOnTruncatedAndMissingRackFiles) {

@@ -367,6 +367,17 @@ TEST_F(CorruptionTest, DamagedSuperblockCopyIsRepairedFromTheCurrentOne) {
   }
   for (uint64_t copy : {uint64_t{0}, uint64_t{4096}}) {
     Patch(copy, [](uint8_t* p) { p[40] ^= 0x01; });
+    {  // read-only: said, read from the other copy, and left as it is
+      ASSERT_OK_AND_ASSIGN(auto cell, Cell::Open(io_.get(), &clock_, Dir(),
+                                                 {.start_cleaner = false, .read_only = true}));
+      ASSERT_OK(VerifyAgainst(cell.get(), *model_));
+      ASSERT_EQ(cell->metadata_repairs().size(), 1u);
+      EXPECT_THAT(cell->metadata_repairs()[0],
+                  ::testing::AllOf(::testing::HasSubstr(copy == 0 ? "copy A" : "copy B"),
+                                   ::testing::HasSubstr("is damaged (bad checksum); read copy " +
+                                                        std::string(copy == 0 ? "B" : "A"))));
+      ASSERT_OK(cell->Close());
+    }
     ASSERT_OK_AND_ASSIGN(auto cell, Open());
     ASSERT_OK(VerifyAgainst(cell.get(), *model_));
     ASSERT_EQ(cell->metadata_repairs().size(), 1u);

@@ -241,7 +241,8 @@ class DiskGroup {
   // Metadata sequence number (grows with every persisted change).
   uint64_t metadata_sequence() const;
   // Metadata copies (checkpoint, journal) that Open found damaged, torn or
-  // behind and rewrote from a current copy.
+  // behind and rewrote from a current copy; mounted read-only, the
+  // checkpoint copies it found so and left as they are.
   std::vector<std::string> metadata_repairs() const;
 
   struct State;  // implementation detail (cellsim/asm)

@@ -111,7 +111,8 @@ class Rack {
   // read under the lock, and the lock is held until Close. Metadata kept in
   // two copies (rack.meta0/1, the disk groups' checkpoints) opens at the
   // newest state and a damaged or older copy is rewritten from it (listed by
-  // metadata_repairs(); never on a read-only rack); DataLoss naming the file
+  // metadata_repairs(); a read-only rack rewrites nothing and lists what it
+  // left); DataLoss naming the file
   // when no copy can be proven to hold the newest state.
   // Lost devices mount with what the redundancy allows: a missing grid-disk
   // file or cell folder leaves its disks OFFLINE (reads from the mirrors,
@@ -137,7 +138,9 @@ class Rack {
 
   const std::string& dir() const;
   const RackConfig& config() const;
-  // What Open repaired: "PATH was ...; rewritten from PATH (sequence N)".
+  // What Open repaired: "PATH was ...; rewritten from PATH (sequence N)"; on a
+  // read-only rack, what it found and left: "PATH is ...; read PATH (sequence
+  // N) instead" (the cells' and disk groups' lists, then the rack's).
   const std::vector<std::string>& metadata_repairs() const;
   io::IoBackend* io() const;
   Clock* clock() const;

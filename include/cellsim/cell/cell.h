@@ -150,7 +150,9 @@ class Cell final : public CellService {
   // other calls.
   [[nodiscard]] absl::Status Close();
   // What Open repaired (a flash superblock copy found damaged or older and
-  // rewritten from the current one); empty after Create or a healthy open.
+  // rewritten from the current one), or opened read-only, found and left as
+  // it is ("... is ...; read copy B (generation N) instead"); empty after
+  // Create or a healthy open.
   std::vector<std::string> metadata_repairs() const;
 
   // --- CellService ---
