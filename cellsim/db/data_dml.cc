@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
 #include <set>
 
 #include "absl/strings/ascii.h"
@@ -366,12 +367,18 @@ absl::StatusOr<int64_t> ChangeRows(Dml& d, TableDef& t, const RowVisitor& match,
 RowRewrite Setter(Dml& d, const TableDef& t, const std::vector<Assignment>& set,
                  const std::string& q, const std::vector<Column>* cols2, const Row* row2,
                  const std::string& q2) {
-  return [&d, &t, &set, q, cols2, row2, q2](const Row& old) -> absl::StatusOr<std::optional<Row>> {
+  // ROWNUM in a SET value numbers the rows changed (`update t set id =
+  // rownum`).
+  auto changed = std::make_shared<uint64_t>(0);
+  return [&d, &t, &set, q, cols2, row2, q2,
+          changed](const Row& old) -> absl::StatusOr<std::optional<Row>> {
     Row row = old;
+    ++*changed;
     for (const Assignment& a : set) {
       absl::StatusOr<size_t> k = ColumnOf(t, a.column);
       if (!k.ok()) return k.status();
-      absl::StatusOr<Value> v = EvalIn(*a.value, t.columns, old, q, cols2, row2, q2, d.s.sid);
+      absl::StatusOr<Value> v =
+          EvalIn(*a.value, t.columns, old, q, cols2, row2, q2, d.s.sid, *changed);
       if (!v.ok()) return v.status();
       row[*k] = *v;
     }
@@ -382,11 +389,17 @@ RowRewrite Setter(Dml& d, const TableDef& t, const std::vector<Assignment>& set,
 RowVisitor Where(Dml& d, const TableDef& t, const ExprPtr& where, const std::string& q,
                  const std::vector<Column>* cols2 = nullptr, const Row* row2 = nullptr,
                  const std::string& q2 = "") {
-  return [&d, &t, where, q, cols2, row2, q2](const Row& r) -> absl::StatusOr<bool> {
+  // ROWNUM: one more than the rows accepted so far (`delete from t where
+  // rownum <= 1000` deletes 1,000 rows).
+  auto accepted = std::make_shared<uint64_t>(0);
+  return [&d, &t, where, q, cols2, row2, q2, accepted](const Row& r) -> absl::StatusOr<bool> {
     if (!where) return true;
-    absl::StatusOr<Value> v = EvalIn(*where, t.columns, r, q, cols2, row2, q2, d.s.sid);
+    absl::StatusOr<Value> v =
+        EvalIn(*where, t.columns, r, q, cols2, row2, q2, d.s.sid, *accepted + 1);
     if (!v.ok()) return v.status();
-    return v->kind == Value::Kind::kNumber && v->number != 0;
+    const bool yes = v->kind == Value::Kind::kNumber && v->number != 0;
+    if (yes) ++*accepted;
+    return yes;
   };
 }
 

@@ -29,6 +29,8 @@ using Scope = std::vector<Binding>;
 
 struct EvalEnv {
   uint32_t sid = 0;
+  uint64_t rownum = 0;  // ROWNUM of the row at hand; 0 where ROWNUM is not allowed
+  uint64_t level = 0;   // LEVEL under CONNECT BY; 0 without one
 };
 
 absl::StatusOr<Value> Eval(const Expr& e, const Scope& scope, const EvalEnv& env);
@@ -61,7 +63,7 @@ bool Like(const std::string& text, const std::string& pattern) {
   return std::regex_match(text, std::regex(re));
 }
 
-absl::StatusOr<Value> ColumnValue(const Expr& e, const Scope& scope) {
+absl::StatusOr<Value> ColumnValue(const Expr& e, const Scope& scope, const EvalEnv& env) {
   for (const Binding& b : scope) {
     if (!e.qualifier.empty() && b.qualifier != e.qualifier) continue;
     for (size_t i = 0; i < b.columns->size(); ++i) {
@@ -69,6 +71,21 @@ absl::StatusOr<Value> ColumnValue(const Expr& e, const Scope& scope) {
     }
   }
   if (e.qualifier.empty() && e.text == "SYSDATE") return Value::Null();
+  // The pseudocolumns, where no source has a column of that name.
+  if (e.qualifier.empty() && e.text == "ROWNUM") {
+    if (env.rownum == 0) {
+      return absl::InvalidArgumentError(
+          "ORA-00976: Specified pseudocolumn or operator not allowed here (ROWNUM)");
+    }
+    return Value::Num(static_cast<double>(env.rownum));
+  }
+  if (e.qualifier.empty() && e.text == "LEVEL") {
+    if (env.level == 0) {
+      return absl::InvalidArgumentError(
+          "ORA-01788: CONNECT BY clause required in this query block (LEVEL)");
+    }
+    return Value::Num(static_cast<double>(env.level));
+  }
   return absl::InvalidArgumentError(fmt::format(
       "ORA-00904: \"{}\": invalid identifier",
       e.qualifier.empty() ? e.text : e.qualifier + "\".\"" + e.text));
@@ -108,7 +125,7 @@ absl::StatusOr<Value> Eval(const Expr& e, const Scope& scope, const EvalEnv& env
     case Expr::Kind::kString: return Value::Str(e.text);
     case Expr::Kind::kNull: return Value::Null();
     case Expr::Kind::kStar: return absl::InvalidArgumentError("ORA-00936: missing expression (*)");
-    case Expr::Kind::kColumn: return ColumnValue(e, scope);
+    case Expr::Kind::kColumn: return ColumnValue(e, scope, env);
     case Expr::Kind::kFunction: return Function(e, scope, env);
     case Expr::Kind::kIsNull: {
       absl::StatusOr<Value> v = Eval(*e.args[0], scope, env);
@@ -388,23 +405,34 @@ absl::Status ForEachJoined(Ctx& c, const Select& sel,
     if (!st.ok()) return st;
   }
   const uint64_t levels = sel.connect_by_level.value_or(1);
+  // ROWNUM and LEVEL of the row at hand, for WHERE and for `fn` (the select
+  // list, ORDER BY keys): a row's ROWNUM is one more than the rows WHERE has
+  // accepted before it (so `rownum > 1` accepts none, as in Oracle), given
+  // before ORDER BY sorts. WHERE filters each row of the CONNECT BY
+  // hierarchy, as Oracle applies it after CONNECT BY.
+  const EvalEnv outer_env = c.env;
+  uint64_t accepted = 0;
   absl::Status inner;
   std::function<bool(Scope&, size_t, const RowId&)> join = [&](Scope& scope, size_t i,
                                                                const RowId& rid) -> bool {
     if (i == sources.size()) {
-      if (sel.where) {
-        absl::StatusOr<Value> w = Eval(*sel.where, scope, c.env);
-        if (!w.ok()) {
-          inner = w.status();
-          return false;
-        }
-        if (!Truthy(*w)) return true;
-      }
       for (uint64_t l = 0; l < levels; ++l) {
+        c.env.level = sel.connect_by_level ? l + 1 : 0;
+        c.env.rownum = accepted + 1;
+        if (sel.where) {
+          absl::StatusOr<Value> w = Eval(*sel.where, scope, c.env);
+          if (!w.ok()) {
+            inner = w.status();
+            return false;
+          }
+          if (!Truthy(*w)) continue;
+        }
+        ++accepted;
         inner = fn(scope, rid);
-        if (!inner.ok()) return false;
+        if (!inner.ok()) break;
       }
-      return true;
+      c.env = outer_env;  // a join's ON sees no ROWNUM
+      return inner.ok();
     }
     bool matched = false;
     for (const Row& r : rest[i]) {
@@ -438,6 +466,7 @@ absl::Status ForEachJoined(Ctx& c, const Select& sel,
     Scope scope{Binding{sources[0].qualifier, &sources[0].columns, &r}};
     return join(scope, 1, rid);
   });
+  c.env = outer_env;
   if (!st.ok()) return st;
   return inner;
 }
@@ -707,10 +736,10 @@ absl::StatusOr<std::vector<internal::Column>> SelectShape(DataEngine& e, Session
 absl::StatusOr<Value> EvalIn(const Expr& expr, const std::vector<internal::Column>& cols,
                              const Row& row, const std::string& qualifier,
                              const std::vector<internal::Column>* cols2, const Row* row2,
-                             const std::string& qualifier2, uint32_t sid) {
+                             const std::string& qualifier2, uint32_t sid, uint64_t rownum) {
   Scope scope{Binding{qualifier, &cols, &row}};
   if (cols2 != nullptr) scope.push_back(Binding{qualifier2, cols2, row2});
-  return Eval(expr, scope, EvalEnv{sid});
+  return Eval(expr, scope, EvalEnv{.sid = sid, .rownum = rownum});
 }
 
 }  // namespace cellsim::db::internal

@@ -42,11 +42,13 @@ std::string CountWithCommas(int64_t n);
                                                               SessionData& sd, Recorder& rec,
                                                               const Select& sel)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
-// Evaluates `expr` over one or two bound rows.
+// Evaluates `expr` over one or two bound rows; `rownum` is what ROWNUM
+// gives (0: ORA-00976, not allowed here).
 [[nodiscard]] absl::StatusOr<Value> EvalIn(const Expr& expr, const std::vector<Column>& cols,
                                            const Row& row, const std::string& qualifier,
                                            const std::vector<Column>* cols2, const Row* row2,
-                                           const std::string& qualifier2, uint32_t sid);
+                                           const std::string& qualifier2, uint32_t sid,
+                                           uint64_t rownum = 0);
 
 }  // namespace cellsim::db::internal
 

@@ -170,6 +170,28 @@ TEST_F(TxnTest, MergeJoinsTheTargetAsItWasAndRefusesAnUnstableSet) {
   EXPECT_EQ(One("select v from m where id = 1"), "x");
 }
 
+TEST_F(TxnTest, RownumAndLevelAreOraclesPseudocolumns) {
+  Run("create table r (id number)");
+  EXPECT_EQ(Run("insert into r select level from dual connect by level <= 10").rows, 10);
+  EXPECT_EQ(One("select sum(id) from r"), "55");
+  EXPECT_EQ(One("select max(l) from (select level l from dual connect by level <= 5)"), "5");
+  // ROWNUM: given to each row WHERE accepts, before ORDER BY sorts.
+  EXPECT_EQ(One("select count(*) from r where rownum <= 3"), "3");
+  EXPECT_EQ(One("select count(*) from r where rownum > 1"), "0");
+  EXPECT_EQ(One("select rownum from r where id = 7"), "1");
+  EXPECT_EQ(One("select max(n) from (select rownum n, id from r where id > 5 order by id desc)"),
+            "5");
+  // WHERE filters every row of the CONNECT BY hierarchy.
+  EXPECT_EQ(One("select count(*) from dual where rownum <= 2 connect by level <= 4"), "2");
+  EXPECT_EQ(Run("delete from r where rownum <= 4").rows, 4);
+  EXPECT_EQ(Count("r"), 6);
+  EXPECT_EQ(Run("update r set id = rownum").rows, 6);
+  EXPECT_EQ(One("select sum(id) from r"), "21");
+  EXPECT_THAT(Error("select level from r"), HasSubstr("ORA-01788"));
+  EXPECT_THAT(Error("insert into r values (rownum)"), HasSubstr("ORA-00976"));
+  EXPECT_EQ(Count("r"), 6);
+}
+
 TEST_F(TxnTest, GttRowsArePrivateToTheSession) {
   Run("create global temporary table g (x number) on commit preserve rows");
   std::unique_ptr<Session> other = db_->NewSession();
