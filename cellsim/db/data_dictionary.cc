@@ -15,8 +15,12 @@ namespace cellsim::db::internal {
 namespace {
 
 constexpr uint64_t kDictMagic = 0x5443494449534345ull;  // "ECSIDICT" little-endian
-// Version 2 adds each table's indexes; version 1 (no indexes) is still read.
-constexpr uint16_t kDictVersion = 2;
+// Version 2 adds each table's indexes, version 3 each column's NUMBER scale
+// and NOT NULL; versions 1 (no indexes) and 2 are still read (their NUMBER
+// columns then take any number, as those versions stored them: the scale
+// was not kept).
+constexpr uint16_t kDictVersion = 3;
+constexpr uint16_t kDictVersionNoScale = 2;
 constexpr uint16_t kDictVersionNoIndexes = 1;
 constexpr uint32_t kDictFirstBlock = 2;     // blocks 0 (OS header) and 1 (file header) precede
 constexpr uint32_t kDictCopyBlocks = 63;    // copy 0: blocks 2..64, copy 1: blocks 65..127
@@ -105,6 +109,8 @@ void EncodeTable(Encoder& e, const TableDef& t) {
     e.PutString(c.name);
     e.PutU8(static_cast<uint8_t>(c.type));
     e.PutU32(c.length);
+    e.PutU32(static_cast<uint32_t>(c.scale));
+    e.PutU8(c.not_null ? 1 : 0);
   }
   EncodeSegment(e, t.segment);
   e.PutU32(static_cast<uint32_t>(t.indexes.size()));
@@ -172,6 +178,18 @@ bool DecodeTable(Decoder& d, uint16_t version, TableDef* t, std::string* why) {
       return false;
     }
     c.type = static_cast<ColType>(type);
+    if (version >= kDictVersion) {
+      uint32_t scale = 0;
+      uint8_t not_null = 0;
+      if (!d.GetU32(&scale) || !d.GetU8(&not_null)) {
+        *why = fmt::format("table {}: column {} truncated", t->name, i + 1);
+        return false;
+      }
+      c.scale = static_cast<int32_t>(scale);
+      c.not_null = not_null != 0;
+    } else if (c.type == ColType::kNumber) {
+      c.length = 0;
+    }
     t->columns.push_back(std::move(c));
   }
   if (!DecodeSegment(d, fmt::format("table {}", t->name), &t->segment, why)) return false;
@@ -308,8 +326,8 @@ std::optional<DictImage> ParseCopy(absl::Span<const uint8_t> bytes, uint32_t dbi
   }
   (void)(d.GetU16(&version) && d.GetU16(&copy) && d.GetU32(&length) && d.GetU64(&generation) &&
          d.GetU32(&stored_dbid) && d.GetU32(&reserved) && d.GetU64(&sum));
-  if (version != kDictVersion && version != kDictVersionNoIndexes) {
-    *why = fmt::format("format version {} (this cellsim reads versions {} and {})", version,
+  if (version != kDictVersion && version != kDictVersionNoScale && version != kDictVersionNoIndexes) {
+    *why = fmt::format("format version {} (this cellsim reads versions {} to {})", version,
                        kDictVersionNoIndexes, kDictVersion);
     return std::nullopt;
   }

@@ -20,6 +20,7 @@ struct Dml {
   Session::State& s;
   SessionData& sd;
   Recorder& rec;
+  StatementEnv env = StatementEnvOf(s);
 };
 
 absl::StatusOr<TableDef*> FindTable(DataEngine& e, const std::string& name)
@@ -48,6 +49,11 @@ class RowInserter {
     for (size_t i = 0; i < t_.columns.size(); ++i) {
       if (std::optional<std::string> err = CoerceForColumn(t_.columns[i], row[i]); err) {
         return absl::InvalidArgumentError(*err);
+      }
+      if (t_.columns[i].not_null && row[i].is_null()) {
+        return absl::InvalidArgumentError(fmt::format(
+            "ORA-01400: cannot insert NULL into (\"CELLSIM\".\"{}\".\"{}\")", t_.name,
+            t_.columns[i].name));
       }
     }
     return AddEncoded(EncodeRow(t_.columns, row));
@@ -165,7 +171,7 @@ absl::Status FlushEvenOnError(RowInserter& ins, const absl::Status& st) {
 // `select * from all_objects` (or DBA_OBJECTS) and nothing else.
 bool IsAllObjectsStar(const Select& sel) {
   if (sel.from.size() != 1 || sel.items.size() != 1 || sel.where || sel.connect_by_level ||
-      !sel.order_by.empty()) {
+      !sel.order_by.empty() || sel.distinct || !sel.group_by.empty() || sel.having) {
     return false;
   }
   const FromSource& f = sel.from[0];
@@ -232,7 +238,7 @@ absl::StatusOr<int64_t> InsertValues(Dml& d, TableDef& t, const std::vector<std:
   static const Row kEmpty;
   for (const ExprPtr& x : exprs) {
     absl::StatusOr<Value> v = EvalIn(*x, src_cols ? *src_cols : kNone, src_row ? *src_row : kEmpty,
-                                     src_q, nullptr, nullptr, "", d.s.sid);
+                                     src_q, nullptr, nullptr, "", d.env);
     if (!v.ok()) return v.status();
     values.push_back(*v);
   }
@@ -318,6 +324,11 @@ absl::StatusOr<int64_t> ChangeRows(Dml& d, TableDef& t, const RowVisitor& match,
         if (std::optional<std::string> err = CoerceForColumn(t.columns[i], row[i]); err) {
           return absl::InvalidArgumentError(*err);
         }
+        if (t.columns[i].not_null && row[i].is_null()) {
+          return absl::InvalidArgumentError(fmt::format(
+              "ORA-01407: cannot update (\"CELLSIM\".\"{}\".\"{}\") to NULL", t.name,
+              t.columns[i].name));
+        }
         if (ValueText(row[i]) != ValueText(old[i]) || row[i].is_null() != old[i].is_null()) {
           before += ColumnImageBytes(t.columns[i], old[i]);
           after += ColumnImageBytes(t.columns[i], row[i]);
@@ -378,7 +389,7 @@ RowRewrite Setter(Dml& d, const TableDef& t, const std::vector<Assignment>& set,
       absl::StatusOr<size_t> k = ColumnOf(t, a.column);
       if (!k.ok()) return k.status();
       absl::StatusOr<Value> v =
-          EvalIn(*a.value, t.columns, old, q, cols2, row2, q2, d.s.sid, *changed);
+          EvalIn(*a.value, t.columns, old, q, cols2, row2, q2, d.env, *changed);
       if (!v.ok()) return v.status();
       row[*k] = *v;
     }
@@ -395,7 +406,7 @@ RowVisitor Where(Dml& d, const TableDef& t, const ExprPtr& where, const std::str
   return [&d, &t, where, q, cols2, row2, q2, accepted](const Row& r) -> absl::StatusOr<bool> {
     if (!where) return true;
     absl::StatusOr<Value> v =
-        EvalIn(*where, t.columns, r, q, cols2, row2, q2, d.s.sid, *accepted + 1);
+        EvalIn(*where, t.columns, r, q, cols2, row2, q2, d.env, *accepted + 1);
     if (!v.ok()) return v.status();
     const bool yes = v->kind == Value::Kind::kNumber && v->number != 0;
     if (yes) ++*accepted;
@@ -422,7 +433,7 @@ absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out)
   for (const ColumnDef& cd : c.columns) {
     ColType ty = cd.type == "NUMBER" ? ColType::kNumber : cd.type == "DATE" ? ColType::kDate
                  : cd.type == "CHAR" ? ColType::kChar : ColType::kVarchar2;
-    t.columns.push_back({cd.name, ty, cd.length});
+    t.columns.push_back({cd.name, ty, cd.length, cd.scale, cd.not_null});
   }
   if (c.as_select) {
     absl::StatusOr<std::vector<Column>> shape = SelectShape(d.e, d.s, d.sd, d.rec, *c.as_select);

@@ -6,12 +6,15 @@
 #include <cmath>
 #include <functional>
 #include <regex>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "absl/strings/ascii.h"
 #include "cellsim/db/all_objects.h"
 #include "cellsim/db/data_engine.h"
 #include "cellsim/db/data_views.h"
 #include "cellsim/db/redo_model.h"
+#include "cellsim/db/sql_functions.h"
 
 namespace cellsim::db::internal {
 namespace {
@@ -28,28 +31,32 @@ struct Binding {
 using Scope = std::vector<Binding>;
 
 struct EvalEnv {
-  uint32_t sid = 0;
+  StatementEnv stmt;    // SYS_CONTEXT's SID, SYSDATE
   uint64_t rownum = 0;  // ROWNUM of the row at hand; 0 where ROWNUM is not allowed
   uint64_t level = 0;   // LEVEL under CONNECT BY; 0 without one
+  // A grouped query's output stage: the values of the group at hand for its
+  // aggregate and GROUP BY nodes (nullopt for any other node).
+  const std::function<std::optional<Value>(const Expr&)>* group_values = nullptr;
 };
 
 absl::StatusOr<Value> Eval(const Expr& e, const Scope& scope, const EvalEnv& env);
 
+// Conditions are three-valued, as in SQL: 1 (TRUE), 0 (FALSE) or NULL
+// (UNKNOWN); WHERE, ON and HAVING keep a row only for TRUE.
 bool Truthy(const Value& v) { return v.kind == Value::Kind::kNumber && v.number != 0; }
 Value Bool(bool b) { return Value::Num(b ? 1 : 0); }
 
-int Compare(const Value& a, const Value& b) {
-  if (a.kind == Value::Kind::kNumber && b.kind == Value::Kind::kNumber) {
-    return a.number < b.number ? -1 : a.number > b.number ? 1 : 0;
-  }
-  const std::string x = ValueText(a), y = ValueText(b);
-  if (a.kind == Value::Kind::kNumber || b.kind == Value::Kind::kNumber) {
-    char* end = nullptr;
-    const double dx = a.kind == Value::Kind::kNumber ? a.number : std::strtod(x.c_str(), &end);
-    const double dy = b.kind == Value::Kind::kNumber ? b.number : std::strtod(y.c_str(), &end);
-    return dx < dy ? -1 : dx > dy ? 1 : 0;
-  }
-  return x < y ? -1 : x > y ? 1 : 0;
+bool IsAggregateName(std::string_view f) {
+  return f == "COUNT" || f == "SUM" || f == "AVG" || f == "MIN" || f == "MAX";
+}
+
+bool IsAggregate(const Expr& e) {
+  return e.kind == Expr::Kind::kFunction && IsAggregateName(e.text);
+}
+
+bool HasAggregate(const Expr& e) {
+  if (IsAggregate(e)) return true;
+  return std::any_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return HasAggregate(*a); });
 }
 
 bool Like(const std::string& text, const std::string& pattern) {
@@ -70,7 +77,7 @@ absl::StatusOr<Value> ColumnValue(const Expr& e, const Scope& scope, const EvalE
       if ((*b.columns)[i].name == e.text) return b.row == nullptr ? Value::Null() : (*b.row)[i];
     }
   }
-  if (e.qualifier.empty() && e.text == "SYSDATE") return Value::Null();
+  if (e.qualifier.empty() && e.text == "SYSDATE") return Value::Date(env.stmt.sysdate_unix);
   // The pseudocolumns, where no source has a column of that name.
   if (e.qualifier.empty() && e.text == "ROWNUM") {
     if (env.rownum == 0) {
@@ -92,6 +99,10 @@ absl::StatusOr<Value> ColumnValue(const Expr& e, const Scope& scope, const EvalE
 }
 
 absl::StatusOr<Value> Function(const Expr& e, const Scope& scope, const EvalEnv& env) {
+  if (IsAggregateName(e.text)) {  // here outside a grouped query's output
+    return absl::InvalidArgumentError(
+        fmt::format("ORA-00934: group function is not allowed here ({})", e.text));
+  }
   std::vector<Value> a;
   for (const ExprPtr& x : e.args) {
     absl::StatusOr<Value> v = Eval(*x, scope, env);
@@ -101,25 +112,23 @@ absl::StatusOr<Value> Function(const Expr& e, const Scope& scope, const EvalEnv&
   const std::string& f = e.text;
   if (f == "SYS_CONTEXT" && a.size() == 2) {
     const std::string param = absl::AsciiStrToUpper(ValueText(a[1]));
-    if (param == "SID") return Value::Str(fmt::format("{}", env.sid));
+    if (param == "SID") return Value::Str(fmt::format("{}", env.stmt.sid));
     if (param == "SESSION_USER" || param == "CURRENT_USER") return Value::Str("CELLSIM");
     if (param == "INSTANCE") return Value::Str("1");
     return Value::Null();
   }
-  if (f == "POWER" && a.size() == 2) return Value::Num(std::pow(a[0].number, a[1].number));
-  if (f == "LOWER" && a.size() == 1) return Value::Str(absl::AsciiStrToLower(ValueText(a[0])));
-  if (f == "UPPER" && a.size() == 1) return Value::Str(absl::AsciiStrToUpper(ValueText(a[0])));
-  if (f == "NVL" && a.size() == 2) return a[0].is_null() ? a[1] : a[0];
-  if (f == "ROUND" && !a.empty()) {
-    const double p = a.size() > 1 ? std::pow(10.0, a[1].number) : 1;
-    return Value::Num(std::round(a[0].number * p) / p);
+  if (std::optional<absl::StatusOr<Value>> v = ScalarFunction(f, a, env.stmt.sysdate_unix)) {
+    return *std::move(v);
   }
-  return absl::InvalidArgumentError(
-      fmt::format("ORA-00904: \"{}\": invalid identifier (cellsim supports SYS_CONTEXT, POWER, "
-                  "LOWER, UPPER, NVL, ROUND and the aggregates COUNT, SUM, MIN, MAX)", f));
+  return absl::InvalidArgumentError(fmt::format(
+      "ORA-00904: \"{}\": invalid identifier (cellsim's functions: {}; the aggregates COUNT, "
+      "SUM, AVG, MIN, MAX)", f, ScalarFunctionNames()));
 }
 
 absl::StatusOr<Value> Eval(const Expr& e, const Scope& scope, const EvalEnv& env) {
+  if (env.group_values != nullptr) {
+    if (std::optional<Value> v = (*env.group_values)(e)) return *std::move(v);
+  }
   switch (e.kind) {
     case Expr::Kind::kNumber: return Value::Num(e.number);
     case Expr::Kind::kString: return Value::Str(e.text);
@@ -133,21 +142,26 @@ absl::StatusOr<Value> Eval(const Expr& e, const Scope& scope, const EvalEnv& env
       return Bool(v->is_null() != e.negated);
     }
     case Expr::Kind::kInList: {
+      // x IN (a, b): TRUE on a match, else UNKNOWN when x or an element is
+      // NULL, else FALSE (so NOT IN with a NULL in the list keeps no row).
       absl::StatusOr<Value> v = Eval(*e.args[0], scope, env);
       if (!v.ok()) return v;
-      bool found = false;
-      for (size_t i = 1; i < e.args.size(); ++i) {
+      bool found = false, unknown = v->is_null();
+      for (size_t i = 1; i < e.args.size() && !found; ++i) {
         absl::StatusOr<Value> x = Eval(*e.args[i], scope, env);
         if (!x.ok()) return x;
-        found |= !v->is_null() && !x->is_null() && Compare(*v, *x) == 0;
+        if (x->is_null()) unknown = true;
+        else if (!v->is_null() && Compare(*v, *x) == 0) found = true;
       }
+      if (!found && unknown) return Value::Null();
       return Bool(found != e.negated);
     }
     case Expr::Kind::kUnary: {
       absl::StatusOr<Value> v = Eval(*e.args[0], scope, env);
       if (!v.ok()) return v;
+      if (v->is_null()) return Value::Null();
       if (e.text == "NOT") return Bool(!Truthy(*v));
-      if (v->is_null()) return v;
+      if (v->is_date) return InconsistentTypes("NUMBER", "DATE");
       return Value::Num(-v->number);
     }
     case Expr::Kind::kBinary: break;
@@ -155,33 +169,27 @@ absl::StatusOr<Value> Eval(const Expr& e, const Scope& scope, const EvalEnv& env
   absl::StatusOr<Value> a = Eval(*e.args[0], scope, env);
   if (!a.ok()) return a;
   const std::string& op = e.text;
-  if (op == "AND" && !Truthy(*a)) return Bool(false);
+  // AND / OR: FALSE AND x is FALSE, TRUE OR x is TRUE, whatever x is;
+  // otherwise a NULL side makes UNKNOWN.
+  if (op == "AND" && !a->is_null() && !Truthy(*a)) return Bool(false);
   if (op == "OR" && Truthy(*a)) return Bool(true);
   absl::StatusOr<Value> b = Eval(*e.args[1], scope, env);
   if (!b.ok()) return b;
-  if (op == "AND" || op == "OR") return Bool(Truthy(*b));
-  if (op == "||") return Value::Str(ValueText(*a) + ValueText(*b));
-  if (a->is_null() || b->is_null()) return op == "LIKE" || op.size() <= 2 ? Bool(false) : Value::Null();
+  if (op == "AND" || op == "OR") {
+    if (op == "AND" && !b->is_null() && !Truthy(*b)) return Bool(false);
+    if (op == "OR" && Truthy(*b)) return Bool(true);
+    if (a->is_null() || b->is_null()) return Value::Null();
+    return Bool(op == "AND");
+  }
+  if (op == "||") return Value::Str(ValueText(*a) + ValueText(*b));  // NULL is '' here
+  if (a->is_null() || b->is_null()) return Value::Null();  // comparisons, LIKE, arithmetic
   if (op == "LIKE") return Bool(Like(ValueText(*a), ValueText(*b)) != e.negated);
   if (op == "=" || op == "<>" || op == "<" || op == "<=" || op == ">" || op == ">=") {
     const int c = Compare(*a, *b);
     return Bool(op == "=" ? c == 0 : op == "<>" ? c != 0 : op == "<" ? c < 0 : op == "<=" ? c <= 0
                 : op == ">" ? c > 0 : c >= 0);
   }
-  auto num = [](const Value& v) -> std::optional<double> {
-    if (v.kind == Value::Kind::kNumber) return v.number;
-    char* end = nullptr;
-    const double d = std::strtod(v.text.c_str(), &end);
-    if (end == v.text.c_str() || *end != '\0') return std::nullopt;
-    return d;
-  };
-  const std::optional<double> x = num(*a), y = num(*b);
-  if (!x || !y) return absl::InvalidArgumentError("ORA-01722: invalid number");
-  if (op == "+") return Value::Num(*x + *y);
-  if (op == "-") return Value::Num(*x - *y);
-  if (op == "*") return Value::Num(*x * *y);
-  if (*y == 0) return absl::InvalidArgumentError("ORA-01476: divisor is equal to zero");
-  return Value::Num(*x / *y);
+  return Arithmetic(op, *a, *b);
 }
 
 // ---- row sources ----
@@ -365,7 +373,9 @@ absl::Status CheckColumns(const Expr& e, const std::vector<Source>& sources) {
         if (c.name == e.text) return absl::OkStatus();
       }
     }
-    if (e.qualifier.empty() && (e.text == "LEVEL" || e.text == "ROWNUM")) return absl::OkStatus();
+    if (e.qualifier.empty() && (e.text == "LEVEL" || e.text == "ROWNUM" || e.text == "SYSDATE")) {
+      return absl::OkStatus();
+    }
     return absl::InvalidArgumentError(fmt::format(
         "ORA-00904: \"{}\": invalid identifier",
         e.qualifier.empty() ? e.text : e.qualifier + "\".\"" + e.text));
@@ -377,8 +387,12 @@ absl::Status CheckColumns(const Expr& e, const std::vector<Source>& sources) {
 }
 
 // Every combination of the FROM list's rows that the joins and WHERE keep.
+// `checked`, when given, runs once the names are resolved and before any row
+// is read (a grouped query's own checks: Oracle reports an unknown column
+// before a column outside GROUP BY).
 absl::Status ForEachJoined(Ctx& c, const Select& sel,
-                           const std::function<absl::Status(const Scope&, const RowId&)>& fn)
+                           const std::function<absl::Status(const Scope&, const RowId&)>& fn,
+                           const std::function<absl::Status()>& checked = nullptr)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.e.mu) {
   std::vector<Source> sources;
   for (const FromSource& f : sel.from) {
@@ -388,6 +402,18 @@ absl::Status ForEachJoined(Ctx& c, const Select& sel,
   }
   for (const SelectItem& it : sel.items) {
     if (absl::Status st = CheckColumns(*it.expr, sources); !st.ok()) return st;
+  }
+  for (const ExprPtr& g : sel.group_by) {
+    if (absl::Status st = CheckColumns(*g, sources); !st.ok()) return st;
+  }
+  if (sel.having) {
+    if (absl::Status st = CheckColumns(*sel.having, sources); !st.ok()) return st;
+  }
+  if (sel.where && HasAggregate(*sel.where)) {
+    return absl::InvalidArgumentError("ORA-00934: group function is not allowed here (WHERE)");
+  }
+  if (checked) {
+    if (absl::Status st = checked(); !st.ok()) return st;
   }
   if (sel.where) {
     if (absl::Status st = CheckColumns(*sel.where, sources); !st.ok()) return st;
@@ -471,15 +497,36 @@ absl::Status ForEachJoined(Ctx& c, const Select& sel,
   return inner;
 }
 
-bool IsAggregate(const Expr& e) {
-  return e.kind == Expr::Kind::kFunction &&
-         (e.text == "COUNT" || e.text == "SUM" || e.text == "MIN" || e.text == "MAX");
+// The same expression, as Oracle matches a select-list, HAVING or ORDER BY
+// expression to a GROUP BY one or an ORDER BY one to the select list (a
+// column matches itself with or without its qualifier).
+bool SameExpr(const Expr& a, const Expr& b) {
+  if (a.kind != b.kind || a.args.size() != b.args.size() || a.negated != b.negated ||
+      a.distinct != b.distinct) {
+    return false;
+  }
+  if (a.kind == Expr::Kind::kNumber) return a.number == b.number;
+  if (a.text != b.text) return false;
+  if (a.qualifier != b.qualifier && !a.qualifier.empty() && !b.qualifier.empty()) return false;
+  for (size_t i = 0; i < a.args.size(); ++i) {
+    if (!SameExpr(*a.args[i], *b.args[i])) return false;
+  }
+  return true;
 }
 
-// The output columns of a SELECT list over `scope`'s first binding shape.
+// A query that aggregates: GROUP BY, HAVING, or an aggregate in its select list.
+bool IsGrouped(const Select& sel) {
+  if (!sel.group_by.empty() || sel.having) return true;
+  return std::any_of(sel.items.begin(), sel.items.end(),
+                     [](const SelectItem& it) { return HasAggregate(*it.expr); });
+}
+
+// The output columns of a SELECT list over `scope`'s first binding shape;
+// `item_pos[i]`: where item i's (first) column is.
 void ExpandItems(const Select& sel, const Scope& scope, std::vector<ExprPtr>* exprs,
-                 std::vector<std::string>* headings) {
+                 std::vector<std::string>* headings, std::vector<size_t>* item_pos) {
   for (const SelectItem& it : sel.items) {
+    item_pos->push_back(exprs->size());
     if (it.expr->kind == Expr::Kind::kStar) {
       for (const Binding& b : scope) {
         if (!it.expr->qualifier.empty() && it.expr->qualifier != b.qualifier) continue;
@@ -499,77 +546,330 @@ void ExpandItems(const Select& sel, const Scope& scope, std::vector<ExprPtr>* ex
   }
 }
 
+// The output column an ORDER BY item names: its number (ORDER BY 2), a
+// select-list alias (which wins over a table column of that name, as in
+// Oracle), or an expression the select list has; nullopt when the item is
+// evaluated on the row. ORA-01785 for a number out of range, ORA-01791 for
+// an item DISTINCT's output does not have.
+absl::StatusOr<std::optional<size_t>> OrderColumn(const Select& sel, const OrderItem& o,
+                                                  const std::vector<size_t>& item_pos,
+                                                  size_t columns) {
+  const Expr& x = *o.expr;
+  if (x.kind == Expr::Kind::kNumber) {
+    if (x.number != std::floor(x.number) || x.number < 1 || x.number > static_cast<double>(columns)) {
+      return absl::InvalidArgumentError(fmt::format(
+          "ORA-01785: ORDER BY item must be the number of a SELECT-list expression ({} of {} "
+          "columns)", x.text, columns));
+    }
+    return static_cast<size_t>(x.number) - 1;
+  }
+  if (x.kind == Expr::Kind::kColumn && x.qualifier.empty()) {
+    for (size_t i = 0; i < sel.items.size(); ++i) {
+      if (sel.items[i].alias == x.text) return item_pos[i];
+    }
+  }
+  for (size_t i = 0; i < sel.items.size(); ++i) {
+    if (sel.items[i].expr->kind != Expr::Kind::kStar && SameExpr(x, *sel.items[i].expr)) {
+      return item_pos[i];
+    }
+  }
+  if (sel.distinct) {
+    return absl::InvalidArgumentError("ORA-01791: not a SELECTed expression (ORDER BY of a DISTINCT query)");
+  }
+  return std::optional<size_t>();
+}
+
+// Sort order: NULLs last going up (first going down), as Oracle's default.
+int SortCompare(const Value& a, const Value& b) {
+  if (a.is_null() || b.is_null()) return a.is_null() == b.is_null() ? 0 : a.is_null() ? 1 : -1;
+  return Compare(a, b);
+}
+
+// A value as a map key: equal keys for equal values (NULLs equal, as
+// GROUP BY and DISTINCT take them).
+std::string ValueKey(const Value& v) {
+  if (v.is_null()) return "N;";
+  if (v.kind == Value::Kind::kNumber) return fmt::format("{}{};", v.is_date ? 'D' : 'n', v.number);
+  return fmt::format("s{}:{}", v.text.size(), v.text);
+}
+
+std::string RowKey(const Row& r) {
+  std::string k;
+  for (const Value& v : r) k += ValueKey(v);
+  return k;
+}
+
+// One output row, `exprs` evaluated, and its ORDER BY keys: the row's column
+// where `order_cols` names one, else the ORDER BY expression evaluated.
+absl::Status AddOutputRow(const Select& sel, const std::vector<ExprPtr>& exprs,
+                          const std::vector<std::optional<size_t>>& order_cols,
+                          const Scope& scope, const EvalEnv& env, std::vector<Row>* rows,
+                          std::vector<Row>* keys) {
+  Row row;
+  for (const ExprPtr& e : exprs) {
+    absl::StatusOr<Value> v = Eval(*e, scope, env);
+    if (!v.ok()) return v.status();
+    row.push_back(*std::move(v));
+  }
+  Row key;
+  for (size_t k = 0; k < sel.order_by.size(); ++k) {
+    if (order_cols[k].has_value()) {
+      key.push_back(row[*order_cols[k]]);
+      continue;
+    }
+    absl::StatusOr<Value> v = Eval(*sel.order_by[k].expr, scope, env);
+    if (!v.ok()) return v.status();
+    key.push_back(*std::move(v));
+  }
+  rows->push_back(std::move(row));
+  keys->push_back(std::move(key));
+  return absl::OkStatus();
+}
+
+// ---- GROUP BY ----
+
+// The aggregate and GROUP BY nodes a grouped query's output reads, found
+// and checked as Oracle's parse checks them.
+struct GroupPlan {
+  std::vector<const Expr*> aggregates;
+  std::unordered_map<const Expr*, size_t> aggregate_of;
+  std::unordered_map<const Expr*, size_t> key_of;
+};
+
+absl::Status PlanGroupNode(const Select& sel, const Expr& e, GroupPlan* plan) {
+  for (size_t k = 0; k < sel.group_by.size(); ++k) {
+    if (SameExpr(e, *sel.group_by[k])) {
+      plan->key_of[&e] = k;
+      return absl::OkStatus();
+    }
+  }
+  if (IsAggregate(e)) {
+    if (e.args.size() != 1) {
+      return absl::InvalidArgumentError(
+          fmt::format("ORA-00909: invalid number of arguments ({} to {})", e.args.size(), e.text));
+    }
+    if (HasAggregate(*e.args[0])) {
+      return absl::InvalidArgumentError(
+          fmt::format("ORA-00935: group function is nested too deeply ({})", e.text));
+    }
+    if (e.args[0]->kind == Expr::Kind::kStar && (e.text != "COUNT" || e.distinct)) {
+      return absl::InvalidArgumentError(fmt::format("ORA-00936: missing expression ({}(*))", e.text));
+    }
+    plan->aggregate_of[&e] = plan->aggregates.size();
+    plan->aggregates.push_back(&e);
+    return absl::OkStatus();
+  }
+  const bool pseudo = e.kind == Expr::Kind::kColumn && e.qualifier.empty() && e.text == "SYSDATE";
+  if ((e.kind == Expr::Kind::kColumn && !pseudo) || e.kind == Expr::Kind::kStar) {
+    const std::string what = e.kind == Expr::Kind::kStar ? "*"
+                             : e.qualifier.empty()        ? e.text
+                                                          : e.qualifier + "." + e.text;
+    if (sel.group_by.empty()) {
+      return absl::InvalidArgumentError(
+          fmt::format("ORA-00937: not a single-group group function ({} beside an aggregate "
+                      "without GROUP BY)", what));
+    }
+    return absl::InvalidArgumentError(fmt::format("ORA-00979: not a GROUP BY expression ({})", what));
+  }
+  for (const ExprPtr& a : e.args) {
+    if (absl::Status st = PlanGroupNode(sel, *a, plan); !st.ok()) return st;
+  }
+  return absl::OkStatus();
+}
+
+// One aggregate's running state in one group.
+struct Accumulator {
+  double count = 0;  // values taken (rows for COUNT(*))
+  double sum = 0;    // SUM, AVG
+  Value best;        // MIN, MAX
+  std::unordered_set<std::string> seen;  // DISTINCT: the values taken
+};
+
+absl::Status Accumulate(const Expr& agg, const Scope& scope, const EvalEnv& env, Accumulator* a) {
+  const Expr& arg = *agg.args[0];
+  if (arg.kind == Expr::Kind::kStar) {  // COUNT(*)
+    a->count += 1;
+    return absl::OkStatus();
+  }
+  absl::StatusOr<Value> v = Eval(arg, scope, env);
+  if (!v.ok()) return v.status();
+  if (v->is_null()) return absl::OkStatus();  // aggregates skip NULLs
+  if (agg.distinct && !a->seen.insert(ValueKey(*v)).second) return absl::OkStatus();
+  if (agg.text == "MIN" || agg.text == "MAX") {
+    const int c = a->count == 0 ? 0 : Compare(*v, a->best);
+    if (a->count == 0 || (agg.text == "MIN" ? c < 0 : c > 0)) a->best = *v;
+  } else if (agg.text != "COUNT") {
+    absl::StatusOr<double> x = ToNumber(*v);
+    if (!x.ok()) return x.status();
+    a->sum += *x;
+  }
+  a->count += 1;
+  return absl::OkStatus();
+}
+
+Value AggregateResult(const Expr& agg, const Accumulator& a) {
+  if (agg.text == "COUNT") return Value::Num(a.count);
+  if (a.count == 0) return Value::Null();
+  if (agg.text == "MIN" || agg.text == "MAX") return a.best;
+  if (agg.text == "SUM") return Value::Num(a.sum);
+  return Value::Num(a.sum / a.count);  // AVG
+}
+
+// A grouped query's rows and ORDER BY keys: the joined rows WHERE keeps, in
+// groups by the GROUP BY values (one group without GROUP BY, even of no
+// row), each group's select list and keys evaluated with its aggregates'
+// results, the groups HAVING keeps, in the order of their GROUP BY values.
+absl::Status GroupedRows(Ctx& c, const Select& sel, std::vector<Row>* rows,
+                         std::vector<Row>* keys, std::vector<std::string>* headings)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.e.mu) {
+  GroupPlan plan;
+  std::vector<std::optional<size_t>> order_cols;
+  struct Group {
+    Row key;
+    std::vector<Accumulator> acc;
+  };
+  std::vector<Group> groups;
+  std::unordered_map<std::string, size_t> index;
+  for (const SelectItem& it : sel.items) headings->push_back(it.heading);
+  auto plan_groups = [&]() -> absl::Status {
+    std::vector<size_t> item_pos;
+    for (size_t i = 0; i < sel.items.size(); ++i) {
+      item_pos.push_back(i);
+      if (absl::Status st = PlanGroupNode(sel, *sel.items[i].expr, &plan); !st.ok()) return st;
+    }
+    for (const ExprPtr& g : sel.group_by) {
+      if (HasAggregate(*g)) {
+        return absl::InvalidArgumentError("ORA-00934: group function is not allowed here (GROUP BY)");
+      }
+    }
+    if (sel.having) {
+      if (absl::Status st = PlanGroupNode(sel, *sel.having, &plan); !st.ok()) return st;
+    }
+    for (const OrderItem& o : sel.order_by) {
+      absl::StatusOr<std::optional<size_t>> col = OrderColumn(sel, o, item_pos, sel.items.size());
+      if (!col.ok()) return col.status();
+      order_cols.push_back(*col);
+      if (!col->has_value()) {
+        if (absl::Status st = PlanGroupNode(sel, *o.expr, &plan); !st.ok()) return st;
+      }
+    }
+    if (sel.group_by.empty()) groups.push_back({Row{}, std::vector<Accumulator>(plan.aggregates.size())});
+    return absl::OkStatus();
+  };
+  absl::Status st = ForEachJoined(c, sel, [&](const Scope& scope, const RowId&) -> absl::Status {
+    Row key;
+    for (const ExprPtr& g : sel.group_by) {
+      absl::StatusOr<Value> v = Eval(*g, scope, c.env);
+      if (!v.ok()) return v.status();
+      key.push_back(*std::move(v));
+    }
+    size_t gi = 0;
+    if (!sel.group_by.empty()) {
+      auto [it, added] = index.try_emplace(RowKey(key), groups.size());
+      if (added) groups.push_back({std::move(key), std::vector<Accumulator>(plan.aggregates.size())});
+      gi = it->second;
+    }
+    for (size_t i = 0; i < plan.aggregates.size(); ++i) {
+      if (absl::Status a = Accumulate(*plan.aggregates[i], scope, c.env, &groups[gi].acc[i]); !a.ok()) {
+        return a;
+      }
+    }
+    return absl::OkStatus();
+  }, plan_groups);
+  if (!st.ok()) return st;
+  std::stable_sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) {
+    for (size_t k = 0; k < a.key.size(); ++k) {
+      const int cmp = SortCompare(a.key[k], b.key[k]);
+      if (cmp != 0) return cmp < 0;
+    }
+    return false;
+  });
+  const Group* at = nullptr;
+  const std::function<std::optional<Value>(const Expr&)> values =
+      [&](const Expr& x) -> std::optional<Value> {
+    if (auto it = plan.aggregate_of.find(&x); it != plan.aggregate_of.end()) {
+      return AggregateResult(x, at->acc[it->second]);
+    }
+    if (auto it = plan.key_of.find(&x); it != plan.key_of.end()) return at->key[it->second];
+    return std::nullopt;
+  };
+  EvalEnv env = c.env;
+  env.group_values = &values;
+  const Scope none;
+  std::vector<ExprPtr> items;
+  for (const SelectItem& it : sel.items) items.push_back(it.expr);
+  for (const Group& g : groups) {
+    at = &g;
+    if (sel.having) {
+      absl::StatusOr<Value> h = Eval(*sel.having, none, env);
+      if (!h.ok()) return h.status();
+      if (!Truthy(*h)) continue;
+    }
+    if (absl::Status st = AddOutputRow(sel, items, order_cols, none, env, rows, keys); !st.ok()) {
+      return st;
+    }
+  }
+  return absl::OkStatus();
+}
+
+// A plain query's rows and ORDER BY keys: the select list over each joined
+// row WHERE keeps.
+absl::Status PlainRows(Ctx& c, const Select& sel, std::vector<Row>* rows, std::vector<Row>* keys,
+                       std::vector<std::string>* headings, bool* expanded)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.e.mu) {
+  std::vector<ExprPtr> exprs;
+  std::vector<size_t> item_pos;
+  std::vector<std::optional<size_t>> order_cols;
+  return ForEachJoined(c, sel, [&](const Scope& scope, const RowId&) -> absl::Status {
+    if (!*expanded) {
+      ExpandItems(sel, scope, &exprs, headings, &item_pos);
+      *expanded = true;
+      for (const OrderItem& o : sel.order_by) {
+        absl::StatusOr<std::optional<size_t>> col = OrderColumn(sel, o, item_pos, exprs.size());
+        if (!col.ok()) return col.status();
+        order_cols.push_back(*col);
+      }
+    }
+    return AddOutputRow(sel, exprs, order_cols, scope, c.env, rows, keys);
+  });
+}
+
 absl::StatusOr<std::vector<Row>> RunSelectRows(Ctx& c, const Select& sel,
                                                std::vector<internal::Column>* cols,
                                                DataOutcome* out)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.e.mu) {
-  std::vector<ExprPtr> exprs;
   std::vector<std::string> headings;
   std::vector<Row> rows;
   std::vector<Row> keys;
-  const bool aggregate = !sel.items.empty() && IsAggregate(*sel.items[0].expr);
-  std::vector<double> acc(sel.items.size(), 0);
-  std::vector<bool> seen(sel.items.size(), false);
   bool expanded = false;
-  absl::Status st = ForEachJoined(c, sel, [&](const Scope& scope, const RowId&) -> absl::Status {
-    if (!expanded) {
-      ExpandItems(sel, scope, &exprs, &headings);
-      expanded = true;
-    }
-    if (aggregate) {
-      for (size_t i = 0; i < sel.items.size(); ++i) {
-        const Expr& e = *sel.items[i].expr;
-        if (e.text == "COUNT") {
-          acc[i] += 1;
-          continue;
-        }
-        absl::StatusOr<Value> v = Eval(*e.args.at(0), scope, c.env);
-        if (!v.ok()) return v.status();
-        if (v->is_null()) continue;
-        if (e.text == "SUM") acc[i] += v->number;
-        if (e.text == "MIN") acc[i] = seen[i] ? std::min(acc[i], v->number) : v->number;
-        if (e.text == "MAX") acc[i] = seen[i] ? std::max(acc[i], v->number) : v->number;
-        seen[i] = true;
-      }
-      return absl::OkStatus();
-    }
-    Row row;
-    for (const ExprPtr& e : exprs) {
-      absl::StatusOr<Value> v = Eval(*e, scope, c.env);
-      if (!v.ok()) return v.status();
-      row.push_back(*v);
-    }
-    Row key;
-    for (const OrderItem& o : sel.order_by) {
-      if (o.expr->kind == Expr::Kind::kNumber) {
-        key.push_back(row.at(static_cast<size_t>(o.expr->number) - 1));
-        continue;
-      }
-      absl::StatusOr<Value> v = Eval(*o.expr, scope, c.env);
-      if (!v.ok()) return v.status();
-      key.push_back(*v);
-    }
-    rows.push_back(std::move(row));
-    keys.push_back(std::move(key));
-    return absl::OkStatus();
-  });
+  absl::Status st;
+  if (IsGrouped(sel)) {
+    st = GroupedRows(c, sel, &rows, &keys, &headings);
+    expanded = true;
+  } else {
+    st = PlainRows(c, sel, &rows, &keys, &headings, &expanded);
+  }
   if (!st.ok()) return st;
-  if (aggregate) {
-    Row row;
-    headings.clear();  // one per aggregate, not the expanded select list's
-    exprs.clear();
-    for (size_t i = 0; i < sel.items.size(); ++i) {
-      const std::string& f = sel.items[i].expr->text;
-      row.push_back(f == "COUNT" || seen[i] ? Value::Num(acc[i]) : Value::Null());
-      headings.push_back(sel.items[i].heading);
+  if (sel.distinct) {  // the first of equal rows stays
+    std::unordered_set<std::string> seen;
+    size_t kept = 0;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (!seen.insert(RowKey(rows[i])).second) continue;
+      if (kept != i) {
+        rows[kept] = std::move(rows[i]);
+        keys[kept] = std::move(keys[i]);
+      }
+      ++kept;
     }
-    rows = {row};
-  } else if (!sel.order_by.empty()) {
+    rows.resize(kept);
+    keys.resize(kept);
+  }
+  if (!sel.order_by.empty()) {
     std::vector<size_t> idx(rows.size());
     for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
     std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
       for (size_t k = 0; k < sel.order_by.size(); ++k) {
-        const int cmp = Compare(keys[a][k], keys[b][k]);
+        const int cmp = SortCompare(keys[a][k], keys[b][k]);
         if (cmp != 0) return sel.order_by[k].descending ? cmp > 0 : cmp < 0;
       }
       return false;
@@ -578,7 +878,7 @@ absl::StatusOr<std::vector<Row>> RunSelectRows(Ctx& c, const Select& sel,
     for (size_t i : idx) sorted.push_back(std::move(rows[i]));
     rows = std::move(sorted);
   }
-  if (!expanded && !aggregate) {  // no row: headings still come from the select list
+  if (!expanded) {  // no row: headings still come from the select list
     for (const SelectItem& it : sel.items) headings.push_back(it.heading);
   }
   if (cols != nullptr) {
@@ -626,7 +926,7 @@ absl::StatusOr<std::vector<Row>> QueryRows(DataEngine& e, Session::State& s, Ses
                                            Recorder& rec, const Select& sel,
                                            std::vector<internal::Column>* cols, DataOutcome* out)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
-  Ctx c{e, s, sd, rec, EvalEnv{s.sid}};
+  Ctx c{e, s, sd, rec, EvalEnv{StatementEnvOf(s)}};
   c.e.mu.AssertHeld();  // c.e is e, whose mu the caller holds
   return RunSelectRows(c, sel, cols, out);
 }
@@ -657,14 +957,24 @@ absl::Status ScanSelect(DataEngine& e, Session::State& s, SessionData& sd, Recor
                         const Select& sel,
                         const std::function<absl::Status(const Row&)>& fn,
                         std::vector<internal::Column>* cols) {
-  Ctx c{e, s, sd, rec, EvalEnv{s.sid}};
+  Ctx c{e, s, sd, rec, EvalEnv{StatementEnvOf(s)}};
   c.e.mu.AssertHeld();  // c.e is e, whose mu the caller holds
+  if (IsGrouped(sel) || sel.distinct || !sel.order_by.empty()) {
+    // Rows that need all the others first: the query's rows, then each.
+    absl::StatusOr<std::vector<Row>> rows = RunSelectRows(c, sel, cols, nullptr);
+    if (!rows.ok()) return rows.status();
+    for (const Row& r : *rows) {
+      if (absl::Status st = fn(r); !st.ok()) return st;
+    }
+    return absl::OkStatus();
+  }
   std::vector<ExprPtr> exprs;
   std::vector<std::string> headings;
+  std::vector<size_t> item_pos;
   bool expanded = false;
   return ForEachJoined(c, sel, [&](const Scope& scope, const RowId&) -> absl::Status {
     if (!expanded) {
-      ExpandItems(sel, scope, &exprs, &headings);
+      ExpandItems(sel, scope, &exprs, &headings, &item_pos);
       expanded = true;
       cols->clear();
       // Columns of the result: a plain column keeps its type, others are derived.
@@ -697,7 +1007,7 @@ absl::Status ScanSelect(DataEngine& e, Session::State& s, SessionData& sd, Recor
 absl::StatusOr<std::vector<internal::Column>> SelectShape(DataEngine& e, Session::State& s,
                                                           SessionData& sd, Recorder& rec,
                                                           const Select& sel) {
-  Ctx c{e, s, sd, rec, EvalEnv{s.sid}};
+  Ctx c{e, s, sd, rec, EvalEnv{StatementEnvOf(s)}};
   c.e.mu.AssertHeld();  // c.e is e, whose mu the caller holds
   std::vector<Source> sources;
   std::vector<internal::Column> cols;
@@ -736,10 +1046,15 @@ absl::StatusOr<std::vector<internal::Column>> SelectShape(DataEngine& e, Session
 absl::StatusOr<Value> EvalIn(const Expr& expr, const std::vector<internal::Column>& cols,
                              const Row& row, const std::string& qualifier,
                              const std::vector<internal::Column>* cols2, const Row* row2,
-                             const std::string& qualifier2, uint32_t sid, uint64_t rownum) {
+                             const std::string& qualifier2, const StatementEnv& stmt,
+                             uint64_t rownum) {
   Scope scope{Binding{qualifier, &cols, &row}};
   if (cols2 != nullptr) scope.push_back(Binding{qualifier2, cols2, row2});
-  return Eval(expr, scope, EvalEnv{.sid = sid, .rownum = rownum});
+  return Eval(expr, scope, EvalEnv{.stmt = stmt, .rownum = rownum});
+}
+
+StatementEnv StatementEnvOf(const Session::State& s) {
+  return StatementEnv{s.sid, s.db->clock->UnixSeconds()};
 }
 
 }  // namespace cellsim::db::internal

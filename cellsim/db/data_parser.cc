@@ -151,7 +151,8 @@ class DataParser {
   bool IsReserved(const Token& t) const {
     static const char* kReserved[] = {"WHERE", "ORDER", "CONNECT", "LEFT", "JOIN", "ON",
                                       "SET", "USING", "WHEN", "FROM", "GROUP", "INNER",
-                                      "AND", "OR", "VALUES", "SELECT", "UNION"};
+                                      "AND", "OR", "VALUES", "SELECT", "UNION",
+                                      "HAVING", "DISTINCT", "MINUS", "INTERSECT"};
     if (t.kind != Tok::kWord) return false;
     for (const char* r : kReserved) {
       if (t.text == r) return true;
@@ -341,6 +342,8 @@ class DataParser {
     Next();  // (
     ExprPtr e = Make(Expr::Kind::kFunction);
     e->text = name;
+    if (AcceptW("DISTINCT") || AcceptW("UNIQUE")) e->distinct = true;
+    else AcceptW("ALL");
     if (!IsP(")")) {
       do {
         absl::StatusOr<ExprPtr> a = Or();
@@ -356,6 +359,8 @@ class DataParser {
   absl::StatusOr<std::shared_ptr<Select>> SelectBody() {
     if (absl::Status s = ExpectW("SELECT"); !s.ok()) return s;
     auto sel = std::make_shared<Select>();
+    if (AcceptW("DISTINCT") || AcceptW("UNIQUE")) sel->distinct = true;
+    else AcceptW("ALL");
     do {
       const size_t start = Peek().pos;
       absl::StatusOr<ExprPtr> e = Or();
@@ -387,6 +392,19 @@ class DataParser {
         return Error("expected CONNECT BY LEVEL <= number");
       }
       sel->connect_by_level = std::strtoull(Next().text.c_str(), nullptr, 10);
+    }
+    if (AcceptW("GROUP")) {
+      if (absl::Status s = ExpectW("BY"); !s.ok()) return s;
+      do {
+        absl::StatusOr<ExprPtr> e = Or();
+        if (!e.ok()) return e.status();
+        sel->group_by.push_back(*e);
+      } while (AcceptP(","));
+    }
+    if (AcceptW("HAVING")) {
+      absl::StatusOr<ExprPtr> h = Or();
+      if (!h.ok()) return h.status();
+      sel->having = *h;
     }
     if (AcceptW("ORDER")) {
       if (absl::Status s = ExpectW("BY"); !s.ok()) return s;
@@ -554,6 +572,37 @@ class DataParser {
     }
     return DataStatement(c);
   }
+  // NUMBER's ( precision [, scale] ), after the '(': precision 1..38 or *,
+  // scale -84..127, as Oracle checks them.
+  absl::Status NumberPrecision(ColumnDef* col) {
+    if (AcceptP("*")) {
+      col->length = 38;
+    } else {
+      if (Peek().kind != Tok::kNumber) return Error("expected a precision", "ORA-01727");
+      const std::string p = Peek().text;
+      const long v = std::strtol(p.c_str(), nullptr, 10);
+      if (p.find_first_not_of("0123456789") != std::string::npos || v < 1 || v > 38) {
+        return Error(fmt::format("precision {} is out of range", p),
+                     "ORA-01727: numeric precision specifier is out of range (1 to 38)");
+      }
+      Next();
+      col->length = static_cast<uint32_t>(v);
+    }
+    if (AcceptP(",")) {
+      const bool negative = AcceptP("-");
+      if (Peek().kind != Tok::kNumber) return Error("expected a scale", "ORA-01728");
+      const std::string s = Peek().text;
+      long v = std::strtol(s.c_str(), nullptr, 10);
+      if (negative) v = -v;
+      if (s.find_first_not_of("0123456789") != std::string::npos || v < -84 || v > 127) {
+        return Error(fmt::format("scale {}{} is out of range", negative ? "-" : "", s),
+                     "ORA-01728: numeric scale specifier is out of range (-84 to 127)");
+      }
+      Next();
+      col->scale = static_cast<int32_t>(v);
+    }
+    return absl::OkStatus();
+  }
   absl::StatusOr<DataStatement> CreateTableStatement() {
     CreateTable c;
     if (AcceptW("GLOBAL")) {
@@ -572,14 +621,20 @@ class DataParser {
         col.name = *cn;
         if (Peek().kind != Tok::kWord) return Error("expected a data type", "ORA-00902: invalid datatype");
         col.type = Next().text;
-        if (col.type == "INTEGER" || col.type == "INT") col.type = "NUMBER";
+        if (col.type == "INTEGER" || col.type == "INT" || col.type == "SMALLINT") {
+          col.type = "NUMBER";  // NUMBER(38): whole numbers
+          col.length = 38;
+        }
         if (col.type == "VARCHAR") col.type = "VARCHAR2";
         if (AcceptP("(")) {
-          if (Peek().kind != Tok::kNumber) return Error("expected a length", "ORA-00910");
-          col.length = static_cast<uint32_t>(std::strtoul(Next().text.c_str(), nullptr, 10));
-          if (AcceptP(",")) Next();  // NUMBER(p, s): scale accepted
-          AcceptW("BYTE");
-          AcceptW("CHAR");
+          if (col.type == "NUMBER") {
+            if (absl::Status s = NumberPrecision(&col); !s.ok()) return s;
+          } else {
+            if (Peek().kind != Tok::kNumber) return Error("expected a length", "ORA-00910");
+            col.length = static_cast<uint32_t>(std::strtoul(Next().text.c_str(), nullptr, 10));
+            AcceptW("BYTE");
+            AcceptW("CHAR");
+          }
           if (absl::Status s = ExpectP(")"); !s.ok()) return s;
         }
         if (col.type != "NUMBER" && col.type != "VARCHAR2" && col.type != "CHAR" &&
@@ -594,6 +649,16 @@ class DataParser {
         }
         if (col.type == "CHAR" && col.length > 2000) {
           return Error("CHAR length above 2000", "ORA-00910: specified length too long for its datatype");
+        }
+        // Inline constraints: [NOT] NULL.
+        while (true) {
+          if (AcceptW("NOT")) {
+            if (absl::Status s = ExpectW("NULL"); !s.ok()) return s;
+            col.not_null = true;
+            continue;
+          }
+          if (AcceptW("NULL")) continue;
+          break;
         }
         c.columns.push_back(col);
       } while (AcceptP(","));

@@ -42,13 +42,22 @@ std::string CountWithCommas(int64_t n);
                                                               SessionData& sd, Recorder& rec,
                                                               const Select& sel)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+// What an expression sees of its session and statement: SYS_CONTEXT's SID
+// and SYSDATE (the database clock as the statement began; one value for the
+// whole statement, as in Oracle).
+struct StatementEnv {
+  uint32_t sid = 0;
+  int64_t sysdate_unix = 0;
+};
+StatementEnv StatementEnvOf(const Session::State& s);
+
 // Evaluates `expr` over one or two bound rows; `rownum` is what ROWNUM
 // gives (0: ORA-00976, not allowed here).
 [[nodiscard]] absl::StatusOr<Value> EvalIn(const Expr& expr, const std::vector<Column>& cols,
                                            const Row& row, const std::string& qualifier,
                                            const std::vector<Column>* cols2, const Row* row2,
-                                           const std::string& qualifier2, uint32_t sid,
-                                           uint64_t rownum = 0);
+                                           const std::string& qualifier2,
+                                           const StatementEnv& stmt, uint64_t rownum = 0);
 
 }  // namespace cellsim::db::internal
 

@@ -3,10 +3,12 @@
 
 #include <fmt/format.h>
 
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <ctime>
 
+#include "cellsim/db/date_format.h"
 #include "cellsim/format/block_template.h"
 
 namespace cellsim::db::internal {
@@ -45,12 +47,8 @@ std::string ValueText(const Value& v) {
   if (v.kind == Value::Kind::kNull) return "";
   if (v.kind == Value::Kind::kString) return v.text;
   if (v.is_date) {
-    static const char* kMon[] = {"JAN", "FEB", "MAR", "APR", "MAY", "JUN",
-                                 "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"};
-    const time_t t = static_cast<time_t>(v.number);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    return fmt::format("{:02d}-{}-{:02d}", tm.tm_mday, kMon[tm.tm_mon], tm.tm_year % 100);
+    absl::StatusOr<std::string> text = FormatDate(static_cast<int64_t>(v.number), kDefaultDateFormat);
+    return text.ok() ? *text : std::string("?");
   }
   if (std::floor(v.number) == v.number && std::fabs(v.number) < 1e15) {
     return fmt::format("{}", static_cast<int64_t>(v.number));
@@ -98,6 +96,15 @@ double DecodeNumber(absl::Span<const uint8_t> b) {
   return neg ? -r : r;
 }
 
+double RoundDecimal(double x, int64_t digits, bool truncate) {
+  const double p = std::pow(10.0, static_cast<double>(digits));
+  // The double nearest a decimal like 1.005 is a hair below it; a few ulps
+  // toward x's magnitude take the decimal's side.
+  const double scaled = x * p;
+  const double nudged = scaled + std::copysign(std::fabs(scaled) * 8 * DBL_EPSILON, scaled);
+  return (truncate ? std::trunc(nudged) : std::round(nudged)) / p;
+}
+
 std::optional<std::string> CoerceForColumn(const Column& c, Value& v) {
   if (v.is_null()) {
     v = Value::Null();
@@ -105,17 +112,30 @@ std::optional<std::string> CoerceForColumn(const Column& c, Value& v) {
   }
   switch (c.type) {
     case ColType::kNumber:
+      if (v.is_date) return "ORA-00932: inconsistent datatypes: expected NUMBER got DATE";
       if (v.kind == Value::Kind::kString) {
         char* end = nullptr;
         const double d = std::strtod(v.text.c_str(), &end);
         if (end == v.text.c_str() || *end != '\0') return "ORA-01722: invalid number";
         v = Value::Num(d);
       }
-      v.is_date = false;
+      if (c.length > 0) {  // NUMBER(p, s): rounded to s places, at most p - s before the point
+        v.number = RoundDecimal(v.number, c.scale, false);
+        if (std::fabs(v.number) >= std::pow(10.0, static_cast<double>(static_cast<int64_t>(c.length) - c.scale))) {
+          return fmt::format(
+              "ORA-01438: value larger than specified precision allowed for this column ({} in "
+              "\"{}\" NUMBER({}, {}))", ValueText(v), c.name, c.length, c.scale);
+        }
+      }
       return std::nullopt;
     case ColType::kDate:
-      if (v.kind != Value::Kind::kNumber) return "ORA-01858: a non-numeric character was found";
-      v.is_date = true;
+      if (v.kind == Value::Kind::kString) {  // in the session's date format, as Oracle converts it
+        absl::StatusOr<int64_t> d = ParseDate(v.text, kDefaultDateFormat, 0);
+        if (!d.ok()) return std::string(d.status().message());
+        v = Value::Date(*d);
+        return std::nullopt;
+      }
+      if (!v.is_date) return "ORA-00932: inconsistent datatypes: expected DATE got NUMBER";
       return std::nullopt;
     case ColType::kVarchar2:
     case ColType::kChar:

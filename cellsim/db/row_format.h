@@ -26,7 +26,9 @@ enum class ColType : uint8_t { kNumber, kVarchar2, kChar, kDate };
 struct Column {
   std::string name;
   ColType type = ColType::kNumber;
-  uint32_t length = 0;  // VARCHAR2 / CHAR
+  uint32_t length = 0;  // VARCHAR2 / CHAR length; NUMBER's precision (0: none)
+  int32_t scale = 0;    // NUMBER(p, s)'s s
+  bool not_null = false;
 };
 
 // A SQL value: NULL, a number or a string; DATEs are numbers of seconds since
@@ -55,8 +57,15 @@ std::string ValueText(const Value& v);
 std::vector<uint8_t> EncodeNumber(double d);
 double DecodeNumber(absl::Span<const uint8_t> b);
 
+// x rounded (or truncated) to `digits` decimal places (negative: to tens,
+// hundreds ...), taking the decimal value the double stands for, as Oracle's
+// decimal NUMBER has it (1.005 -> 1.01).
+double RoundDecimal(double x, int64_t digits, bool truncate);
+
 // Converts a value for storage in a column (CHAR padded, numbers from numeric
-// strings); an error message when it cannot.
+// strings, rounded to a NUMBER(p, s)'s scale; text to a DATE in the session's
+// date format); an error message when it cannot (ORA-01438 for a number
+// past the precision). NOT NULL is the caller's (ORA-01400 / ORA-01407).
 std::optional<std::string> CoerceForColumn(const Column& c, Value& v);
 
 // A whole row in Oracle's row format.

@@ -167,8 +167,20 @@ TEST_F(PersistTest, IndexesSurviveReopen) {
   FlipDictionaryByte(1, 8);
   absl::Status st = Reopen();
   ASSERT_FALSE(st.ok());
-  EXPECT_THAT(std::string(st.message()), HasSubstr("format version 66"));
-  EXPECT_THAT(std::string(st.message()), HasSubstr("reads versions 1 and 2"));
+  EXPECT_THAT(std::string(st.message()), HasSubstr("format version 67"));
+  EXPECT_THAT(std::string(st.message()), HasSubstr("reads versions 1 to 3"));
+}
+
+TEST_F(PersistTest, NumberScaleAndNotNullSurviveReopen) {
+  Run("create table p (a number(5,2) not null, b varchar2(3))");
+  Run("insert into p values (1.005, 'x')");
+  Run("commit");
+  ASSERT_OK(Reopen());
+  EXPECT_EQ(One("select a from p"), "1.01");
+  Run("insert into p values (3.14159, 'y')");
+  EXPECT_EQ(One("select max(a) from p"), "3.14");
+  EXPECT_THAT(Error("insert into p values (1000, 'z')"), HasSubstr("ORA-01438"));
+  EXPECT_THAT(Error("insert into p (b) values ('z')"), HasSubstr("ORA-01400"));
 }
 
 TEST_F(PersistTest, ADatabaseWithoutADictionaryOpens) {

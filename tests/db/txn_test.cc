@@ -192,6 +192,136 @@ TEST_F(TxnTest, RownumAndLevelAreOraclesPseudocolumns) {
   EXPECT_EQ(Count("r"), 6);
 }
 
+// Every row of a query, as SQL*Plus prints its cells.
+std::vector<std::vector<std::string>> RowsOf(const StatementResult& r) { return r.result_rows; }
+using Cells = std::vector<std::vector<std::string>>;
+
+TEST_F(TxnTest, GroupByHavingDistinctAndAggregatesAreOracles) {
+  Run("create table emp (id number, name varchar2(10), dept number, sal number)");
+  Run("insert into emp values (1, 'alice', 10, 1000)");
+  Run("insert into emp values (2, 'bob', 20, 2000)");
+  Run("insert into emp values (3, 'carol', 10, 1500)");
+  Run("insert into emp values (4, 'dave', null, null)");
+  Run("insert into emp values (5, 'erin', 20, 2000)");
+  // Groups in the order of their GROUP BY values, NULL last; aggregates skip NULLs.
+  EXPECT_EQ(RowsOf(Run("select dept, count(*), count(sal), sum(sal), avg(sal), min(name), "
+                       "max(name) from emp group by dept")),
+            (Cells{{"10", "2", "2", "2500", "1250", "alice", "carol"},
+                   {"20", "2", "2", "4000", "2000", "bob", "erin"},
+                   {"", "1", "0", "", "", "dave", "dave"}}));
+  EXPECT_EQ(RowsOf(Run("select dept, sum(sal) / count(*) per from emp group by dept "
+                       "having count(*) > 1 order by per desc")),
+            (Cells{{"20", "2000"}, {"10", "1250"}}));
+  EXPECT_EQ(RowsOf(Run("select count(distinct sal), sum(distinct sal) from emp")),
+            (Cells{{"3", "4500"}}));
+  // No row: one group without GROUP BY, none with it.
+  EXPECT_EQ(RowsOf(Run("select count(*), sum(sal) from emp where id > 9")), (Cells{{"0", ""}}));
+  EXPECT_EQ(Run("select dept, count(*) from emp where id > 9 group by dept").result_rows.size(), 0u);
+  EXPECT_EQ(RowsOf(Run("select distinct dept from emp order by dept")),
+            (Cells{{"10"}, {"20"}, {""}}));
+  EXPECT_EQ(RowsOf(Run("select distinct sal from emp where sal is not null order by 1 desc")),
+            (Cells{{"2000"}, {"1500"}, {"1000"}}));
+  // ORDER BY a select-list alias (which wins over a column of that name).
+  EXPECT_EQ(RowsOf(Run("select name, 0 - id id from emp where id < 3 order by id")),
+            (Cells{{"bob", "-2"}, {"alice", "-1"}}));
+  // A grouped query feeds INSERT ... SELECT and CTAS.
+  Run("create table by_dept as select dept, count(*) n from emp where dept is not null group by dept");
+  EXPECT_EQ(One("select sum(n) from by_dept"), "4");
+  // Oracle's parse errors, before any row is read; the crash of a bare column
+  // beside an aggregate is gone.
+  EXPECT_THAT(Error("select count(*), name from emp"), HasSubstr("ORA-00937"));
+  EXPECT_THAT(Error("select name, count(*) from emp group by dept"), HasSubstr("ORA-00979"));
+  EXPECT_THAT(Error("select * from emp group by dept"), HasSubstr("ORA-00979"));
+  EXPECT_THAT(Error("select max(count(*)) from emp group by dept"), HasSubstr("ORA-00935"));
+  EXPECT_THAT(Error("select id from emp where count(*) > 1"), HasSubstr("ORA-00934"));
+  EXPECT_THAT(Error("select distinct dept from emp order by sal"), HasSubstr("ORA-01791"));
+  EXPECT_THAT(Error("select id from emp order by 3"), HasSubstr("ORA-01785"));
+  EXPECT_THAT(Error("select dept from emp group by nope"), HasSubstr("ORA-00904"));
+}
+
+TEST_F(TxnTest, NullMakesUnknownNotFalse) {
+  Run("create table n (a number, b number)");
+  Run("insert into n values (1, null)");
+  Run("insert into n values (null, 2)");
+  Run("insert into n values (3, 3)");
+  // Arithmetic with NULL is NULL: an UPDATE keeps it NULL.
+  EXPECT_EQ(RowsOf(Run("select 1 + null, null * 2, 'x' || null from dual")),
+            (Cells{{"", "", "x"}}));
+  EXPECT_EQ(Run("update n set a = a + 1").rows, 3);
+  EXPECT_EQ(One("select count(*) from n where a is null"), "1");
+  // NOT of UNKNOWN is UNKNOWN: the row with a NULL is in neither half.
+  EXPECT_EQ(One("select count(*) from n where a = 2"), "1");
+  EXPECT_EQ(One("select count(*) from n where not (a = 2)"), "1");
+  EXPECT_EQ(One("select count(*) from n where a = 2 or b = 2"), "2");
+  EXPECT_EQ(One("select count(*) from n where not (a = 2 and b = 9)"), "2");
+  // IN with a NULL in the list: NOT IN keeps nothing.
+  EXPECT_EQ(One("select count(*) from n where a in (2, null)"), "1");
+  EXPECT_EQ(One("select count(*) from n where a not in (2, null)"), "0");
+  EXPECT_EQ(One("select count(*) from n where a not in (2)"), "1");
+}
+
+TEST_F(TxnTest, DatesAndFunctionsAreOracles) {
+  Run("create table d (id number, at date)");
+  Run("insert into d values (1, sysdate)");
+  Run("insert into d values (2, '15-MAR-26')");  // the session's DD-MON-RR
+  Run("insert into d values (3, to_date('2024-02-29 13:45:10', 'YYYY-MM-DD HH24:MI:SS'))");
+  EXPECT_EQ(One("select count(*) from d where at is null"), "0");
+  EXPECT_EQ(One("select count(*) from d where at > to_date('2020-01-01', 'YYYY-MM-DD')"), "3");
+  EXPECT_EQ(One("select to_char(at, 'YYYY-MM-DD HH24:MI:SS') from d where id = 2"),
+            "2026-03-15 00:00:00");
+  EXPECT_EQ(One("select at from d where id = 3"), "29-FEB-24");
+  EXPECT_EQ(One("select to_char(at + 1, 'DD-MON-YYYY HH12:MI:SS PM') from d where id = 3"),
+            "01-MAR-2024 01:45:10 PM");
+  EXPECT_EQ(One("select to_char(at, 'FMDay, Month DD') from d where id = 2"), "Sunday, March 15");
+  EXPECT_EQ(One("select at - to_date('2026-03-14', 'YYYY-MM-DD') from d where id = 2"), "1");
+  EXPECT_EQ(One("select to_char(add_months(at, 12), 'YYYY-MM-DD') from d where id = 3"),
+            "2025-02-28");
+  EXPECT_EQ(One("select to_char(trunc(at, 'MM'), 'YYYY-MM-DD HH24:MI') from d where id = 3"),
+            "2024-02-01 00:00");
+  EXPECT_EQ(One("select count(*) from d where at >= '15-MAR-26' and id > 1"), "1");
+  EXPECT_THAT(Error("select at + at from d"), HasSubstr("ORA-00975"));
+  EXPECT_THAT(Error("select to_date('31-FEB-24') from dual"), HasSubstr("ORA-01847"));
+  EXPECT_THAT(Error("select to_date('2024-13-01', 'YYYY-MM-DD') from dual"), HasSubstr("ORA-01843"));
+  EXPECT_THAT(Error("insert into d values (4, 'soon')"), HasSubstr("ORA-01858"));
+  EXPECT_THAT(Error("insert into d values (4, 5)"), HasSubstr("ORA-00932"));
+  // Single-row functions.
+  EXPECT_EQ(RowsOf(Run("select length('abc'), substr('abcdef', 2, 3), substr('abcdef', -2), "
+                       "instr('banana', 'an', 1, 2), lpad('7', 3, '0'), rtrim('xy  '), "
+                       "replace('a-b-c', '-'), initcap('hello world') from dual")),
+            (Cells{{"3", "bcd", "ef", "4", "007", "xy", "abc", "Hello World"}}));
+  EXPECT_EQ(RowsOf(Run("select round(1.005, 2), trunc(0.29 * 100), mod(-7, 3), abs(-2), "
+                       "ceil(1.1), floor(-1.1), to_char(1234567.891, '9,999,999.99'), "
+                       "to_number('42') + 1, coalesce(null, null, 3), nvl2(null, 1, 2), "
+                       "decode(2, 1, 'one', 2, 'two', 'many'), greatest(3, 7, 5) from dual")),
+            (Cells{{"1.01", "29", "-1", "2", "2", "-2", " 1,234,567.89", "43", "3", "2", "two",
+                    "7"}}));
+  EXPECT_THAT(Error("select substr('abc') from dual"), HasSubstr("ORA-00909"));
+  EXPECT_THAT(Error("select to_number('4x') from dual"), HasSubstr("ORA-01722"));
+  EXPECT_THAT(Error("select soundex('a') from dual"), HasSubstr("ORA-00904"));
+}
+
+TEST_F(TxnTest, NumberPrecisionScaleAndNotNullAreKept) {
+  Run("create table p (a number(5,2) not null, b integer, c number(3), e number(*,1), "
+      "f number(4,-2), g number)");
+  Run("insert into p values (1.005, 1.5, 12.7, 1.25, 1249, 1.23456789)");
+  EXPECT_EQ(RowsOf(Run("select * from p")),
+            (Cells{{"1.01", "2", "13", "1.3", "1200", "1.23456789"}}));
+  EXPECT_THAT(Error("insert into p (a, c) values (1234.5, 1)"), HasSubstr("ORA-01438"));
+  EXPECT_THAT(Error("insert into p (a, c) values (1, 1000)"), HasSubstr("ORA-01438"));
+  EXPECT_THAT(Error("insert into p (a, c) values (999.999, 1)"), HasSubstr("ORA-01438"));
+  EXPECT_THAT(Error("insert into p (b) values (1)"),
+              HasSubstr("ORA-01400: cannot insert NULL into (\"CELLSIM\".\"P\".\"A\")"));
+  EXPECT_THAT(Error("update p set a = null"), HasSubstr("ORA-01407"));
+  EXPECT_THAT(Error("update p set a = a * 1000"), HasSubstr("ORA-01438"));
+  EXPECT_EQ(One("select a from p"), "1.01");  // the failed statements changed nothing
+  EXPECT_THAT(Error("create table q (a number(39))"), HasSubstr("ORA-01727"));
+  EXPECT_THAT(Error("create table q (a number(5, 128))"), HasSubstr("ORA-01728"));
+  EXPECT_THAT(Error("create table q (a varchar2(5, 2))"), HasSubstr("ORA-00907"));
+  // CTAS keeps the columns' precision, scale and type.
+  Run("create table p2 as select a from p");
+  EXPECT_THAT(Error("insert into p2 values (1234.5)"), HasSubstr("ORA-01438"));
+}
+
 TEST_F(TxnTest, GttRowsArePrivateToTheSession) {
   Run("create global temporary table g (x number) on commit preserve rows");
   std::unique_ptr<Session> other = db_->NewSession();

@@ -3,7 +3,8 @@
 // grammar (docs/sql.md "Data statements") is the subset the temp-undo seed and
 // its measurement scripts use:
 //
-//   CREATE [GLOBAL TEMPORARY] TABLE t (c NUMBER, d VARCHAR2(30), e CHAR(1000), f DATE)
+//   CREATE [GLOBAL TEMPORARY] TABLE t (c NUMBER[(p[, s])] [NOT NULL], d VARCHAR2(30),
+//          e CHAR(1000), f DATE, ...)
 //          [ON COMMIT DELETE|PRESERVE ROWS] [TABLESPACE ts]
 //   CREATE [GLOBAL TEMPORARY] TABLE t [ON COMMIT ...] AS SELECT ...
 //   DROP TABLE t [PURGE]            TRUNCATE TABLE t
@@ -20,13 +21,15 @@
 //   ALTER DATABASE ARCHIVELOG | NOARCHIVELOG
 //   ALTER SYSTEM SWITCH LOGFILE     ALTER SYSTEM ARCHIVE LOG CURRENT
 //   ARCHIVE LOG LIST                (SQL*Plus: ends at its line's end in scripts)
-//   SELECT [*|e [alias], ...] FROM src [a] [, src [a]] [LEFT [OUTER] JOIN src [a] ON cond]
-//          [WHERE cond] [CONNECT BY LEVEL <= n] [ORDER BY e|n [ASC|DESC], ...]
+//   SELECT [DISTINCT] [*|e [alias], ...] FROM src [a] [, src [a]]
+//          [[LEFT [OUTER] | INNER] JOIN src [a] ON cond] [WHERE cond]
+//          [CONNECT BY LEVEL <= n] [GROUP BY e, ...] [HAVING cond]
+//          [ORDER BY e|alias|n [ASC|DESC], ...]
 //
-// Expressions: numbers, 'strings', NULL, [qualifier.]column, + - * / ||,
-// = <> != < <= > >= LIKE, IN (...), IS [NOT] NULL, AND / OR / NOT, and the
-// functions COUNT(*), SUM, MIN, MAX, POWER, LOWER, UPPER, NVL, ROUND,
-// SYS_CONTEXT('USERENV', 'SID'|'SESSION_USER'), TO_DATE is not supported.
+// Expressions: numbers, 'strings', NULL, [qualifier.]column, SYSDATE, ROWNUM,
+// LEVEL, + - * / ||, = <> != < <= > >= LIKE, IN (...), IS [NOT] NULL,
+// AND / OR / NOT, the aggregates COUNT(*), COUNT / SUM / AVG / MIN / MAX
+// ([DISTINCT] e), and the scalar functions docs/sql.md lists.
 //
 // Usage:
 //   if (IsDataStatement(sql)) { absl::StatusOr<DataStatement> st = ParseDataStatement(sql); }
@@ -59,6 +62,7 @@ struct Expr {
   std::string qualifier;       // kColumn: alias or table ("" when none)
   std::vector<std::shared_ptr<Expr>> args;  // operands / arguments / IN list (args[0] is lhs)
   bool negated = false;        // NOT IN, IS NOT NULL
+  bool distinct = false;       // kFunction: an aggregate's DISTINCT (COUNT(DISTINCT c))
 };
 using ExprPtr = std::shared_ptr<Expr>;
 
@@ -83,17 +87,22 @@ struct OrderItem {
 };
 
 struct Select {
+  bool distinct = false;  // SELECT DISTINCT (or UNIQUE)
   std::vector<SelectItem> items;
   std::vector<FromSource> from;
   ExprPtr where;
   std::optional<uint64_t> connect_by_level;  // CONNECT BY LEVEL <= n (on DUAL)
+  std::vector<ExprPtr> group_by;
+  ExprPtr having;
   std::vector<OrderItem> order_by;
 };
 
 struct ColumnDef {
   std::string name;   // uppercased
   std::string type;   // NUMBER, VARCHAR2, CHAR, DATE
-  uint32_t length = 0;  // VARCHAR2 / CHAR length
+  uint32_t length = 0;  // VARCHAR2 / CHAR length; NUMBER's precision (0: NUMBER without one)
+  int32_t scale = 0;    // NUMBER(p, s)'s s (with a precision only)
+  bool not_null = false;  // NOT NULL (or PRIMARY KEY)
 };
 
 struct CreateTable {

@@ -1,0 +1,430 @@
+// SQL's operators and single-row functions on values (sql_functions.h).
+#include "cellsim/db/sql_functions.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include "absl/strings/ascii.h"
+
+namespace cellsim::db::internal {
+namespace {
+
+absl::Status Ora(std::string_view text) { return absl::InvalidArgumentError(std::string(text)); }
+
+}  // namespace
+
+absl::Status InconsistentTypes(std::string_view expected, std::string_view got) {
+  return Ora(fmt::format("ORA-00932: inconsistent datatypes: expected {} got {}", expected, got));
+}
+
+int Compare(const Value& a, const Value& b) {
+  if (a.kind == Value::Kind::kNumber && b.kind == Value::Kind::kNumber) {
+    return a.number < b.number ? -1 : a.number > b.number ? 1 : 0;
+  }
+  // A DATE against text: the text in the session's date format, as Oracle's
+  // implicit conversion (`where hired >= '01-JAN-26'`).
+  if ((a.is_date && b.kind == Value::Kind::kString) || (b.is_date && a.kind == Value::Kind::kString)) {
+    const Value& text = a.is_date ? b : a;
+    absl::StatusOr<int64_t> d = ParseDate(text.text, kDefaultDateFormat, 0);
+    if (d.ok()) {
+      const double x = a.is_date ? a.number : static_cast<double>(*d);
+      const double y = b.is_date ? b.number : static_cast<double>(*d);
+      return x < y ? -1 : x > y ? 1 : 0;
+    }
+  }
+  const std::string x = ValueText(a), y = ValueText(b);
+  if (a.kind == Value::Kind::kNumber || b.kind == Value::Kind::kNumber) {
+    char* end = nullptr;
+    const double dx = a.kind == Value::Kind::kNumber ? a.number : std::strtod(x.c_str(), &end);
+    const double dy = b.kind == Value::Kind::kNumber ? b.number : std::strtod(y.c_str(), &end);
+    return dx < dy ? -1 : dx > dy ? 1 : 0;
+  }
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+absl::StatusOr<double> ToNumber(const Value& v) {
+  if (v.is_date) return InconsistentTypes("NUMBER", "DATE");
+  if (v.kind == Value::Kind::kNumber) return v.number;
+  const std::string t(absl::StripAsciiWhitespace(v.text));
+  char* end = nullptr;
+  const double d = std::strtod(t.c_str(), &end);
+  if (t.empty() || end != t.c_str() + t.size()) {
+    return Ora(fmt::format("ORA-01722: invalid number ('{}')", v.text));
+  }
+  return d;
+}
+
+absl::StatusOr<Value> Arithmetic(std::string_view op, const Value& a, const Value& b) {
+  if (a.is_date || b.is_date) {
+    if (a.is_date && b.is_date) {
+      if (op == "-") return Value::Num((a.number - b.number) / kDaySeconds);
+      if (op == "+") return Ora("ORA-00975: date + date not allowed");
+      return InconsistentTypes("NUMBER", "DATE");
+    }
+    const Value& date = a.is_date ? a : b;
+    absl::StatusOr<double> days = ToNumber(a.is_date ? b : a);
+    if (!days.ok()) return days.status();
+    if (op == "+" || (op == "-" && a.is_date)) {
+      const double delta = std::round(*days * kDaySeconds);
+      return Value::Date(static_cast<int64_t>(date.number + (op == "+" ? delta : -delta)));
+    }
+    return InconsistentTypes("NUMBER", "DATE");
+  }
+  absl::StatusOr<double> x = ToNumber(a);
+  if (!x.ok()) return x.status();
+  absl::StatusOr<double> y = ToNumber(b);
+  if (!y.ok()) return y.status();
+  if (op == "+") return Value::Num(*x + *y);
+  if (op == "-") return Value::Num(*x - *y);
+  if (op == "*") return Value::Num(*x * *y);
+  if (*y == 0) return Ora("ORA-01476: divisor is equal to zero");
+  return Value::Num(*x / *y);
+}
+
+std::string_view ScalarFunctionNames() {
+  return "ABS, ADD_MONTHS, CEIL, COALESCE, CONCAT, DECODE, EXP, FLOOR, GREATEST, INITCAP, INSTR, "
+         "LAST_DAY, LEAST, LENGTH, LN, LOWER, LPAD, LTRIM, MOD, NULLIF, NVL, NVL2, POWER, REPLACE, "
+         "ROUND, RPAD, RTRIM, SIGN, SQRT, SUBSTR, SYS_CONTEXT, TO_CHAR, TO_DATE, TO_NUMBER, TRIM, "
+         "TRUNC, UPPER";
+}
+
+namespace {
+
+absl::StatusOr<Value> NumValue(const absl::StatusOr<double>& d) {
+  if (!d.ok()) return d.status();
+  return Value::Num(*d);
+}
+
+// TO_CHAR(number, format) for the digits-and-separators models: 9 and 0,
+// one '.' (or D), ',' (or G), a leading FM or $.
+absl::StatusOr<std::string> FormatNumber(double x, std::string_view format) {
+  std::string f = absl::AsciiStrToUpper(std::string(format));
+  bool fill = false, dollar = false;
+  if (f.rfind("FM", 0) == 0) {
+    fill = true;
+    f = f.substr(2);
+  }
+  if (!f.empty() && f[0] == '$') {
+    dollar = true;
+    f = f.substr(1);
+  }
+  const size_t dot = f.find_first_of(".D");
+  const std::string int_part = f.substr(0, dot);
+  const std::string frac_part = dot == std::string::npos ? "" : f.substr(dot + 1);
+  size_t int_digits = 0, min_int = 0;
+  for (size_t k = 0; k < int_part.size(); ++k) {
+    const char c = int_part[k];
+    if (c == '9' || c == '0') {
+      ++int_digits;
+      if (c == '0' && min_int == 0) min_int = int_part.size() - k;  // digits from the first 0
+    } else if (c != ',' && c != 'G') {
+      return Ora(fmt::format("ORA-01481: invalid number format model ('{}')", format));
+    }
+  }
+  for (char c : frac_part) {
+    if (c != '9' && c != '0') return Ora(fmt::format("ORA-01481: invalid number format model ('{}')", format));
+  }
+  const double r = RoundDecimal(std::fabs(x), static_cast<int64_t>(frac_part.size()), false);
+  std::string digits = fmt::format("{:.{}f}", r, frac_part.size());
+  std::string ip = digits.substr(0, digits.find('.'));
+  const std::string fp = frac_part.empty() ? "" : digits.substr(digits.find('.') + 1);
+  if (ip == "0" && min_int == 0) ip.clear();
+  if (ip.size() > int_digits) {
+    return std::string(int_part.size() + frac_part.size() + (dot != std::string::npos) + 1, '#');
+  }
+  // Lay the integer digits into the model right to left.
+  std::string out;
+  size_t d = ip.size();
+  for (size_t k = int_part.size(); k-- > 0;) {
+    const char c = int_part[k];
+    const size_t from_right = int_part.size() - k;
+    if (c == ',' || c == 'G') {
+      if (d > 0) out.insert(out.begin(), ',');
+      else if (!fill) out.insert(out.begin(), ' ');
+      continue;
+    }
+    if (d > 0) out.insert(out.begin(), ip[--d]);
+    else if (min_int != 0 && from_right <= min_int) out.insert(out.begin(), '0');
+    else if (!fill) out.insert(out.begin(), ' ');
+  }
+  if (dot != std::string::npos) out += "." + fp;
+  // The sign's place, then the digits' padding ahead of it.
+  size_t lead = 0;
+  while (lead < out.size() && out[lead] == ' ') ++lead;
+  const std::string sign = x < 0 ? "-" : (fill ? "" : " ");
+  out = out.substr(0, lead) + sign + (dollar ? "$" : "") + out.substr(lead);
+  return out;
+}
+
+}  // namespace
+
+std::optional<absl::StatusOr<Value>> ScalarFunction(std::string_view f,
+                                                    const std::vector<Value>& a,
+                                                    int64_t now_unix) {
+  const size_t n = a.size();
+  auto arity = [&](size_t lo, size_t hi) { return n >= lo && n <= hi; };
+  auto wrong = [&]() -> absl::StatusOr<Value> {
+    return Ora(fmt::format("ORA-00909: invalid number of arguments ({} to {})", n, f));
+  };
+  auto any_null = [&]() {
+    return std::any_of(a.begin(), a.end(), [](const Value& v) { return v.is_null(); });
+  };
+  auto text = [&](size_t i) { return ValueText(a[i]); };
+  auto number = [&](size_t i) { return ToNumber(a[i]); };
+  using R = absl::StatusOr<Value>;
+
+  // Functions that look at NULLs themselves.
+  if (f == "NVL") return arity(2, 2) ? R(a[0].is_null() ? a[1] : a[0]) : wrong();
+  if (f == "NVL2") return arity(3, 3) ? R(a[0].is_null() ? a[2] : a[1]) : wrong();
+  if (f == "COALESCE") {
+    if (n < 1) return wrong();
+    for (const Value& v : a) {
+      if (!v.is_null()) return R(v);
+    }
+    return R(Value::Null());
+  }
+  if (f == "NULLIF") {
+    if (!arity(2, 2)) return wrong();
+    if (!a[0].is_null() && !a[1].is_null() && Compare(a[0], a[1]) == 0) return R(Value::Null());
+    return R(a[0]);
+  }
+  if (f == "DECODE") {
+    if (n < 3) return wrong();
+    for (size_t k = 1; k + 1 < n; k += 2) {
+      const bool both_null = a[0].is_null() && a[k].is_null();
+      if (both_null || (!a[0].is_null() && !a[k].is_null() && Compare(a[0], a[k]) == 0)) {
+        return R(a[k + 1]);
+      }
+    }
+    return R(n % 2 == 0 ? a[n - 1] : Value::Null());
+  }
+  if (f == "CONCAT") return arity(2, 2) ? R(Value::Str(text(0) + text(1))) : wrong();
+  if (f == "REPLACE") {
+    if (!arity(2, 3)) return wrong();
+    if (a[0].is_null()) return R(Value::Null());
+    std::string s = text(0);
+    const std::string from = text(1), to = n > 2 ? text(2) : "";
+    if (from.empty()) return R(Value::Str(s));
+    std::string out;
+    for (size_t pos = 0;;) {
+      const size_t hit = s.find(from, pos);
+      if (hit == std::string::npos) {
+        out += s.substr(pos);
+        break;
+      }
+      out += s.substr(pos, hit - pos) + to;
+      pos = hit + from.size();
+    }
+    return R(Value::Str(out));
+  }
+
+  // The rest: NULL in, NULL out.
+  static constexpr std::string_view kStrict[] = {
+      "ABS", "ADD_MONTHS", "CEIL", "EXP", "FLOOR", "GREATEST", "INITCAP", "INSTR", "LAST_DAY",
+      "LEAST", "LENGTH", "LN", "LOWER", "LPAD", "LTRIM", "MOD", "POWER", "ROUND", "RPAD", "RTRIM",
+      "SIGN", "SQRT", "SUBSTR", "TO_CHAR", "TO_DATE", "TO_NUMBER", "TRIM", "TRUNC", "UPPER"};
+  if (std::find(std::begin(kStrict), std::end(kStrict), f) == std::end(kStrict)) return std::nullopt;
+  if (n == 0) return wrong();
+  if (any_null()) {
+    // Arity still matters: ORA-00909 comes first.
+    const bool one = f == "ABS" || f == "CEIL" || f == "EXP" || f == "FLOOR" || f == "INITCAP" ||
+                     f == "LAST_DAY" || f == "LENGTH" || f == "LN" || f == "LOWER" ||
+                     f == "SIGN" || f == "SQRT" || f == "TO_NUMBER" || f == "TRIM" || f == "UPPER";
+    if (one && n != 1) return wrong();
+    return R(Value::Null());
+  }
+  if (f == "LOWER" || f == "UPPER" || f == "INITCAP") {
+    if (!arity(1, 1)) return wrong();
+    std::string s = text(0);
+    if (f == "LOWER") return R(Value::Str(absl::AsciiStrToLower(s)));
+    if (f == "UPPER") return R(Value::Str(absl::AsciiStrToUpper(s)));
+    bool start = true;
+    for (char& c : s) {
+      c = start ? absl::ascii_toupper(c) : absl::ascii_tolower(c);
+      start = !absl::ascii_isalnum(c);
+    }
+    return R(Value::Str(s));
+  }
+  if (f == "LENGTH") return arity(1, 1) ? R(Value::Num(static_cast<double>(text(0).size()))) : wrong();
+  if (f == "SUBSTR") {
+    if (!arity(2, 3)) return wrong();
+    const std::string s = text(0);
+    absl::StatusOr<double> pos = number(1);
+    if (!pos.ok()) return pos.status();
+    auto p = static_cast<int64_t>(std::trunc(*pos));
+    const auto len = static_cast<int64_t>(s.size());
+    if (p == 0) p = 1;
+    if (p < 0) p = len + p + 1;
+    if (p < 1 || p > len) return R(Value::Null());
+    int64_t count = len - p + 1;
+    if (n > 2) {
+      absl::StatusOr<double> c = number(2);
+      if (!c.ok()) return c.status();
+      if (*c < 1) return R(Value::Null());
+      count = std::min<int64_t>(count, static_cast<int64_t>(std::trunc(*c)));
+    }
+    return R(Value::Str(s.substr(static_cast<size_t>(p - 1), static_cast<size_t>(count))));
+  }
+  if (f == "INSTR") {
+    if (!arity(2, 4)) return wrong();
+    const std::string s = text(0), sub = text(1);
+    int64_t start = 1, occurrence = 1;
+    if (n > 2) {
+      absl::StatusOr<double> v = number(2);
+      if (!v.ok()) return v.status();
+      start = static_cast<int64_t>(*v);
+    }
+    if (n > 3) {
+      absl::StatusOr<double> v = number(3);
+      if (!v.ok()) return v.status();
+      occurrence = static_cast<int64_t>(*v);
+    }
+    if (start == 0) return R(Value::Num(0));
+    if (occurrence < 1) {
+      return R(absl::InvalidArgumentError(
+          fmt::format("ORA-01428: argument '{}' is out of range", occurrence)));
+    }
+    const auto len = static_cast<int64_t>(s.size());
+    int64_t found = 0;
+    if (start > 0) {
+      for (int64_t p = start - 1; p + static_cast<int64_t>(sub.size()) <= len; ++p) {
+        if (s.compare(static_cast<size_t>(p), sub.size(), sub) == 0 && ++found == occurrence) {
+          return R(Value::Num(static_cast<double>(p + 1)));
+        }
+      }
+    } else {
+      for (int64_t p = std::min(len + start, len - static_cast<int64_t>(sub.size())); p >= 0; --p) {
+        if (s.compare(static_cast<size_t>(p), sub.size(), sub) == 0 && ++found == occurrence) {
+          return R(Value::Num(static_cast<double>(p + 1)));
+        }
+      }
+    }
+    return R(Value::Num(0));
+  }
+  if (f == "TRIM" || f == "LTRIM" || f == "RTRIM") {
+    if (!arity(1, f == "TRIM" ? 1 : 2)) return wrong();
+    const std::string s = text(0), set = n > 1 ? text(1) : " ";
+    size_t b = 0, e = s.size();
+    if (f != "RTRIM") {
+      while (b < e && set.find(s[b]) != std::string::npos) ++b;
+    }
+    if (f != "LTRIM") {
+      while (e > b && set.find(s[e - 1]) != std::string::npos) --e;
+    }
+    return R(Value::Str(s.substr(b, e - b)));
+  }
+  if (f == "LPAD" || f == "RPAD") {
+    if (!arity(2, 3)) return wrong();
+    const std::string s = text(0), pad = n > 2 ? text(2) : " ";
+    absl::StatusOr<double> w = number(1);
+    if (!w.ok()) return w.status();
+    if (*w < 1) return R(Value::Null());
+    const auto width = static_cast<size_t>(*w);
+    if (s.size() >= width) return R(Value::Str(s.substr(0, width)));
+    std::string fill;
+    while (fill.size() < width - s.size()) fill += pad;
+    fill.resize(width - s.size());
+    return R(Value::Str(f == "LPAD" ? fill + s : s + fill));
+  }
+  if (f == "GREATEST" || f == "LEAST") {
+    Value best = a[0];
+    for (size_t k = 1; k < n; ++k) {
+      const int c = Compare(a[k], best);
+      if ((f == "GREATEST" && c > 0) || (f == "LEAST" && c < 0)) best = a[k];
+    }
+    return R(best);
+  }
+  if (f == "TO_CHAR") {
+    if (!arity(1, 2)) return wrong();
+    if (a[0].is_date) {
+      absl::StatusOr<std::string> s =
+          FormatDate(static_cast<int64_t>(a[0].number), n > 1 ? text(1) : kDefaultDateFormat);
+      if (!s.ok()) return R(s.status());
+      return R(Value::Str(*s));
+    }
+    if (n == 1 || a[0].kind == Value::Kind::kString) return R(Value::Str(text(0)));
+    absl::StatusOr<std::string> s = FormatNumber(a[0].number, text(1));
+    if (!s.ok()) return R(s.status());
+    return R(Value::Str(*s));
+  }
+  if (f == "TO_NUMBER") return arity(1, 1) ? NumValue(number(0)) : wrong();
+  if (f == "TO_DATE") {
+    if (!arity(1, 2)) return wrong();
+    if (a[0].is_date) return R(a[0]);
+    absl::StatusOr<int64_t> d = ParseDate(text(0), n > 1 ? text(1) : kDefaultDateFormat, now_unix);
+    if (!d.ok()) return R(d.status());
+    return R(Value::Date(*d));
+  }
+  if (f == "ADD_MONTHS" || f == "LAST_DAY") {
+    if (!arity(f == "LAST_DAY" ? 1 : 2, f == "LAST_DAY" ? 1 : 2)) return wrong();
+    if (!a[0].is_date) return R(InconsistentTypes("DATE", "NUMBER"));
+    Civil c = CivilFromUnix(static_cast<int64_t>(a[0].number));
+    const bool last = c.day == DaysInMonth(c.year, c.month);
+    if (f == "ADD_MONTHS") {
+      absl::StatusOr<double> m = number(1);
+      if (!m.ok()) return m.status();
+      const int64_t total = c.year * 12 + (c.month - 1) + static_cast<int64_t>(std::trunc(*m));
+      c.year = total >= 0 ? total / 12 : (total - 11) / 12;
+      c.month = static_cast<unsigned>(total - c.year * 12 + 1);
+      // Oracle: the last day stays the last day; a day past the new month's end clamps.
+      if (last || c.day > DaysInMonth(c.year, c.month)) c.day = DaysInMonth(c.year, c.month);
+    } else {
+      c.day = DaysInMonth(c.year, c.month);
+    }
+    return R(Value::Date(UnixFromCivil(c)));
+  }
+  if ((f == "ROUND" || f == "TRUNC") && a[0].is_date) {
+    if (!arity(1, 2)) return wrong();
+    const std::string unit = n > 1 ? absl::AsciiStrToUpper(text(1)) : "DD";
+    Civil c = CivilFromUnix(static_cast<int64_t>(a[0].number));
+    const bool up = f == "ROUND";
+    if (unit == "DD" || unit == "DDD" || unit == "J") {
+      if (up && c.hour >= 12) c = CivilFromUnix(UnixFromCivil(c) + kDaySeconds);
+    } else if (unit == "MM" || unit == "MON" || unit == "MONTH") {
+      if (up && c.day >= 16) c.month = c.month == 12 ? (++c.year, 1) : c.month + 1;
+      c.day = 1;
+    } else if (unit == "YYYY" || unit == "YEAR" || unit == "YY" || unit == "Y" || unit == "RR") {
+      if (up && c.month >= 7) ++c.year;
+      c.month = 1;
+      c.day = 1;
+    } else {
+      return R(absl::InvalidArgumentError(
+          fmt::format("ORA-01899: bad precision specifier ('{}': cellsim knows DD, MM, YYYY)", unit)));
+    }
+    c.hour = c.minute = c.second = 0;
+    return R(Value::Date(UnixFromCivil(c)));
+  }
+  // Numeric functions.
+  std::vector<double> x;
+  for (size_t k = 0; k < n; ++k) {
+    absl::StatusOr<double> v = number(k);
+    if (!v.ok()) return R(v.status());
+    x.push_back(*v);
+  }
+  auto out_of_range = [&](double v) -> R {
+    return absl::InvalidArgumentError(fmt::format("ORA-01428: argument '{}' is out of range", ValueText(Value::Num(v))));
+  };
+  if (f == "ROUND" || f == "TRUNC") {
+    if (!arity(1, 2)) return wrong();
+    return R(Value::Num(RoundDecimal(x[0], n > 1 ? static_cast<int64_t>(x[1]) : 0, f == "TRUNC")));
+  }
+  if (f == "POWER") return arity(2, 2) ? R(Value::Num(std::pow(x[0], x[1]))) : wrong();
+  if (f == "MOD") {
+    if (!arity(2, 2)) return wrong();
+    return R(Value::Num(x[1] == 0 ? x[0] : std::fmod(x[0], x[1])));
+  }
+  if (!arity(1, 1)) return wrong();
+  if (f == "ABS") return R(Value::Num(std::fabs(x[0])));
+  if (f == "CEIL") return R(Value::Num(std::ceil(x[0])));
+  if (f == "FLOOR") return R(Value::Num(std::floor(x[0])));
+  if (f == "SIGN") return R(Value::Num(x[0] > 0 ? 1 : x[0] < 0 ? -1 : 0));
+  if (f == "EXP") return R(Value::Num(std::exp(x[0])));
+  if (f == "SQRT") return x[0] < 0 ? out_of_range(x[0]) : R(Value::Num(std::sqrt(x[0])));
+  if (f == "LN") return x[0] <= 0 ? out_of_range(x[0]) : R(Value::Num(std::log(x[0])));
+  return std::nullopt;
+}
+
+}  // namespace cellsim::db::internal

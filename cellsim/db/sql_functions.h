@@ -1,0 +1,51 @@
+// Private: what SQL does to values, apart from the rows they come from
+// (data_exec.cc evaluates expressions with these): comparison, arithmetic
+// with Oracle's DATE rules, and the single-row functions docs/sql.md lists.
+// DATE formats are date_format.h's; NUMBER precision and scale
+// row_format.h's (CoerceForColumn).
+//
+// Thread-safety: pure functions.
+#ifndef CELLSIM_DB_SQL_FUNCTIONS_H_
+#define CELLSIM_DB_SQL_FUNCTIONS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "cellsim/db/date_format.h"
+#include "cellsim/db/row_format.h"
+
+namespace cellsim::db::internal {
+
+// ORA-00932: inconsistent datatypes: expected X got Y.
+absl::Status InconsistentTypes(std::string_view expected, std::string_view got);
+
+// Orders two non-NULL values: numbers (and DATEs) by value, a DATE against
+// text by the text read in the session's date format, text by bytes, a
+// number against text by the text's number.
+int Compare(const Value& a, const Value& b);
+
+// A value as a number: ORA-01722 for text that is not one, ORA-00932 for a DATE.
+absl::StatusOr<double> ToNumber(const Value& v);
+
+// a op b for op in + - * /, neither NULL. A DATE plus or minus a number
+// moves it by that many days; DATE - DATE is the days between; anything else
+// with a DATE is ORA-00932 (DATE + DATE: ORA-00975). Strings convert to
+// numbers (ORA-01722 when they are not); / by zero is ORA-01476.
+absl::StatusOr<Value> Arithmetic(std::string_view op, const Value& a, const Value& b);
+
+// A single-row function by name (uppercased) over its evaluated arguments;
+// nullopt when `name` is none of them (the caller reports it). Wrong
+// argument counts are ORA-00909.
+std::optional<absl::StatusOr<Value>> ScalarFunction(std::string_view name,
+                                                    const std::vector<Value>& args,
+                                                    int64_t now_unix);
+// The names ScalarFunction knows, for error messages.
+std::string_view ScalarFunctionNames();
+
+}  // namespace cellsim::db::internal
+
+#endif  // CELLSIM_DB_SQL_FUNCTIONS_H_
