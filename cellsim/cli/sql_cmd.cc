@@ -18,6 +18,8 @@
 #include <iostream>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "cellsim/cli/commands.h"
 #include "cellsim/cli/interrupt.h"
 #include "cellsim/cli/progress.h"
@@ -80,6 +82,11 @@ void PrintQueryResult(std::ostream& out, const db::StatementResult& r) {
 }
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  if (path == "-") {  // standard input, as SQL*Plus reads `sqlplus ... < script.sql`
+    std::stringstream ss;
+    ss << std::cin.rdbuf();
+    return ss.str();
+  }
   std::ifstream in(path);
   if (!in) return absl::NotFoundError(fmt::format("cannot read -f {}: no such file", path));
   std::stringstream ss;
@@ -116,6 +123,10 @@ struct ErrorAction {
   std::string finish;            // "commit", "rollback" or "" before going on or out
 };
 
+// EXIT's options from word `i` on (after WHENEVER SQLERROR EXIT or CONTINUE,
+// or after EXIT / QUIT) into `out`, whose `exit` says which.
+absl::Status ParseExitOptions(const std::vector<std::string>& w, size_t i, ErrorAction* out);
+
 // Parses `WHENEVER SQLERROR {EXIT [SUCCESS|FAILURE|WARNING|n] [COMMIT|ROLLBACK]
 // | CONTINUE [COMMIT|ROLLBACK|NONE]}` (any case). nullopt: not a WHENEVER
 // command. WHENEVER OSERROR is accepted and ignored (cellsim runs no OS
@@ -140,8 +151,35 @@ absl::StatusOr<std::optional<ErrorAction>> ParseWhenever(std::string_view text,
   ErrorAction a;
   a.exit = w[2] == "EXIT";
   if (!a.exit && w[2] != "CONTINUE") return bad(fmt::format("unknown action '{}'", w[2]));
-  size_t i = 3;
+  if (absl::Status st = ParseExitOptions(w, 3, &a); !st.ok()) return bad(std::string(st.message()));
+  return a;
+}
+
+// Parses SQL*Plus's `EXIT | QUIT [SUCCESS|FAILURE|WARNING|n] [COMMIT|ROLLBACK]`
+// (any case): the run ends there, with that code (default 0) after a
+// commit (default) or rollback. nullopt: not an EXIT command.
+absl::StatusOr<std::optional<ErrorAction>> ParseExit(std::string_view text) {
+  std::vector<std::string> w;
+  std::istringstream in{std::string(text)};
+  for (std::string word; in >> word;) {
+    for (char& c : word) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    w.push_back(word);
+  }
+  if (w.empty() || (w[0] != "EXIT" && w[0] != "QUIT")) return std::nullopt;
+  ErrorAction a;
+  if (absl::Status st = ParseExitOptions(w, 1, &a); !st.ok()) {
+    return absl::InvalidArgumentError(fmt::format(
+        "SP2-0591: {}: {} (EXIT [SUCCESS|FAILURE|WARNING|n] [COMMIT|ROLLBACK])", std::string(st.message()),
+        std::string(text)));
+  }
+  if (!a.exit_code.has_value()) a.exit_code = 0;
+  return a;
+}
+
+absl::Status ParseExitOptions(const std::vector<std::string>& w, size_t i, ErrorAction* out) {
+  ErrorAction& a = *out;
   a.finish = a.exit ? "commit" : "";  // SQL*Plus: EXIT commits unless told; CONTINUE does nothing
+  auto bad = [](std::string why) { return absl::InvalidArgumentError(why); };
   if (a.exit && i < w.size() && w[i] != "COMMIT" && w[i] != "ROLLBACK") {
     const std::string& code = w[i++];
     if (code == "SUCCESS") {
@@ -168,7 +206,7 @@ absl::StatusOr<std::optional<ErrorAction>> ParseWhenever(std::string_view text,
     ++i;
   }
   if (i < w.size()) return bad(fmt::format("unexpected '{}'", w[i]));
-  return a;
+  return absl::OkStatus();
 }
 
 // What a run of statements did.
@@ -178,6 +216,7 @@ struct ScriptRun {
   size_t failed_index = 0;
   ErrorAction on_error;  // cellsim's default: stop at the first error
   size_t continued = 0;  // statements that failed under WHENEVER SQLERROR CONTINUE
+  std::optional<int> exited;  // the code of the EXIT / QUIT that ended the run
 };
 
 // Runs `statements` in `session` in order, printing each one's feedback; a
@@ -195,6 +234,21 @@ void RunStatements(db::Session& session, const std::vector<std::string>& stateme
     if (whenever.ok() && whenever->has_value()) {
       run->on_error = **whenever;
       continue;
+    }
+    if (whenever.ok()) {
+      absl::StatusOr<std::optional<ErrorAction>> exit = ParseExit(statements[i]);
+      if (exit.ok() && exit->has_value()) {
+        // The run ends here; what it did is committed (or rolled back) first.
+        absl::StatusOr<db::StatementResult> finished = session.Execute((*exit)->finish);
+        if (!finished.ok()) {
+          run->failure = finished.status();
+          run->failed_index = i;
+          return;
+        }
+        run->exited = (*exit)->exit_code;
+        return;
+      }
+      if (!exit.ok()) whenever = exit.status();
     }
     absl::StatusOr<db::StatementResult> r =
         whenever.ok() ? session.Execute(statements[i])
@@ -229,12 +283,20 @@ void RunStatements(db::Session& session, const std::vector<std::string>& stateme
 void RunSql(const SqlArgs& a, CommandContext& ctx) {
   const std::string cmd = "sql";
   std::vector<std::string> statements = a.statements;
-  if (!a.file.empty()) {
-    absl::StatusOr<std::string> script = ReadFile(a.file);
+  // Without -e or -f, a script on standard input (not a terminal) runs.
+  const std::string file =
+      !a.file.empty() ? a.file : (a.statements.empty() && isatty(STDIN_FILENO) == 0 ? "-" : "");
+  if (!file.empty()) {
+    absl::StatusOr<std::string> script = ReadFile(file);
     if (!script.ok()) return Fail(ctx, cmd, std::string(script.status().message()), kExitUsage);
     for (std::string& s : db::SplitStatements(*script)) statements.push_back(std::move(s));
   }
-  if (statements.empty()) return Fail(ctx, cmd, "nothing to run: give -e STATEMENT or -f FILE", kExitUsage);
+  if (statements.empty()) {
+    return Fail(ctx, cmd,
+                "nothing to run: give -e STATEMENT, -f FILE, or a script on standard input "
+                "(`cellsim sql DIR < script.sql`)",
+                kExitUsage);
+  }
   absl::StatusOr<report::MystatsOptions> mystats = report::ParseMystatsOptions(a.mystats_options);
   if (!mystats.ok()) return Fail(ctx, cmd, "--mystats: " + std::string(mystats.status().message()), kExitUsage);
 
@@ -296,6 +358,7 @@ void RunSql(const SqlArgs& a, CommandContext& ctx) {
     std::cerr << fmt::format("cellsim sql: {} of {} statements failed (WHENEVER SQLERROR CONTINUE)\n",
                              run.continued, statements.size());
   }
+  if (run.exited.has_value()) ctx.exit_code = *run.exited;
   // A signal after the last statement committed (even while the rack closed)
   // cannot undo anything, but the command still reports it.
   if (InterruptFlag()->cancelled()) {
@@ -320,7 +383,8 @@ void RegisterSql(CLI::App& app, CommandContext& ctx) {
   AddRackDirArgument(sql, &args->dir);
   sql->add_option("-e,--execute", args->statements, "A statement to run (repeatable, in order)");
   sql->add_option("-f,--file", args->file,
-                  "A script of statements separated by ';' (run after the -e statements)");
+                  "A script of statements separated by ';' (run after the -e statements); - or, "
+                  "without -e and -f, a script piped in: standard input");
   sql->add_option("--report", args->report,
                   "What to print after the statements: mystats (session statistics delta), "
                   "tkprof, json (one object per statement) or none")

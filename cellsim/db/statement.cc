@@ -157,14 +157,16 @@ std::string Trim(std::string_view s) {
 
 namespace {
 
-// SHOW, WHENEVER and ARCHIVE (LOG LIST) (any case) followed by a blank:
-// SQL*Plus commands.
+// SHOW, WHENEVER and ARCHIVE (LOG LIST) (any case) followed by a blank, and
+// EXIT or QUIT alone or followed by a blank: SQL*Plus commands.
 bool IsSqlPlusCommandStart(std::string_view text) {
-  for (std::string_view word : {"SHOW", "WHENEVER", "ARCHIVE"}) {
-    if (text.size() > word.size() && internal::Upper(text.substr(0, word.size())) == word &&
-        std::isspace(static_cast<unsigned char>(text[word.size()]))) {
+  for (std::string_view word : {"SHOW", "WHENEVER", "ARCHIVE", "EXIT", "QUIT"}) {
+    if (text.size() < word.size() || internal::Upper(text.substr(0, word.size())) != word) continue;
+    if (text.size() > word.size() && std::isspace(static_cast<unsigned char>(text[word.size()]))) {
       return true;
     }
+    const bool alone_ok = word == "EXIT" || word == "QUIT";
+    if (alone_ok && (text.size() == word.size() || text[word.size()] == ';')) return true;
   }
   return false;
 }

@@ -81,6 +81,30 @@ TEST_F(CliBadInput, SqlWheneverSqlerrorInScripts) {
   EXPECT_THAT(r.err, AllOf(HasSubstr("SP2-0591"), HasSubstr("BADCODE")));
 }
 
+// A script piped in runs as SQL*Plus runs `sqlplus ... < script.sql`; EXIT
+// (or QUIT) ends it there with its code; an empty input is nothing to run.
+TEST_F(CliBadInput, SqlReadsAScriptOnStandardInputUpToExit) {
+  const std::string script = tmp_.path() + "/in.sql";
+  std::ofstream(script) << (
+      "create tablespace s1 datafile '+DATA' size 1m;\n"
+      "exit 4\n"
+      "create tablespace s2 datafile '+DATA' size 1m;\n");
+  CmdResult r = Cellsim(tmp_, "sql " + rack_ + " --backend posix < " + script);
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Tablespace created."));
+  r = Sql("create tablespace s2 datafile '+DATA' size 1m");
+  EXPECT_EQ(r.exit_code, 0) << "s2 must not exist: EXIT ended the script before it\n" << r.err;
+  r = Cellsim(tmp_, "sql " + rack_ + " --backend posix -f - < " + script);
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // s1 exists now
+  EXPECT_THAT(r.err, HasSubstr("statement 1 failed"));
+  r = Cellsim(tmp_, "sql " + rack_ + " --backend posix < /dev/null");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("nothing to run"));
+  r = Sql("quit later");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, AllOf(HasSubstr("SP2-0591"), HasSubstr("LATER")));
+}
+
 TEST_F(CliBadInput, SqlBadSizesExitTwo) {
   CmdResult r = Sql("create tablespace t datafile '+DATA' size 0");
   EXPECT_EQ(r.exit_code, 2) << r.err;

@@ -488,6 +488,14 @@ TEST(SplitStatementsTest, EmptyAndCommentOnlyScripts) {
   EXPECT_TRUE(SplitStatements("  ;\n; -- c\n/* d */").empty());
 }
 
+TEST(SplitStatementsTest, SqlPlusCommandsEndAtTheirLine) {
+  EXPECT_EQ(SplitStatements("show parameter undo\nselect 1 from dual;\nexit\nquit 3 rollback\n"
+                            "EXIT;select 2 from dual;\nexited_count\n"),
+            (std::vector<std::string>{"show parameter undo", "select 1 from dual", "exit",
+                                      "quit 3 rollback", "EXIT", "select 2 from dual",
+                                      "exited_count"}));
+}
+
 TEST(SplitStatementsTest, UnterminatedQuoteRunsToEnd) {
   const std::vector<std::string> parts = SplitStatements("drop tablespace a; drop tablespace 'b;c");
   ASSERT_EQ(parts.size(), 2u);
