@@ -419,12 +419,54 @@ std::string Rows(int64_t n, std::string_view verb) {
   return fmt::format("{} rows {}.", CountWithCommas(n), verb);
 }
 
+// PRIMARY KEY and UNIQUE constraints checked against the table they will be
+// on, before it exists (Oracle's errors: at most one primary key, no two
+// constraints on one column list, names not in use, known columns).
+absl::Status CheckConstraints(Dml& d, const CreateTable& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
+  bool primary = false;
+  std::vector<std::vector<std::string>> lists;
+  std::vector<std::string> names;
+  for (const TableConstraint& k : c.constraints) {
+    if (k.primary_key && std::exchange(primary, true)) {
+      return absl::InvalidArgumentError("ORA-02260: table can have only one primary key");
+    }
+    for (size_t i = 0; i < k.columns.size(); ++i) {
+      const bool known = std::any_of(c.columns.begin(), c.columns.end(),
+                                     [&](const ColumnDef& cd) { return cd.name == k.columns[i]; });
+      if (!known) {
+        return absl::InvalidArgumentError(
+            fmt::format("ORA-00904: \"{}\": invalid identifier", k.columns[i]));
+      }
+      if (std::find(k.columns.begin(), k.columns.begin() + static_cast<long>(i), k.columns[i]) !=
+          k.columns.begin() + static_cast<long>(i)) {
+        return absl::InvalidArgumentError(
+            fmt::format("ORA-00957: duplicate column name ({})", k.columns[i]));
+      }
+    }
+    if (std::find(lists.begin(), lists.end(), k.columns) != lists.end()) {
+      return absl::InvalidArgumentError(
+          "ORA-02261: such unique or primary key already exists in the table");
+    }
+    lists.push_back(k.columns);
+    if (k.name.empty()) continue;
+    if (k.name == c.name || d.e.tables.count(k.name) != 0 ||
+        FindIndexNamed(d.e, k.name, nullptr) != nullptr ||
+        std::find(names.begin(), names.end(), k.name) != names.end()) {
+      return absl::AlreadyExistsError(fmt::format(
+          "ORA-00955: name is already used by an existing object (constraint {})", k.name));
+    }
+    names.push_back(k.name);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
   if (d.e.tables.count(c.name) != 0 || FindIndexNamed(d.e, c.name, nullptr) != nullptr) {
     return absl::AlreadyExistsError(
         "ORA-00955: name is already used by an existing object");
   }
+  if (absl::Status st = CheckConstraints(d, c); !st.ok()) return st;
   TableDef t;
   t.name = c.name;
   t.temporary = c.global_temporary;
@@ -433,7 +475,11 @@ absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out)
   for (const ColumnDef& cd : c.columns) {
     ColType ty = cd.type == "NUMBER" ? ColType::kNumber : cd.type == "DATE" ? ColType::kDate
                  : cd.type == "CHAR" ? ColType::kChar : ColType::kVarchar2;
-    t.columns.push_back({cd.name, ty, cd.length, cd.scale, cd.not_null});
+    bool key = false;  // a primary key's columns are NOT NULL
+    for (const TableConstraint& k : c.constraints) {
+      key |= k.primary_key && std::find(k.columns.begin(), k.columns.end(), cd.name) != k.columns.end();
+    }
+    t.columns.push_back({cd.name, ty, cd.length, cd.scale, cd.not_null || key});
   }
   if (c.as_select) {
     absl::StatusOr<std::vector<Column>> shape = SelectShape(d.e, d.s, d.sd, d.rec, *c.as_select);
@@ -448,9 +494,28 @@ absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out)
   t.segment.file_number = *file;
   t.object_id = d.e.next_object_id++;
   TableDef& stored = d.e.tables.emplace(t.name, std::move(t)).first->second;
+  // Each constraint's unique index, then the dictionary once: the table and
+  // its constraints are acknowledged together, or not at all.
+  auto undo = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
+    if (!stored.temporary) {
+      for (IndexDef& ix : stored.indexes) d.e.FreeSegment(ix.segment, false);
+    }
+    d.e.tables.erase(c.name);
+  };
+  for (const TableConstraint& k : c.constraints) {
+    CreateIndex ix;
+    ix.name = k.name.empty() ? fmt::format("SYS_C{:07d}", d.e.next_object_id) : k.name;
+    ix.table = c.name;
+    ix.columns = k.columns;
+    ix.unique = true;
+    if (absl::Status st = AddIndex(d.e, d.sd, d.rec, stored, ix); !st.ok()) {
+      undo();
+      return st;
+    }
+  }
   // DDL is acknowledged once the dictionary holds it.
   if (absl::Status st = d.e.WriteDictionary(false); !st.ok()) {
-    d.e.tables.erase(c.name);
+    undo();
     return st;
   }
   out->feedback = "Table created.";

@@ -397,6 +397,12 @@ struct DataEngine {
 // outcome in `status` (data_index.cc).
 bool RunIndexDdl(DataEngine& e, SessionData& sd, Recorder& rec, const DataStatement& st,
                  DataOutcome* out, absl::Status* status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+// Adds index `c` to table `t` and builds it, without writing the dictionary
+// (the caller does, once its whole DDL is in place: CREATE INDEX right
+// after, CREATE TABLE after all its constraints' indexes); on an error the
+// index is gone again (data_index.cc).
+absl::Status AddIndex(DataEngine& e, SessionData& sd, Recorder& rec, TableDef& t,
+                      const CreateIndex& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
 // The index called `name` and its table; null when there is none.
 IndexDef* FindIndexNamed(DataEngine& e, const std::string& name, TableDef** table)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);

@@ -444,6 +444,25 @@ absl::Status CreateIndexRun(DataEngine& e, SessionData& sd, Recorder& rec, const
         fmt::format("ORA-00942: table or view \"{}\" does not exist", c.table));
   }
   TableDef& t = it->second;
+  // DDL commits the session's transaction first.
+  if (absl::Status st = e.Commit(rec, sd); !st.ok()) return st;
+  if (absl::Status st = AddIndex(e, sd, rec, t, c); !st.ok()) return st;
+  // DDL is acknowledged once the dictionary holds it.
+  if (absl::Status st = e.WriteDictionary(false); !st.ok()) {
+    if (!t.temporary) e.FreeSegment(t.indexes.back().segment, false);
+    t.indexes.pop_back();
+    (void)e.WriteDictionary(false);
+    return st;
+  }
+  out->feedback = "Index created.";
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status AddIndex(DataEngine& e, SessionData& sd, Recorder& rec, TableDef& t,
+                      const CreateIndex& c) {
+  e.mu.AssertHeld();
   absl::StatusOr<std::vector<uint16_t>> cols = IndexColumns(t, c);
   if (!cols.ok()) return cols.status();
   if (t.temporary && !c.tablespace.empty()) {
@@ -451,8 +470,6 @@ absl::Status CreateIndexRun(DataEngine& e, SessionData& sd, Recorder& rec, const
         "ORA-14451: unsupported feature with temporary table (TABLESPACE {}: a temporary table's "
         "index lives in the session's temporary segment)", c.tablespace));
   }
-  // DDL commits the session's transaction first.
-  if (absl::Status st = e.Commit(rec, sd); !st.ok()) return st;
   if (absl::Status st = CheckTableNotInUse(e, sd, t, true); !st.ok()) return st;
   IndexDef ix;
   ix.name = c.name;
@@ -467,18 +484,15 @@ absl::Status CreateIndexRun(DataEngine& e, SessionData& sd, Recorder& rec, const
   ix.segment.file_number = *file;
   ix.object_id = e.next_object_id++;
   t.indexes.push_back(std::move(ix));
-  absl::Status st = e.BuildIndex(rec, &sd, t, t.indexes.back());
-  // DDL is acknowledged once the dictionary holds it.
-  if (st.ok()) st = e.WriteDictionary(false);
-  if (!st.ok()) {
+  if (absl::Status st = e.BuildIndex(rec, &sd, t, t.indexes.back()); !st.ok()) {
     if (!t.temporary) e.FreeSegment(t.indexes.back().segment, false);
     t.indexes.pop_back();
-    (void)e.WriteDictionary(false);
     return st;
   }
-  out->feedback = "Index created.";
   return absl::OkStatus();
 }
+
+namespace {
 
 absl::Status DropIndexRun(DataEngine& e, SessionData& sd, Recorder& rec, const DropIndex& d,
                           DataOutcome* out) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {

@@ -572,6 +572,37 @@ class DataParser {
     }
     return DataStatement(c);
   }
+  // [CONSTRAINT name] PRIMARY KEY | UNIQUE, on `column` (inline) or, when it
+  // is null, with its column list (out of line). A primary key's columns
+  // are NOT NULL. CHECK and foreign keys are refused, named.
+  absl::StatusOr<TableConstraint> Constraint(ColumnDef* column) {
+    TableConstraint k;
+    if (AcceptW("CONSTRAINT")) {
+      absl::StatusOr<std::string> n = Identifier("a constraint name");
+      if (!n.ok()) return n.status();
+      k.name = *n;
+    }
+    if (AcceptW("PRIMARY")) {
+      if (absl::Status s = ExpectW("KEY"); !s.ok()) return s;
+      k.primary_key = true;
+    } else if (!AcceptW("UNIQUE")) {
+      if (IsW("CHECK") || IsW("FOREIGN") || IsW("REFERENCES")) {
+        return Error(fmt::format("{} constraints are not supported (cellsim keeps NOT NULL, "
+                                 "PRIMARY KEY and UNIQUE)", Peek().text));
+      }
+      return Error(fmt::format("expected PRIMARY KEY or UNIQUE, found {}", Describe(Peek())),
+                   "ORA-02253: constraint specification not allowed here");
+    }
+    if (column != nullptr) {
+      k.columns = {column->name};
+      if (k.primary_key) column->not_null = true;
+    } else {
+      absl::StatusOr<std::vector<std::string>> cols = ColumnList();
+      if (!cols.ok()) return cols.status();
+      k.columns = *std::move(cols);
+    }
+    return k;
+  }
   // NUMBER's ( precision [, scale] ), after the '(': precision 1..38 or *,
   // scale -84..127, as Oracle checks them.
   absl::Status NumberPrecision(ColumnDef* col) {
@@ -615,6 +646,13 @@ class DataParser {
     c.name = *n;
     if (AcceptP("(")) {
       do {
+        if (IsW("CONSTRAINT") || IsW("PRIMARY") || IsW("UNIQUE") || IsW("CHECK") ||
+            IsW("FOREIGN")) {  // an out-of-line constraint
+          absl::StatusOr<TableConstraint> k = Constraint(nullptr);
+          if (!k.ok()) return k.status();
+          c.constraints.push_back(*std::move(k));
+          continue;
+        }
         ColumnDef col;
         absl::StatusOr<std::string> cn = Identifier("a column name");
         if (!cn.ok()) return cn.status();
@@ -650,14 +688,27 @@ class DataParser {
         if (col.type == "CHAR" && col.length > 2000) {
           return Error("CHAR length above 2000", "ORA-00910: specified length too long for its datatype");
         }
-        // Inline constraints: [NOT] NULL.
+        // Inline constraints: [CONSTRAINT n] [NOT] NULL | PRIMARY KEY | UNIQUE.
         while (true) {
+          if (IsW("CONSTRAINT") && Peek(2).kind == Tok::kWord &&
+              (Peek(2).text == "NOT" || Peek(2).text == "NULL")) {
+            Next();  // a NOT NULL constraint's name: not kept
+            Next();
+            continue;
+          }
           if (AcceptW("NOT")) {
             if (absl::Status s = ExpectW("NULL"); !s.ok()) return s;
             col.not_null = true;
             continue;
           }
           if (AcceptW("NULL")) continue;
+          if (IsW("CONSTRAINT") || IsW("PRIMARY") || IsW("UNIQUE") || IsW("CHECK") ||
+              IsW("REFERENCES")) {
+            absl::StatusOr<TableConstraint> k = Constraint(&col);
+            if (!k.ok()) return k.status();
+            c.constraints.push_back(*std::move(k));
+            continue;
+          }
           break;
         }
         c.columns.push_back(col);

@@ -171,8 +171,8 @@ TEST_F(PersistTest, IndexesSurviveReopen) {
   EXPECT_THAT(std::string(st.message()), HasSubstr("reads versions 1 to 3"));
 }
 
-TEST_F(PersistTest, NumberScaleAndNotNullSurviveReopen) {
-  Run("create table p (a number(5,2) not null, b varchar2(3))");
+TEST_F(PersistTest, NumberScaleNotNullAndKeysSurviveReopen) {
+  Run("create table p (a number(5,2) not null, b varchar2(3) primary key)");
   Run("insert into p values (1.005, 'x')");
   Run("commit");
   ASSERT_OK(Reopen());
@@ -181,6 +181,7 @@ TEST_F(PersistTest, NumberScaleAndNotNullSurviveReopen) {
   EXPECT_EQ(One("select max(a) from p"), "3.14");
   EXPECT_THAT(Error("insert into p values (1000, 'z')"), HasSubstr("ORA-01438"));
   EXPECT_THAT(Error("insert into p (b) values ('z')"), HasSubstr("ORA-01400"));
+  EXPECT_THAT(Error("insert into p values (1, 'x')"), HasSubstr("ORA-00001"));
 }
 
 TEST_F(PersistTest, ADatabaseWithoutADictionaryOpens) {

@@ -22,6 +22,7 @@ namespace cellsim::db {
 namespace {
 
 using ::cellsim::db::testing::SmallRack;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using stats::Stat;
 using internal::HeapBlock;
@@ -320,6 +321,36 @@ TEST_F(TxnTest, NumberPrecisionScaleAndNotNullAreKept) {
   // CTAS keeps the columns' precision, scale and type.
   Run("create table p2 as select a from p");
   EXPECT_THAT(Error("insert into p2 values (1234.5)"), HasSubstr("ORA-01438"));
+}
+
+// PRIMARY KEY and UNIQUE are unique indexes of the constraint's name (or
+// SYS_Cnnnnnnn), created with the table in one DDL; a primary key's columns
+// are NOT NULL.
+TEST_F(TxnTest, PrimaryKeyAndUniqueConstraintsAreUniqueIndexes) {
+  Run("create table emp (id number primary key, name varchar2(20) constraint emp_name_uk unique, "
+      "dept number, constraint emp_dept_name unique (dept, name))");
+  Run("insert into emp values (1, 'a', 10)");
+  EXPECT_THAT(Error("insert into emp values (1, 'b', 10)"),
+              AllOf(HasSubstr("ORA-00001"), HasSubstr("CELLSIM.SYS_C")));
+  EXPECT_THAT(Error("insert into emp values (2, 'a', 20)"), HasSubstr("EMP_NAME_UK"));
+  EXPECT_THAT(Error("insert into emp (name) values ('c')"), HasSubstr("ORA-01400"));
+  Run("insert into emp values (2, 'b', 10)");
+  EXPECT_EQ(One("select count(*) from user_indexes where table_name = 'EMP' and uniqueness = "
+                "'UNIQUE'"), "3");
+  Run("create table kv (k varchar2(10), v number, constraint kv_pk primary key (k, v))");
+  Run("insert into kv values ('x', 1)");
+  EXPECT_THAT(Error("insert into kv values ('x', 1)"), HasSubstr("CELLSIM.KV_PK"));
+  // Refused before the table exists, which then does not.
+  EXPECT_THAT(Error("create table t2 (a number primary key, b number, primary key (b))"),
+              HasSubstr("ORA-02260"));
+  EXPECT_THAT(Error("create table t2 (a number unique, unique (a))"), HasSubstr("ORA-02261"));
+  EXPECT_THAT(Error("create table t2 (a number, constraint kv_pk unique (a))"),
+              HasSubstr("ORA-00955"));
+  EXPECT_THAT(Error("create table t2 (a number, primary key (zz))"), HasSubstr("ORA-00904"));
+  EXPECT_THAT(Error("create table t2 (a number check (a > 0))"), HasSubstr("CHECK constraints"));
+  EXPECT_THAT(Error("select * from t2"), HasSubstr("ORA-00942"));
+  Run("drop table emp");
+  EXPECT_EQ(One("select count(*) from user_indexes where table_name = 'EMP'"), "0");
 }
 
 TEST_F(TxnTest, GttRowsArePrivateToTheSession) {

@@ -3,8 +3,9 @@
 // grammar (docs/sql.md "Data statements") is the subset the temp-undo seed and
 // its measurement scripts use:
 //
-//   CREATE [GLOBAL TEMPORARY] TABLE t (c NUMBER[(p[, s])] [NOT NULL], d VARCHAR2(30),
-//          e CHAR(1000), f DATE, ...)
+//   CREATE [GLOBAL TEMPORARY] TABLE t (c NUMBER[(p[, s])] [NOT NULL]
+//          [[CONSTRAINT n] PRIMARY KEY | UNIQUE], d VARCHAR2(30), e CHAR(1000), f DATE, ...
+//          [, [CONSTRAINT n] PRIMARY KEY | UNIQUE (c, ...)])
 //          [ON COMMIT DELETE|PRESERVE ROWS] [TABLESPACE ts]
 //   CREATE [GLOBAL TEMPORARY] TABLE t [ON COMMIT ...] AS SELECT ...
 //   DROP TABLE t [PURGE]            TRUNCATE TABLE t
@@ -105,12 +106,21 @@ struct ColumnDef {
   bool not_null = false;  // NOT NULL (or PRIMARY KEY)
 };
 
+// PRIMARY KEY or UNIQUE, on a column or the table: kept as a unique index of
+// the constraint's name (SYS_Cnnnnnnn when not named), as Oracle keeps it.
+struct TableConstraint {
+  std::string name;  // CONSTRAINT name ("" = system-named)
+  bool primary_key = false;
+  std::vector<std::string> columns;  // uppercased, in key order
+};
+
 struct CreateTable {
   std::string name;
   bool global_temporary = false;
   bool on_commit_preserve = false;  // ON COMMIT PRESERVE ROWS (default DELETE ROWS)
   std::string tablespace;           // "" = the default (USERS / the temporary tablespace)
   std::vector<ColumnDef> columns;   // empty with AS SELECT
+  std::vector<TableConstraint> constraints;
   std::shared_ptr<Select> as_select;
 };
 
