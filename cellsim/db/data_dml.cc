@@ -539,6 +539,9 @@ absl::Status InsertRun(Dml& d, const Insert& ins, DataOutcome* out)
   absl::StatusOr<TableDef*> t = FindTable(d.e, ins.table);
   if (!t.ok()) return t.status();
   if (!ins.select) {
+    std::vector<const Expr*> roots;
+    for (const ExprPtr& v : ins.values) roots.push_back(v.get());
+    if (absl::Status sq = RunSubqueries(d.e, d.s, d.sd, d.rec, roots, &d.env); !sq.ok()) return sq;
     absl::StatusOr<int64_t> n = InsertValues(d, **t, ins.columns, ins.values, nullptr, nullptr, "");
     if (!n.ok()) return n.status();
     out->rows = *n;
@@ -722,6 +725,9 @@ absl::Status RunDml(DataEngine& e, Session::State& s, SessionData& sd, Recorder&
   if (const auto* x = std::get_if<Update>(&st)) {
     absl::StatusOr<TableDef*> t = FindTable(e, x->table);
     if (!t.ok()) return t.status();
+    std::vector<const Expr*> roots = {x->where.get()};
+    for (const Assignment& a : x->set) roots.push_back(a.value.get());
+    if (absl::Status sq = RunSubqueries(e, s, sd, rec, roots, &d.env); !sq.ok()) return sq;
     const std::string q = x->alias.empty() ? x->table : x->alias;
     absl::StatusOr<int64_t> n = ChangeRows(d, **t, Where(d, **t, x->where, q),
                                            Setter(d, **t, x->set, q, nullptr, nullptr, ""));
@@ -733,6 +739,7 @@ absl::Status RunDml(DataEngine& e, Session::State& s, SessionData& sd, Recorder&
   if (const auto* x = std::get_if<Delete>(&st)) {
     absl::StatusOr<TableDef*> t = FindTable(e, x->table);
     if (!t.ok()) return t.status();
+    if (absl::Status sq = RunSubqueries(e, s, sd, rec, {x->where.get()}, &d.env); !sq.ok()) return sq;
     const std::string q = x->alias.empty() ? x->table : x->alias;
     absl::StatusOr<int64_t> n = ChangeRows(
         d, **t, Where(d, **t, x->where, q),

@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "cellsim/db/all_objects.h"
 #include "cellsim/db/data_engine.h"
 #include "cellsim/db/data_views.h"
@@ -98,6 +99,16 @@ absl::StatusOr<Value> ColumnValue(const Expr& e, const Scope& scope, const EvalE
       e.qualifier.empty() ? e.text : e.qualifier + "\".\"" + e.text));
 }
 
+// The rows a subquery node gave (AddSubqueryRows ran it before the scan).
+absl::StatusOr<const std::vector<Value>*> SubqueryValues(const Expr& e, const EvalEnv& env) {
+  if (env.stmt.subqueries != nullptr) {
+    if (auto it = env.stmt.subqueries->find(&e); it != env.stmt.subqueries->end()) return &it->second;
+  }
+  return absl::UnimplementedError(
+      "a subquery is not supported here (cellsim runs subqueries in a SELECT's select list, "
+      "WHERE, HAVING and ORDER BY, and in UPDATE and DELETE)");
+}
+
 absl::StatusOr<Value> Function(const Expr& e, const Scope& scope, const EvalEnv& env) {
   if (IsAggregateName(e.text)) {  // here outside a grouped query's output
     return absl::InvalidArgumentError(
@@ -147,14 +158,52 @@ absl::StatusOr<Value> Eval(const Expr& e, const Scope& scope, const EvalEnv& env
       absl::StatusOr<Value> v = Eval(*e.args[0], scope, env);
       if (!v.ok()) return v;
       bool found = false, unknown = v->is_null();
+      auto take = [&](const Value& x) {
+        if (x.is_null()) unknown = true;
+        else if (!v->is_null() && Compare(*v, x) == 0) found = true;
+      };
+      if (e.subquery) {
+        absl::StatusOr<const std::vector<Value>*> rows = SubqueryValues(e, env);
+        if (!rows.ok()) return rows.status();
+        for (size_t i = 0; i < (*rows)->size() && !found; ++i) take((**rows)[i]);
+      }
       for (size_t i = 1; i < e.args.size() && !found; ++i) {
         absl::StatusOr<Value> x = Eval(*e.args[i], scope, env);
         if (!x.ok()) return x;
-        if (x->is_null()) unknown = true;
-        else if (!v->is_null() && Compare(*v, *x) == 0) found = true;
+        take(*x);
       }
       if (!found && unknown) return Value::Null();
       return Bool(found != e.negated);
+    }
+    case Expr::Kind::kSubquery: {
+      absl::StatusOr<const std::vector<Value>*> rows = SubqueryValues(e, env);
+      if (!rows.ok()) return rows.status();
+      if ((*rows)->size() > 1) {
+        return absl::InvalidArgumentError(fmt::format(
+            "ORA-01427: single-row subquery returns more than one row ({} rows)", (*rows)->size()));
+      }
+      return (*rows)->empty() ? Value::Null() : (**rows)[0];
+    }
+    case Expr::Kind::kCase: {
+      // CASE x WHEN w THEN t ...: the first w equal to x (NULL matches
+      // nothing); CASE WHEN c THEN t ...: the first TRUE c; else ELSE or NULL.
+      const bool simple = e.text == "SIMPLE";
+      const size_t first = simple ? 1 : 0;
+      Value x;
+      if (simple) {
+        absl::StatusOr<Value> v = Eval(*e.args[0], scope, env);
+        if (!v.ok()) return v;
+        x = *std::move(v);
+      }
+      size_t i = first;
+      for (; i + 1 < e.args.size(); i += 2) {
+        absl::StatusOr<Value> w = Eval(*e.args[i], scope, env);
+        if (!w.ok()) return w;
+        const bool hit = simple ? !x.is_null() && !w->is_null() && Compare(x, *w) == 0 : Truthy(*w);
+        if (hit) return Eval(*e.args[i + 1], scope, env);
+      }
+      if (i < e.args.size()) return Eval(*e.args[i], scope, env);  // ELSE
+      return Value::Null();
     }
     case Expr::Kind::kUnary: {
       absl::StatusOr<Value> v = Eval(*e.args[0], scope, env);
@@ -387,6 +436,46 @@ absl::Status CheckColumns(const Expr& e, const std::vector<Source>& sources) {
 }
 
 // Every combination of the FROM list's rows that the joins and WHERE keep.
+void CollectSubqueries(const Expr& e, std::vector<const Expr*>* out) {
+  if (e.subquery) out->push_back(&e);
+  for (const ExprPtr& a : e.args) CollectSubqueries(*a, out);
+}
+
+// Runs the subqueries of `roots` (not those inside a subquery: its own query
+// runs them) and keeps each one's first column in c.env for Eval.
+absl::Status AddSubqueryRows(Ctx& c, const std::vector<const Expr*>& roots)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.e.mu) {
+  std::vector<const Expr*> nodes;
+  for (const Expr* r : roots) {
+    if (r != nullptr) CollectSubqueries(*r, &nodes);
+  }
+  if (nodes.empty()) return absl::OkStatus();
+  auto rows = std::make_shared<SubqueryRows>(c.env.stmt.subqueries ? *c.env.stmt.subqueries
+                                                                   : SubqueryRows{});
+  for (const Expr* node : nodes) {
+    if (rows->count(node) != 0) continue;
+    std::vector<internal::Column> cols;
+    absl::StatusOr<std::vector<Row>> r = RunSelectRows(c, *node->subquery, &cols, nullptr);
+    if (!r.ok()) {
+      if (absl::StrContains(r.status().message(), "ORA-00904")) {
+        return absl::InvalidArgumentError(fmt::format(
+            "{} (in a subquery: cellsim runs a subquery on its own, so it cannot name a column "
+            "of the statement around it)", std::string(r.status().message())));
+      }
+      return r.status();
+    }
+    if (cols.size() != 1) {
+      return absl::InvalidArgumentError(fmt::format(
+          "ORA-00913: too many values (the subquery gives {} columns; here it may give one)",
+          cols.size()));
+    }
+    std::vector<Value>& v = (*rows)[node];
+    for (const Row& row : *r) v.push_back(row[0]);
+  }
+  c.env.stmt.subqueries = std::move(rows);
+  return absl::OkStatus();
+}
+
 // `checked`, when given, runs once the names are resolved and before any row
 // is read (a grouped query's own checks: Oracle reports an unknown column
 // before a column outside GROUP BY).
@@ -414,6 +503,14 @@ absl::Status ForEachJoined(Ctx& c, const Select& sel,
   }
   if (checked) {
     if (absl::Status st = checked(); !st.ok()) return st;
+  }
+  {
+    std::vector<const Expr*> roots = {sel.where.get(), sel.having.get()};
+    for (const SelectItem& it : sel.items) roots.push_back(it.expr.get());
+    for (const ExprPtr& g : sel.group_by) roots.push_back(g.get());
+    for (const OrderItem& o : sel.order_by) roots.push_back(o.expr.get());
+    for (const FromSource& f : sel.from) roots.push_back(f.on.get());
+    if (absl::Status st = AddSubqueryRows(c, roots); !st.ok()) return st;
   }
   if (sel.where) {
     if (absl::Status st = CheckColumns(*sel.where, sources); !st.ok()) return st;
@@ -506,7 +603,7 @@ bool SameExpr(const Expr& a, const Expr& b) {
     return false;
   }
   if (a.kind == Expr::Kind::kNumber) return a.number == b.number;
-  if (a.text != b.text) return false;
+  if (a.text != b.text || a.subquery != b.subquery) return false;
   if (a.qualifier != b.qualifier && !a.qualifier.empty() && !b.qualifier.empty()) return false;
   for (size_t i = 0; i < a.args.size(); ++i) {
     if (!SameExpr(*a.args[i], *b.args[i])) return false;
@@ -1054,7 +1151,16 @@ absl::StatusOr<Value> EvalIn(const Expr& expr, const std::vector<internal::Colum
 }
 
 StatementEnv StatementEnvOf(const Session::State& s) {
-  return StatementEnv{s.sid, s.db->clock->UnixSeconds()};
+  return StatementEnv{s.sid, s.db->clock->UnixSeconds(), nullptr};
+}
+
+absl::Status RunSubqueries(DataEngine& e, Session::State& s, SessionData& sd, Recorder& rec,
+                           const std::vector<const Expr*>& roots, StatementEnv* env) {
+  Ctx c{e, s, sd, rec, EvalEnv{*env}};
+  c.e.mu.AssertHeld();  // c.e is e, whose mu the caller holds
+  if (absl::Status st = AddSubqueryRows(c, roots); !st.ok()) return st;
+  *env = c.env.stmt;
+  return absl::OkStatus();
 }
 
 }  // namespace cellsim::db::internal

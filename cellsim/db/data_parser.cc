@@ -152,7 +152,8 @@ class DataParser {
     static const char* kReserved[] = {"WHERE", "ORDER", "CONNECT", "LEFT", "JOIN", "ON",
                                       "SET", "USING", "WHEN", "FROM", "GROUP", "INNER",
                                       "AND", "OR", "VALUES", "SELECT", "UNION",
-                                      "HAVING", "DISTINCT", "MINUS", "INTERSECT"};
+                                      "HAVING", "DISTINCT", "MINUS", "INTERSECT", "THEN",
+                                      "ELSE", "END", "CASE"};
     if (t.kind != Tok::kWord) return false;
     for (const char* r : kReserved) {
       if (t.text == r) return true;
@@ -234,6 +235,13 @@ class DataParser {
       ExprPtr e = Make(Expr::Kind::kInList);
       e->negated = negated;
       e->args.push_back(*a);
+      if (IsW("SELECT")) {
+        absl::StatusOr<std::shared_ptr<Select>> sub = SelectBody();
+        if (!sub.ok()) return sub.status();
+        e->subquery = *sub;
+        if (absl::Status s = ExpectP(")"); !s.ok()) return s;
+        return e;
+      }
       do {
         absl::StatusOr<ExprPtr> v = Additive();
         if (!v.ok()) return v;
@@ -299,10 +307,22 @@ class DataParser {
       return e;
     }
     if (AcceptP("(")) {
+      if (IsW("SELECT")) {  // a scalar subquery
+        absl::StatusOr<std::shared_ptr<Select>> sub = SelectBody();
+        if (!sub.ok()) return sub.status();
+        if (absl::Status s = ExpectP(")"); !s.ok()) return s;
+        ExprPtr e = Make(Expr::Kind::kSubquery);
+        e->subquery = *sub;
+        return e;
+      }
       absl::StatusOr<ExprPtr> e = Or();
       if (!e.ok()) return e;
       if (absl::Status s = ExpectP(")"); !s.ok()) return s;
       return e;
+    }
+    if (t.kind == Tok::kWord && t.text == "CASE") {
+      Next();
+      return Case();
     }
     if (t.kind == Tok::kWord && t.text == "NULL") {
       Next();
@@ -337,6 +357,33 @@ class DataParser {
     }
     return Error(fmt::format("expected an expression, found {}", Describe(t)),
                  "ORA-00936: missing expression");
+  }
+  // After CASE: [x] WHEN w THEN t ... [ELSE e] END.
+  absl::StatusOr<ExprPtr> Case() {
+    ExprPtr e = Make(Expr::Kind::kCase);
+    e->text = IsW("WHEN") ? "SEARCHED" : "SIMPLE";
+    if (e->text == "SIMPLE") {
+      absl::StatusOr<ExprPtr> x = Or();
+      if (!x.ok()) return x;
+      e->args.push_back(*x);
+    }
+    if (!IsW("WHEN")) return Error(fmt::format("expected WHEN, found {}", Describe(Peek())));
+    while (AcceptW("WHEN")) {
+      absl::StatusOr<ExprPtr> w = Or();
+      if (!w.ok()) return w;
+      if (absl::Status s = ExpectW("THEN"); !s.ok()) return s;
+      absl::StatusOr<ExprPtr> t = Or();
+      if (!t.ok()) return t;
+      e->args.push_back(*w);
+      e->args.push_back(*t);
+    }
+    if (AcceptW("ELSE")) {
+      absl::StatusOr<ExprPtr> x = Or();
+      if (!x.ok()) return x;
+      e->args.push_back(*x);
+    }
+    if (absl::Status s = ExpectW("END"); !s.ok()) return s;
+    return e;
   }
   absl::StatusOr<ExprPtr> Function(const std::string& name) {
     Next();  // (

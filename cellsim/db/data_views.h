@@ -5,7 +5,9 @@
 
 #include <functional>
 #include <optional>
+#include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "cellsim/db/data_engine.h"
@@ -45,11 +47,23 @@ std::string CountWithCommas(int64_t n);
 // What an expression sees of its session and statement: SYS_CONTEXT's SID
 // and SYSDATE (the database clock as the statement began; one value for the
 // whole statement, as in Oracle).
+// The first column of each subquery a statement's expressions hold (a
+// scalar subquery's or an IN (SELECT ...)'s), run once before the rows are.
+using SubqueryRows = std::unordered_map<const Expr*, std::vector<Value>>;
+
 struct StatementEnv {
   uint32_t sid = 0;
   int64_t sysdate_unix = 0;
+  std::shared_ptr<const SubqueryRows> subqueries;
 };
 StatementEnv StatementEnvOf(const Session::State& s);
+
+// Runs the subqueries in `roots` (null entries skipped) and adds their rows
+// to `env`. A subquery runs on its own: one naming a column of the outer
+// statement (correlated) fails with ORA-00904, saying so.
+[[nodiscard]] absl::Status RunSubqueries(DataEngine& e, Session::State& s, SessionData& sd,
+                                         Recorder& rec, const std::vector<const Expr*>& roots,
+                                         StatementEnv* env) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
 
 // Evaluates `expr` over one or two bound rows; `rownum` is what ROWNUM
 // gives (0: ORA-00976, not allowed here).

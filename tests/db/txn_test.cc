@@ -353,6 +353,37 @@ TEST_F(TxnTest, PrimaryKeyAndUniqueConstraintsAreUniqueIndexes) {
   EXPECT_EQ(One("select count(*) from user_indexes where table_name = 'EMP'"), "0");
 }
 
+// CASE, scalar subqueries and IN (SELECT ...): a subquery runs once, before
+// the statement's rows, as of the statement's start.
+TEST_F(TxnTest, CaseAndSubqueriesAreOracles) {
+  Run("create table e (id number, dept number, sal number)");
+  Run("insert into e values (1, 10, 1000)");
+  Run("insert into e values (2, 20, 2000)");
+  Run("insert into e values (3, 10, 1500)");
+  Run("insert into e values (4, null, null)");
+  EXPECT_EQ(Run("select id, case when sal >= 1500 then 'high' when sal < 1500 then 'low' end, "
+                "case dept when 10 then 'ten' when null then 'never' else 'other' end from e "
+                "order by id").result_rows,
+            (Cells{{"1", "low", "ten"}, {"2", "high", "other"}, {"3", "high", "ten"},
+                   {"4", "", "other"}}));
+  EXPECT_EQ(One("select count(*) from e where dept in (select dept from e where sal > 1900)"), "1");
+  EXPECT_EQ(One("select count(*) from e where sal > (select avg(sal) from e)"), "1");
+  // NOT IN over a subquery with a NULL in it keeps nothing, as the list form.
+  EXPECT_EQ(One("select count(*) from e where id not in (select dept from e)"), "0");
+  EXPECT_EQ(One("select count(*) from e where id not in (select id from e where dept = 10)"), "2");
+  EXPECT_EQ(One("select count(*) from e where sal = (select sal from e where id = 9)"), "0");
+  EXPECT_EQ(Run("update e set sal = (select max(sal) from e) where id = 1").rows, 1);
+  EXPECT_EQ(Run("delete from e where id in (select id from e where sal < 1600)").rows, 1);
+  Run("insert into e values ((select max(id) + 1 from e), 30, 1)");
+  EXPECT_EQ(One("select max(id) from e"), "5");
+  EXPECT_EQ(One("select sum(case when sal is null then 1 else 0 end) from e"), "1");
+  EXPECT_THAT(Error("select id from e where sal = (select sal from e)"), HasSubstr("ORA-01427"));
+  EXPECT_THAT(Error("select id from e where id in (select id, sal from e)"), HasSubstr("ORA-00913"));
+  EXPECT_THAT(Error("select id from e a where sal > (select avg(sal) from e b where b.dept = a.dept)"),
+              AllOf(HasSubstr("ORA-00904"), HasSubstr("cannot name a column of the statement")));
+  EXPECT_THAT(Error("select case when 1 = 1 then 'x' from dual"), HasSubstr("END"));
+}
+
 TEST_F(TxnTest, GttRowsArePrivateToTheSession) {
   Run("create global temporary table g (x number) on commit preserve rows");
   std::unique_ptr<Session> other = db_->NewSession();

@@ -51,19 +51,27 @@
 
 namespace cellsim::db {
 
+struct Select;
+
 // One expression node. Kind decides which members are used.
+//   kCase: CASE [x] WHEN w THEN t ... [ELSE e] END; args = [x,] w1, t1, w2, t2, ... [, e];
+//          text "SIMPLE" (with x) or "SEARCHED".
+//   kSubquery: a scalar subquery, (SELECT ...) of one column and at most one row.
+//   kInList with `subquery`: x [NOT] IN (SELECT ...); args = [x].
 struct Expr {
   enum class Kind : uint8_t {
-    kNumber, kString, kNull, kColumn, kStar, kBinary, kUnary, kFunction, kInList, kIsNull
+    kNumber, kString, kNull, kColumn, kStar, kBinary, kUnary, kFunction, kInList, kIsNull,
+    kCase, kSubquery
   };
   Kind kind = Kind::kNull;
   double number = 0;           // kNumber
   std::string text;            // kString: value; kColumn: NAME; kBinary/kUnary: operator;
-                               // kFunction: NAME (uppercased)
+                               // kFunction: NAME (uppercased); kCase: SIMPLE or SEARCHED
   std::string qualifier;       // kColumn: alias or table ("" when none)
   std::vector<std::shared_ptr<Expr>> args;  // operands / arguments / IN list (args[0] is lhs)
   bool negated = false;        // NOT IN, IS NOT NULL
   bool distinct = false;       // kFunction: an aggregate's DISTINCT (COUNT(DISTINCT c))
+  std::shared_ptr<Select> subquery;  // kSubquery, kInList (SELECT ...)
 };
 using ExprPtr = std::shared_ptr<Expr>;
 
@@ -73,7 +81,6 @@ struct SelectItem {
   std::string heading;  // what SQL*Plus prints: the alias, else the text as written (upper)
 };
 
-struct Select;
 struct FromSource {
   std::string table;                 // uppercased name ("" for a subquery)
   std::shared_ptr<Select> subquery;  // (SELECT ...)
