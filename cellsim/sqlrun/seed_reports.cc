@@ -43,12 +43,15 @@ std::string RenderStatsReport(const Sample& s) {
 }
 
 absl::StatusOr<std::vector<AllsegRow>> QueryAllseg(db::Session& session) {
-  // BEGIN_TIME + 0: the date as a number (Unix seconds), for the join and layout.
-  absl::StatusOr<db::StatementResult> perm = session.Execute(
-      "select begin_time + 0 b, end_time + 0 e, undoblks, txncount from v$undostat");
+  // The dates as Unix seconds (days since 1970 times 86,400), for the join
+  // and the layout.
+  constexpr const char* kUnix = "round((begin_time - to_date('1970-01-01', 'YYYY-MM-DD')) * 86400)";
+  absl::StatusOr<db::StatementResult> perm = session.Execute(fmt::format(
+      "select {} b, round((end_time - begin_time) * 86400) + {} e, undoblks, txncount "
+      "from v$undostat", kUnix, kUnix));
   if (!perm.ok()) return perm.status();
   absl::StatusOr<db::StatementResult> temp = session.Execute(
-      "select begin_time + 0 b, txncount, undoblkcnt from v$tempundostat");
+      fmt::format("select {} b, txncount, undoblkcnt from v$tempundostat", kUnix));
   if (!temp.ok()) return temp.status();
   std::map<int64_t, std::pair<int64_t, int64_t>> temp_by_begin;
   for (const auto& r : temp->result_rows) {
@@ -88,7 +91,8 @@ std::string RenderAllseg(const std::vector<AllsegRow>& rows) {
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
   }
-  return out + fmt::format("\n{} rows selected.\n", rows.size());
+  return out + (rows.size() == 1 ? std::string("\n1 row selected.\n")
+                                 : fmt::format("\n{} rows selected.\n", rows.size()));
 }
 
 }  // namespace cellsim::sqlrun

@@ -71,7 +71,8 @@ TEST_F(SqlrunCli, TheSeedsDirectoryRunsAndItsTracesReadBack) {
                        "/set-temp-undo-off.sql --exe-mode sequential --connect-mode flood "
                        "--tx-behavior commit --max-sessions 3 --exe-delay 0.25 --db p2 "
                        "--username undotest --password XXXX --runtime 5 --sqldir " + kSeed +
-                       "/SQL --allseg --json --trace --trace-dir " + tmp_.path());
+                       "/SQL --allseg --json --trace --trace-dir " + tmp_.path() +
+                       " --fixed-time 1657025160");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_TRUE(j["simulated"].get<bool>());
@@ -84,6 +85,10 @@ TEST_F(SqlrunCli, TheSeedsDirectoryRunsAndItsTracesReadBack) {
   ASSERT_FALSE(j["allseg"].empty());
   EXPECT_GT(j["allseg"][0]["perm_undo_blocks"].get<int64_t>(), 0);
   EXPECT_EQ(j["allseg"][0]["temp_undo_blocks"].get<int64_t>(), -1);  // no V$TEMPUNDOSTAT row
+  // The run began at 2022-07-05 12:46:00 UTC: its V$UNDOSTAT bucket is 12:40-12:50.
+  EXPECT_EQ(j["allseg"][0]["begin_unix"].get<int64_t>(), 1657024800);
+  EXPECT_EQ(j["allseg"][0]["end_unix"].get<int64_t>(), 1657024800 + 600);
+  EXPECT_THAT(j["allseg_report"].get<std::string>(), HasSubstr("07/05/2022 12:40:00 07/05/2022 12:50:00"));
   std::string files;
   for (const auto& s : j["sessions"]) files += " " + s["trace_file"].get<std::string>();
   CmdResult t = Cellsim(tmp_, "tkprof" + files);
