@@ -230,7 +230,7 @@ absl::StatusOr<Value> Eval(const Expr& e, const Scope& scope, const EvalEnv& env
     if (a->is_null() || b->is_null()) return Value::Null();
     return Bool(op == "AND");
   }
-  if (op == "||") return Value::Str(ValueText(*a) + ValueText(*b));  // NULL is '' here
+  if (op == "||") return Concatenate(*a, *b);
   if (a->is_null() || b->is_null()) return Value::Null();  // comparisons, LIKE, arithmetic
   if (op == "LIKE") return Bool(Like(ValueText(*a), ValueText(*b)) != e.negated);
   if (op == "=" || op == "<>" || op == "<" || op == "<=" || op == ">" || op == ">=") {

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -96,8 +97,31 @@ double DecodeNumber(absl::Span<const uint8_t> b) {
   return neg ? -r : r;
 }
 
+std::optional<double> NumberFromText(const std::string& text, std::string* error) {
+  size_t b = 0, e = text.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(text[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(text[e - 1]))) --e;
+  const std::string t = text.substr(b, e - b);
+  // strtod also reads nan, inf and hex: Oracle does not.
+  const bool plain = !t.empty() && t.find_first_not_of("0123456789+-.eE") == std::string::npos;
+  char* end = nullptr;
+  const double d = plain ? std::strtod(t.c_str(), &end) : 0;
+  if (!plain || end != t.c_str() + t.size()) {
+    *error = fmt::format("ORA-01722: invalid number ('{}')", text);
+    return std::nullopt;
+  }
+  if (!std::isfinite(d)) {
+    *error = fmt::format("ORA-01426: numeric overflow ('{}')", text);
+    return std::nullopt;
+  }
+  return d;
+}
+
 double RoundDecimal(double x, int64_t digits, bool truncate) {
+  if (digits > 300) return x;                 // past a double's precision: unchanged
+  if (digits < -300) return std::copysign(0.0, x);
   const double p = std::pow(10.0, static_cast<double>(digits));
+  if (!std::isfinite(x * p)) return x;
   // The double nearest a decimal like 1.005 is a hair below it; a few ulps
   // toward x's magnitude take the decimal's side.
   const double scaled = x * p;
@@ -114,11 +138,12 @@ std::optional<std::string> CoerceForColumn(const Column& c, Value& v) {
     case ColType::kNumber:
       if (v.is_date) return "ORA-00932: inconsistent datatypes: expected NUMBER got DATE";
       if (v.kind == Value::Kind::kString) {
-        char* end = nullptr;
-        const double d = std::strtod(v.text.c_str(), &end);
-        if (end == v.text.c_str() || *end != '\0') return "ORA-01722: invalid number";
-        v = Value::Num(d);
+        std::string error;
+        const std::optional<double> d = NumberFromText(v.text, &error);
+        if (!d) return error;
+        v = Value::Num(*d);
       }
+      if (!std::isfinite(v.number)) return "ORA-01426: numeric overflow";
       if (c.length > 0) {  // NUMBER(p, s): rounded to s places, at most p - s before the point
         v.number = RoundDecimal(v.number, c.scale, false);
         if (std::fabs(v.number) >= std::pow(10.0, static_cast<double>(static_cast<int64_t>(c.length) - c.scale))) {

@@ -57,6 +57,11 @@ std::string ValueText(const Value& v);
 std::vector<uint8_t> EncodeNumber(double d);
 double DecodeNumber(absl::Span<const uint8_t> b);
 
+// Text as a NUMBER, as Oracle reads it (blanks around it allowed, 1e3
+// allowed); nullopt with `error` set otherwise: ORA-01722 for what is not a
+// number ('nan' and 'inf' included), ORA-01426 for one past a double.
+std::optional<double> NumberFromText(const std::string& text, std::string* error);
+
 // x rounded (or truncated) to `digits` decimal places (negative: to tens,
 // hundreds ...), taking the decimal value the double stands for, as Oracle's
 // decimal NUMBER has it (1.005 -> 1.01).

@@ -48,13 +48,22 @@ int Compare(const Value& a, const Value& b) {
 absl::StatusOr<double> ToNumber(const Value& v) {
   if (v.is_date) return InconsistentTypes("NUMBER", "DATE");
   if (v.kind == Value::Kind::kNumber) return v.number;
-  const std::string t(absl::StripAsciiWhitespace(v.text));
-  char* end = nullptr;
-  const double d = std::strtod(t.c_str(), &end);
-  if (t.empty() || end != t.c_str() + t.size()) {
-    return Ora(fmt::format("ORA-01722: invalid number ('{}')", v.text));
-  }
-  return d;
+  std::string error;
+  if (std::optional<double> d = NumberFromText(v.text, &error)) return *d;
+  return Ora(error);
+}
+
+namespace {
+absl::Status TooLong(size_t bytes) {
+  return Ora(fmt::format("ORA-01489: result of string concatenation is too long ({} bytes; a "
+                         "VARCHAR2 holds {})", bytes, kMaxVarchar2));
+}
+}  // namespace
+
+absl::StatusOr<Value> Concatenate(const Value& a, const Value& b) {
+  std::string s = ValueText(a) + ValueText(b);  // NULL is '' here
+  if (s.size() > kMaxVarchar2) return TooLong(s.size());
+  return Value::Str(std::move(s));
 }
 
 absl::StatusOr<Value> Arithmetic(std::string_view op, const Value& a, const Value& b) {
@@ -77,11 +86,13 @@ absl::StatusOr<Value> Arithmetic(std::string_view op, const Value& a, const Valu
   if (!x.ok()) return x.status();
   absl::StatusOr<double> y = ToNumber(b);
   if (!y.ok()) return y.status();
-  if (op == "+") return Value::Num(*x + *y);
-  if (op == "-") return Value::Num(*x - *y);
-  if (op == "*") return Value::Num(*x * *y);
-  if (*y == 0) return Ora("ORA-01476: divisor is equal to zero");
-  return Value::Num(*x / *y);
+  if (op == "/" && *y == 0) return Ora("ORA-01476: divisor is equal to zero");
+  return Finite(op == "+" ? *x + *y : op == "-" ? *x - *y : op == "*" ? *x * *y : *x / *y);
+}
+
+absl::StatusOr<Value> Finite(double d) {
+  if (!std::isfinite(d)) return Ora("ORA-01426: numeric overflow");
+  return Value::Num(d);
 }
 
 std::string_view ScalarFunctionNames() {
@@ -201,7 +212,7 @@ std::optional<absl::StatusOr<Value>> ScalarFunction(std::string_view f,
     }
     return R(n % 2 == 0 ? a[n - 1] : Value::Null());
   }
-  if (f == "CONCAT") return arity(2, 2) ? R(Value::Str(text(0) + text(1))) : wrong();
+  if (f == "CONCAT") return arity(2, 2) ? Concatenate(a[0], a[1]) : wrong();
   if (f == "REPLACE") {
     if (!arity(2, 3)) return wrong();
     if (a[0].is_null()) return R(Value::Null());
@@ -218,6 +229,7 @@ std::optional<absl::StatusOr<Value>> ScalarFunction(std::string_view f,
       out += s.substr(pos, hit - pos) + to;
       pos = hit + from.size();
     }
+    if (out.size() > kMaxVarchar2) return R(TooLong(out.size()));
     return R(Value::Str(out));
   }
 
@@ -322,7 +334,8 @@ std::optional<absl::StatusOr<Value>> ScalarFunction(std::string_view f,
     absl::StatusOr<double> w = number(1);
     if (!w.ok()) return w.status();
     if (*w < 1) return R(Value::Null());
-    const auto width = static_cast<size_t>(*w);
+    // A VARCHAR2 result holds at most 4,000 bytes: Oracle cuts it there.
+    const auto width = static_cast<size_t>(std::min(*w, static_cast<double>(kMaxVarchar2)));
     if (s.size() >= width) return R(Value::Str(s.substr(0, width)));
     std::string fill;
     while (fill.size() < width - s.size()) fill += pad;
@@ -411,7 +424,7 @@ std::optional<absl::StatusOr<Value>> ScalarFunction(std::string_view f,
     if (!arity(1, 2)) return wrong();
     return R(Value::Num(RoundDecimal(x[0], n > 1 ? static_cast<int64_t>(x[1]) : 0, f == "TRUNC")));
   }
-  if (f == "POWER") return arity(2, 2) ? R(Value::Num(std::pow(x[0], x[1]))) : wrong();
+  if (f == "POWER") return arity(2, 2) ? Finite(std::pow(x[0], x[1])) : wrong();
   if (f == "MOD") {
     if (!arity(2, 2)) return wrong();
     return R(Value::Num(x[1] == 0 ? x[0] : std::fmod(x[0], x[1])));
@@ -421,7 +434,7 @@ std::optional<absl::StatusOr<Value>> ScalarFunction(std::string_view f,
   if (f == "CEIL") return R(Value::Num(std::ceil(x[0])));
   if (f == "FLOOR") return R(Value::Num(std::floor(x[0])));
   if (f == "SIGN") return R(Value::Num(x[0] > 0 ? 1 : x[0] < 0 ? -1 : 0));
-  if (f == "EXP") return R(Value::Num(std::exp(x[0])));
+  if (f == "EXP") return Finite(std::exp(x[0]));
   if (f == "SQRT") return x[0] < 0 ? out_of_range(x[0]) : R(Value::Num(std::sqrt(x[0])));
   if (f == "LN") return x[0] <= 0 ? out_of_range(x[0]) : R(Value::Num(std::log(x[0])));
   return std::nullopt;

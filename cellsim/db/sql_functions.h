@@ -20,6 +20,9 @@
 
 namespace cellsim::db::internal {
 
+// The longest VARCHAR2 value (bytes), as SQL's string results are bounded.
+inline constexpr size_t kMaxVarchar2 = 4000;
+
 // ORA-00932: inconsistent datatypes: expected X got Y.
 absl::Status InconsistentTypes(std::string_view expected, std::string_view got);
 
@@ -36,6 +39,11 @@ absl::StatusOr<double> ToNumber(const Value& v);
 // with a DATE is ORA-00932 (DATE + DATE: ORA-00975). Strings convert to
 // numbers (ORA-01722 when they are not); / by zero is ORA-01476.
 absl::StatusOr<Value> Arithmetic(std::string_view op, const Value& a, const Value& b);
+
+// a || b (NULL is '' here); ORA-01489 past kMaxVarchar2 bytes.
+absl::StatusOr<Value> Concatenate(const Value& a, const Value& b);
+// A number result; ORA-01426 when it is not finite.
+absl::StatusOr<Value> Finite(double d);
 
 // A single-row function by name (uppercased) over its evaluated arguments;
 // nullopt when `name` is none of them (the caller reports it). Wrong

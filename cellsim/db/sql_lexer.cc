@@ -50,6 +50,16 @@ class Lexer {
                               IsDigit(sql_[i_ + 1]))) {
       size_t j = i_;
       while (j < sql_.size() && (IsDigit(sql_[j]) || (rules_.number_decimals && sql_[j] == '.'))) ++j;
+      // Scientific notation (1e3, 2.5E-4), where numbers take decimals and no units.
+      if (rules_.number_decimals && !rules_.number_units && j < sql_.size() &&
+          (sql_[j] == 'e' || sql_[j] == 'E')) {
+        size_t k = j + 1;
+        if (k < sql_.size() && (sql_[k] == '+' || sql_[k] == '-')) ++k;
+        if (k < sql_.size() && IsDigit(sql_[k])) {
+          while (k < sql_.size() && IsDigit(sql_[k])) ++k;
+          j = k;
+        }
+      }
       if (rules_.number_units) {
         while (j < sql_.size() && std::isalpha(static_cast<unsigned char>(sql_[j]))) ++j;
       }

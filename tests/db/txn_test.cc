@@ -318,6 +318,16 @@ TEST_F(TxnTest, NumberPrecisionScaleAndNotNullAreKept) {
   EXPECT_THAT(Error("create table q (a number(39))"), HasSubstr("ORA-01727"));
   EXPECT_THAT(Error("create table q (a number(5, 128))"), HasSubstr("ORA-01728"));
   EXPECT_THAT(Error("create table q (a varchar2(5, 2))"), HasSubstr("ORA-00907"));
+  // Text that is not a number, or one past a double, never becomes one.
+  EXPECT_THAT(Error("insert into p (a) values ('nan')"), HasSubstr("ORA-01722"));
+  EXPECT_THAT(Error("insert into p (g, a) values ('1e400', 1)"), HasSubstr("ORA-01426"));
+  EXPECT_THAT(Error("select to_number('inf') from dual"), HasSubstr("ORA-01722"));
+  EXPECT_THAT(Error("select exp(1000) from dual"), HasSubstr("ORA-01426"));
+  EXPECT_THAT(Error("select 1e308 * 10 from dual"), HasSubstr("ORA-01426"));
+  EXPECT_EQ(Run("select 1e3, 2.5E-2, round(1.5, 400), length(rpad('x', 100000000000)) "
+                "from dual").result_rows,
+            (Cells{{"1000", "0.025", "1.5", "4000"}}));
+  EXPECT_THAT(Error("select lpad('x', 4000) || 'y' from dual"), HasSubstr("ORA-01489"));
   // CTAS keeps the columns' precision, scale and type.
   Run("create table p2 as select a from p");
   EXPECT_THAT(Error("insert into p2 values (1234.5)"), HasSubstr("ORA-01438"));
