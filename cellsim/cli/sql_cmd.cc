@@ -116,6 +116,19 @@ absl::Status PrintReport(const SqlArgs& a, const std::vector<db::StatementResult
   return absl::OkStatus();
 }
 
+// A SQL*Plus command's blank-separated words, uppercased when `upper`.
+std::vector<std::string> Words(std::string_view text, bool upper) {
+  std::vector<std::string> w;
+  std::istringstream in{std::string(text)};
+  for (std::string word; in >> word;) {
+    if (upper) {
+      for (char& c : word) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    }
+    w.push_back(word);
+  }
+  return w;
+}
+
 // What a failing statement does: WHENEVER SQLERROR, as SQL*Plus has it.
 struct ErrorAction {
   bool exit = true;              // EXIT, or CONTINUE
@@ -133,12 +146,7 @@ absl::Status ParseExitOptions(const std::vector<std::string>& w, size_t i, Error
 // commands): it returns `current`.
 absl::StatusOr<std::optional<ErrorAction>> ParseWhenever(std::string_view text,
                                                          const ErrorAction& current) {
-  std::vector<std::string> w;
-  std::istringstream in{std::string(text)};
-  for (std::string word; in >> word;) {
-    for (char& c : word) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    w.push_back(word);
-  }
+  const std::vector<std::string> w = Words(text, true);
   if (w.empty() || w[0] != "WHENEVER") return std::nullopt;
   auto bad = [&](std::string_view why) {
     return absl::InvalidArgumentError(fmt::format(
@@ -159,12 +167,7 @@ absl::StatusOr<std::optional<ErrorAction>> ParseWhenever(std::string_view text,
 // (any case): the run ends there, with that code (default 0) after a
 // commit (default) or rollback. nullopt: not an EXIT command.
 absl::StatusOr<std::optional<ErrorAction>> ParseExit(std::string_view text) {
-  std::vector<std::string> w;
-  std::istringstream in{std::string(text)};
-  for (std::string word; in >> word;) {
-    for (char& c : word) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    w.push_back(word);
-  }
+  const std::vector<std::string> w = Words(text, true);
   if (w.empty() || (w[0] != "EXIT" && w[0] != "QUIT")) return std::nullopt;
   ErrorAction a;
   if (absl::Status st = ParseExitOptions(w, 1, &a); !st.ok()) {
@@ -209,6 +212,70 @@ absl::Status ParseExitOptions(const std::vector<std::string>& w, size_t i, Error
   return absl::OkStatus();
 }
 
+// SQL*Plus's display commands in a script: SET (AUTOCOMMIT is honoured;
+// the layout options LINESIZE, PAGESIZE, ... are accepted and change
+// nothing, as cellsim lays results out its own way), PROMPT (prints its
+// text), and COLUMN, CLEAR, BREAK, TTITLE, BTITLE, REM[ARK], PAUSE, SPOOL
+// (accepted; SPOOL says it writes nothing). nullopt: not one of them; an
+// unknown SET option is SP2-0735.
+struct DisplayCommand {
+  std::optional<bool> autocommit;  // SET AUTOCOMMIT ON / OFF
+  std::string print;               // PROMPT's text (with its newline)
+  std::string note;                // to stderr
+};
+
+absl::StatusOr<std::optional<DisplayCommand>> ParseDisplayCommand(std::string_view text) {
+  const std::vector<std::string> w = Words(text, false), upper_w = Words(text, true);
+  if (w.empty()) return std::nullopt;
+  const std::string& first = upper_w[0];
+  DisplayCommand d;
+  if (first == "PROMPT") {
+    const size_t at = text.find_first_not_of(" \t", text.find_first_of(" \t\n") == std::string_view::npos
+                                                        ? text.size()
+                                                        : text.find_first_of(" \t\n"));
+    d.print = std::string(at == std::string_view::npos ? "" : text.substr(at)) + "\n";
+    return d;
+  }
+  if (first == "SPOOL") {
+    d.note = "cellsim sql: SPOOL writes nothing here (ignored): redirect the command's output "
+             "instead\n";
+    return d;
+  }
+  for (std::string_view ignored : {"COLUMN", "COL", "CLEAR", "BREAK", "TTITLE", "BTITLE", "REM",
+                                   "REMARK", "PAUSE"}) {
+    if (first == ignored) return d;
+  }
+  if (first != "SET") return std::nullopt;
+  if (w.size() < 2) return absl::InvalidArgumentError("SP2-0265: SET needs an option");
+  const std::string& option = upper_w[1];
+  if (option == "AUTOCOMMIT" || option == "AUTO") {
+    const std::string v = w.size() > 2 ? upper_w[2] : "";
+    if (v == "ON" || v == "IMMEDIATE" ||
+        (!v.empty() && std::all_of(v.begin(), v.end(), [](char c) { return std::isdigit(c); }) &&
+         v != "0")) {
+      d.autocommit = true;
+    } else if (v == "OFF" || v == "0") {
+      d.autocommit = false;
+    } else {
+      return absl::InvalidArgumentError(fmt::format(
+          "SP2-0267: autocommit option '{}' out of range (ON, OFF, IMMEDIATE or n)", v));
+    }
+    return d;
+  }
+  static const char* kLayout[] = {
+      "LINESIZE", "LINES", "PAGESIZE", "PAGES", "TIMING", "TIMI", "ECHO", "FEEDBACK", "FEED",
+      "HEADING", "HEA", "SERVEROUTPUT", "SERVEROUT", "VERIFY", "VER", "TRIMSPOOL", "TRIMS",
+      "TRIMOUT", "TRIM", "LONG", "NUMWIDTH", "NUM", "TERMOUT", "TERM", "TAB", "WRAP", "NULL",
+      "NUMFORMAT", "SQLPROMPT", "DEFINE", "DEF", "TIME", "COLSEP", "ARRAYSIZE", "ARRAY",
+      "UNDERLINE", "NEWPAGE", "EMBEDDED", "LONGCHUNKSIZE", "AUTOTRACE", "AUTOT", "MARKUP",
+      "SQLBLANKLINES", "FLUSH", "SHOWMODE", "SCAN", "CONCAT", "ESCAPE", "RECSEP", "HEADSEP"};
+  for (const char* o : kLayout) {
+    if (option == o) return d;
+  }
+  return absl::InvalidArgumentError(
+      fmt::format("SP2-0735: unknown SET option beginning \"{}\"", w[1]));
+}
+
 // What a run of statements did.
 struct ScriptRun {
   std::vector<db::StatementResult> results;  // of the statements that succeeded
@@ -217,6 +284,7 @@ struct ScriptRun {
   ErrorAction on_error;  // cellsim's default: stop at the first error
   size_t continued = 0;  // statements that failed under WHENEVER SQLERROR CONTINUE
   std::optional<int> exited;  // the code of the EXIT / QUIT that ended the run
+  bool autocommit = false;    // SET AUTOCOMMIT ON: a commit after each statement
 };
 
 // Runs `statements` in `session` in order, printing each one's feedback; a
@@ -250,6 +318,17 @@ void RunStatements(db::Session& session, const std::vector<std::string>& stateme
       }
       if (!exit.ok()) whenever = exit.status();
     }
+    if (whenever.ok()) {
+      absl::StatusOr<std::optional<DisplayCommand>> display = ParseDisplayCommand(statements[i]);
+      if (display.ok() && display->has_value()) {
+        const DisplayCommand& dc = **display;
+        if (dc.autocommit.has_value()) run->autocommit = *dc.autocommit;
+        feedback << dc.print << std::flush;
+        std::cerr << dc.note;
+        continue;
+      }
+      if (!display.ok()) whenever = display.status();
+    }
     absl::StatusOr<db::StatementResult> r =
         whenever.ok() ? session.Execute(statements[i])
                       : absl::StatusOr<db::StatementResult>(whenever.status());
@@ -276,7 +355,18 @@ void RunStatements(db::Session& session, const std::vector<std::string>& stateme
     }
     feedback << std::flush;  // a harness or a pipe sees each acknowledgement at once
     if (a.report == "json") std::cout << report::StatementJson(ToReportResult(*r)) << "\n";
+    const bool dml = r->kind == "INSERT" || r->kind == "UPDATE" || r->kind == "DELETE" ||
+                     r->kind == "MERGE";
     run->results.push_back(std::move(*r));
+    if (run->autocommit && dml) {  // SET AUTOCOMMIT ON, as SQL*Plus: a commit after each DML
+      absl::StatusOr<db::StatementResult> c = session.Execute("commit");
+      if (!c.ok()) {
+        run->failure = c.status();
+        run->failed_index = i;
+        return;
+      }
+      feedback << "Commit complete.\n" << std::flush;
+    }
   }
 }
 

@@ -709,6 +709,41 @@ absl::Status ShowParameterRun(Dml& d, const ShowParameter& p, DataOutcome* out)
   return absl::OkStatus();
 }
 
+// SQL*Plus's DESCRIBE: a table's or view's columns, as SQL*Plus lays them out.
+absl::Status DescribeRun(Dml& d, const Describe& x, DataOutcome* out)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
+  std::vector<Column> cols;
+  if (auto it = d.e.tables.find(x.name); it != d.e.tables.end()) {
+    cols = it->second.columns;
+  } else if (x.name == "ALL_OBJECTS" || x.name == "DBA_OBJECTS") {
+    cols = AllObjectsColumns();
+  } else if (std::optional<ViewRows> v = BuildView(d.e, d.sd, x.name); v.has_value()) {
+    cols = v->columns;
+  } else if (x.name == "DUAL") {
+    cols = {{"DUMMY", ColType::kVarchar2, 1}};
+  } else {
+    return absl::NotFoundError(fmt::format("ORA-04043: object {} does not exist", x.name));
+  }
+  out->headings = {"Name", "Null?", "Type"};
+  out->numeric = {false, false, false};
+  for (const Column& c : cols) {
+    std::string type;
+    switch (c.type) {
+      case ColType::kNumber:
+        type = c.length == 0  ? "NUMBER"
+               : c.scale == 0 ? fmt::format("NUMBER({})", c.length)
+                              : fmt::format("NUMBER({},{})", c.length, c.scale);
+        break;
+      case ColType::kVarchar2: type = fmt::format("VARCHAR2({})", c.length); break;
+      case ColType::kChar: type = fmt::format("CHAR({})", c.length); break;
+      case ColType::kDate: type = "DATE"; break;
+    }
+    out->rows_text.push_back({c.name, c.not_null ? "NOT NULL" : "", type});
+  }
+  out->rows = static_cast<int64_t>(out->rows_text.size());
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status RunDml(DataEngine& e, Session::State& s, SessionData& sd, Recorder& rec,
@@ -759,6 +794,7 @@ absl::Status RunDml(DataEngine& e, Session::State& s, SessionData& sd, Recorder&
   }
   if (const auto* x = std::get_if<AlterSystemSet>(&st)) return AlterSystem(d, *x, out);
   if (const auto* x = std::get_if<ShowParameter>(&st)) return ShowParameterRun(d, *x, out);
+  if (const auto* x = std::get_if<Describe>(&st)) return DescribeRun(d, *x, out);
   if (const auto* x = std::get_if<LogCommand>(&st)) return RunLogCommand(e, rec, *x, out);
   return absl::InternalError("unhandled data statement");
 }

@@ -583,6 +583,11 @@ class DataParser {
       if (absl::Status s = ExpectW("LIST"); !s.ok()) return s;
       return DataStatement(LogCommand{LogCommand::Kind::kList});
     }
+    if (AcceptW("DESC") || AcceptW("DESCRIBE")) {
+      absl::StatusOr<std::string> t = TableName();
+      if (!t.ok()) return t.status();
+      return DataStatement(db::Describe{*t});
+    }
     if (AcceptW("SHOW")) {
       if (!AcceptW("PARAMETER") && !AcceptW("PARAMETERS")) {
         return Error(fmt::format("expected PARAMETER after SHOW, found {}", Describe(Peek())),
@@ -1017,7 +1022,7 @@ bool IsDataStatement(std::string_view sql) {
                              "DROP TABLE", "DROP INDEX", "ANALYZE", "TRUNCATE", "INSERT",
                              "UPDATE", "DELETE", "MERGE", "COMMIT", "ROLLBACK", "ALTER SYSTEM",
                              "SHOW", "SELECT", "ALTER DATABASE ARCHIVELOG",
-                             "ALTER DATABASE NOARCHIVELOG", "ARCHIVE LOG"}) {
+                             "ALTER DATABASE NOARCHIVELOG", "ARCHIVE LOG", "DESC", "DESCRIBE"}) {
     if (starts(p)) return true;
   }
   return false;
@@ -1043,7 +1048,7 @@ std::string_view DataStatementKind(const DataStatement& st) {
   static constexpr std::string_view kKinds[] = {
       "CREATE TABLE", "DROP TABLE", "TRUNCATE TABLE", "INSERT", "UPDATE", "DELETE", "MERGE",
       "COMMIT", "ROLLBACK", "ALTER SYSTEM", "SHOW PARAMETER", "SELECT", "CREATE INDEX",
-      "DROP INDEX", "ANALYZE"};
+      "DROP INDEX", "ANALYZE", "ARCHIVE LOG", "DESCRIBE"};
   return kKinds[st.index()];
 }
 

@@ -157,15 +157,18 @@ std::string Trim(std::string_view s) {
 
 namespace {
 
-// SHOW, WHENEVER and ARCHIVE (LOG LIST) (any case) followed by a blank, and
-// EXIT or QUIT alone or followed by a blank: SQL*Plus commands.
+// SQL*Plus commands (any case) followed by a blank: SHOW, WHENEVER, ARCHIVE
+// (LOG LIST), DESC[RIBE], and the display settings the CLI takes (SET,
+// PROMPT, COLUMN ...); EXIT or QUIT also alone.
 bool IsSqlPlusCommandStart(std::string_view text) {
-  for (std::string_view word : {"SHOW", "WHENEVER", "ARCHIVE", "EXIT", "QUIT"}) {
+  for (std::string_view word : {"SHOW", "WHENEVER", "ARCHIVE", "EXIT", "QUIT", "DESC", "DESCRIBE",
+                                "SET", "PROMPT", "COLUMN", "COL", "SPOOL", "REM", "REMARK",
+                                "TTITLE", "BTITLE", "BREAK", "CLEAR", "PAUSE"}) {
     if (text.size() < word.size() || internal::Upper(text.substr(0, word.size())) != word) continue;
     if (text.size() > word.size() && std::isspace(static_cast<unsigned char>(text[word.size()]))) {
       return true;
     }
-    const bool alone_ok = word == "EXIT" || word == "QUIT";
+    const bool alone_ok = word == "EXIT" || word == "QUIT" || word == "PROMPT" || word == "PAUSE";
     if (alone_ok && (text.size() == word.size() || text[word.size()] == ';')) return true;
   }
   return false;
@@ -202,7 +205,10 @@ std::vector<std::string> SplitStatements(std::string_view text) {
       has_code = true;
       size_t end = text.find('\n', i);
       if (end == std::string_view::npos) end = n;
-      const size_t semi = text.substr(i, end - i).find(';');
+      // PROMPT and REM[ARK] take the whole line as their text, ';' included.
+      const std::string first = internal::Upper(text.substr(i, std::min<size_t>(6, end - i)));
+      const bool whole_line = first.rfind("PROMPT", 0) == 0 || first.rfind("REM", 0) == 0;
+      const size_t semi = whole_line ? std::string_view::npos : text.substr(i, end - i).find(';');
       flush(semi == std::string_view::npos ? end : i + semi);
       i = start;
     } else {

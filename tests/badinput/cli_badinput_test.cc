@@ -105,6 +105,33 @@ TEST_F(CliBadInput, SqlReadsAScriptOnStandardInputUpToExit) {
   EXPECT_THAT(r.err, AllOf(HasSubstr("SP2-0591"), HasSubstr("LATER")));
 }
 
+// A SQL*Plus script's display commands run instead of stopping it: SET's
+// layout options change nothing, SET AUTOCOMMIT ON commits each DML, PROMPT
+// prints its line (';' and all), REM and COLUMN are skipped, SPOOL says it
+// writes nothing, DESC lists the columns; an unknown SET option is SP2-0735.
+TEST_F(CliBadInput, SqlPlusDisplayCommandsInScripts) {
+  const std::string script = tmp_.path() + "/display.sql";
+  std::ofstream(script) << (
+      "set lines 200 pages 100\n"
+      "set timing on\n"
+      "column name format a20\n"
+      "prompt Creating the tablespace; then done\n"
+      "rem a remark; with a semicolon\n"
+      "set autocommit on\n"
+      "create tablespace d1 datafile '+DATA' size 1m;\n"
+      "spool /tmp/never.lst\n"
+      "set bogus on\n"
+      "create tablespace d2 datafile '+DATA' size 1m;\n");
+  CmdResult r = Cellsim(tmp_, "sql " + rack_ + " --backend posix -f " + script);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.out, AllOf(HasSubstr("Creating the tablespace; then done\n"),
+                           HasSubstr("Tablespace created.")));
+  EXPECT_THAT(r.err, AllOf(HasSubstr("SPOOL writes nothing"), HasSubstr("statement 9 failed"),
+                           HasSubstr("SP2-0735: unknown SET option beginning \"bogus\"")));
+  r = Sql("create tablespace d2 datafile '+DATA' size 1m");
+  EXPECT_EQ(r.exit_code, 0) << "the script stopped at SET BOGUS, before d2\n" << r.err;
+}
+
 TEST_F(CliBadInput, SqlBadSizesExitTwo) {
   CmdResult r = Sql("create tablespace t datafile '+DATA' size 0");
   EXPECT_EQ(r.exit_code, 2) << r.err;

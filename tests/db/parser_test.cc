@@ -405,7 +405,7 @@ TEST(ParserErrorTest, MalformedSql) {
   EXPECT_THAT(ErrorOf("alter database add logfile ('+DATA') size"),
               HasSubstr("expected a size such as 4096M, found end of statement"));
   EXPECT_THAT(ErrorOf("select * from dual"),
-              HasSubstr("at 1:1: expected CREATE, ALTER, DROP, TRUNCATE, INSERT, UPDATE, DELETE, MERGE, SELECT, COMMIT, ROLLBACK, ANALYZE, ARCHIVE or SHOW, found 'select' (ORA-00900"));
+              HasSubstr("at 1:1: expected CREATE, ALTER, DROP, TRUNCATE, INSERT, UPDATE, DELETE, MERGE, SELECT, COMMIT, ROLLBACK, ANALYZE, ARCHIVE, SHOW or DESCRIBE, found 'select' (ORA-00900"));
   EXPECT_THAT(ErrorOf("create table t (x int)"), HasSubstr("expected TABLESPACE, found 'table'"));
   EXPECT_THAT(ErrorOf("alter system set x = 1"),
               HasSubstr("expected TABLESPACE, DATABASE, SESSION or DISKGROUP, found 'system'"));
@@ -494,6 +494,10 @@ TEST(SplitStatementsTest, SqlPlusCommandsEndAtTheirLine) {
             (std::vector<std::string>{"show parameter undo", "select 1 from dual", "exit",
                                       "quit 3 rollback", "EXIT", "select 2 from dual",
                                       "exited_count"}));
+  // PROMPT and REM take their whole line, ';' included; SET and DESC end at it.
+  EXPECT_EQ(SplitStatements("prompt a; b\nrem c; d\nset lines 200;\ndesc t\nupdate t\nset a = 1;\n"),
+            (std::vector<std::string>{"prompt a; b", "rem c; d", "set lines 200", "desc t",
+                                      "update t\nset a = 1"}));
 }
 
 TEST(SplitStatementsTest, UnterminatedQuoteRunsToEnd) {

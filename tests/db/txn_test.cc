@@ -328,6 +328,11 @@ TEST_F(TxnTest, NumberPrecisionScaleAndNotNullAreKept) {
                 "from dual").result_rows,
             (Cells{{"1000", "0.025", "1.5", "4000"}}));
   EXPECT_THAT(Error("select lpad('x', 4000) || 'y' from dual"), HasSubstr("ORA-01489"));
+  EXPECT_EQ(Run("desc p").result_rows,
+            (Cells{{"A", "NOT NULL", "NUMBER(5,2)"}, {"B", "", "NUMBER(38)"},
+                   {"C", "", "NUMBER(3)"}, {"E", "", "NUMBER(38,1)"}, {"F", "", "NUMBER(4,-2)"},
+                   {"G", "", "NUMBER"}}));
+  EXPECT_THAT(Error("describe nope"), HasSubstr("ORA-04043"));
   // CTAS keeps the columns' precision, scale and type.
   Run("create table p2 as select a from p");
   EXPECT_THAT(Error("insert into p2 values (1234.5)"), HasSubstr("ORA-01438"));

@@ -22,6 +22,7 @@
 //   ALTER DATABASE ARCHIVELOG | NOARCHIVELOG
 //   ALTER SYSTEM SWITCH LOGFILE     ALTER SYSTEM ARCHIVE LOG CURRENT
 //   ARCHIVE LOG LIST                (SQL*Plus: ends at its line's end in scripts)
+//   DESC[RIBE] t                    (SQL*Plus: ends at its line's end in scripts)
 //   SELECT [DISTINCT] [*|e [alias], ...] FROM src [a] [, src [a]]
 //          [[LEFT [OUTER] | INNER] JOIN src [a] ON cond] [WHERE cond]
 //          [CONNECT BY LEVEL <= n] [GROUP BY e, ...] [HAVING cond]
@@ -218,9 +219,15 @@ struct LogCommand {
   Kind kind = Kind::kList;
 };
 
+// SQL*Plus's DESC[RIBE] t: a table's or view's columns (Name, Null?, Type).
+struct Describe {
+  std::string name;  // uppercased
+};
+
 using DataStatement = std::variant<CreateTable, DropTable, TruncateTable, Insert, Update, Delete,
                                    Merge, Commit, Rollback, AlterSystemSet, ShowParameter,
-                                   Select, CreateIndex, DropIndex, AnalyzeValidate, LogCommand>;
+                                   Select, CreateIndex, DropIndex, AnalyzeValidate, LogCommand,
+                                   Describe>;
 
 // True when the statement starts like one of the data statements (so
 // Session::Execute gives it to ParseDataStatement instead of the file DDL
