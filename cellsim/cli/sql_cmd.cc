@@ -13,6 +13,7 @@
 // SQL*Plus's WHENEVER SQLERROR (docs/sql.md "Errors in scripts").
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <iostream>
@@ -287,10 +288,58 @@ struct ScriptRun {
   bool autocommit = false;    // SET AUTOCOMMIT ON: a commit after each statement
 };
 
+// Where a statement came from: the folder of its script ("" for -e and
+// standard input: the current folder) and how deep @ nested it.
+struct Origin {
+  std::string dir;
+  int depth = 0;
+};
+
+// SQL*Plus's @script, @@script and START script: the script's statements, to
+// run in place of the command (.sql added to a name without an extension;
+// @@ is relative to the calling script's folder, @ and START to the current
+// one, as in SQL*Plus). nullopt: not such a command. SP2-0310 for a file
+// that cannot be read, SP2-0309 past 20 levels.
+absl::StatusOr<std::optional<std::pair<std::vector<std::string>, Origin>>> NestedScript(
+    std::string_view text, const Origin& from) {
+  const std::vector<std::string> w = Words(text, false);
+  if (w.empty()) return std::nullopt;
+  std::string name;
+  bool relative_to_script = false;
+  if (w[0].rfind("@@", 0) == 0) {
+    name = w[0].size() > 2 ? w[0].substr(2) : (w.size() > 1 ? w[1] : "");
+    relative_to_script = true;
+  } else if (w[0][0] == '@') {
+    name = w[0].size() > 1 ? w[0].substr(1) : (w.size() > 1 ? w[1] : "");
+  } else if (Words(w[0], true)[0] == "START") {
+    name = w.size() > 1 ? w[1] : "";
+  } else {
+    return std::nullopt;
+  }
+  if (name.empty()) return absl::InvalidArgumentError("SP2-1506: START, @ or @@ needs a file name");
+  if (from.depth >= 20) {
+    return absl::InvalidArgumentError(fmt::format(
+        "SP2-0309: SQL*Plus command procedures may only be nested to a depth of 20 ({})", name));
+  }
+  std::filesystem::path path(name);
+  if (path.extension().empty()) path += ".sql";
+  if (path.is_relative() && relative_to_script && !from.dir.empty()) path = from.dir / path;
+  std::ifstream in(path);
+  if (!in) {
+    return absl::NotFoundError(fmt::format("SP2-0310: unable to open file \"{}\"", path.string()));
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return std::make_pair(db::SplitStatements(ss.str()),
+                        Origin{path.parent_path().string(), from.depth + 1});
+}
+
 // Runs `statements` in `session` in order, printing each one's feedback; a
-// WHENEVER SQLERROR command changes what an error does from there on.
-void RunStatements(db::Session& session, const std::vector<std::string>& statements,
-                   const SqlArgs& a, ProgressBar& bar, ScriptRun* run) {
+// WHENEVER SQLERROR command changes what an error does from there on; @
+// puts a script's statements in its place (in `statements` and `origins`).
+void RunStatements(db::Session& session, std::vector<std::string>& statements,
+                   std::vector<Origin>& origins, const SqlArgs& a, ProgressBar& bar,
+                   ScriptRun* run) {
   std::ostream& feedback = a.report == "json" ? std::cerr : std::cout;
   for (size_t i = 0; i < statements.size(); ++i) {
     if (InterruptFlag()->cancelled()) {
@@ -302,6 +351,17 @@ void RunStatements(db::Session& session, const std::vector<std::string>& stateme
     if (whenever.ok() && whenever->has_value()) {
       run->on_error = **whenever;
       continue;
+    }
+    if (whenever.ok()) {
+      auto nested = NestedScript(statements[i], origins[i]);
+      if (nested.ok() && nested->has_value()) {
+        auto& [inner, origin] = **nested;
+        const auto at = static_cast<std::ptrdiff_t>(i) + 1;
+        origins.insert(origins.begin() + at, inner.size(), origin);
+        statements.insert(statements.begin() + at, inner.begin(), inner.end());
+        continue;
+      }
+      if (!nested.ok()) whenever = nested.status();
     }
     if (whenever.ok()) {
       absl::StatusOr<std::optional<ErrorAction>> exit = ParseExit(statements[i]);
@@ -373,13 +433,18 @@ void RunStatements(db::Session& session, const std::vector<std::string>& stateme
 void RunSql(const SqlArgs& a, CommandContext& ctx) {
   const std::string cmd = "sql";
   std::vector<std::string> statements = a.statements;
+  std::vector<Origin> origins(statements.size());
   // Without -e or -f, a script on standard input (not a terminal) runs.
   const std::string file =
       !a.file.empty() ? a.file : (a.statements.empty() && isatty(STDIN_FILENO) == 0 ? "-" : "");
   if (!file.empty()) {
     absl::StatusOr<std::string> script = ReadFile(file);
     if (!script.ok()) return Fail(ctx, cmd, std::string(script.status().message()), kExitUsage);
-    for (std::string& s : db::SplitStatements(*script)) statements.push_back(std::move(s));
+    const Origin origin{file == "-" ? "" : std::filesystem::path(file).parent_path().string(), 0};
+    for (std::string& s : db::SplitStatements(*script)) {
+      statements.push_back(std::move(s));
+      origins.push_back(origin);
+    }
   }
   if (statements.empty()) {
     return Fail(ctx, cmd,
@@ -427,7 +492,7 @@ void RunSql(const SqlArgs& a, CommandContext& ctx) {
         [&bar](const db::CreationProgress& p) { bar.Update(p.file, p.bytes_done, p.bytes_total); });
     stats_before = session->Stats();
     waits_before = session->Waits();
-    RunStatements(*session, statements, a, bar, &run);
+    RunStatements(*session, statements, origins, a, bar, &run);
     stats_after = session->Stats();
     waits_after = session->Waits();
   }

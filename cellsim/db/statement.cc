@@ -158,10 +158,11 @@ std::string Trim(std::string_view s) {
 namespace {
 
 // SQL*Plus commands (any case) followed by a blank: SHOW, WHENEVER, ARCHIVE
-// (LOG LIST), DESC[RIBE], and the display settings the CLI takes (SET,
-// PROMPT, COLUMN ...); EXIT or QUIT also alone.
+// (LOG LIST), DESC[RIBE], START, the display settings the CLI takes (SET,
+// PROMPT, COLUMN ...); EXIT or QUIT also alone; @script and @@script.
 bool IsSqlPlusCommandStart(std::string_view text) {
-  for (std::string_view word : {"SHOW", "WHENEVER", "ARCHIVE", "EXIT", "QUIT", "DESC", "DESCRIBE",
+  if (!text.empty() && text[0] == '@') return true;  // @script, @@script
+  for (std::string_view word : {"START", "SHOW", "WHENEVER", "ARCHIVE", "EXIT", "QUIT", "DESC", "DESCRIBE",
                                 "SET", "PROMPT", "COLUMN", "COL", "SPOOL", "REM", "REMARK",
                                 "TTITLE", "BTITLE", "BREAK", "CLEAR", "PAUSE"}) {
     if (text.size() < word.size() || internal::Upper(text.substr(0, word.size())) != word) continue;

@@ -132,6 +132,29 @@ TEST_F(CliBadInput, SqlPlusDisplayCommandsInScripts) {
   EXPECT_EQ(r.exit_code, 0) << "the script stopped at SET BOGUS, before d2\n" << r.err;
 }
 
+// @@script runs a script from the calling script's folder, @ and START from
+// the current one; a missing file is SP2-0310 where it is met, a script that
+// calls itself stops at 20 levels (SP2-0309).
+TEST_F(CliBadInput, SqlRunsNestedScriptsAsSqlPlus) {
+  std::filesystem::create_directories(tmp_.path() + "/s/sub");
+  std::ofstream(tmp_.path() + "/s/main.sql") << (
+      "prompt main\n@@sub/inner\nstart sub/inner.sql\nprompt never\n");
+  std::ofstream(tmp_.path() + "/s/sub/inner.sql") << (
+      "prompt inner; from sub\ncreate tablespace n1 datafile '+DATA' size 1m;\n");
+  std::ofstream(tmp_.path() + "/s/self.sql") << "@@self\n";
+  CmdResult r = Cellsim(tmp_, "sql " + rack_ + " --backend posix -f " + tmp_.path() + "/s/main.sql");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.out, AllOf(HasSubstr("main\ninner; from sub\n"), HasSubstr("Tablespace created."),
+                           Not(HasSubstr("never"))));
+  EXPECT_THAT(r.err, HasSubstr("SP2-0310: unable to open file \"sub/inner.sql\""));
+  r = Cellsim(tmp_, "sql " + rack_ + " --backend posix -f " + tmp_.path() + "/s/self.sql");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("SP2-0309"));
+  r = Cellsim(tmp_, "sql " + rack_ + " --backend posix -e @" + tmp_.path() + "/s/sub/inner");
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // n1 exists: the script ran again
+  EXPECT_THAT(r.err, HasSubstr("ORA-01543"));
+}
+
 TEST_F(CliBadInput, SqlBadSizesExitTwo) {
   CmdResult r = Sql("create tablespace t datafile '+DATA' size 0");
   EXPECT_EQ(r.exit_code, 2) << r.err;
