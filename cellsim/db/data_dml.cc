@@ -285,6 +285,8 @@ absl::StatusOr<int64_t> ChangeRows(Dml& d, TableDef& t, const RowVisitor& match,
   // Unique keys an update wrote, checked at the statement's end.
   std::vector<std::pair<IndexDef*, std::vector<uint8_t>>> unique_keys;
   for (uint32_t b : blocks) {
+    // Ctrl-C: the statement stops between blocks and undoes itself (ORA-01013).
+    if (Cancelled(d.s.cancel)) return absl::CancelledError(std::string(kCancelMessage));
     const uint16_t nrows = HeapBlock(absl::MakeSpan(d.e.Block(seg->file_number, b).bytes)).rows();
     for (uint16_t slot = 0; slot < nrows; ++slot) {
       if (moved.count({b, slot}) != 0) continue;

@@ -534,12 +534,18 @@ absl::Status ForEachJoined(Ctx& c, const Select& sel,
   // before ORDER BY sorts. WHERE filters each row of the CONNECT BY
   // hierarchy, as Oracle applies it after CONNECT BY.
   const EvalEnv outer_env = c.env;
-  uint64_t accepted = 0;
+  uint64_t accepted = 0, visited = 0;
   absl::Status inner;
   std::function<bool(Scope&, size_t, const RowId&)> join = [&](Scope& scope, size_t i,
                                                                const RowId& rid) -> bool {
     if (i == sources.size()) {
       for (uint64_t l = 0; l < levels; ++l) {
+        // Ctrl-C: every 4,096 rows the query looks at, it may stop
+        // (ORA-01013; a DML around it undoes itself).
+        if ((++visited & 4095) == 0 && Cancelled(c.s.cancel)) {
+          inner = absl::CancelledError(std::string(kCancelMessage));
+          return false;
+        }
         c.env.level = sel.connect_by_level ? l + 1 : 0;
         c.env.rownum = accepted + 1;
         if (sel.where) {

@@ -230,6 +230,42 @@ TEST(Interrupt, ASignalDeliveredTwiceAtOnceIsOneInterrupt) {
   EXPECT_THAT(r.err, ::testing::Not(HasSubstr("recovery")));
 }
 
+// Ctrl-C stops a runaway query (a cartesian join of ALL_OBJECTS) and a
+// DML that would run for hours (INSERT ... SELECT of a billion rows): ORA-01013,
+// exit 130, and the insert undone, nothing of it left.
+TEST(Interrupt, SigintStopsARunawayQueryAndUndoesARunawayInsert) {
+  TempDir tmp;
+  const std::string rack = tmp.File("rack");
+  CmdRun r = Cellsim(tmp, {"rack", "create", rack, "--cells", "3", "--disks-per-cell", "2",
+                           "--disk-group", "DATA:NORMAL:1g:1m", "--disk-group",
+                           "RECO:NORMAL:512m:1m", "--flash-size", "64m"});
+  ASSERT_TRUE(r.ok()) << r.err;
+  r = Cellsim(tmp, {"sql", rack, "--standard-files", "--all-objects-rows", "5000", "-e",
+                    "create table t (n number)"});
+  ASSERT_TRUE(r.ok()) << r.err;
+  for (const char* statement : {"select count(*) from all_objects a, all_objects b",
+                                "insert into t select level from dual connect by level <= "
+                                "1000000000"}) {
+    SCOPED_TRACE(statement);
+    ChildProcess child = CellsimChild(
+        {"sql", rack, "--all-objects-rows", "5000", "-e", "select 1 from dual", "-e", statement},
+        tmp.File("child.err"));
+    ASSERT_TRUE(child.started()) << child.error();
+    for (int i = 0; i < 3; ++i) (void)child.ReadLine();  // the first query's rows: the next runs
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    child.Signal(SIGINT);
+    const int status = child.Wait();
+    const std::string err = child.Stderr();
+    ASSERT_TRUE(WIFEXITED(status)) << testing::DescribeWaitStatus(status) << err;
+    EXPECT_EQ(WEXITSTATUS(status), 128 + SIGINT) << err;
+    EXPECT_THAT(err, HasSubstr("ORA-01013"));
+  }
+  r = Cellsim(tmp, {"sql", rack, "-e", "select count(*) from t"});
+  ASSERT_TRUE(r.ok()) << r.err;
+  EXPECT_THAT(r.out, ::testing::HasSubstr("\n       0\n"));
+  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("recovery")));
+}
+
 // `cellsim demo` removes its temporary racks however it ends: SIGTERM during
 // the zero-fill run leaves nothing in TMPDIR.
 TEST(Interrupt, DemoRemovesItsTemporaryRackOnSigterm) {
