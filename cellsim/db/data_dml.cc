@@ -171,7 +171,8 @@ absl::Status FlushEvenOnError(RowInserter& ins, const absl::Status& st) {
 // `select * from all_objects` (or DBA_OBJECTS) and nothing else.
 bool IsAllObjectsStar(const Select& sel) {
   if (sel.from.size() != 1 || sel.items.size() != 1 || sel.where || sel.connect_by_level ||
-      !sel.order_by.empty() || sel.distinct || !sel.group_by.empty() || sel.having) {
+      !sel.order_by.empty() || sel.distinct || !sel.group_by.empty() || sel.having ||
+      !sel.set_operations.empty()) {
     return false;
   }
   const FromSource& f = sel.from[0];

@@ -106,7 +106,7 @@ absl::StatusOr<const std::vector<Value>*> SubqueryValues(const Expr& e, const Ev
   }
   return absl::UnimplementedError(
       "a subquery is not supported here (cellsim runs subqueries in a SELECT's select list, "
-      "WHERE, HAVING and ORDER BY, and in UPDATE and DELETE)");
+      "WHERE, HAVING and ORDER BY, in UPDATE and DELETE, and in INSERT VALUES)");
 }
 
 absl::StatusOr<Value> Function(const Expr& e, const Scope& scope, const EvalEnv& env) {
@@ -937,53 +937,44 @@ absl::Status PlainRows(Ctx& c, const Select& sel, std::vector<Row>* rows, std::v
   });
 }
 
-absl::StatusOr<std::vector<Row>> RunSelectRows(Ctx& c, const Select& sel,
-                                               std::vector<internal::Column>* cols,
-                                               DataOutcome* out)
-    ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.e.mu) {
-  std::vector<std::string> headings;
-  std::vector<Row> rows;
-  std::vector<Row> keys;
-  bool expanded = false;
-  absl::Status st;
-  if (IsGrouped(sel)) {
-    st = GroupedRows(c, sel, &rows, &keys, &headings);
-    expanded = true;
-  } else {
-    st = PlainRows(c, sel, &rows, &keys, &headings, &expanded);
-  }
-  if (!st.ok()) return st;
-  if (sel.distinct) {  // the first of equal rows stays
-    std::unordered_set<std::string> seen;
-    size_t kept = 0;
-    for (size_t i = 0; i < rows.size(); ++i) {
-      if (!seen.insert(RowKey(rows[i])).second) continue;
-      if (kept != i) {
-        rows[kept] = std::move(rows[i]);
-        keys[kept] = std::move(keys[i]);
-      }
-      ++kept;
+// DISTINCT, UNION ...: the first of equal rows stays (with its key).
+void KeepFirstOfEqualRows(std::vector<Row>* rows, std::vector<Row>* keys) {
+  std::unordered_set<std::string> seen;
+  size_t kept = 0;
+  for (size_t i = 0; i < rows->size(); ++i) {
+    if (!seen.insert(RowKey((*rows)[i])).second) continue;
+    if (kept != i) {
+      (*rows)[kept] = std::move((*rows)[i]);
+      (*keys)[kept] = std::move((*keys)[i]);
     }
-    rows.resize(kept);
-    keys.resize(kept);
+    ++kept;
   }
-  if (!sel.order_by.empty()) {
-    std::vector<size_t> idx(rows.size());
-    for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-    std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
-      for (size_t k = 0; k < sel.order_by.size(); ++k) {
-        const int cmp = SortCompare(keys[a][k], keys[b][k]);
-        if (cmp != 0) return sel.order_by[k].descending ? cmp > 0 : cmp < 0;
-      }
-      return false;
-    });
-    std::vector<Row> sorted;
-    for (size_t i : idx) sorted.push_back(std::move(rows[i]));
-    rows = std::move(sorted);
-  }
-  if (!expanded) {  // no row: headings still come from the select list
-    for (const SelectItem& it : sel.items) headings.push_back(it.heading);
-  }
+  rows->resize(kept);
+  keys->resize(kept);
+}
+
+void SortByKeys(const std::vector<OrderItem>& order_by, const std::vector<Row>& keys,
+                std::vector<Row>* rows) {
+  if (order_by.empty()) return;
+  std::vector<size_t> idx(rows->size());
+  for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
+    for (size_t k = 0; k < order_by.size(); ++k) {
+      const int cmp = SortCompare(keys[a][k], keys[b][k]);
+      if (cmp != 0) return order_by[k].descending ? cmp > 0 : cmp < 0;
+    }
+    return false;
+  });
+  std::vector<Row> sorted;
+  for (size_t i : idx) sorted.push_back(std::move((*rows)[i]));
+  *rows = std::move(sorted);
+}
+
+// A query's rows to its caller: their columns (`cols`: named by alias or
+// heading, numbers where the first row has one) and SQL*Plus's text.
+std::vector<Row> Deliver(const Select& sel, const std::vector<std::string>& headings,
+                         std::vector<Row> rows, std::vector<internal::Column>* cols,
+                         DataOutcome* out) {
   if (cols != nullptr) {
     cols->clear();
     for (size_t i = 0; i < headings.size(); ++i) {
@@ -1007,6 +998,98 @@ absl::StatusOr<std::vector<Row>> RunSelectRows(Ctx& c, const Select& sel,
     out->rows = static_cast<int64_t>(rows.size());
   }
   return rows;
+}
+
+// UNION [ALL], INTERSECT, MINUS, left to right over the branches' rows (all
+// but UNION ALL keep one of equal rows), then ORDER BY over the result by
+// position or by a column name of the first branch (ORA-01785 otherwise).
+absl::StatusOr<std::vector<Row>> CompoundRows(Ctx& c, const Select& sel,
+                                              std::vector<internal::Column>* cols,
+                                              DataOutcome* out)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.e.mu) {
+  Select first = sel;
+  first.set_operations.clear();
+  first.order_by.clear();
+  std::vector<internal::Column> first_cols;
+  absl::StatusOr<std::vector<Row>> result = RunSelectRows(c, first, &first_cols, nullptr);
+  if (!result.ok()) return result;
+  std::vector<Row> rows = *std::move(result);
+  for (const SetOperation& op : sel.set_operations) {
+    std::vector<internal::Column> branch_cols;
+    absl::StatusOr<std::vector<Row>> branch = RunSelectRows(c, *op.query, &branch_cols, nullptr);
+    if (!branch.ok()) return branch.status();
+    if (branch_cols.size() != first_cols.size()) {
+      return absl::InvalidArgumentError(fmt::format(
+          "ORA-01789: query block has incorrect number of result columns ({} against {}, {})",
+          branch_cols.size(), first_cols.size(), op.op));
+    }
+    if (op.op == "UNION ALL" || op.op == "UNION") {
+      for (Row& r : *branch) rows.push_back(std::move(r));
+    } else {
+      std::unordered_set<std::string> other;
+      for (const Row& r : *branch) other.insert(RowKey(r));
+      const bool keep_common = op.op == "INTERSECT";
+      std::erase_if(rows, [&](const Row& r) { return (other.count(RowKey(r)) != 0) != keep_common; });
+    }
+    if (op.op != "UNION ALL") {
+      std::vector<Row> no_keys(rows.size());
+      KeepFirstOfEqualRows(&rows, &no_keys);
+    }
+  }
+  std::vector<std::string> headings;
+  for (const internal::Column& col : first_cols) headings.push_back(col.name);
+  std::vector<size_t> order_cols;
+  for (const OrderItem& o : sel.order_by) {
+    const Expr& x = *o.expr;
+    std::optional<size_t> col;
+    if (x.kind == Expr::Kind::kNumber && x.number == std::floor(x.number) && x.number >= 1 &&
+        x.number <= static_cast<double>(headings.size())) {
+      col = static_cast<size_t>(x.number) - 1;
+    } else if (x.kind == Expr::Kind::kColumn && x.qualifier.empty()) {
+      for (size_t i = 0; i < headings.size() && !col; ++i) {
+        if (headings[i] == x.text) col = i;
+      }
+    }
+    if (!col) {
+      return absl::InvalidArgumentError(
+          "ORA-01785: ORDER BY item must be the number of a SELECT-list expression (of a "
+          "compound query: a position or a column name of its first query)");
+    }
+    order_cols.push_back(*col);
+  }
+  std::vector<Row> keys;
+  for (const Row& r : rows) {
+    Row key;
+    for (size_t k : order_cols) key.push_back(r[k]);
+    keys.push_back(std::move(key));
+  }
+  SortByKeys(sel.order_by, keys, &rows);
+  return Deliver(first, headings, std::move(rows), cols, out);
+}
+
+absl::StatusOr<std::vector<Row>> RunSelectRows(Ctx& c, const Select& sel,
+                                               std::vector<internal::Column>* cols,
+                                               DataOutcome* out)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.e.mu) {
+  if (!sel.set_operations.empty()) return CompoundRows(c, sel, cols, out);
+  std::vector<std::string> headings;
+  std::vector<Row> rows;
+  std::vector<Row> keys;
+  bool expanded = false;
+  absl::Status st;
+  if (IsGrouped(sel)) {
+    st = GroupedRows(c, sel, &rows, &keys, &headings);
+    expanded = true;
+  } else {
+    st = PlainRows(c, sel, &rows, &keys, &headings, &expanded);
+  }
+  if (!st.ok()) return st;
+  if (sel.distinct) KeepFirstOfEqualRows(&rows, &keys);
+  SortByKeys(sel.order_by, keys, &rows);
+  if (!expanded) {  // no row: headings still come from the select list
+    for (const SelectItem& it : sel.items) headings.push_back(it.heading);
+  }
+  return Deliver(sel, headings, std::move(rows), cols, out);
 }
 
 }  // namespace
@@ -1062,7 +1145,7 @@ absl::Status ScanSelect(DataEngine& e, Session::State& s, SessionData& sd, Recor
                         std::vector<internal::Column>* cols) {
   Ctx c{e, s, sd, rec, EvalEnv{StatementEnvOf(s)}};
   c.e.mu.AssertHeld();  // c.e is e, whose mu the caller holds
-  if (IsGrouped(sel) || sel.distinct || !sel.order_by.empty()) {
+  if (IsGrouped(sel) || sel.distinct || !sel.order_by.empty() || !sel.set_operations.empty()) {
     // Rows that need all the others first: the query's rows, then each.
     absl::StatusOr<std::vector<Row>> rows = RunSelectRows(c, sel, cols, nullptr);
     if (!rows.ok()) return rows.status();

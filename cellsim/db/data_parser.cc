@@ -152,7 +152,7 @@ class DataParser {
     static const char* kReserved[] = {"WHERE", "ORDER", "CONNECT", "LEFT", "JOIN", "ON",
                                       "SET", "USING", "WHEN", "FROM", "GROUP", "INNER",
                                       "AND", "OR", "VALUES", "SELECT", "UNION",
-                                      "HAVING", "DISTINCT", "MINUS", "INTERSECT", "THEN",
+                                      "HAVING", "DISTINCT", "MINUS", "INTERSECT", "EXCEPT", "THEN",
                                       "ELSE", "END", "CASE"};
     if (t.kind != Tok::kWord) return false;
     for (const char* r : kReserved) {
@@ -403,7 +403,42 @@ class DataParser {
   }
 
   // ---- SELECT ----
+  // SELECT ... [{UNION [ALL] | INTERSECT | MINUS | EXCEPT} SELECT ...] [ORDER BY ...]
   absl::StatusOr<std::shared_ptr<Select>> SelectBody() {
+    absl::StatusOr<std::shared_ptr<Select>> first = SelectCore();
+    if (!first.ok()) return first;
+    std::shared_ptr<Select> sel = *first;
+    while (IsW("UNION") || IsW("INTERSECT") || IsW("MINUS") || IsW("EXCEPT")) {
+      std::string op = Next().text;
+      if (op == "EXCEPT") op = "MINUS";
+      if (op == "UNION" && AcceptW("ALL")) op = "UNION ALL";
+      absl::StatusOr<std::shared_ptr<Select>> branch;
+      if (AcceptP("(")) {
+        branch = SelectBody();
+        if (branch.ok()) {
+          if (absl::Status s = ExpectP(")"); !s.ok()) return s;
+        }
+      } else {
+        branch = SelectCore();
+      }
+      if (!branch.ok()) return branch;
+      sel->set_operations.push_back({op, *branch});
+    }
+    if (AcceptW("ORDER")) {
+      if (absl::Status s = ExpectW("BY"); !s.ok()) return s;
+      do {
+        absl::StatusOr<ExprPtr> e = Or();
+        if (!e.ok()) return e.status();
+        OrderItem o{*e, false};
+        if (AcceptW("DESC")) o.descending = true;
+        else AcceptW("ASC");
+        sel->order_by.push_back(o);
+      } while (AcceptP(","));
+    }
+    return sel;
+  }
+  // One SELECT block, without ORDER BY.
+  absl::StatusOr<std::shared_ptr<Select>> SelectCore() {
     if (absl::Status s = ExpectW("SELECT"); !s.ok()) return s;
     auto sel = std::make_shared<Select>();
     if (AcceptW("DISTINCT") || AcceptW("UNIQUE")) sel->distinct = true;
@@ -452,17 +487,6 @@ class DataParser {
       absl::StatusOr<ExprPtr> h = Or();
       if (!h.ok()) return h.status();
       sel->having = *h;
-    }
-    if (AcceptW("ORDER")) {
-      if (absl::Status s = ExpectW("BY"); !s.ok()) return s;
-      do {
-        absl::StatusOr<ExprPtr> e = Or();
-        if (!e.ok()) return e.status();
-        OrderItem o{*e, false};
-        if (AcceptW("DESC")) o.descending = true;
-        else AcceptW("ASC");
-        sel->order_by.push_back(o);
-      } while (AcceptP(","));
     }
     return sel;
   }

@@ -183,6 +183,49 @@ absl::StatusOr<std::string> FormatDate(int64_t unix, std::string_view format) {
   return out;
 }
 
+namespace {
+
+// Up to `max` digits of `text` from *i (blanks before them skipped) into *v;
+// ORA-01858 when there is none.
+absl::Status ReadDigits(std::string_view text, std::string_view format, size_t max, size_t* i,
+                        int64_t* v) {
+  while (*i < text.size() && text[*i] == ' ') ++*i;
+  size_t n = 0;
+  *v = 0;
+  while (*i < text.size() && n < max && absl::ascii_isdigit(text[*i])) {
+    *v = *v * 10 + (text[*i] - '0');
+    ++*i;
+    ++n;
+  }
+  if (n == 0) {
+    return DateError(fmt::format(
+        "ORA-01858: a non-numeric character was found where a numeric was expected ('{}' "
+        "against the format '{}')", text, format));
+  }
+  return absl::OkStatus();
+}
+
+// The index of the name (or its first three letters) `text` has at *i, any
+// case, moving *i past it; -1 for none.
+int ReadName(std::string_view text, const char* const* names, size_t count, size_t* i) {
+  const std::string rest = absl::AsciiStrToUpper(std::string(text.substr(*i)));
+  for (size_t k = 0; k < count; ++k) {
+    if (rest.rfind(names[k], 0) == 0) {
+      *i += std::string_view(names[k]).size();
+      return static_cast<int>(k);
+    }
+  }
+  for (size_t k = 0; k < count; ++k) {
+    if (rest.rfind(std::string_view(names[k]).substr(0, 3), 0) == 0) {
+      *i += 3;
+      return static_cast<int>(k);
+    }
+  }
+  return -1;
+}
+
+}  // namespace
+
 absl::StatusOr<int64_t> ParseDate(std::string_view text, std::string_view format,
                                   int64_t now_unix) {
   absl::StatusOr<std::vector<Element>> elements = ParseFormat(format);
@@ -194,38 +237,8 @@ absl::StatusOr<int64_t> ParseDate(std::string_view text, std::string_view format
   c.day = 1;
   std::optional<bool> pm;
   size_t i = 0;
-  auto digits = [&](size_t max, int64_t* v) -> absl::Status {
-    while (i < text.size() && text[i] == ' ') ++i;
-    size_t n = 0;
-    *v = 0;
-    while (i < text.size() && n < max && absl::ascii_isdigit(text[i])) {
-      *v = *v * 10 + (text[i] - '0');
-      ++i;
-      ++n;
-    }
-    if (n == 0) {
-      return DateError(fmt::format(
-          "ORA-01858: a non-numeric character was found where a numeric was expected ('{}' "
-          "against the format '{}')", text, format));
-    }
-    return absl::OkStatus();
-  };
-  auto name = [&](const char* const* names, size_t count, bool abbreviation_too) -> int {
-    const std::string rest = absl::AsciiStrToUpper(std::string(text.substr(i)));
-    for (size_t k = 0; k < count; ++k) {
-      if (rest.rfind(names[k], 0) == 0) {
-        i += std::string_view(names[k]).size();
-        return static_cast<int>(k);
-      }
-    }
-    for (size_t k = 0; abbreviation_too && k < count; ++k) {
-      if (rest.rfind(std::string_view(names[k]).substr(0, 3), 0) == 0) {
-        i += 3;
-        return static_cast<int>(k);
-      }
-    }
-    return -1;
-  };
+  auto digits = [&](size_t max, int64_t* v) { return ReadDigits(text, format, max, &i, v); };
+  auto name = [&](const char* const* names, size_t count, bool) { return ReadName(text, names, count, &i); };
   for (const Element& e : *elements) {
     if (i >= text.size()) break;  // the rest of the format takes its defaults
     int64_t v = 0;

@@ -170,24 +170,38 @@ absl::StatusOr<std::string> FormatNumber(double x, std::string_view format) {
   return out;
 }
 
-}  // namespace
-
-std::optional<absl::StatusOr<Value>> ScalarFunction(std::string_view f,
-                                                    const std::vector<Value>& a,
-                                                    int64_t now_unix) {
-  const size_t n = a.size();
-  auto arity = [&](size_t lo, size_t hi) { return n >= lo && n <= hi; };
-  auto wrong = [&]() -> absl::StatusOr<Value> {
-    return Ora(fmt::format("ORA-00909: invalid number of arguments ({} to {})", n, f));
-  };
-  auto any_null = [&]() {
-    return std::any_of(a.begin(), a.end(), [](const Value& v) { return v.is_null(); });
-  };
-  auto text = [&](size_t i) { return ValueText(a[i]); };
-  auto number = [&](size_t i) { return ToNumber(a[i]); };
+// One call of a single-row function: its name, evaluated arguments and the
+// statement's SYSDATE, with the helpers its groups share. Each group answers
+// nullopt for a name it does not have.
+class Call {
+ public:
   using R = absl::StatusOr<Value>;
+  Call(std::string_view f, const std::vector<Value>& a, int64_t now_unix)
+      : f(f), a(a), n(a.size()), now_unix(now_unix) {}
 
-  // Functions that look at NULLs themselves.
+  std::optional<R> NullAware() const;
+  std::optional<R> Text() const;
+  std::optional<R> Dates() const;
+  std::optional<R> Numbers() const;
+
+  bool arity(size_t lo, size_t hi) const { return n >= lo && n <= hi; }
+  R wrong() const {
+    return Ora(fmt::format("ORA-00909: invalid number of arguments ({} to {})", n, f));
+  }
+  bool any_null() const {
+    return std::any_of(a.begin(), a.end(), [](const Value& v) { return v.is_null(); });
+  }
+  std::string text(size_t i) const { return ValueText(a[i]); }
+  absl::StatusOr<double> number(size_t i) const { return ToNumber(a[i]); }
+
+  std::string_view f;
+  const std::vector<Value>& a;
+  size_t n;
+  int64_t now_unix;
+};
+
+// Functions that look at NULLs themselves.
+std::optional<Call::R> Call::NullAware() const {
   if (f == "NVL") return arity(2, 2) ? R(a[0].is_null() ? a[1] : a[0]) : wrong();
   if (f == "NVL2") return arity(3, 3) ? R(a[0].is_null() ? a[2] : a[1]) : wrong();
   if (f == "COALESCE") {
@@ -233,21 +247,11 @@ std::optional<absl::StatusOr<Value>> ScalarFunction(std::string_view f,
     return R(Value::Str(out));
   }
 
-  // The rest: NULL in, NULL out.
-  static constexpr std::string_view kStrict[] = {
-      "ABS", "ADD_MONTHS", "CEIL", "EXP", "FLOOR", "GREATEST", "INITCAP", "INSTR", "LAST_DAY",
-      "LEAST", "LENGTH", "LN", "LOWER", "LPAD", "LTRIM", "MOD", "POWER", "ROUND", "RPAD", "RTRIM",
-      "SIGN", "SQRT", "SUBSTR", "TO_CHAR", "TO_DATE", "TO_NUMBER", "TRIM", "TRUNC", "UPPER"};
-  if (std::find(std::begin(kStrict), std::end(kStrict), f) == std::end(kStrict)) return std::nullopt;
-  if (n == 0) return wrong();
-  if (any_null()) {
-    // Arity still matters: ORA-00909 comes first.
-    const bool one = f == "ABS" || f == "CEIL" || f == "EXP" || f == "FLOOR" || f == "INITCAP" ||
-                     f == "LAST_DAY" || f == "LENGTH" || f == "LN" || f == "LOWER" ||
-                     f == "SIGN" || f == "SQRT" || f == "TO_NUMBER" || f == "TRIM" || f == "UPPER";
-    if (one && n != 1) return wrong();
-    return R(Value::Null());
-  }
+  return std::nullopt;
+}
+
+// Text functions (their arguments not NULL).
+std::optional<Call::R> Call::Text() const {
   if (f == "LOWER" || f == "UPPER" || f == "INITCAP") {
     if (!arity(1, 1)) return wrong();
     std::string s = text(0);
@@ -350,6 +354,11 @@ std::optional<absl::StatusOr<Value>> ScalarFunction(std::string_view f,
     }
     return R(best);
   }
+  return std::nullopt;
+}
+
+// Conversions and DATE functions (their arguments not NULL).
+std::optional<Call::R> Call::Dates() const {
   if (f == "TO_CHAR") {
     if (!arity(1, 2)) return wrong();
     if (a[0].is_date) {
@@ -410,6 +419,11 @@ std::optional<absl::StatusOr<Value>> ScalarFunction(std::string_view f,
     c.hour = c.minute = c.second = 0;
     return R(Value::Date(UnixFromCivil(c)));
   }
+  return std::nullopt;
+}
+
+// Numeric functions (their arguments not NULL).
+std::optional<Call::R> Call::Numbers() const {
   // Numeric functions.
   std::vector<double> x;
   for (size_t k = 0; k < n; ++k) {
@@ -438,6 +452,37 @@ std::optional<absl::StatusOr<Value>> ScalarFunction(std::string_view f,
   if (f == "SQRT") return x[0] < 0 ? out_of_range(x[0]) : R(Value::Num(std::sqrt(x[0])));
   if (f == "LN") return x[0] <= 0 ? out_of_range(x[0]) : R(Value::Num(std::log(x[0])));
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<absl::StatusOr<Value>> ScalarFunction(std::string_view f,
+                                                    const std::vector<Value>& a,
+                                                    int64_t now_unix) {
+  const Call call(f, a, now_unix);
+  if (std::optional<Call::R> v = call.NullAware()) return v;
+  const size_t n = a.size();
+  using R = Call::R;
+  auto wrong = [&]() { return call.wrong(); };
+  auto any_null = [&]() { return call.any_null(); };
+  // The rest: NULL in, NULL out.
+  static constexpr std::string_view kStrict[] = {
+      "ABS", "ADD_MONTHS", "CEIL", "EXP", "FLOOR", "GREATEST", "INITCAP", "INSTR", "LAST_DAY",
+      "LEAST", "LENGTH", "LN", "LOWER", "LPAD", "LTRIM", "MOD", "POWER", "ROUND", "RPAD", "RTRIM",
+      "SIGN", "SQRT", "SUBSTR", "TO_CHAR", "TO_DATE", "TO_NUMBER", "TRIM", "TRUNC", "UPPER"};
+  if (std::find(std::begin(kStrict), std::end(kStrict), f) == std::end(kStrict)) return std::nullopt;
+  if (n == 0) return wrong();
+  if (any_null()) {
+    // Arity still matters: ORA-00909 comes first.
+    const bool one = f == "ABS" || f == "CEIL" || f == "EXP" || f == "FLOOR" || f == "INITCAP" ||
+                     f == "LAST_DAY" || f == "LENGTH" || f == "LN" || f == "LOWER" ||
+                     f == "SIGN" || f == "SQRT" || f == "TO_NUMBER" || f == "TRIM" || f == "UPPER";
+    if (one && n != 1) return wrong();
+    return R(Value::Null());
+  }
+  if (std::optional<R> v = call.Text()) return v;
+  if (std::optional<R> v = call.Dates()) return v;
+  return call.Numbers();
 }
 
 }  // namespace cellsim::db::internal

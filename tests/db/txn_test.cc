@@ -397,6 +397,33 @@ TEST_F(TxnTest, CaseAndSubqueriesAreOracles) {
   EXPECT_THAT(Error("select id from e a where sal > (select avg(sal) from e b where b.dept = a.dept)"),
               AllOf(HasSubstr("ORA-00904"), HasSubstr("cannot name a column of the statement")));
   EXPECT_THAT(Error("select case when 1 = 1 then 'x' from dual"), HasSubstr("END"));
+  // A subquery where cellsim does not run one: said, not a wrong answer.
+  EXPECT_THAT(Error("merge into e a using (select 1 id from dual) s on (a.id = (select 1 from "
+                    "dual)) when matched then update set sal = 1"),
+              HasSubstr("a subquery is not supported here"));
+}
+
+// UNION [ALL], INTERSECT and MINUS, left to right, ORDER BY over the whole.
+TEST_F(TxnTest, SetOperatorsCombineQueries) {
+  EXPECT_EQ(Run("select 1 a, 'x' b from dual union all select 2, 'y' from dual union all "
+                "select 1, 'x' from dual").result_rows,
+            (Cells{{"1", "x"}, {"2", "y"}, {"1", "x"}}));
+  EXPECT_EQ(Run("select 1 a from dual union select 1 from dual union select 3 from dual "
+                "order by a desc").result_rows,
+            (Cells{{"3"}, {"1"}}));
+  EXPECT_EQ(Run("select level n from dual connect by level <= 5 minus select level + 2 from "
+                "dual connect by level <= 5 order by 1").result_rows,
+            (Cells{{"1"}, {"2"}}));
+  EXPECT_EQ(Run("select level from dual connect by level <= 4 intersect select level + 2 from "
+                "dual connect by level <= 4 order by 1").result_rows,
+            (Cells{{"3"}, {"4"}}));
+  Run("create table u as select level id from dual connect by level <= 3 union all select 10 "
+      "from dual");
+  EXPECT_EQ(One("select sum(id) from u"), "16");
+  EXPECT_EQ(One("select count(*) from (select 1 from dual union all (select 2 from dual))"), "2");
+  EXPECT_THAT(Error("select 1 from dual union select 1, 2 from dual"), HasSubstr("ORA-01789"));
+  EXPECT_THAT(Error("select 1 a from dual union select 2 from dual order by a + 1"),
+              HasSubstr("ORA-01785"));
 }
 
 TEST_F(TxnTest, GttRowsArePrivateToTheSession) {

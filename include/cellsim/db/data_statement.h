@@ -26,6 +26,7 @@
 //   SELECT [DISTINCT] [*|e [alias], ...] FROM src [a] [, src [a]]
 //          [[LEFT [OUTER] | INNER] JOIN src [a] ON cond] [WHERE cond]
 //          [CONNECT BY LEVEL <= n] [GROUP BY e, ...] [HAVING cond]
+//          [{UNION [ALL] | INTERSECT | MINUS} SELECT ... ...]
 //          [ORDER BY e|alias|n [ASC|DESC], ...]
 //
 // Expressions: numbers, 'strings', NULL, [qualifier.]column, SYSDATE, ROWNUM,
@@ -95,6 +96,13 @@ struct OrderItem {
   bool descending = false;
 };
 
+// A further branch of a compound query: UNION, UNION ALL, INTERSECT or MINUS
+// (EXCEPT), applied left to right.
+struct SetOperation {
+  std::string op;  // "UNION", "UNION ALL", "INTERSECT", "MINUS"
+  std::shared_ptr<Select> query;
+};
+
 struct Select {
   bool distinct = false;  // SELECT DISTINCT (or UNIQUE)
   std::vector<SelectItem> items;
@@ -103,7 +111,8 @@ struct Select {
   std::optional<uint64_t> connect_by_level;  // CONNECT BY LEVEL <= n (on DUAL)
   std::vector<ExprPtr> group_by;
   ExprPtr having;
-  std::vector<OrderItem> order_by;
+  std::vector<SetOperation> set_operations;  // the other branches of a compound query
+  std::vector<OrderItem> order_by;           // of the whole compound query
 };
 
 struct ColumnDef {
