@@ -960,8 +960,14 @@ void SortByKeys(const std::vector<OrderItem>& order_by, const std::vector<Row>& 
   for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
   std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
     for (size_t k = 0; k < order_by.size(); ++k) {
-      const int cmp = SortCompare(keys[a][k], keys[b][k]);
-      if (cmp != 0) return order_by[k].descending ? cmp > 0 : cmp < 0;
+      const Value& x = keys[a][k];
+      const Value& y = keys[b][k];
+      const OrderItem& o = order_by[k];
+      if (o.nulls_first.has_value() && x.is_null() != y.is_null()) {
+        return x.is_null() == *o.nulls_first;  // NULLS FIRST / LAST, whichever the direction
+      }
+      const int cmp = SortCompare(x, y);
+      if (cmp != 0) return o.descending ? cmp > 0 : cmp < 0;
     }
     return false;
   });

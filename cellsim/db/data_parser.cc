@@ -429,9 +429,14 @@ class DataParser {
       do {
         absl::StatusOr<ExprPtr> e = Or();
         if (!e.ok()) return e.status();
-        OrderItem o{*e, false};
+        OrderItem o{*e, false, std::nullopt};
         if (AcceptW("DESC")) o.descending = true;
         else AcceptW("ASC");
+        if (AcceptW("NULLS")) {
+          if (AcceptW("FIRST")) o.nulls_first = true;
+          else if (AcceptW("LAST")) o.nulls_first = false;
+          else return Error(fmt::format("expected FIRST or LAST after NULLS, found {}", Describe(Peek())));
+        }
         sel->order_by.push_back(o);
       } while (AcceptP(","));
     }
@@ -470,10 +475,19 @@ class DataParser {
     if (AcceptW("CONNECT")) {
       if (absl::Status s = ExpectW("BY"); !s.ok()) return s;
       if (absl::Status s = ExpectW("LEVEL"); !s.ok()) return s;
-      if (!AcceptP("<=") || Peek().kind != Tok::kNumber) {
-        return Error("expected CONNECT BY LEVEL <= number");
+      bool strict = false;
+      if (!AcceptP("<=")) {
+        if (!AcceptP("<")) return Error("expected CONNECT BY LEVEL <= number or LEVEL < number");
+        strict = true;
       }
-      sel->connect_by_level = std::strtoull(Next().text.c_str(), nullptr, 10);
+      if (Peek().kind != Tok::kNumber) {
+        return Error("expected CONNECT BY LEVEL <= number or LEVEL < number");
+      }
+      // The levels n satisfies; the root row (level 1) comes whatever the
+      // condition, as in Oracle (`connect by level <= 0` gives one row).
+      const double n = std::strtod(Next().text.c_str(), nullptr);
+      const double last = strict ? std::ceil(n) - 1 : std::floor(n);
+      sel->connect_by_level = static_cast<uint64_t>(std::max(1.0, std::min(last, 1e18)));
     }
     if (AcceptW("GROUP")) {
       if (absl::Status s = ExpectW("BY"); !s.ok()) return s;

@@ -176,6 +176,9 @@ TEST_F(TxnTest, RownumAndLevelAreOraclesPseudocolumns) {
   EXPECT_EQ(Run("insert into r select level from dual connect by level <= 10").rows, 10);
   EXPECT_EQ(One("select sum(id) from r"), "55");
   EXPECT_EQ(One("select max(l) from (select level l from dual connect by level <= 5)"), "5");
+  EXPECT_EQ(One("select count(*) from dual connect by level < 5"), "4");
+  EXPECT_EQ(One("select count(*) from dual connect by level < 2.5"), "2");
+  EXPECT_EQ(One("select count(*) from dual connect by level <= 0"), "1");  // the root row stays
   // ROWNUM: given to each row WHERE accepts, before ORDER BY sorts.
   EXPECT_EQ(One("select count(*) from r where rownum <= 3"), "3");
   EXPECT_EQ(One("select count(*) from r where rownum > 1"), "0");
@@ -220,6 +223,10 @@ TEST_F(TxnTest, GroupByHavingDistinctAndAggregatesAreOracles) {
   EXPECT_EQ(Run("select dept, count(*) from emp where id > 9 group by dept").result_rows.size(), 0u);
   EXPECT_EQ(RowsOf(Run("select distinct dept from emp order by dept")),
             (Cells{{"10"}, {"20"}, {""}}));
+  EXPECT_EQ(RowsOf(Run("select distinct dept from emp order by dept nulls first")),
+            (Cells{{""}, {"10"}, {"20"}}));
+  EXPECT_EQ(RowsOf(Run("select distinct dept from emp order by dept desc nulls last")),
+            (Cells{{"20"}, {"10"}, {""}}));
   EXPECT_EQ(RowsOf(Run("select distinct sal from emp where sal is not null order by 1 desc")),
             (Cells{{"2000"}, {"1500"}, {"1000"}}));
   // ORDER BY a select-list alias (which wins over a column of that name).

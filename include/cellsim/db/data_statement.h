@@ -27,7 +27,7 @@
 //          [[LEFT [OUTER] | INNER] JOIN src [a] ON cond] [WHERE cond]
 //          [CONNECT BY LEVEL <= n] [GROUP BY e, ...] [HAVING cond]
 //          [{UNION [ALL] | INTERSECT | MINUS} SELECT ... ...]
-//          [ORDER BY e|alias|n [ASC|DESC], ...]
+//          [ORDER BY e|alias|n [ASC|DESC] [NULLS FIRST|LAST], ...]
 //
 // Expressions: numbers, 'strings', NULL, [qualifier.]column, SYSDATE, ROWNUM,
 // LEVEL, + - * / ||, = <> != < <= > >= LIKE, IN (...), IS [NOT] NULL,
@@ -94,6 +94,7 @@ struct FromSource {
 struct OrderItem {
   ExprPtr expr;
   bool descending = false;
+  std::optional<bool> nulls_first;  // NULLS FIRST / LAST; unset: last going up, first going down
 };
 
 // A further branch of a compound query: UNION, UNION ALL, INTERSECT or MINUS
