@@ -485,7 +485,7 @@ absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out)
     t.columns.push_back({cd.name, ty, cd.length, cd.scale, cd.not_null || key});
   }
   if (c.as_select) {
-    absl::StatusOr<std::vector<Column>> shape = SelectShape(d.e, d.s, d.sd, d.rec, *c.as_select);
+    absl::StatusOr<std::vector<Column>> shape = SelectShape(d.e, d.s, d.sd, d.rec, d.env, *c.as_select);
     if (!shape.ok()) return shape.status();
     t.columns = *shape;
   }
@@ -527,7 +527,7 @@ absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out)
     std::vector<Column> cols;
     std::optional<absl::Status> fast = InsertAllObjects(d, stored, *c.as_select, ins);
     absl::Status st = fast ? *fast
-                           : ScanSelect(d.e, d.s, d.sd, d.rec, *c.as_select,
+                           : ScanSelect(d.e, d.s, d.sd, d.rec, d.env, *c.as_select,
                                         [&](const Row& r) { return ins.Add(r); }, &cols);
     st = FlushEvenOnError(ins, st);
     if (!st.ok()) return st;
@@ -556,7 +556,7 @@ absl::Status InsertRun(Dml& d, const Insert& ins, DataOutcome* out)
   std::optional<absl::Status> fast;
   if (ins.columns.empty()) fast = InsertAllObjects(d, **t, *ins.select, w);
   absl::Status st = fast ? *fast
-                         : ScanSelect(d.e, d.s, d.sd, d.rec, *ins.select,
+                         : ScanSelect(d.e, d.s, d.sd, d.rec, d.env, *ins.select,
                                       [&](const Row& r) -> absl::Status {
                                         absl::StatusOr<Row> row = Arrange(**t, ins.columns, r);
                                         if (!row.ok()) return row.status();
@@ -600,7 +600,7 @@ absl::Status MergeRun(Dml& d, const Merge& m, DataOutcome* out)
   }
   std::vector<Row> src;
   std::vector<Column> src_cols;
-  absl::Status st = ScanSelect(d.e, d.s, d.sd, d.rec, *m.using_select, [&](const Row& r) {
+  absl::Status st = ScanSelect(d.e, d.s, d.sd, d.rec, d.env, *m.using_select, [&](const Row& r) {
     src.push_back(r);
     return absl::OkStatus();
   }, &src_cols);

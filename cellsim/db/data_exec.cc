@@ -1146,10 +1146,10 @@ absl::Status RunDataStatement(Session::State& s, const DataStatement& st, DataOu
 }
 
 absl::Status ScanSelect(DataEngine& e, Session::State& s, SessionData& sd, Recorder& rec,
-                        const Select& sel,
+                        const StatementEnv& stmt, const Select& sel,
                         const std::function<absl::Status(const Row&)>& fn,
                         std::vector<internal::Column>* cols) {
-  Ctx c{e, s, sd, rec, EvalEnv{StatementEnvOf(s)}};
+  Ctx c{e, s, sd, rec, EvalEnv{stmt}};
   c.e.mu.AssertHeld();  // c.e is e, whose mu the caller holds
   if (IsGrouped(sel) || sel.distinct || !sel.order_by.empty() || !sel.set_operations.empty()) {
     // Rows that need all the others first: the query's rows, then each.
@@ -1198,8 +1198,9 @@ absl::Status ScanSelect(DataEngine& e, Session::State& s, SessionData& sd, Recor
 // WHERE 1=0): taken from the sources' shapes.
 absl::StatusOr<std::vector<internal::Column>> SelectShape(DataEngine& e, Session::State& s,
                                                           SessionData& sd, Recorder& rec,
+                                                          const StatementEnv& stmt,
                                                           const Select& sel) {
-  Ctx c{e, s, sd, rec, EvalEnv{StatementEnvOf(s)}};
+  Ctx c{e, s, sd, rec, EvalEnv{stmt}};
   c.e.mu.AssertHeld();  // c.e is e, whose mu the caller holds
   std::vector<Source> sources;
   std::vector<internal::Column> cols;

@@ -34,19 +34,6 @@ std::string ParameterValue(DataEngine& e, SessionData& sd, const std::string& na
 
 std::string CountWithCommas(int64_t n);
 
-// Query helpers of data_exec.cc.
-[[nodiscard]] absl::Status ScanSelect(DataEngine& e, Session::State& s, SessionData& sd,
-                                      Recorder& rec, const Select& sel,
-                                      const std::function<absl::Status(const Row&)>& fn,
-                                      std::vector<Column>* cols)
-    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
-[[nodiscard]] absl::StatusOr<std::vector<Column>> SelectShape(DataEngine& e, Session::State& s,
-                                                              SessionData& sd, Recorder& rec,
-                                                              const Select& sel)
-    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
-// What an expression sees of its session and statement: SYS_CONTEXT's SID
-// and SYSDATE (the database clock as the statement began; one value for the
-// whole statement, as in Oracle).
 // The first column of each subquery a statement's expressions hold (a
 // scalar subquery's or an IN (SELECT ...)'s), run once before the rows are.
 using SubqueryRows = std::unordered_map<const Expr*, std::vector<Value>>;
@@ -57,6 +44,22 @@ struct StatementEnv {
   std::shared_ptr<const SubqueryRows> subqueries;
 };
 StatementEnv StatementEnvOf(const Session::State& s);
+
+// Query helpers of data_exec.cc (`stmt`: the statement they serve, whose
+// SYSDATE they see).
+[[nodiscard]] absl::Status ScanSelect(DataEngine& e, Session::State& s, SessionData& sd,
+                                      Recorder& rec, const StatementEnv& stmt, const Select& sel,
+                                      const std::function<absl::Status(const Row&)>& fn,
+                                      std::vector<Column>* cols)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+[[nodiscard]] absl::StatusOr<std::vector<Column>> SelectShape(DataEngine& e, Session::State& s,
+                                                              SessionData& sd, Recorder& rec,
+                                                              const StatementEnv& stmt,
+                                                              const Select& sel)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+// What an expression sees of its session and statement: SYS_CONTEXT's SID
+// and SYSDATE (the database clock as the statement began; one value for the
+// whole statement, as in Oracle).
 
 // Runs the subqueries in `roots` (null entries skipped) and adds their rows
 // to `env`. A subquery runs on its own: one naming a column of the outer

@@ -238,7 +238,6 @@ absl::StatusOr<int64_t> ParseDate(std::string_view text, std::string_view format
   std::optional<bool> pm;
   size_t i = 0;
   auto digits = [&](size_t max, int64_t* v) { return ReadDigits(text, format, max, &i, v); };
-  auto name = [&](const char* const* names, size_t count, bool) { return ReadName(text, names, count, &i); };
   for (const Element& e : *elements) {
     if (i >= text.size()) break;  // the rest of the format takes its defaults
     int64_t v = 0;
@@ -272,14 +271,14 @@ absl::StatusOr<int64_t> ParseDate(std::string_view text, std::string_view format
         break;
       case Element::Kind::kMON:
       case Element::Kind::kMONTH: {
-        const int m = name(kMonths, 12, true);
+        const int m = ReadName(text, kMonths, 12, &i);
         if (m < 0) st = DateError(fmt::format("ORA-01843: not a valid month ('{}')", text));
         c.month = static_cast<unsigned>(m + 1);
         break;
       }
       case Element::Kind::kDY:
       case Element::Kind::kDAY:
-        if (name(kDays, 7, true) < 0) st = DateError("ORA-01846: not a valid day of the week");
+        if (ReadName(text, kDays, 7, &i) < 0) st = DateError("ORA-01846: not a valid day of the week");
         break;
       case Element::Kind::kDD:
         st = digits(2, &v);

@@ -35,13 +35,16 @@ int Compare(const Value& a, const Value& b) {
       return x < y ? -1 : x > y ? 1 : 0;
     }
   }
-  const std::string x = ValueText(a), y = ValueText(b);
   if (a.kind == Value::Kind::kNumber || b.kind == Value::Kind::kNumber) {
-    char* end = nullptr;
-    const double dx = a.kind == Value::Kind::kNumber ? a.number : std::strtod(x.c_str(), &end);
-    const double dy = b.kind == Value::Kind::kNumber ? b.number : std::strtod(y.c_str(), &end);
+    // Text against a number: the text read as one (0 when it is none).
+    std::string ignored;
+    auto num = [&](const Value& v) {
+      return v.kind == Value::Kind::kNumber ? v.number : NumberFromText(v.text, &ignored).value_or(0);
+    };
+    const double dx = num(a), dy = num(b);
     return dx < dy ? -1 : dx > dy ? 1 : 0;
   }
+  const std::string x = ValueText(a), y = ValueText(b);
   return x < y ? -1 : x > y ? 1 : 0;
 }
 

@@ -196,8 +196,7 @@ TEST_F(TxnTest, RownumAndLevelAreOraclesPseudocolumns) {
   EXPECT_EQ(Count("r"), 6);
 }
 
-// Every row of a query, as SQL*Plus prints its cells.
-std::vector<std::vector<std::string>> RowsOf(const StatementResult& r) { return r.result_rows; }
+// A query's rows, as SQL*Plus prints their cells.
 using Cells = std::vector<std::vector<std::string>>;
 
 TEST_F(TxnTest, GroupByHavingDistinctAndAggregatesAreOracles) {
@@ -208,29 +207,29 @@ TEST_F(TxnTest, GroupByHavingDistinctAndAggregatesAreOracles) {
   Run("insert into emp values (4, 'dave', null, null)");
   Run("insert into emp values (5, 'erin', 20, 2000)");
   // Groups in the order of their GROUP BY values, NULL last; aggregates skip NULLs.
-  EXPECT_EQ(RowsOf(Run("select dept, count(*), count(sal), sum(sal), avg(sal), min(name), "
-                       "max(name) from emp group by dept")),
+  EXPECT_EQ(Run("select dept, count(*), count(sal), sum(sal), avg(sal), min(name), "
+                       "max(name) from emp group by dept").result_rows,
             (Cells{{"10", "2", "2", "2500", "1250", "alice", "carol"},
                    {"20", "2", "2", "4000", "2000", "bob", "erin"},
                    {"", "1", "0", "", "", "dave", "dave"}}));
-  EXPECT_EQ(RowsOf(Run("select dept, sum(sal) / count(*) per from emp group by dept "
-                       "having count(*) > 1 order by per desc")),
+  EXPECT_EQ(Run("select dept, sum(sal) / count(*) per from emp group by dept "
+                       "having count(*) > 1 order by per desc").result_rows,
             (Cells{{"20", "2000"}, {"10", "1250"}}));
-  EXPECT_EQ(RowsOf(Run("select count(distinct sal), sum(distinct sal) from emp")),
+  EXPECT_EQ(Run("select count(distinct sal), sum(distinct sal) from emp").result_rows,
             (Cells{{"3", "4500"}}));
   // No row: one group without GROUP BY, none with it.
-  EXPECT_EQ(RowsOf(Run("select count(*), sum(sal) from emp where id > 9")), (Cells{{"0", ""}}));
+  EXPECT_EQ(Run("select count(*), sum(sal) from emp where id > 9").result_rows, (Cells{{"0", ""}}));
   EXPECT_EQ(Run("select dept, count(*) from emp where id > 9 group by dept").result_rows.size(), 0u);
-  EXPECT_EQ(RowsOf(Run("select distinct dept from emp order by dept")),
+  EXPECT_EQ(Run("select distinct dept from emp order by dept").result_rows,
             (Cells{{"10"}, {"20"}, {""}}));
-  EXPECT_EQ(RowsOf(Run("select distinct dept from emp order by dept nulls first")),
+  EXPECT_EQ(Run("select distinct dept from emp order by dept nulls first").result_rows,
             (Cells{{""}, {"10"}, {"20"}}));
-  EXPECT_EQ(RowsOf(Run("select distinct dept from emp order by dept desc nulls last")),
+  EXPECT_EQ(Run("select distinct dept from emp order by dept desc nulls last").result_rows,
             (Cells{{"20"}, {"10"}, {""}}));
-  EXPECT_EQ(RowsOf(Run("select distinct sal from emp where sal is not null order by 1 desc")),
+  EXPECT_EQ(Run("select distinct sal from emp where sal is not null order by 1 desc").result_rows,
             (Cells{{"2000"}, {"1500"}, {"1000"}}));
   // ORDER BY a select-list alias (which wins over a column of that name).
-  EXPECT_EQ(RowsOf(Run("select name, 0 - id id from emp where id < 3 order by id")),
+  EXPECT_EQ(Run("select name, 0 - id id from emp where id < 3 order by id").result_rows,
             (Cells{{"bob", "-2"}, {"alice", "-1"}}));
   // A grouped query feeds INSERT ... SELECT and CTAS.
   Run("create table by_dept as select dept, count(*) n from emp where dept is not null group by dept");
@@ -253,7 +252,7 @@ TEST_F(TxnTest, NullMakesUnknownNotFalse) {
   Run("insert into n values (null, 2)");
   Run("insert into n values (3, 3)");
   // Arithmetic with NULL is NULL: an UPDATE keeps it NULL.
-  EXPECT_EQ(RowsOf(Run("select 1 + null, null * 2, 'x' || null from dual")),
+  EXPECT_EQ(Run("select 1 + null, null * 2, 'x' || null from dual").result_rows,
             (Cells{{"", "", "x"}}));
   EXPECT_EQ(Run("update n set a = a + 1").rows, 3);
   EXPECT_EQ(One("select count(*) from n where a is null"), "1");
@@ -293,14 +292,14 @@ TEST_F(TxnTest, DatesAndFunctionsAreOracles) {
   EXPECT_THAT(Error("insert into d values (4, 'soon')"), HasSubstr("ORA-01858"));
   EXPECT_THAT(Error("insert into d values (4, 5)"), HasSubstr("ORA-00932"));
   // Single-row functions.
-  EXPECT_EQ(RowsOf(Run("select length('abc'), substr('abcdef', 2, 3), substr('abcdef', -2), "
+  EXPECT_EQ(Run("select length('abc'), substr('abcdef', 2, 3), substr('abcdef', -2), "
                        "instr('banana', 'an', 1, 2), lpad('7', 3, '0'), rtrim('xy  '), "
-                       "replace('a-b-c', '-'), initcap('hello world') from dual")),
+                       "replace('a-b-c', '-'), initcap('hello world') from dual").result_rows,
             (Cells{{"3", "bcd", "ef", "4", "007", "xy", "abc", "Hello World"}}));
-  EXPECT_EQ(RowsOf(Run("select round(1.005, 2), trunc(0.29 * 100), mod(-7, 3), abs(-2), "
+  EXPECT_EQ(Run("select round(1.005, 2), trunc(0.29 * 100), mod(-7, 3), abs(-2), "
                        "ceil(1.1), floor(-1.1), to_char(1234567.891, '9,999,999.99'), "
                        "to_number('42') + 1, coalesce(null, null, 3), nvl2(null, 1, 2), "
-                       "decode(2, 1, 'one', 2, 'two', 'many'), greatest(3, 7, 5) from dual")),
+                       "decode(2, 1, 'one', 2, 'two', 'many'), greatest(3, 7, 5) from dual").result_rows,
             (Cells{{"1.01", "29", "-1", "2", "2", "-2", " 1,234,567.89", "43", "3", "2", "two",
                     "7"}}));
   EXPECT_THAT(Error("select substr('abc') from dual"), HasSubstr("ORA-00909"));
@@ -312,7 +311,7 @@ TEST_F(TxnTest, NumberPrecisionScaleAndNotNullAreKept) {
   Run("create table p (a number(5,2) not null, b integer, c number(3), e number(*,1), "
       "f number(4,-2), g number)");
   Run("insert into p values (1.005, 1.5, 12.7, 1.25, 1249, 1.23456789)");
-  EXPECT_EQ(RowsOf(Run("select * from p")),
+  EXPECT_EQ(Run("select * from p").result_rows,
             (Cells{{"1.01", "2", "13", "1.3", "1200", "1.23456789"}}));
   EXPECT_THAT(Error("insert into p (a, c) values (1234.5, 1)"), HasSubstr("ORA-01438"));
   EXPECT_THAT(Error("insert into p (a, c) values (1, 1000)"), HasSubstr("ORA-01438"));

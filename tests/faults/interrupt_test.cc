@@ -65,6 +65,13 @@ constexpr PathCase kPaths[] = {
 };
 
 
+// A 3-cell rack of 2 disks each, +DATA and +RECO of 1 GiB per disk (sparse).
+CmdRun CreateRack(const TempDir& tmp, const std::string& rack) {
+  return Cellsim(tmp, {"rack", "create", rack, "--cells", "3", "--disks-per-cell", "2",
+                       "--disk-group", "DATA:NORMAL:1g:1m", "--disk-group", "RECO:NORMAL:1g:1m",
+                       "--flash-size", "64m"});
+}
+
 struct Interrupted {
   int status = 0;
   std::string out, err;
@@ -197,9 +204,7 @@ TEST(Interrupt, SigintUndoesTheCreationByEveryPath) {
 TEST(Interrupt, ASignalDeliveredTwiceAtOnceIsOneInterrupt) {
   TempDir tmp;
   const std::string rack = tmp.File("rack");
-  CmdRun r = Cellsim(tmp, {"rack", "create", rack, "--cells", "3", "--disks-per-cell", "2",
-                           "--disk-group", "DATA:NORMAL:1g:1m", "--disk-group",
-                           "RECO:NORMAL:1g:1m", "--flash-size", "64m"});
+  CmdRun r = CreateRack(tmp, rack);
   ASSERT_TRUE(r.ok()) << r.err;
   r = Cellsim(tmp, {"sql", rack, "-e", "select 1 from dual"});  // creates the database
   ASSERT_TRUE(r.ok()) << r.err;
@@ -236,9 +241,7 @@ TEST(Interrupt, ASignalDeliveredTwiceAtOnceIsOneInterrupt) {
 TEST(Interrupt, SigintStopsARunawayQueryAndUndoesARunawayInsert) {
   TempDir tmp;
   const std::string rack = tmp.File("rack");
-  CmdRun r = Cellsim(tmp, {"rack", "create", rack, "--cells", "3", "--disks-per-cell", "2",
-                           "--disk-group", "DATA:NORMAL:1g:1m", "--disk-group",
-                           "RECO:NORMAL:512m:1m", "--flash-size", "64m"});
+  CmdRun r = CreateRack(tmp, rack);
   ASSERT_TRUE(r.ok()) << r.err;
   r = Cellsim(tmp, {"sql", rack, "--standard-files", "--all-objects-rows", "5000", "-e",
                     "create table t (n number)"});
