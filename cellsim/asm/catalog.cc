@@ -81,6 +81,24 @@ uint32_t Catalog::PlacedCopiesFor(Redundancy wanted) const {
                       redundancy == Redundancy::kExternal ? 0 : max_partners);
 }
 
+bool Catalog::FindSoleCurrentCopy(uint32_t disk, SoleCopy* found) const {
+  for (const auto& [number, f] : files) {
+    for (size_t x = 0; x < f.extents.size(); ++x) {
+      bool other_current = false;
+      for (uint32_t c = 0; c < f.copies() && !other_current; ++c) {
+        const CopyLoc& l = f.extents[x][c];
+        const DiskRec& d = disks[l.disk];
+        other_current = l.disk != disk && d.online && d.stale.count(l.au) == 0;
+      }
+      if (!other_current) {
+        *found = {number, x};
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 void Catalog::InitDisks() {
   for (DiskRec& d : disks) {
     d.owners.assign(d.total_aus, AuOwner{});

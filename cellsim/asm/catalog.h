@@ -103,6 +103,14 @@ struct Catalog {
   uint32_t copies() const { return Copies(redundancy); }
   // The copies a new file of `wanted` redundancy gets here (PlacedCopies).
   uint32_t PlacedCopiesFor(Redundancy wanted) const;
+  // An extent whose only current copy (on an online disk, not stale) is on
+  // `disk`: what taking `disk` offline would lose (ASM's ORA-15066). False
+  // when every extent keeps a current copy elsewhere.
+  struct SoleCopy {
+    uint32_t file = 0;
+    uint64_t extent = 0;
+  };
+  bool FindSoleCurrentCopy(uint32_t disk, SoleCopy* found) const;
 
   // Initializes owners/derived fields of freshly described disks.
   void InitDisks();

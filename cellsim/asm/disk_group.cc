@@ -589,6 +589,8 @@ std::vector<DiskView> DiskGroup::Disks() const {
     v.stale_aus = d.stale.size();
     v.partners = d.partners;
     v.last_error = d.last_error;
+    internal::Catalog::SoleCopy sole;
+    v.can_offline = !d.online || !cat.FindSoleCurrentCopy(i, &sole);
     out.push_back(std::move(v));
   }
   return out;

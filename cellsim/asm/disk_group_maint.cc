@@ -201,21 +201,11 @@ absl::Status DiskGroup::OfflineDisk(uint32_t disk) {
   }
   if (!s_->cat.disks[disk].online) return absl::OkStatus();
   // As ASM does (ORA-15066): never take away the last current copy of an extent.
-  for (const auto& [number, f] : s_->cat.files) {
-    for (size_t x = 0; x < f.extents.size(); ++x) {
-      bool other_current = false;
-      for (uint32_t c = 0; c < f.copies(); ++c) {
-        const internal::CopyLoc& l = f.extents[x][c];
-        const internal::DiskRec& d = s_->cat.disks[l.disk];
-        if (l.disk != disk && d.online && d.stale.count(l.au) == 0) other_current = true;
-      }
-      if (!other_current) {
-        return absl::FailedPreconditionError(fmt::format(
-            "ORA-15066: offlining disk \"{}\" in group \"{}\" may result in a data loss: it "
-            "holds the only current copy of extent {} of {}",
-            s_->cat.disks[disk].name, s_->cat.name, x, f.info.name));
-      }
-    }
+  if (internal::Catalog::SoleCopy sole; s_->cat.FindSoleCurrentCopy(disk, &sole)) {
+    return absl::FailedPreconditionError(fmt::format(
+        "ORA-15066: offlining disk \"{}\" in group \"{}\" may result in a data loss: it "
+        "holds the only current copy of extent {} of {}",
+        s_->cat.disks[disk].name, s_->cat.name, sole.extent, s_->cat.files.at(sole.file).info.name));
   }
   std::vector<std::vector<uint8_t>> bodies;
   bodies.push_back(internal::MakeDiskStateRecord(disk, false, ""));

@@ -58,7 +58,7 @@ void RunAsmcmd(const AsmcmdArgs& a, CommandContext& ctx) {
   for (const AsmcmdCommand& c : parsed) {
     absl::StatusOr<std::string> out =
         lab::RunAsmcmdCommand(c, *env->rack, &cwd,
-                              {.utc = a.utc, .flush_progress = {}, .cell_names = {}});
+                              {.utc = a.utc, .flush_progress = {}});
     if (!out.ok()) {
       failure = out.status();
       break;

@@ -42,13 +42,10 @@ void RunCellCli(const CellCliArgs& a, CommandContext& ctx) {
     if (!c.ok()) return Fail(ctx, cmd, c.status());
     parsed.push_back(*c);
   }
-  // LIST commands read; ALTER (flush, flashCacheMode, cachingPolicy) and CREATE write.
+  // LIST and DESCRIBE read; ALTER (flush, flashCacheMode, cachingPolicy) and CREATE write.
   bool writes = false;
   for (const CellCliCommand& c : parsed) {
-    writes |= c.kind == CellCliCommand::Kind::kFlushFlashCache ||
-              c.kind == CellCliCommand::Kind::kSetFlashCacheMode ||
-              c.kind == CellCliCommand::Kind::kSetCachingPolicy ||
-              c.kind == CellCliCommand::Kind::kCreateGridDisk;
+    writes |= c.kind != CellCliCommand::Kind::kList && c.kind != CellCliCommand::Kind::kDescribe;
   }
   absl::StatusOr<RackEnv> env = OpenRackEnv(
       a.dir, a.rack, writes ? asmgr::RackAccess::kReadWrite : asmgr::RackAccess::kReadOnly);
@@ -76,37 +73,28 @@ void RunCellCli(const CellCliArgs& a, CommandContext& ctx) {
     }
   }
   const bool prefix = a.cells.size() != 1;
-  absl::Status failure;
-  for (const CellCliCommand& c : parsed) {
-    if (c.kind == CellCliCommand::Kind::kCreateGridDisk) {
-      // The name says which cell; ASM records the disk's content as lost
-      // first (Rack::CreateGridDisk), then the cell creates the file.
-      if (absl::Status s = env->rack->CreateGridDisk(c.grid_disk); !s.ok()) {
-        failure = s;
-        break;
-      }
-      std::cout << fmt::format("GridDisk {} successfully created\n", c.grid_disk);
-      continue;
-    }
-    for (uint32_t i : chosen) {
-      // ALTER FLASHCACHE ALL FLUSH draws a progress bar per cell.
-      std::unique_ptr<ProgressBar> bar;
-      uint64_t total = 0;
-      lab::CommandRunOptions run{.utc = a.utc, .flush_progress = [&](const cell::FlushProgress& p) {
-        if (bar == nullptr) bar = std::make_unique<ProgressBar>(fmt::format("{} flush", names[i]));
+  // ALTER FLASHCACHE ALL FLUSH draws a progress bar per cell.
+  std::unique_ptr<ProgressBar> bar;
+  uint64_t total = 0;
+  lab::CommandRunOptions run{
+      .utc = a.utc, .flush_progress = [&](uint32_t cell, const cell::FlushProgress& p) {
+        if (bar == nullptr) {
+          bar = std::make_unique<ProgressBar>(fmt::format("{} flush", names[cell]));
+          total = 0;
+        }
         total = std::max(total, p.bytes_destaged + p.dirty_bytes_remaining);
         bar->Update("flush", p.bytes_destaged, total);
-      }, .cell_names = names};
-      absl::StatusOr<std::string> out = lab::RunCellCliCommand(c, env->rack->cell(i), run);
-      if (bar != nullptr) bar->Finish();
-      if (!out.ok()) {
-        failure = absl::Status(out.status().code(), fmt::format("{}: {}", names[i],
-                                                                std::string(out.status().message())));
-        break;
-      }
-      std::cout << (prefix ? lab::PrefixLines(*out, names[i]) : *out);
-      std::cout.flush();
-    }
+      }};
+  absl::Status failure;
+  for (const CellCliCommand& c : parsed) {
+    failure = lab::RunCellCli(c, *env->rack, chosen, run,
+                              [&](uint32_t cell, const std::string& text) {
+                                if (bar != nullptr) bar->Finish();
+                                bar.reset();
+                                std::cout << (prefix ? lab::PrefixLines(text, names[cell]) : text);
+                                std::cout.flush();
+                              });
+    bar.reset();
     if (!failure.ok()) break;
   }
   if (FailFirst(ctx, cmd, failure, env->Close())) return;
@@ -117,8 +105,9 @@ void RunCellCli(const CellCliArgs& a, CommandContext& ctx) {
 void RegisterCellCli(CLI::App& app, CommandContext& ctx) {
   auto [c, args] = AddCommand<CellCliArgs>(
       app, ctx, "cellcli",
-      "CellCLI on the cells of rack DIR: LIST CELL|CELLDISK|FLASHCACHE|GRIDDISK [DETAIL], LIST "
-      "METRICCURRENT [NAME] [WHERE objectType = 'FLASHCACHE'], ALTER FLASHCACHE ALL FLUSH, "
+      "CellCLI on the cells of rack DIR: LIST CELL|CELLDISK|FLASHCACHE|GRIDDISK|METRICCURRENT "
+      "[NAME | WHERE attr op value [AND ...]] [ATTRIBUTES a, b | ALL] [DETAIL], DESCRIBE type, "
+      "ALTER FLASHCACHE ALL FLUSH, "
       "ALTER CELL flashCacheMode = writeback|writethrough, CREATE GRIDDISK NAME (replaces a "
       "grid disk that is not present) (case-insensitive)",
       RunCellCli);

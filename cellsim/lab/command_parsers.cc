@@ -1,5 +1,7 @@
 #include "cellsim/lab/command_parsers.h"
 
+#include <algorithm>
+#include <iterator>
 #include <regex>
 
 #include "absl/strings/ascii.h"
@@ -17,59 +19,111 @@ absl::Status CellSyntax(std::string_view text, std::string_view why) {
       fmt::format("CELL-01504: Invalid command syntax. {} (in \"{}\")", why, text));
 }
 
-// Parses [NAME] [WHERE cond [AND cond]...] [DETAIL] of LIST METRICCURRENT.
-absl::Status ParseMetricTail(std::string_view text, const std::vector<std::string>& w, size_t i,
-                             CellCliCommand* cmd) {
-  if (i < w.size() && Lower(w[i]) != "where" && Lower(w[i]) != "detail") {
-    cmd->filters.push_back({"name", MetricFilter::Op::kEq, w[i]});
-    ++i;
-  }
-  if (i < w.size() && Lower(w[i]) == "where") {
-    ++i;
-    while (true) {
-      if (i + 3 > w.size()) return CellSyntax(text, "expected: WHERE attribute = 'value'");
-      MetricFilter f;
-      f.attribute = Lower(w[i]);
-      if (f.attribute != "name" && f.attribute != "objecttype" &&
-          f.attribute != "metricobjectname") {
-        return CellSyntax(text, fmt::format("unknown attribute '{}' (expected name, objectType "
-                                            "or metricObjectName)",
-                                            w[i]));
-      }
-      const std::string op = Lower(w[i + 1]);
-      if (op == "=") {
-        f.op = MetricFilter::Op::kEq;
-      } else if (op == "!=") {
-        f.op = MetricFilter::Op::kNe;
-      } else if (op == "like") {
-        f.op = MetricFilter::Op::kLike;
-        if (absl::Status st = ::cellsim::internal::CheckUserRegex(w[i + 2], "LIKE"); !st.ok()) {
-          return CellSyntax(text, std::string(st.message()));
-        }
-        try {
-          std::regex re(w[i + 2], std::regex::icase | std::regex::extended);
-        } catch (const std::regex_error& e) {
-          return CellSyntax(text, fmt::format("invalid regular expression '{}'", w[i + 2]));
-        }
-      } else {
-        return CellSyntax(text, fmt::format("expected =, != or LIKE after {}, found '{}'", w[i],
-                                            w[i + 1]));
-      }
-      f.value = w[i + 2];
-      cmd->filters.push_back(std::move(f));
-      i += 3;
-      if (i < w.size() && Lower(w[i]) == "and") {
-        ++i;
-        continue;
-      }
-      break;
+bool IsListKeyword(const std::string& word) {
+  const std::string w = Lower(word);
+  return w == "where" || w == "attributes" || w == "detail";
+}
+
+// CELL-01504 when `type` has no attribute `name`.
+absl::Status CheckAttribute(std::string_view text, report::CellCliObjectType type,
+                            const std::string& name) {
+  if (report::CellCliHasAttribute(type, name)) return absl::OkStatus();
+  return CellSyntax(text, fmt::format("{} has no attribute '{}' (DESCRIBE {} lists them)",
+                                      report::CellCliObjectTypeName(type), name,
+                                      report::CellCliObjectTypeName(type)));
+}
+
+// WHERE attribute op value [AND ...], from w[*i] (just after WHERE).
+absl::Status ParseWhere(std::string_view text, const std::vector<std::string>& w, size_t* i,
+                        CellCliCommand* cmd) {
+  using Op = report::CellCliFilter::Op;
+  static const std::pair<std::string_view, Op> kOps[] = {
+      {"=", Op::kEq}, {"!=", Op::kNe}, {"like", Op::kLike}, {"<", Op::kLt},
+      {"<=", Op::kLe}, {">", Op::kGt}, {">=", Op::kGe}};
+  while (true) {
+    if (*i + 3 > w.size()) return CellSyntax(text, "expected: WHERE attribute = 'value'");
+    report::CellCliFilter f;
+    f.attribute = w[*i];
+    if (absl::Status s = CheckAttribute(text, cmd->object, w[*i]); !s.ok()) return s;
+    const std::string op = Lower(w[*i + 1]);
+    const auto* known = std::find_if(std::begin(kOps), std::end(kOps),
+                                     [&](const auto& o) { return o.first == op; });
+    if (known == std::end(kOps)) {
+      return CellSyntax(text, fmt::format("expected =, !=, LIKE, <, <=, > or >= after {}, found "
+                                          "'{}'",
+                                          w[*i], w[*i + 1]));
     }
+    f.op = known->second;
+    f.value = w[*i + 2];
+    if (f.op == Op::kLike) {
+      if (absl::Status st = ::cellsim::internal::CheckUserRegex(f.value, "LIKE"); !st.ok()) {
+        return CellSyntax(text, std::string(st.message()));
+      }
+      try {
+        std::regex re(f.value, std::regex::icase | std::regex::extended);
+      } catch (const std::regex_error& e) {
+        return CellSyntax(text, fmt::format("invalid regular expression '{}'", f.value));
+      }
+    }
+    cmd->list.filters.push_back(std::move(f));
+    *i += 3;
+    if (*i < w.size() && Lower(w[*i]) == "and") {
+      ++*i;
+      continue;
+    }
+    return absl::OkStatus();
+  }
+}
+
+// ATTRIBUTES a [, b]... | ATTRIBUTES ALL, from w[*i] (just after ATTRIBUTES).
+absl::Status ParseAttributeList(std::string_view text, const std::vector<std::string>& w,
+                                size_t* i, CellCliCommand* cmd) {
+  if (*i < w.size() && Lower(w[*i]) == "all") {
+    cmd->list.all_attributes = true;
+    ++*i;
+    return absl::OkStatus();
+  }
+  bool want_name = true;
+  for (; *i < w.size() && Lower(w[*i]) != "detail"; ++*i) {
+    if (w[*i] == ",") {
+      if (want_name) return CellSyntax(text, "an attribute name is missing before ','");
+      want_name = true;
+      continue;
+    }
+    if (!want_name) return CellSyntax(text, fmt::format("expected ',' before '{}'", w[*i]));
+    if (absl::Status s = CheckAttribute(text, cmd->object, w[*i]); !s.ok()) return s;
+    cmd->list.attributes.push_back(w[*i]);
+    want_name = false;
+  }
+  if (want_name) return CellSyntax(text, "ATTRIBUTES needs attribute names, or ALL");
+  return absl::OkStatus();
+}
+
+// LIST type [NAME | WHERE ...] [ATTRIBUTES ...] [DETAIL], from w[2].
+absl::Status ParseListTail(std::string_view text, const std::vector<std::string>& w,
+                           CellCliCommand* cmd) {
+  size_t i = 2;
+  if (i < w.size() && !IsListKeyword(w[i])) {
+    cmd->name = w[i];
+    cmd->list.filters.push_back({"name", report::CellCliFilter::Op::kEq, w[i]});
+    ++i;
+  } else if (i < w.size() && Lower(w[i]) == "where") {
+    ++i;
+    if (absl::Status s = ParseWhere(text, w, &i, cmd); !s.ok()) return s;
+  }
+  if (i < w.size() && Lower(w[i]) == "attributes") {
+    ++i;
+    if (absl::Status s = ParseAttributeList(text, w, &i, cmd); !s.ok()) return s;
   }
   if (i < w.size() && Lower(w[i]) == "detail") {
-    cmd->detail = true;
+    cmd->list.detail = true;
     ++i;
   }
-  if (i < w.size()) return CellSyntax(text, fmt::format("unexpected '{}'", w[i]));
+  if (i < w.size()) {
+    return CellSyntax(text, fmt::format("unexpected '{}' (LIST {} [name | WHERE ...] "
+                                        "[ATTRIBUTES ...] [DETAIL])",
+                                        w[i], report::CellCliObjectTypeName(cmd->object)));
+  }
   return absl::OkStatus();
 }
 
@@ -90,14 +144,18 @@ absl::StatusOr<CellCliCommand> ParseAlterGridDisk(std::string_view text,
       i += 3;
     }
   } else {
-    for (std::string_view rest = w[i]; !rest.empty();) {
-      const size_t comma = rest.find(',');
-      const std::string_view name = rest.substr(0, comma);
-      if (name.empty()) return CellSyntax(text, fmt::format("empty grid disk name in '{}'", w[i]));
-      cmd.grid_disks.emplace_back(name);
-      rest = comma == std::string_view::npos ? "" : rest.substr(comma + 1);
+    // NAME[,NAME...]: SplitCommandWords makes each ',' a word.
+    while (true) {
+      if (i >= w.size() || w[i] == ",") {
+        return CellSyntax(text, "a grid disk name is missing in the list of names");
+      }
+      cmd.grid_disks.push_back(w[i++]);
+      if (i < w.size() && w[i] == ",") {
+        ++i;
+        continue;
+      }
+      break;
     }
-    ++i;
   }
   if (i + 3 != w.size() || Lower(w[i]) != "cachingpolicy" || w[i + 1] != "=") {
     return CellSyntax(text, kForm);
@@ -135,12 +193,14 @@ absl::StatusOr<std::vector<std::string>> SplitCommandWords(std::string_view text
       if (in_word) words.push_back(std::move(cur));
       cur.clear();
       in_word = false;
-    } else if (operators && (c == '=' || (c == '!' && i + 1 < text.size() && text[i + 1] == '='))) {
+    } else if (operators && (c == '=' || c == '<' || c == '>' || c == ',' ||
+                             (c == '!' && i + 1 < text.size() && text[i + 1] == '='))) {
       if (in_word) words.push_back(std::move(cur));
       cur.clear();
       in_word = false;
-      words.push_back(c == '=' ? "=" : "!=");
-      if (c == '!') ++i;
+      const bool two = c != '=' && c != ',' && i + 1 < text.size() && text[i + 1] == '=';
+      words.emplace_back(text.substr(i, two ? 2 : 1));
+      if (two) ++i;
     } else {
       cur += c;
       in_word = true;
@@ -157,33 +217,25 @@ absl::StatusOr<CellCliCommand> ParseCellCliCommand(std::string_view text) {
   if (w.empty()) return CellSyntax(text, "empty command");
   CellCliCommand cmd;
   const std::string verb = Lower(w[0]);
-  if (verb == "list") {
-    if (w.size() < 2) return CellSyntax(text, "LIST of what? (CELL, CELLDISK, FLASHCACHE, GRIDDISK, METRICCURRENT)");
-    const std::string object = Lower(w[1]);
-    if (object == "metriccurrent") {
-      cmd.kind = CellCliCommand::Kind::kListMetricCurrent;
-      absl::Status s = ParseMetricTail(text, w, 2, &cmd);
-      if (!s.ok()) return s;
-      return cmd;
+  if (verb == "list" || verb == "describe" || verb == "desc") {
+    const bool list = verb == "list";
+    if (w.size() < 2) {
+      return CellSyntax(text, fmt::format("{} of what? (CELL, CELLDISK, FLASHCACHE, GRIDDISK, "
+                                          "METRICCURRENT)",
+                                          absl::AsciiStrToUpper(verb)));
     }
-    if (object == "cell") {
-      cmd.kind = CellCliCommand::Kind::kListCell;
-    } else if (object == "flashcache") {
-      cmd.kind = CellCliCommand::Kind::kListFlashCache;
-    } else if (object == "griddisk") {
-      cmd.kind = CellCliCommand::Kind::kListGridDisk;
-    } else if (object == "celldisk") {
-      cmd.kind = CellCliCommand::Kind::kListCellDisk;
-    } else {
+    if (!report::ParseCellCliObjectType(w[1], &cmd.object)) {
       return CellSyntax(text, fmt::format("unknown object type '{}' (cellsim knows CELL, "
                                           "CELLDISK, FLASHCACHE, GRIDDISK, METRICCURRENT)",
                                           w[1]));
     }
-    if (w.size() == 3 && Lower(w[2]) == "detail") {
-      cmd.detail = true;
-    } else if (w.size() > 2) {
-      return CellSyntax(text, fmt::format("unexpected '{}' (only DETAIL may follow)", w[2]));
+    if (!list) {
+      if (w.size() > 2) return CellSyntax(text, fmt::format("unexpected '{}'", w[2]));
+      cmd.kind = CellCliCommand::Kind::kDescribe;
+      return cmd;
     }
+    cmd.kind = CellCliCommand::Kind::kList;
+    if (absl::Status s = ParseListTail(text, w, &cmd); !s.ok()) return s;
     return cmd;
   }
   if (verb == "alter") {
@@ -224,25 +276,8 @@ absl::StatusOr<CellCliCommand> ParseCellCliCommand(std::string_view text) {
     cmd.grid_disk = w[2];
     return cmd;
   }
-  return CellSyntax(text, fmt::format("unknown command '{}' (cellsim knows LIST, ALTER and CREATE)",
+  return CellSyntax(text, fmt::format("unknown command '{}' (cellsim knows LIST, DESCRIBE, ALTER and CREATE)",
                                       w[0]));
-}
-
-bool MetricMatches(const cell::Metric& metric, const std::vector<MetricFilter>& filters) {
-  for (const MetricFilter& f : filters) {
-    const std::string& value = f.attribute == "name"         ? metric.name
-                               : f.attribute == "objecttype" ? metric.object_type
-                                                             : metric.object;
-    bool match;
-    if (f.op == MetricFilter::Op::kLike) {
-      match = std::regex_match(value, std::regex(f.value, std::regex::icase | std::regex::extended));
-    } else {
-      match = Lower(value) == Lower(f.value);
-      if (f.op == MetricFilter::Op::kNe) match = !match;
-    }
-    if (!match) return false;
-  }
-  return true;
 }
 
 absl::StatusOr<AsmcmdCommand> ParseAsmcmdCommand(std::string_view text) {

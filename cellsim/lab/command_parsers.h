@@ -2,9 +2,11 @@
 // from the commands so that tests can check them without a rack:
 //
 //   CellCLI (`cellsim cellcli DIR -e "..."`), case-insensitive as CellCLI is:
-//     LIST CELL [DETAIL] | LIST FLASHCACHE [DETAIL] | LIST GRIDDISK [DETAIL]
-//     LIST METRICCURRENT [NAME] [WHERE attr {= | != | LIKE} 'value' [AND ...]] [DETAIL]
-//       (attr: name, objectType, metricObjectName; LIKE takes a regular expression)
+//     LIST {CELL | CELLDISK | GRIDDISK | FLASHCACHE | METRICCURRENT}
+//          [NAME | WHERE attr {= | != | LIKE | < | <= | > | >=} value [AND ...]]
+//          [ATTRIBUTES attr[, attr...] | ATTRIBUTES ALL] [DETAIL]
+//       (LIKE takes a regular expression; report/cellcli.h has the attributes)
+//     DESCRIBE {CELL | CELLDISK | GRIDDISK | FLASHCACHE | METRICCURRENT}
 //     ALTER FLASHCACHE ALL FLUSH
 //     ALTER CELL flashCacheMode = writeback | writethrough
 //   asmcmd (`cellsim asmcmd DIR -e "..."`):
@@ -28,40 +30,33 @@
 #include "cellsim/asm/rack.h"
 #include "cellsim/cell/cell_service.h"
 #include "cellsim/report/asmcmd.h"
+#include "cellsim/report/cellcli.h"
 
 namespace cellsim::lab {
 
 // Splits a command line into words: blanks separate words, '...' and "..."
-// quote (the quotes are removed), '=' and "!=" are words of their own when
-// `operators` is set. InvalidArgument for an unterminated quote.
+// quote (the quotes are removed), '=', "!=", '<', "<=", '>', ">=" and ','
+// are words of their own when `operators` is set. InvalidArgument for an unterminated quote.
 [[nodiscard]] absl::StatusOr<std::vector<std::string>> SplitCommandWords(std::string_view text,
                                                                          bool operators);
 
 // ------------------------------------------------------------------ CellCLI
 
-struct MetricFilter {
-  enum class Op { kEq, kNe, kLike };
-  std::string attribute;  // "name", "objecttype" or "metricobjectname" (lower case)
-  Op op = Op::kEq;
-  std::string value;
-};
-
 struct CellCliCommand {
   enum class Kind {
-    kListCell,
-    kListFlashCache,
-    kListGridDisk,
-    kListCellDisk,
-    kListMetricCurrent,
+    kList,      // LIST type ...
+    kDescribe,  // DESCRIBE type
     kFlushFlashCache,
     kSetFlashCacheMode,
     kCreateGridDisk,  // CREATE GRIDDISK NAME: replaces a grid disk that is "not present"
     // ALTER GRIDDISK {ALL [PREFIX=p] | NAME[,NAME...]} cachingPolicy='none'|'default'
     kSetCachingPolicy,
   };
-  Kind kind = Kind::kListCell;
-  bool detail = false;
-  std::vector<MetricFilter> filters;  // LIST METRICCURRENT
+  Kind kind = Kind::kList;
+  report::CellCliObjectType object = report::CellCliObjectType::kCell;  // LIST, DESCRIBE
+  // LIST's object name (also list.filters[0], name = NAME), or empty.
+  std::string name;
+  report::CellCliList list;
   cell::FlashCacheMode mode = cell::FlashCacheMode::kWriteBack;  // ALTER CELL
   std::string grid_disk;  // CREATE GRIDDISK
   // ALTER GRIDDISK: the named grid disks, or every one (whose name starts
@@ -74,10 +69,6 @@ struct CellCliCommand {
 // InvalidArgument "CELL-01504: Invalid command syntax. ..." saying what was
 // expected, for anything else.
 [[nodiscard]] absl::StatusOr<CellCliCommand> ParseCellCliCommand(std::string_view text);
-
-// Whether a metric passes every filter (= and != compare case-insensitively,
-// LIKE is a case-insensitive regular expression over the whole value).
-bool MetricMatches(const cell::Metric& metric, const std::vector<MetricFilter>& filters);
 
 // ------------------------------------------------------------------- asmcmd
 

@@ -68,7 +68,7 @@ absl::Status CopyOut(const asmgr::Rack& rack, const std::string& name, const std
 // prefix), or the named ones of this cell (another cell's names are that
 // cell's; a name of no cell is CELL-02525).
 absl::StatusOr<std::string> SetCachingPolicies(const CellCliCommand& c, cell::CellService* cell,
-                                               const CommandRunOptions& options) {
+                                               const std::vector<std::string>& cell_names) {
   absl::StatusOr<cell::CellDescription> d = cell->Describe();
   if (!d.ok()) return d.status();
   auto lower = [](std::string s) { return absl::AsciiStrToLower(s); };
@@ -89,7 +89,7 @@ absl::StatusOr<std::string> SetCachingPolicies(const CellCliCommand& c, cell::Ce
     // "RECO_CD_00_cel02" belongs to cel02: its suffix after the last '_'.
     const size_t cut = want.rfind('_');
     const std::string owner = cut == std::string::npos ? std::string() : lower(want.substr(cut + 1));
-    for (const std::string& other : options.cell_names) {
+    for (const std::string& other : cell_names) {
       if (other != d->name && lower(other) == owner) known = true;
     }
     if (!known) {
@@ -106,51 +106,60 @@ absl::StatusOr<std::string> SetCachingPolicies(const CellCliCommand& c, cell::Ce
   return out;
 }
 
-}  // namespace
+// ASM's view of the grid disks of cell `cell` (GRIDDISK's asm* attributes).
+std::vector<report::GridDiskAsm> GridDisksInAsm(const asmgr::Rack& rack, uint32_t cell) {
+  std::vector<report::GridDiskAsm> out;
+  for (asmgr::DiskGroup* dg : rack.disk_groups()) {
+    const std::string group = dg->View().name;
+    for (const asmgr::DiskView& d : dg->Disks()) {
+      if (d.cell != cell) continue;
+      out.push_back({.grid_disk = d.name,
+                     .disk_group = group,
+                     .disk_name = d.name,
+                     .fail_group = d.failgroup,
+                     .mode_status = d.mode_status,
+                     .can_deactivate = d.can_offline});
+    }
+  }
+  return out;
+}
+
+// LIST and DESCRIBE on one cell.
+absl::StatusOr<std::string> ListOnCell(const CellCliCommand& c, const asmgr::Rack& rack,
+                                       uint32_t index, const CommandRunOptions& options) {
+  if (c.kind == CellCliCommand::Kind::kDescribe) return report::RenderCellCliDescribe(c.object);
+  cell::CellService* cell = rack.cell(index);
+  absl::StatusOr<cell::CellDescription> d = cell->Describe();
+  if (!d.ok()) return d.status();
+  report::CellCliInputs in{.cell = &*d,
+                           .now_unix = static_cast<int64_t>(time(nullptr)),
+                           .utc = options.utc};
+  absl::StatusOr<std::vector<cell::Metric>> metrics;
+  std::vector<report::GridDiskAsm> asm_disks;
+  if (c.object == report::CellCliObjectType::kMetricCurrent) {
+    metrics = cell->Metrics();
+    if (!metrics.ok()) return metrics.status();
+    in.metrics = &*metrics;
+  } else if (c.object == report::CellCliObjectType::kGridDisk) {
+    asm_disks = GridDisksInAsm(rack, index);
+    in.asm_disks = &asm_disks;
+  }
+  return report::RenderCellCliList(c.object, report::CellCliObjects(c.object, in), c.list);
+}
 
 // Runs one command on one cell and returns what CellCLI prints.
-absl::StatusOr<std::string> RunCellCliCommand(const CellCliCommand& c, cell::CellService* cell,
-                                              const CommandRunOptions& options) {
-  const bool utc = options.utc;
+absl::StatusOr<std::string> RunOnCell(const CellCliCommand& c, const asmgr::Rack& rack,
+                                      uint32_t index, const CommandRunOptions& options) {
+  cell::CellService* cell = rack.cell(index);
   using Kind = CellCliCommand::Kind;
   switch (c.kind) {
-    case Kind::kListCell:
-    case Kind::kListFlashCache:
-    case Kind::kListCellDisk:
-    case Kind::kListGridDisk: {
-      absl::StatusOr<cell::CellDescription> d = cell->Describe();
-      if (!d.ok()) return d.status();
-      if (c.kind == Kind::kListGridDisk) {
-        return c.detail ? report::RenderListGridDiskDetail(*d) : report::RenderListGridDisk(*d);
-      }
-      if (c.kind == Kind::kListCellDisk) return report::RenderListCellDisk(*d);
-      if (c.kind == Kind::kListCell) {
-        if (c.detail) {
-          report::CellDetailExtras extras;
-          extras.utc = utc;
-          return report::RenderListCellDetail(*d, extras);
-        }
-        // LIST CELL: name, status (a cell Open found absent is offline).
-        const bool absent = std::all_of(d->grid_disks.begin(), d->grid_disks.end(),
-                                        [](const auto& g) { return g.status == "not present"; });
-        return fmt::format("\t {}\t {}\n", d->name, absent ? "offline" : "online");
-      }
-      if (c.detail) return report::RenderListFlashCacheDetail(*d, utc);
-      return fmt::format("\t {}_FLASHCACHE\t {}\n", d->name, d->flash_cache_status);
-    }
-    case Kind::kListMetricCurrent: {
-      absl::StatusOr<std::vector<cell::Metric>> metrics = cell->Metrics();
-      if (!metrics.ok()) return metrics.status();
-      std::vector<cell::Metric> kept;
-      for (const cell::Metric& m : *metrics) {
-        if (MetricMatches(m, c.filters)) kept.push_back(m);
-      }
-      return report::RenderListMetricCurrent(kept);
-    }
+    case Kind::kList:
+    case Kind::kDescribe:
+      return ListOnCell(c, rack, index, options);
     case Kind::kFlushFlashCache: {
       absl::StatusOr<cell::FlushProgress> done =
-          cell->Flush([&options](const cell::FlushProgress& p) {
-            if (options.flush_progress) options.flush_progress(p);
+          cell->Flush([&options, index](const cell::FlushProgress& p) {
+            if (options.flush_progress) options.flush_progress(index, p);
           });
       if (!done.ok()) return done.status();
       return fmt::format("Flash cache {}_FLASHCACHE altered successfully\n", cell->name());
@@ -160,12 +169,47 @@ absl::StatusOr<std::string> RunCellCliCommand(const CellCliCommand& c, cell::Cel
       if (!s.ok()) return s;
       return fmt::format("Cell {} successfully altered\n", cell->name());
     }
-    case Kind::kSetCachingPolicy:
-      return SetCachingPolicies(c, cell, options);
+    case Kind::kSetCachingPolicy: {
+      std::vector<std::string> names;
+      for (uint32_t i = 0; i < rack.cell_count(); ++i) names.push_back(rack.cell_name(i));
+      return SetCachingPolicies(c, cell, names);
+    }
     case Kind::kCreateGridDisk:
-      break;  // a rack operation (Rack::CreateGridDisk), not one cell's
+      break;  // a rack operation (RunCellCli)
   }
   return absl::InternalError("unhandled CellCLI command");
+}
+
+}  // namespace
+
+absl::Status RunCellCli(const CellCliCommand& c, asmgr::Rack& rack,
+                        const std::vector<uint32_t>& cells, const CommandRunOptions& options,
+                        const std::function<void(uint32_t, const std::string&)>& emit) {
+  if (c.kind == CellCliCommand::Kind::kCreateGridDisk) {
+    // The name says which cell; ASM records the disk's content as lost
+    // first (Rack::CreateGridDisk), then the cell creates the file.
+    if (absl::Status s = rack.CreateGridDisk(c.grid_disk); !s.ok()) return s;
+    emit(cells.empty() ? 0 : cells.front(),
+         fmt::format("GridDisk {} successfully created\n", c.grid_disk));
+    return absl::OkStatus();
+  }
+  bool found = false;
+  for (uint32_t i : cells) {
+    absl::StatusOr<std::string> out = RunOnCell(c, rack, i, options);
+    if (!out.ok()) {
+      return absl::Status(out.status().code(),
+                          fmt::format("{}: {}", rack.cell_name(i), std::string(out.status().message())));
+    }
+    found |= !out->empty();
+    emit(i, *out);
+  }
+  if (c.kind == CellCliCommand::Kind::kList && !c.name.empty() && !found) {
+    return absl::NotFoundError(fmt::format(
+        "CELL-02525: Unknown {}: {} (LIST {} shows the names)",
+        absl::AsciiStrToLower(std::string(report::CellCliObjectTypeName(c.object))), c.name,
+        report::CellCliObjectTypeName(c.object)));
+  }
+  return absl::OkStatus();
 }
 
 std::string PrefixLines(const std::string& text, const std::string& cell) {

@@ -96,28 +96,20 @@ absl::StatusOr<std::string> Lab::CellCli(std::string_view command, std::string_v
   if (s_->session == nullptr) return absl::FailedPreconditionError("the lab is closed");
   absl::StatusOr<lab::CellCliCommand> c = lab::ParseCellCliCommand(command);
   if (!c.ok()) return c.status();
-  if (c->kind == lab::CellCliCommand::Kind::kCreateGridDisk) {
-    // The name says which cell; ASM records the disk's content as lost first.
-    if (absl::Status st = s_->env.rack->CreateGridDisk(c->grid_disk); !st.ok()) return st;
-    return fmt::format("GridDisk {} successfully created\n", c->grid_disk);
-  }
-  const asmgr::Rack& rack = *s_->env.rack;
-  std::string out;
-  bool found = false;
-  lab::CommandRunOptions run;
-  for (uint32_t i = 0; i < rack.cell_count(); ++i) run.cell_names.push_back(rack.cell_name(i));
+  asmgr::Rack& rack = *s_->env.rack;
+  std::vector<uint32_t> cells;
   for (uint32_t i = 0; i < rack.cell_count(); ++i) {
-    const std::string name = rack.cell_name(i);
-    if (!cell.empty() && name != absl::AsciiStrToLower(std::string(cell))) continue;
-    found = true;
-    absl::StatusOr<std::string> text = lab::RunCellCliCommand(*c, rack.cell(i), run);
-    if (!text.ok()) {
-      return absl::Status(text.status().code(),
-                          fmt::format("{}: {}", name, std::string(text.status().message())));
+    if (cell.empty() || rack.cell_name(i) == absl::AsciiStrToLower(std::string(cell))) {
+      cells.push_back(i);
     }
-    out += cell.empty() ? lab::PrefixLines(*text, name) : *text;
   }
-  if (!found) return absl::NotFoundError(fmt::format("no cell named {} in the lab", cell));
+  if (cells.empty()) return absl::NotFoundError(fmt::format("no cell named {} in the lab", cell));
+  std::string out;
+  absl::Status s =
+      lab::RunCellCli(*c, rack, cells, {}, [&](uint32_t i, const std::string& text) {
+        out += cell.empty() ? lab::PrefixLines(text, rack.cell_name(i)) : text;
+      });
+  if (!s.ok()) return s;
   return out;
 }
 

@@ -232,7 +232,7 @@ TEST(CliRackTest, CreateInfoSqlCellCliAsmcmdFlow) {
   EXPECT_THAT(r.out, Not(HasSubstr("DATA/\n")));
   r = Cellsim(dir, "cellcli " + rack + " -c cel01 -c cel03 -e 'list cell' list griddisk");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("cel03: \t cel03\t online"));
+  EXPECT_THAT(r.out, HasSubstr("cel03:          cel03   online\n"));
   EXPECT_THAT(r.out, HasSubstr("cel03:          RECO_CD_01_cel03        active\n"));
   EXPECT_THAT(r.out, Not(HasSubstr("cel02")));
   r = Cellsim(dir, "cellcli " + rack);
@@ -463,6 +463,64 @@ TEST(CliCellCliTest, MetricsSurviveAcrossProcesses) {
   r = Cellsim(dir, list);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_GE(SumMetric(r.out, "CD_IO_BY_W_LG") - lg1, 16.0 - 2 * 2 * 8192 / 1e6) << r.out;
+}
+
+// CellCLI's LIST grammar over a real rack: a name, WHERE, ATTRIBUTES, DETAIL,
+// DESCRIBE, and ASM's view of each grid disk (asmModeStatus,
+// asmDeactivationOutcome) as a disk goes offline and comes back.
+TEST(CliCellCliTest, ListAsksAsmWhichGridDisksCanBeDeactivated) {
+  TempDir dir;
+  const std::string rack = dir.File("rack");
+  ASSERT_EQ(Cellsim(dir, "rack create " + rack + " " + kSmallRack).exit_code, 0);
+  CmdResult r = Cellsim(dir, "sql " + rack + " -e \"create tablespace users datafile '+DATA' size 8m\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string outcome =
+      "cellcli " + rack + " -e \"list griddisk where asmDiskGroupName = DATA attributes name, "
+      "asmModeStatus, asmDeactivationOutcome\"";
+  r = Cellsim(dir, outcome);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("cel01:          DATA_CD_00_cel01        ONLINE  Yes\n"));
+  EXPECT_THAT(r.out, Not(HasSubstr("RECO_")));
+  EXPECT_THAT(r.out, Not(HasSubstr("Cannot")));
+
+  ASSERT_EQ(Cellsim(dir, "asmcmd " + rack + " -e \"offline -G DATA -D DATA_CD_00_cel01\"").exit_code, 0);
+  r = Cellsim(dir, outcome);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("cel01:          DATA_CD_00_cel01        OFFLINE Yes\n"));
+  // Its partners hold the only current copies of what it held.
+  EXPECT_THAT(r.out, ContainsRegex("cel0[23]: +DATA_CD_0[01]_cel0[23] +ONLINE +Cannot de-activate "
+                                   "due to other offline disks in the diskgroup\n"));
+  r = Cellsim(dir, "cellcli " + rack + " -e \"list griddisk where asmModeStatus != ONLINE\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "cel01:          DATA_CD_00_cel01        active\n");
+
+  // A name: only its cell prints it; DETAIL leaves out the asked-only attributes.
+  r = Cellsim(dir, "cellcli " + rack + " list griddisk data_cd_00_cel01 detail");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("cel01:          name:                   DATA_CD_00_cel01\n"));
+  EXPECT_THAT(r.out, HasSubstr("cel01:          asmDiskGroupName:       DATA\n"));
+  EXPECT_THAT(r.out, HasSubstr("cel01:          asmFailGroupName:       CEL01\n"));
+  EXPECT_THAT(r.out, HasSubstr("cel01:          size:                   256M\n"));
+  EXPECT_THAT(r.out, Not(HasSubstr("asmModeStatus")));
+  EXPECT_THAT(r.out, Not(HasSubstr("cel02")));
+  r = Cellsim(dir, "cellcli " + rack + " -e \"list griddisk DATA_CD_09_cel01\"");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("CELL-02525: Unknown griddisk: DATA_CD_09_cel01"));
+  r = Cellsim(dir, "cellcli " + rack + " -e \"list griddisk attributes name, colour\"");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr("GRIDDISK has no attribute 'colour' (DESCRIBE GRIDDISK lists them)"));
+  r = Cellsim(dir, "cellcli " + rack + " -c cel01 -e \"describe celldisk\" -e \"list celldisk "
+                   "where size > 300M attributes name, size, freeSpace\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("         freeSpace\n"));
+  EXPECT_THAT(r.out, HasSubstr("         CD_00_cel01     384M    0\n"));
+
+  r = Cellsim(dir, "asmcmd " + rack + " -e \"online -G DATA -a\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = Cellsim(dir, outcome);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, Not(HasSubstr("Cannot")));
+  EXPECT_THAT(r.out, Not(HasSubstr("OFFLINE")));
 }
 
 TEST(CliHelpTest, EverySubcommandHasHelp) {

@@ -11,8 +11,8 @@
 namespace cellsim::cli {
 namespace {
 
-using lab::MetricFilter;
-using lab::MetricMatches;
+using report::CellCliFilter;
+using report::CellCliObjectType;
 using lab::SplitCommandWords;
 
 using ::testing::ElementsAre;
@@ -22,6 +22,9 @@ using Kind = CellCliCommand::Kind;
 TEST(SplitCommandWordsTest, QuotesAndOperators) {
   ASSERT_OK_AND_ASSIGN(auto w, SplitCommandWords("list metriccurrent where name!='FC BY'", true));
   EXPECT_THAT(w, ElementsAre("list", "metriccurrent", "where", "name", "!=", "FC BY"));
+  ASSERT_OK_AND_ASSIGN(w, SplitCommandWords("where size>=1G and x<2 attributes a,b", true));
+  EXPECT_THAT(w, ElementsAre("where", "size", ">=", "1G", "and", "x", "<", "2", "attributes", "a",
+                             ",", "b"));
   ASSERT_OK_AND_ASSIGN(w, SplitCommandWords("cp \"+DATA/a b\" x=y", false));
   EXPECT_THAT(w, ElementsAre("cp", "+DATA/a b", "x=y"));
   EXPECT_EQ(SplitCommandWords("ls 'oops", false).status().code(),
@@ -30,37 +33,43 @@ TEST(SplitCommandWordsTest, QuotesAndOperators) {
 
 TEST(CellCliParserTest, ListCommandsAreCaseInsensitive) {
   ASSERT_OK_AND_ASSIGN(CellCliCommand c, ParseCellCliCommand("LIST Cell DETAIL"));
-  EXPECT_EQ(c.kind, Kind::kListCell);
-  EXPECT_TRUE(c.detail);
+  EXPECT_EQ(c.kind, Kind::kList);
+  EXPECT_EQ(c.object, CellCliObjectType::kCell);
+  EXPECT_TRUE(c.list.detail);
   ASSERT_OK_AND_ASSIGN(c, ParseCellCliCommand("list flashcache"));
-  EXPECT_EQ(c.kind, Kind::kListFlashCache);
-  EXPECT_FALSE(c.detail);
+  EXPECT_EQ(c.object, CellCliObjectType::kFlashCache);
+  EXPECT_FALSE(c.list.detail);
   ASSERT_OK_AND_ASSIGN(c, ParseCellCliCommand("list griddisk;"));
-  EXPECT_EQ(c.kind, Kind::kListGridDisk);
+  EXPECT_EQ(c.object, CellCliObjectType::kGridDisk);
+  ASSERT_OK_AND_ASSIGN(c, ParseCellCliCommand("describe GridDisk"));
+  EXPECT_EQ(c.kind, Kind::kDescribe);
+  EXPECT_EQ(c.object, CellCliObjectType::kGridDisk);
 }
 
-TEST(CellCliParserTest, MetricCurrentFilters) {
+TEST(CellCliParserTest, ListNamesFiltersAttributesAndDetail) {
   ASSERT_OK_AND_ASSIGN(CellCliCommand c,
                        ParseCellCliCommand("list metriccurrent where objectType = 'FLASHCACHE' "
                                            "and name like 'FC_BY_.*'"));
-  EXPECT_EQ(c.kind, Kind::kListMetricCurrent);
-  ASSERT_EQ(c.filters.size(), 2u);
-  EXPECT_EQ(c.filters[0].attribute, "objecttype");
-  EXPECT_EQ(c.filters[1].op, MetricFilter::Op::kLike);
-  const cell::Metric dirty{"FC_BY_DIRTY", "FLASHCACHE", "FLASHCACHE", 1, "MB"};
-  const cell::Metric writes{"FC_IO_RQ_W", "FLASHCACHE", "FLASHCACHE", 1, "IO requests"};
-  const cell::Metric disk{"CD_IO_BY_W_LG", "CELLDISK", "CD_00_cel01", 1, "MB"};
-  EXPECT_TRUE(MetricMatches(dirty, c.filters));
-  EXPECT_FALSE(MetricMatches(writes, c.filters));
-  EXPECT_FALSE(MetricMatches(disk, c.filters));
-
+  EXPECT_EQ(c.object, CellCliObjectType::kMetricCurrent);
+  ASSERT_EQ(c.list.filters.size(), 2u);
+  EXPECT_EQ(c.list.filters[0].attribute, "objectType");
+  EXPECT_EQ(c.list.filters[1].op, CellCliFilter::Op::kLike);
   ASSERT_OK_AND_ASSIGN(c, ParseCellCliCommand("LIST METRICCURRENT fc_by_dirty DETAIL"));
-  EXPECT_TRUE(c.detail);
-  EXPECT_TRUE(MetricMatches(dirty, c.filters));
-  EXPECT_FALSE(MetricMatches(writes, c.filters));
-  ASSERT_OK_AND_ASSIGN(c, ParseCellCliCommand("list metriccurrent where objecttype != flashcache"));
-  EXPECT_TRUE(MetricMatches(disk, c.filters));
-  EXPECT_FALSE(MetricMatches(dirty, c.filters));
+  EXPECT_TRUE(c.list.detail);
+  EXPECT_EQ(c.name, "fc_by_dirty");
+  ASSERT_EQ(c.list.filters.size(), 1u);
+  EXPECT_EQ(c.list.filters[0].attribute, "name");
+  ASSERT_OK_AND_ASSIGN(
+      c, ParseCellCliCommand("list griddisk where size>=1G and asmModeStatus!=ONLINE attributes "
+                             "name,asmmodestatus , asmDeactivationOutcome detail"));
+  ASSERT_EQ(c.list.filters.size(), 2u);
+  EXPECT_EQ(c.list.filters[0].op, CellCliFilter::Op::kGe);
+  EXPECT_EQ(c.list.filters[0].value, "1G");
+  EXPECT_EQ(c.list.filters[1].op, CellCliFilter::Op::kNe);
+  EXPECT_THAT(c.list.attributes, ElementsAre("name", "asmmodestatus", "asmDeactivationOutcome"));
+  EXPECT_TRUE(c.list.detail);
+  ASSERT_OK_AND_ASSIGN(c, ParseCellCliCommand("list celldisk attributes all"));
+  EXPECT_TRUE(c.list.all_attributes);
 }
 
 TEST(CellCliParserTest, AlterCommands) {
@@ -85,7 +94,10 @@ TEST(CellCliParserTest, AlterCommands) {
 }
 
 TEST(CellCliParserTest, BadCommandsSayWhatWasExpected) {
-  for (const char* bad : {"", "list", "list spaceships", "list cell brief", "drop cell",
+  for (const char* bad : {"", "list", "list spaceships", "list cell detail brief", "drop cell",
+                          "list griddisk attributes", "list griddisk attributes name,,size",
+                          "list griddisk attributes name size", "list griddisk where size > ",
+                          "list griddisk attributes colour", "describe griddisk detail",
                           "alter cell flashCacheMode = fast", "alter flashcache all",
                           "list metriccurrent where color = 'red'",
                           "list metriccurrent where name like '('",

@@ -9,11 +9,13 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cellsim/asm/types.h"
 #include "cellsim/base/units.h"
 #include "cellsim/lab/command_parsers.h"
 #include "cellsim/io/io_backend.h"
+#include "cellsim/report/cellcli.h"
 #include "cellsim/report/json.h"
 #include "cellsim/report/mystats.h"
 #include "fuzz/fuzz_util.h"
@@ -38,9 +40,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 0:
       Check(ParseSize(text));
       break;
-    case 1:
-      Check(lab::ParseCellCliCommand(text));
+    case 1: {
+      absl::StatusOr<lab::CellCliCommand> c = lab::ParseCellCliCommand(text);
+      Check(c);
+      // A LIST that parsed runs over a cell's objects of every kind.
+      if (c.ok() && c->kind == lab::CellCliCommand::Kind::kList) {
+        cell::CellDescription d;
+        d.name = "cel01";
+        d.grid_disks = {{"DATA_CD_00_cel01", "CD_00_cel01", 1 << 30, "active"},
+                        {"RECO_CD_00_cel01", "CD_00_cel01", 1 << 29, "not present", "gone"}};
+        const std::vector<cell::Metric> metrics = {
+            {"FC_IO_RQ_W", "FLASHCACHE", "FLASHCACHE", 1325, "IO requests"},
+            {"CD_IO_BY_W_LG", "CELLDISK", "CD_00_cel01", 0.5, "MB"}};
+        const std::vector<report::GridDiskAsm> asm_disks = {
+            {"DATA_CD_00_cel01", "DATA", "DATA_CD_00_CEL01", "CEL01", "ONLINE", false}};
+        const report::CellCliInputs in{.cell = &d, .metrics = &metrics, .asm_disks = &asm_disks};
+        Check(report::RenderCellCliList(c->object, report::CellCliObjects(c->object, in),
+                                        c->list));
+      }
       break;
+    }
     case 2:
       Check(lab::ParseAsmcmdCommand(text));
       break;

@@ -26,6 +26,29 @@ cell::CellDescription Cel01() {
   return d;
 }
 
+// LIST `type` of one cell with `list`; the test fails on an error.
+std::string List(CellCliObjectType type, const CellCliInputs& in, const CellCliList& list) {
+  absl::StatusOr<std::string> text = RenderCellCliList(type, CellCliObjects(type, in), list);
+  EXPECT_TRUE(text.ok()) << text.status();
+  return text.ok() ? *text : "";
+}
+
+std::string RenderListFlashCacheDetail(const cell::CellDescription& d, bool utc) {
+  return List(CellCliObjectType::kFlashCache, {.cell = &d, .utc = utc}, {.detail = true});
+}
+
+std::string RenderListCellDetail(const cell::CellDescription& d, CellDetailExtras extras = {}) {
+  return List(CellCliObjectType::kCell, {.cell = &d, .extras = extras}, {.detail = true});
+}
+
+std::string RenderListMetricCurrent(const std::vector<cell::Metric>& metrics,
+                                    std::string object_type = "") {
+  const cell::CellDescription d = Cel01();
+  CellCliList list;
+  if (!object_type.empty()) list.filters.push_back({"objectType", CellCliFilter::Op::kEq, object_type});
+  return List(CellCliObjectType::kMetricCurrent, {.cell = &d, .metrics = &metrics}, list);
+}
+
 TEST(CellCliTest, ListFlashCacheDetail) {
   const std::string id = FlashCacheId(Cel01());
   const std::string expected =
@@ -76,9 +99,76 @@ TEST(CellCliTest, ListCellDetail) {
 }
 
 TEST(CellCliTest, ListGridDisk) {
-  EXPECT_EQ(RenderListGridDisk(Cel01()),
+  const cell::CellDescription d = Cel01();
+  EXPECT_EQ(List(CellCliObjectType::kGridDisk, {.cell = &d}, {}),
             "         DATA_CD_00_cel01        active\n"
             "         RECO_CD_00_cel01        inactive\n");
+}
+
+TEST(CellCliTest, ListPicksObjectsByNameOrFiltersAndShowsTheAttributesAsked) {
+  const cell::CellDescription d = Cel01();
+  const std::vector<GridDiskAsm> asm_disks = {
+      {"DATA_CD_00_cel01", "DATA", "DATA_CD_00_CEL01", "CEL01", "ONLINE", false}};
+  const CellCliInputs in{.cell = &d, .asm_disks = &asm_disks};
+  using Op = CellCliFilter::Op;
+  EXPECT_EQ(List(CellCliObjectType::kGridDisk, in,
+                 {.filters = {{"name", Op::kEq, "reco_cd_00_CEL01"}},
+                  .attributes = {"name", "size", "cachingPolicy"}}),
+            "         RECO_CD_00_cel01        512M    default\n");
+  // ASM's view: a disk in no disk group is UNUSED; the other holds the only
+  // current copy of something, so it cannot be deactivated.
+  EXPECT_EQ(List(CellCliObjectType::kGridDisk, in,
+                 {.attributes = {"name", "asmModeStatus", "asmDeactivationOutcome"}}),
+            "         DATA_CD_00_cel01        ONLINE  Cannot de-activate due to other offline "
+            "disks in the diskgroup\n"
+            "         RECO_CD_00_cel01        UNUSED  Yes\n");
+  // DETAIL: one block per object, blank line between; the asked-only asm
+  // attributes are left out unless named.
+  const std::string detail = List(CellCliObjectType::kGridDisk, in, {.detail = true});
+  EXPECT_THAT(detail, HasSubstr("         asmDiskGroupName:       DATA\n"));
+  EXPECT_THAT(detail, HasSubstr("status:                 active\n\n         name:"));
+  EXPECT_THAT(detail, Not(HasSubstr("asmModeStatus")));
+  EXPECT_EQ(List(CellCliObjectType::kGridDisk, in,
+                 {.filters = {{"size", Op::kGt, "600M"}}, .attributes = {"name"}, .detail = true}),
+            "         name:                   DATA_CD_00_cel01\n");
+  EXPECT_EQ(List(CellCliObjectType::kGridDisk, in,
+                 {.filters = {{"name", Op::kLike, ".*_cd_00_.*"}, {"status", Op::kNe, "active"}}}),
+            "         RECO_CD_00_cel01        inactive\n");
+  // Numbers in metric values: "1,325,800,847 IO requests" > 1000.
+  const std::vector<cell::Metric> metrics = {
+      {"FC_IO_RQ_W", "FLASHCACHE", "FLASHCACHE", 1325800847, "IO requests"},
+      {"FC_BY_DIRTY", "FLASHCACHE", "FLASHCACHE", 0, "MB"}};
+  EXPECT_EQ(List(CellCliObjectType::kMetricCurrent, {.cell = &d, .metrics = &metrics},
+                 {.filters = {{"metricValue", Op::kGt, "1000"}}, .attributes = {"name"}}),
+            "         FC_IO_RQ_W\n");
+  // Errors name the attribute or the value.
+  absl::StatusOr<std::string> bad = RenderCellCliList(
+      CellCliObjectType::kGridDisk, CellCliObjects(CellCliObjectType::kGridDisk, in),
+      {.attributes = {"colour"}});
+  EXPECT_THAT(bad.status().message(), HasSubstr("GRIDDISK has no attribute 'colour'"));
+  bad = RenderCellCliList(CellCliObjectType::kGridDisk,
+                          CellCliObjects(CellCliObjectType::kGridDisk, in),
+                          {.filters = {{"size", Op::kGt, "big"}}});
+  EXPECT_THAT(bad.status().message(), HasSubstr("'big' is not a number"));
+}
+
+TEST(CellCliTest, DescribeListsEveryAttributeTheObjectsCarry) {
+  const cell::CellDescription d = Cel01();
+  const std::vector<GridDiskAsm> none;
+  const std::vector<cell::Metric> metrics = {{"FC_BY_DIRTY", "FLASHCACHE", "FLASHCACHE", 0, "MB"}};
+  const CellCliInputs in{.cell = &d, .metrics = &metrics, .asm_disks = &none};
+  for (CellCliObjectType t : {CellCliObjectType::kCell, CellCliObjectType::kCellDisk,
+                              CellCliObjectType::kGridDisk, CellCliObjectType::kFlashCache,
+                              CellCliObjectType::kMetricCurrent}) {
+    const std::string described = RenderCellCliDescribe(t);
+    for (const CellCliObject& o : CellCliObjects(t, in)) {
+      for (const auto& [name, value] : o.attributes) {
+        EXPECT_TRUE(CellCliHasAttribute(t, name)) << CellCliObjectTypeName(t) << " " << name;
+      }
+    }
+    EXPECT_THAT(described, ::testing::StartsWith("         name\n"));
+  }
+  EXPECT_THAT(RenderCellCliDescribe(CellCliObjectType::kGridDisk), Not(HasSubstr("asmModeStatus")));
 }
 
 TEST(CellCliTest, ListMetricCurrentFiltersSortsAndAligns) {

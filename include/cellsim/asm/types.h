@@ -329,6 +329,9 @@ struct DiskView {
   uint64_t stale_aus = 0;     // changed while offline, waiting for resync
   std::vector<uint32_t> partners{};  // disk indices
   std::string last_error{};     // why it went offline (empty if never)
+  // Whether taking the disk offline now keeps a current copy of every extent
+  // (CellCLI's asmDeactivationOutcome "Yes"); an offline disk: true.
+  bool can_offline = true;
 };
 
 // asmcmd ls -l.
