@@ -34,7 +34,10 @@ extern "C" void OnInterrupt(int sig) {
     g_flag.Cancel();
     return;
   }
-  if (MonotonicNs() - g_first_ns.load(std::memory_order_relaxed) < kRepeatIsForceNs) return;
+  // 0: the first signal's handler, on another thread, has not stored its time
+  // yet, so this one came at the same moment.
+  const int64_t first = g_first_ns.load(std::memory_order_relaxed);
+  if (first == 0 || MonotonicNs() - first < kRepeatIsForceNs) return;
   // A second signal, a second or more after the first: the user insists. Die
   // by it, as kill -9 would (the next open recovers).
   signal(sig, SIG_DFL);
@@ -57,6 +60,10 @@ InterruptScope::InterruptScope() {
 }
 
 InterruptScope::~InterruptScope() {
+  // After an interrupt the command is on its way out with 128 + signal: the
+  // handlers stay, so the same interrupt delivered again a moment later is
+  // still one interrupt, not the default action of a second one.
+  if (InterruptSignal() != 0) return;
   for (int i = 0; i < 3; ++i) sigaction(kSignals[i], &old_[i], nullptr);
 }
 

@@ -25,7 +25,9 @@ int InterruptExitCode();
 class InterruptScope {
  public:
   InterruptScope();   // installs the handlers
-  ~InterruptScope();  // restores the previous dispositions
+  // Restores the previous dispositions, unless a signal arrived (the command
+  // is ending with 128 + signal; a repeat stays one interrupt).
+  ~InterruptScope();
   InterruptScope(const InterruptScope&) = delete;
   InterruptScope& operator=(const InterruptScope&) = delete;
 

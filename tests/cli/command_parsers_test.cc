@@ -1,9 +1,13 @@
 // Unit tests of the front ends' small parsers and formatters (no rack needed).
 #include "cellsim/lab/command_parsers.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <csignal>
 
 #include "cellsim/base/units.h"
+#include "cellsim/cli/interrupt.h"
 #include "cellsim/cli/progress.h"
 #include "cellsim/cli/rack_env.h"
 #include "testing/test_util.h"
@@ -112,6 +116,32 @@ TEST(CellCliParserTest, BadCommandsSayWhatWasExpected) {
   }
   EXPECT_THAT(std::string(ParseCellCliCommand("list spaceships").status().message()),
               HasSubstr("'spaceships'"));
+}
+
+// The same interrupt delivered again just after the command's scope ended (it
+// unwound quickly) is still one interrupt: the command exits 128 + signal
+// instead of dying by the signal's default action. (A forked child: the
+// handlers and the flag are the process's.)
+TEST(InterruptScopeTest, ARepeatAfterTheScopeEndedIsStillOneInterrupt) {
+  EXPECT_EXIT(
+      {
+        {
+          InterruptScope scope;
+          raise(SIGINT);
+          if (!InterruptFlag()->cancelled()) _exit(3);
+        }
+        raise(SIGINT);
+        _exit(InterruptExitCode());
+      },
+      ::testing::ExitedWithCode(128 + SIGINT), "");
+  // Without an interrupt the scope gives the old disposition back.
+  EXPECT_EXIT(
+      {
+        { InterruptScope scope; }
+        raise(SIGINT);
+        _exit(0);
+      },
+      ::testing::KilledBySignal(SIGINT), "");
 }
 
 TEST(AsmcmdParserTest, CommandsAndOptions) {
