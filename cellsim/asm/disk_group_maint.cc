@@ -253,10 +253,28 @@ absl::Status DiskGroup::OnlineDisk(uint32_t disk, ResyncResult* result) {
   ResyncResult local;
   ResyncResult* res = result != nullptr ? result : &local;
   WriterMutexLock io_lock(&s_->io_mu);
+  DiskRef ref;
+  std::string name;
   {
     MutexLock lock(&s_->mu);
     if (disk >= s_->cat.disks.size()) {
       return absl::NotFoundError(fmt::format("disk group {} has no disk {}", s_->cat.name, disk));
+    }
+    ref = s_->cat.disks[disk].ref;
+    name = s_->cat.disks[disk].name;
+  }
+  // The device must serve I/O, even when nothing is stale to copy to it: a
+  // grid disk made inactive on its cell, or lost, stays offline.
+  if (cell::CellService* c = ref.cell < s_->env.cells.size() ? s_->env.cells[ref.cell] : nullptr) {
+    absl::StatusOr<cell::CellDescription> d = c->Describe();
+    if (!d.ok()) return d.status();
+    if (ref.grid_disk < d->grid_disks.size() && d->grid_disks[ref.grid_disk].status != "active") {
+      const cell::GridDiskInfo& g = d->grid_disks[ref.grid_disk];
+      return absl::FailedPreconditionError(fmt::format(
+          "cannot online disk {} of disk group {}: grid disk {} of cell {} is {}{}", name,
+          s_->cat.name, g.name, d->name, g.status,
+          g.status == "inactive" ? fmt::format(" (CellCLI: ALTER GRIDDISK {} ACTIVE)", g.name)
+                                 : g.status_reason.empty() ? "" : ": " + g.status_reason));
     }
   }
   // Copy while still offline: a failure leaves the disk offline, its

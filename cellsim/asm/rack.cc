@@ -738,41 +738,73 @@ absl::StatusOr<DiskGroup*> Rack::CreateDiskGroup(const DiskGroupConfig& config) 
   return s_->groups.back().get();
 }
 
-absl::Status Rack::CreateGridDisk(const std::string& name) {
+absl::StatusOr<Rack::GridDiskRef> Rack::FindGridDisk(const std::string& name,
+                                                     std::string_view action) const {
   for (uint32_t i = 0; i < s_->cells.size(); ++i) {
-    cell::Cell* c = s_->cells[i].get();
     const std::string cell_name = CellName(s_->config, i);
     if (name.size() <= cell_name.size() ||
         Upper(name.substr(name.size() - cell_name.size())) != Upper(cell_name)) {
       continue;
     }
+    cell::Cell* c = s_->cells[i].get();
     if (c == nullptr) {
       return absl::FailedPreconditionError(fmt::format(
-          "cannot create grid disk {}: cell {} is not present", name, cell_name));
+          "cannot {} grid disk {}: cell {} is not present", action, name, cell_name));
     }
     absl::StatusOr<cell::CellDescription> d = c->Describe();
     if (!d.ok()) return d.status();
-    std::string exact;
     for (const cell::GridDiskInfo& g : d->grid_disks) {
-      if (Upper(g.name) != Upper(name)) continue;
-      if (g.status != "not present") {
-        return absl::AlreadyExistsError(fmt::format(
-            "CELL-02701: grid disk {} already exists and is {} on cell {}", g.name, g.status,
-            cell_name));
-      }
-      exact = g.name;
+      if (Upper(g.name) == Upper(name)) return GridDiskRef{c, cell_name, g.name, g.status};
     }
-    if (exact.empty()) break;
-    // ASM first: the new device holds nothing, so every AU a disk group has on
-    // it must be rebuilt; recorded before the empty file exists.
-    for (auto& g : s_->groups) {
-      absl::StatusOr<uint32_t> disk = g->FindDisk(exact);
-      if (!disk.ok()) continue;
-      if (absl::Status st = g->MarkDiskReplaced(*disk); !st.ok()) return st;
-    }
-    return c->CreateGridDisk(exact);
+    break;
   }
   return absl::NotFoundError(fmt::format("no grid disk named {} in the rack", name));
+}
+
+absl::Status Rack::CreateGridDisk(const std::string& name) {
+  absl::StatusOr<GridDiskRef> g = FindGridDisk(name, "create");
+  if (!g.ok()) return g.status();
+  if (g->status != "not present") {
+    return absl::AlreadyExistsError(fmt::format(
+        "CELL-02701: grid disk {} already exists and is {} on cell {}", g->name, g->status,
+        g->cell_name));
+  }
+  // ASM first: the new device holds nothing, so every AU a disk group has on
+  // it must be rebuilt; recorded before the empty file exists.
+  for (auto& group : s_->groups) {
+    absl::StatusOr<uint32_t> disk = group->FindDisk(g->name);
+    if (!disk.ok()) continue;
+    if (absl::Status st = group->MarkDiskReplaced(*disk); !st.ok()) return st;
+  }
+  return g->cell->CreateGridDisk(g->name);
+}
+
+absl::StatusOr<std::string> Rack::SetGridDiskActive(const std::string& name, bool active,
+                                                    ResyncResult* result) {
+  absl::StatusOr<GridDiskRef> g = FindGridDisk(name, active ? "activate" : "deactivate");
+  if (!g.ok()) return g.status();
+  if (g->status == "not present") {
+    return absl::FailedPreconditionError(fmt::format(
+        "grid disk {} of cell {} is not present: CREATE GRIDDISK {} replaces it", g->name,
+        g->cell_name, g->name));
+  }
+  if (active) {
+    if (absl::Status st = g->cell->SetGridDiskActive(g->name, true); !st.ok()) return st;
+  }
+  for (auto& group : s_->groups) {
+    absl::StatusOr<uint32_t> disk = group->FindDisk(g->name);
+    if (!disk.ok()) continue;
+    absl::Status st = active ? group->OnlineDisk(*disk, result) : group->OfflineDisk(*disk);
+    if (!st.ok()) {
+      return absl::Status(st.code(), fmt::format("grid disk {} cannot be made {}: {}", g->name,
+                                                 active ? "active" : "inactive",
+                                                 std::string(st.message())));
+    }
+  }
+  if (!active) {
+    if (absl::Status st = g->cell->SetGridDiskActive(g->name, false); !st.ok()) return st;
+  }
+  return g->name;
 }
 
 absl::Status Rack::ResyncLostRanges(ResyncResult* result) {

@@ -235,7 +235,7 @@ absl::Status CellImpl::CreateFiles(const CellConfig& config, bool replace_flash,
     slot_allocated_.assign(layout_.num_slots, lay_out_flash ? ~uint64_t{0} : 0);
   }
   mode_ = config_.flash_cache_mode;
-  AdoptCachingPolicies();
+  AdoptGridDiskSettings();
   AttachCounters();
   return absl::OkStatus();
 }
@@ -389,7 +389,7 @@ absl::Status CellImpl::OpenFiles() {
   }
   FindAllocatedSlotPages();
   mode_ = config_.flash_cache_mode;
-  AdoptCachingPolicies();
+  AdoptGridDiskSettings();
   return absl::OkStatus();
 }
 
@@ -434,6 +434,12 @@ absl::Status CellImpl::ValidateIo(uint32_t disk, uint64_t offset, uint64_t lengt
         disks_.size()));
   }
   if (disks_[disk] == nullptr) return AbsentDiskError(disk);
+  if (inactive_[disk]) {
+    return absl::UnavailableError(fmt::format(
+        "grid disk {} of cell {} is inactive (CellCLI ALTER GRIDDISK {} ACTIVE makes it "
+        "usable)",
+        GridDiskName(disk), config_.name, GridDiskName(disk)));
+  }
   if (offset % 512 != 0 || length % 512 != 0 || length == 0) {
     return absl::InvalidArgumentError(fmt::format(
         "grid disk {}: {} at offset {} (+{}) is not 512-byte aligned or is empty",
@@ -525,7 +531,10 @@ CellDescription CellImpl::DescribeNow() const {
   for (uint32_t i = 0; i < disks_.size(); ++i) {
     d.grid_disks.push_back({GridDiskName(i),
                             CellDiskName(i % config_.cell_disks, config_.name),
-                            disk_sizes_[i], disks_[i] != nullptr ? "active" : "not present",
+                            disk_sizes_[i],
+                            disks_[i] == nullptr ? "not present"
+                            : inactive_[i]       ? "inactive"
+                                                 : "active",
                             absent_[i]});
     d.grid_disks.back().caching_policy = caching_[i];
   }
@@ -652,10 +661,47 @@ absl::Status CellImpl::SetMode(FlashCacheMode mode) {
   return absl::OkStatus();
 }
 
-void CellImpl::AdoptCachingPolicies() {
+void CellImpl::AdoptGridDiskSettings() {
   WriterMutexLock l(&mode_mu_);
   caching_ = config_.caching_policies;  // a format-1 superblock has none: all default
   caching_.resize(disks_.size(), CachingPolicy::kDefault);
+  inactive_ = config_.inactive_grid_disks;  // before format 4: all active
+  inactive_.resize(disks_.size(), false);
+}
+
+absl::Status CellImpl::SetGridDiskActive(const std::string& grid_disk, bool active) {
+  if (absl::Status s = CheckOpen(); !s.ok()) return s;
+  absl::StatusOr<uint32_t> disk = GridDiskIndex(grid_disk);
+  if (!disk.ok()) return disk.status();
+  MutexLock change(&mode_change_mu_);  // one change at a time, as SetCachingPolicy
+  bool was_inactive;
+  {
+    WriterMutexLock l(&mode_mu_);  // waits for requests in flight
+    if (disks_[*disk] == nullptr) return AbsentDiskError(*disk);
+    was_inactive = inactive_[*disk];
+    inactive_[*disk] = !active;
+  }
+  if (was_inactive == !active) return absl::OkStatus();
+  auto undo = [&] {
+    WriterMutexLock l(&mode_mu_);
+    inactive_[*disk] = was_inactive;
+  };
+  if (!active) {
+    // Its file alone holds its data from now on: destage the dirty lines.
+    if (absl::StatusOr<FlushProgress> f = Flush({}); !f.ok()) {
+      undo();
+      return f.status();
+    }
+  }
+  CellConfig next = config_;
+  next.inactive_grid_disks.resize(disks_.size(), false);
+  next.inactive_grid_disks[*disk] = !active;
+  if (absl::Status s = meta_->Checkpoint(state_.get(), &state_mu_, next); !s.ok()) {
+    undo();
+    return s;
+  }
+  config_.inactive_grid_disks = std::move(next.inactive_grid_disks);
+  return absl::OkStatus();
 }
 
 absl::Status CellImpl::SetCachingPolicy(const std::string& grid_disk, CachingPolicy policy) {
@@ -794,6 +840,10 @@ absl::StatusOr<std::vector<Metric>> Cell::Metrics() const {
 absl::Status Cell::SetFlashCacheMode(FlashCacheMode mode) {
   if (absl::Status s = impl_->CheckWritable(); !s.ok()) return s;
   return impl_->SetMode(mode);
+}
+absl::Status Cell::SetGridDiskActive(const std::string& name, bool active) {
+  if (absl::Status s = impl_->CheckWritable(); !s.ok()) return s;
+  return impl_->SetGridDiskActive(name, active);
 }
 absl::Status Cell::SetCachingPolicy(const std::string& grid_disk, CachingPolicy policy) {
   if (absl::Status s = impl_->CheckWritable(); !s.ok()) return s;

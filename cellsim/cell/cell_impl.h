@@ -331,8 +331,10 @@ class CellImpl {
       ABSL_LOCKS_EXCLUDED(mode_change_mu_, mode_mu_, state_mu_);
   [[nodiscard]] absl::Status SetCachingPolicy(const std::string& grid_disk, CachingPolicy policy)
       ABSL_LOCKS_EXCLUDED(mode_change_mu_, mode_mu_, state_mu_);
-  // caching_ from config_.caching_policies (Create/Open).
-  void AdoptCachingPolicies() ABSL_LOCKS_EXCLUDED(mode_mu_);
+  [[nodiscard]] absl::Status SetGridDiskActive(const std::string& grid_disk, bool active)
+      ABSL_LOCKS_EXCLUDED(mode_change_mu_, mode_mu_, state_mu_);
+  // caching_ and inactive_ from config_ (Create/Open).
+  void AdoptGridDiskSettings() ABSL_LOCKS_EXCLUDED(mode_mu_);
   [[nodiscard]] absl::Status LoseFlash() ABSL_LOCKS_EXCLUDED(state_mu_);
   std::vector<LostRange> Lost() const ABSL_LOCKS_EXCLUDED(state_mu_);
   [[nodiscard]] absl::StatusOr<uint32_t> GridDiskIndex(const std::string& name) const;
@@ -565,6 +567,9 @@ class CellImpl {
   // requests read it under mode_mu_ shared, SetCachingPolicy changes it
   // exclusive.
   std::vector<CachingPolicy> caching_ ABSL_GUARDED_BY(mode_mu_);
+  // Each grid disk's INACTIVE state (config_.inactive_grid_disks as in force),
+  // read and changed as caching_.
+  std::vector<bool> inactive_ ABSL_GUARDED_BY(mode_mu_);
   // The cache directory. The pointer is set at Create/Open; what it points to
   // is read and changed only under state_mu_ (MetadataStore takes state_mu_
   // itself to apply records, after its own mutex).

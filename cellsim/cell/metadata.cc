@@ -40,6 +40,10 @@ void EncodeConfig(const CellConfig& c, uint32_t version, Encoder* e) {
     e->PutU32(static_cast<uint32_t>(c.caching_policies.size()));
     for (CachingPolicy p : c.caching_policies) e->PutU8(static_cast<uint8_t>(p));
   }
+  if (version >= 4) {
+    e->PutU32(static_cast<uint32_t>(c.inactive_grid_disks.size()));
+    for (bool inactive : c.inactive_grid_disks) e->PutU8(inactive ? 1 : 0);
+  }
 }
 
 bool DecodeConfig(Decoder* d, uint32_t version, CellConfig* c) {
@@ -71,6 +75,16 @@ bool DecodeConfig(Decoder* d, uint32_t version, CellConfig* c) {
       uint8_t p;
       if (!d->GetU8(&p) || p > static_cast<uint8_t>(CachingPolicy::kNone)) return false;
       c->caching_policies.push_back(static_cast<CachingPolicy>(p));
+    }
+  }
+  c->inactive_grid_disks.clear();
+  if (version >= 4) {
+    uint32_t disks;
+    if (!d->GetU32(&disks) || disks > 64 * 64) return false;
+    for (uint32_t i = 0; i < disks; ++i) {
+      uint8_t inactive;
+      if (!d->GetU8(&inactive) || inactive > 1) return false;
+      c->inactive_grid_disks.push_back(inactive != 0);
     }
   }
   c->flash_cache_mode = static_cast<FlashCacheMode>(mode);

@@ -32,7 +32,8 @@ inline constexpr uint32_t kChunkVersion = 2;
 // the journal may hold version 2 chunks (data pages): a cellsim that reads
 // only versions 1-2 refuses the cell (FailedPrecondition, "newer format
 // version 3") instead of dropping such chunks as torn tails.
-inline constexpr uint32_t kSuperblockVersion = 3;
+// Version 4 adds each grid disk's INACTIVE state to the config.
+inline constexpr uint32_t kSuperblockVersion = 4;
 // xxHash64 seeds of the superblock, journal chunks and the checkpoint image
 // (public here so that the fuzz targets can re-seal mutated structures).
 inline constexpr uint64_t kSeedSuperblock = 0x5342;

@@ -108,7 +108,8 @@ void RegisterCellCli(CLI::App& app, CommandContext& ctx) {
       "CellCLI on the cells of rack DIR: LIST CELL|CELLDISK|FLASHCACHE|GRIDDISK|METRICCURRENT "
       "[NAME | WHERE attr op value [AND ...]] [ATTRIBUTES a, b | ALL] [DETAIL], DESCRIBE type, "
       "ALTER FLASHCACHE ALL FLUSH, "
-      "ALTER CELL flashCacheMode = writeback|writethrough, CREATE GRIDDISK NAME (replaces a "
+      "ALTER CELL flashCacheMode = writeback|writethrough, ALTER GRIDDISK {ALL | NAME[,NAME]} "
+      "INACTIVE|ACTIVE|cachingPolicy=none|default, CREATE GRIDDISK NAME (replaces a "
       "grid disk that is not present) (case-insensitive)",
       RunCellCli);
   AddRackDirArgument(c, &args->dir);

@@ -127,12 +127,13 @@ absl::Status ParseListTail(std::string_view text, const std::vector<std::string>
   return absl::OkStatus();
 }
 
-// ALTER GRIDDISK {ALL [PREFIX = p] | NAME[,NAME...]} cachingPolicy = 'none' | 'default'
+// ALTER GRIDDISK {ALL [PREFIX = p] | NAME[,NAME...]}
+//     {ACTIVE | INACTIVE | cachingPolicy = 'none' | 'default'}
 absl::StatusOr<CellCliCommand> ParseAlterGridDisk(std::string_view text,
                                                   const std::vector<std::string>& w) {
   constexpr std::string_view kForm =
-      "expected: ALTER GRIDDISK {ALL [PREFIX=name] | name[,name...]} cachingPolicy='none'|"
-      "'default'";
+      "expected: ALTER GRIDDISK {ALL [PREFIX=name] | name[,name...]} {ACTIVE | INACTIVE | "
+      "cachingPolicy='none'|'default'}";
   CellCliCommand cmd;
   cmd.kind = CellCliCommand::Kind::kSetCachingPolicy;
   size_t i = 2;
@@ -156,6 +157,11 @@ absl::StatusOr<CellCliCommand> ParseAlterGridDisk(std::string_view text,
       }
       break;
     }
+  }
+  if (i + 1 == w.size() && (Lower(w[i]) == "active" || Lower(w[i]) == "inactive")) {
+    cmd.kind = CellCliCommand::Kind::kSetGridDiskActive;
+    cmd.active = Lower(w[i]) == "active";
+    return cmd;
   }
   if (i + 3 != w.size() || Lower(w[i]) != "cachingpolicy" || w[i + 1] != "=") {
     return CellSyntax(text, kForm);

@@ -9,6 +9,8 @@
 //     DESCRIBE {CELL | CELLDISK | GRIDDISK | FLASHCACHE | METRICCURRENT}
 //     ALTER FLASHCACHE ALL FLUSH
 //     ALTER CELL flashCacheMode = writeback | writethrough
+//     ALTER GRIDDISK {ALL [PREFIX=p] | name[,name...]}
+//         {ACTIVE | INACTIVE | cachingPolicy = 'none' | 'default'}
 //   asmcmd (`cellsim asmcmd DIR -e "..."`):
 //     lsdg [GROUP] | lsdsk [-k] [-p] [-G GROUP] [PATTERN] | ls [-l] [PATH]
 //     cd PATH | pwd | cp +DG/PATH LOCALFILE
@@ -51,6 +53,8 @@ struct CellCliCommand {
     kCreateGridDisk,  // CREATE GRIDDISK NAME: replaces a grid disk that is "not present"
     // ALTER GRIDDISK {ALL [PREFIX=p] | NAME[,NAME...]} cachingPolicy='none'|'default'
     kSetCachingPolicy,
+    // ALTER GRIDDISK {ALL [PREFIX=p] | NAME[,NAME...]} ACTIVE | INACTIVE
+    kSetGridDiskActive,
   };
   Kind kind = Kind::kList;
   report::CellCliObjectType object = report::CellCliObjectType::kCell;  // LIST, DESCRIBE
@@ -64,6 +68,7 @@ struct CellCliCommand {
   std::vector<std::string> grid_disks;
   std::string prefix;
   cell::CachingPolicy caching_policy = cell::CachingPolicy::kDefault;
+  bool active = true;  // ALTER GRIDDISK ... ACTIVE (false: INACTIVE)
 };
 
 // InvalidArgument "CELL-01504: Invalid command syntax. ..." saying what was

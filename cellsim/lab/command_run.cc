@@ -64,11 +64,12 @@ absl::Status CopyOut(const asmgr::Rack& rack, const std::string& name, const std
   return status;
 }
 
-// ALTER GRIDDISK ... cachingPolicy on one cell: every grid disk (of the
+// The grid disks of one cell that ALTER GRIDDISK names: every one (of the
 // prefix), or the named ones of this cell (another cell's names are that
 // cell's; a name of no cell is CELL-02525).
-absl::StatusOr<std::string> SetCachingPolicies(const CellCliCommand& c, cell::CellService* cell,
-                                               const std::vector<std::string>& cell_names) {
+absl::StatusOr<std::vector<std::string>> AlteredGridDisks(const CellCliCommand& c,
+                                                          cell::CellService* cell,
+                                                          const std::vector<std::string>& cell_names) {
   absl::StatusOr<cell::CellDescription> d = cell->Describe();
   if (!d.ok()) return d.status();
   auto lower = [](std::string s) { return absl::AsciiStrToLower(s); };
@@ -98,9 +99,33 @@ absl::StatusOr<std::string> SetCachingPolicies(const CellCliCommand& c, cell::Ce
           d->grid_disks.empty() ? "RECO_CD_00_cel01" : d->grid_disks.back().name));
     }
   }
+  return targets;
+}
+
+// ALTER GRIDDISK ... {cachingPolicy = ... | ACTIVE | INACTIVE} on one cell:
+// "GridDisk NAME successfully altered" per grid disk. ACTIVE and INACTIVE go
+// through the rack, whose ASM offlines or resyncs the disk.
+absl::StatusOr<std::string> AlterGridDisks(const CellCliCommand& c, asmgr::Rack& rack,
+                                           uint32_t index) {
+  std::vector<std::string> cell_names;
+  for (uint32_t i = 0; i < rack.cell_count(); ++i) cell_names.push_back(rack.cell_name(i));
+  absl::StatusOr<std::vector<std::string>> targets =
+      AlteredGridDisks(c, rack.cell(index), cell_names);
+  if (!targets.ok()) return targets.status();
   std::string out;
-  for (const std::string& t : targets) {
-    if (absl::Status s = cell->SetCachingPolicy(t, c.caching_policy); !s.ok()) return s;
+  std::vector<std::string> done;
+  for (const std::string& t : *targets) {
+    absl::Status s = c.kind == CellCliCommand::Kind::kSetCachingPolicy
+                         ? rack.cell(index)->SetCachingPolicy(t, c.caching_policy)
+                         : rack.SetGridDiskActive(t, c.active, nullptr).status();
+    if (!s.ok()) {
+      // What was altered before the failure stays altered: say so.
+      return absl::Status(s.code(), fmt::format("{}{}", std::string(s.message()),
+                                                done.empty() ? ""
+                                                             : fmt::format(" (altered before it: {})",
+                                                                           fmt::join(done, ", "))));
+    }
+    done.push_back(t);
     out += fmt::format("GridDisk {} successfully altered\n", t);
   }
   return out;
@@ -148,7 +173,7 @@ absl::StatusOr<std::string> ListOnCell(const CellCliCommand& c, const asmgr::Rac
 }
 
 // Runs one command on one cell and returns what CellCLI prints.
-absl::StatusOr<std::string> RunOnCell(const CellCliCommand& c, const asmgr::Rack& rack,
+absl::StatusOr<std::string> RunOnCell(const CellCliCommand& c, asmgr::Rack& rack,
                                       uint32_t index, const CommandRunOptions& options) {
   cell::CellService* cell = rack.cell(index);
   using Kind = CellCliCommand::Kind;
@@ -169,11 +194,9 @@ absl::StatusOr<std::string> RunOnCell(const CellCliCommand& c, const asmgr::Rack
       if (!s.ok()) return s;
       return fmt::format("Cell {} successfully altered\n", cell->name());
     }
-    case Kind::kSetCachingPolicy: {
-      std::vector<std::string> names;
-      for (uint32_t i = 0; i < rack.cell_count(); ++i) names.push_back(rack.cell_name(i));
-      return SetCachingPolicies(c, cell, names);
-    }
+    case Kind::kSetCachingPolicy:
+    case Kind::kSetGridDiskActive:
+      return AlterGridDisks(c, rack, index);
     case Kind::kCreateGridDisk:
       break;  // a rack operation (RunCellCli)
   }

@@ -523,6 +523,45 @@ TEST(CliCellCliTest, ListAsksAsmWhichGridDisksCanBeDeactivated) {
   EXPECT_THAT(r.out, Not(HasSubstr("OFFLINE")));
 }
 
+// Rolling cell maintenance through the binary: ALTER GRIDDISK ALL INACTIVE on
+// one cell, refused on the next while the first is out (ASM's ORA-15066), the
+// database writes meanwhile, ALTER GRIDDISK ALL ACTIVE resyncs, each in its
+// own process.
+TEST(CliCellCliTest, GridDisksGoInactiveAndComeBackResynced) {
+  TempDir dir;
+  const std::string rack = dir.File("rack");
+  ASSERT_EQ(Cellsim(dir, "rack create " + rack + " " + kSmallRack).exit_code, 0);
+  CmdResult r = Cellsim(dir, "sql " + rack + " -e \"create tablespace users datafile '+DATA' size 8m\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = Cellsim(dir, "cellcli " + rack + " -c cel01 alter griddisk all inactive");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("GridDisk DATA_CD_00_cel01 successfully altered\n"));
+  EXPECT_THAT(r.out, HasSubstr("GridDisk RECO_CD_01_cel01 successfully altered\n"));
+  r = Cellsim(dir, "cellcli " + rack + " -c cel01 list griddisk attributes name, status, asmModeStatus");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("         DATA_CD_01_cel01        inactive        OFFLINE\n"));
+  r = Cellsim(dir, "cellcli " + rack + " -c cel02 alter griddisk all inactive");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("cannot be made inactive: ORA-15066"));
+  r = Cellsim(dir, "asmcmd " + rack + " -e \"online -G DATA -D DATA_CD_00_cel01\"");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("grid disk DATA_CD_00_cel01 of cell cel01 is inactive (CellCLI: "
+                               "ALTER GRIDDISK DATA_CD_00_cel01 ACTIVE)"));
+  r = Cellsim(dir, "sql " + rack + " -e \"create tablespace during datafile '+DATA' size 4m\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = Cellsim(dir, "cellcli " + rack + " -c cel01 alter griddisk all active");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = Cellsim(dir, "cellcli " + rack + " -e \"list griddisk where status != active or asmModeStatus != ONLINE\"");
+  EXPECT_NE(r.exit_code, 0);  // no OR in CellCLI: AND only
+  r = Cellsim(dir, "cellcli " + rack + " -e \"list griddisk where asmModeStatus != ONLINE\" "
+                   "-e \"list griddisk where status != active\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  r = Cellsim(dir, "asmcmd " + rack + " -e lsdg");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, ContainsRegex("  0 +N +DATA/"));
+}
+
 TEST(CliHelpTest, EverySubcommandHasHelp) {
   TempDir dir;
   for (const char* sub : {"demo", "rack", "rack create", "rack info", "rack recover", "sql", "cellcli", "asmcmd"}) {

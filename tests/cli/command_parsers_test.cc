@@ -95,6 +95,14 @@ TEST(CellCliParserTest, AlterCommands) {
   EXPECT_EQ(c.caching_policy, cell::CachingPolicy::kDefault);
   ASSERT_OK_AND_ASSIGN(c, ParseCellCliCommand("alter griddisk all cachingPolicy = 'none'"));
   EXPECT_EQ(c.prefix, "");
+  ASSERT_OK_AND_ASSIGN(c, ParseCellCliCommand("ALTER GRIDDISK ALL INACTIVE"));
+  EXPECT_EQ(c.kind, Kind::kSetGridDiskActive);
+  EXPECT_FALSE(c.active);
+  EXPECT_TRUE(c.grid_disks.empty());
+  ASSERT_OK_AND_ASSIGN(c, ParseCellCliCommand("alter griddisk DATA_CD_00_cel01, RECO_CD_00_cel01 active"));
+  EXPECT_EQ(c.kind, Kind::kSetGridDiskActive);
+  EXPECT_TRUE(c.active);
+  EXPECT_THAT(c.grid_disks, ElementsAre("DATA_CD_00_cel01", "RECO_CD_00_cel01"));
 }
 
 TEST(CellCliParserTest, BadCommandsSayWhatWasExpected) {
@@ -108,7 +116,8 @@ TEST(CellCliParserTest, BadCommandsSayWhatWasExpected) {
                           "list metriccurrent where name", "alter griddisk",
                           "alter griddisk all cachingPolicy='keep'",
                           "alter griddisk all prefix=RECO", "alter griddisk a,,b cachingPolicy=none",
-                          "alter griddisk all size=1g"}) {
+                          "alter griddisk all size=1g", "alter griddisk all sleepy",
+                          "alter griddisk all active now"}) {
     absl::StatusOr<CellCliCommand> c = ParseCellCliCommand(bad);
     ASSERT_FALSE(c.ok()) << bad;
     EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument) << bad;

@@ -25,6 +25,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -170,6 +171,17 @@ class Rack {
   // rebuilds it from the mirrors. NotFound for an unknown name, AlreadyExists
   // when the grid disk is present, FailedPrecondition when its cell is absent.
   [[nodiscard]] absl::Status CreateGridDisk(const std::string& name);
+  // CellCLI ALTER GRIDDISK name INACTIVE | ACTIVE, as a cell asks its ASM:
+  // INACTIVE first takes the disk offline in every disk group holding it
+  // (refused with ASM's ORA-15066 when it holds the only current copy of an
+  // extent: CellCLI's asmDeactivationOutcome), then the cell makes it
+  // inactive. ACTIVE makes it active, then onlines it in those disk groups:
+  // fast mirror resync copies the extents written meanwhile (`result`, may be
+  // null). Returns the exact name. NotFound for an unknown name,
+  // FailedPrecondition when the grid disk or its cell is not present.
+  [[nodiscard]] absl::StatusOr<std::string> SetGridDiskActive(const std::string& name,
+                                                              bool active,
+                                                              ResyncResult* result);
 
   // Resyncs LostRanges of every cell in every disk group (after a flash loss).
   [[nodiscard]] absl::Status ResyncLostRanges(ResyncResult* result);
@@ -177,6 +189,17 @@ class Rack {
   struct State;
 
  private:
+  // A grid disk named (case-insensitively) NAME_celNN, found on its cell.
+  struct GridDiskRef {
+    cell::Cell* cell = nullptr;
+    std::string cell_name;
+    std::string name;    // as the cell spells it
+    std::string status;  // GridDiskInfo::status
+  };
+  // NotFound for no such grid disk; FailedPrecondition "cannot `action` grid
+  // disk ...: cell ... is not present".
+  [[nodiscard]] absl::StatusOr<GridDiskRef> FindGridDisk(const std::string& name,
+                                                         std::string_view action) const;
   explicit Rack(std::unique_ptr<State> state);
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<Rack>> CreateLocked(
       io::IoBackend* io, Clock* clock, const std::string& dir, const RackConfig& config,

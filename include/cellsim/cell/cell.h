@@ -86,6 +86,10 @@ struct CellConfig {
   // GridDiskName numbers them); empty at Create: from grid_disks' specs.
   // Changed by SetCachingPolicy, persisted in the superblock (format 2).
   std::vector<CachingPolicy> caching_policies;
+  // Each grid disk's ALTER GRIDDISK ... INACTIVE, by grid disk index; empty
+  // or short: active. Changed by SetGridDiskActive, persisted in the
+  // superblock (format 4).
+  std::vector<bool> inactive_grid_disks;
 
   // InvalidArgument naming the bad field and value.
   [[nodiscard]] absl::Status Validate() const;
@@ -175,6 +179,13 @@ class Cell final : public CellService {
   // what it should hold: its owner (ASM) rebuilds it. AlreadyExists when the
   // grid disk is active; NotFound for an unknown name.
   [[nodiscard]] absl::Status CreateGridDisk(const std::string& name);
+  // ALTER GRIDDISK name INACTIVE | ACTIVE. An inactive grid disk refuses
+  // every request (Unavailable, naming it) and LIST GRIDDISK shows it
+  // `inactive`; going inactive first destages the cache's dirty lines, so its
+  // file alone holds its data. Its owner (ASM) takes it offline before and
+  // resyncs it after (Rack::SetGridDiskActive). Durable when acknowledged;
+  // NotFound for an unknown name, FailedPrecondition for one not present.
+  [[nodiscard]] absl::Status SetGridDiskActive(const std::string& name, bool active);
 
   // --- cleaner ---
   void StartCleaner();

@@ -129,7 +129,7 @@ struct GridDiskInfo {
   std::string name;        // e.g. "DATA_CD_00_cel01"
   std::string cell_disk;   // e.g. "CD_00_cel01"
   uint64_t size_bytes = 0;
-  std::string status;      // "active", "not present"
+  std::string status;      // "active", "inactive" (ALTER GRIDDISK ... INACTIVE), "not present"
   // Why a grid disk is "not present" ("DIR/cel02/DATA_CD_00_cel02.img is
   // missing"); empty when active.
   std::string status_reason{};
