@@ -610,6 +610,7 @@ std::vector<FileView> DiskGroup::Files() const {
     v.time_unix = f.info.modification_time_unix;
     v.name = f.info.name;
     v.bytes = f.info.size_bytes;
+    v.block_size = f.info.block_size;
     v.space = uint64_t{f.info.extents} * cat.au_size * f.copies();
     out.push_back(std::move(v));
   }

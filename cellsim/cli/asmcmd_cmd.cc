@@ -75,8 +75,8 @@ void RegisterAsmcmd(CLI::App& app, CommandContext& ctx) {
   auto [c, args] = AddCommand<AsmcmdArgs>(
       app, ctx, "asmcmd",
       "asmcmd on the disk groups of rack DIR: lsdg [DG], lsdsk [-k] [-p] [-G DG] [PATTERN], "
-      "ls [-l] [PATH], cd PATH, pwd, cp +DG/PATH LOCALFILE (copies the file's logical bytes "
-      "out of ASM), online -G DG (-D DISK | -a) (resyncs, then onlines), offline -G DG -D DISK",
+      "ls [-l] [-s] [PATH], cd PATH, pwd, du [PATH], find [--type TYPE] DIR PATTERN, "
+      "cp +DG/PATH LOCALFILE (copies the file's logical bytes out of ASM), online -G DG (-D DISK | -a) (resyncs, then onlines), offline -G DG -D DISK",
       RunAsmcmd);
   AddRackDirArgument(c, &args->dir);
   // Each -e takes one word: the words after it are the trailing command.

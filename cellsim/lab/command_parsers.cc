@@ -286,6 +286,71 @@ absl::StatusOr<CellCliCommand> ParseCellCliCommand(std::string_view text) {
                                       w[0]));
 }
 
+namespace {
+
+absl::Status BadAsmcmdOption(const std::string& verb, const std::string& opt) {
+  return absl::InvalidArgumentError(
+      fmt::format("ASMCMD-8021: option '{}' of {} is not supported", opt, verb));
+}
+
+// One option of `verb` at w[*i] (it may take the next word): sets `cmd`.
+absl::Status ParseAsmcmdOption(const std::string& verb, const std::vector<std::string>& w,
+                               size_t* i, AsmcmdCommand* cmd) {
+  const std::string& a = w[*i];
+  auto value = [&](const char* what) -> absl::StatusOr<std::string> {
+    if (*i + 1 >= w.size()) {
+      return absl::InvalidArgumentError(fmt::format("ASMCMD-8021: {} needs {}", a, what));
+    }
+    return w[++*i];
+  };
+  if (verb == "ls") {
+    for (char c : a.substr(1)) {
+      if (c == 'l') {
+        cmd->long_format = true;
+      } else if (c == 's') {
+        cmd->sizes = true;
+      } else {
+        return BadAsmcmdOption(verb, a);
+      }
+    }
+    return absl::OkStatus();
+  }
+  if (verb == "lsdsk") {
+    if (a == "-G") {
+      absl::StatusOr<std::string> g = value("a disk group");
+      if (!g.ok()) return g.status();
+      cmd->lsdsk.group = *g;
+      return absl::OkStatus();
+    }
+    for (char c : a.substr(1)) {
+      if (c != 'k' && c != 'p') return BadAsmcmdOption(verb, a);
+      (c == 'k' ? cmd->lsdsk.k : cmd->lsdsk.p) = true;
+    }
+    return absl::OkStatus();
+  }
+  if (verb == "find" && (a == "--type" || a == "-t")) {
+    absl::StatusOr<std::string> t = value("a file type (DATAFILE, ONLINELOG, ...)");
+    if (!t.ok()) return t.status();
+    cmd->type = absl::AsciiStrToUpper(*t);
+    return absl::OkStatus();
+  }
+  if (verb == "online" || verb == "offline") {
+    if (a == "-a" && verb == "online") {
+      cmd->all = true;
+      return absl::OkStatus();
+    }
+    if (a == "-G" || a == "-D") {
+      absl::StatusOr<std::string> v = value(a == "-G" ? "a disk group" : "a disk name");
+      if (!v.ok()) return v.status();
+      (a == "-G" ? cmd->group : cmd->disk) = absl::AsciiStrToUpper(*v);
+      return absl::OkStatus();
+    }
+  }
+  return BadAsmcmdOption(verb, a);
+}
+
+}  // namespace
+
 absl::StatusOr<AsmcmdCommand> ParseAsmcmdCommand(std::string_view text) {
   absl::StatusOr<std::vector<std::string>> words = SplitCommandWords(text, false);
   if (!words.ok()) return words.status();
@@ -293,95 +358,51 @@ absl::StatusOr<AsmcmdCommand> ParseAsmcmdCommand(std::string_view text) {
   if (w.empty()) return absl::InvalidArgumentError("ASMCMD-8022: empty command");
   AsmcmdCommand cmd;
   const std::string& verb = w[0];
-  auto bad_option = [&](const std::string& opt) {
-    return absl::InvalidArgumentError(
-        fmt::format("ASMCMD-8021: option '{}' of {} is not supported", opt, verb));
-  };
   std::vector<std::string> operands;
   for (size_t i = 1; i < w.size(); ++i) {
-    const std::string& a = w[i];
-    if (a.size() < 2 || a[0] != '-') {
-      operands.push_back(a);
+    if (w[i].size() < 2 || w[i][0] != '-') {
+      operands.push_back(w[i]);
       continue;
     }
-    if (verb == "ls") {
-      for (char c : a.substr(1)) {
-        if (c != 'l') return bad_option(a);
-        cmd.long_format = true;
-      }
-    } else if (verb == "lsdsk") {
-      if (a == "-G") {
-        if (i + 1 >= w.size()) return absl::InvalidArgumentError("ASMCMD-8021: -G needs a disk group");
-        cmd.lsdsk.group = w[++i];
-        continue;
-      }
-      for (char c : a.substr(1)) {
-        if (c == 'k') {
-          cmd.lsdsk.k = true;
-        } else if (c == 'p') {
-          cmd.lsdsk.p = true;
-        } else {
-          return bad_option(a);
-        }
-      }
-    } else if (verb == "online" || verb == "offline") {
-      if (a == "-a" && verb == "online") {
-        cmd.all = true;
-        continue;
-      }
-      if ((a == "-G" || a == "-D") && i + 1 < w.size()) {
-        (a == "-G" ? cmd.group : cmd.disk) = absl::AsciiStrToUpper(w[++i]);
-        continue;
-      }
-      if (a == "-G" || a == "-D") {
-        return absl::InvalidArgumentError(
-            fmt::format("ASMCMD-8021: {} needs a {}", a, a == "-G" ? "disk group" : "disk name"));
-      }
-      return bad_option(a);
-    } else {
-      return bad_option(a);
-    }
+    if (absl::Status s = ParseAsmcmdOption(verb, w, &i, &cmd); !s.ok()) return s;
   }
-  auto operand_count = [&](size_t lo, size_t hi, const char* usage) -> absl::Status {
-    if (operands.size() < lo || operands.size() > hi) {
-      return absl::InvalidArgumentError(fmt::format("ASMCMD-8022: usage: {}", usage));
-    }
-    return absl::OkStatus();
+  // Each command: its kind, its operand count and usage.
+  struct Form {
+    const char* verb;
+    AsmcmdCommand::Kind kind;
+    size_t min, max;
+    const char* usage;
   };
-  absl::Status s;
-  if (verb == "lsdg") {
-    cmd.kind = AsmcmdCommand::Kind::kLsdg;
-    s = operand_count(0, 1, "lsdg [GROUP]");
-  } else if (verb == "lsdsk") {
-    cmd.kind = AsmcmdCommand::Kind::kLsdsk;
-    s = operand_count(0, 1, "lsdsk [-k] [-p] [-G GROUP] [PATTERN]");
-    if (s.ok() && !operands.empty()) cmd.lsdsk.pattern = operands[0];
-  } else if (verb == "ls") {
-    cmd.kind = AsmcmdCommand::Kind::kLs;
-    s = operand_count(0, 1, "ls [-l] [PATH]");
-  } else if (verb == "cd") {
-    cmd.kind = AsmcmdCommand::Kind::kCd;
-    s = operand_count(1, 1, "cd PATH");
-  } else if (verb == "pwd") {
-    cmd.kind = AsmcmdCommand::Kind::kPwd;
-    s = operand_count(0, 0, "pwd");
-  } else if (verb == "cp") {
-    cmd.kind = AsmcmdCommand::Kind::kCp;
-    s = operand_count(2, 2, "cp +DG/PATH LOCALFILE");
-  } else if (verb == "online" || verb == "offline") {
-    const bool online = verb == "online";
-    cmd.kind = online ? AsmcmdCommand::Kind::kOnline : AsmcmdCommand::Kind::kOffline;
-    const char* usage = online ? "online -G GROUP (-D DISK | -a)" : "offline -G GROUP -D DISK";
-    s = operand_count(0, 0, usage);
-    if (s.ok() && (cmd.group.empty() || cmd.disk.empty() == !cmd.all)) {
-      s = absl::InvalidArgumentError(fmt::format("ASMCMD-8022: usage: {}", usage));
-    }
-  } else {
-    return absl::InvalidArgumentError(fmt::format(
-        "ASMCMD-8022: unknown command '{}' (cellsim knows lsdg, lsdsk, ls, cd, pwd, cp, online, "
-        "offline)", verb));
+  using K = AsmcmdCommand::Kind;
+  static constexpr Form kForms[] = {
+      {"lsdg", K::kLsdg, 0, 1, "lsdg [GROUP]"},
+      {"lsdsk", K::kLsdsk, 0, 1, "lsdsk [-k] [-p] [-G GROUP] [PATTERN]"},
+      {"ls", K::kLs, 0, 1, "ls [-l] [-s] [PATH]"},
+      {"cd", K::kCd, 1, 1, "cd PATH"},
+      {"pwd", K::kPwd, 0, 0, "pwd"},
+      {"cp", K::kCp, 2, 2, "cp +DG/PATH LOCALFILE"},
+      {"du", K::kDu, 0, 1, "du [PATH]"},
+      {"find", K::kFind, 2, 2, "find [--type TYPE] DIR PATTERN"},
+      {"online", K::kOnline, 0, 0, "online -G GROUP (-D DISK | -a)"},
+      {"offline", K::kOffline, 0, 0, "offline -G GROUP -D DISK"},
+  };
+  const Form* form = nullptr;
+  for (const Form& f : kForms) {
+    if (verb == f.verb) form = &f;
   }
-  if (!s.ok()) return s;
+  if (form == nullptr) {
+    return absl::InvalidArgumentError(fmt::format(
+        "ASMCMD-8022: unknown command '{}' (cellsim knows lsdg, lsdsk, ls, cd, pwd, cp, du, find, "
+        "online, offline)",
+        verb));
+  }
+  cmd.kind = form->kind;
+  const bool disk_form = cmd.kind == K::kOnline || cmd.kind == K::kOffline;
+  if (operands.size() < form->min || operands.size() > form->max ||
+      (disk_form && (cmd.group.empty() || cmd.disk.empty() == !cmd.all))) {
+    return absl::InvalidArgumentError(fmt::format("ASMCMD-8022: usage: {}", form->usage));
+  }
+  if (cmd.kind == K::kLsdsk && !operands.empty()) cmd.lsdsk.pattern = operands[0];
   cmd.args = std::move(operands);
   return cmd;
 }

@@ -12,8 +12,9 @@
 //     ALTER GRIDDISK {ALL [PREFIX=p] | name[,name...]}
 //         {ACTIVE | INACTIVE | cachingPolicy = 'none' | 'default'}
 //   asmcmd (`cellsim asmcmd DIR -e "..."`):
-//     lsdg [GROUP] | lsdsk [-k] [-p] [-G GROUP] [PATTERN] | ls [-l] [PATH]
-//     cd PATH | pwd | cp +DG/PATH LOCALFILE
+//     lsdg [GROUP] | lsdsk [-k] [-p] [-G GROUP] [PATTERN] | ls [-l] [-s] [PATH]
+//     cd PATH | pwd | cp +DG/PATH LOCALFILE | du [PATH]
+//     find [--type TYPE] DIR PATTERN | online -G DG (-D DISK | -a) | offline -G DG -D DISK
 //   rack create's --disk-group NAME:REDUNDANCY:SIZE_PER_DISK[:AU]
 //
 // Usage:
@@ -78,15 +79,18 @@ struct CellCliCommand {
 // ------------------------------------------------------------------- asmcmd
 
 struct AsmcmdCommand {
-  enum class Kind { kLsdg, kLsdsk, kLs, kCd, kPwd, kCp, kOnline, kOffline };
+  enum class Kind { kLsdg, kLsdsk, kLs, kCd, kPwd, kCp, kDu, kFind, kOnline, kOffline };
   Kind kind = Kind::kLs;
   // online -G DG (-D DISK | -a), offline -G DG -D DISK
   std::string group;
   std::string disk;
   bool all = false;
   bool long_format = false;        // ls -l
+  bool sizes = false;              // ls -s
+  std::string type;                // find --type (upper case)
   report::LsdskOptions lsdsk;      // lsdsk
-  std::vector<std::string> args;   // lsdg GROUP, ls PATH, cd PATH, cp SRC DEST
+  std::vector<std::string> args;   // lsdg GROUP, ls PATH, cd PATH, cp SRC DEST, du PATH,
+                                   // find DIR PATTERN
 };
 
 // InvalidArgument "ASMCMD-8022: unknown command 'x'" or naming the bad option

@@ -258,9 +258,14 @@ absl::StatusOr<std::string> RunAsmcmdCommand(const AsmcmdCommand& c, const asmgr
       const std::string path = report::ResolveAsmPath(*cwd, c.args.empty() ? "" : c.args[0]);
       return report::RenderLs(snap, path,
                               {.long_format = c.long_format,
+                               .sizes = c.sizes,
                                .now_unix = static_cast<int64_t>(time(nullptr)),
                                .utc = utc});
     }
+    case Kind::kDu:
+      return report::RenderDu(snap, report::ResolveAsmPath(*cwd, c.args.empty() ? "" : c.args[0]));
+    case Kind::kFind:
+      return report::RenderFind(snap, report::ResolveAsmPath(*cwd, c.args[0]), c.args[1], c.type);
     case Kind::kCd: {
       const std::string path = report::ResolveAsmPath(*cwd, c.args[0]);
       absl::StatusOr<std::string> listing = report::RenderLs(snap, path);

@@ -331,22 +331,95 @@ absl::StatusOr<std::string> RenderLs(const AsmSnapshot& asm_state, std::string_v
   std::vector<Entry> entries = r->entries;
   std::sort(entries.begin(), entries.end(),
             [](const Entry& a, const Entry& b) { return a.name < b.name; });
-  if (!options.long_format) {
+  if (!options.long_format && !options.sizes) {
     std::string out;
     for (const Entry& e : entries) out += e.name + (e.directory ? "/\n" : "\n");
     return out;
   }
+  // -l: Type Redund Striped Time Sys; -s: Block_Size Blocks Bytes Space; then Name.
+  std::vector<Column> cols;
+  if (options.long_format) {
+    for (const char* h : {"Type", "Redund", "Striped", "Time", "Sys"}) cols.push_back({h});
+  }
+  if (options.sizes) {
+    for (const char* h : {"Block_Size", "Blocks", "Bytes", "Space"}) cols.push_back({h, true});
+  }
+  cols.push_back({"Name"});
   std::vector<std::vector<std::string>> rows;
   for (const Entry& e : entries) {
-    if (e.directory) {
-      rows.push_back({"", "", "", "", "Y", e.name + "/"});
-    } else {
-      const asmgr::FileView& f = *e.file;
-      rows.push_back({f.type, f.redundancy, f.striped,
-                      AsmcmdTime(f.time_unix, options.now_unix, options.utc), "Y", e.name});
+    std::vector<std::string> row;
+    const asmgr::FileView* f = e.directory ? nullptr : e.file;
+    if (options.long_format) {
+      if (f == nullptr) {
+        row.insert(row.end(), {"", "", "", "", "Y"});
+      } else {
+        row.insert(row.end(), {f->type, f->redundancy, f->striped,
+                               AsmcmdTime(f->time_unix, options.now_unix, options.utc), "Y"});
+      }
+    }
+    if (options.sizes) {
+      if (f == nullptr || f->block_size == 0) {
+        row.insert(row.end(), {"", "", "", ""});
+      } else {
+        row.insert(row.end(), {fmt::format("{}", f->block_size),
+                               fmt::format("{}", f->bytes / f->block_size),
+                               fmt::format("{}", f->bytes), fmt::format("{}", f->space)});
+      }
+    }
+    row.push_back(e.name + (e.directory ? "/" : ""));
+    rows.push_back(std::move(row));
+  }
+  return RenderTable(cols, rows);
+}
+
+absl::StatusOr<std::string> RenderDu(const AsmSnapshot& asm_state, std::string_view path) {
+  absl::StatusOr<std::vector<std::string>> names = ResolveAsmFiles(asm_state, path);
+  uint64_t used = 0, mirrored = 0;
+  if (names.ok()) {
+    const std::set<std::string> wanted(names->begin(), names->end());
+    for (const AsmDiskGroupSnapshot& g : asm_state.groups) {
+      for (const asmgr::FileView& f : g.files) {
+        if (wanted.count(f.name) == 0) continue;
+        used += f.copies == 0 ? f.space : f.space / f.copies;
+        mirrored += f.space;
+      }
+    }
+  } else if (absl::StatusOr<Resolved> r = Resolve(asm_state, path); !r.ok()) {
+    return r.status();  // no such entry; an empty directory uses nothing
+  }
+  auto mb = [](uint64_t bytes) { return fmt::format("{}", (bytes + (1 << 20) - 1) >> 20); };
+  return RenderTable({{"Used_MB", true}, {"Mirror_used_MB", true}}, {{mb(used), mb(mirrored)}});
+}
+
+absl::StatusOr<std::string> RenderFind(const AsmSnapshot& asm_state, std::string_view dir,
+                                       std::string_view pattern, std::string_view type) {
+  absl::StatusOr<Resolved> r = Resolve(asm_state, dir);
+  if (!r.ok()) return r.status();
+  std::vector<const AsmDiskGroupSnapshot*> groups = r->groups;
+  if (r->group != nullptr) groups = {r->group};
+  // Everything below `dir`: the files, and each directory on their paths.
+  const std::vector<std::string> base = SplitAbsolute(dir);
+  std::set<std::string> found;
+  for (const AsmDiskGroupSnapshot* g : groups) {
+    for (const asmgr::FileView& f : g->files) {
+      const std::vector<std::string> parts = SplitAbsolute(f.name);
+      bool under = parts.size() > base.size();
+      for (size_t i = 0; i < base.size() && under; ++i) {
+        under = HasWildcard(base[i]) ? MatchPattern(base[i], parts[i]) : IEquals(base[i], parts[i]);
+      }
+      if (!under) continue;
+      for (size_t i = std::max<size_t>(base.size(), 1); i < parts.size(); ++i) {
+        const bool file = i + 1 == parts.size();
+        if (!type.empty() && (!file || !IEquals(f.type, type))) continue;
+        if (MatchPattern(pattern, parts[i])) {
+          found.insert(JoinAbsolute(parts, i + 1) + (file ? "" : "/"));
+        }
+      }
     }
   }
-  return RenderTable({{"Type"}, {"Redund"}, {"Striped"}, {"Time"}, {"Sys"}, {"Name"}}, rows);
+  std::string out;
+  for (const std::string& p : found) out += p + "\n";
+  return out;
 }
 
 absl::StatusOr<std::vector<std::string>> ResolveAsmFiles(const AsmSnapshot& asm_state,

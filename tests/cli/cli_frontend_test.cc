@@ -217,6 +217,13 @@ TEST(CliRackTest, CreateInfoSqlCellCliAsmcmdFlow) {
   EXPECT_THAT(r.out, Not(HasSubstr("ONLINELOG/")));  // group 5 was dropped
   EXPECT_THAT(r.out, HasSubstr("+DATA/ORCL/DATAFILE\n"));
   EXPECT_THAT(r.out, HasSubstr("DATAFILE  MIRROR  COARSE"));
+  // The 8 MiB users data file (+ its header block): 3 AUs of 4 MiB, 2 copies.
+  r = Cellsim(dir, "asmcmd " + rack + " -e \"cd +DATA/ORCL\" -e \"du DATAFILE/USERS*\" "
+                   "-e \"find --type datafile . users*\" -e \"ls -s DATAFILE/USERS*\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Used_MB  Mirror_used_MB\n     12              24\n"));
+  EXPECT_THAT(r.out, ContainsRegex("\n\\+DATA/ORCL/DATAFILE/USERS\\.[0-9.]+\n"));
+  EXPECT_THAT(r.out, ContainsRegex("      8192    1025  8396800  25165824  USERS\\.[0-9.]+\n"));
 
   // A command on the command line itself, as asmcmd and cellcli -e take one:
   // after DIR and the options, its own options included; -e ones run first.

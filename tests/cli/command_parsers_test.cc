@@ -170,6 +170,18 @@ TEST(AsmcmdParserTest, CommandsAndOptions) {
   ASSERT_OK_AND_ASSIGN(c, ParseAsmcmdCommand("lsdg"));
   EXPECT_EQ(c.kind, AsmcmdCommand::Kind::kLsdg);
   EXPECT_TRUE(c.args.empty());
+  ASSERT_OK_AND_ASSIGN(c, ParseAsmcmdCommand("ls -ls +DATA"));
+  EXPECT_TRUE(c.long_format);
+  EXPECT_TRUE(c.sizes);
+  ASSERT_OK_AND_ASSIGN(c, ParseAsmcmdCommand("du"));
+  EXPECT_EQ(c.kind, AsmcmdCommand::Kind::kDu);
+  ASSERT_OK_AND_ASSIGN(c, ParseAsmcmdCommand("find --type onlinelog + *"));
+  EXPECT_EQ(c.kind, AsmcmdCommand::Kind::kFind);
+  EXPECT_EQ(c.type, "ONLINELOG");
+  EXPECT_THAT(c.args, ElementsAre("+", "*"));
+  for (const char* bad : {"find +DATA", "find --type", "du a b", "ls -x", "lsdsk -G"}) {
+    EXPECT_EQ(ParseAsmcmdCommand(bad).status().code(), absl::StatusCode::kInvalidArgument) << bad;
+  }
 }
 
 TEST(AsmcmdParserTest, BadCommands) {

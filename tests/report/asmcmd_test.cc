@@ -5,6 +5,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_split.h"
+#include "cellsim/base/units.h"
 #include "testing/test_util.h"
 
 namespace cellsim::report {
@@ -154,6 +155,54 @@ TEST(AsmcmdTest, LsLongListsFilesLikeAsmcmd) {
             "ONLINELOG  MIRROR  COARSE   AUG 01 09:00:00  Y    group_5.258.1438420000\n");
   ASSERT_OK_AND_ASSIGN(std::string wild, RenderLs(Snapshot(), "+DATA/ORCL/ONLINELOG/group_5*"));
   EXPECT_EQ(wild, "group_5.258.1438420000\n");
+}
+
+// Sizes for ls -s and du: a 4 GiB online log of 512-byte blocks plus its
+// header block, mirrored in 1025 AUs of 4 MiB; a 16 KiB control file.
+AsmSnapshot SizedSnapshot() {
+  AsmSnapshot s = Snapshot();
+  for (asmgr::FileView& f : s.groups[0].files) {
+    f.block_size = f.type == "ONLINELOG" ? 512 : 16384;
+    f.copies = f.type == "ONLINELOG" ? 2 : 3;
+    f.bytes = f.type == "ONLINELOG" ? 4 * kGiB + 512 : 16384 * 100;
+    f.space = f.type == "ONLINELOG" ? 1025ull * 4 * kMiB * 2 : 3 * 4 * kMiB;
+  }
+  return s;
+}
+
+TEST(AsmcmdTest, LsSizesDuAndFind) {
+  const AsmSnapshot s = SizedSnapshot();
+  ASSERT_OK_AND_ASSIGN(std::string text, RenderLs(s, "+DATA/ORCL/ONLINELOG", {.sizes = true}));
+  EXPECT_EQ(text,
+            "Block_Size   Blocks       Bytes       Space  Name\n"
+            "       512  8388609  4294967808  8598323200  group_4.257.1438420000\n"
+            "       512  8388609  4294967808  8598323200  group_5.258.1438420000\n");
+  ASSERT_OK_AND_ASSIGN(text, RenderLs(s, "+DATA/ORCL", {.sizes = true}));
+  EXPECT_EQ(text, "Block_Size  Blocks  Bytes  Space  Name\n"
+                  "                                  CONTROLFILE/\n"
+                  "                                  ONLINELOG/\n");
+  // du: without mirroring (space / copies) and with, in MiB rounded up.
+  ASSERT_OK_AND_ASSIGN(text, RenderDu(s, "+DATA/ORCL"));
+  EXPECT_EQ(text, "Used_MB  Mirror_used_MB\n"
+                  "   8204           16412\n");
+  ASSERT_OK_AND_ASSIGN(text, RenderDu(s, "+DATA/ORCL/CONTROLFILE/*"));
+  EXPECT_EQ(text, "Used_MB  Mirror_used_MB\n"
+                  "      4              12\n");
+  ASSERT_OK_AND_ASSIGN(text, RenderDu(s, "+RECO"));  // nothing in it
+  EXPECT_EQ(text, "Used_MB  Mirror_used_MB\n"
+                  "      0               0\n");
+  EXPECT_EQ(RenderDu(s, "+DATA/NOPE").status().code(), absl::StatusCode::kNotFound);
+  // find: directories and files by name, or files by type.
+  ASSERT_OK_AND_ASSIGN(text, RenderFind(s, "+DATA", "*LINE*"));
+  EXPECT_EQ(text, "+DATA/ORCL/ONLINELOG/\n");
+  ASSERT_OK_AND_ASSIGN(text, RenderFind(s, "+", "group_*", "onlinelog"));
+  EXPECT_EQ(text, "+DATA/ORCL/ONLINELOG/group_4.257.1438420000\n"
+                  "+DATA/ORCL/ONLINELOG/group_5.258.1438420000\n");
+  ASSERT_OK_AND_ASSIGN(text, RenderFind(s, "+DATA/ORCL", "*", "CONTROLFILE"));
+  EXPECT_EQ(text, "+DATA/ORCL/CONTROLFILE/Current.256.1438420000\n");
+  ASSERT_OK_AND_ASSIGN(text, RenderFind(s, "+RECO", "*"));
+  EXPECT_EQ(text, "");
+  EXPECT_EQ(RenderFind(s, "+FRA", "*").status().code(), absl::StatusCode::kNotFound);
 }
 
 TEST(AsmcmdTest, LsOfMissingEntriesNamesTheDirectory) {

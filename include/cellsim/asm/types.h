@@ -344,6 +344,7 @@ struct FileView {
   int64_t time_unix = 0;
   std::string name{};        // full ASM name
   uint64_t bytes = 0;      // logical size
+  uint32_t block_size = 0;  // the database's block size of the file
   uint64_t space = 0;      // raw bytes allocated (AUs x copies)
 };
 

@@ -71,6 +71,7 @@ struct LsdskOptions {
 
 struct LsOptions {
   bool long_format = false;  // -l
+  bool sizes = false;        // -s: Block_Size, Blocks, Bytes, Space
   // "now" for the Time column: files modified within the last 183 days show
   // "MON DD HH:00:00" (V$ASM_FILE keeps the hour), older ones "MON DD YYYY".
   int64_t now_unix = 0;
@@ -85,6 +86,22 @@ struct LsOptions {
 [[nodiscard]] absl::StatusOr<std::string> RenderLs(const AsmSnapshot& asm_state,
                                                    std::string_view path,
                                                    const LsOptions& options = {});
+
+// du [PATH]: the space of the files at or under PATH (a directory, a file, a
+// wildcard): Used_MB without mirroring and Mirror_used_MB with every copy, in
+// MiB rounded up, as asmcmd prints them. NotFound (ASMCMD-8002) as ls.
+[[nodiscard]] absl::StatusOr<std::string> RenderDu(const AsmSnapshot& asm_state,
+                                                   std::string_view path);
+
+// find [--type TYPE] DIR PATTERN: the full path of every directory and file
+// under DIR whose name matches the shell PATTERN (case-insensitive), one per
+// line, directories with a trailing '/', sorted. With a type ("DATAFILE",
+// "ONLINELOG", ...; case-insensitive) only files of that type. Nothing found
+// prints nothing; NotFound (ASMCMD-8002) when DIR does not exist.
+[[nodiscard]] absl::StatusOr<std::string> RenderFind(const AsmSnapshot& asm_state,
+                                                     std::string_view dir,
+                                                     std::string_view pattern,
+                                                     std::string_view type = "");
 
 // The files (FileView::name) below an absolute ASM path: the file itself for a
 // file's name, every file under a directory, the files matching a wildcard in
