@@ -8,6 +8,7 @@
 #include <cmath>
 #include <memory>
 #include <optional>
+#include <system_error>
 #include <thread>
 
 #include "cellsim/base/mutex.h"
@@ -43,6 +44,9 @@ struct RunContext {
   uint64_t start_ns;          // the parent's timer start
   uint64_t deadline_ns;       // TimerDeadline
   std::atomic<bool> all_started{false};
+  // 0 while the session threads are being created; then 1 (run) or 2 (a
+  // thread could not be created: every session returns at once).
+  std::atomic<int> gate{0};
 
   Clock* clock() const { return pacer.clock(); }
   bool TimeLeft(uint64_t now_ns) const { return now_ns < deadline_ns; }
@@ -357,7 +361,26 @@ absl::StatusOr<RunResult> RunSqlDir(db::Database* db, const SqlDir& dir, const R
   }
   RunContext run{db, dir, o, pacer, shared, StatementArray(dir, o.exe_mode), start, deadline};
   std::vector<std::thread> threads;
-  for (size_t i = 0; i < n; ++i) threads.emplace_back([&run, i] { SessionLoop(run, i).Go(); });
+  // Every thread waits at the gate until all exist: when the machine refuses
+  // one (a session is a thread), none has started its session.
+  for (size_t i = 0; i < n; ++i) {
+    try {
+      threads.emplace_back([&run, i] {
+        run.gate.wait(0);
+        if (run.gate.load() == 1) SessionLoop(run, i).Go();
+      });
+    } catch (const std::system_error& e) {
+      run.gate.store(2);
+      run.gate.notify_all();
+      for (std::thread& t : threads) t.join();
+      return absl::ResourceExhaustedError(fmt::format(
+          "cannot start session {} of {}: {} (each session is a thread of this process; this "
+          "machine allows fewer: lower --max-sessions)",
+          i + 1, n, e.what()));
+    }
+  }
+  run.gate.store(1);
+  run.gate.notify_all();
   run.all_started.store(true);
   RunResult result;
   result.simulated = clock->simulated();

@@ -150,9 +150,12 @@ absl::StatusOr<std::vector<SqlEntry>> ParseSqlFileConf(std::string_view text,
     }
   }
   if (entries.empty()) {
-    return absl::InvalidArgumentError(
-        fmt::format("{}: no SQL file listed (every line after the delimiter is blank or '#')",
-                    conf_name));
+    // Often a file that starts with an entry: say what line 1 was taken for.
+    return absl::InvalidArgumentError(fmt::format(
+        "{}: no SQL file listed: line 1, '{}', is the delimiter, and every line after it is "
+        "blank or '#' (the format: a first line holding only the delimiter, e.g. ',', then "
+        "FREQUENCY,SQLFILE[,BINDFILE] lines)",
+        conf_name, lines[0]));
   }
   return entries;
 }

@@ -71,6 +71,11 @@ TEST(SqlFileConfTest, BadLinesNameTheFileAndLine) {
   EXPECT_NE(e.status().message().find("conf:1:"), std::string::npos) << e.status();
   e = ParseSqlFileConf(",\n# nothing\n", "conf", &d);
   EXPECT_FALSE(e.ok());
+  // A file that starts with an entry: its first line was taken as the delimiter.
+  e = ParseSqlFileConf("1,q.sql\n", "conf", &d);
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.status().message().find("line 1, '1,q.sql', is the delimiter"), std::string::npos)
+      << e.status();
 }
 
 TEST(ParametersConfTest, ValueIsTheRestJoinedAndTheLastDuplicateWins) {
