@@ -249,6 +249,12 @@ void RunTkprof(const TkprofArgs& a, CommandContext& ctx) {
   }
   absl::StatusOr<std::vector<report::TkprofStatement>> st = sqlrun::ParseTrace(texts);
   if (!st.ok()) return Fail(ctx, "tkprof", std::string(st.status().message()), kExitUsage);
+  // As tkprof, an empty report; but say why, a wrong file is the usual cause.
+  if (st->empty()) {
+    std::cerr << fmt::format("cellsim tkprof: no SQL statement in {} (not a 10046 trace? "
+                             "`cellsim sqlrun --trace` writes them)\n",
+                             fmt::join(a.files, ", "));
+  }
   std::cout << report::RenderTkprof(*st);
 }
 

@@ -119,7 +119,13 @@ TEST_F(SqlrunCli, TheSeedsDirectoryRunsAndItsTracesReadBack) {
   ASSERT_EQ(t.exit_code, 0) << t.err;
   EXPECT_THAT(t.out, HasSubstr("merge into txcount"));
   EXPECT_THAT(t.out, HasSubstr("log file sync"));
+  EXPECT_THAT(t.err, ::testing::Not(HasSubstr("no SQL statement")));
   EXPECT_EQ(Cellsim(tmp_, "tkprof " + tmp_.path() + "/nothing.trc").exit_code, 2);
+  // Not a trace: tkprof's empty report, and a word on stderr.
+  std::ofstream(tmp_.path() + "/notes.txt") << "not a trace\n";
+  t = Cellsim(tmp_, "tkprof " + tmp_.path() + "/notes.txt");
+  EXPECT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_THAT(t.err, HasSubstr("no SQL statement in " + tmp_.path() + "/notes.txt (not a 10046 trace?"));
 }
 
 }  // namespace
