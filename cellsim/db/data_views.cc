@@ -271,6 +271,71 @@ std::optional<ViewRows> FileViews(DataEngine& e, const std::string& name)
                   /*temp=*/name == "V$TEMPFILE" || name == "DBA_TEMP_FILES");
 }
 
+// The dictionary's views of tables, indexes and their segments:
+// {DBA,ALL,USER}_TABLES, _INDEXES and {DBA,USER}_SEGMENTS (every table and
+// index of the one schema, CELLSIM; USER_ views have no OWNER column).
+// Segments are the heap tables' and indexes': a GTT's live in each
+// session's temporary segment and are not listed, nor are undo segments.
+std::optional<ViewRows> DictionaryView(DataEngine& e, const std::string& name)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  auto kind = [&](const char* what) {
+    return name == std::string("USER_") + what || name == std::string("DBA_") + what ||
+           name == std::string("ALL_") + what;
+  };
+  ViewRows r;
+  if (kind("INDEXES")) {
+    r.columns = {S("OWNER"),      S("INDEX_NAME"),      S("INDEX_TYPE"), S("TABLE_NAME"),
+                 S("UNIQUENESS"), S("TABLESPACE_NAME"), S("TEMPORARY"),  S("STATUS")};
+    for (auto& [tname, t] : e.tables) {
+      for (const IndexDef& ix : t.indexes) {
+        // A GTT's index lives in each session's temporary segment: no tablespace.
+        r.rows.push_back({Value::Str("CELLSIM"), Value::Str(ix.name), Value::Str("NORMAL"),
+                          Value::Str(tname), Value::Str(ix.unique ? "UNIQUE" : "NONUNIQUE"),
+                          t.temporary ? Value::Null() : Value::Str(ix.tablespace),
+                          Value::Str(t.temporary ? "Y" : "N"), Value::Str("VALID")});
+      }
+    }
+  } else if (kind("TABLES")) {
+    r.columns = {S("OWNER"), S("TABLE_NAME"), S("TABLESPACE_NAME"), S("TEMPORARY"),
+                 S("DURATION"), S("STATUS")};
+    for (auto& [tname, t] : e.tables) {
+      r.rows.push_back({Value::Str("CELLSIM"), Value::Str(tname),
+                        t.temporary ? Value::Null() : Value::Str(t.tablespace),
+                        Value::Str(t.temporary ? "Y" : "N"),
+                        !t.temporary      ? Value::Null()
+                        : t.preserve_rows ? Value::Str("SYS$SESSION")
+                                          : Value::Str("SYS$TRANSACTION"),
+                        Value::Str("VALID")});
+    }
+  } else if (name == "USER_SEGMENTS" || name == "DBA_SEGMENTS") {
+    r.columns = {S("OWNER"),       S("SEGMENT_NAME"), S("SEGMENT_TYPE"), S("TABLESPACE_NAME"),
+                 N("HEADER_FILE"), N("HEADER_BLOCK"), N("BYTES"),        N("BLOCKS"),
+                 N("EXTENTS")};
+    auto add = [&](const std::string& seg_name, const char* type, const std::string& tablespace,
+                   const Segment& g) {
+      const std::vector<uint32_t> starts = g.ExtentStarts();
+      const double blocks = static_cast<double>(uint64_t{g.extents} * g.extent_blocks);
+      r.rows.push_back({Value::Str("CELLSIM"), Value::Str(seg_name), Value::Str(type),
+                        Value::Str(tablespace), Value::Num(g.file_number),
+                        starts.empty() ? Value::Null() : Value::Num(starts.front()),
+                        Value::Num(blocks * kBlockSize), Value::Num(blocks),
+                        Value::Num(g.extents)});
+    };
+    for (auto& [tname, t] : e.tables) {
+      if (t.temporary) continue;
+      add(tname, "TABLE", t.tablespace, t.segment);
+      for (const IndexDef& ix : t.indexes) add(ix.name, "INDEX", ix.tablespace, ix.segment);
+    }
+  } else {
+    return std::nullopt;
+  }
+  if (name.starts_with("USER_")) {  // no OWNER column
+    r.columns.erase(r.columns.begin());
+    for (Row& row : r.rows) row.erase(row.begin());
+  }
+  return r;
+}
+
 // V$CELL: one row per cell of the rack; CELL_HASHVAL is the cellhash# the
 // cell waits carry as P1 (join on it). CELL_PATH is the cell's name here
 // (Oracle's is the cell's network path).
@@ -450,25 +515,7 @@ std::optional<ViewRows> BuildView(DataEngine& e, SessionData& sd, const std::str
     }
     return r;
   }
-  if (name == "USER_INDEXES" || name == "DBA_INDEXES" || name == "ALL_INDEXES") {
-    ViewRows r;
-    r.columns = {S("OWNER"),      S("INDEX_NAME"),      S("INDEX_TYPE"), S("TABLE_NAME"),
-                 S("UNIQUENESS"), S("TABLESPACE_NAME"), S("TEMPORARY"),  S("STATUS")};
-    for (auto& [tname, t] : e.tables) {
-      for (const IndexDef& ix : t.indexes) {
-        // A GTT's index lives in each session's temporary segment: no tablespace.
-        r.rows.push_back({Value::Str("CELLSIM"), Value::Str(ix.name), Value::Str("NORMAL"),
-                          Value::Str(tname), Value::Str(ix.unique ? "UNIQUE" : "NONUNIQUE"),
-                          t.temporary ? Value::Null() : Value::Str(ix.tablespace),
-                          Value::Str(t.temporary ? "Y" : "N"), Value::Str("VALID")});
-      }
-    }
-    if (name == "USER_INDEXES") {  // no OWNER column
-      r.columns.erase(r.columns.begin());
-      for (Row& row : r.rows) row.erase(row.begin());
-    }
-    return r;
-  }
+  if (std::optional<ViewRows> d = DictionaryView(e, name); d.has_value()) return d;
   if (name == "V$UNDOSTAT") return UndoStat(e, false);
   if (name == "V$TEMPUNDOSTAT") return UndoStat(e, true);
   if (name == "V$LOG") return Logs(e, false);

@@ -182,6 +182,21 @@ TEST_F(IndexTest, DdlAndItsErrorsAreOracleLike) {
   EXPECT_EQ(v.result_rows[0], (std::vector<std::string>{"G_X", "G", "NONUNIQUE", "", "VALID"}));
   EXPECT_EQ(v.result_rows[2], (std::vector<std::string>{"T_ID", "T", "NONUNIQUE", "USERS", "VALID"}));
   EXPECT_EQ(One("select count(*) from dba_indexes where owner = 'CELLSIM'"), "3");
+  // The tables and the segments: a GTT has no tablespace and no segment listed;
+  // a heap table's and an index's segments are in their tablespace, whole
+  // extents of 8 KiB blocks.
+  v = Run("select table_name, tablespace_name, temporary, duration from user_tables order by 1");
+  ASSERT_EQ(v.result_rows.size(), 2u);
+  EXPECT_EQ(v.result_rows[0], (std::vector<std::string>{"G", "", "Y", "SYS$SESSION"}));
+  EXPECT_EQ(v.result_rows[1], (std::vector<std::string>{"T", "USERS", "N", ""}));
+  v = Run("select segment_name, segment_type, tablespace_name from dba_segments "
+          "where owner = 'CELLSIM' order by 1");
+  ASSERT_EQ(v.result_rows.size(), 3u);  // T, T_BOTH, T_ID
+  EXPECT_EQ(v.result_rows[0], (std::vector<std::string>{"T", "TABLE", "USERS"}));
+  EXPECT_EQ(v.result_rows[2], (std::vector<std::string>{"T_ID", "INDEX", "USERS"}));
+  EXPECT_EQ(One("select count(*) from user_segments where bytes <> blocks * 8192 or blocks <> "
+                "extents * 8 or header_block is null"),
+            "0");
   // DROP TABLE drops its indexes: their names are free again.
   Run("drop table t purge");
   Run("create table t2 (id number)");
