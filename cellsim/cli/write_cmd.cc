@@ -22,6 +22,7 @@
 #include "cellsim/cli/commands.h"
 #include "cellsim/cli/rack_env.h"
 #include "cellsim/cli/write_workload.h"
+#include "cellsim/db/database.h"
 #include "cellsim/report/asmcmd.h"
 #include "fmt/format.h"
 
@@ -36,6 +37,7 @@ struct WriteArgs {
   std::string block_size = "8k";
   uint32_t max_blocks = 8;
   uint32_t batch = 1;
+  bool force = false;
   RackOptions rack;
 };
 
@@ -61,6 +63,50 @@ absl::StatusOr<std::pair<asmgr::DiskGroup*, asmgr::FileInfo>> FindTarget(const a
   return std::make_pair(*dg, *info);
 }
 
+// FailedPrecondition when the rack's database keeps something in `info` that
+// random writes would destroy: an online log, or a data file of SYSTEM,
+// SYSAUX, an undo tablespace or one holding a table or index segment. A data
+// file of an empty tablespace, a tempfile, or a rack without a database is
+// fine. The database is opened to ask its dictionary, then closed.
+absl::Status CheckNotDatabaseData(RackEnv& env, const asmgr::FileInfo& info) {
+  auto refuse = [&](const std::string& what) {
+    return absl::FailedPreconditionError(fmt::format(
+        "--file {}: refusing to write random data into {}: it would destroy committed data "
+        "(--force writes anyway)",
+        info.name, what));
+  };
+  if (info.type == asmgr::FileType::kOnlineLog) return refuse("an online redo log of the database");
+  if (info.type != asmgr::FileType::kDataFile) return absl::OkStatus();
+  absl::StatusOr<std::unique_ptr<db::Database>> db = db::Database::Open(env.rack.get());
+  if (db.status().code() == absl::StatusCode::kNotFound) return absl::OkStatus();
+  if (!db.ok()) return db.status();
+  auto ask = [&](const std::string& sql) -> absl::StatusOr<std::vector<std::vector<std::string>>> {
+    absl::StatusOr<db::StatementResult> r = (*db)->NewSession()->Execute(sql);
+    if (!r.ok()) return r.status();
+    return r->result_rows;
+  };
+  absl::StatusOr<std::vector<std::vector<std::string>>> ts = ask(fmt::format(
+      "select t.tablespace_name, t.contents from dba_data_files d, dba_tablespaces t "
+      "where d.tablespace_name = t.tablespace_name and d.file_name = '{}'",
+      info.name));
+  absl::Status verdict = ts.status();
+  if (ts.ok() && !ts->empty()) {
+    const std::string& name = (*ts)[0][0];
+    absl::StatusOr<std::vector<std::vector<std::string>>> segments = ask(fmt::format(
+        "select count(*) from dba_segments where tablespace_name = '{}'", name));
+    verdict = segments.status();
+    if (name == "SYSTEM" || name == "SYSAUX" || (*ts)[0][1] == "UNDO") {
+      verdict = refuse(fmt::format("a data file of tablespace {}", name));
+    } else if (segments.ok() && (*segments)[0][0] != "0") {
+      verdict = refuse(fmt::format("a data file of tablespace {}, which holds {} table or index "
+                                   "segments (DBA_SEGMENTS)",
+                                   name, (*segments)[0][0]));
+    }
+  }
+  absl::Status closed = (*db)->Close();
+  return verdict.ok() ? closed : verdict;
+}
+
 void RunWrite(const WriteArgs& a, CommandContext& ctx) {
   const std::string cmd = "write";
   absl::StatusOr<uint64_t> block_size = ParseSize(a.block_size);
@@ -76,6 +122,12 @@ void RunWrite(const WriteArgs& a, CommandContext& ctx) {
     return Fail(ctx, cmd, target.status());
   }
   auto [dg, info] = *target;
+  if (!a.force) {
+    if (absl::Status s = CheckNotDatabaseData(*env, info); !s.ok()) {
+      (void)env->Close();
+      return Fail(ctx, cmd, s);
+    }
+  }
   const WriteWorkloadSpec spec{.seed = a.seed,
                                .file_size = info.size_bytes,
                                .block_size = static_cast<uint32_t>(*block_size),
@@ -152,6 +204,9 @@ void RegisterWrite(CLI::App& app, CommandContext& ctx) {
                 "Writes per DiskGroup::Write call (non-overlapping; acknowledged together)")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
+  w->add_flag("--force", args->force,
+              "Write even into a file holding the database's data (an online log, SYSTEM, "
+              "SYSAUX, undo, or a tablespace with tables or indexes), destroying it");
   AddRackOptions(w, &args->rack);
 }
 
