@@ -215,16 +215,35 @@ absl::Status DataEngine::EnsureCached(Recorder& rec, uint32_t file,
                                                missing.size(), file, f->file.name,
                                                std::string(st.message())));
   }
+  // Check every block before caching any: a corrupt one fails the read.
+  for (size_t i = 0; i < missing.size(); ++i) {
+    const uint8_t* b = &buf[i * kBlockSize];
+    uint32_t rdba = 0;
+    std::memcpy(&rdba, b + 4, 4);
+    const bool zero = std::all_of(b, b + kBlockSize, [](uint8_t x) { return x == 0; });
+    // Every block of a data file carries its own address from its creation
+    // on (the template's format, any path); a block that does not is not one
+    // this database wrote there. (A checksummed block that fails its
+    // checksum on every copy already failed in ASM.)
+    if (!zero && (b[0] != format::kDataBlockTypeNew || rdba != format::Rdba(file, missing[i]))) {
+      return absl::DataLossError(fmt::format(
+          "ORA-01578: ORACLE data block corrupted (file # {}, block # {}); ORA-01110: data file "
+          "{}: '{}' (the block holds no Oracle data block of that address: type 0x{:02x}, rdba "
+          "0x{:08x})",
+          file, missing[i], file, f->file.name, b[0], rdba));
+    }
+  }
   for (size_t i = 0; i < missing.size(); ++i) {
     CachedBlock& cb = cache[Key(file, missing[i])];
     cb.bytes.assign(buf.begin() + i * kBlockSize, buf.begin() + (i + 1) * kBlockSize);
     cb.dirty = false;
     cb.temp = false;
-    uint32_t rdba = 0, block_obj = 0;
-    std::memcpy(&rdba, &cb.bytes[4], 4);
+    uint32_t block_obj = 0;
     std::memcpy(&block_obj, &cb.bytes[24], 4);
-    if (cb.bytes[0] != 0x06 || rdba != format::Rdba(file, missing[i]) || block_obj != obj) {
-      // Allocated to the segment but never written since: an empty block.
+    if (block_obj != obj || cb.bytes[0] == 0) {
+      // Allocated to the segment but never written since (the creation's
+      // format, or a dropped object's block, or freed space reading as
+      // zeros): an empty block.
       HeapBlock::Format(absl::MakeSpan(cb.bytes), format::Rdba(file, missing[i]), obj);
     }
   }
