@@ -497,20 +497,32 @@ absl::Status DiskGroup::WriteFiles(absl::Span<FileWrite> writes, AsmIoResult* re
 
 namespace {
 
+bool IsZero(absl::Span<const uint8_t> b) {
+  return std::all_of(b.begin(), b.end(), [](uint8_t x) { return x == 0; });
+}
+
 // Oracle's block checksum as the database checks it on every read
 // (DB_BLOCK_CHECKSUM): a data block whose flags say "checksum present" (byte
 // 15 & 0x04) and a redo block (signature 0x01 0x22) must XOR to zero over
 // their 16-bit words. Block 0 (the OS header), never-written (zero) blocks and
 // control-file blocks (sealed by the database itself) carry no such checksum.
-// Returns the first whole block of [file_offset, +length) that fails.
+// With `addresses` (AsmReadRequest::verify_addresses), a data file's block
+// must also be a data block of its own address. Returns the first whole block
+// of [file_offset, +length) that fails.
+
 std::optional<uint64_t> FirstBadBlock(FileType type, uint32_t block_size, uint64_t file_offset,
-                                      const uint8_t* data, uint64_t length) {
+                                      const uint8_t* data, uint64_t length, bool addresses) {
   const bool data_file = type == FileType::kDataFile || type == FileType::kTempFile;
   const bool redo = type == FileType::kOnlineLog || type == FileType::kArchiveLog;
   if ((!data_file && !redo) || block_size < 512 || block_size % 2 != 0) return std::nullopt;
   for (uint64_t b = (file_offset + block_size - 1) / block_size;
        (b + 1) * block_size <= file_offset + length; ++b) {
     const auto block = absl::MakeConstSpan(data + (b * block_size - file_offset), block_size);
+    if (data_file && addresses && b > 0 && !IsZero(block)) {
+      const uint32_t rdba = uint32_t{block[4]} | uint32_t{block[5]} << 8 |
+                            uint32_t{block[6]} << 16 | uint32_t{block[7]} << 24;
+      if (block[0] != format::kDataBlockTypeNew || (rdba & 0x3FFFFF) != (b & 0x3FFFFF)) return b;
+    }
     if (data_file && block[0] != 0 && (block[15] & 0x04) != 0) {
       if (format::DataBlockChecksum(block) != (block[16] | (block[17] << 8))) return b;
     } else if (redo && block[0] == format::kRedoSignature && block[1] == format::kRedoFormat) {
@@ -574,8 +586,8 @@ absl::Status UnreadablePieceError(const DiskGroup::State& s, uint32_t file, cons
     std::vector<std::string> disks;
     for (uint32_t c : out.errored) disks.push_back(s.fixed().disks[p.locs[c].disk].name);
     return absl::DataLossError(fmt::format(
-        "ORA-01578: ORACLE data block corrupted: block {} of {} fails its checksum on every "
-        "copy tried ({}): no good copy to repair it from",
+        "ORA-01578: ORACLE data block corrupted: block {} of {} fails its checksum (or holds no "
+        "data block of its address) on every copy tried ({}): no good copy to repair it from",
         out.bad_block, s.FileLabel(file), fmt::join(disks, ", ")));
   }
   return absl::Status(
@@ -629,7 +641,7 @@ absl::Status DiskGroup::Read(uint32_t file, absl::Span<AsmReadRequest> requests,
       if (ios[k].status.ok()) {
         if (requests[pieces[i].request].verify_checksums) {
           bad = FirstBadBlock(type, block_size, pieces[i].file_offset, pieces[i].data,
-                              pieces[i].length);
+                              pieces[i].length, requests[pieces[i].request].verify_addresses);
         }
         if (!bad) {
           out[i].served = static_cast<int>(c);

@@ -203,6 +203,7 @@ absl::Status DataEngine::EnsureCached(Recorder& rec, uint32_t file,
     q.file_offset = uint64_t{missing[i]} * kBlockSize;
     q.buffer = absl::MakeSpan(&buf[i * kBlockSize], kBlockSize);
     q.verify_checksums = true;
+    q.verify_addresses = true;  // segment blocks: data blocks of their address, or zeros
     r.push_back(q);
   }
   asmgr::AsmIoResult res;
@@ -211,27 +212,11 @@ absl::Status DataEngine::EnsureCached(Recorder& rec, uint32_t file,
   absl::Status st = rec.Timed(wait, [&] { return (*dg)->Read(f->file.number, absl::MakeSpan(r), &res); });
   AccountRead(rec, res, buf.size());
   if (!st.ok()) {
+    // A block that is no data block of its address on any copy (garbage, a
+    // misdirected write) is ORA-01578 from ASM, which read every mirror first.
     return absl::Status(st.code(), fmt::format("reading {} blocks of data file {} ({}): {}",
                                                missing.size(), file, f->file.name,
                                                std::string(st.message())));
-  }
-  // Check every block before caching any: a corrupt one fails the read.
-  for (size_t i = 0; i < missing.size(); ++i) {
-    const uint8_t* b = &buf[i * kBlockSize];
-    uint32_t rdba = 0;
-    std::memcpy(&rdba, b + 4, 4);
-    const bool zero = std::all_of(b, b + kBlockSize, [](uint8_t x) { return x == 0; });
-    // Every block of a data file carries its own address from its creation
-    // on (the template's format, any path); a block that does not is not one
-    // this database wrote there. (A checksummed block that fails its
-    // checksum on every copy already failed in ASM.)
-    if (!zero && (b[0] != format::kDataBlockTypeNew || rdba != format::Rdba(file, missing[i]))) {
-      return absl::DataLossError(fmt::format(
-          "ORA-01578: ORACLE data block corrupted (file # {}, block # {}); ORA-01110: data file "
-          "{}: '{}' (the block holds no Oracle data block of that address: type 0x{:02x}, rdba "
-          "0x{:08x})",
-          file, missing[i], file, f->file.name, b[0], rdba));
-    }
   }
   for (size_t i = 0; i < missing.size(); ++i) {
     CachedBlock& cb = cache[Key(file, missing[i])];

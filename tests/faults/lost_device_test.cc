@@ -378,12 +378,14 @@ class BadBlock : public LostDevice {
     ASSERT_EQ(good_, RawRead(paths_[0], offsets_[0], kBs));
     ASSERT_EQ(good_[0], 0x06);  // a formatted data block, with its checksum
   }
-  absl::Status ReadBlock(asmgr::AsmIoResult* r, std::vector<uint8_t>* out) {
+  absl::Status ReadBlock(asmgr::AsmIoResult* r, std::vector<uint8_t>* out,
+                         bool addresses = false) {
     out->assign(kBs, 0);
     std::vector<asmgr::AsmReadRequest> q(1);
     q[0].file_offset = kBlock * kBs;
     q[0].buffer = absl::MakeSpan(*out);
     q[0].verify_checksums = true;
+    q[0].verify_addresses = addresses;
     absl::Status st = data_->Read(file_.number, absl::MakeSpan(q), r);
     failovers_ = q[0].failovers;
     return st;
@@ -415,6 +417,35 @@ TEST_F(BadBlock, FlippedByteInOneCopyIsServedFromTheMirrorAndRewritten) {
   EXPECT_EQ(data_->View().bad_blocks_repaired, 1u);
   ASSERT_OK(ScrubClean(rack_.get()));
   EXPECT_EQ(OfflineDisks(rack_.get()), 0u);
+  CloseAll();
+}
+
+// What no checksum catches: garbage without the checksum flag, and another
+// block's bytes (a misdirected write: its own checksum is right). A reader of
+// segment blocks (verify_addresses, as the database reads them) gets the
+// mirror's copy, and the bad one is rewritten; a reader that only verifies
+// checksums gets what the primary holds.
+TEST_F(BadBlock, GarbageOrAnotherBlocksBytesInOneCopyIsServedFromTheMirror) {
+  const std::vector<uint8_t> next = RawRead(paths_[0], offsets_[0] + kBs, kBs);
+  ASSERT_EQ(next[0], 0x06);
+  for (const std::vector<uint8_t>& bad : {std::vector<uint8_t>(kBs, 0x43), next}) {
+    {
+      std::fstream f(paths_[0], std::ios::in | std::ios::out | std::ios::binary);
+      f.seekp(static_cast<std::streamoff>(offsets_[0]));
+      f.write(reinterpret_cast<const char*>(bad.data()), static_cast<std::streamsize>(kBs));
+    }
+    std::vector<uint8_t> got;
+    asmgr::AsmIoResult r0;
+    ASSERT_OK(ReadBlock(&r0, &got, /*addresses=*/false));
+    EXPECT_EQ(got, bad);  // nothing to fail: the primary's bytes
+    asmgr::AsmIoResult r1;
+    ASSERT_OK(ReadBlock(&r1, &got, /*addresses=*/true));
+    EXPECT_EQ(got, good_);
+    EXPECT_EQ(failovers_, 1u);
+    EXPECT_EQ(r1.bad_blocks_repaired, 1u);
+    EXPECT_EQ(RawRead(paths_[0], offsets_[0], kBs), good_);  // the bad copy rewritten
+  }
+  ASSERT_OK(ScrubClean(rack_.get()));
   CloseAll();
 }
 

@@ -199,6 +199,14 @@ struct AsmReadRequest {
   // docs/asm.md). For readers that know the file holds database blocks; ASM
   // files written as raw bytes (tests, tools) would fail it.
   bool verify_checksums = false;
+  // With verify_checksums, on a data or temp file: every block past block 0
+  // that is not all zeros must also be an Oracle data block (type 0x06)
+  // carrying its own block number in its rdba. For readers of segment blocks
+  // only (the database's dictionary copies in SYSTEM are raw bytes): a copy
+  // holding garbage without a checksum flag, or another block's bytes (a
+  // misdirected write), is then bad like a checksum failure: the next copy
+  // serves the read and the bad one is repaired.
+  bool verify_addresses = false;
   // --- results ---
   absl::Status status{};
   uint32_t failovers = 0;       // pieces served by a non-primary copy
