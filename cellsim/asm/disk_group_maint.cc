@@ -254,7 +254,7 @@ absl::Status DiskGroup::OnlineDisk(uint32_t disk, ResyncResult* result) {
   ResyncResult* res = result != nullptr ? result : &local;
   WriterMutexLock io_lock(&s_->io_mu);
   DiskRef ref;
-  std::string name;
+  std::string name, group;
   {
     MutexLock lock(&s_->mu);
     if (disk >= s_->cat.disks.size()) {
@@ -262,6 +262,7 @@ absl::Status DiskGroup::OnlineDisk(uint32_t disk, ResyncResult* result) {
     }
     ref = s_->cat.disks[disk].ref;
     name = s_->cat.disks[disk].name;
+    group = s_->cat.name;
   }
   // The device must serve I/O, even when nothing is stale to copy to it: a
   // grid disk made inactive on its cell, or lost, stays offline.
@@ -271,8 +272,8 @@ absl::Status DiskGroup::OnlineDisk(uint32_t disk, ResyncResult* result) {
     if (ref.grid_disk < d->grid_disks.size() && d->grid_disks[ref.grid_disk].status != "active") {
       const cell::GridDiskInfo& g = d->grid_disks[ref.grid_disk];
       return absl::FailedPreconditionError(fmt::format(
-          "cannot online disk {} of disk group {}: grid disk {} of cell {} is {}{}", name,
-          s_->cat.name, g.name, d->name, g.status,
+          "cannot online disk {} of disk group {}: grid disk {} of cell {} is {}{}", name, group,
+          g.name, d->name, g.status,
           g.status == "inactive" ? fmt::format(" (CellCLI: ALTER GRIDDISK {} ACTIVE)", g.name)
                                  : g.status_reason.empty() ? "" : ": " + g.status_reason));
     }
