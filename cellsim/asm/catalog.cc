@@ -81,22 +81,33 @@ uint32_t Catalog::PlacedCopiesFor(Redundancy wanted) const {
                       redundancy == Redundancy::kExternal ? 0 : max_partners);
 }
 
-bool Catalog::FindSoleCurrentCopy(uint32_t disk, SoleCopy* found) const {
+void Catalog::ForEachSoleCurrentCopy(
+    const std::function<bool(uint32_t disk, uint32_t file, uint64_t extent)>& visit) const {
   for (const auto& [number, f] : files) {
     for (size_t x = 0; x < f.extents.size(); ++x) {
-      bool other_current = false;
-      for (uint32_t c = 0; c < f.copies() && !other_current; ++c) {
+      uint32_t current = 0, on = 0;
+      for (uint32_t c = 0; c < f.copies(); ++c) {
         const CopyLoc& l = f.extents[x][c];
         const DiskRec& d = disks[l.disk];
-        other_current = l.disk != disk && d.online && d.stale.count(l.au) == 0;
+        if (d.online && d.stale.count(l.au) == 0) {
+          ++current;
+          on = l.disk;
+        }
       }
-      if (!other_current) {
-        *found = {number, x};
-        return true;
-      }
+      if (current == 1 && !visit(on, number, x)) return;
     }
   }
-  return false;
+}
+
+bool Catalog::FindSoleCurrentCopy(uint32_t disk, SoleCopy* found) const {
+  bool any = false;
+  ForEachSoleCurrentCopy([&](uint32_t d, uint32_t file, uint64_t extent) {
+    if (d != disk) return true;
+    *found = {file, extent};
+    any = true;
+    return false;
+  });
+  return any;
 }
 
 void Catalog::InitDisks() {

@@ -13,6 +13,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -103,9 +104,12 @@ struct Catalog {
   uint32_t copies() const { return Copies(redundancy); }
   // The copies a new file of `wanted` redundancy gets here (PlacedCopies).
   uint32_t PlacedCopiesFor(Redundancy wanted) const;
-  // An extent whose only current copy (on an online disk, not stale) is on
-  // `disk`: what taking `disk` offline would lose (ASM's ORA-15066). False
-  // when every extent keeps a current copy elsewhere.
+  // Extents with exactly one current copy (on an online disk, not stale):
+  // what taking that copy's disk offline would lose (ASM's ORA-15066). One
+  // pass over every extent; `visit(disk, file, extent)` returns false to stop.
+  void ForEachSoleCurrentCopy(
+      const std::function<bool(uint32_t disk, uint32_t file, uint64_t extent)>& visit) const;
+  // The first extent whose only current copy is on `disk`; false when none.
   struct SoleCopy {
     uint32_t file = 0;
     uint64_t extent = 0;

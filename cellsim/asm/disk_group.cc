@@ -571,6 +571,12 @@ std::vector<DiskView> DiskGroup::Disks() const {
   MutexLock lock(&s_->mu);
   const Catalog& cat = s_->catalog();
   std::vector<DiskView> out;
+  // Disks holding the only current copy of some extent: one pass for all.
+  std::vector<bool> sole(cat.disks.size(), false);
+  cat.ForEachSoleCurrentCopy([&](uint32_t disk, uint32_t, uint64_t) {
+    sole[disk] = true;
+    return true;
+  });
   for (uint32_t i = 0; i < cat.disks.size(); ++i) {
     const DiskRec& d = cat.disks[i];
     DiskView v;
@@ -589,8 +595,7 @@ std::vector<DiskView> DiskGroup::Disks() const {
     v.stale_aus = d.stale.size();
     v.partners = d.partners;
     v.last_error = d.last_error;
-    internal::Catalog::SoleCopy sole;
-    v.can_offline = !d.online || !cat.FindSoleCurrentCopy(i, &sole);
+    v.can_offline = !d.online || !sole[i];
     out.push_back(std::move(v));
   }
   return out;
