@@ -9,14 +9,15 @@
 #   examples/rolling-maintenance/run.sh [WORKDIR]
 #
 # WORKDIR defaults to a new folder under $TMPDIR (or /tmp), removed at the end
-# (KEEP=1 keeps it). CELLSIM is the binary (default: build/release, built if
-# missing). The rack is small and sparse: ~60 MiB on disk.
+# (KEEP=1 keeps it). CELLSIM is the binary (default: build/release, built or
+# brought up to date first). The rack is small and sparse: ~60 MiB on disk.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 if [ -z "${CELLSIM:-}" ]; then
   CELLSIM=$repo/build/release/cellsim/cli/cellsim
-  [ -x "$CELLSIM" ] || "$repo/scripts/build.sh" release cellsim_cli >/dev/null
+  # Built (or brought up to date: a stale binary lacks what the lab uses).
+  "$repo/scripts/build.sh" release cellsim_cli >/dev/null
 fi
 work=${1:-$(mktemp -d "${TMPDIR:-/tmp}/cellsim-rolling.XXXXXX")}
 mkdir -p "$work"

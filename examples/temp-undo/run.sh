@@ -13,7 +13,7 @@
 # mirrored, which on a disk with O_DIRECT costs more wall time than the whole
 # simulation), or /tmp/cellsim-temp-undo where /dev/shm is not writable.
 #
-# Environment: CELLSIM (the binary; default: build/release, built if missing),
+# Environment: CELLSIM (the binary; default: build/release, built or brought up to date),
 # RUNTIME (300), SESSIONS (10), ROWS (ALL_OBJECTS rows, 70000), CLOCK
 # (simulated; real runs in wall time). The rack's files are sparse and
 # removed at the end (KEEP=1 keeps them).
@@ -27,7 +27,8 @@ work=${1:-$default_work}
 runtime=${RUNTIME:-300} sessions=${SESSIONS:-10} rows=${ROWS:-70000} clock=${CLOCK:-simulated}
 if [ -z "${CELLSIM:-}" ]; then
   CELLSIM=$repo/build/release/cellsim/cli/cellsim
-  [ -x "$CELLSIM" ] || "$repo/scripts/build.sh" release cellsim_cli >/dev/null
+  # Built (or brought up to date: a stale binary lacks what the lab uses).
+  "$repo/scripts/build.sh" release cellsim_cli >/dev/null
 fi
 command -v jq >/dev/null || "$repo/scripts/deps.sh" jq >&2
 rm -rf "$work"
