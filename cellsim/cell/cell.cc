@@ -632,33 +632,42 @@ std::vector<LostRange> CellImpl::Lost() const {
   return out;
 }
 
+absl::Status CellImpl::ChangeSetting(absl::FunctionRef<bool(bool apply)> set,
+                                     bool flush_first, const CellConfig& next) {
+  bool changed;
+  {
+    WriterMutexLock l(&mode_mu_);  // waits for requests in flight
+    changed = set(true);
+  }
+  if (!changed) return absl::OkStatus();
+  absl::Status s;
+  if (flush_first) s = Flush({}).status();
+  if (s.ok()) s = meta_->Checkpoint(state_.get(), &state_mu_, next);
+  if (!s.ok()) {
+    WriterMutexLock l(&mode_mu_);
+    set(false);
+  }
+  return s;
+}
+
 absl::Status CellImpl::SetMode(FlashCacheMode mode) {
   if (absl::Status s = CheckOpen(); !s.ok()) return s;
-  // One mode change at a time: two overlapping ones could otherwise leave
-  // mode_ at one mode and the checkpoint (the mode after a reopen) at the other.
+  // One change at a time: two overlapping ones could otherwise leave mode_ at
+  // one mode and the checkpoint (the mode after a reopen) at the other.
   MutexLock change(&mode_change_mu_);
-  FlashCacheMode old;
-  {
-    // Waits for requests in flight; later writes see the new mode.
-    WriterMutexLock l(&mode_mu_);
-    old = mode_.exchange(mode);
-  }
-  if (old == mode) return absl::OkStatus();
-  if (mode == FlashCacheMode::kWriteThrough) {
-    // Disabling write-back: ALTER FLASHCACHE ALL FLUSH first, so the disks alone
-    // are authoritative before the cache starts serving reads only.
-    absl::StatusOr<FlushProgress> f = Flush({});
-    if (!f.ok()) {
-      WriterMutexLock l(&mode_mu_);
-      mode_ = old;
-      return f.status();
-    }
-  }
+  FlashCacheMode old = mode_;
   CellConfig next = config_;
   next.flash_cache_mode = mode;
-  if (absl::Status s = meta_->Checkpoint(state_.get(), &state_mu_, next); !s.ok()) return s;
-  config_.flash_cache_mode = mode;
-  return absl::OkStatus();
+  // Disabling write-back: ALTER FLASHCACHE ALL FLUSH first, so the disks alone
+  // are authoritative before the cache starts serving reads only.
+  absl::Status s = ChangeSetting(
+      [&](bool apply) {
+        mode_ = apply ? mode : old;
+        return old != mode;
+      },
+      mode == FlashCacheMode::kWriteThrough, next);
+  if (s.ok()) config_.flash_cache_mode = mode;
+  return s;
 }
 
 void CellImpl::AdoptGridDiskSettings() {
@@ -673,72 +682,51 @@ absl::Status CellImpl::SetGridDiskActive(const std::string& grid_disk, bool acti
   if (absl::Status s = CheckOpen(); !s.ok()) return s;
   absl::StatusOr<uint32_t> disk = GridDiskIndex(grid_disk);
   if (!disk.ok()) return disk.status();
-  MutexLock change(&mode_change_mu_);  // one change at a time, as SetCachingPolicy
-  bool was_inactive;
-  {
-    WriterMutexLock l(&mode_mu_);  // waits for requests in flight
-    if (disks_[*disk] == nullptr) return AbsentDiskError(*disk);
-    was_inactive = inactive_[*disk];
-    inactive_[*disk] = !active;
-  }
-  if (was_inactive == !active) return absl::OkStatus();
-  auto undo = [&] {
-    WriterMutexLock l(&mode_mu_);
-    inactive_[*disk] = was_inactive;
-  };
-  if (!active) {
-    // Its file alone holds its data from now on: destage the dirty lines.
-    if (absl::StatusOr<FlushProgress> f = Flush({}); !f.ok()) {
-      undo();
-      return f.status();
-    }
-  }
+  MutexLock change(&mode_change_mu_);
   CellConfig next = config_;
   next.inactive_grid_disks.resize(disks_.size(), false);
   next.inactive_grid_disks[*disk] = !active;
-  if (absl::Status s = meta_->Checkpoint(state_.get(), &state_mu_, next); !s.ok()) {
-    undo();
-    return s;
-  }
-  config_.inactive_grid_disks = std::move(next.inactive_grid_disks);
-  return absl::OkStatus();
+  bool absent = false;
+  bool was_inactive = false;
+  // Going inactive, its file alone holds its data from now on: destage the
+  // dirty lines first.
+  absl::Status s = ChangeSetting(
+      [&](bool apply) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mode_mu_) {
+        if (apply) {
+          absent = disks_[*disk] == nullptr;
+          if (absent) return false;
+          was_inactive = inactive_[*disk];
+        }
+        inactive_[*disk] = apply ? !active : was_inactive;
+        return was_inactive == active;
+      },
+      !active, next);
+  if (absent) return AbsentDiskError(*disk);
+  if (s.ok()) config_.inactive_grid_disks = std::move(next.inactive_grid_disks);
+  return s;
 }
 
 absl::Status CellImpl::SetCachingPolicy(const std::string& grid_disk, CachingPolicy policy) {
   if (absl::Status s = CheckOpen(); !s.ok()) return s;
   absl::StatusOr<uint32_t> disk = GridDiskIndex(grid_disk);
   if (!disk.ok()) return disk.status();
-  // One change at a time (with SetMode): caching_, the checkpoint and config_
-  // change together.
   MutexLock change(&mode_change_mu_);
-  CachingPolicy old;
-  {
-    WriterMutexLock l(&mode_mu_);  // waits for requests in flight
-    old = caching_[*disk];
-    caching_[*disk] = policy;
-  }
-  if (old == policy) return absl::OkStatus();
-  if (policy == CachingPolicy::kNone) {
-    // The disk's writes stop going through the cache: destage first, so its
-    // disk alone holds its current data (its clean lines stay coherent: a
-    // write to disk updates or drops them, as a bypassing large write does).
-    absl::StatusOr<FlushProgress> f = Flush({});
-    if (!f.ok()) {
-      WriterMutexLock l(&mode_mu_);
-      caching_[*disk] = old;
-      return f.status();
-    }
-  }
   CellConfig next = config_;
   next.caching_policies.resize(disks_.size(), CachingPolicy::kDefault);
   next.caching_policies[*disk] = policy;
-  if (absl::Status s = meta_->Checkpoint(state_.get(), &state_mu_, next); !s.ok()) {
-    WriterMutexLock l(&mode_mu_);
-    caching_[*disk] = old;
-    return s;
-  }
-  config_.caching_policies = std::move(next.caching_policies);
-  return absl::OkStatus();
+  CachingPolicy old = CachingPolicy::kDefault;
+  // The disk's writes stop going through the cache: destage first, so its
+  // disk alone holds its current data (its clean lines stay coherent: a write
+  // to disk updates or drops them, as a bypassing large write does).
+  absl::Status s = ChangeSetting(
+      [&](bool apply) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mode_mu_) {
+        if (apply) old = caching_[*disk];
+        caching_[*disk] = apply ? policy : old;
+        return old != policy;
+      },
+      policy == CachingPolicy::kNone, next);
+  if (s.ok()) config_.caching_policies = std::move(next.caching_policies);
+  return s;
 }
 
 absl::Status CellImpl::LoseFlash() {

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "absl/container/btree_map.h"
+#include "absl/functional/function_ref.h"
 #include "cellsim/base/mutex.h"
 #include "cellsim/cell/cache_state.h"
 #include "cellsim/cell/cell.h"
@@ -333,6 +334,16 @@ class CellImpl {
       ABSL_LOCKS_EXCLUDED(mode_change_mu_, mode_mu_, state_mu_);
   [[nodiscard]] absl::Status SetGridDiskActive(const std::string& grid_disk, bool active)
       ABSL_LOCKS_EXCLUDED(mode_change_mu_, mode_mu_, state_mu_);
+  // One settings change (SetMode, SetCachingPolicy, SetGridDiskActive), under
+  // mode_change_mu_: set(true) puts the new value in place and returns whether
+  // it differed; set(false) puts the old one back. Both run holding mode_mu_
+  // exclusive, so requests in flight finish first and later ones see the new
+  // value. With `flush_first` the dirty lines are destaged before the
+  // superblock records `next`; if either fails the old value is back in force.
+  // The caller copies the changed field of `next` into config_ on success.
+  [[nodiscard]] absl::Status ChangeSetting(absl::FunctionRef<bool(bool apply)> set,
+                                           bool flush_first, const CellConfig& next)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mode_change_mu_) ABSL_LOCKS_EXCLUDED(mode_mu_, state_mu_);
   // caching_ and inactive_ from config_ (Create/Open).
   void AdoptGridDiskSettings() ABSL_LOCKS_EXCLUDED(mode_mu_);
   [[nodiscard]] absl::Status LoseFlash() ABSL_LOCKS_EXCLUDED(state_mu_);
@@ -559,12 +570,12 @@ class CellImpl {
   std::vector<std::string> absent_;
   std::unique_ptr<io::BlockFile> flash_;
   std::unique_ptr<MetadataStore> meta_;
-  // Serializes SetMode calls (mode_, its checkpoint and config_'s
-  // flash_cache_mode change together).
+  // Serializes settings changes (ChangeSetting: the live value, its
+  // checkpoint and config_'s field change together).
   Mutex mode_change_mu_ ABSL_ACQUIRED_BEFORE(mode_mu_);
   mutable SharedMutex mode_mu_ ABSL_ACQUIRED_BEFORE(state_mu_);
   // Each grid disk's cachingPolicy (config_.caching_policies as in force):
-  // requests read it under mode_mu_ shared, SetCachingPolicy changes it
+  // requests read it under mode_mu_ shared, ChangeSetting changes it
   // exclusive.
   std::vector<CachingPolicy> caching_ ABSL_GUARDED_BY(mode_mu_);
   // Each grid disk's INACTIVE state (config_.inactive_grid_disks as in force),
