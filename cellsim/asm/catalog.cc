@@ -2,11 +2,14 @@
 #include "cellsim/asm/catalog.h"
 
 #include <algorithm>
+#include <map>
+#include <string>
 #include <optional>
 #include <set>
 #include <utility>
 
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 
 namespace cellsim::asmgr::internal {
 namespace {
@@ -108,6 +111,29 @@ bool Catalog::FindSoleCurrentCopy(uint32_t disk, SoleCopy* found) const {
     return false;
   });
   return any;
+}
+
+std::string Catalog::PartnerOfflineRefusal(uint32_t disk) const {
+  if (copies() == 1) {
+    return "the group has EXTERNAL redundancy: its disks hold the only copy of everything";
+  }
+  const DiskRec& d = disks[disk];
+  std::map<std::string, std::string> offline;  // failure group -> its offline partner
+  for (uint32_t q = 0; q < disks.size(); ++q) {
+    const DiskRec& o = disks[q];
+    if (o.online || o.failgroup == d.failgroup) continue;
+    const bool partnered =
+        std::find(d.partners.begin(), d.partners.end(), q) != d.partners.end() ||
+        std::find(o.partners.begin(), o.partners.end(), disk) != o.partners.end();
+    if (partnered) offline.emplace(o.failgroup, o.name);
+  }
+  if (offline.size() + 1 < copies()) return "";
+  std::vector<std::string> names;
+  for (const auto& [fg, name] : offline) names.push_back(fmt::format("\"{}\"", name));
+  return fmt::format("its partner disk{} {} {} offline, and {} redundancy keeps {} copies",
+                     names.size() == 1 ? "" : "s", fmt::join(names, ", "),
+                     names.size() == 1 ? "is already" : "are already",
+                     RedundancyName(redundancy), copies());
 }
 
 void Catalog::InitDisks() {

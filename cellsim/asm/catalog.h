@@ -115,6 +115,14 @@ struct Catalog {
     uint64_t extent = 0;
   };
   bool FindSoleCurrentCopy(uint32_t disk, SoleCopy* found) const;
+  // ASM's partnership rule for taking online `disk` offline, which holds
+  // whatever the files (ASM's own metadata is mirrored across partners too):
+  // the group keeps copies() copies, so taking it offline is refused once
+  // copies() - 1 other failure groups each have an offline disk partnered with
+  // it (either way round), and always in an EXTERNAL group (one copy). Returns
+  // why it is refused, or "" when the rule allows it (Exadata's
+  // asmDeactivationOutcome "Cannot de-activate due to other offline disks").
+  std::string PartnerOfflineRefusal(uint32_t disk) const;
 
   // Initializes owners/derived fields of freshly described disks.
   void InitDisks();

@@ -200,7 +200,14 @@ absl::Status DiskGroup::OfflineDisk(uint32_t disk) {
     return absl::NotFoundError(fmt::format("disk group {} has no disk {}", s_->cat.name, disk));
   }
   if (!s_->cat.disks[disk].online) return absl::OkStatus();
-  // As ASM does (ORA-15066): never take away the last current copy of an extent.
+  // As ASM does (ORA-15066): never take away the last current copy of an
+  // extent, nor the last online partner that could hold one.
+  if (std::string why = s_->cat.PartnerOfflineRefusal(disk); !why.empty()) {
+    return absl::FailedPreconditionError(
+        fmt::format("ORA-15066: offlining disk \"{}\" in group \"{}\" may result in a data "
+                    "loss: {}",
+                    s_->cat.disks[disk].name, s_->cat.name, why));
+  }
   if (internal::Catalog::SoleCopy sole; s_->cat.FindSoleCurrentCopy(disk, &sole)) {
     return absl::FailedPreconditionError(fmt::format(
         "ORA-15066: offlining disk \"{}\" in group \"{}\" may result in a data loss: it "

@@ -13,11 +13,13 @@
 #include "cellsim/base/units.h"
 #include "cellsim/io/io_backend.h"
 #include "fmt/format.h"
+#include "gmock/gmock.h"
 #include "testing/test_util.h"
 
 namespace cellsim::asmgr {
 namespace {
 
+using ::testing::HasSubstr;
 using testing::FakeRack;
 
 DiskGroupConfig Config(const FakeRack& rack, Redundancy r) {
@@ -156,19 +158,28 @@ TEST(AsmTemplateTest, ThreeCopiesAreWrittenReadResyncedAndScrubbed) {
   ASSERT_OK(dg->Write(cf.number, absl::MakeSpan(w), &wr));
   EXPECT_EQ(w[0].copies_written, 3u);
   EXPECT_EQ(wr.io.cell_requests, 2u * 3);  // 2 extents x 3 copies
-  // Two of the three failure groups offline: a NORMAL group's data file could
-  // not stay readable, the 3-way control file does.
+  // Two of the three failure groups fail: a NORMAL group's data file could not
+  // stay readable, the 3-way control file does. (A DBA could not take them
+  // offline: ASM refuses the second, ORA-15066, as the group keeps 2 copies.)
   ASSERT_OK(dg->OfflineDisk(0));
-  ASSERT_OK(dg->OfflineDisk(1));
+  EXPECT_THAT(dg->OfflineDisk(1).message(), HasSubstr("ORA-15066"));
+  ASSERT_OK(dg->OnlineDisk(0, nullptr));
+  // A write meanwhile lands on the one copy that takes it, takes the failed
+  // disks offline and marks their copies stale.
+  rack.cell(0).FailWrites(0, true);
+  rack.cell(1).FailWrites(0, true);
+  for (uint8_t& b : data) b ^= 0x5a;
+  AsmIoResult wr2;
+  ASSERT_OK(dg->Write(cf.number, absl::MakeSpan(w), &wr2));
+  EXPECT_EQ(wr2.disks_taken_offline.size(), 2u);
+  EXPECT_EQ(dg->Disks()[0].mode_status, "OFFLINE");
+  EXPECT_EQ(dg->Disks()[1].mode_status, "OFFLINE");
   std::vector<uint8_t> back(data.size());
   std::vector<AsmReadRequest> r = {{.file_offset = 0, .buffer = absl::MakeSpan(back)}};
   ASSERT_OK(dg->Read(cf.number, absl::MakeSpan(r), nullptr));
   EXPECT_EQ(back, data);
-  // A write meanwhile lands on the one online copy and marks two stale.
-  for (uint8_t& b : data) b ^= 0x5a;
-  AsmIoResult wr2;
-  ASSERT_OK(dg->Write(cf.number, absl::MakeSpan(w), &wr2));
-  EXPECT_EQ(wr2.stale_extents_marked, 2u * 2);
+  rack.cell(0).FailWrites(0, false);
+  rack.cell(1).FailWrites(0, false);
   ResyncResult rs;
   ASSERT_OK(dg->OnlineAll(&rs));
   EXPECT_EQ(rs.extents_copied, 2u * 2);
@@ -177,17 +188,15 @@ TEST(AsmTemplateTest, ThreeCopiesAreWrittenReadResyncedAndScrubbed) {
   EXPECT_EQ(sc.extents_checked, 2u);
   EXPECT_EQ(sc.copies_compared, 2u * 2);  // copies 1 and 2 against copy 0
   EXPECT_TRUE(sc.mismatches.empty());
-  // Every copy holds the new data: read with only one failure group left each time.
+  // Every copy holds the new data: read with only one failure group readable
+  // each time.
   for (uint32_t keep = 0; keep < 3; ++keep) {
-    for (uint32_t d = 0; d < 3; ++d) {
-      if (d != keep) ASSERT_OK(dg->OfflineDisk(d));
-    }
+    for (uint32_t d = 0; d < 3; ++d) rack.cell(d).FailReads(0, d != keep);
     std::fill(back.begin(), back.end(), 0);
     ASSERT_OK(dg->Read(cf.number, absl::MakeSpan(r), nullptr));
     EXPECT_EQ(back, data) << "copy on disk " << keep;
-    ResyncResult ignored;
-    ASSERT_OK(dg->OnlineAll(&ignored));
   }
+  for (uint32_t d = 0; d < 3; ++d) rack.cell(d).FailReads(0, false);
   ASSERT_OK(dg->CheckConsistency());
 }
 

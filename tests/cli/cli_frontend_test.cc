@@ -569,6 +569,29 @@ TEST(CliCellCliTest, GridDisksGoInactiveAndComeBackResynced) {
   EXPECT_THAT(r.out, ContainsRegex("  0 +N +DATA/"));
 }
 
+// ALTER GRIDDISK ALL INACTIVE on every cell at once (no -c) of a rack with no
+// database yet: it once took every disk of both groups offline (no extent to
+// protect), leaving "MOUNTED" groups with nowhere to write. ASM's partnership
+// rule stops it at the second cell, whose disks say why.
+TEST(CliCellCliTest, AllInactiveOnEveryCellStopsAtTheSecond) {
+  TempDir dir;
+  const std::string rack = dir.File("rack");
+  ASSERT_EQ(Cellsim(dir, "rack create " + rack + " " + kSmallRack).exit_code, 0);
+  CmdResult r = Cellsim(dir, "cellcli " + rack + " alter griddisk all inactive");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, HasSubstr("cel01: GridDisk DATA_CD_00_cel01 successfully altered"));
+  EXPECT_THAT(r.out, Not(HasSubstr("cel02: GridDisk")));
+  EXPECT_THAT(r.err, HasSubstr("cel02: grid disk DATA_CD_00_cel02 cannot be made inactive: "
+                               "ORA-15066"));
+  r = Cellsim(dir, "cellcli " + rack + " -c cel02 list griddisk attributes name, status, "
+                   "asmDeactivationOutcome");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("DATA_CD_00_cel02        active  Cannot de-activate due to other "
+                               "offline disks in the diskgroup"));
+  r = Cellsim(dir, "sql " + rack + " -e \"create tablespace users datafile '+DATA' size 8m\"");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 // `cellsim write` (random writes for kill -9 tests) into a file the database
 // keeps data in would silently destroy committed rows (it did: 5,000 rows read
 // back as 1,313): it refuses, naming why, unless --force; an empty
