@@ -16,10 +16,13 @@ namespace {
 
 constexpr uint64_t kDictMagic = 0x5443494449534345ull;  // "ECSIDICT" little-endian
 // Version 2 adds each table's indexes, version 3 each column's NUMBER scale
-// and NOT NULL; versions 1 (no indexes) and 2 are still read (their NUMBER
+// and NOT NULL, version 4 each column's DEFAULT (written only when a column
+// has one, so a database without defaults stays readable by builds that know
+// version 3); versions 1 (no indexes) and 2 are still read (their NUMBER
 // columns then take any number, as those versions stored them: the scale
 // was not kept).
-constexpr uint16_t kDictVersion = 3;
+constexpr uint16_t kDictVersion = 4;
+constexpr uint16_t kDictVersionNoDefaults = 3;
 constexpr uint16_t kDictVersionNoScale = 2;
 constexpr uint16_t kDictVersionNoIndexes = 1;
 constexpr uint32_t kDictFirstBlock = 2;     // blocks 0 (OS header) and 1 (file header) precede
@@ -27,6 +30,7 @@ constexpr uint32_t kDictCopyBlocks = 63;    // copy 0: blocks 2..64, copy 1: blo
 constexpr uint32_t kDictCopies = 2;
 constexpr size_t kDictHeaderBytes = 40;
 constexpr uint32_t kMaxTables = 100000, kMaxColumns = 1000, kMaxExtents = 1u << 22;
+constexpr size_t kMaxDefaultBytes = 32767;  // a DEFAULT's text
 
 // The SYSTEM data file, where the dictionary lives.
 struct DictFile {
@@ -98,7 +102,7 @@ bool DecodeSegment(Decoder& d, const std::string& what, Segment* seg, std::strin
   return true;
 }
 
-void EncodeTable(Encoder& e, const TableDef& t) {
+void EncodeTable(Encoder& e, uint16_t version, const TableDef& t) {
   e.PutString(t.name);
   e.PutU32(t.object_id);
   e.PutU8(t.temporary ? 1 : 0);
@@ -111,6 +115,7 @@ void EncodeTable(Encoder& e, const TableDef& t) {
     e.PutU32(c.length);
     e.PutU32(static_cast<uint32_t>(c.scale));
     e.PutU8(c.not_null ? 1 : 0);
+    if (version >= kDictVersion) e.PutString(c.default_sql);
   }
   EncodeSegment(e, t.segment);
   e.PutU32(static_cast<uint32_t>(t.indexes.size()));
@@ -178,10 +183,11 @@ bool DecodeTable(Decoder& d, uint16_t version, TableDef* t, std::string* why) {
       return false;
     }
     c.type = static_cast<ColType>(type);
-    if (version >= kDictVersion) {
+    if (version >= kDictVersionNoDefaults) {
       uint32_t scale = 0;
       uint8_t not_null = 0;
-      if (!d.GetU32(&scale) || !d.GetU8(&not_null)) {
+      if (!d.GetU32(&scale) || !d.GetU8(&not_null) ||
+          (version >= kDictVersion && !d.GetString(&c.default_sql, kMaxDefaultBytes))) {
         *why = fmt::format("table {}: column {} truncated", t->name, i + 1);
         return false;
       }
@@ -196,7 +202,17 @@ bool DecodeTable(Decoder& d, uint16_t version, TableDef* t, std::string* why) {
   return version == kDictVersionNoIndexes || DecodeIndexes(d, t, why);
 }
 
-std::vector<uint8_t> EncodeImage(const DictImage& m) {
+// The oldest version that holds `m`: 4 when a column has a DEFAULT, else 3.
+uint16_t VersionFor(const DictImage& m) {
+  for (const auto& [name, t] : m.tables) {
+    for (const Column& c : t.columns) {
+      if (!c.default_sql.empty()) return kDictVersion;
+    }
+  }
+  return kDictVersionNoDefaults;
+}
+
+std::vector<uint8_t> EncodeImage(const DictImage& m, uint16_t version) {
   Encoder e;
   e.PutU64(m.scn);
   e.PutU32(m.next_object_id);
@@ -210,7 +226,7 @@ std::vector<uint8_t> EncodeImage(const DictImage& m) {
   e.PutU64(m.undo.length);
   e.PutU64(m.undo.checksum);
   e.PutU32(static_cast<uint32_t>(m.tables.size()));
-  for (const auto& [name, t] : m.tables) EncodeTable(e, t);
+  for (const auto& [name, t] : m.tables) EncodeTable(e, version, t);
   e.PutU32(static_cast<uint32_t>(m.file_next_block.size()));
   for (const auto& [file, next] : m.file_next_block) {
     e.PutU32(file);
@@ -289,11 +305,11 @@ bool DecodeImage(absl::Span<const uint8_t> body, uint16_t version, DictImage* m,
 
 // One copy: header (magic, version, copy#, body length, generation, dbid,
 // checksum of header and body), then the body; padded to whole blocks.
-std::vector<uint8_t> BuildCopy(uint32_t copy, uint64_t generation, uint32_t dbid,
+std::vector<uint8_t> BuildCopy(uint32_t copy, uint16_t version, uint64_t generation, uint32_t dbid,
                                const std::vector<uint8_t>& body) {
   Encoder e;
   e.PutU64(kDictMagic);
-  e.PutU16(kDictVersion);
+  e.PutU16(version);
   e.PutU16(static_cast<uint16_t>(copy));
   e.PutU32(static_cast<uint32_t>(body.size()));
   e.PutU64(generation);
@@ -326,7 +342,8 @@ std::optional<DictImage> ParseCopy(absl::Span<const uint8_t> bytes, uint32_t dbi
   }
   (void)(d.GetU16(&version) && d.GetU16(&copy) && d.GetU32(&length) && d.GetU64(&generation) &&
          d.GetU32(&stored_dbid) && d.GetU32(&reserved) && d.GetU64(&sum));
-  if (version != kDictVersion && version != kDictVersionNoScale && version != kDictVersionNoIndexes) {
+  if (version != kDictVersion && version != kDictVersionNoDefaults &&
+      version != kDictVersionNoScale && version != kDictVersionNoIndexes) {
     *why = fmt::format("format version {} (this cellsim reads versions {} to {})", version,
                        kDictVersionNoIndexes, kDictVersion);
     return std::nullopt;
@@ -415,7 +432,8 @@ absl::Status DataEngine::WriteDictionary(bool clean) {
   for (const auto& [file, list] : free_extents) {
     if (!IsTempFile(table, file) && !list.empty()) m.free_extents[file] = list;
   }
-  const std::vector<uint8_t> body = EncodeImage(m);
+  const uint16_t version = VersionFor(m);
+  const std::vector<uint8_t> body = EncodeImage(m, version);
   if (body.size() + kDictHeaderBytes > size_t{kDictCopyBlocks} * kBlockSize) {
     return absl::ResourceExhaustedError(fmt::format(
         "the data dictionary ({} bytes) no longer fits its {} bytes in {}: drop tables", body.size(),
@@ -424,7 +442,7 @@ absl::Status DataEngine::WriteDictionary(bool clean) {
   Recorder rec = db->SystemRecorder();
   const uint64_t generation = dictionary_generation + 1;
   for (uint32_t copy = 0; copy < kDictCopies; ++copy) {
-    if (absl::Status st = WriteCopy(*f, copy, BuildCopy(copy, generation, table.dbid, body), rec);
+    if (absl::Status st = WriteCopy(*f, copy, BuildCopy(copy, version, generation, table.dbid, body), rec);
         !st.ok()) {
       return st;
     }

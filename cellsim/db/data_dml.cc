@@ -206,47 +206,84 @@ std::optional<absl::Status> InsertAllObjects(Dml& d, const TableDef& t, const Se
   return absl::OkStatus();
 }
 
-// Puts `row` (in `t`'s column order) into the right column positions.
-absl::StatusOr<Row> Arrange(const TableDef& t, const std::vector<std::string>& names,
-                            const Row& values) {
+// What each column takes where an INSERT leaves it out or gives DEFAULT (and
+// SET c = DEFAULT): its DEFAULT, evaluated once per statement (SYSDATE is one
+// value for the statement, as in Oracle), or NULL without one.
+absl::StatusOr<Row> ColumnDefaults(const TableDef& t, const StatementEnv& env) {
   Row row(t.columns.size());
-  if (names.empty()) {
-    if (values.size() != t.columns.size()) {
-      return absl::InvalidArgumentError(values.size() < t.columns.size()
-                                            ? "ORA-00947: not enough values"
-                                            : "ORA-00913: too many values");
+  static const std::vector<Column> kNone;
+  static const Row kEmpty;
+  for (size_t i = 0; i < t.columns.size(); ++i) {
+    const Column& c = t.columns[i];
+    if (c.default_sql.empty()) continue;
+    absl::StatusOr<ExprPtr> x = ParseDataExpression(c.default_sql);
+    absl::StatusOr<Value> v =
+        x.ok() ? EvalIn(**x, kNone, kEmpty, "", nullptr, nullptr, "", env) : x.status();
+    if (!v.ok()) {
+      return absl::Status(v.status().code(),
+                          fmt::format("{} (in the DEFAULT of column {}.{}: {})",
+                                      std::string(v.status().message()), t.name, c.name,
+                                      c.default_sql));
     }
-    return values;
-  }
-  if (names.size() != values.size()) {
-    return absl::InvalidArgumentError(values.size() < names.size() ? "ORA-00947: not enough values"
-                                                                   : "ORA-00913: too many values");
-  }
-  for (size_t i = 0; i < names.size(); ++i) {
-    absl::StatusOr<size_t> k = ColumnOf(t, names[i]);
-    if (!k.ok()) return k.status();
-    row[*k] = values[i];
+    row[i] = *v;
   }
   return row;
 }
 
+// Where an INSERT's values go: the named columns in order, or every column.
+absl::StatusOr<std::vector<size_t>> Targets(const TableDef& t, const std::vector<std::string>& names,
+                                            size_t values) {
+  std::vector<size_t> to;
+  if (names.empty()) {
+    for (size_t i = 0; i < t.columns.size(); ++i) to.push_back(i);
+  }
+  for (const std::string& n : names) {
+    absl::StatusOr<size_t> k = ColumnOf(t, n);
+    if (!k.ok()) return k.status();
+    if (std::find(to.begin(), to.end(), *k) != to.end()) {
+      return absl::InvalidArgumentError(
+          fmt::format("ORA-00957: duplicate column name ({} twice in the column list)", n));
+    }
+    to.push_back(*k);
+  }
+  if (values != to.size()) {
+    return absl::InvalidArgumentError(values < to.size() ? "ORA-00947: not enough values"
+                                                         : "ORA-00913: too many values");
+  }
+  return to;
+}
+
+// The row an INSERT stores: the defaults, with `values` at `targets`.
+Row Arrange(const std::vector<size_t>& targets, const Row& values, const Row& defaults) {
+  Row row = defaults;
+  for (size_t i = 0; i < targets.size(); ++i) row[targets[i]] = values[i];
+  return row;
+}
+
+// VALUES (...) into `t` (null expressions: the keyword DEFAULT).
 absl::StatusOr<int64_t> InsertValues(Dml& d, TableDef& t, const std::vector<std::string>& cols,
                                      const std::vector<ExprPtr>& exprs, const Row* src_row,
                                      const std::vector<Column>* src_cols, const std::string& src_q)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
+  absl::StatusOr<std::vector<size_t>> targets = Targets(t, cols, exprs.size());
+  if (!targets.ok()) return targets.status();
+  absl::StatusOr<Row> defaults = ColumnDefaults(t, d.env);
+  if (!defaults.ok()) return defaults.status();
   Row values;
   static const std::vector<Column> kNone;
   static const Row kEmpty;
-  for (const ExprPtr& x : exprs) {
-    absl::StatusOr<Value> v = EvalIn(*x, src_cols ? *src_cols : kNone, src_row ? *src_row : kEmpty,
-                                     src_q, nullptr, nullptr, "", d.env);
+  for (size_t i = 0; i < exprs.size(); ++i) {
+    if (exprs[i] == nullptr) {
+      values.push_back((*defaults)[(*targets)[i]]);
+      continue;
+    }
+    absl::StatusOr<Value> v = EvalIn(*exprs[i], src_cols ? *src_cols : kNone,
+                                     src_row ? *src_row : kEmpty, src_q, nullptr, nullptr, "", d.env);
     if (!v.ok()) return v.status();
     values.push_back(*v);
   }
-  absl::StatusOr<Row> row = Arrange(t, cols, values);
-  if (!row.ok()) return row.status();
   RowInserter ins(d, t, false);
-  if (absl::Status st = ins.Add(*row); !st.ok()) return st;
+  if (absl::Status st = ins.Add(Arrange(*targets, values, *defaults)); !st.ok()) return st;
   return 1;
 }
 
@@ -378,19 +415,24 @@ absl::StatusOr<int64_t> ChangeRows(Dml& d, TableDef& t, const RowVisitor& match,
   return n;
 }
 
+// SET's new values of a row; `defaults` (ColumnDefaults) for SET c = DEFAULT.
 RowRewrite Setter(Dml& d, const TableDef& t, const std::vector<Assignment>& set,
-                 const std::string& q, const std::vector<Column>* cols2, const Row* row2,
-                 const std::string& q2) {
+                  const Row& defaults, const std::string& q, const std::vector<Column>* cols2,
+                  const Row* row2, const std::string& q2) {
   // ROWNUM in a SET value numbers the rows changed (`update t set id =
   // rownum`).
   auto changed = std::make_shared<uint64_t>(0);
-  return [&d, &t, &set, q, cols2, row2, q2,
+  return [&d, &t, &set, &defaults, q, cols2, row2, q2,
           changed](const Row& old) -> absl::StatusOr<std::optional<Row>> {
     Row row = old;
     ++*changed;
     for (const Assignment& a : set) {
       absl::StatusOr<size_t> k = ColumnOf(t, a.column);
       if (!k.ok()) return k.status();
+      if (a.value == nullptr) {
+        row[*k] = defaults[*k];
+        continue;
+      }
       absl::StatusOr<Value> v =
           EvalIn(*a.value, t.columns, old, q, cols2, row2, q2, d.env, *changed);
       if (!v.ok()) return v.status();
@@ -482,7 +524,7 @@ absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out)
     for (const TableConstraint& k : c.constraints) {
       key |= k.primary_key && std::find(k.columns.begin(), k.columns.end(), cd.name) != k.columns.end();
     }
-    t.columns.push_back({cd.name, ty, cd.length, cd.scale, cd.not_null || key});
+    t.columns.push_back({cd.name, ty, cd.length, cd.scale, cd.not_null || key, cd.default_text});
   }
   if (c.as_select) {
     absl::StatusOr<std::vector<Column>> shape = SelectShape(d.e, d.s, d.sd, d.rec, d.env, *c.as_select);
@@ -551,16 +593,23 @@ absl::Status InsertRun(Dml& d, const Insert& ins, DataOutcome* out)
     out->feedback = Rows(*n, "created");
     return absl::OkStatus();
   }
+  absl::StatusOr<Row> defaults = ColumnDefaults(**t, d.env);
+  if (!defaults.ok()) return defaults.status();
   RowInserter w(d, **t, true);
   std::vector<Column> cols;
   std::optional<absl::Status> fast;
   if (ins.columns.empty()) fast = InsertAllObjects(d, **t, *ins.select, w);
+  std::optional<std::vector<size_t>> targets;  // from the first row (every row has its shape)
   absl::Status st = fast ? *fast
                          : ScanSelect(d.e, d.s, d.sd, d.rec, d.env, *ins.select,
                                       [&](const Row& r) -> absl::Status {
-                                        absl::StatusOr<Row> row = Arrange(**t, ins.columns, r);
-                                        if (!row.ok()) return row.status();
-                                        return w.Add(*row);
+                                        if (!targets) {
+                                          absl::StatusOr<std::vector<size_t>> to =
+                                              Targets(**t, ins.columns, r.size());
+                                          if (!to.ok()) return to.status();
+                                          targets = *std::move(to);
+                                        }
+                                        return w.Add(Arrange(*targets, r, *defaults));
                                       }, &cols);
   st = FlushEvenOnError(w, st);
   if (!st.ok()) return st;
@@ -605,6 +654,8 @@ absl::Status MergeRun(Dml& d, const Merge& m, DataOutcome* out)
     return absl::OkStatus();
   }, &src_cols);
   if (!st.ok()) return st;
+  absl::StatusOr<Row> defaults = ColumnDefaults(**t, d.env);
+  if (!defaults.ok()) return defaults.status();
   int64_t n = 0;
   // The join is the target as it was when the statement began: the rows
   // WHEN NOT MATCHED inserts go in after every source row was joined (a later
@@ -621,7 +672,7 @@ absl::Status MergeRun(Dml& d, const Merge& m, DataOutcome* out)
       return ok.ok() ? (*ok && !m.matched_update.empty()) : ok;
     };
     absl::StatusOr<int64_t> u = ChangeRows(
-        d, **t, seen, Setter(d, **t, m.matched_update, q, &src_cols, &s, m.using_alias), &merged);
+        d, **t, seen, Setter(d, **t, m.matched_update, *defaults, q, &src_cols, &s, m.using_alias), &merged);
     if (!u.ok()) return u.status();
     n += *u;
     if (!matched && m.has_insert) unmatched.push_back(&s);
@@ -767,8 +818,11 @@ absl::Status RunDml(DataEngine& e, Session::State& s, SessionData& sd, Recorder&
     for (const Assignment& a : x->set) roots.push_back(a.value.get());
     if (absl::Status sq = RunSubqueries(e, s, sd, rec, roots, &d.env); !sq.ok()) return sq;
     const std::string q = x->alias.empty() ? x->table : x->alias;
-    absl::StatusOr<int64_t> n = ChangeRows(d, **t, Where(d, **t, x->where, q),
-                                           Setter(d, **t, x->set, q, nullptr, nullptr, ""));
+    absl::StatusOr<Row> defaults = ColumnDefaults(**t, d.env);
+    if (!defaults.ok()) return defaults.status();
+    absl::StatusOr<int64_t> n =
+        ChangeRows(d, **t, Where(d, **t, x->where, q),
+                   Setter(d, **t, x->set, *defaults, q, nullptr, nullptr, ""));
     if (!n.ok()) return n.status();
     out->rows = *n;
     out->feedback = Rows(*n, "updated");

@@ -37,6 +37,17 @@ class DataParser {
  public:
   explicit DataParser(std::string_view sql) : sql_(sql) {}
 
+  // One expression and nothing after it (a column's DEFAULT as stored).
+  absl::StatusOr<ExprPtr> ParseExpression() {
+    if (absl::Status s = Lex(); !s.ok()) return s;
+    absl::StatusOr<ExprPtr> e = Or();
+    if (!e.ok()) return e;
+    if (Peek().kind != Tok::kEnd) {
+      return Error(fmt::format("expected end of expression, found {}", Describe(Peek())),
+                   "ORA-00933: SQL command not properly ended");
+    }
+    return e;
+  }
   absl::StatusOr<DataStatement> Parse() {
     if (absl::Status s = Lex(); !s.ok()) return s;
     absl::StatusOr<DataStatement> st = Top();
@@ -221,8 +232,21 @@ class DataParser {
         return Binary(op == std::string_view("!=") ? "<>" : op, *a, *b);
       }
     }
-    const bool negated = IsW("NOT") && (IsW("IN", 1) || IsW("LIKE", 1));
+    const bool negated = IsW("NOT") && (IsW("IN", 1) || IsW("LIKE", 1) || IsW("BETWEEN", 1));
     if (negated) Next();
+    if (AcceptW("BETWEEN")) {  // a [NOT] BETWEEN lo AND hi: (NOT) (a >= lo AND a <= hi)
+      absl::StatusOr<ExprPtr> lo = Additive();
+      if (!lo.ok()) return lo;
+      if (absl::Status s = ExpectW("AND"); !s.ok()) return s;
+      absl::StatusOr<ExprPtr> hi = Additive();
+      if (!hi.ok()) return hi;
+      ExprPtr e = Binary("AND", Binary(">=", *a, *lo), Binary("<=", *a, *hi));
+      if (!negated) return e;
+      ExprPtr n = Make(Expr::Kind::kUnary);
+      n->text = "NOT";
+      n->args = {e};
+      return n;
+    }
     if (AcceptW("LIKE")) {
       absl::StatusOr<ExprPtr> b = Additive();
       if (!b.ok()) return b;
@@ -778,6 +802,11 @@ class DataParser {
         if (col.type == "CHAR" && col.length > 2000) {
           return Error("CHAR length above 2000", "ORA-00910: specified length too long for its datatype");
         }
+        if (AcceptW("DEFAULT")) {
+          absl::StatusOr<ExprPtr> dflt = DefaultExpression(&col.default_text);
+          if (!dflt.ok()) return dflt.status();
+          col.default_value = *dflt;
+        }
         // Inline constraints: [CONSTRAINT n] [NOT] NULL | PRIMARY KEY | UNIQUE.
         while (true) {
           if (IsW("CONSTRAINT") && Peek(2).kind == Tok::kWord &&
@@ -849,12 +878,66 @@ class DataParser {
     std::vector<ExprPtr> v;
     if (absl::Status s = ExpectP("("); !s.ok()) return s;
     do {
-      absl::StatusOr<ExprPtr> e = Or();
+      absl::StatusOr<ExprPtr> e = OrDefault();
       if (!e.ok()) return e.status();
       v.push_back(*e);
     } while (AcceptP(","));
     if (absl::Status s = ExpectP(")"); !s.ok()) return s;
     return v;
+  }
+  // A value of VALUES (...) or SET c = ...: the keyword DEFAULT (null: the
+  // column's default, NULL without one) or an expression.
+  absl::StatusOr<ExprPtr> OrDefault() {
+    const Token& after = Peek(1);
+    if (IsW("DEFAULT") &&
+        (after.kind == Tok::kEnd || (after.kind == Tok::kWord && (after.text == "WHERE" || after.text == "WHEN")) ||
+         (after.kind == Tok::kPunct &&
+          (after.text == "," || after.text == ")" || after.text == ";")))) {
+      Next();
+      return ExprPtr();
+    }
+    return Or();
+  }
+  // A column's DEFAULT expression: what Oracle allows there (constants,
+  // SYSDATE, functions of them), refused as Oracle refuses the rest.
+  absl::StatusOr<ExprPtr> DefaultExpression(std::string* text) {
+    const size_t start = Peek().pos;
+    absl::StatusOr<ExprPtr> e = Or();
+    if (!e.ok()) return e;
+    text->assign(sql_.substr(start, Peek().pos - start));
+    while (!text->empty() && std::isspace(static_cast<unsigned char>(text->back()))) {
+      text->pop_back();
+    }
+    if (absl::Status s = CheckDefault(**e, start); !s.ok()) return s;
+    return e;
+  }
+  absl::Status CheckDefault(const Expr& e, size_t start) const {
+    if (e.kind == Expr::Kind::kColumn) {
+      if (e.qualifier.empty() && e.text == "SYSDATE") return absl::OkStatus();
+      if (e.qualifier.empty() && (e.text == "ROWNUM" || e.text == "LEVEL")) {
+        return ErrorAt(start, fmt::format("{} in a column's DEFAULT", e.text),
+                       "ORA-00976: Specified pseudocolumn or operator not allowed here");
+      }
+      return ErrorAt(start, fmt::format("a DEFAULT cannot name a column ({})", e.text),
+                     "ORA-00984: column not allowed here");
+    }
+    if (e.subquery || e.kind == Expr::Kind::kSubquery) {
+      return ErrorAt(start, "a subquery in a column's DEFAULT",
+                     "ORA-22818: subquery expressions not allowed here");
+    }
+    if (e.kind == Expr::Kind::kStar) {
+      return ErrorAt(start, "'*' in a column's DEFAULT", "ORA-00936: missing expression");
+    }
+    if (e.kind == Expr::Kind::kFunction &&
+        (e.text == "COUNT" || e.text == "SUM" || e.text == "AVG" || e.text == "MIN" ||
+         e.text == "MAX")) {
+      return ErrorAt(start, fmt::format("{} in a column's DEFAULT", e.text),
+                     "ORA-00934: group function is not allowed here");
+    }
+    for (const ExprPtr& a : e.args) {
+      if (absl::Status s = CheckDefault(*a, start); !s.ok()) return s;
+    }
+    return absl::OkStatus();
   }
   absl::StatusOr<DataStatement> InsertStatement() {
     if (absl::Status s = ExpectW("INTO"); !s.ok()) return s;
@@ -894,7 +977,7 @@ class DataParser {
         return Error(fmt::format("expected '=', found {}", Describe(Peek())),
                      "ORA-00927: missing equal sign");
       }
-      absl::StatusOr<ExprPtr> e = Or();
+      absl::StatusOr<ExprPtr> e = OrDefault();
       if (!e.ok()) return e.status();
       set.push_back({*c, *e});
     } while (AcceptP(","));
@@ -1068,6 +1151,10 @@ bool IsDataStatement(std::string_view sql) {
 
 absl::StatusOr<DataStatement> ParseDataStatement(std::string_view sql) {
   return DataParser(sql).Parse();
+}
+
+absl::StatusOr<ExprPtr> ParseDataExpression(std::string_view sql) {
+  return DataParser(sql).ParseExpression();
 }
 
 std::string_view DataStatementKind(const DataStatement& st) {

@@ -271,8 +271,8 @@ std::optional<ViewRows> FileViews(DataEngine& e, const std::string& name)
                   /*temp=*/name == "V$TEMPFILE" || name == "DBA_TEMP_FILES");
 }
 
-// The dictionary's views of tables, indexes and their segments:
-// {DBA,ALL,USER}_TABLES, _INDEXES and {DBA,USER}_SEGMENTS (every table and
+// The dictionary's views of tables, their columns, indexes and segments:
+// {DBA,ALL,USER}_TABLES, _TAB_COLUMNS, _INDEXES and {DBA,USER}_SEGMENTS (every table and
 // index of the one schema, CELLSIM; USER_ views have no OWNER column).
 // Segments are the heap tables' and indexes': a GTT's live in each
 // session's temporary segment and are not listed, nor are undo segments.
@@ -306,6 +306,30 @@ std::optional<ViewRows> DictionaryView(DataEngine& e, const std::string& name)
                         : t.preserve_rows ? Value::Str("SYS$SESSION")
                                           : Value::Str("SYS$TRANSACTION"),
                         Value::Str("VALID")});
+    }
+  } else if (kind("TAB_COLUMNS")) {
+    // As Oracle lists them: DATA_LENGTH 22 for NUMBER, 7 for DATE; a NUMBER
+    // without a precision has neither precision nor scale; DATA_DEFAULT is
+    // the DEFAULT's text as written.
+    r.columns = {S("OWNER"),          S("TABLE_NAME"), S("COLUMN_NAME"), S("DATA_TYPE"),
+                 N("DATA_LENGTH"),    N("DATA_PRECISION"), N("DATA_SCALE"), S("NULLABLE"),
+                 N("COLUMN_ID"),      S("DATA_DEFAULT")};
+    for (auto& [tname, t] : e.tables) {
+      for (size_t i = 0; i < t.columns.size(); ++i) {
+        const Column& c = t.columns[i];
+        const bool number = c.type == ColType::kNumber;
+        const char* type = number                       ? "NUMBER"
+                           : c.type == ColType::kDate   ? "DATE"
+                           : c.type == ColType::kChar   ? "CHAR"
+                                                        : "VARCHAR2";
+        const double length = number ? 22 : c.type == ColType::kDate ? 7 : c.length;
+        r.rows.push_back({Value::Str("CELLSIM"), Value::Str(tname), Value::Str(c.name),
+                          Value::Str(type), Value::Num(length),
+                          number && c.length != 0 ? Value::Num(c.length) : Value::Null(),
+                          number && c.length != 0 ? Value::Num(c.scale) : Value::Null(),
+                          Value::Str(c.not_null ? "N" : "Y"), Value::Num(static_cast<double>(i + 1)),
+                          c.default_sql.empty() ? Value::Null() : Value::Str(c.default_sql)});
+      }
     }
   } else if (name == "USER_SEGMENTS" || name == "DBA_SEGMENTS") {
     r.columns = {S("OWNER"),       S("SEGMENT_NAME"), S("SEGMENT_TYPE"), S("TABLESPACE_NAME"),

@@ -29,6 +29,8 @@ struct Column {
   uint32_t length = 0;  // VARCHAR2 / CHAR length; NUMBER's precision (0: none)
   int32_t scale = 0;    // NUMBER(p, s)'s s
   bool not_null = false;
+  // DEFAULT's expression as written ("" = none; dictionary format 4).
+  std::string default_sql{};
 };
 
 // A SQL value: NULL, a number or a string; DATEs are numbers of seconds since

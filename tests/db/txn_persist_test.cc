@@ -169,7 +169,7 @@ TEST_F(PersistTest, IndexesSurviveReopen) {
   absl::Status st = Reopen();
   ASSERT_FALSE(st.ok());
   EXPECT_THAT(std::string(st.message()), HasSubstr("format version 67"));
-  EXPECT_THAT(std::string(st.message()), HasSubstr("reads versions 1 to 3"));
+  EXPECT_THAT(std::string(st.message()), HasSubstr("reads versions 1 to 4"));
 }
 
 TEST_F(PersistTest, NumberScaleNotNullAndKeysSurviveReopen) {
@@ -183,6 +183,52 @@ TEST_F(PersistTest, NumberScaleNotNullAndKeysSurviveReopen) {
   EXPECT_THAT(Error("insert into p values (1000, 'z')"), HasSubstr("ORA-01438"));
   EXPECT_THAT(Error("insert into p (b) values ('z')"), HasSubstr("ORA-01400"));
   EXPECT_THAT(Error("insert into p values (1, 'x')"), HasSubstr("ORA-00001"));
+}
+
+// A column's DEFAULT: what an INSERT leaving the column out (or giving
+// DEFAULT) and SET c = DEFAULT store, kept in the dictionary (format 4,
+// written only once a column has a DEFAULT: the test above still finds 3)
+// with its text as USER_TAB_COLUMNS shows it; SYSDATE is the statement's.
+TEST_F(PersistTest, ColumnDefaultsSurviveReopen) {
+  Run("create table d (id number, name varchar2(10) default 'none', "
+      "n number(5,2) default 1.234 not null, at date default sysdate - 1)");
+  Run("insert into d (id) values (1)");
+  Run("insert into d values (2, default, default, default)");
+  Run("insert into d (id) select level + 10 from dual connect by level <= 3");
+  Run("commit");
+  ASSERT_OK(Reopen());
+  EXPECT_EQ(One("select count(*) from d where name = 'none' and n = 1.23 and "
+                "at between sysdate - 2 and sysdate"),
+            "5");
+  Run("insert into d (id, name) values (3, null)");
+  EXPECT_EQ(One("select nvl(name, '(null)') || n from d where id = 3"), "(null)1.23");
+  Run("update d set name = default, n = 5 where id = 3");
+  EXPECT_EQ(One("select name || n from d where id = 3"), "none5");
+  Run("merge into d using (select 20 id from dual) s on (d.id = s.id) "
+      "when not matched then insert (id) values (s.id)");
+  EXPECT_EQ(One("select name || n from d where id = 20"), "none1.23");
+  EXPECT_EQ(One("select data_default from user_tab_columns where table_name = 'D' and "
+                "column_name = 'N'"),
+            "1.234");
+  EXPECT_EQ(One("select count(*) from user_tab_columns where table_name = 'D' and "
+                "data_default is null"),
+            "1");
+  // What Oracle refuses, at the statement that says it.
+  EXPECT_THAT(Error("create table e (a number default b)"), HasSubstr("ORA-00984"));
+  EXPECT_THAT(Error("create table e (a number default (select 1 from dual))"),
+              HasSubstr("ORA-22818"));
+  EXPECT_THAT(Error("create table e (a number default rownum)"), HasSubstr("ORA-00976"));
+  EXPECT_THAT(Error("create table e (a number not null default 1)"), HasSubstr("ORA-00907"));
+  EXPECT_THAT(Error("insert into d (id, id) values (1, 2)"), HasSubstr("ORA-00957"));
+  Run("create table e (a number default 'x')");  // as Oracle: refused only when used
+  EXPECT_THAT(Error("insert into e values (default)"), HasSubstr("ORA-01722"));
+  Run("commit");
+  // Both copies' version bytes changed: format 4 (68 = 4 ^ 0x40).
+  FlipDictionaryByte(0, 8);
+  FlipDictionaryByte(1, 8);
+  absl::Status st = Reopen();
+  ASSERT_FALSE(st.ok());
+  EXPECT_THAT(std::string(st.message()), HasSubstr("format version 68"));
 }
 
 TEST_F(PersistTest, ADatabaseWithoutADictionaryOpens) {

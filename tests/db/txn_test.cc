@@ -265,6 +265,13 @@ TEST_F(TxnTest, NullMakesUnknownNotFalse) {
   EXPECT_EQ(One("select count(*) from n where a in (2, null)"), "1");
   EXPECT_EQ(One("select count(*) from n where a not in (2, null)"), "0");
   EXPECT_EQ(One("select count(*) from n where a not in (2)"), "1");
+  // BETWEEN is >= AND <=: a NULL bound or value is UNKNOWN either way.
+  EXPECT_EQ(One("select count(*) from n where a between 2 and 4"), "2");
+  EXPECT_EQ(One("select count(*) from n where a not between 3 and 4"), "1");
+  EXPECT_EQ(One("select count(*) from n where b between a - 1 and 9"), "1");
+  EXPECT_EQ(One("select count(*) from n where a between 1 and null"), "0");
+  EXPECT_EQ(One("select count(*) from n where a between 3 and 2 + 2 and b = 3"), "1");
+  EXPECT_THAT(Error("select * from n where a between 1"), HasSubstr("ORA-00905"));
 }
 
 TEST_F(TxnTest, DatesAndFunctionsAreOracles) {

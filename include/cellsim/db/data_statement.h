@@ -3,7 +3,7 @@
 // grammar (docs/sql.md "Data statements") is the subset the temp-undo seed and
 // its measurement scripts use:
 //
-//   CREATE [GLOBAL TEMPORARY] TABLE t (c NUMBER[(p[, s])] [NOT NULL]
+//   CREATE [GLOBAL TEMPORARY] TABLE t (c NUMBER[(p[, s])] [DEFAULT e] [NOT NULL]
 //          [[CONSTRAINT n] PRIMARY KEY | UNIQUE], d VARCHAR2(30), e CHAR(1000), f DATE, ...
 //          [, [CONSTRAINT n] PRIMARY KEY | UNIQUE (c, ...)])
 //          [ON COMMIT DELETE|PRESERVE ROWS] [TABLESPACE ts]
@@ -11,8 +11,8 @@
 //   DROP TABLE t [PURGE]            TRUNCATE TABLE t
 //   CREATE [UNIQUE] INDEX i ON t (c [, ...]) [TABLESPACE ts]      DROP INDEX i
 //   ANALYZE TABLE t VALIDATE STRUCTURE [CASCADE]   ANALYZE INDEX i VALIDATE STRUCTURE
-//   INSERT INTO t [(c, ...)] VALUES (e, ...) | SELECT ...
-//   UPDATE t [a] SET c = e [, ...] [WHERE cond]
+//   INSERT INTO t [(c, ...)] VALUES (e | DEFAULT, ...) | SELECT ...
+//   UPDATE t [a] SET c = e | DEFAULT [, ...] [WHERE cond]
 //   DELETE [FROM] t [a] [WHERE cond]
 //   MERGE INTO t a USING (SELECT ...) s ON (cond)
 //     WHEN MATCHED THEN UPDATE SET ... WHEN NOT MATCHED THEN INSERT (c, ...) VALUES (...)
@@ -30,7 +30,8 @@
 //          [ORDER BY e|alias|n [ASC|DESC] [NULLS FIRST|LAST], ...]
 //
 // Expressions: numbers, 'strings', NULL, [qualifier.]column, SYSDATE, ROWNUM,
-// LEVEL, + - * / ||, = <> != < <= > >= LIKE, IN (...), IS [NOT] NULL,
+// LEVEL, + - * / ||, = <> != < <= > >= [NOT] LIKE, [NOT] IN (...),
+// [NOT] BETWEEN a AND b, IS [NOT] NULL,
 // AND / OR / NOT, the aggregates COUNT(*), COUNT / SUM / AVG / MIN / MAX
 // ([DISTINCT] e), and the scalar functions docs/sql.md lists.
 //
@@ -122,6 +123,10 @@ struct ColumnDef {
   uint32_t length = 0;  // VARCHAR2 / CHAR length; NUMBER's precision (0: NUMBER without one)
   int32_t scale = 0;    // NUMBER(p, s)'s s (with a precision only)
   bool not_null = false;  // NOT NULL (or PRIMARY KEY)
+  // DEFAULT expr: what an INSERT that leaves the column out (or gives the
+  // keyword DEFAULT) stores; the text as written is what the dictionary keeps.
+  ExprPtr default_value{};
+  std::string default_text{};
 };
 
 // PRIMARY KEY or UNIQUE, on a column or the table: kept as a unique index of
@@ -174,13 +179,13 @@ struct AnalyzeValidate {
 struct Insert {
   std::string table;
   std::vector<std::string> columns;  // empty: all, in order
-  std::vector<ExprPtr> values;       // VALUES (...)
+  std::vector<ExprPtr> values;       // VALUES (...); null: the keyword DEFAULT
   std::shared_ptr<Select> select;    // or INSERT ... SELECT
 };
 
 struct Assignment {
   std::string column;
-  ExprPtr value;
+  ExprPtr value;  // null: SET c = DEFAULT
 };
 
 struct Update {
@@ -250,6 +255,9 @@ bool IsDataStatement(std::string_view sql);
 // Errors: InvalidArgument "at LINE:COL: expected ..., found ..." with an
 // Oracle code (ORA-00900, ORA-00905, ORA-00907, ORA-00933, ...).
 [[nodiscard]] absl::StatusOr<DataStatement> ParseDataStatement(std::string_view sql);
+// One expression of the same grammar and nothing after it (a column's
+// DEFAULT as the dictionary keeps it).
+[[nodiscard]] absl::StatusOr<ExprPtr> ParseDataExpression(std::string_view sql);
 
 // "CREATE TABLE", "INSERT", "SELECT", ... (for results and feedback).
 std::string_view DataStatementKind(const DataStatement& statement);
