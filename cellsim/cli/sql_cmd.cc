@@ -495,6 +495,11 @@ void RunSql(const SqlArgs& a, CommandContext& ctx) {
     RunStatements(*session, statements, origins, a, bar, &run);
     stats_after = session->Stats();
     waits_after = session->Waits();
+    if (session->InTransaction()) {  // ending the session rolls it back: say so
+      std::cerr << "cellsim sql: the session ended with uncommitted changes: rolled back "
+                   "(unlike SQL*Plus, cellsim sql does not commit at the end: end the script "
+                   "with COMMIT, or EXIT, which commits)\n";
+    }
   }
   const double interval_s = static_cast<double>(env->io.clock->NowNanos() - t0) / 1e9;
   absl::Status reported = PrintReport(a, run.results, stats_after - stats_before,

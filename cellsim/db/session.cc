@@ -77,6 +77,17 @@ Session::~Session() {
 }
 
 uint32_t Session::sid() const { return s_->sid; }
+
+bool Session::InTransaction() const {
+  std::shared_ptr<internal::DataEngine> engine;
+  {
+    MutexLock lock(&s_->db->engine_mu);
+    engine = s_->db->engine;
+  }
+  if (s_->data == nullptr || engine == nullptr) return false;
+  MutexLock lock(&engine->mu);
+  return s_->data->txn.active;
+}
 stats::StatValues Session::Stats() const { return s_->stats.Snapshot(); }
 stats::WaitValues Session::Waits() const { return s_->waits.Snapshot(); }
 bool Session::cell_fast_file_create() const { return s_->cell_fast_file_create; }

@@ -33,6 +33,7 @@ namespace {
 
 using ::cellsim::testing::TempDir;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::string MakeRack(const TempDir& tmp) {
   const std::string rack = tmp.File("rack");
@@ -66,6 +67,20 @@ TEST(TxnAcrossProcesses, TablesAndRowsPersistBetweenSqlRuns) {
   r = Cellsim(tmp.File("e4"), {"sql", rack, "-e", "select count(*) from t"});
   EXPECT_FALSE(r.ok());
   EXPECT_THAT(r.err, HasSubstr("ORA-00942"));
+  EXPECT_THAT(r.err, Not(HasSubstr("uncommitted")));
+  // A run that ends without COMMIT rolls back, and says so (SQL*Plus would
+  // have committed); EXIT commits, silently.
+  r = Cellsim(tmp.File("e5"), {"sql", rack, "-e", "create table u (a number)", "-e",
+                               "insert into u values (1)"});
+  ASSERT_TRUE(r.ok()) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("the session ended with uncommitted changes: rolled back"));
+  r = Cellsim(tmp.File("e6"), {"sql", rack, "-e", "insert into u values (2)", "-e", "exit"});
+  ASSERT_TRUE(r.ok()) << r.err;
+  EXPECT_THAT(r.err, Not(HasSubstr("uncommitted")));
+  r = Cellsim(tmp.File("e7"), {"sql", rack, "-e", "select sum(a) from u"});
+  ASSERT_TRUE(r.ok()) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("------\n     2\n"));
+  EXPECT_THAT(r.err, Not(HasSubstr("uncommitted")));
 }
 
 // ---- the DML crash campaign ----

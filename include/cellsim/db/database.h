@@ -303,6 +303,9 @@ class Session {
   [[nodiscard]] absl::StatusOr<StatementResult> Execute(const Statement& statement);
 
   uint32_t sid() const;
+  // Whether the session has a transaction open (changes not yet committed or
+  // rolled back): the destructor rolls it back.
+  bool InTransaction() const;
   // v$mystat / v$session_event of this session.
   stats::StatValues Stats() const;
   stats::WaitValues Waits() const;
