@@ -172,7 +172,7 @@ absl::Status FlushEvenOnError(RowInserter& ins, const absl::Status& st) {
 bool IsAllObjectsStar(const Select& sel) {
   if (sel.from.size() != 1 || sel.items.size() != 1 || sel.where || sel.connect_by_level ||
       !sel.order_by.empty() || sel.distinct || !sel.group_by.empty() || sel.having ||
-      !sel.set_operations.empty()) {
+      !sel.set_operations.empty() || sel.offset_rows || sel.fetch_rows) {
     return false;
   }
   const FromSource& f = sel.from[0];

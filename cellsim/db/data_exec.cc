@@ -47,6 +47,13 @@ absl::StatusOr<Value> Eval(const Expr& e, const Scope& scope, const EvalEnv& env
 bool Truthy(const Value& v) { return v.kind == Value::Kind::kNumber && v.number != 0; }
 Value Bool(bool b) { return Value::Num(b ? 1 : 0); }
 
+// SYSDATE and USER: columns by their syntax, one value for the whole
+// statement (no source row needed).
+bool IsStatementConstant(const Expr& e) {
+  return e.kind == Expr::Kind::kColumn && e.qualifier.empty() &&
+         (e.text == "SYSDATE" || e.text == "USER");
+}
+
 bool IsAggregateName(std::string_view f) {
   return f == "COUNT" || f == "SUM" || f == "AVG" || f == "MIN" || f == "MAX";
 }
@@ -78,7 +85,9 @@ absl::StatusOr<Value> ColumnValue(const Expr& e, const Scope& scope, const EvalE
       if ((*b.columns)[i].name == e.text) return b.row == nullptr ? Value::Null() : (*b.row)[i];
     }
   }
-  if (e.qualifier.empty() && e.text == "SYSDATE") return Value::Date(env.stmt.sysdate_unix);
+  if (IsStatementConstant(e)) {
+    return e.text == "USER" ? Value::Str("CELLSIM") : Value::Date(env.stmt.sysdate_unix);
+  }
   // The pseudocolumns, where no source has a column of that name.
   if (e.qualifier.empty() && e.text == "ROWNUM") {
     if (env.rownum == 0) {
@@ -422,7 +431,7 @@ absl::Status CheckColumns(const Expr& e, const std::vector<Source>& sources) {
         if (c.name == e.text) return absl::OkStatus();
       }
     }
-    if (e.qualifier.empty() && (e.text == "LEVEL" || e.text == "ROWNUM" || e.text == "SYSDATE")) {
+    if (IsStatementConstant(e) || (e.qualifier.empty() && (e.text == "LEVEL" || e.text == "ROWNUM"))) {
       return absl::OkStatus();
     }
     return absl::InvalidArgumentError(fmt::format(
@@ -762,7 +771,7 @@ absl::Status PlanGroupNode(const Select& sel, const Expr& e, GroupPlan* plan) {
     plan->aggregates.push_back(&e);
     return absl::OkStatus();
   }
-  const bool pseudo = e.kind == Expr::Kind::kColumn && e.qualifier.empty() && e.text == "SYSDATE";
+  const bool pseudo = IsStatementConstant(e);
   if ((e.kind == Expr::Kind::kColumn && !pseudo) || e.kind == Expr::Kind::kStar) {
     const std::string what = e.kind == Expr::Kind::kStar ? "*"
                              : e.qualifier.empty()        ? e.text
@@ -1006,6 +1015,14 @@ std::vector<Row> Deliver(const Select& sel, const std::vector<std::string>& head
   return rows;
 }
 
+// OFFSET / FETCH FIRST: the rows after the first `offset_rows`, at most
+// `fetch_rows` of them (after ORDER BY).
+void LimitRows(const Select& sel, std::vector<Row>* rows) {
+  const size_t skip = std::min<uint64_t>(sel.offset_rows.value_or(0), rows->size());
+  rows->erase(rows->begin(), rows->begin() + static_cast<std::ptrdiff_t>(skip));
+  if (sel.fetch_rows && *sel.fetch_rows < rows->size()) rows->resize(*sel.fetch_rows);
+}
+
 // UNION [ALL], INTERSECT, MINUS, left to right over the branches' rows (all
 // but UNION ALL keep one of equal rows), then ORDER BY over the result by
 // position or by a column name of the first branch (ORA-01785 otherwise).
@@ -1016,6 +1033,8 @@ absl::StatusOr<std::vector<Row>> CompoundRows(Ctx& c, const Select& sel,
   Select first = sel;
   first.set_operations.clear();
   first.order_by.clear();
+  first.offset_rows.reset();
+  first.fetch_rows.reset();
   std::vector<internal::Column> first_cols;
   absl::StatusOr<std::vector<Row>> result = RunSelectRows(c, first, &first_cols, nullptr);
   if (!result.ok()) return result;
@@ -1070,6 +1089,7 @@ absl::StatusOr<std::vector<Row>> CompoundRows(Ctx& c, const Select& sel,
     keys.push_back(std::move(key));
   }
   SortByKeys(sel.order_by, keys, &rows);
+  LimitRows(sel, &rows);
   return Deliver(first, headings, std::move(rows), cols, out);
 }
 
@@ -1092,6 +1112,7 @@ absl::StatusOr<std::vector<Row>> RunSelectRows(Ctx& c, const Select& sel,
   if (!st.ok()) return st;
   if (sel.distinct) KeepFirstOfEqualRows(&rows, &keys);
   SortByKeys(sel.order_by, keys, &rows);
+  LimitRows(sel, &rows);
   if (!expanded) {  // no row: headings still come from the select list
     for (const SelectItem& it : sel.items) headings.push_back(it.heading);
   }
@@ -1151,7 +1172,8 @@ absl::Status ScanSelect(DataEngine& e, Session::State& s, SessionData& sd, Recor
                         std::vector<internal::Column>* cols) {
   Ctx c{e, s, sd, rec, EvalEnv{stmt}};
   c.e.mu.AssertHeld();  // c.e is e, whose mu the caller holds
-  if (IsGrouped(sel) || sel.distinct || !sel.order_by.empty() || !sel.set_operations.empty()) {
+  if (IsGrouped(sel) || sel.distinct || !sel.order_by.empty() || !sel.set_operations.empty() ||
+      sel.offset_rows || sel.fetch_rows) {
     // Rows that need all the others first: the query's rows, then each.
     absl::StatusOr<std::vector<Row>> rows = RunSelectRows(c, sel, cols, nullptr);
     if (!rows.ok()) return rows.status();

@@ -171,8 +171,15 @@ class DataParser {
     }
     return false;
   }
+  // OFFSET n ROWS / FETCH FIRST|NEXT ...: the row limiting clause starts here
+  // (the words are not reserved: elsewhere they can name things).
+  bool AtRowLimit() const {
+    return (IsW("OFFSET") && Peek(1).kind == Tok::kNumber) ||
+           (IsW("FETCH") && (IsW("FIRST", 1) || IsW("NEXT", 1)));
+  }
   std::string OptionalAlias() {
     AcceptW("AS");
+    if (AtRowLimit()) return "";
     if ((Peek().kind == Tok::kWord && !IsReserved(Peek())) || Peek().kind == Tok::kQuoted) {
       return Next().text;
     }
@@ -428,6 +435,7 @@ class DataParser {
 
   // ---- SELECT ----
   // SELECT ... [{UNION [ALL] | INTERSECT | MINUS | EXCEPT} SELECT ...] [ORDER BY ...]
+  // [OFFSET n ROWS] [FETCH FIRST n ROWS ONLY]
   absl::StatusOr<std::shared_ptr<Select>> SelectBody() {
     absl::StatusOr<std::shared_ptr<Select>> first = SelectCore();
     if (!first.ok()) return first;
@@ -464,7 +472,39 @@ class DataParser {
         sel->order_by.push_back(o);
       } while (AcceptP(","));
     }
+    if (absl::Status s = RowLimit(sel.get()); !s.ok()) return s;
     return sel;
+  }
+  // [OFFSET n ROW[S]] [FETCH FIRST|NEXT n ROW[S] ONLY] (Oracle 12c's row
+  // limiting clause, after ORDER BY).
+  absl::Status RowLimit(Select* sel) {
+    auto count = [&](std::optional<uint64_t>* out) -> absl::Status {
+      if (Peek().kind != Tok::kNumber || Peek().text.find_first_not_of("0123456789") !=
+                                             std::string::npos) {
+        return Error(fmt::format("expected a whole number of rows, found {}", Describe(Peek())),
+                     "ORA-00905: missing keyword");
+      }
+      *out = std::strtoull(Next().text.c_str(), nullptr, 10);
+      if (!AcceptW("ROWS") && !AcceptW("ROW")) {
+        return Error(fmt::format("expected ROWS, found {}", Describe(Peek())),
+                     "ORA-00905: missing keyword");
+      }
+      return absl::OkStatus();
+    };
+    if (AcceptW("OFFSET")) {
+      if (absl::Status s = count(&sel->offset_rows); !s.ok()) return s;
+    }
+    if (IsW("FETCH") && (IsW("FIRST", 1) || IsW("NEXT", 1))) {
+      Next();
+      Next();
+      if (absl::Status s = count(&sel->fetch_rows); !s.ok()) return s;
+      if (IsW("WITH") || IsP("%")) {
+        return Error("FETCH ... PERCENT and WITH TIES are not supported (ROWS ONLY is)",
+                     "ORA-00905: missing keyword");
+      }
+      if (absl::Status s = ExpectW("ONLY"); !s.ok()) return s;
+    }
+    return absl::OkStatus();
   }
   // One SELECT block, without ORDER BY.
   absl::StatusOr<std::shared_ptr<Select>> SelectCore() {
@@ -913,7 +953,7 @@ class DataParser {
   }
   absl::Status CheckDefault(const Expr& e, size_t start) const {
     if (e.kind == Expr::Kind::kColumn) {
-      if (e.qualifier.empty() && e.text == "SYSDATE") return absl::OkStatus();
+      if (e.qualifier.empty() && (e.text == "SYSDATE" || e.text == "USER")) return absl::OkStatus();
       if (e.qualifier.empty() && (e.text == "ROWNUM" || e.text == "LEVEL")) {
         return ErrorAt(start, fmt::format("{} in a column's DEFAULT", e.text),
                        "ORA-00976: Specified pseudocolumn or operator not allowed here");

@@ -439,6 +439,31 @@ TEST_F(TxnTest, SetOperatorsCombineQueries) {
               HasSubstr("ORA-01785"));
 }
 
+// Oracle 12c's row limiting clause, after ORDER BY (and after a compound
+// query's); FETCH and OFFSET still name a table alias elsewhere. USER is the
+// schema, CELLSIM.
+TEST_F(TxnTest, OffsetAndFetchFirstLimitTheSortedRows) {
+  Run("create table f as select level id from dual connect by level <= 10");
+  EXPECT_EQ(Run("select id from f order by id desc fetch first 3 rows only").result_rows,
+            (Cells{{"10"}, {"9"}, {"8"}}));
+  EXPECT_EQ(Run("select id from f order by id offset 8 rows").result_rows, (Cells{{"9"}, {"10"}}));
+  EXPECT_EQ(Run("select id from f order by id offset 2 rows fetch next 1 row only").result_rows,
+            (Cells{{"3"}}));
+  EXPECT_EQ(Run("select id from f order by id offset 20 rows").result_rows, Cells{});
+  EXPECT_EQ(One("select count(*) from (select * from f fetch first 4 rows only)"), "4");
+  EXPECT_EQ(One("select sum(id) from f where id in (select id from f order by id fetch first 2 "
+                "rows only)"),
+            "3");
+  EXPECT_EQ(Run("select 1 a from dual union all select 2 from dual order by a desc fetch first "
+                "1 rows only").result_rows,
+            (Cells{{"2"}}));
+  EXPECT_EQ(Run("insert into f select id + 100 from f order by id fetch first 2 rows only").rows, 2);
+  EXPECT_EQ(One("select count(*) from f fetch where fetch.id > 100"), "2");  // FETCH as an alias
+  EXPECT_THAT(Error("select id from f fetch first 10 percent rows only"), HasSubstr("ORA-00905"));
+  EXPECT_THAT(Error("select id from f fetch first 1.5 rows only"), HasSubstr("whole number"));
+  EXPECT_EQ(One("select user from dual"), "CELLSIM");
+}
+
 TEST_F(TxnTest, GttRowsArePrivateToTheSession) {
   Run("create global temporary table g (x number) on commit preserve rows");
   std::unique_ptr<Session> other = db_->NewSession();

@@ -28,6 +28,7 @@
 //          [CONNECT BY LEVEL <= n] [GROUP BY e, ...] [HAVING cond]
 //          [{UNION [ALL] | INTERSECT | MINUS} SELECT ... ...]
 //          [ORDER BY e|alias|n [ASC|DESC] [NULLS FIRST|LAST], ...]
+//          [OFFSET n ROWS] [FETCH FIRST|NEXT n ROWS ONLY]
 //
 // Expressions: numbers, 'strings', NULL, [qualifier.]column, SYSDATE, ROWNUM,
 // LEVEL, + - * / ||, = <> != < <= > >= [NOT] LIKE, [NOT] IN (...),
@@ -115,6 +116,9 @@ struct Select {
   ExprPtr having;
   std::vector<SetOperation> set_operations;  // the other branches of a compound query
   std::vector<OrderItem> order_by;           // of the whole compound query
+  // OFFSET n ROWS / FETCH FIRST n ROWS ONLY, after ORDER BY (unset: none).
+  std::optional<uint64_t> offset_rows{};
+  std::optional<uint64_t> fetch_rows{};
 };
 
 struct ColumnDef {
