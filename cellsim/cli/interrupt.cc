@@ -2,6 +2,10 @@
 
 #include <signal.h>
 #include <time.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include <atomic>
 #include <cstdint>
@@ -49,6 +53,39 @@ extern "C" void OnInterrupt(int sig) {
 const CancelFlag* InterruptFlag() { return &g_flag; }
 int InterruptSignal() { return g_signal.load(std::memory_order_relaxed); }
 int InterruptExitCode() { return InterruptSignal() == 0 ? 1 : 128 + InterruptSignal(); }
+
+void ForgetInterrupt() {
+  g_signal.store(0, std::memory_order_relaxed);
+  g_first_ns.store(0, std::memory_order_relaxed);
+  g_flag.Reset();
+}
+
+PromptRead ReadPromptLine(std::string* line) {
+  line->clear();
+  // A signal may be handled on any of the process's threads, so the wait for
+  // input polls the flag rather than counting on its read being interrupted.
+  while (true) {
+    if (InterruptSignal() == SIGINT) {  // Ctrl-C: drop the line, forget the signal
+      ForgetInterrupt();
+      return PromptRead::kInterrupted;
+    }
+    if (InterruptSignal() != 0) return PromptRead::kEnd;
+    pollfd in{STDIN_FILENO, POLLIN, 0};
+    const int ready = poll(&in, 1, /*timeout_ms=*/50);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) continue;
+    char c = 0;
+    const ssize_t n = ready < 0 ? -1 : read(STDIN_FILENO, &c, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n == 1 && c != '\n') {
+      line->push_back(c);
+    } else if (n == 1) {
+      return PromptRead::kLine;
+    } else {  // end of input (or an unreadable one)
+      return line->empty() ? PromptRead::kEnd : PromptRead::kLine;
+    }
+  }
+}
 
 InterruptScope::InterruptScope() {
   struct sigaction sa {};

@@ -10,6 +10,7 @@
 #define CELLSIM_CLI_INTERRUPT_H_
 
 #include <csignal>
+#include <string>
 
 #include "cellsim/base/cancel.h"
 
@@ -21,6 +22,19 @@ const CancelFlag* InterruptFlag();
 int InterruptSignal();
 // 128 + InterruptSignal() (the shell's convention), or 1 when none arrived.
 int InterruptExitCode();
+
+// Forgets a handled interrupt (an interactive session's cancelled statement
+// is undone and the prompt comes back): the flag is clear and the next
+// signal is a first one again.
+void ForgetInterrupt();
+
+// Reads one line of standard input (without its '\n') at an interactive
+// prompt, watching the flag while it waits: SIGINT is forgotten once it has
+// dropped the line being typed (kInterrupted, as at a shell's prompt); SIGTERM
+// or SIGHUP end the input with the flag set (kEnd), as does end of input.
+// Needs a live InterruptScope to see signals.
+enum class PromptRead { kLine, kInterrupted, kEnd };
+PromptRead ReadPromptLine(std::string* line);
 
 class InterruptScope {
  public:

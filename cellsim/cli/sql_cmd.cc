@@ -43,6 +43,7 @@ struct SqlArgs {
   std::string mystats_options;
   bool standard_files = false;
   uint64_t all_objects_rows = 70000;
+  bool interactive = false;  // -i: a SQL> prompt even when standard input is not a terminal
   RackOptions rack;
 };
 
@@ -286,6 +287,7 @@ struct ScriptRun {
   size_t continued = 0;  // statements that failed under WHENEVER SQLERROR CONTINUE
   std::optional<int> exited;  // the code of the EXIT / QUIT that ended the run
   bool autocommit = false;    // SET AUTOCOMMIT ON: a commit after each statement
+  bool interactive = false;   // at a SQL> prompt: an error is printed alone
 };
 
 // Where a statement came from: the folder of its script ("" for -e and
@@ -401,8 +403,12 @@ void RunStatements(db::Session& session, std::vector<std::string>& statements,
         return;
       }
       ++run->continued;
-      std::cerr << fmt::format("cellsim sql: statement {} failed (continuing):\n  {}\n{}\n", i + 1,
-                               statements[i], std::string(r.status().message()));
+      if (run->interactive) {
+        std::cerr << std::string(r.status().message()) << "\n";
+      } else {
+        std::cerr << fmt::format("cellsim sql: statement {} failed (continuing):\n  {}\n{}\n",
+                                 i + 1, statements[i], std::string(r.status().message()));
+      }
       continue;
     }
     if (!r->feedback.empty() || !r->headings.empty()) {
@@ -430,13 +436,85 @@ void RunStatements(db::Session& session, std::vector<std::string>& statements,
   }
 }
 
+// SQL*Plus at a terminal: "SQL> ", then numbered lines ("  2  ") until the
+// statement is complete: a line ending in ';', a line holding only '/' (alone
+// at the prompt: the last statement again), or a SQL*Plus command's line. A
+// blank line drops an unfinished statement, as does Ctrl-C while typing. Each
+// runs as in a script, except that an error is printed and the prompt comes
+// back (SQL*Plus's WHENEVER SQLERROR CONTINUE, until one says EXIT), and
+// Ctrl-C while a statement runs undoes it (ORA-01013) and returns to the
+// prompt. EXIT, QUIT or the end of input ends the session.
+void RunInteractive(db::Session& session, const SqlArgs& a, ProgressBar& bar, ScriptRun* run) {
+  run->interactive = true;
+  run->on_error.exit = false;
+  std::string buffer, last;
+  int line_no = 1;
+  while (true) {
+    std::cout << (buffer.empty() ? std::string("SQL> ") : fmt::format("{:3}  ", line_no))
+              << std::flush;
+    std::string line;
+    const PromptRead got = ReadPromptLine(&line);
+    if (got != PromptRead::kLine) {
+      std::cout << "\n";
+      if (got == PromptRead::kEnd) return;
+      buffer.clear();
+      line_no = 1;
+      continue;
+    }
+    std::string_view trimmed = line;
+    while (!trimmed.empty() && std::isspace(static_cast<unsigned char>(trimmed.back()))) {
+      trimmed.remove_suffix(1);
+    }
+    while (!trimmed.empty() && std::isspace(static_cast<unsigned char>(trimmed.front()))) {
+      trimmed.remove_prefix(1);
+    }
+    if (trimmed.empty()) {  // a blank line: nothing, or the unfinished statement dropped
+      if (!buffer.empty()) last = buffer;
+      buffer.clear();
+      line_no = 1;
+      continue;
+    }
+    if (trimmed == "/") {
+      if (buffer.empty()) buffer = last;
+      if (buffer.empty()) continue;
+    } else {
+      if (!buffer.empty()) buffer += '\n';
+      buffer += line;
+      if (!(line_no == 1 && db::IsSqlPlusCommandStart(trimmed)) && trimmed.back() != ';') {
+        ++line_no;
+        continue;
+      }
+    }
+    last = buffer;
+    std::vector<std::string> statements = db::SplitStatements(buffer);
+    buffer.clear();
+    line_no = 1;
+    std::vector<Origin> origins(statements.size());
+    RunStatements(session, statements, origins, a, bar, run);
+    if (run->failure.code() == absl::StatusCode::kCancelled) {
+      std::cerr << std::string(run->failure.message()) << "\n";
+      run->failure = absl::OkStatus();
+      ForgetInterrupt();
+      continue;
+    }
+    if (!run->failure.ok() || run->exited.has_value()) return;
+  }
+}
+
 void RunSql(const SqlArgs& a, CommandContext& ctx) {
   const std::string cmd = "sql";
   std::vector<std::string> statements = a.statements;
   std::vector<Origin> origins(statements.size());
+  // At a terminal with nothing to run: SQL*Plus's prompt.
+  const bool interactive =
+      a.interactive || (a.statements.empty() && a.file.empty() && isatty(STDIN_FILENO) != 0);
+  if (interactive && (!a.statements.empty() || !a.file.empty())) {
+    return Fail(ctx, cmd, "-i (a SQL> prompt) reads its statements from standard input: give "
+                "no -e or -f with it", kExitUsage);
+  }
   // Without -e or -f, a script on standard input (not a terminal) runs.
   const std::string file =
-      !a.file.empty() ? a.file : (a.statements.empty() && isatty(STDIN_FILENO) == 0 ? "-" : "");
+      !a.file.empty() ? a.file : (a.statements.empty() && !interactive ? "-" : "");
   if (!file.empty()) {
     absl::StatusOr<std::string> script = ReadFile(file);
     if (!script.ok()) return Fail(ctx, cmd, std::string(script.status().message()), kExitUsage);
@@ -446,7 +524,7 @@ void RunSql(const SqlArgs& a, CommandContext& ctx) {
       origins.push_back(origin);
     }
   }
-  if (statements.empty()) {
+  if (statements.empty() && !interactive) {
     return Fail(ctx, cmd,
                 "nothing to run: give -e STATEMENT, -f FILE, or a script on standard input "
                 "(`cellsim sql DIR < script.sql`)",
@@ -492,7 +570,11 @@ void RunSql(const SqlArgs& a, CommandContext& ctx) {
         [&bar](const db::CreationProgress& p) { bar.Update(p.file, p.bytes_done, p.bytes_total); });
     stats_before = session->Stats();
     waits_before = session->Waits();
-    RunStatements(*session, statements, origins, a, bar, &run);
+    if (interactive) {
+      RunInteractive(*session, a, bar, &run);
+    } else {
+      RunStatements(*session, statements, origins, a, bar, &run);
+    }
     stats_after = session->Stats();
     waits_after = session->Waits();
     if (session->InTransaction()) {  // ending the session rolls it back: say so
@@ -514,7 +596,7 @@ void RunSql(const SqlArgs& a, CommandContext& ctx) {
     if (run.failure.code() == absl::StatusCode::kCancelled) ctx.exit_code = InterruptExitCode();
     return;
   }
-  if (run.continued > 0) {
+  if (run.continued > 0 && !interactive) {
     std::cerr << fmt::format("cellsim sql: {} of {} statements failed (WHENEVER SQLERROR CONTINUE)\n",
                              run.continued, statements.size());
   }
@@ -522,8 +604,9 @@ void RunSql(const SqlArgs& a, CommandContext& ctx) {
   // A signal after the last statement committed (even while the rack closed)
   // cannot undo anything, but the command still reports it.
   if (InterruptFlag()->cancelled()) {
-    std::cerr << "cellsim sql: interrupted after the last statement completed (nothing to "
-                 "undo)\n";
+    std::cerr << (interactive ? "cellsim sql: ended by a signal at the SQL> prompt\n"
+                              : "cellsim sql: interrupted after the last statement completed "
+                                "(nothing to undo)\n");
     ctx.exit_code = InterruptExitCode();
     return;
   }
@@ -559,6 +642,10 @@ void RegisterSql(CLI::App& app, CommandContext& ctx) {
   sql->add_option("--all-objects-rows", args->all_objects_rows,
                   "Rows of the built-in ALL_OBJECTS view")
       ->capture_default_str();
+  sql->add_flag("-i,--interactive", args->interactive,
+                "Read statements one at a time at a SQL> prompt, as SQL*Plus does (the default "
+                "when standard input is a terminal and neither -e nor -f is given): an error "
+                "is printed and the prompt comes back; Ctrl-C undoes the running statement");
   AddRackOptions(sql, &args->rack);
 }
 

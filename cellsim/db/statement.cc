@@ -155,11 +155,6 @@ std::string Trim(std::string_view s) {
 
 }  // namespace
 
-namespace {
-
-// SQL*Plus commands (any case) followed by a blank: SHOW, WHENEVER, ARCHIVE
-// (LOG LIST), DESC[RIBE], START, the display settings the CLI takes (SET,
-// PROMPT, COLUMN ...); EXIT or QUIT also alone; @script and @@script.
 bool IsSqlPlusCommandStart(std::string_view text) {
   if (!text.empty() && text[0] == '@') return true;  // @script, @@script
   for (std::string_view word : {"START", "SHOW", "WHENEVER", "ARCHIVE", "EXIT", "QUIT", "DESC", "DESCRIBE",
@@ -174,8 +169,6 @@ bool IsSqlPlusCommandStart(std::string_view text) {
   }
   return false;
 }
-
-}  // namespace
 
 std::vector<std::string> SplitStatements(std::string_view text) {
   std::vector<std::string> out;

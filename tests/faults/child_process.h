@@ -26,6 +26,7 @@
 #include <iterator>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -37,16 +38,20 @@ namespace cellsim::faults::testing {
 
 class ChildProcess {
  public:
-  ChildProcess(const std::vector<std::string>& argv, const std::string& stderr_path)
+  // With `stdin_pipe` the child's standard input is a pipe the test writes
+  // (WriteStdin) and closes (CloseStdin); else it inherits the test's.
+  ChildProcess(const std::vector<std::string>& argv, const std::string& stderr_path,
+               bool stdin_pipe = false)
       : stderr_path_(stderr_path) {
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0) {
+    int fds[2], in[2] = {-1, -1};
+    if (pipe2(fds, O_CLOEXEC) != 0 || (stdin_pipe && pipe2(in, O_CLOEXEC) != 0)) {
       error_ = std::string("pipe2: ") + std::strerror(errno);
       return;
     }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
+    if (stdin_pipe) posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
     posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, stderr_path.c_str(),
                                      O_WRONLY | O_CREAT | O_TRUNC, 0644);
     std::vector<char*> args;
@@ -55,6 +60,10 @@ class ChildProcess {
     const int rc = posix_spawn(&pid_, args[0], &fa, nullptr, args.data(), environ);
     posix_spawn_file_actions_destroy(&fa);
     close(fds[1]);
+    if (stdin_pipe) {
+      close(in[0]);
+      in_fd_ = in[1];
+    }
     if (rc != 0) {
       error_ = std::string("posix_spawn ") + argv[0] + ": " + std::strerror(rc);
       close(fds[0]);
@@ -69,13 +78,14 @@ class ChildProcess {
       Wait();
     }
     if (out_fd_ >= 0) close(out_fd_);
+    CloseStdin();
   }
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
 
   ChildProcess(ChildProcess&& o) noexcept
       : pid_(std::exchange(o.pid_, -1)), out_fd_(std::exchange(o.out_fd_, -1)),
-        reaped_(o.reaped_), status_(o.status_), buffer_(std::move(o.buffer_)),
+        in_fd_(std::exchange(o.in_fd_, -1)), reaped_(o.reaped_), status_(o.status_), buffer_(std::move(o.buffer_)),
         error_(std::move(o.error_)), stderr_path_(std::move(o.stderr_path_)) {}
 
   bool started() const { return pid_ > 0; }
@@ -103,6 +113,40 @@ class ChildProcess {
       }
       buffer_.append(chunk, static_cast<size_t>(n));
     }
+  }
+
+  // The child's stdout up to and including the next `marker` (a prompt
+  // without '\n'); nullopt at EOF before it.
+  std::optional<std::string> ReadUntil(std::string_view marker) {
+    while (true) {
+      const size_t at = buffer_.find(marker);
+      if (at != std::string::npos) {
+        std::string text = buffer_.substr(0, at + marker.size());
+        buffer_.erase(0, at + marker.size());
+        return text;
+      }
+      char chunk[4096];
+      const ssize_t n = read(out_fd_, chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return std::nullopt;
+      buffer_.append(chunk, static_cast<size_t>(n));
+    }
+  }
+
+  // Writes to the child's stdin pipe (stdin_pipe); false when it cannot.
+  bool WriteStdin(std::string_view text) {
+    while (!text.empty()) {
+      const ssize_t n = write(in_fd_, text.data(), text.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      text.remove_prefix(static_cast<size_t>(n));
+    }
+    return true;
+  }
+  // End of input for the child.
+  void CloseStdin() {
+    if (in_fd_ >= 0) close(in_fd_);
+    in_fd_ = -1;
   }
 
   // True once the child has exited (reaps it without blocking).
@@ -148,6 +192,7 @@ class ChildProcess {
  private:
   pid_t pid_ = -1;
   int out_fd_ = -1;
+  int in_fd_ = -1;
   bool reaped_ = false;
   int status_ = 0;
   std::string buffer_;
@@ -197,9 +242,10 @@ inline CmdRun RunToEnd(const std::vector<std::string>& argv, const std::string& 
 
 #ifdef CELLSIM_BIN
 // The `cellsim` binary started with `args`.
-inline ChildProcess CellsimChild(std::vector<std::string> args, const std::string& stderr_path) {
+inline ChildProcess CellsimChild(std::vector<std::string> args, const std::string& stderr_path,
+                                 bool stdin_pipe = false) {
   args.insert(args.begin(), CELLSIM_BIN);
-  return ChildProcess(args, stderr_path);
+  return ChildProcess(args, stderr_path, stdin_pipe);
 }
 
 // `cellsim ARGS` run to the end, its stderr through `stderr_path` (one per

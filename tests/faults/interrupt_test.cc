@@ -269,6 +269,71 @@ TEST(Interrupt, SigintStopsARunawayQueryAndUndoesARunawayInsert) {
   EXPECT_THAT(r.err, ::testing::Not(HasSubstr("recovery")));
 }
 
+// `cellsim sql` at a SQL> prompt (-i; the default at a terminal): statements
+// run as they are typed, an error leaves the prompt, Ctrl-C while typing
+// drops the line (twice, a second apart, still does not kill it), Ctrl-C
+// during a statement undoes it and returns to the prompt, and SIGTERM at the
+// prompt ends the session: its open transaction rolled back, said so, exit
+// 143.
+TEST(Interrupt, InteractiveSqlKeepsItsPromptThroughCtrlC) {
+  TempDir tmp;
+  const std::string rack = tmp.File("rack");
+  CmdRun r = CreateRack(tmp, rack);
+  ASSERT_TRUE(r.ok()) << r.err;
+  r = Cellsim(tmp, {"sql", rack, "--standard-files", "-e", "create table t (n number)"});
+  ASSERT_TRUE(r.ok()) << r.err;
+  ChildProcess child = CellsimChild({"sql", rack, "-i"}, tmp.File("child.err"), true);
+  ASSERT_TRUE(child.started()) << child.error();
+  ASSERT_TRUE(child.ReadUntil("SQL> "));
+  ASSERT_TRUE(child.WriteStdin("insert into t values (1);\n"));
+  std::optional<std::string> out = child.ReadUntil("SQL> ");
+  ASSERT_TRUE(out);
+  EXPECT_THAT(*out, HasSubstr("1 row created."));
+  ASSERT_TRUE(child.WriteStdin("select no_such_column\nfrom t;\n"));
+  out = child.ReadUntil("SQL> ");
+  ASSERT_TRUE(out) << child.Stderr();
+  EXPECT_THAT(*out, HasSubstr("  2  "));  // the second line's number
+  EXPECT_THAT(child.Stderr(), HasSubstr("ORA-00904"));
+  for (int i = 0; i < 2; ++i) {  // typing, then Ctrl-C: the line goes
+    ASSERT_TRUE(child.WriteStdin("select count(*)\n"));
+    ASSERT_TRUE(child.ReadUntil("  2  "));
+    child.Signal(SIGINT);
+    ASSERT_TRUE(child.ReadUntil("SQL> ")) << child.Stderr();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  }
+  ASSERT_TRUE(child.WriteStdin("insert into t select level from dual connect by level <= "
+                               "1000000000;\n"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  child.Signal(SIGINT);
+  ASSERT_TRUE(child.ReadUntil("SQL> ")) << child.Stderr();
+  EXPECT_THAT(child.Stderr(), HasSubstr("ORA-01013"));
+  ASSERT_TRUE(child.WriteStdin("select count(*) from t;\n"));
+  out = child.ReadUntil("SQL> ");
+  ASSERT_TRUE(out) << child.Stderr();
+  EXPECT_THAT(*out, HasSubstr("\n       1\n"));  // the first insert, in the open transaction
+  child.Signal(SIGTERM);
+  const int status = child.Wait();
+  const std::string err = child.Stderr();
+  ASSERT_TRUE(WIFEXITED(status)) << testing::DescribeWaitStatus(status) << err;
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM) << err;
+  EXPECT_THAT(err, HasSubstr("the session ended with uncommitted changes: rolled back"));
+  r = Cellsim(tmp, {"sql", rack, "-e", "select count(*) from t"});
+  ASSERT_TRUE(r.ok()) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\n       0\n"));
+  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("recovery")));
+  // The end of input ends it too, with exit 0; -i with -e is a usage error.
+  ChildProcess eof = CellsimChild({"sql", rack, "-i"}, tmp.File("eof.err"), true);
+  ASSERT_TRUE(eof.WriteStdin("select count(*) from t;\n"));
+  eof.CloseStdin();
+  while (eof.ReadLine()) {
+  }
+  const int eof_status = eof.Wait();
+  EXPECT_TRUE(WIFEXITED(eof_status) && WEXITSTATUS(eof_status) == 0) << eof.Stderr();
+  r = Cellsim(tmp, {"sql", rack, "-i", "-e", "select 1 from dual"});
+  EXPECT_EQ(r.exit_code(), 2);
+  EXPECT_THAT(r.err, HasSubstr("-i (a SQL> prompt) reads its statements from standard input"));
+}
+
 // `cellsim demo` removes its temporary racks however it ends: SIGTERM during
 // the zero-fill run leaves nothing in TMPDIR.
 TEST(Interrupt, DemoRemovesItsTemporaryRackOnSigterm) {

@@ -181,6 +181,11 @@ using Statement =
 // runs to the end of the text (ParseStatement then reports it). The SQL*Plus
 // commands SHOW and WHENEVER end at their line's end.
 std::vector<std::string> SplitStatements(std::string_view text);
+// Whether `text` starts with a SQL*Plus command, which ends at its line's end
+// without ';' (any case, followed by a blank): SHOW, WHENEVER, ARCHIVE (LOG
+// LIST), DESC[RIBE], START, the display settings the CLI takes (SET, PROMPT,
+// COLUMN ...); EXIT or QUIT also alone; @script and @@script.
+bool IsSqlPlusCommandStart(std::string_view text);
 
 // "CREATE TABLESPACE", "ALTER DATABASE ADD LOGFILE", "ALTER SESSION SET", ...
 std::string_view StatementKind(const Statement& statement);
