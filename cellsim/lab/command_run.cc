@@ -18,6 +18,7 @@
 #include "cellsim/report/asmcmd.h"
 #include "cellsim/report/cellcli.h"
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 
 namespace cellsim::lab {
 namespace {
@@ -216,16 +217,23 @@ absl::Status RunCellCli(const CellCliCommand& c, asmgr::Rack& rack,
          fmt::format("GridDisk {} successfully created\n", c.grid_disk));
     return absl::OkStatus();
   }
+  // As dcli: every cell runs the command; each failure is reported, named by
+  // its cell, after what the others printed (the first one's code).
   bool found = false;
+  std::vector<std::string> failures;
+  absl::StatusCode code = absl::StatusCode::kOk;
   for (uint32_t i : cells) {
     absl::StatusOr<std::string> out = RunOnCell(c, rack, i, options);
     if (!out.ok()) {
-      return absl::Status(out.status().code(),
-                          fmt::format("{}: {}", rack.cell_name(i), std::string(out.status().message())));
+      if (failures.empty()) code = out.status().code();
+      failures.push_back(
+          fmt::format("{}: {}", rack.cell_name(i), std::string(out.status().message())));
+      continue;
     }
     found |= !out->empty();
     emit(i, *out);
   }
+  if (!failures.empty()) return absl::Status(code, fmt::format("{}", fmt::join(failures, "\n")));
   if (c.kind == CellCliCommand::Kind::kList && !c.name.empty() && !found) {
     return absl::NotFoundError(fmt::format(
         "CELL-02525: Unknown {}: {} (LIST {} shows the names)",
