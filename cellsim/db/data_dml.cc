@@ -260,21 +260,21 @@ Row Arrange(const std::vector<size_t>& targets, const Row& values, const Row& de
   return row;
 }
 
-// VALUES (...) into `t` (null expressions: the keyword DEFAULT).
+// VALUES (...) into `t` (null expressions: the keyword DEFAULT); `defaults`
+// from ColumnDefaults.
 absl::StatusOr<int64_t> InsertValues(Dml& d, TableDef& t, const std::vector<std::string>& cols,
-                                     const std::vector<ExprPtr>& exprs, const Row* src_row,
-                                     const std::vector<Column>* src_cols, const std::string& src_q)
+                                     const std::vector<ExprPtr>& exprs, const Row& defaults,
+                                     const Row* src_row, const std::vector<Column>* src_cols,
+                                     const std::string& src_q)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
   absl::StatusOr<std::vector<size_t>> targets = Targets(t, cols, exprs.size());
   if (!targets.ok()) return targets.status();
-  absl::StatusOr<Row> defaults = ColumnDefaults(t, d.env);
-  if (!defaults.ok()) return defaults.status();
   Row values;
   static const std::vector<Column> kNone;
   static const Row kEmpty;
   for (size_t i = 0; i < exprs.size(); ++i) {
     if (exprs[i] == nullptr) {
-      values.push_back((*defaults)[(*targets)[i]]);
+      values.push_back(defaults[(*targets)[i]]);
       continue;
     }
     absl::StatusOr<Value> v = EvalIn(*exprs[i], src_cols ? *src_cols : kNone,
@@ -283,7 +283,7 @@ absl::StatusOr<int64_t> InsertValues(Dml& d, TableDef& t, const std::vector<std:
     values.push_back(*v);
   }
   RowInserter ins(d, t, false);
-  if (absl::Status st = ins.Add(Arrange(*targets, values, *defaults)); !st.ok()) return st;
+  if (absl::Status st = ins.Add(Arrange(*targets, values, defaults)); !st.ok()) return st;
   return 1;
 }
 
@@ -583,18 +583,19 @@ absl::Status InsertRun(Dml& d, const Insert& ins, DataOutcome* out)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
   absl::StatusOr<TableDef*> t = FindTable(d.e, ins.table);
   if (!t.ok()) return t.status();
+  absl::StatusOr<Row> defaults = ColumnDefaults(**t, d.env);
+  if (!defaults.ok()) return defaults.status();
   if (!ins.select) {
     std::vector<const Expr*> roots;
     for (const ExprPtr& v : ins.values) roots.push_back(v.get());
     if (absl::Status sq = RunSubqueries(d.e, d.s, d.sd, d.rec, roots, &d.env); !sq.ok()) return sq;
-    absl::StatusOr<int64_t> n = InsertValues(d, **t, ins.columns, ins.values, nullptr, nullptr, "");
+    absl::StatusOr<int64_t> n =
+        InsertValues(d, **t, ins.columns, ins.values, *defaults, nullptr, nullptr, "");
     if (!n.ok()) return n.status();
     out->rows = *n;
     out->feedback = Rows(*n, "created");
     return absl::OkStatus();
   }
-  absl::StatusOr<Row> defaults = ColumnDefaults(**t, d.env);
-  if (!defaults.ok()) return defaults.status();
   RowInserter w(d, **t, true);
   std::vector<Column> cols;
   std::optional<absl::Status> fast;
@@ -679,7 +680,8 @@ absl::Status MergeRun(Dml& d, const Merge& m, DataOutcome* out)
   }
   for (const Row* s : unmatched) {
     absl::StatusOr<int64_t> i =
-        InsertValues(d, **t, m.insert_columns, m.insert_values, s, &src_cols, m.using_alias);
+        InsertValues(d, **t, m.insert_columns, m.insert_values, *defaults, s, &src_cols,
+                     m.using_alias);
     if (!i.ok()) return i.status();
     n += *i;
   }

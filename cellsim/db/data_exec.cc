@@ -54,12 +54,8 @@ bool IsStatementConstant(const Expr& e) {
          (e.text == "SYSDATE" || e.text == "USER");
 }
 
-bool IsAggregateName(std::string_view f) {
-  return f == "COUNT" || f == "SUM" || f == "AVG" || f == "MIN" || f == "MAX";
-}
-
 bool IsAggregate(const Expr& e) {
-  return e.kind == Expr::Kind::kFunction && IsAggregateName(e.text);
+  return e.kind == Expr::Kind::kFunction && IsAggregateFunction(e.text);
 }
 
 bool HasAggregate(const Expr& e) {
@@ -119,7 +115,7 @@ absl::StatusOr<const std::vector<Value>*> SubqueryValues(const Expr& e, const Ev
 }
 
 absl::StatusOr<Value> Function(const Expr& e, const Scope& scope, const EvalEnv& env) {
-  if (IsAggregateName(e.text)) {  // here outside a grouped query's output
+  if (IsAggregateFunction(e.text)) {  // here outside a grouped query's output
     return absl::InvalidArgumentError(
         fmt::format("ORA-00934: group function is not allowed here ({})", e.text));
   }

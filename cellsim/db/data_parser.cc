@@ -968,9 +968,7 @@ class DataParser {
     if (e.kind == Expr::Kind::kStar) {
       return ErrorAt(start, "'*' in a column's DEFAULT", "ORA-00936: missing expression");
     }
-    if (e.kind == Expr::Kind::kFunction &&
-        (e.text == "COUNT" || e.text == "SUM" || e.text == "AVG" || e.text == "MIN" ||
-         e.text == "MAX")) {
+    if (e.kind == Expr::Kind::kFunction && IsAggregateFunction(e.text)) {
       return ErrorAt(start, fmt::format("{} in a column's DEFAULT", e.text),
                      "ORA-00934: group function is not allowed here");
     }
@@ -1191,6 +1189,10 @@ bool IsDataStatement(std::string_view sql) {
 
 absl::StatusOr<DataStatement> ParseDataStatement(std::string_view sql) {
   return DataParser(sql).Parse();
+}
+
+bool IsAggregateFunction(std::string_view name) {
+  return name == "COUNT" || name == "SUM" || name == "AVG" || name == "MIN" || name == "MAX";
 }
 
 absl::StatusOr<ExprPtr> ParseDataExpression(std::string_view sql) {

@@ -259,6 +259,9 @@ bool IsDataStatement(std::string_view sql);
 // Errors: InvalidArgument "at LINE:COL: expected ..., found ..." with an
 // Oracle code (ORA-00900, ORA-00905, ORA-00907, ORA-00933, ...).
 [[nodiscard]] absl::StatusOr<DataStatement> ParseDataStatement(std::string_view sql);
+// Whether `name` (uppercased) is one of the aggregates: COUNT, SUM, AVG,
+// MIN, MAX.
+bool IsAggregateFunction(std::string_view name);
 // One expression of the same grammar and nothing after it (a column's
 // DEFAULT as the dictionary keeps it).
 [[nodiscard]] absl::StatusOr<ExprPtr> ParseDataExpression(std::string_view sql);
