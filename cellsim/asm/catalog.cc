@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <map>
-#include <string>
 #include <optional>
 #include <set>
+#include <string>
 #include <utility>
 
 #include "fmt/format.h"
@@ -113,10 +113,7 @@ bool Catalog::FindSoleCurrentCopy(uint32_t disk, SoleCopy* found) const {
   return any;
 }
 
-std::string Catalog::PartnerOfflineRefusal(uint32_t disk) const {
-  if (copies() == 1) {
-    return "the group has EXTERNAL redundancy: its disks hold the only copy of everything";
-  }
+std::map<std::string, std::string> Catalog::OfflinePartners(uint32_t disk) const {
   const DiskRec& d = disks[disk];
   std::map<std::string, std::string> offline;  // failure group -> its offline partner
   for (uint32_t q = 0; q < disks.size(); ++q) {
@@ -127,6 +124,18 @@ std::string Catalog::PartnerOfflineRefusal(uint32_t disk) const {
         std::find(o.partners.begin(), o.partners.end(), disk) != o.partners.end();
     if (partnered) offline.emplace(o.failgroup, o.name);
   }
+  return offline;
+}
+
+bool Catalog::PartnerOfflineAllowed(uint32_t disk) const {
+  return copies() > 1 && OfflinePartners(disk).size() + 1 < copies();
+}
+
+std::string Catalog::PartnerOfflineRefusal(uint32_t disk) const {
+  if (copies() == 1) {
+    return "the group has EXTERNAL redundancy: its disks hold the only copy of everything";
+  }
+  const std::map<std::string, std::string> offline = OfflinePartners(disk);
   if (offline.size() + 1 < copies()) return "";
   std::vector<std::string> names;
   for (const auto& [fg, name] : offline) names.push_back(fmt::format("\"{}\"", name));

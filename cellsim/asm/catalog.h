@@ -123,6 +123,11 @@ struct Catalog {
   // why it is refused, or "" when the rule allows it (Exadata's
   // asmDeactivationOutcome "Cannot de-activate due to other offline disks").
   std::string PartnerOfflineRefusal(uint32_t disk) const;
+  // The same rule without the explanation: true when it allows it.
+  bool PartnerOfflineAllowed(uint32_t disk) const;
+  // Other failure groups' offline disks partnered with `disk`: failure group
+  // -> the disk's name.
+  std::map<std::string, std::string> OfflinePartners(uint32_t disk) const;
 
   // Initializes owners/derived fields of freshly described disks.
   void InitDisks();

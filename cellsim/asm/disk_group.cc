@@ -595,7 +595,7 @@ std::vector<DiskView> DiskGroup::Disks() const {
     v.stale_aus = d.stale.size();
     v.partners = d.partners;
     v.last_error = d.last_error;
-    v.can_offline = !d.online || (!sole[i] && cat.PartnerOfflineRefusal(i).empty());
+    v.can_offline = !d.online || (!sole[i] && cat.PartnerOfflineAllowed(i));
     out.push_back(std::move(v));
   }
   return out;

@@ -245,11 +245,7 @@ absl::Status Database::Close() {
     return absl::FailedPreconditionError(fmt::format(
         "ORA-01093: database {}: {} session(s) still open; destroy them first", name(), open));
   }
-  std::shared_ptr<internal::DataEngine> engine;
-  {
-    MutexLock lock(&s_->engine_mu);
-    engine = s_->engine;
-  }
+  const std::shared_ptr<internal::DataEngine> engine = s_->CurrentEngine();
   if (engine != nullptr) {
     // Shutdown: LGWR writes what is left, DBWR a final checkpoint.
     internal::DataEngine& e = *engine;

@@ -46,6 +46,13 @@ struct Database::State {
   Mutex engine_mu;
   std::shared_ptr<internal::DataEngine> engine ABSL_GUARDED_BY(engine_mu);
 
+  // The data engine if a data statement has made it, else null; the caller
+  // then takes DataEngine::mu itself.
+  std::shared_ptr<internal::DataEngine> CurrentEngine() ABSL_LOCKS_EXCLUDED(engine_mu) {
+    MutexLock lock(&engine_mu);
+    return engine;
+  }
+
   internal::Recorder SystemRecorder() {
     return internal::Recorder(clock, nullptr, nullptr, nullptr, &sys_stats, &sys_waits);
   }

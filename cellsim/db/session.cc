@@ -59,11 +59,7 @@ std::string_view CreationPathName(CreationPath p) {
 
 Session::Session(std::unique_ptr<State> state) : s_(std::move(state)) {}
 Session::~Session() {
-  std::shared_ptr<internal::DataEngine> engine;
-  {
-    MutexLock lock(&s_->db->engine_mu);
-    engine = s_->db->engine;
-  }
+  const std::shared_ptr<internal::DataEngine> engine = s_->db->CurrentEngine();
   if (s_->data != nullptr && engine != nullptr) {
     // A session that ends rolls back what it did not commit; its GTT rows go.
     internal::DataEngine& e = *engine;
@@ -79,11 +75,7 @@ Session::~Session() {
 uint32_t Session::sid() const { return s_->sid; }
 
 bool Session::InTransaction() const {
-  std::shared_ptr<internal::DataEngine> engine;
-  {
-    MutexLock lock(&s_->db->engine_mu);
-    engine = s_->db->engine;
-  }
+  const std::shared_ptr<internal::DataEngine> engine = s_->db->CurrentEngine();
   if (s_->data == nullptr || engine == nullptr) return false;
   MutexLock lock(&engine->mu);
   return s_->data->txn.active;
