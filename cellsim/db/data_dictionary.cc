@@ -18,10 +18,11 @@ constexpr uint64_t kDictMagic = 0x5443494449534345ull;  // "ECSIDICT" little-end
 // Version 2 adds each table's indexes, version 3 each column's NUMBER scale
 // and NOT NULL, version 4 each column's DEFAULT (written only when a column
 // has one, so a database without defaults stays readable by builds that know
-// version 3); versions 1 (no indexes) and 2 are still read (their NUMBER
-// columns then take any number, as those versions stored them: the scale
-// was not kept).
-constexpr uint16_t kDictVersion = 4;
+// version 3), version 5 the sequences (written only while one exists);
+// versions 1 (no indexes) and 2 are still read (their NUMBER columns then
+// take any number, as those versions stored them: the scale was not kept).
+constexpr uint16_t kDictVersion = 5;
+constexpr uint16_t kDictVersionNoSequences = 4;
 constexpr uint16_t kDictVersionNoDefaults = 3;
 constexpr uint16_t kDictVersionNoScale = 2;
 constexpr uint16_t kDictVersionNoIndexes = 1;
@@ -71,6 +72,7 @@ struct DictImage {
   std::map<std::string, TableDef> tables;
   std::map<uint32_t, uint32_t> file_next_block;
   std::map<uint32_t, std::vector<std::pair<uint32_t, uint32_t>>> free_extents;
+  std::map<std::string, SequenceDef> sequences;
 };
 
 // A segment: data file, blocks per extent, blocks in use, each extent's first block.
@@ -115,7 +117,7 @@ void EncodeTable(Encoder& e, uint16_t version, const TableDef& t) {
     e.PutU32(c.length);
     e.PutU32(static_cast<uint32_t>(c.scale));
     e.PutU8(c.not_null ? 1 : 0);
-    if (version >= kDictVersion) e.PutString(c.default_sql);
+    if (version >= kDictVersionNoSequences) e.PutString(c.default_sql);
   }
   EncodeSegment(e, t.segment);
   e.PutU32(static_cast<uint32_t>(t.indexes.size()));
@@ -187,7 +189,7 @@ bool DecodeTable(Decoder& d, uint16_t version, TableDef* t, std::string* why) {
       uint32_t scale = 0;
       uint8_t not_null = 0;
       if (!d.GetU32(&scale) || !d.GetU8(&not_null) ||
-          (version >= kDictVersion && !d.GetString(&c.default_sql, kMaxDefaultBytes))) {
+          (version >= kDictVersionNoSequences && !d.GetString(&c.default_sql, kMaxDefaultBytes))) {
         *why = fmt::format("table {}: column {} truncated", t->name, i + 1);
         return false;
       }
@@ -202,14 +204,53 @@ bool DecodeTable(Decoder& d, uint16_t version, TableDef* t, std::string* why) {
   return version == kDictVersionNoIndexes || DecodeIndexes(d, t, why);
 }
 
-// The oldest version that holds `m`: 4 when a column has a DEFAULT, else 3.
+// The oldest version that holds `m`: 5 with a sequence, 4 when a column has
+// a DEFAULT, else 3.
 uint16_t VersionFor(const DictImage& m) {
+  if (!m.sequences.empty()) return kDictVersion;
   for (const auto& [name, t] : m.tables) {
     for (const Column& c : t.columns) {
-      if (!c.default_sql.empty()) return kDictVersion;
+      if (!c.default_sql.empty()) return kDictVersionNoSequences;
     }
   }
   return kDictVersionNoDefaults;
+}
+
+// A sequence: its settings and highwater (version 5).
+void EncodeSequence(Encoder& e, const SequenceDef& q) {
+  e.PutString(q.name);
+  e.PutU32(q.object_id);
+  for (int64_t v : {q.increment, q.min_value, q.max_value, q.cache, q.highwater}) {
+    e.PutU64(static_cast<uint64_t>(v));
+  }
+  e.PutU8(static_cast<uint8_t>((q.cycle ? 1 : 0) | (q.order ? 2 : 0)));
+}
+
+bool DecodeSequence(Decoder& d, SequenceDef* q, std::string* why) {
+  uint64_t v[5] = {};
+  uint8_t flags = 0;
+  if (!d.GetString(&q->name, 128) || !d.GetU32(&q->object_id) || !d.GetU64(&v[0]) ||
+      !d.GetU64(&v[1]) || !d.GetU64(&v[2]) || !d.GetU64(&v[3]) || !d.GetU64(&v[4]) ||
+      !d.GetU8(&flags)) {
+    *why = "sequence entry truncated";
+    return false;
+  }
+  q->increment = static_cast<int64_t>(v[0]);
+  q->min_value = static_cast<int64_t>(v[1]);
+  q->max_value = static_cast<int64_t>(v[2]);
+  q->cache = static_cast<int64_t>(v[3]);
+  q->highwater = q->next = static_cast<int64_t>(v[4]);
+  q->cycle = (flags & 1) != 0;
+  q->order = (flags & 2) != 0;
+  auto beyond = [](int64_t x) { return x < -2 * kSequenceLimit || x > 2 * kSequenceLimit; };
+  if (q->increment == 0 || q->min_value >= q->max_value || q->cache < 0 || beyond(q->increment) ||
+      beyond(q->min_value) || beyond(q->max_value) || beyond(q->highwater)) {
+    *why = fmt::format("sequence {}: settings out of range (increment {}, min {}, max {}, "
+                       "highwater {})", q->name, q->increment, q->min_value, q->max_value,
+                       q->highwater);
+    return false;
+  }
+  return true;
 }
 
 std::vector<uint8_t> EncodeImage(const DictImage& m, uint16_t version) {
@@ -240,6 +281,10 @@ std::vector<uint8_t> EncodeImage(const DictImage& m, uint16_t version) {
       e.PutU32(start);
       e.PutU32(n);
     }
+  }
+  if (version >= kDictVersion) {
+    e.PutU32(static_cast<uint32_t>(m.sequences.size()));
+    for (const auto& [name, q] : m.sequences) EncodeSequence(e, q);
   }
   return std::move(e.bytes());
 }
@@ -296,6 +341,16 @@ bool DecodeImage(absl::Span<const uint8_t> body, uint16_t version, DictImage* m,
       list.push_back({start, len});
     }
   }
+  uint32_t nsequences = 0;
+  if (version >= kDictVersion && (!d.GetU32(&nsequences) || nsequences > kMaxTables)) {
+    *why = "sequence list truncated";
+    return false;
+  }
+  for (uint32_t i = 0; i < nsequences; ++i) {
+    SequenceDef q;
+    if (!DecodeSequence(d, &q, why)) return false;
+    m->sequences.emplace(q.name, std::move(q));
+  }
   if (d.remaining() != 0) {
     *why = fmt::format("{} unexpected bytes after the free extent list", d.remaining());
     return false;
@@ -342,7 +397,8 @@ std::optional<DictImage> ParseCopy(absl::Span<const uint8_t> bytes, uint32_t dbi
   }
   (void)(d.GetU16(&version) && d.GetU16(&copy) && d.GetU32(&length) && d.GetU64(&generation) &&
          d.GetU32(&stored_dbid) && d.GetU32(&reserved) && d.GetU64(&sum));
-  if (version != kDictVersion && version != kDictVersionNoDefaults &&
+  if (version != kDictVersion && version != kDictVersionNoSequences &&
+      version != kDictVersionNoDefaults &&
       version != kDictVersionNoScale && version != kDictVersionNoIndexes) {
     *why = fmt::format("format version {} (this cellsim reads versions {} to {})", version,
                        kDictVersionNoIndexes, kDictVersion);
@@ -419,6 +475,7 @@ absl::Status DataEngine::WriteDictionary(bool clean) {
   const FileTable table = FileTableCopy();
   std::optional<DictFile> f = FindDictFile(table, db->rack);
   if (!f.has_value()) return absl::OkStatus();  // no SYSTEM: the dictionary stays in memory
+  if (clean) SettleSequences(*this);  // a clean close hands its cached values back
   DictImage m;
   m.scn = scn;
   m.next_object_id = next_object_id;
@@ -426,6 +483,7 @@ absl::Status DataEngine::WriteDictionary(bool clean) {
   m.checkpoint = checkpoint;
   m.undo = undo_snapshot;
   m.tables = tables;
+  m.sequences = sequences;
   for (const auto& [file, next] : file_next_block) {
     if (!IsTempFile(table, file)) m.file_next_block[file] = next;
   }
@@ -503,6 +561,7 @@ absl::Status DataEngine::LoadDictionary(std::vector<std::string>* actions, bool*
   checkpoint = m.checkpoint;
   undo_snapshot = m.undo;
   tables = std::move(m.tables);
+  sequences = std::move(m.sequences);
   file_next_block = std::move(m.file_next_block);
   free_extents = std::move(m.free_extents);
   dictionary_generation = m.generation;

@@ -20,7 +20,7 @@ struct Dml {
   Session::State& s;
   SessionData& sd;
   Recorder& rec;
-  StatementEnv env = StatementEnvOf(s);
+  StatementEnv env;  // StatementEnvOf(s, the statement's SequenceDraw)
 };
 
 absl::StatusOr<TableDef*> FindTable(DataEngine& e, const std::string& name)
@@ -208,24 +208,56 @@ std::optional<absl::Status> InsertAllObjects(Dml& d, const TableDef& t, const Se
 
 // What each column takes where an INSERT leaves it out or gives DEFAULT (and
 // SET c = DEFAULT): its DEFAULT, evaluated once per statement (SYSDATE is one
-// value for the statement, as in Oracle), or NULL without one.
-absl::StatusOr<Row> ColumnDefaults(const TableDef& t, const StatementEnv& env) {
-  Row row(t.columns.size());
+// value for the statement, as in Oracle), or NULL without one; a DEFAULT
+// that draws a sequence (DEFAULT s.NEXTVAL) is evaluated for each row
+// (DefaultsForRow).
+struct ColumnDefaultValues {
+  Row values;
+  std::vector<std::pair<size_t, ExprPtr>> per_row;  // column, its DEFAULT
+};
+
+absl::StatusOr<Value> EvalDefault(const TableDef& t, size_t i, const absl::StatusOr<ExprPtr>& x,
+                                  const StatementEnv& env) {
   static const std::vector<Column> kNone;
   static const Row kEmpty;
+  absl::StatusOr<Value> v =
+      x.ok() ? EvalIn(**x, kNone, kEmpty, "", nullptr, nullptr, "", env) : x.status();
+  if (!v.ok()) {
+    const Column& c = t.columns[i];
+    return absl::Status(v.status().code(),
+                        fmt::format("{} (in the DEFAULT of column {}.{}: {})",
+                                    std::string(v.status().message()), t.name, c.name,
+                                    c.default_sql));
+  }
+  return v;
+}
+
+absl::StatusOr<ColumnDefaultValues> ColumnDefaults(const TableDef& t, const StatementEnv& env) {
+  ColumnDefaultValues d;
+  d.values.resize(t.columns.size());
   for (size_t i = 0; i < t.columns.size(); ++i) {
     const Column& c = t.columns[i];
     if (c.default_sql.empty()) continue;
     absl::StatusOr<ExprPtr> x = ParseDataExpression(c.default_sql);
-    absl::StatusOr<Value> v =
-        x.ok() ? EvalIn(**x, kNone, kEmpty, "", nullptr, nullptr, "", env) : x.status();
-    if (!v.ok()) {
-      return absl::Status(v.status().code(),
-                          fmt::format("{} (in the DEFAULT of column {}.{}: {})",
-                                      std::string(v.status().message()), t.name, c.name,
-                                      c.default_sql));
+    if (x.ok() && HasSequence(**x)) {
+      d.per_row.emplace_back(i, *x);
+      continue;
     }
-    row[i] = *v;
+    absl::StatusOr<Value> v = EvalDefault(t, i, x, env);
+    if (!v.ok()) return v.status();
+    d.values[i] = *std::move(v);
+  }
+  return d;
+}
+
+// The defaults of the row at hand (its sequence draws: BeginSequenceRow).
+absl::StatusOr<Row> DefaultsForRow(const TableDef& t, const ColumnDefaultValues& d,
+                                   const StatementEnv& env) {
+  Row row = d.values;
+  for (const auto& [i, x] : d.per_row) {
+    absl::StatusOr<Value> v = EvalDefault(t, i, x, env);
+    if (!v.ok()) return v.status();
+    row[i] = *std::move(v);
   }
   return row;
 }
@@ -260,15 +292,20 @@ Row Arrange(const std::vector<size_t>& targets, const Row& values, const Row& de
   return row;
 }
 
-// VALUES (...) into `t` (null expressions: the keyword DEFAULT); `defaults`
+// VALUES (...) into `t` (null expressions: the keyword DEFAULT); `column_defaults`
 // from ColumnDefaults.
 absl::StatusOr<int64_t> InsertValues(Dml& d, TableDef& t, const std::vector<std::string>& cols,
-                                     const std::vector<ExprPtr>& exprs, const Row& defaults,
+                                     const std::vector<ExprPtr>& exprs,
+                                     const ColumnDefaultValues& column_defaults,
                                      const Row* src_row, const std::vector<Column>* src_cols,
                                      const std::string& src_q)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
   absl::StatusOr<std::vector<size_t>> targets = Targets(t, cols, exprs.size());
   if (!targets.ok()) return targets.status();
+  BeginSequenceRow(d.env);
+  absl::StatusOr<Row> row_defaults = DefaultsForRow(t, column_defaults, d.env);
+  if (!row_defaults.ok()) return row_defaults.status();
+  const Row& defaults = *row_defaults;
   Row values;
   static const std::vector<Column> kNone;
   static const Row kEmpty;
@@ -417,8 +454,8 @@ absl::StatusOr<int64_t> ChangeRows(Dml& d, TableDef& t, const RowVisitor& match,
 
 // SET's new values of a row; `defaults` (ColumnDefaults) for SET c = DEFAULT.
 RowRewrite Setter(Dml& d, const TableDef& t, const std::vector<Assignment>& set,
-                  const Row& defaults, const std::string& q, const std::vector<Column>* cols2,
-                  const Row* row2, const std::string& q2) {
+                  const ColumnDefaultValues& defaults, const std::string& q,
+                  const std::vector<Column>* cols2, const Row* row2, const std::string& q2) {
   // ROWNUM in a SET value numbers the rows changed (`update t set id =
   // rownum`).
   auto changed = std::make_shared<uint64_t>(0);
@@ -426,11 +463,18 @@ RowRewrite Setter(Dml& d, const TableDef& t, const std::vector<Assignment>& set,
           changed](const Row& old) -> absl::StatusOr<std::optional<Row>> {
     Row row = old;
     ++*changed;
+    BeginSequenceRow(d.env);  // each row changed draws its own NEXTVAL
+    std::optional<Row> row_defaults;
     for (const Assignment& a : set) {
       absl::StatusOr<size_t> k = ColumnOf(t, a.column);
       if (!k.ok()) return k.status();
       if (a.value == nullptr) {
-        row[*k] = defaults[*k];
+        if (!row_defaults) {
+          absl::StatusOr<Row> r = DefaultsForRow(t, defaults, d.env);
+          if (!r.ok()) return r.status();
+          row_defaults = *std::move(r);
+        }
+        row[*k] = (*row_defaults)[*k];
         continue;
       }
       absl::StatusOr<Value> v =
@@ -494,12 +538,11 @@ absl::Status CheckConstraints(Dml& d, const CreateTable& c) ABSL_EXCLUSIVE_LOCKS
     }
     lists.push_back(k.columns);
     if (k.name.empty()) continue;
-    if (k.name == c.name || d.e.tables.count(k.name) != 0 ||
-        FindIndexNamed(d.e, k.name, nullptr) != nullptr ||
-        std::find(names.begin(), names.end(), k.name) != names.end()) {
+    if (k.name == c.name || std::find(names.begin(), names.end(), k.name) != names.end()) {
       return absl::AlreadyExistsError(fmt::format(
           "ORA-00955: name is already used by an existing object (constraint {})", k.name));
     }
+    if (absl::Status st = CheckNameFree(d.e, k.name); !st.ok()) return st;
     names.push_back(k.name);
   }
   return absl::OkStatus();
@@ -507,11 +550,22 @@ absl::Status CheckConstraints(Dml& d, const CreateTable& c) ABSL_EXCLUSIVE_LOCKS
 
 absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
-  if (d.e.tables.count(c.name) != 0 || FindIndexNamed(d.e, c.name, nullptr) != nullptr) {
-    return absl::AlreadyExistsError(
-        "ORA-00955: name is already used by an existing object");
-  }
+  if (absl::Status st = CheckNameFree(d.e, c.name); !st.ok()) return st;
   if (absl::Status st = CheckConstraints(d, c); !st.ok()) return st;
+  for (const ColumnDef& cd : c.columns) {  // DEFAULT s.NEXTVAL: s must exist (ORA-02289)
+    if (cd.default_value == nullptr) continue;
+    std::vector<const Expr*> todo = {cd.default_value.get()};
+    while (!todo.empty()) {
+      const Expr* x = todo.back();
+      todo.pop_back();
+      if (x->kind == Expr::Kind::kSequence && d.e.sequences.count(x->qualifier) == 0) {
+        return absl::NotFoundError(fmt::format(
+            "ORA-02289: sequence does not exist ({}, in the DEFAULT of column {})", x->qualifier,
+            cd.name));
+      }
+      for (const ExprPtr& a : x->args) todo.push_back(a.get());
+    }
+  }
   TableDef t;
   t.name = c.name;
   t.temporary = c.global_temporary;
@@ -583,7 +637,7 @@ absl::Status InsertRun(Dml& d, const Insert& ins, DataOutcome* out)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
   absl::StatusOr<TableDef*> t = FindTable(d.e, ins.table);
   if (!t.ok()) return t.status();
-  absl::StatusOr<Row> defaults = ColumnDefaults(**t, d.env);
+  absl::StatusOr<ColumnDefaultValues> defaults = ColumnDefaults(**t, d.env);
   if (!defaults.ok()) return defaults.status();
   if (!ins.select) {
     std::vector<const Expr*> roots;
@@ -610,7 +664,10 @@ absl::Status InsertRun(Dml& d, const Insert& ins, DataOutcome* out)
                                           if (!to.ok()) return to.status();
                                           targets = *std::move(to);
                                         }
-                                        return w.Add(Arrange(*targets, r, *defaults));
+                                        absl::StatusOr<Row> row_defaults =
+                                            DefaultsForRow(**t, *defaults, d.env);
+                                        if (!row_defaults.ok()) return row_defaults.status();
+                                        return w.Add(Arrange(*targets, r, *row_defaults));
                                       }, &cols);
   st = FlushEvenOnError(w, st);
   if (!st.ok()) return st;
@@ -655,7 +712,7 @@ absl::Status MergeRun(Dml& d, const Merge& m, DataOutcome* out)
     return absl::OkStatus();
   }, &src_cols);
   if (!st.ok()) return st;
-  absl::StatusOr<Row> defaults = ColumnDefaults(**t, d.env);
+  absl::StatusOr<ColumnDefaultValues> defaults = ColumnDefaults(**t, d.env);
   if (!defaults.ok()) return defaults.status();
   int64_t n = 0;
   // The join is the target as it was when the statement began: the rows
@@ -803,12 +860,13 @@ absl::Status DescribeRun(Dml& d, const Describe& x, DataOutcome* out)
 }  // namespace
 
 absl::Status RunDml(DataEngine& e, Session::State& s, SessionData& sd, Recorder& rec,
-                    const DataStatement& st, DataOutcome* out)
+                    SequenceDraw* draw, const DataStatement& st, DataOutcome* out)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
-  Dml d{e, s, sd, rec};
+  Dml d{e, s, sd, rec, StatementEnvOf(s, draw)};
   d.e.mu.AssertHeld();  // d.e is e, whose mu the caller holds
   if (const auto* x = std::get_if<CreateTable>(&st)) return CreateTableRun(d, *x, out);
   if (absl::Status ddl; RunIndexDdl(e, sd, rec, st, out, &ddl)) return ddl;
+  if (absl::Status ddl; RunSequenceDdl(e, sd, rec, st, out, &ddl)) return ddl;
   if (const auto* x = std::get_if<DropTable>(&st)) return DropOrTruncate(d, x->name, true, out);
   if (const auto* x = std::get_if<TruncateTable>(&st)) return DropOrTruncate(d, x->name, false, out);
   if (const auto* x = std::get_if<Insert>(&st)) return InsertRun(d, *x, out);
@@ -820,7 +878,7 @@ absl::Status RunDml(DataEngine& e, Session::State& s, SessionData& sd, Recorder&
     for (const Assignment& a : x->set) roots.push_back(a.value.get());
     if (absl::Status sq = RunSubqueries(e, s, sd, rec, roots, &d.env); !sq.ok()) return sq;
     const std::string q = x->alias.empty() ? x->table : x->alias;
-    absl::StatusOr<Row> defaults = ColumnDefaults(**t, d.env);
+    absl::StatusOr<ColumnDefaultValues> defaults = ColumnDefaults(**t, d.env);
     if (!defaults.ok()) return defaults.status();
     absl::StatusOr<int64_t> n =
         ChangeRows(d, **t, Where(d, **t, x->where, q),

@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -121,6 +122,29 @@ struct Transaction {
   bool touched_gtt = false;
 };
 
+// A sequence (CREATE SEQUENCE): Oracle's SEQ$ row and its cache. NEXTVAL
+// hands out `next`; when the values cached since the last dictionary write
+// are used up it first moves `highwater` (LAST_NUMBER: the first value not
+// yet covered) CACHE values on and writes the dictionary, so a crash loses
+// at most the cached values and never hands one out twice. A clean close
+// writes `next` as the highwater (no gap, as SHUTDOWN IMMEDIATE).
+struct SequenceDef {
+  std::string name;
+  uint32_t object_id = 0;
+  int64_t increment = 1;
+  int64_t min_value = 1, max_value = 0;  // max_value: see kSequenceNoMax
+  int64_t cache = 20;                    // 0: NOCACHE
+  bool cycle = false, order = false;
+  int64_t highwater = 1;  // persisted
+  int64_t next = 1;       // in memory: the next value to hand out
+  int64_t cached = 0;     // values from `next` on that `highwater` covers
+};
+// NOMAXVALUE (ascending) and NOMINVALUE (descending) as Oracle shows them
+// (10^28 - 1 and -(10^27 - 1)) do not fit 64 bits: cellsim keeps its
+// sequences' values exact below 2^53 (what a NUMBER's double here holds),
+// and lists the bound Oracle would.
+inline constexpr int64_t kSequenceLimit = int64_t{1} << 53;
+
 struct SessionData {
   uint32_t sid = 0;
   Session::State* session = nullptr;
@@ -130,6 +154,7 @@ struct SessionData {
   Segment temp_undo_segment;                  // in TEMP, made at first temp undo
   bool has_temp_undo_segment = false;
   Transaction txn;
+  std::map<uint32_t, int64_t> currval;  // CURRVAL by sequence object id
 };
 
 struct CachedBlock {
@@ -190,6 +215,7 @@ struct DataEngine {
   // before the database's mu, which guards the file table it reads.
   Mutex mu ABSL_ACQUIRED_BEFORE(db->mu);
   std::map<std::string, TableDef> tables ABSL_GUARDED_BY(mu);
+  std::map<std::string, SequenceDef> sequences ABSL_GUARDED_BY(mu);
   uint32_t next_object_id ABSL_GUARDED_BY(mu) = 73000;
   std::unordered_map<uint64_t, CachedBlock> cache ABSL_GUARDED_BY(mu);  // (file# << 32) | block#
   // Buffers of blocks freed (a GTT's at commit) for the next new blocks: the
@@ -403,6 +429,50 @@ bool RunIndexDdl(DataEngine& e, SessionData& sd, Recorder& rec, const DataStatem
 // index is gone again (data_index.cc).
 absl::Status AddIndex(DataEngine& e, SessionData& sd, Recorder& rec, TableDef& t,
                       const CreateIndex& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+// CREATE / ALTER / DROP SEQUENCE: true when `st` is one, with its outcome in
+// `status` (data_sequence.cc).
+bool RunSequenceDdl(DataEngine& e, SessionData& sd, Recorder& rec, const DataStatement& st,
+                    DataOutcome* out, absl::Status* status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+// ORA-02287 before a statement runs: NEXTVAL and CURRVAL only where Oracle
+// takes them (a top-level query's select list without DISTINCT, GROUP BY,
+// aggregates, ORDER BY or set operators; INSERT's VALUES and its query's
+// select list; UPDATE's and MERGE's SET; MERGE's INSERT VALUES; CREATE
+// TABLE AS SELECT's select list; a column's DEFAULT).
+// `nextval`: the sequences whose NEXTVAL the statement draws.
+absl::Status CheckSequencePlacement(const DataStatement& st, std::set<std::string>* nextval);
+// Whether `e` holds s.NEXTVAL or s.CURRVAL (not looking into subqueries).
+bool HasSequence(const Expr& e);
+// ORA-00955 when `name` is a table's, an index's or a sequence's.
+absl::Status CheckNameFree(DataEngine& e, const std::string& name)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+
+// s.NEXTVAL and s.CURRVAL within one statement: every NEXTVAL of a sequence
+// in one row gives one value, drawn once per row (BeginRow starts the next
+// row), and CURRVAL is the session's last NEXTVAL (this row's, once drawn).
+// NEXTVAL is not transactional: a rollback does not give it back.
+//
+// It lives inside one statement, whose caller holds the engine's mu.
+class SequenceDraw {
+ public:
+  // `nextval`: the sequences whose NEXTVAL the statement draws (their
+  // CURRVAL is the row's NEXTVAL, wherever it stands).
+  SequenceDraw(DataEngine& e, SessionData& sd, std::set<std::string> nextval)
+      : e_(e), sd_(sd), nextval_(std::move(nextval)) {}
+  void BeginRow() { row_.clear(); }
+  absl::StatusOr<Value> Get(const Expr& e);
+
+ private:
+  DataEngine& e_;
+  SessionData& sd_;
+  const std::set<std::string> nextval_;
+  std::map<uint32_t, int64_t> row_;  // this row's NEXTVAL, by object id
+};
+// SEQUENCE_NAME ... LAST_NUMBER for {DBA,ALL,USER}_SEQUENCES, the first
+// column SEQUENCE_OWNER (data_sequence.cc).
+std::vector<Row> SequenceRows(DataEngine& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+// Before a clean close: each sequence's next value becomes its highwater.
+void SettleSequences(DataEngine& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+
 // The index called `name` and its table; null when there is none.
 IndexDef* FindIndexNamed(DataEngine& e, const std::string& name, TableDef** table)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);

@@ -151,6 +151,12 @@ absl::StatusOr<Value> Eval(const Expr& e, const Scope& scope, const EvalEnv& env
     case Expr::Kind::kNull: return Value::Null();
     case Expr::Kind::kStar: return absl::InvalidArgumentError("ORA-00936: missing expression (*)");
     case Expr::Kind::kColumn: return ColumnValue(e, scope, env);
+    case Expr::Kind::kSequence:
+      if (env.stmt.sequences == nullptr) {  // CheckSequencePlacement's rule, where no row is drawn
+        return absl::InvalidArgumentError(fmt::format(
+            "ORA-02287: sequence number not allowed here ({}.{})", e.qualifier, e.text));
+      }
+      return env.stmt.sequences->Get(e);
     case Expr::Kind::kFunction: return Function(e, scope, env);
     case Expr::Kind::kIsNull: {
       absl::StatusOr<Value> v = Eval(*e.args[0], scope, env);
@@ -713,6 +719,7 @@ absl::Status AddOutputRow(const Select& sel, const std::vector<ExprPtr>& exprs,
                           const std::vector<std::optional<size_t>>& order_cols,
                           const Scope& scope, const EvalEnv& env, std::vector<Row>* rows,
                           std::vector<Row>* keys) {
+  BeginSequenceRow(env.stmt);
   Row row;
   for (const ExprPtr& e : exprs) {
     absl::StatusOr<Value> v = Eval(*e, scope, env);
@@ -1119,7 +1126,8 @@ absl::StatusOr<std::vector<Row>> RunSelectRows(Ctx& c, const Select& sel,
 
 // Defined in data_dml.cc.
 absl::Status RunDml(DataEngine& e, Session::State& s, SessionData& sd, Recorder& rec,
-                    const DataStatement& st, DataOutcome* out) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+                    SequenceDraw* draw, const DataStatement& st, DataOutcome* out)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
 
 std::string CountWithCommas(int64_t n) {
   std::string digits = fmt::format("{}", n < 0 ? -n : n);
@@ -1132,10 +1140,10 @@ std::string CountWithCommas(int64_t n) {
 }
 
 absl::StatusOr<std::vector<Row>> QueryRows(DataEngine& e, Session::State& s, SessionData& sd,
-                                           Recorder& rec, const Select& sel,
+                                           Recorder& rec, SequenceDraw* draw, const Select& sel,
                                            std::vector<internal::Column>* cols, DataOutcome* out)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
-  Ctx c{e, s, sd, rec, EvalEnv{StatementEnvOf(s)}};
+  Ctx c{e, s, sd, rec, EvalEnv{StatementEnvOf(s, draw)}};
   c.e.mu.AssertHeld();  // c.e is e, whose mu the caller holds
   return RunSelectRows(c, sel, cols, out);
 }
@@ -1145,8 +1153,11 @@ absl::Status RunDataStatement(Session::State& s, const DataStatement& st, DataOu
   MutexLock lock(&e.mu);
   SessionData& sd = *s.data;
   Recorder rec = s.MakeRecorder();
+  std::set<std::string> nextval;
+  if (absl::Status placed = CheckSequencePlacement(st, &nextval); !placed.ok()) return placed;
+  SequenceDraw draw(e, sd, std::move(nextval));
   if (const auto* sel = std::get_if<Select>(&st)) {
-    absl::StatusOr<std::vector<Row>> rows = QueryRows(e, s, sd, rec, *sel, nullptr, out);
+    absl::StatusOr<std::vector<Row>> rows = QueryRows(e, s, sd, rec, &draw, *sel, nullptr, out);
     if (!rows.ok()) return rows.status();
     out->feedback = rows->empty() ? "no rows selected"
                     : rows->size() == 1 ? "1 row selected."
@@ -1154,7 +1165,7 @@ absl::Status RunDataStatement(Session::State& s, const DataStatement& st, DataOu
     return absl::OkStatus();
   }
   const size_t mark = sd.txn.undo.size();
-  absl::Status status = RunDml(e, s, sd, rec, st, out);
+  absl::Status status = RunDml(e, s, sd, rec, &draw, st, out);
   if (!status.ok() && !std::holds_alternative<Commit>(st) &&
       !std::holds_alternative<Rollback>(st)) {
     e.RollbackTo(rec, sd, mark);  // statement-level rollback, as Oracle
@@ -1174,6 +1185,7 @@ absl::Status ScanSelect(DataEngine& e, Session::State& s, SessionData& sd, Recor
     absl::StatusOr<std::vector<Row>> rows = RunSelectRows(c, sel, cols, nullptr);
     if (!rows.ok()) return rows.status();
     for (const Row& r : *rows) {
+      BeginSequenceRow(stmt);  // what `fn` draws (an INSERT's DEFAULT s.NEXTVAL) is this row's
       if (absl::Status st = fn(r); !st.ok()) return st;
     }
     return absl::OkStatus();
@@ -1202,6 +1214,7 @@ absl::Status ScanSelect(DataEngine& e, Session::State& s, SessionData& sd, Recor
         cols->push_back(col);
       }
     }
+    BeginSequenceRow(c.env.stmt);
     Row row;
     for (const ExprPtr& x : exprs) {
       absl::StatusOr<Value> v = Eval(*x, scope, c.env);
@@ -1264,8 +1277,8 @@ absl::StatusOr<Value> EvalIn(const Expr& expr, const std::vector<internal::Colum
   return Eval(expr, scope, EvalEnv{.stmt = stmt, .rownum = rownum});
 }
 
-StatementEnv StatementEnvOf(const Session::State& s) {
-  return StatementEnv{s.sid, s.db->clock->UnixSeconds(), nullptr};
+StatementEnv StatementEnvOf(const Session::State& s, SequenceDraw* sequences) {
+  return StatementEnv{s.sid, s.db->clock->UnixSeconds(), nullptr, sequences};
 }
 
 absl::Status RunSubqueries(DataEngine& e, Session::State& s, SessionData& sd, Recorder& rec,

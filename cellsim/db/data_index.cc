@@ -435,9 +435,7 @@ absl::StatusOr<std::vector<uint16_t>> IndexColumns(const TableDef& t, const Crea
 
 absl::Status CreateIndexRun(DataEngine& e, SessionData& sd, Recorder& rec, const CreateIndex& c,
                             DataOutcome* out) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
-  if (e.tables.count(c.name) != 0 || FindIndexNamed(e, c.name, nullptr) != nullptr) {
-    return absl::AlreadyExistsError("ORA-00955: name is already used by an existing object");
-  }
+  if (absl::Status st = CheckNameFree(e, c.name); !st.ok()) return st;
   auto it = e.tables.find(c.table);
   if (it == e.tables.end()) {
     return absl::NotFoundError(

@@ -383,6 +383,7 @@ class DataParser {
         if (!col.ok()) return col.status();
         e->qualifier = t.text;
         e->text = *col;
+        if (*col == "NEXTVAL" || *col == "CURRVAL") e->kind = Expr::Kind::kSequence;
       }
       return e;
     }
@@ -522,11 +523,11 @@ class DataParser {
       while (!written.empty() && std::isspace(static_cast<unsigned char>(written.back()))) {
         written.pop_back();
       }
-      // SQL*Plus heads a plain column with its name (no qualifier), anything
-      // else with the text as written.
-      item.heading = !item.alias.empty()                   ? item.alias
-                     : item.expr->kind == Expr::Kind::kColumn ? item.expr->text
-                                                              : Upper(written);
+      // SQL*Plus heads a plain column (and s.NEXTVAL) with its name (no
+      // qualifier), anything else with the text as written.
+      const bool named =
+          item.expr->kind == Expr::Kind::kColumn || item.expr->kind == Expr::Kind::kSequence;
+      item.heading = !item.alias.empty() ? item.alias : named ? item.expr->text : Upper(written);
       sel->items.push_back(std::move(item));
     } while (AcceptP(","));
     if (absl::Status s = ExpectW("FROM"); !s.ok()) return s;
@@ -622,9 +623,15 @@ class DataParser {
     }
     if (AcceptW("CREATE")) {
       if (IsW("UNIQUE") || IsW("INDEX")) return CreateIndexStatement();
+      if (AcceptW("SEQUENCE")) return SequenceStatement(false);
       return CreateTableStatement();
     }
     if (AcceptW("DROP")) {
+      if (AcceptW("SEQUENCE")) {
+        absl::StatusOr<std::string> n = TableName();
+        if (!n.ok()) return n.status();
+        return DataStatement(DropSequence{*n});
+      }
       if (AcceptW("INDEX")) {
         absl::StatusOr<std::string> n = TableName();
         if (!n.ok()) return n.status();
@@ -671,6 +678,7 @@ class DataParser {
       return DataStatement(Rollback{});
     }
     if (AcceptW("ALTER")) {
+      if (AcceptW("SEQUENCE")) return SequenceStatement(true);
       if (AcceptW("DATABASE")) {
         // IsDataStatement sends only ARCHIVELOG and NOARCHIVELOG here.
         const bool on = AcceptW("ARCHIVELOG");
@@ -701,6 +709,105 @@ class DataParser {
     }
     return Error(fmt::format("expected a statement, found {}", Describe(Peek())));
   }
+  // A sequence option's integer: [+|-] digits, no fraction.
+  absl::StatusOr<int64_t> SequenceNumber(const char* option) {
+    bool negative = false;
+    if (AcceptP("-")) negative = true;
+    else (void)AcceptP("+");
+    const Token& t = Peek();
+    if (t.kind != Tok::kNumber) {
+      return Error(fmt::format("expected an integer after {}, found {}", option, Describe(t)));
+    }
+    // Past 64 bits it saturates: the engine takes such a MAXVALUE as
+    // NOMAXVALUE (DBMS_METADATA writes 9999999999999999999999999999).
+    int64_t v = 0;
+    for (char ch : t.text) {
+      if (ch < '0' || ch > '9') {
+        return Error(fmt::format("{} {}: a sequence's numbers are integers", option, t.text),
+                     "ORA-01722: invalid number");
+      }
+      v = v > (INT64_MAX - 9) / 10 ? INT64_MAX : v * 10 + (ch - '0');
+    }
+    Next();
+    return negative ? -v : v;
+  }
+
+  // CREATE / ALTER SEQUENCE's options, each at most once (ORA-02247 twice).
+  absl::StatusOr<DataStatement> SequenceStatement(bool alter) {
+    SequenceOptions o;
+    o.alter = alter;
+    absl::StatusOr<std::string> n = TableName();
+    if (!n.ok()) return n.status();
+    o.name = *n;
+    std::vector<std::string> seen;
+    auto once = [&](const std::string& what) -> absl::Status {
+      if (std::find(seen.begin(), seen.end(), what) != seen.end()) {
+        return Error(fmt::format("{} given twice", what),
+                     fmt::format("ORA-02247: duplicate {} specifications", what));
+      }
+      seen.push_back(what);
+      return absl::OkStatus();
+    };
+    auto number = [&](const char* option, const std::string& what,
+                      std::optional<int64_t>* into) -> absl::Status {
+      if (absl::Status st = once(what); !st.ok()) return st;
+      absl::StatusOr<int64_t> v = SequenceNumber(option);
+      if (!v.ok()) return v.status();
+      *into = *v;
+      return absl::OkStatus();
+    };
+    while (Peek().kind != Tok::kEnd && !IsP(";")) {
+      absl::Status st;
+      if (AcceptW("INCREMENT")) {
+        if (st = ExpectW("BY"); st.ok()) st = number("INCREMENT BY", "INCREMENT", &o.increment_by);
+      } else if (AcceptW("START")) {
+        if (st = ExpectW("WITH"); st.ok()) st = number("START WITH", "START WITH", &o.start_with);
+      } else if (alter && AcceptW("RESTART")) {
+        st = once("RESTART");
+        o.restart = true;
+        if (st.ok() && AcceptW("START")) {
+          if (st = ExpectW("WITH"); st.ok()) st = number("START WITH", "START WITH", &o.start_with);
+        }
+      } else if (AcceptW("MAXVALUE")) {
+        st = number("MAXVALUE", "MAXVALUE", &o.max_value);
+      } else if (AcceptW("NOMAXVALUE")) {
+        st = once("MAXVALUE");
+        o.no_max_value = true;
+      } else if (AcceptW("MINVALUE")) {
+        st = number("MINVALUE", "MINVALUE", &o.min_value);
+      } else if (AcceptW("NOMINVALUE")) {
+        st = once("MINVALUE");
+        o.no_min_value = true;
+      } else if (IsW("CYCLE") || IsW("NOCYCLE")) {
+        st = once("CYCLE");
+        o.cycle = Next().text == "CYCLE";
+      } else if (IsW("ORDER") || IsW("NOORDER")) {
+        st = once("ORDER");
+        o.order = Next().text == "ORDER";
+      } else if (AcceptW("NOCACHE")) {
+        st = once("CACHE");
+        o.cache = 0;
+      } else if (AcceptW("CACHE")) {
+        st = number("CACHE", "CACHE", &o.cache);
+      } else {
+        return Error(fmt::format("expected a sequence option (INCREMENT BY, START WITH, MAXVALUE, "
+                                 "MINVALUE, CYCLE, CACHE, ORDER{}), found {}",
+                                 alter ? ", RESTART" : "", Describe(Peek())),
+                     "ORA-00933: SQL command not properly ended");
+      }
+      if (!st.ok()) return st;
+    }
+    if (alter && seen.empty()) {
+      return Error("ALTER SEQUENCE without an option",
+                   "ORA-02286: no options specified for ALTER SEQUENCE");
+    }
+    if (alter && o.start_with && !o.restart) {
+      return Error("START WITH in ALTER SEQUENCE (RESTART START WITH n restarts it)",
+                   "ORA-02283: cannot alter starting sequence number");
+    }
+    return DataStatement(o);
+  }
+
   absl::StatusOr<DataStatement> CreateIndexStatement() {
     CreateIndex c;
     c.unique = AcceptW("UNIQUE");
@@ -1181,7 +1288,8 @@ bool IsDataStatement(std::string_view sql) {
                              "DROP TABLE", "DROP INDEX", "ANALYZE", "TRUNCATE", "INSERT",
                              "UPDATE", "DELETE", "MERGE", "COMMIT", "ROLLBACK", "ALTER SYSTEM",
                              "SHOW", "SELECT", "ALTER DATABASE ARCHIVELOG",
-                             "ALTER DATABASE NOARCHIVELOG", "ARCHIVE LOG", "DESC", "DESCRIBE"}) {
+                             "ALTER DATABASE NOARCHIVELOG", "ARCHIVE LOG", "DESC", "DESCRIBE",
+                             "CREATE SEQUENCE", "ALTER SEQUENCE", "DROP SEQUENCE"}) {
     if (starts(p)) return true;
   }
   return false;
@@ -1212,10 +1320,13 @@ std::string_view DataStatementKind(const DataStatement& st) {
         return "ARCHIVE LOG";
     }
   }
+  if (const auto* x = std::get_if<SequenceOptions>(&st)) {
+    return x->alter ? "ALTER SEQUENCE" : "CREATE SEQUENCE";
+  }
   static constexpr std::string_view kKinds[] = {
       "CREATE TABLE", "DROP TABLE", "TRUNCATE TABLE", "INSERT", "UPDATE", "DELETE", "MERGE",
       "COMMIT", "ROLLBACK", "ALTER SYSTEM", "SHOW PARAMETER", "SELECT", "CREATE INDEX",
-      "DROP INDEX", "ANALYZE", "ARCHIVE LOG", "DESCRIBE"};
+      "DROP INDEX", "ANALYZE", "ARCHIVE LOG", "DESCRIBE", "CREATE SEQUENCE", "DROP SEQUENCE"};
   return kKinds[st.index()];
 }
 

@@ -272,8 +272,8 @@ std::optional<ViewRows> FileViews(DataEngine& e, const std::string& name)
 }
 
 // The dictionary's views of tables, their columns, indexes and segments:
-// {DBA,ALL,USER}_TABLES, _TAB_COLUMNS, _INDEXES and {DBA,USER}_SEGMENTS (every table and
-// index of the one schema, CELLSIM; USER_ views have no OWNER column).
+// {DBA,ALL,USER}_TABLES, _TAB_COLUMNS, _INDEXES, _SEQUENCES and {DBA,USER}_SEGMENTS (every
+// table, index and sequence of the one schema, CELLSIM; USER_ views have no OWNER column).
 // Segments are the heap tables' and indexes': a GTT's live in each
 // session's temporary segment and are not listed, nor are undo segments.
 std::optional<ViewRows> DictionaryView(DataEngine& e, const std::string& name)
@@ -331,6 +331,11 @@ std::optional<ViewRows> DictionaryView(DataEngine& e, const std::string& name)
                           c.default_sql.empty() ? Value::Null() : Value::Str(c.default_sql)});
       }
     }
+  } else if (kind("SEQUENCES")) {
+    r.columns = {S("SEQUENCE_OWNER"), S("SEQUENCE_NAME"), N("MIN_VALUE"), N("MAX_VALUE"),
+                 N("INCREMENT_BY"),   S("CYCLE_FLAG"),    S("ORDER_FLAG"), N("CACHE_SIZE"),
+                 N("LAST_NUMBER")};
+    r.rows = SequenceRows(e);
   } else if (name == "USER_SEGMENTS" || name == "DBA_SEGMENTS") {
     r.columns = {S("OWNER"),       S("SEGMENT_NAME"), S("SEGMENT_TYPE"), S("TABLESPACE_NAME"),
                  N("HEADER_FILE"), N("HEADER_BLOCK"), N("BYTES"),        N("BLOCKS"),

@@ -42,8 +42,13 @@ struct StatementEnv {
   uint32_t sid = 0;
   int64_t sysdate_unix = 0;
   std::shared_ptr<const SubqueryRows> subqueries;
+  SequenceDraw* sequences = nullptr;  // NEXTVAL / CURRVAL (null: ORA-02287)
 };
-StatementEnv StatementEnvOf(const Session::State& s);
+StatementEnv StatementEnvOf(const Session::State& s, SequenceDraw* sequences = nullptr);
+// A row's NEXTVAL draws afresh from here on (where rows are produced).
+inline void BeginSequenceRow(const StatementEnv& env) {
+  if (env.sequences != nullptr) env.sequences->BeginRow();
+}
 
 // Query helpers of data_exec.cc (`stmt`: the statement they serve, whose
 // SYSDATE they see).

@@ -54,6 +54,9 @@ std::string ValueText(const Value& v) {
   if (std::floor(v.number) == v.number && std::fabs(v.number) < 1e15) {
     return fmt::format("{}", static_cast<int64_t>(v.number));
   }
+  // A whole number past 15 digits as SQL*Plus shows it (a NOMAXVALUE
+  // sequence's MAX_VALUE: 1.0000E+28).
+  if (std::floor(v.number) == v.number) return fmt::format("{:.4E}", v.number);
   return fmt::format("{:.10g}", v.number);
 }
 

@@ -16,6 +16,10 @@
 //   DELETE [FROM] t [a] [WHERE cond]
 //   MERGE INTO t a USING (SELECT ...) s ON (cond)
 //     WHEN MATCHED THEN UPDATE SET ... WHEN NOT MATCHED THEN INSERT (c, ...) VALUES (...)
+//   CREATE SEQUENCE s [INCREMENT BY n] [START WITH n] [MAXVALUE n | NOMAXVALUE]
+//          [MINVALUE n | NOMINVALUE] [CYCLE | NOCYCLE] [CACHE n | NOCACHE] [[NO]ORDER]
+//   ALTER SEQUENCE s [the same, RESTART [START WITH n]; not START WITH alone]
+//   DROP SEQUENCE s
 //   COMMIT [WORK]                   ROLLBACK [WORK]
 //   ALTER SYSTEM SET name = value [SCOPE = MEMORY|SPFILE|BOTH] [SID = '*']
 //   SHOW PARAMETER[S] [name]
@@ -31,7 +35,7 @@
 //          [OFFSET n ROWS] [FETCH FIRST|NEXT n ROWS ONLY]
 //
 // Expressions: numbers, 'strings', NULL, [qualifier.]column, SYSDATE, ROWNUM,
-// LEVEL, + - * / ||, = <> != < <= > >= [NOT] LIKE, [NOT] IN (...),
+// LEVEL, s.NEXTVAL and s.CURRVAL, + - * / ||, = <> != < <= > >= [NOT] LIKE, [NOT] IN (...),
 // [NOT] BETWEEN a AND b, IS [NOT] NULL,
 // AND / OR / NOT, the aggregates COUNT(*), COUNT / SUM / AVG / MIN / MAX
 // ([DISTINCT] e), and the scalar functions docs/sql.md lists.
@@ -62,16 +66,18 @@ struct Select;
 //          text "SIMPLE" (with x) or "SEARCHED".
 //   kSubquery: a scalar subquery, (SELECT ...) of one column and at most one row.
 //   kInList with `subquery`: x [NOT] IN (SELECT ...); args = [x].
+//   kSequence: s.NEXTVAL or s.CURRVAL; qualifier = the sequence, text NEXTVAL
+//          or CURRVAL.
 struct Expr {
   enum class Kind : uint8_t {
     kNumber, kString, kNull, kColumn, kStar, kBinary, kUnary, kFunction, kInList, kIsNull,
-    kCase, kSubquery
+    kCase, kSubquery, kSequence
   };
   Kind kind = Kind::kNull;
   double number = 0;           // kNumber
   std::string text;            // kString: value; kColumn: NAME; kBinary/kUnary: operator;
                                // kFunction: NAME (uppercased); kCase: SIMPLE or SEARCHED
-  std::string qualifier;       // kColumn: alias or table ("" when none)
+  std::string qualifier;       // kColumn: alias or table ("" when none); kSequence: its name
   std::vector<std::shared_ptr<Expr>> args;  // operands / arguments / IN list (args[0] is lhs)
   bool negated = false;        // NOT IN, IS NOT NULL
   bool distinct = false;       // kFunction: an aggregate's DISTINCT (COUNT(DISTINCT c))
@@ -217,6 +223,23 @@ struct Merge {
   bool has_insert = false;
 };
 
+// CREATE SEQUENCE, or ALTER SEQUENCE (`alter`: only the options written
+// change). Numbers are integers as written; unset: not written.
+struct SequenceOptions {
+  std::string name;  // uppercased
+  bool alter = false;
+  std::optional<int64_t> increment_by{}, start_with{};
+  std::optional<int64_t> max_value{}, min_value{};  // MAXVALUE n / MINVALUE n
+  bool no_max_value = false, no_min_value = false;  // NOMAXVALUE / NOMINVALUE
+  std::optional<bool> cycle{}, order{};
+  std::optional<int64_t> cache{};  // CACHE n; 0 for NOCACHE
+  bool restart = false;            // ALTER SEQUENCE ... RESTART
+};
+
+struct DropSequence {
+  std::string name;
+};
+
 struct Commit {};
 struct Rollback {};
 
@@ -246,14 +269,14 @@ struct Describe {
 using DataStatement = std::variant<CreateTable, DropTable, TruncateTable, Insert, Update, Delete,
                                    Merge, Commit, Rollback, AlterSystemSet, ShowParameter,
                                    Select, CreateIndex, DropIndex, AnalyzeValidate, LogCommand,
-                                   Describe>;
+                                   Describe, SequenceOptions, DropSequence>;
 
 // True when the statement starts like one of the data statements (so
 // Session::Execute gives it to ParseDataStatement instead of the file DDL
 // parser): CREATE [GLOBAL TEMPORARY] TABLE, CREATE [UNIQUE] INDEX, DROP TABLE,
 // DROP INDEX, ANALYZE, TRUNCATE, INSERT,
 // UPDATE, DELETE, MERGE, COMMIT, ROLLBACK, ALTER SYSTEM, SHOW, SELECT,
-// ALTER DATABASE [NO]ARCHIVELOG, ARCHIVE LOG.
+// ALTER DATABASE [NO]ARCHIVELOG, ARCHIVE LOG, CREATE / ALTER / DROP SEQUENCE.
 bool IsDataStatement(std::string_view sql);
 
 // Errors: InvalidArgument "at LINE:COL: expected ..., found ..." with an
