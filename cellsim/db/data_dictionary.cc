@@ -18,7 +18,8 @@ constexpr uint64_t kDictMagic = 0x5443494449534345ull;  // "ECSIDICT" little-end
 // Version 2 adds each table's indexes, version 3 each column's NUMBER scale
 // and NOT NULL, version 4 each column's DEFAULT (written only when a column
 // has one, so a database without defaults stays readable by builds that know
-// version 3), version 5 the sequences (written only while one exists);
+// version 3), version 5 the sequences and each column's identity kind
+// (written only while a sequence exists);
 // versions 1 (no indexes) and 2 are still read (their NUMBER columns then
 // take any number, as those versions stored them: the scale was not kept).
 constexpr uint16_t kDictVersion = 5;
@@ -118,6 +119,7 @@ void EncodeTable(Encoder& e, uint16_t version, const TableDef& t) {
     e.PutU32(static_cast<uint32_t>(c.scale));
     e.PutU8(c.not_null ? 1 : 0);
     if (version >= kDictVersionNoSequences) e.PutString(c.default_sql);
+    if (version >= kDictVersion) e.PutU8(static_cast<uint8_t>(c.identity));
   }
   EncodeSegment(e, t.segment);
   e.PutU32(static_cast<uint32_t>(t.indexes.size()));
@@ -187,12 +189,18 @@ bool DecodeTable(Decoder& d, uint16_t version, TableDef* t, std::string* why) {
     c.type = static_cast<ColType>(type);
     if (version >= kDictVersionNoDefaults) {
       uint32_t scale = 0;
-      uint8_t not_null = 0;
+      uint8_t not_null = 0, identity = 0;
       if (!d.GetU32(&scale) || !d.GetU8(&not_null) ||
-          (version >= kDictVersionNoSequences && !d.GetString(&c.default_sql, kMaxDefaultBytes))) {
+          (version >= kDictVersionNoSequences && !d.GetString(&c.default_sql, kMaxDefaultBytes)) ||
+          (version >= kDictVersion && !d.GetU8(&identity))) {
         *why = fmt::format("table {}: column {} truncated", t->name, i + 1);
         return false;
       }
+      if (identity > static_cast<uint8_t>(IdentityKind::kByDefaultOnNull)) {
+        *why = fmt::format("table {}: column {} of unknown identity kind {}", t->name, i + 1, identity);
+        return false;
+      }
+      c.identity = static_cast<IdentityKind>(identity);
       c.scale = static_cast<int32_t>(scale);
       c.not_null = not_null != 0;
     } else if (c.type == ColType::kNumber) {
@@ -220,18 +228,18 @@ uint16_t VersionFor(const DictImage& m) {
 void EncodeSequence(Encoder& e, const SequenceDef& q) {
   e.PutString(q.name);
   e.PutU32(q.object_id);
-  for (int64_t v : {q.increment, q.min_value, q.max_value, q.cache, q.highwater}) {
+  for (int64_t v : {q.increment, q.min_value, q.max_value, q.cache, q.start, q.highwater}) {
     e.PutU64(static_cast<uint64_t>(v));
   }
   e.PutU8(static_cast<uint8_t>((q.cycle ? 1 : 0) | (q.order ? 2 : 0)));
 }
 
 bool DecodeSequence(Decoder& d, SequenceDef* q, std::string* why) {
-  uint64_t v[5] = {};
+  uint64_t v[6] = {};
   uint8_t flags = 0;
-  if (!d.GetString(&q->name, 128) || !d.GetU32(&q->object_id) || !d.GetU64(&v[0]) ||
-      !d.GetU64(&v[1]) || !d.GetU64(&v[2]) || !d.GetU64(&v[3]) || !d.GetU64(&v[4]) ||
-      !d.GetU8(&flags)) {
+  bool ok = d.GetString(&q->name, 128) && d.GetU32(&q->object_id);
+  for (uint64_t& x : v) ok = ok && d.GetU64(&x);
+  if (!ok || !d.GetU8(&flags)) {
     *why = "sequence entry truncated";
     return false;
   }
@@ -239,7 +247,8 @@ bool DecodeSequence(Decoder& d, SequenceDef* q, std::string* why) {
   q->min_value = static_cast<int64_t>(v[1]);
   q->max_value = static_cast<int64_t>(v[2]);
   q->cache = static_cast<int64_t>(v[3]);
-  q->highwater = q->next = static_cast<int64_t>(v[4]);
+  q->start = static_cast<int64_t>(v[4]);
+  q->highwater = q->next = static_cast<int64_t>(v[5]);
   q->cycle = (flags & 1) != 0;
   q->order = (flags & 2) != 0;
   auto beyond = [](int64_t x) { return x < -2 * kSequenceLimit || x > 2 * kSequenceLimit; };

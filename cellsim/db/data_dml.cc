@@ -210,7 +210,7 @@ std::optional<absl::Status> InsertAllObjects(Dml& d, const TableDef& t, const Se
 // SET c = DEFAULT): its DEFAULT, evaluated once per statement (SYSDATE is one
 // value for the statement, as in Oracle), or NULL without one; a DEFAULT
 // that draws a sequence (DEFAULT s.NEXTVAL) is evaluated for each row
-// (DefaultsForRow).
+// (DefaultOf, RowToInsert).
 struct ColumnDefaultValues {
   Row values;
   std::vector<std::pair<size_t, ExprPtr>> per_row;  // column, its DEFAULT
@@ -250,16 +250,14 @@ absl::StatusOr<ColumnDefaultValues> ColumnDefaults(const TableDef& t, const Stat
   return d;
 }
 
-// The defaults of the row at hand (its sequence draws: BeginSequenceRow).
-absl::StatusOr<Row> DefaultsForRow(const TableDef& t, const ColumnDefaultValues& d,
-                                   const StatementEnv& env) {
-  Row row = d.values;
+// Column `k`'s default for the row at hand (a sequence's draw:
+// BeginSequenceRow).
+absl::StatusOr<Value> DefaultOf(const TableDef& t, const ColumnDefaultValues& d, size_t k,
+                                const StatementEnv& env) {
   for (const auto& [i, x] : d.per_row) {
-    absl::StatusOr<Value> v = EvalDefault(t, i, x, env);
-    if (!v.ok()) return v.status();
-    row[i] = *std::move(v);
+    if (i == k) return EvalDefault(t, i, x, env);
   }
-  return row;
+  return d.values[k];
 }
 
 // Where an INSERT's values go: the named columns in order, or every column.
@@ -285,10 +283,54 @@ absl::StatusOr<std::vector<size_t>> Targets(const TableDef& t, const std::vector
   return to;
 }
 
-// The row an INSERT stores: the defaults, with `values` at `targets`.
-Row Arrange(const std::vector<size_t>& targets, const Row& values, const Row& defaults) {
-  Row row = defaults;
-  for (size_t i = 0; i < targets.size(); ++i) row[targets[i]] = values[i];
+// ORA-32795: a GENERATED ALWAYS identity column takes no value but the
+// keyword DEFAULT (`exprs`: VALUES, null entries DEFAULT; null: a query's rows).
+absl::Status CheckIdentityTargets(const TableDef& t, const std::vector<size_t>& targets,
+                                  const std::vector<ExprPtr>* exprs) {
+  for (size_t i = 0; i < targets.size(); ++i) {
+    const Column& c = t.columns[targets[i]];
+    if (c.identity != IdentityKind::kAlways || (exprs != nullptr && (*exprs)[i] == nullptr)) continue;
+    return absl::InvalidArgumentError(fmt::format(
+        "ORA-32795: cannot insert into a generated always identity column ({}.{}: leave it out, "
+        "or give DEFAULT)", t.name, c.name));
+  }
+  return absl::OkStatus();
+}
+
+// ORA-32796: nor is it updated (but to DEFAULT).
+absl::Status CheckIdentityUpdate(const TableDef& t, const std::vector<Assignment>& set) {
+  for (const Assignment& a : set) {
+    absl::StatusOr<size_t> k = ColumnOf(t, a.column);
+    if (k.ok() && t.columns[*k].identity == IdentityKind::kAlways && a.value != nullptr) {
+      return absl::InvalidArgumentError(fmt::format(
+          "ORA-32796: cannot update a generated always identity column ({}.{})", t.name, a.column));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The row an INSERT stores: `values` at `targets` (`keyword[i]`: the
+// keyword DEFAULT there), the defaults elsewhere; a NULL given to a BY
+// DEFAULT ON NULL identity column takes its default. A DEFAULT drawn per row
+// (s.NEXTVAL) is drawn only for a column that takes it.
+absl::StatusOr<Row> RowToInsert(const TableDef& t, const std::vector<size_t>& targets,
+                                const Row& values, const std::vector<bool>* keyword,
+                                const ColumnDefaultValues& d, const StatementEnv& env) {
+  Row row = d.values;
+  std::vector<bool> takes_default(t.columns.size(), true);
+  for (size_t i = 0; i < targets.size(); ++i) {
+    const size_t k = targets[i];
+    const bool on_null = t.columns[k].identity == IdentityKind::kByDefaultOnNull && values[i].is_null();
+    if ((keyword != nullptr && (*keyword)[i]) || on_null) continue;
+    row[k] = values[i];
+    takes_default[k] = false;
+  }
+  for (const auto& [k, x] : d.per_row) {
+    if (!takes_default[k]) continue;
+    absl::StatusOr<Value> v = EvalDefault(t, k, x, env);
+    if (!v.ok()) return v.status();
+    row[k] = *std::move(v);
+  }
   return row;
 }
 
@@ -302,25 +344,26 @@ absl::StatusOr<int64_t> InsertValues(Dml& d, TableDef& t, const std::vector<std:
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
   absl::StatusOr<std::vector<size_t>> targets = Targets(t, cols, exprs.size());
   if (!targets.ok()) return targets.status();
+  if (absl::Status st = CheckIdentityTargets(t, *targets, &exprs); !st.ok()) return st;
   BeginSequenceRow(d.env);
-  absl::StatusOr<Row> row_defaults = DefaultsForRow(t, column_defaults, d.env);
-  if (!row_defaults.ok()) return row_defaults.status();
-  const Row& defaults = *row_defaults;
-  Row values;
+  Row values(exprs.size());
+  std::vector<bool> keyword(exprs.size(), false);
   static const std::vector<Column> kNone;
   static const Row kEmpty;
   for (size_t i = 0; i < exprs.size(); ++i) {
     if (exprs[i] == nullptr) {
-      values.push_back(defaults[(*targets)[i]]);
+      keyword[i] = true;
       continue;
     }
     absl::StatusOr<Value> v = EvalIn(*exprs[i], src_cols ? *src_cols : kNone,
                                      src_row ? *src_row : kEmpty, src_q, nullptr, nullptr, "", d.env);
     if (!v.ok()) return v.status();
-    values.push_back(*v);
+    values[i] = *std::move(v);
   }
+  absl::StatusOr<Row> row = RowToInsert(t, *targets, values, &keyword, column_defaults, d.env);
+  if (!row.ok()) return row.status();
   RowInserter ins(d, t, false);
-  if (absl::Status st = ins.Add(Arrange(*targets, values, defaults)); !st.ok()) return st;
+  if (absl::Status st = ins.Add(*row); !st.ok()) return st;
   return 1;
 }
 
@@ -464,17 +507,13 @@ RowRewrite Setter(Dml& d, const TableDef& t, const std::vector<Assignment>& set,
     Row row = old;
     ++*changed;
     BeginSequenceRow(d.env);  // each row changed draws its own NEXTVAL
-    std::optional<Row> row_defaults;
     for (const Assignment& a : set) {
       absl::StatusOr<size_t> k = ColumnOf(t, a.column);
       if (!k.ok()) return k.status();
       if (a.value == nullptr) {
-        if (!row_defaults) {
-          absl::StatusOr<Row> r = DefaultsForRow(t, defaults, d.env);
-          if (!r.ok()) return r.status();
-          row_defaults = *std::move(r);
-        }
-        row[*k] = (*row_defaults)[*k];
+        absl::StatusOr<Value> v = DefaultOf(t, defaults, *k, d.env);
+        if (!v.ok()) return v.status();
+        row[*k] = *std::move(v);
         continue;
       }
       absl::StatusOr<Value> v =
@@ -548,11 +587,15 @@ absl::Status CheckConstraints(Dml& d, const CreateTable& c) ABSL_EXCLUSIVE_LOCKS
   return absl::OkStatus();
 }
 
-absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out)
-    ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
-  if (absl::Status st = CheckNameFree(d.e, c.name); !st.ok()) return st;
-  if (absl::Status st = CheckConstraints(d, c); !st.ok()) return st;
-  for (const ColumnDef& cd : c.columns) {  // DEFAULT s.NEXTVAL: s must exist (ORA-02289)
+// A DEFAULT's sequences exist (ORA-02289), and a table has at most one
+// identity column (ORA-30669).
+absl::Status CheckColumnSequences(Dml& d, const CreateTable& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
+  if (std::count_if(c.columns.begin(), c.columns.end(), [](const ColumnDef& cd) {
+        return cd.identity != IdentityKind::kNone;
+      }) > 1) {
+    return absl::InvalidArgumentError("ORA-30669: table can have only one identity column");
+  }
+  for (const ColumnDef& cd : c.columns) {
     if (cd.default_value == nullptr) continue;
     std::vector<const Expr*> todo = {cd.default_value.get()};
     while (!todo.empty()) {
@@ -566,6 +609,14 @@ absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out)
       for (const ExprPtr& a : x->args) todo.push_back(a.get());
     }
   }
+  return absl::OkStatus();
+}
+
+absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
+  if (absl::Status st = CheckNameFree(d.e, c.name); !st.ok()) return st;
+  if (absl::Status st = CheckConstraints(d, c); !st.ok()) return st;
+  if (absl::Status st = CheckColumnSequences(d, c); !st.ok()) return st;
   TableDef t;
   t.name = c.name;
   t.temporary = c.global_temporary;
@@ -578,7 +629,8 @@ absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out)
     for (const TableConstraint& k : c.constraints) {
       key |= k.primary_key && std::find(k.columns.begin(), k.columns.end(), cd.name) != k.columns.end();
     }
-    t.columns.push_back({cd.name, ty, cd.length, cd.scale, cd.not_null || key, cd.default_text});
+    t.columns.push_back(
+        {cd.name, ty, cd.length, cd.scale, cd.not_null || key, cd.default_text, cd.identity});
   }
   if (c.as_select) {
     absl::StatusOr<std::vector<Column>> shape = SelectShape(d.e, d.s, d.sd, d.rec, d.env, *c.as_select);
@@ -599,8 +651,19 @@ absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out)
     if (!stored.temporary) {
       for (IndexDef& ix : stored.indexes) d.e.FreeSegment(ix.segment, false);
     }
+    for (const Column& col : stored.columns) d.e.sequences.erase(IdentitySequenceOf(col));
     d.e.tables.erase(c.name);
   };
+  for (size_t i = 0; i < c.columns.size() && !c.as_select; ++i) {
+    if (c.columns[i].identity == IdentityKind::kNone) continue;
+    absl::StatusOr<std::string> dflt =
+        AddIdentitySequence(d.e, stored.object_id, c.columns[i].identity_options);
+    if (!dflt.ok()) {
+      undo();
+      return dflt.status();
+    }
+    stored.columns[i].default_sql = *dflt;
+  }
   for (const TableConstraint& k : c.constraints) {
     CreateIndex ix;
     ix.name = k.name.empty() ? fmt::format("SYS_C{:07d}", d.e.next_object_id) : k.name;
@@ -662,12 +725,14 @@ absl::Status InsertRun(Dml& d, const Insert& ins, DataOutcome* out)
                                           absl::StatusOr<std::vector<size_t>> to =
                                               Targets(**t, ins.columns, r.size());
                                           if (!to.ok()) return to.status();
+                                          absl::Status id = CheckIdentityTargets(**t, *to, nullptr);
+                                          if (!id.ok()) return id;
                                           targets = *std::move(to);
                                         }
-                                        absl::StatusOr<Row> row_defaults =
-                                            DefaultsForRow(**t, *defaults, d.env);
-                                        if (!row_defaults.ok()) return row_defaults.status();
-                                        return w.Add(Arrange(*targets, r, *row_defaults));
+                                        absl::StatusOr<Row> row =
+                                            RowToInsert(**t, *targets, r, nullptr, *defaults, d.env);
+                                        if (!row.ok()) return row.status();
+                                        return w.Add(*row);
                                       }, &cols);
   st = FlushEvenOnError(w, st);
   if (!st.ok()) return st;
@@ -698,6 +763,7 @@ absl::Status MergeRun(Dml& d, const Merge& m, DataOutcome* out)
   // change which target rows the ON condition matches.
   std::set<std::string> on_columns;
   OnTargetColumns(m.on, **t, q, &on_columns);
+  if (absl::Status st = CheckIdentityUpdate(**t, m.matched_update); !st.ok()) return st;
   for (const Assignment& a : m.matched_update) {
     if (on_columns.count(a.column) != 0) {
       return absl::InvalidArgumentError(fmt::format(
@@ -781,7 +847,10 @@ absl::Status DropOrTruncate(Dml& d, const std::string& name, bool drop, DataOutc
       if (!drop) ix.object_id = d.e.next_object_id++;
     }
   }
-  if (drop) d.e.tables.erase(name);
+  if (drop) {
+    for (const Column& col : (*t)->columns) d.e.sequences.erase(IdentitySequenceOf(col));
+    d.e.tables.erase(name);
+  }
   if (absl::Status st = d.e.WriteDictionary(false); !st.ok()) return st;
   out->feedback = drop ? "Table dropped." : "Table truncated.";
   return absl::OkStatus();
@@ -874,6 +943,7 @@ absl::Status RunDml(DataEngine& e, Session::State& s, SessionData& sd, Recorder&
   if (const auto* x = std::get_if<Update>(&st)) {
     absl::StatusOr<TableDef*> t = FindTable(e, x->table);
     if (!t.ok()) return t.status();
+    if (absl::Status st = CheckIdentityUpdate(**t, x->set); !st.ok()) return st;
     std::vector<const Expr*> roots = {x->where.get()};
     for (const Assignment& a : x->set) roots.push_back(a.value.get());
     if (absl::Status sq = RunSubqueries(e, s, sd, rec, roots, &d.env); !sq.ok()) return sq;

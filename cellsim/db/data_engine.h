@@ -135,6 +135,7 @@ struct SequenceDef {
   int64_t min_value = 1, max_value = 0;  // max_value: see kSequenceNoMax
   int64_t cache = 20;                    // 0: NOCACHE
   bool cycle = false, order = false;
+  int64_t start = 1;      // START WITH (or RESTART's)
   int64_t highwater = 1;  // persisted
   int64_t next = 1;       // in memory: the next value to hand out
   int64_t cached = 0;     // values from `next` on that `highwater` covers
@@ -442,6 +443,14 @@ bool RunSequenceDdl(DataEngine& e, SessionData& sd, Recorder& rec, const DataSta
 absl::Status CheckSequencePlacement(const DataStatement& st, std::set<std::string>* nextval);
 // Whether `e` holds s.NEXTVAL or s.CURRVAL (not looking into subqueries).
 bool HasSequence(const Expr& e);
+// An identity column's sequence, ISEQ$$_`table_object_id`, made with
+// `options` (not yet in the dictionary: CREATE TABLE writes it once);
+// returns the column's DEFAULT text.
+absl::StatusOr<std::string> AddIdentitySequence(DataEngine& e, uint32_t table_object_id,
+                                                const SequenceOptions& options)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+// The sequence an identity column draws from ("" for another column).
+std::string IdentitySequenceOf(const Column& c);
 // ORA-00955 when `name` is a table's, an index's or a sequence's.
 absl::Status CheckNameFree(DataEngine& e, const std::string& name)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
@@ -470,6 +479,10 @@ class SequenceDraw {
 // SEQUENCE_NAME ... LAST_NUMBER for {DBA,ALL,USER}_SEQUENCES, the first
 // column SEQUENCE_OWNER (data_sequence.cc).
 std::vector<Row> SequenceRows(DataEngine& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+// USER_TAB_IDENTITY_COLS.IDENTITY_OPTIONS of sequence `name`, as Oracle
+// writes it ("START WITH: 1, INCREMENT BY: 1, ...").
+std::string IdentityOptionsText(DataEngine& e, const std::string& name)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
 // Before a clean close: each sequence's next value becomes its highwater.
 void SettleSequences(DataEngine& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
 

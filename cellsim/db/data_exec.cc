@@ -1244,7 +1244,11 @@ absl::StatusOr<std::vector<internal::Column>> SelectShape(DataEngine& e, Session
     if (it.expr->kind == Expr::Kind::kStar) {
       for (const Source& src : sources) {
         if (!it.expr->qualifier.empty() && it.expr->qualifier != src.qualifier) continue;
-        cols.insert(cols.end(), src.columns.begin(), src.columns.end());
+        for (internal::Column col : src.columns) {
+          col.default_sql.clear();
+          col.identity = IdentityKind::kNone;
+          cols.push_back(std::move(col));
+        }
       }
       continue;
     }
@@ -1253,7 +1257,9 @@ absl::StatusOr<std::vector<internal::Column>> SelectShape(DataEngine& e, Session
       for (const Source& src : sources) {
         for (const internal::Column& bc : src.columns) {
           if (bc.name == it.expr->text) {
-            col = bc;
+            col = bc;  // its type and NOT NULL; not its DEFAULT nor identity (as CTAS)
+            col.default_sql.clear();
+            col.identity = IdentityKind::kNone;
             if (!it.alias.empty()) col.name = it.alias;
           }
         }

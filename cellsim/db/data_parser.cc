@@ -732,13 +732,9 @@ class DataParser {
     return negative ? -v : v;
   }
 
-  // CREATE / ALTER SEQUENCE's options, each at most once (ORA-02247 twice).
-  absl::StatusOr<DataStatement> SequenceStatement(bool alter) {
-    SequenceOptions o;
-    o.alter = alter;
-    absl::StatusOr<std::string> n = TableName();
-    if (!n.ok()) return n.status();
-    o.name = *n;
+  // CREATE / ALTER SEQUENCE's (or an identity column's) options, each at
+  // most once (ORA-02247 twice), up to the end or a ')'.
+  absl::Status SequenceOptionList(SequenceOptions* o) {
     std::vector<std::string> seen;
     auto once = [&](const std::string& what) -> absl::Status {
       if (std::find(seen.begin(), seen.end(), what) != seen.end()) {
@@ -756,56 +752,93 @@ class DataParser {
       *into = *v;
       return absl::OkStatus();
     };
-    while (Peek().kind != Tok::kEnd && !IsP(";")) {
+    while (Peek().kind != Tok::kEnd && !IsP(";") && !IsP(")")) {
       absl::Status st;
       if (AcceptW("INCREMENT")) {
-        if (st = ExpectW("BY"); st.ok()) st = number("INCREMENT BY", "INCREMENT", &o.increment_by);
+        if (st = ExpectW("BY"); st.ok()) st = number("INCREMENT BY", "INCREMENT", &o->increment_by);
       } else if (AcceptW("START")) {
-        if (st = ExpectW("WITH"); st.ok()) st = number("START WITH", "START WITH", &o.start_with);
-      } else if (alter && AcceptW("RESTART")) {
+        if (st = ExpectW("WITH"); st.ok()) st = number("START WITH", "START WITH", &o->start_with);
+      } else if (o->alter && AcceptW("RESTART")) {
         st = once("RESTART");
-        o.restart = true;
+        o->restart = true;
         if (st.ok() && AcceptW("START")) {
-          if (st = ExpectW("WITH"); st.ok()) st = number("START WITH", "START WITH", &o.start_with);
+          if (st = ExpectW("WITH"); st.ok()) st = number("START WITH", "START WITH", &o->start_with);
         }
       } else if (AcceptW("MAXVALUE")) {
-        st = number("MAXVALUE", "MAXVALUE", &o.max_value);
+        st = number("MAXVALUE", "MAXVALUE", &o->max_value);
       } else if (AcceptW("NOMAXVALUE")) {
         st = once("MAXVALUE");
-        o.no_max_value = true;
+        o->no_max_value = true;
       } else if (AcceptW("MINVALUE")) {
-        st = number("MINVALUE", "MINVALUE", &o.min_value);
+        st = number("MINVALUE", "MINVALUE", &o->min_value);
       } else if (AcceptW("NOMINVALUE")) {
         st = once("MINVALUE");
-        o.no_min_value = true;
+        o->no_min_value = true;
       } else if (IsW("CYCLE") || IsW("NOCYCLE")) {
         st = once("CYCLE");
-        o.cycle = Next().text == "CYCLE";
+        o->cycle = Next().text == "CYCLE";
       } else if (IsW("ORDER") || IsW("NOORDER")) {
         st = once("ORDER");
-        o.order = Next().text == "ORDER";
+        o->order = Next().text == "ORDER";
       } else if (AcceptW("NOCACHE")) {
         st = once("CACHE");
-        o.cache = 0;
+        o->cache = 0;
       } else if (AcceptW("CACHE")) {
-        st = number("CACHE", "CACHE", &o.cache);
+        st = number("CACHE", "CACHE", &o->cache);
       } else {
         return Error(fmt::format("expected a sequence option (INCREMENT BY, START WITH, MAXVALUE, "
                                  "MINVALUE, CYCLE, CACHE, ORDER{}), found {}",
-                                 alter ? ", RESTART" : "", Describe(Peek())),
+                                 o->alter ? ", RESTART" : "", Describe(Peek())),
                      "ORA-00933: SQL command not properly ended");
       }
       if (!st.ok()) return st;
     }
-    if (alter && seen.empty()) {
+    if (o->alter && seen.empty()) {
       return Error("ALTER SEQUENCE without an option",
                    "ORA-02286: no options specified for ALTER SEQUENCE");
     }
-    if (alter && o.start_with && !o.restart) {
+    if (o->alter && o->start_with && !o->restart) {
       return Error("START WITH in ALTER SEQUENCE (RESTART START WITH n restarts it)",
                    "ORA-02283: cannot alter starting sequence number");
     }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<DataStatement> SequenceStatement(bool alter) {
+    SequenceOptions o;
+    o.alter = alter;
+    absl::StatusOr<std::string> n = TableName();
+    if (!n.ok()) return n.status();
+    o.name = *n;
+    if (absl::Status st = SequenceOptionList(&o); !st.ok()) return st;
+    if (IsP(")")) return Error("unexpected ')'", "ORA-00933: SQL command not properly ended");
     return DataStatement(o);
+  }
+
+  // After a column's type: GENERATED {ALWAYS | BY DEFAULT [ON NULL]} AS
+  // IDENTITY [(sequence options)] (GENERATED already read).
+  absl::Status IdentityClause(ColumnDef* col) {
+    col->identity = IdentityKind::kAlways;
+    if (AcceptW("BY")) {
+      if (absl::Status s = ExpectW("DEFAULT"); !s.ok()) return s;
+      col->identity = IdentityKind::kByDefault;
+      if (AcceptW("ON")) {
+        if (absl::Status s = ExpectW("NULL"); !s.ok()) return s;
+        col->identity = IdentityKind::kByDefaultOnNull;
+      }
+    } else {
+      AcceptW("ALWAYS");
+    }
+    if (absl::Status s = ExpectW("AS"); !s.ok()) return s;
+    if (absl::Status s = ExpectW("IDENTITY"); !s.ok()) return s;
+    if (col->type != "NUMBER") {
+      return Error(fmt::format("column {} is {}", col->name, col->type),
+                   "ORA-30675: identity column must be a numeric type");
+    }
+    col->not_null = true;  // as Oracle: an identity column is NOT NULL
+    if (!AcceptP("(")) return absl::OkStatus();
+    if (absl::Status s = SequenceOptionList(&col->identity_options); !s.ok()) return s;
+    return ExpectP(")");
   }
 
   absl::StatusOr<DataStatement> CreateIndexStatement() {
@@ -953,6 +986,13 @@ class DataParser {
           absl::StatusOr<ExprPtr> dflt = DefaultExpression(&col.default_text);
           if (!dflt.ok()) return dflt.status();
           col.default_value = *dflt;
+        }
+        if (AcceptW("GENERATED")) {
+          if (col.default_value) {
+            return Error("a column with a DEFAULT cannot be an identity column",
+                         "ORA-30614: cannot set a default value on an identity column");
+          }
+          if (absl::Status s = IdentityClause(&col); !s.ok()) return s;
         }
         // Inline constraints: [CONSTRAINT n] [NOT] NULL | PRIMARY KEY | UNIQUE.
         while (true) {

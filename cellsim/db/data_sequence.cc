@@ -241,10 +241,8 @@ absl::Status CheckStart(int64_t start, const SequenceDef& q) {
   return absl::OkStatus();
 }
 
-absl::Status CreateSequenceRun(DataEngine& e, SessionData& sd, Recorder& rec,
-                               const SequenceOptions& o, DataOutcome* out)
-    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
-  if (absl::Status st = CheckNameFree(e, o.name); !st.ok()) return st;
+// A new sequence called `name` from `o`, checked (not yet in the engine).
+absl::StatusOr<SequenceDef> NewSequence(const std::string& name, const SequenceOptions& o) {
   absl::StatusOr<SequenceDef> q = Settle(o, SequenceDef{});
   if (!q.ok()) return q.status();
   if (o.start_with && (*o.start_with >= kSequenceLimit || *o.start_with <= -kSequenceLimit)) {
@@ -253,11 +251,31 @@ absl::Status CreateSequenceRun(DataEngine& e, SessionData& sd, Recorder& rec,
   }
   const int64_t start = o.start_with.value_or(q->increment > 0 ? q->min_value : q->max_value);
   if (absl::Status st = CheckStart(start, *q); !st.ok()) return st;
+  q->name = name;
+  q->start = q->highwater = q->next = start;
+  return q;
+}
+
+constexpr std::string_view kIdentityPrefix = "ISEQ$$_";
+
+// ORA-32793 / ORA-32794: an identity column's sequence is the table's.
+absl::Status CheckNotIdentitySequence(const std::string& name, bool drop) {
+  if (!name.starts_with(kIdentityPrefix)) return absl::OkStatus();
+  return absl::FailedPreconditionError(fmt::format(
+      "{} ({}: an identity column's; {})", drop ? "ORA-32794: cannot drop a system-generated sequence"
+                                               : "ORA-32793: cannot alter a system-generated sequence",
+      name, drop ? "DROP TABLE drops it" : "its column's options are fixed at CREATE TABLE"));
+}
+
+absl::Status CreateSequenceRun(DataEngine& e, SessionData& sd, Recorder& rec,
+                               const SequenceOptions& o, DataOutcome* out)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  if (absl::Status st = CheckNameFree(e, o.name); !st.ok()) return st;
+  absl::StatusOr<SequenceDef> q = NewSequence(o.name, o);
+  if (!q.ok()) return q.status();
   // DDL commits the session's transaction first.
   if (absl::Status st = e.Commit(rec, sd); !st.ok()) return st;
-  q->name = o.name;
   q->object_id = e.next_object_id++;
-  q->highwater = q->next = start;
   e.sequences.emplace(o.name, *q);
   if (absl::Status st = e.WriteDictionary(false); !st.ok()) {
     e.sequences.erase(o.name);
@@ -281,6 +299,7 @@ absl::Status AlterSequenceRun(DataEngine& e, SessionData& sd, Recorder& rec,
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   absl::StatusOr<SequenceDef*> found = FindSequenceNamed(e, o.name);
   if (!found.ok()) return found.status();
+  if (absl::Status st = CheckNotIdentitySequence(o.name, false); !st.ok()) return st;
   SequenceDef& q = **found;
   absl::StatusOr<SequenceDef> changed = Settle(o, q);
   if (!changed.ok()) return changed.status();
@@ -302,6 +321,7 @@ absl::Status AlterSequenceRun(DataEngine& e, SessionData& sd, Recorder& rec,
   if (absl::Status st = e.Commit(rec, sd); !st.ok()) return st;
   const SequenceDef before = q;
   q = *changed;
+  if (o.restart) q.start = next;
   q.next = q.highwater = next;  // the cache is dropped: the next draw records its highwater
   q.cached = 0;
   if (absl::Status st = e.WriteDictionary(false); !st.ok()) {
@@ -316,6 +336,7 @@ absl::Status DropSequenceRun(DataEngine& e, SessionData& sd, Recorder& rec, cons
                              DataOutcome* out) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   absl::StatusOr<SequenceDef*> found = FindSequenceNamed(e, d.name);
   if (!found.ok()) return found.status();
+  if (absl::Status st = CheckNotIdentitySequence(d.name, true); !st.ok()) return st;
   if (absl::Status st = e.Commit(rec, sd); !st.ok()) return st;
   const SequenceDef before = **found;
   e.sequences.erase(d.name);
@@ -330,6 +351,23 @@ absl::Status DropSequenceRun(DataEngine& e, SessionData& sd, Recorder& rec, cons
 }  // namespace
 
 bool HasSequence(const Expr& e) { return FindSequence(&e, false) != nullptr; }
+
+absl::StatusOr<std::string> AddIdentitySequence(DataEngine& e, uint32_t table_object_id,
+                                                const SequenceOptions& options) {
+  const std::string name = fmt::format("{}{}", kIdentityPrefix, table_object_id);
+  if (absl::Status st = CheckNameFree(e, name); !st.ok()) return st;
+  absl::StatusOr<SequenceDef> q = NewSequence(name, options);
+  if (!q.ok()) return q.status();
+  q->object_id = e.next_object_id++;
+  e.sequences.emplace(name, *q);
+  return fmt::format("\"{}\".nextval", name);
+}
+
+std::string IdentitySequenceOf(const Column& c) {
+  if (c.identity == IdentityKind::kNone) return "";
+  absl::StatusOr<ExprPtr> x = ParseDataExpression(c.default_sql);
+  return x.ok() && (*x)->kind == Expr::Kind::kSequence ? (*x)->qualifier : "";
+}
 
 absl::Status CheckSequencePlacement(const DataStatement& st, std::set<std::string>* nextval) {
   absl::Status status;
@@ -423,6 +461,21 @@ std::vector<Row> SequenceRows(DataEngine& e) {
                     Value::Num(static_cast<double>(q.highwater))});
   }
   return rows;
+}
+
+std::string IdentityOptionsText(DataEngine& e, const std::string& name) {
+  auto it = e.sequences.find(name);
+  if (it == e.sequences.end()) return "";
+  const SequenceDef& q = it->second;
+  auto bound = [](int64_t v, const char* oracle) {
+    return std::abs(v) >= kSequenceLimit ? std::string(oracle) : fmt::format("{}", v);
+  };
+  return fmt::format(
+      "START WITH: {}, INCREMENT BY: {}, MAX_VALUE: {}, MIN_VALUE: {}, CYCLE_FLAG: {}, "
+      "CACHE_SIZE: {}, ORDER_FLAG: {}",
+      q.start, q.increment, bound(q.max_value, "9999999999999999999999999999"),
+      bound(q.min_value, "-999999999999999999999999999"),
+      q.cycle ? "Y" : "N", q.cache, q.order ? "Y" : "N");
 }
 
 void SettleSequences(DataEngine& e) {

@@ -313,7 +313,7 @@ std::optional<ViewRows> DictionaryView(DataEngine& e, const std::string& name)
     // the DEFAULT's text as written.
     r.columns = {S("OWNER"),          S("TABLE_NAME"), S("COLUMN_NAME"), S("DATA_TYPE"),
                  N("DATA_LENGTH"),    N("DATA_PRECISION"), N("DATA_SCALE"), S("NULLABLE"),
-                 N("COLUMN_ID"),      S("DATA_DEFAULT")};
+                 N("COLUMN_ID"),      S("DATA_DEFAULT"),   S("IDENTITY_COLUMN")};
     for (auto& [tname, t] : e.tables) {
       for (size_t i = 0; i < t.columns.size(); ++i) {
         const Column& c = t.columns[i];
@@ -328,7 +328,20 @@ std::optional<ViewRows> DictionaryView(DataEngine& e, const std::string& name)
                           number && c.length != 0 ? Value::Num(c.length) : Value::Null(),
                           number && c.length != 0 ? Value::Num(c.scale) : Value::Null(),
                           Value::Str(c.not_null ? "N" : "Y"), Value::Num(static_cast<double>(i + 1)),
-                          c.default_sql.empty() ? Value::Null() : Value::Str(c.default_sql)});
+                          c.default_sql.empty() ? Value::Null() : Value::Str(c.default_sql),
+                          Value::Str(c.identity == IdentityKind::kNone ? "NO" : "YES")});
+      }
+    }
+  } else if (kind("TAB_IDENTITY_COLS")) {
+    r.columns = {S("OWNER"), S("TABLE_NAME"), S("COLUMN_NAME"), S("GENERATION_TYPE"),
+                 S("SEQUENCE_NAME"), S("IDENTITY_OPTIONS")};
+    for (auto& [tname, t] : e.tables) {
+      for (const Column& c : t.columns) {
+        if (c.identity == IdentityKind::kNone) continue;
+        const std::string seq = IdentitySequenceOf(c);
+        r.rows.push_back({Value::Str("CELLSIM"), Value::Str(tname), Value::Str(c.name),
+                          Value::Str(c.identity == IdentityKind::kAlways ? "ALWAYS" : "BY DEFAULT"),
+                          Value::Str(seq), Value::Str(IdentityOptionsText(e, seq))});
       }
     }
   } else if (kind("SEQUENCES")) {

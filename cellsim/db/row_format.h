@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
+#include "cellsim/db/data_statement.h"
 
 namespace cellsim::db::internal {
 
@@ -29,8 +30,10 @@ struct Column {
   uint32_t length = 0;  // VARCHAR2 / CHAR length; NUMBER's precision (0: none)
   int32_t scale = 0;    // NUMBER(p, s)'s s
   bool not_null = false;
-  // DEFAULT's expression as written ("" = none; dictionary format 4).
+  // DEFAULT's expression as written ("" = none; dictionary format 4); an
+  // identity column's is its sequence's NEXTVAL ("ISEQ$$_n".nextval).
   std::string default_sql{};
+  IdentityKind identity = IdentityKind::kNone;  // dictionary format 5
 };
 
 // A SQL value: NULL, a number or a string; DATEs are numbers of seconds since

@@ -3,7 +3,8 @@
 // grammar (docs/sql.md "Data statements") is the subset the temp-undo seed and
 // its measurement scripts use:
 //
-//   CREATE [GLOBAL TEMPORARY] TABLE t (c NUMBER[(p[, s])] [DEFAULT e] [NOT NULL]
+//   CREATE [GLOBAL TEMPORARY] TABLE t (c NUMBER[(p[, s])] [DEFAULT e | GENERATED
+//          {ALWAYS | BY DEFAULT [ON NULL]} AS IDENTITY [(sequence options)]] [NOT NULL]
 //          [[CONSTRAINT n] PRIMARY KEY | UNIQUE], d VARCHAR2(30), e CHAR(1000), f DATE, ...
 //          [, [CONSTRAINT n] PRIMARY KEY | UNIQUE (c, ...)])
 //          [ON COMMIT DELETE|PRESERVE ROWS] [TABLESPACE ts]
@@ -127,6 +128,24 @@ struct Select {
   std::optional<uint64_t> fetch_rows{};
 };
 
+// An identity column (Oracle 12c: GENERATED ALWAYS | BY DEFAULT [ON NULL]
+// AS IDENTITY): its values come from a sequence of its own, ISEQ$$_n.
+enum class IdentityKind : uint8_t { kNone, kAlways, kByDefault, kByDefaultOnNull };
+
+// CREATE SEQUENCE, or ALTER SEQUENCE (`alter`: only the options written
+// change), or an identity column's options. Numbers are integers as
+// written; unset: not written.
+struct SequenceOptions {
+  std::string name;  // uppercased
+  bool alter = false;
+  std::optional<int64_t> increment_by{}, start_with{};
+  std::optional<int64_t> max_value{}, min_value{};  // MAXVALUE n / MINVALUE n
+  bool no_max_value = false, no_min_value = false;  // NOMAXVALUE / NOMINVALUE
+  std::optional<bool> cycle{}, order{};
+  std::optional<int64_t> cache{};  // CACHE n; 0 for NOCACHE
+  bool restart = false;            // ALTER SEQUENCE ... RESTART
+};
+
 struct ColumnDef {
   std::string name;   // uppercased
   std::string type;   // NUMBER, VARCHAR2, CHAR, DATE
@@ -137,6 +156,8 @@ struct ColumnDef {
   // keyword DEFAULT) stores; the text as written is what the dictionary keeps.
   ExprPtr default_value{};
   std::string default_text{};
+  IdentityKind identity = IdentityKind::kNone;  // GENERATED ... AS IDENTITY [(options)]
+  SequenceOptions identity_options{};
 };
 
 // PRIMARY KEY or UNIQUE, on a column or the table: kept as a unique index of
@@ -221,19 +242,6 @@ struct Merge {
   std::vector<std::string> insert_columns;  // WHEN NOT MATCHED THEN INSERT (...)
   std::vector<ExprPtr> insert_values;
   bool has_insert = false;
-};
-
-// CREATE SEQUENCE, or ALTER SEQUENCE (`alter`: only the options written
-// change). Numbers are integers as written; unset: not written.
-struct SequenceOptions {
-  std::string name;  // uppercased
-  bool alter = false;
-  std::optional<int64_t> increment_by{}, start_with{};
-  std::optional<int64_t> max_value{}, min_value{};  // MAXVALUE n / MINVALUE n
-  bool no_max_value = false, no_min_value = false;  // NOMAXVALUE / NOMINVALUE
-  std::optional<bool> cycle{}, order{};
-  std::optional<int64_t> cache{};  // CACHE n; 0 for NOCACHE
-  bool restart = false;            // ALTER SEQUENCE ... RESTART
 };
 
 struct DropSequence {
