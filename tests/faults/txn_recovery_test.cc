@@ -83,6 +83,36 @@ TEST(TxnAcrossProcesses, TablesAndRowsPersistBetweenSqlRuns) {
   EXPECT_THAT(r.err, Not(HasSubstr("uncommitted")));
 }
 
+// A sequence across processes: each clean run hands on where the last one
+// stopped; a run killed with SIGKILL loses its cached values, and the next
+// run never hands out a value the killed one did.
+TEST(TxnAcrossProcesses, SequencesSurviveRunsAndAKill) {
+  TempDir tmp;
+  const std::string rack = MakeRack(tmp);
+  CmdRun r = Cellsim(tmp.File("e1"), {"sql", rack, "--standard-files", "-e",
+                                      "create sequence s cache 10", "-e",
+                                      "select s.nextval from dual"});
+  ASSERT_TRUE(r.ok()) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\n      1\n"));
+  r = Cellsim(tmp.File("e2"), {"sql", rack, "-e", "select s.nextval from dual"});
+  ASSERT_TRUE(r.ok()) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\n      2\n"));  // the clean close gave 3..10 back
+  ChildProcess child = CellsimChild({"sql", rack, "-i"}, tmp.File("child.err"), true);
+  ASSERT_TRUE(child.started()) << child.error();
+  ASSERT_TRUE(child.ReadUntil("SQL> "));
+  ASSERT_TRUE(child.WriteStdin("select s.nextval from dual connect by level <= 12;\n"));
+  std::optional<std::string> out = child.ReadUntil("SQL> ");
+  ASSERT_TRUE(out) << child.Stderr();
+  EXPECT_THAT(*out, HasSubstr("\n     14\n"));  // 3..14: its cache runs to 22
+  child.Kill();
+  child.Wait();
+  r = Cellsim(tmp.File("e3"), {"sql", rack, "-e", "select s.nextval from dual", "-e",
+                               "select last_number from user_sequences"});
+  ASSERT_TRUE(r.ok()) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\n     23\n"));  // 15..22 were cached: skipped
+  EXPECT_THAT(r.err, HasSubstr("recovery"));
+}
+
 // ---- the DML crash campaign ----
 
 constexpr const char* kChildEnv = "CELLSIM_TXN_CRASH_CHILD";  // the rack directory
