@@ -856,6 +856,23 @@ absl::Status DropOrTruncate(Dml& d, const std::string& name, bool drop, DataOutc
   return absl::OkStatus();
 }
 
+// ROLLBACK TO SAVEPOINT: the changes since it are undone (as a failed
+// statement's are), the savepoints set after it go, it and the transaction
+// stay.
+absl::Status RollbackToSavepoint(Dml& d, const std::string& name) ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
+  std::vector<std::pair<std::string, size_t>>& points = d.sd.txn.savepoints;
+  auto it = std::find_if(points.begin(), points.end(), [&](const auto& p) { return p.first == name; });
+  if (it == points.end()) {
+    return absl::FailedPreconditionError(fmt::format(
+        "ORA-01086: savepoint '{}' never established in this session or is invalid{}", name,
+        d.sd.txn.active ? "" : " (COMMIT, ROLLBACK and DDL end a transaction and its savepoints)"));
+  }
+  const size_t mark = it->second;
+  points.erase(it + 1, points.end());
+  d.e.RollbackTo(d.rec, d.sd, mark);
+  return absl::OkStatus();
+}
+
 absl::Status AlterSystem(Dml& d, const AlterSystemSet& a, DataOutcome* out)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
   if (a.name != "temp_undo_enabled") {
@@ -975,9 +992,17 @@ absl::Status RunDml(DataEngine& e, Session::State& s, SessionData& sd, Recorder&
     out->feedback = "Commit complete.";
     return e.Commit(rec, sd);
   }
-  if (std::holds_alternative<Rollback>(st)) {
+  if (const auto* x = std::get_if<Rollback>(&st)) {
     out->feedback = "Rollback complete.";
-    return e.Rollback(rec, sd);
+    if (x->to_savepoint.empty()) return e.Rollback(rec, sd);
+    return RollbackToSavepoint(d, x->to_savepoint);
+  }
+  if (const auto* x = std::get_if<Savepoint>(&st)) {
+    std::vector<std::pair<std::string, size_t>>& points = sd.txn.savepoints;
+    std::erase_if(points, [&](const auto& p) { return p.first == x->name; });
+    points.emplace_back(x->name, sd.txn.undo.size());
+    out->feedback = "Savepoint created.";
+    return absl::OkStatus();
   }
   if (const auto* x = std::get_if<AlterSystemSet>(&st)) return AlterSystem(d, *x, out);
   if (const auto* x = std::get_if<ShowParameter>(&st)) return ShowParameterRun(d, *x, out);

@@ -120,6 +120,8 @@ struct Transaction {
   bool perm_begun = false;   // a slot in a permanent undo segment is held
   bool temp_begun = false;   // bound to the session's temp undo segment
   bool touched_gtt = false;
+  // SAVEPOINT name -> the undo entries before it, in the order set.
+  std::vector<std::pair<std::string, size_t>> savepoints;
 };
 
 // A sequence (CREATE SEQUENCE): Oracle's SEQ$ row and its cache. NEXTVAL

@@ -675,7 +675,19 @@ class DataParser {
     }
     if (AcceptW("ROLLBACK")) {
       AcceptW("WORK");
-      return DataStatement(Rollback{});
+      Rollback r;
+      if (AcceptW("TO")) {
+        AcceptW("SAVEPOINT");
+        absl::StatusOr<std::string> n = Identifier("a savepoint name");
+        if (!n.ok()) return n.status();
+        r.to_savepoint = *n;
+      }
+      return DataStatement(r);
+    }
+    if (AcceptW("SAVEPOINT")) {
+      absl::StatusOr<std::string> n = Identifier("a savepoint name");
+      if (!n.ok()) return n.status();
+      return DataStatement(Savepoint{*n});
     }
     if (AcceptW("ALTER")) {
       if (AcceptW("SEQUENCE")) return SequenceStatement(true);
@@ -1329,7 +1341,7 @@ bool IsDataStatement(std::string_view sql) {
                              "UPDATE", "DELETE", "MERGE", "COMMIT", "ROLLBACK", "ALTER SYSTEM",
                              "SHOW", "SELECT", "ALTER DATABASE ARCHIVELOG",
                              "ALTER DATABASE NOARCHIVELOG", "ARCHIVE LOG", "DESC", "DESCRIBE",
-                             "CREATE SEQUENCE", "ALTER SEQUENCE", "DROP SEQUENCE"}) {
+                             "CREATE SEQUENCE", "ALTER SEQUENCE", "DROP SEQUENCE", "SAVEPOINT"}) {
     if (starts(p)) return true;
   }
   return false;
@@ -1366,7 +1378,8 @@ std::string_view DataStatementKind(const DataStatement& st) {
   static constexpr std::string_view kKinds[] = {
       "CREATE TABLE", "DROP TABLE", "TRUNCATE TABLE", "INSERT", "UPDATE", "DELETE", "MERGE",
       "COMMIT", "ROLLBACK", "ALTER SYSTEM", "SHOW PARAMETER", "SELECT", "CREATE INDEX",
-      "DROP INDEX", "ANALYZE", "ARCHIVE LOG", "DESCRIBE", "CREATE SEQUENCE", "DROP SEQUENCE"};
+      "DROP INDEX", "ANALYZE", "ARCHIVE LOG", "DESCRIBE", "CREATE SEQUENCE", "DROP SEQUENCE",
+      "SAVEPOINT"};
   return kKinds[st.index()];
 }
 

@@ -109,6 +109,42 @@ TEST_F(TxnTest, RollbackRestoresEveryChange) {
   EXPECT_EQ(s_->Stats()[Stat::kUserRollbacks], 1);
 }
 
+// SAVEPOINT and ROLLBACK TO: the changes since the savepoint go (several
+// statements' worth, an index's entries too), the transaction and the
+// earlier changes stay, later savepoints go; COMMIT ends them all. After a
+// crash, recovery replays exactly what was committed.
+TEST_F(TxnTest, RollbackToSavepointUndoesOnlyWhatFollowsIt) {
+  Run("create table t (id number primary key, name varchar2(30))");
+  Run("insert into t values (1, 'one')");
+  EXPECT_EQ(Run("savepoint a").feedback, "Savepoint created.");
+  Run("insert into t values (2, 'two')");
+  Run("update t set name = 'uno' where id = 1");
+  Run("savepoint b");
+  Run("delete from t where id = 1");
+  Run("insert into t select object_id + 10, 'x' from all_objects where object_id < 100");
+  EXPECT_EQ(Run("rollback to savepoint b").feedback, "Rollback complete.");
+  EXPECT_EQ(Count("t"), 2);
+  EXPECT_EQ(One("select name from t where id = 1"), "uno");
+  Run("rollback work to a");
+  EXPECT_EQ(Count("t"), 1);
+  EXPECT_EQ(One("select name from t where id = 1"), "one");
+  EXPECT_THAT(Error("rollback to b"), ::testing::HasSubstr("ORA-01086"));  // set after A: gone
+  Run("insert into t values (2, 'deux')");  // the index took back its entry for 2
+  Run("savepoint a");                       // the name again: moved here
+  Run("insert into t values (3, 'trois')");
+  Run("rollback to a");
+  Run("commit");
+  EXPECT_THAT(Error("rollback to a"), ::testing::HasSubstr("ORA-01086"));
+  Run("insert into t values (4, 'never committed')");
+  Crash();
+  ASSERT_OK(Reopen());
+  StatementResult r = Run("select id, name from t order by id");
+  ASSERT_EQ(r.result_rows.size(), 2u);
+  EXPECT_EQ(r.result_rows[0], (std::vector<std::string>{"1", "one"}));
+  EXPECT_EQ(r.result_rows[1], (std::vector<std::string>{"2", "deux"}));
+  EXPECT_THAT(Error("insert into t values (2, 'dup')"), ::testing::HasSubstr("ORA-00001"));
+}
+
 // Statement-level read consistency: the SELECT of an INSERT ... SELECT sees its
 // table as it was when the statement began, not the rows the statement adds
 // to the table's last block while it scans (the Halloween problem).

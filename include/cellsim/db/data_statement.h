@@ -21,7 +21,8 @@
 //          [MINVALUE n | NOMINVALUE] [CYCLE | NOCYCLE] [CACHE n | NOCACHE] [[NO]ORDER]
 //   ALTER SEQUENCE s [the same, RESTART [START WITH n]; not START WITH alone]
 //   DROP SEQUENCE s
-//   COMMIT [WORK]                   ROLLBACK [WORK]
+//   COMMIT [WORK]                   ROLLBACK [WORK] [TO [SAVEPOINT] name]
+//   SAVEPOINT name
 //   ALTER SYSTEM SET name = value [SCOPE = MEMORY|SPFILE|BOTH] [SID = '*']
 //   SHOW PARAMETER[S] [name]
 //   ALTER DATABASE ARCHIVELOG | NOARCHIVELOG
@@ -249,7 +250,15 @@ struct DropSequence {
 };
 
 struct Commit {};
-struct Rollback {};
+// ROLLBACK [WORK] [TO [SAVEPOINT] name]: the whole transaction, or its
+// changes since the savepoint (the transaction stays open).
+struct Rollback {
+  std::string to_savepoint{};  // uppercased; "" = the whole transaction
+};
+// SAVEPOINT name: a point ROLLBACK TO returns to (the name again moves it).
+struct Savepoint {
+  std::string name;  // uppercased
+};
 
 struct AlterSystemSet {
   std::string name;   // lowercased
@@ -277,14 +286,15 @@ struct Describe {
 using DataStatement = std::variant<CreateTable, DropTable, TruncateTable, Insert, Update, Delete,
                                    Merge, Commit, Rollback, AlterSystemSet, ShowParameter,
                                    Select, CreateIndex, DropIndex, AnalyzeValidate, LogCommand,
-                                   Describe, SequenceOptions, DropSequence>;
+                                   Describe, SequenceOptions, DropSequence, Savepoint>;
 
 // True when the statement starts like one of the data statements (so
 // Session::Execute gives it to ParseDataStatement instead of the file DDL
 // parser): CREATE [GLOBAL TEMPORARY] TABLE, CREATE [UNIQUE] INDEX, DROP TABLE,
 // DROP INDEX, ANALYZE, TRUNCATE, INSERT,
 // UPDATE, DELETE, MERGE, COMMIT, ROLLBACK, ALTER SYSTEM, SHOW, SELECT,
-// ALTER DATABASE [NO]ARCHIVELOG, ARCHIVE LOG, CREATE / ALTER / DROP SEQUENCE.
+// ALTER DATABASE [NO]ARCHIVELOG, ARCHIVE LOG, CREATE / ALTER / DROP SEQUENCE,
+// SAVEPOINT.
 bool IsDataStatement(std::string_view sql);
 
 // Errors: InvalidArgument "at LINE:COL: expected ..., found ..." with an
