@@ -953,6 +953,7 @@ absl::Status RunDml(DataEngine& e, Session::State& s, SessionData& sd, Recorder&
   if (const auto* x = std::get_if<CreateTable>(&st)) return CreateTableRun(d, *x, out);
   if (absl::Status ddl; RunIndexDdl(e, sd, rec, st, out, &ddl)) return ddl;
   if (absl::Status ddl; RunSequenceDdl(e, sd, rec, st, out, &ddl)) return ddl;
+  if (const auto* x = std::get_if<AlterTable>(&st)) return AlterTableRun(e, sd, rec, *x, out);
   if (const auto* x = std::get_if<DropTable>(&st)) return DropOrTruncate(d, x->name, true, out);
   if (const auto* x = std::get_if<TruncateTable>(&st)) return DropOrTruncate(d, x->name, false, out);
   if (const auto* x = std::get_if<Insert>(&st)) return InsertRun(d, *x, out);

@@ -19,6 +19,7 @@
 #ifndef CELLSIM_DB_DATA_ENGINE_H_
 #define CELLSIM_DB_DATA_ENGINE_H_
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -487,6 +488,21 @@ std::string IdentityOptionsText(DataEngine& e, const std::string& name)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
 // Before a clean close: each sequence's next value becomes its highwater.
 void SettleSequences(DataEngine& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+
+// DDL on `t` needs it free of other sessions' work: their rows of a GTT
+// (ORA-14452), their open transactions on a heap table (ORA-00054)
+// (data_index.cc).
+absl::Status CheckTableNotInUse(DataEngine& e, const SessionData& sd, const TableDef& t,
+                                bool own_gtt_rows_too) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+// Each live row of `t` this session sees (another session's GTT rows are
+// theirs), in block order, until `fn` returns false (data_index.cc).
+using LiveRowVisitor =
+    std::function<bool(uint32_t file, uint32_t block, uint16_t slot, absl::Span<const uint8_t> row)>;
+absl::Status ForEachLiveRow(DataEngine& e, SessionData& sd, Recorder& rec, TableDef& t,
+                            const LiveRowVisitor& fn) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+// ALTER TABLE (data_alter.cc).
+absl::Status AlterTableRun(DataEngine& e, SessionData& sd, Recorder& rec, const AlterTable& a,
+                           DataOutcome* out) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
 
 // The index called `name` and its table; null when there is none.
 IndexDef* FindIndexNamed(DataEngine& e, const std::string& name, TableDef** table)

@@ -374,12 +374,26 @@ IndexDef* FindIndexNamed(DataEngine& e, const std::string& name, TableDef** tabl
   return nullptr;
 }
 
-namespace {
+absl::Status ForEachLiveRow(DataEngine& e, SessionData& sd, Recorder& rec, TableDef& t,
+                            const LiveRowVisitor& fn) {
+  Segment* seg = e.TableSegment(sd, t, false);
+  if (seg == nullptr) return absl::OkStatus();
+  if (!t.temporary) {
+    if (absl::Status st = e.EnsureCached(rec, seg->file_number, seg->blocks, t.object_id); !st.ok()) {
+      return st;
+    }
+  }
+  for (uint32_t b : seg->blocks) {
+    HeapBlock hb(absl::MakeSpan(e.Block(seg->file_number, b).bytes));
+    for (uint16_t slot = 0; slot < hb.rows(); ++slot) {
+      if (hb.live(slot) && !fn(seg->file_number, b, slot, hb.RowBytes(slot))) return absl::OkStatus();
+    }
+  }
+  return absl::OkStatus();
+}
 
-// DDL on `t` needs it free of other sessions' work: their rows of a GTT
-// (ORA-14452), their open transactions on a heap table (ORA-00054).
 absl::Status CheckTableNotInUse(DataEngine& e, const SessionData& sd, const TableDef& t,
-                                bool own_gtt_rows_too) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+                                bool own_gtt_rows_too) {
   for (auto& [sid, other] : e.sessions) {
     if (t.temporary) {
       if ((other != &sd || own_gtt_rows_too) && other->gtt_segments.count(t.object_id) != 0) {
@@ -400,6 +414,8 @@ absl::Status CheckTableNotInUse(DataEngine& e, const SessionData& sd, const Tabl
   }
   return absl::OkStatus();
 }
+
+namespace {
 
 // Oracle's limit for an 8 KiB block is 6,398 bytes; cellsim's tree needs two
 // entries per block.
@@ -520,23 +536,14 @@ absl::Status ValidateIndex(DataEngine& e, Recorder& rec, SessionData& sd, TableD
                            IndexDef& ix) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   const uint32_t ncols = static_cast<uint32_t>(ix.columns.size());
   std::vector<std::vector<uint8_t>> rows;
-  Segment* ts = e.TableSegment(sd, t, false);
-  if (ts != nullptr) {
-    if (!t.temporary) {
-      if (absl::Status st = e.EnsureCached(rec, ts->file_number, ts->blocks, t.object_id); !st.ok()) {
-        return st;
-      }
-    }
-    for (uint32_t b : ts->blocks) {
-      HeapBlock hb(absl::MakeSpan(e.Block(ts->file_number, b).bytes));
-      for (uint16_t slot = 0; slot < hb.rows(); ++slot) {
-        if (!hb.live(slot)) continue;
-        std::optional<std::vector<uint8_t>> k = MakeIndexKey(
-            ColumnImages(hb.RowBytes(slot)), ix.columns, format::Rdba(ts->file_number, b), slot);
+  absl::Status scanned = ForEachLiveRow(
+      e, sd, rec, t, [&](uint32_t file, uint32_t b, uint16_t slot, absl::Span<const uint8_t> bytes) {
+        std::optional<std::vector<uint8_t>> k =
+            MakeIndexKey(ColumnImages(bytes), ix.columns, format::Rdba(file, b), slot);
         if (k.has_value()) rows.push_back(std::move(*k));
-      }
-    }
-  }
+        return true;
+      });
+  if (!scanned.ok()) return scanned;
   std::sort(rows.begin(), rows.end(),
             [&](const auto& a, const auto& b) { return CompareKeys(a, b, ncols, true) < 0; });
   std::vector<std::vector<uint8_t>> entries;

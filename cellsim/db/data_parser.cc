@@ -691,6 +691,7 @@ class DataParser {
     }
     if (AcceptW("ALTER")) {
       if (AcceptW("SEQUENCE")) return SequenceStatement(true);
+      if (AcceptW("TABLE")) return AlterTableStatement();
       if (AcceptW("DATABASE")) {
         // IsDataStatement sends only ARCHIVELOG and NOARCHIVELOG here.
         const bool on = AcceptW("ARCHIVELOG");
@@ -940,6 +941,166 @@ class DataParser {
     }
     return absl::OkStatus();
   }
+  // One column of CREATE TABLE or ALTER TABLE ADD: name, type, DEFAULT or
+  // identity, inline constraints (PRIMARY KEY / UNIQUE go to `constraints`).
+  absl::StatusOr<ColumnDef> ColumnDefinition(std::vector<TableConstraint>* constraints) {
+    ColumnDef col;
+    absl::StatusOr<std::string> cn = Identifier("a column name");
+    if (!cn.ok()) return cn.status();
+    col.name = *cn;
+    if (Peek().kind != Tok::kWord) return Error("expected a data type", "ORA-00902: invalid datatype");
+    col.type = Next().text;
+    if (col.type == "INTEGER" || col.type == "INT" || col.type == "SMALLINT") {
+      col.type = "NUMBER";  // NUMBER(38): whole numbers
+      col.length = 38;
+    }
+    if (col.type == "VARCHAR") col.type = "VARCHAR2";
+    if (AcceptP("(")) {
+      if (col.type == "NUMBER") {
+        if (absl::Status s = NumberPrecision(&col); !s.ok()) return s;
+      } else {
+        if (Peek().kind != Tok::kNumber) return Error("expected a length", "ORA-00910");
+        col.length = static_cast<uint32_t>(std::strtoul(Next().text.c_str(), nullptr, 10));
+        AcceptW("BYTE");
+        AcceptW("CHAR");
+      }
+      if (absl::Status s = ExpectP(")"); !s.ok()) return s;
+    }
+    if (col.type != "NUMBER" && col.type != "VARCHAR2" && col.type != "CHAR" &&
+        col.type != "DATE") {
+      return Error(fmt::format("unsupported data type {} (NUMBER, VARCHAR2, CHAR, DATE)",
+                               col.type),
+                   "ORA-00902: invalid datatype");
+    }
+    if (col.type == "CHAR" && col.length == 0) col.length = 1;
+    if (col.type == "VARCHAR2" && (col.length == 0 || col.length > 4000)) {
+      return Error("VARCHAR2 needs a length of 1 to 4000", "ORA-00910: specified length too long for its datatype");
+    }
+    if (col.type == "CHAR" && col.length > 2000) {
+      return Error("CHAR length above 2000", "ORA-00910: specified length too long for its datatype");
+    }
+    if (AcceptW("DEFAULT")) {
+      absl::StatusOr<ExprPtr> dflt = DefaultExpression(&col.default_text);
+      if (!dflt.ok()) return dflt.status();
+      col.default_value = *dflt;
+    }
+    if (AcceptW("GENERATED")) {
+      if (col.default_value) {
+        return Error("a column with a DEFAULT cannot be an identity column",
+                     "ORA-30614: cannot set a default value on an identity column");
+      }
+      if (absl::Status s = IdentityClause(&col); !s.ok()) return s;
+    }
+    // Inline constraints: [CONSTRAINT n] [NOT] NULL | PRIMARY KEY | UNIQUE.
+    while (true) {
+      if (IsW("CONSTRAINT") && Peek(2).kind == Tok::kWord &&
+          (Peek(2).text == "NOT" || Peek(2).text == "NULL")) {
+        Next();  // a NOT NULL constraint's name: not kept
+        Next();
+        continue;
+      }
+      if (AcceptW("NOT")) {
+        if (absl::Status s = ExpectW("NULL"); !s.ok()) return s;
+        col.not_null = true;
+        continue;
+      }
+      if (AcceptW("NULL")) continue;
+      if (IsW("CONSTRAINT") || IsW("PRIMARY") || IsW("UNIQUE") || IsW("CHECK") ||
+          IsW("REFERENCES")) {
+        absl::StatusOr<TableConstraint> k = Constraint(&col);
+        if (!k.ok()) return k.status();
+        constraints->push_back(*std::move(k));
+        continue;
+      }
+      break;
+    }
+    return col;
+  }
+
+  // After MODIFY: c [type[(n)]] [DEFAULT e] [NOT NULL | NULL].
+  absl::Status ModifiedColumn(AlterTable* a) {
+    ColumnDef col;
+    absl::StatusOr<std::string> cn = Identifier("a column name");
+    if (!cn.ok()) return cn.status();
+    col.name = *cn;
+    if (Peek().kind == Tok::kWord && !IsW("DEFAULT") && !IsW("NOT") && !IsW("NULL")) {
+      // A type: parsed as ADD parses one (name again, then the type).
+      --pos_;
+      std::vector<TableConstraint> none;
+      absl::StatusOr<ColumnDef> typed = ColumnDefinition(&none);
+      if (!typed.ok()) return typed.status();
+      if (!none.empty() || typed->identity != IdentityKind::kNone) {
+        return Error("MODIFY takes a type, DEFAULT and NOT NULL / NULL here",
+                     "ORA-02253: constraint specification not allowed here");
+      }
+      std::optional<bool> nn;
+      if (typed->not_null) nn = true;
+      a->columns.push_back(*std::move(typed));
+      a->not_null.push_back(nn);
+      return absl::OkStatus();
+    }
+    if (AcceptW("DEFAULT")) {
+      absl::StatusOr<ExprPtr> dflt = DefaultExpression(&col.default_text);
+      if (!dflt.ok()) return dflt.status();
+      col.default_value = *dflt;
+    }
+    std::optional<bool> nn;
+    if (AcceptW("NOT")) {
+      if (absl::Status s = ExpectW("NULL"); !s.ok()) return s;
+      nn = true;
+    } else if (AcceptW("NULL")) {
+      nn = false;
+    }
+    a->columns.push_back(std::move(col));
+    a->not_null.push_back(nn);
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<DataStatement> AlterTableStatement() {
+    AlterTable a;
+    absl::StatusOr<std::string> t = TableName();
+    if (!t.ok()) return t.status();
+    a.table = *t;
+    if (AcceptW("RENAME")) {
+      a.kind = AcceptW("COLUMN") ? AlterTable::Kind::kRenameColumn : AlterTable::Kind::kRenameTable;
+      if (a.kind == AlterTable::Kind::kRenameColumn) {
+        absl::StatusOr<std::string> from = Identifier("a column name");
+        if (!from.ok()) return from.status();
+        a.from = *from;
+      }
+      if (absl::Status s = ExpectW("TO"); !s.ok()) return s;
+      absl::StatusOr<std::string> to = Identifier("a name");
+      if (!to.ok()) return to.status();
+      a.to = *to;
+      return DataStatement(a);
+    }
+    const bool modify = AcceptW("MODIFY");
+    if (!modify && !AcceptW("ADD")) {
+      return Error(fmt::format("expected ADD, MODIFY or RENAME, found {}", Describe(Peek())),
+                   "ORA-01735: invalid ALTER TABLE option");
+    }
+    a.kind = modify ? AlterTable::Kind::kModify : AlterTable::Kind::kAdd;
+    const bool list = AcceptP("(");
+    do {
+      if (!modify && (IsW("CONSTRAINT") || IsW("PRIMARY") || IsW("UNIQUE") || IsW("CHECK") ||
+                      IsW("FOREIGN"))) {
+        absl::StatusOr<TableConstraint> k = Constraint(nullptr);
+        if (!k.ok()) return k.status();
+        a.constraints.push_back(*std::move(k));
+      } else if (modify) {
+        if (absl::Status s = ModifiedColumn(&a); !s.ok()) return s;
+      } else {
+        absl::StatusOr<ColumnDef> col = ColumnDefinition(&a.constraints);
+        if (!col.ok()) return col.status();
+        a.columns.push_back(*std::move(col));
+      }
+    } while (list && AcceptP(","));
+    if (list) {
+      if (absl::Status s = ExpectP(")"); !s.ok()) return s;
+    }
+    return DataStatement(a);
+  }
+
   absl::StatusOr<DataStatement> CreateTableStatement() {
     CreateTable c;
     if (AcceptW("GLOBAL")) {
@@ -959,77 +1120,9 @@ class DataParser {
           c.constraints.push_back(*std::move(k));
           continue;
         }
-        ColumnDef col;
-        absl::StatusOr<std::string> cn = Identifier("a column name");
-        if (!cn.ok()) return cn.status();
-        col.name = *cn;
-        if (Peek().kind != Tok::kWord) return Error("expected a data type", "ORA-00902: invalid datatype");
-        col.type = Next().text;
-        if (col.type == "INTEGER" || col.type == "INT" || col.type == "SMALLINT") {
-          col.type = "NUMBER";  // NUMBER(38): whole numbers
-          col.length = 38;
-        }
-        if (col.type == "VARCHAR") col.type = "VARCHAR2";
-        if (AcceptP("(")) {
-          if (col.type == "NUMBER") {
-            if (absl::Status s = NumberPrecision(&col); !s.ok()) return s;
-          } else {
-            if (Peek().kind != Tok::kNumber) return Error("expected a length", "ORA-00910");
-            col.length = static_cast<uint32_t>(std::strtoul(Next().text.c_str(), nullptr, 10));
-            AcceptW("BYTE");
-            AcceptW("CHAR");
-          }
-          if (absl::Status s = ExpectP(")"); !s.ok()) return s;
-        }
-        if (col.type != "NUMBER" && col.type != "VARCHAR2" && col.type != "CHAR" &&
-            col.type != "DATE") {
-          return Error(fmt::format("unsupported data type {} (NUMBER, VARCHAR2, CHAR, DATE)",
-                                   col.type),
-                       "ORA-00902: invalid datatype");
-        }
-        if (col.type == "CHAR" && col.length == 0) col.length = 1;
-        if (col.type == "VARCHAR2" && (col.length == 0 || col.length > 4000)) {
-          return Error("VARCHAR2 needs a length of 1 to 4000", "ORA-00910: specified length too long for its datatype");
-        }
-        if (col.type == "CHAR" && col.length > 2000) {
-          return Error("CHAR length above 2000", "ORA-00910: specified length too long for its datatype");
-        }
-        if (AcceptW("DEFAULT")) {
-          absl::StatusOr<ExprPtr> dflt = DefaultExpression(&col.default_text);
-          if (!dflt.ok()) return dflt.status();
-          col.default_value = *dflt;
-        }
-        if (AcceptW("GENERATED")) {
-          if (col.default_value) {
-            return Error("a column with a DEFAULT cannot be an identity column",
-                         "ORA-30614: cannot set a default value on an identity column");
-          }
-          if (absl::Status s = IdentityClause(&col); !s.ok()) return s;
-        }
-        // Inline constraints: [CONSTRAINT n] [NOT] NULL | PRIMARY KEY | UNIQUE.
-        while (true) {
-          if (IsW("CONSTRAINT") && Peek(2).kind == Tok::kWord &&
-              (Peek(2).text == "NOT" || Peek(2).text == "NULL")) {
-            Next();  // a NOT NULL constraint's name: not kept
-            Next();
-            continue;
-          }
-          if (AcceptW("NOT")) {
-            if (absl::Status s = ExpectW("NULL"); !s.ok()) return s;
-            col.not_null = true;
-            continue;
-          }
-          if (AcceptW("NULL")) continue;
-          if (IsW("CONSTRAINT") || IsW("PRIMARY") || IsW("UNIQUE") || IsW("CHECK") ||
-              IsW("REFERENCES")) {
-            absl::StatusOr<TableConstraint> k = Constraint(&col);
-            if (!k.ok()) return k.status();
-            c.constraints.push_back(*std::move(k));
-            continue;
-          }
-          break;
-        }
-        c.columns.push_back(col);
+        absl::StatusOr<ColumnDef> col = ColumnDefinition(&c.constraints);
+        if (!col.ok()) return col.status();
+        c.columns.push_back(*std::move(col));
       } while (AcceptP(","));
       if (absl::Status s = ExpectP(")"); !s.ok()) return s;
     }
@@ -1341,7 +1434,8 @@ bool IsDataStatement(std::string_view sql) {
                              "UPDATE", "DELETE", "MERGE", "COMMIT", "ROLLBACK", "ALTER SYSTEM",
                              "SHOW", "SELECT", "ALTER DATABASE ARCHIVELOG",
                              "ALTER DATABASE NOARCHIVELOG", "ARCHIVE LOG", "DESC", "DESCRIBE",
-                             "CREATE SEQUENCE", "ALTER SEQUENCE", "DROP SEQUENCE", "SAVEPOINT"}) {
+                             "CREATE SEQUENCE", "ALTER SEQUENCE", "DROP SEQUENCE", "SAVEPOINT",
+                             "ALTER TABLE"}) {
     if (starts(p)) return true;
   }
   return false;
@@ -1379,7 +1473,7 @@ std::string_view DataStatementKind(const DataStatement& st) {
       "CREATE TABLE", "DROP TABLE", "TRUNCATE TABLE", "INSERT", "UPDATE", "DELETE", "MERGE",
       "COMMIT", "ROLLBACK", "ALTER SYSTEM", "SHOW PARAMETER", "SELECT", "CREATE INDEX",
       "DROP INDEX", "ANALYZE", "ARCHIVE LOG", "DESCRIBE", "CREATE SEQUENCE", "DROP SEQUENCE",
-      "SAVEPOINT"};
+      "SAVEPOINT", "ALTER TABLE"};
   return kKinds[st.index()];
 }
 

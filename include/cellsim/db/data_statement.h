@@ -10,6 +10,9 @@
 //          [ON COMMIT DELETE|PRESERVE ROWS] [TABLESPACE ts]
 //   CREATE [GLOBAL TEMPORARY] TABLE t [ON COMMIT ...] AS SELECT ...
 //   DROP TABLE t [PURGE]            TRUNCATE TABLE t
+//   ALTER TABLE t ADD (c type ..., ...) | ADD [CONSTRAINT n] PRIMARY KEY | UNIQUE (c, ...)
+//              | MODIFY (c [type] [DEFAULT e] [NOT NULL | NULL], ...)
+//              | RENAME COLUMN a TO b | RENAME TO u
 //   CREATE [UNIQUE] INDEX i ON t (c [, ...]) [TABLESPACE ts]      DROP INDEX i
 //   ANALYZE TABLE t VALIDATE STRUCTURE [CASCADE]   ANALYZE INDEX i VALIDATE STRUCTURE
 //   INSERT INTO t [(c, ...)] VALUES (e | DEFAULT, ...) | SELECT ...
@@ -179,6 +182,19 @@ struct CreateTable {
   std::shared_ptr<Select> as_select;
 };
 
+// ALTER TABLE t ADD (column, ...) | ADD column | ADD [CONSTRAINT n]
+// PRIMARY KEY | UNIQUE (c, ...) | MODIFY (c [type] [DEFAULT e] [NOT NULL |
+// NULL], ...) | RENAME COLUMN a TO b | RENAME TO u.
+struct AlterTable {
+  enum class Kind : uint8_t { kAdd, kModify, kRenameColumn, kRenameTable };
+  std::string table;  // uppercased
+  Kind kind = Kind::kAdd;
+  std::vector<ColumnDef> columns;            // ADD; MODIFY (type "" when not given)
+  std::vector<std::optional<bool>> not_null;  // MODIFY: NOT NULL / NULL (unset: unchanged)
+  std::vector<TableConstraint> constraints;  // ADD's
+  std::string from, to;                      // RENAME COLUMN from TO to; RENAME TO to
+};
+
 struct DropTable {
   std::string name;
   bool purge = false;
@@ -286,7 +302,7 @@ struct Describe {
 using DataStatement = std::variant<CreateTable, DropTable, TruncateTable, Insert, Update, Delete,
                                    Merge, Commit, Rollback, AlterSystemSet, ShowParameter,
                                    Select, CreateIndex, DropIndex, AnalyzeValidate, LogCommand,
-                                   Describe, SequenceOptions, DropSequence, Savepoint>;
+                                   Describe, SequenceOptions, DropSequence, Savepoint, AlterTable>;
 
 // True when the statement starts like one of the data statements (so
 // Session::Execute gives it to ParseDataStatement instead of the file DDL
@@ -294,7 +310,7 @@ using DataStatement = std::variant<CreateTable, DropTable, TruncateTable, Insert
 // DROP INDEX, ANALYZE, TRUNCATE, INSERT,
 // UPDATE, DELETE, MERGE, COMMIT, ROLLBACK, ALTER SYSTEM, SHOW, SELECT,
 // ALTER DATABASE [NO]ARCHIVELOG, ARCHIVE LOG, CREATE / ALTER / DROP SEQUENCE,
-// SAVEPOINT.
+// SAVEPOINT, ALTER TABLE.
 bool IsDataStatement(std::string_view sql);
 
 // Errors: InvalidArgument "at LINE:COL: expected ..., found ..." with an

@@ -1,0 +1,243 @@
+// ALTER TABLE (docs/sql.md "ALTER TABLE"): columns added, modified and
+// renamed, keys added, the table renamed. Each is one dictionary write after
+// the session's transaction commits (DDL); on an error the table is as it was.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <functional>
+
+#include "cellsim/db/data_engine.h"
+#include "cellsim/db/data_views.h"
+
+namespace cellsim::db::internal {
+namespace {
+
+// The table's rows this session sees, decoded, until `fn` returns false.
+absl::Status ForEachRow(DataEngine& e, SessionData& sd, Recorder& rec, TableDef& t,
+                        const std::function<bool(const Row&)>& fn) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  return ForEachLiveRow(e, sd, rec, t,
+                        [&](uint32_t, uint32_t, uint16_t, absl::Span<const uint8_t> bytes) {
+                          return fn(DecodeRow(t.columns, bytes));
+                        });
+}
+
+absl::StatusOr<bool> HasRows(DataEngine& e, SessionData& sd, Recorder& rec, TableDef& t)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  bool any = false;
+  absl::Status st = ForEachRow(e, sd, rec, t, [&](const Row&) { return !(any = true); });
+  if (!st.ok()) return st;
+  return any;
+}
+
+ColType TypeOf(const std::string& type) {
+  return type == "NUMBER" ? ColType::kNumber : type == "DATE" ? ColType::kDate
+         : type == "CHAR" ? ColType::kChar : ColType::kVarchar2;
+}
+
+absl::StatusOr<size_t> ColumnIndex(const TableDef& t, const std::string& name) {
+  for (size_t i = 0; i < t.columns.size(); ++i) {
+    if (t.columns[i].name == name) return i;
+  }
+  return absl::NotFoundError(fmt::format("ORA-00904: \"{}\": invalid identifier", name));
+}
+
+// ADD: columns at the end (a row's missing trailing columns read as NULL,
+// so a nullable column without a DEFAULT changes no row, as in Oracle),
+// then the keys (a unique index each; a primary key's columns NOT NULL).
+absl::Status AddToTable(DataEngine& e, SessionData& sd, Recorder& rec, TableDef& t, const AlterTable& a)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  absl::StatusOr<bool> rows = HasRows(e, sd, rec, t);
+  if (!rows.ok()) return rows.status();
+  for (const ColumnDef& cd : a.columns) {
+    if (ColumnIndex(t, cd.name).ok()) {
+      return absl::AlreadyExistsError(fmt::format(
+          "ORA-01430: column being added already exists in table ({}.{})", t.name, cd.name));
+    }
+    if (cd.identity != IdentityKind::kNone) {
+      return absl::UnimplementedError(fmt::format(
+          "cellsim makes an identity column with CREATE TABLE only (ALTER TABLE {} ADD {})", t.name,
+          cd.name));
+    }
+    if (*rows && cd.not_null && cd.default_text.empty()) {
+      return absl::FailedPreconditionError(fmt::format(
+          "ORA-01758: table must be empty to add mandatory (NOT NULL) column ({}.{}: give it a "
+          "DEFAULT, or add it nullable, fill it and MODIFY it NOT NULL)", t.name, cd.name));
+    }
+    if (*rows && !cd.default_text.empty()) {
+      // Oracle keeps such a DEFAULT for the rows already there in the
+      // dictionary (11g/12c); cellsim's rows do not know it.
+      return absl::UnimplementedError(fmt::format(
+          "cellsim adds a column with a DEFAULT only to a table without rows ({}.{}: add it "
+          "without the DEFAULT, UPDATE {} SET {} = ..., then MODIFY {} DEFAULT ...)",
+          t.name, cd.name, t.name, cd.name, cd.name));
+    }
+    t.columns.push_back({cd.name, TypeOf(cd.type), cd.length, cd.scale, cd.not_null, cd.default_text,
+                         IdentityKind::kNone});
+  }
+  for (const TableConstraint& k : a.constraints) {
+    std::vector<size_t> cols;
+    for (const std::string& c : k.columns) {
+      absl::StatusOr<size_t> i = ColumnIndex(t, c);
+      if (!i.ok()) return i.status();
+      cols.push_back(*i);
+    }
+    if (k.primary_key) {
+      bool nulls = false;
+      absl::Status st = ForEachRow(e, sd, rec, t, [&](const Row& r) {
+        for (size_t i : cols) nulls |= r[i].is_null();
+        return !nulls;
+      });
+      if (!st.ok()) return st;
+      if (nulls) {
+        return absl::FailedPreconditionError(fmt::format(
+            "ORA-01449: column contains NULL values; cannot alter to NOT NULL (the primary key "
+            "of {} on {})", t.name, fmt::join(k.columns, ", ")));
+      }
+      for (size_t i : cols) t.columns[i].not_null = true;
+    }
+    CreateIndex ix;
+    ix.name = k.name.empty() ? fmt::format("SYS_C{:07d}", e.next_object_id) : k.name;
+    if (absl::Status st = CheckNameFree(e, ix.name); !st.ok()) return st;
+    ix.table = t.name;
+    ix.columns = k.columns;
+    ix.unique = true;
+    if (absl::Status st = AddIndex(e, sd, rec, t, ix); !st.ok()) return st;
+  }
+  return absl::OkStatus();
+}
+
+// MODIFY: a wider type of the same kind always; another type, a narrower
+// NUMBER, or a shorter string only where the rows allow it, as Oracle.
+absl::Status ModifyColumn(DataEngine& e, SessionData& sd, Recorder& rec, TableDef& t,
+                          const ColumnDef& cd, std::optional<bool> not_null)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  absl::StatusOr<size_t> k = ColumnIndex(t, cd.name);
+  if (!k.ok()) return k.status();
+  Column& c = t.columns[*k];
+  bool any = false, null = false;
+  size_t longest = 0;
+  absl::Status st = ForEachRow(e, sd, rec, t, [&](const Row& r) {
+    any |= !r[*k].is_null();
+    null |= r[*k].is_null();
+    if (r[*k].kind == Value::Kind::kString) longest = std::max(longest, r[*k].text.size());
+    return true;
+  });
+  if (!st.ok()) return st;
+  if (!cd.type.empty()) {
+    const ColType type = TypeOf(cd.type);
+    const bool same = type == c.type || (type == ColType::kVarchar2 && c.type == ColType::kChar) ||
+                      (type == ColType::kChar && c.type == ColType::kVarchar2);
+    if (!same && any) {
+      return absl::FailedPreconditionError(fmt::format(
+          "ORA-01439: column to be modified must be empty to change datatype ({}.{} is {})", t.name,
+          c.name, c.type == ColType::kNumber ? "NUMBER" : c.type == ColType::kDate ? "DATE" : "text"));
+    }
+    if (same && type == ColType::kNumber && any &&
+        ((c.length == 0 && cd.length != 0) || (cd.length != 0 && cd.length < c.length) ||
+         cd.scale < c.scale)) {
+      return absl::FailedPreconditionError(fmt::format(
+          "ORA-01440: column to be modified must be empty to decrease precision or scale ({}.{})",
+          t.name, c.name));
+    }
+    if (same && type != ColType::kNumber && type != ColType::kDate && cd.length < longest) {
+      return absl::FailedPreconditionError(fmt::format(
+          "ORA-01441: cannot decrease column length because some value is too big ({}.{} holds "
+          "a value of {} bytes)", t.name, c.name, longest));
+    }
+    c.type = type;
+    c.length = cd.length;
+    c.scale = cd.scale;
+  }
+  if (!cd.default_text.empty()) c.default_sql = cd.default_text;
+  if (not_null.has_value()) {
+    if (*not_null == c.not_null) {
+      return absl::FailedPreconditionError(fmt::format(
+          "{} ({}.{})", *not_null ? "ORA-01442: column to be modified to NOT NULL is already NOT NULL"
+                                  : "ORA-01451: column to be modified to NULL cannot be modified to NULL",
+          t.name, c.name));
+    }
+    if (*not_null && null) {
+      return absl::FailedPreconditionError(fmt::format(
+          "ORA-02296: cannot enable (CELLSIM.) - null values found ({}.{})", t.name, c.name));
+    }
+    c.not_null = *not_null;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ChangeTable(DataEngine& e, SessionData& sd, Recorder& rec, TableDef& t,
+                         const AlterTable& a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  switch (a.kind) {
+    case AlterTable::Kind::kAdd:
+      return AddToTable(e, sd, rec, t, a);
+    case AlterTable::Kind::kModify:
+      for (size_t i = 0; i < a.columns.size(); ++i) {
+        if (absl::Status st = ModifyColumn(e, sd, rec, t, a.columns[i], a.not_null[i]); !st.ok()) {
+          return st;
+        }
+      }
+      return absl::OkStatus();
+    case AlterTable::Kind::kRenameColumn: {
+      absl::StatusOr<size_t> k = ColumnIndex(t, a.from);
+      if (!k.ok()) return k.status();
+      if (ColumnIndex(t, a.to).ok()) {
+        return absl::AlreadyExistsError(
+            fmt::format("ORA-00957: duplicate column name ({}.{})", t.name, a.to));
+      }
+      t.columns[*k].name = a.to;
+      return absl::OkStatus();
+    }
+    case AlterTable::Kind::kRenameTable:
+      return CheckNameFree(e, a.to);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status AlterTableRun(DataEngine& e, SessionData& sd, Recorder& rec, const AlterTable& a,
+                           DataOutcome* out) {
+  auto it = e.tables.find(a.table);
+  if (it == e.tables.end()) {
+    return absl::NotFoundError(fmt::format("ORA-00942: table or view \"{}\" does not exist", a.table));
+  }
+  TableDef& t = it->second;
+  if (absl::Status st = CheckTableNotInUse(e, sd, t, false); !st.ok()) return st;
+  // DDL commits the session's transaction first.
+  if (absl::Status st = e.Commit(rec, sd); !st.ok()) return st;
+  const TableDef before = t;
+  const size_t indexes = t.indexes.size();
+  auto undo = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+    for (size_t i = indexes; i < t.indexes.size() && !t.temporary; ++i) {
+      e.FreeSegment(t.indexes[i].segment, false);
+    }
+    t = before;
+  };
+  absl::Status st = ChangeTable(e, sd, rec, t, a);
+  if (st.ok() && a.kind == AlterTable::Kind::kRenameTable) {
+    TableDef moved = std::move(t);
+    moved.name = a.to;
+    e.tables.erase(it);
+    e.tables.emplace(a.to, std::move(moved));
+    st = e.WriteDictionary(false);
+    if (!st.ok()) {
+      auto back = e.tables.extract(a.to);
+      back.key() = a.table;
+      back.mapped().name = a.table;
+      e.tables.insert(std::move(back));
+      return st;
+    }
+    out->feedback = "Table altered.";
+    return absl::OkStatus();
+  }
+  if (st.ok()) st = e.WriteDictionary(false);
+  if (!st.ok()) {
+    undo();
+    return st;
+  }
+  out->feedback = "Table altered.";
+  return absl::OkStatus();
+}
+
+}  // namespace cellsim::db::internal

@@ -1,0 +1,90 @@
+// ALTER TABLE: ADD (a nullable column changes no row: the rows there read it
+// as NULL), ADD CONSTRAINT, MODIFY, RENAME COLUMN / TO, each one DDL that
+// leaves the table as it was when refused, and all of it across a reopen and
+// a crash (recovery replays rows written after the change).
+#include <string>
+
+#include "db/db_test_util.h"
+#include "gtest/gtest.h"
+
+namespace cellsim::db {
+namespace {
+
+using ::testing::HasSubstr;
+
+class AlterTableTest : public testing::SqlTest {
+ protected:
+  std::string Rows(const std::string& sql) {
+    std::string out;
+    for (const auto& row : Run(sql).result_rows) {
+      for (const std::string& v : row) out += v + "|";
+      out += ";";
+    }
+    return out;
+  }
+};
+
+TEST_F(AlterTableTest, AddModifyRenameAndTheirRefusals) {
+  Run("create table emp (empno number(4), ename varchar2(10), sal number(7,2))");
+  Run("insert into emp values (1, 'KING', 5000)");
+  Run("insert into emp values (2, 'SCOTT', null)");
+  EXPECT_EQ(Run("alter table emp add (hiredate date, deptno number(2))").feedback, "Table altered.");
+  EXPECT_EQ(Rows("select empno, nvl(deptno, -1) from emp order by empno"), "1|-1|;2|-1|;");
+  EXPECT_THAT(Error("alter table emp add comm number default 0"), HasSubstr("without rows"));
+  EXPECT_THAT(Error("alter table emp add bonus number not null"), HasSubstr("ORA-01758"));
+  EXPECT_THAT(Error("alter table emp add ename varchar2(5)"), HasSubstr("ORA-01430"));
+  EXPECT_THAT(Error("alter table emp drop column sal"), HasSubstr("ORA-01735"));
+  EXPECT_THAT(Error("alter table nosuch add (x number)"), HasSubstr("ORA-00942"));
+  Run("insert into emp values (3, 'ADAMS', 1100, sysdate, 20)");
+  // A key: refused on duplicates or NULLs, the table unchanged; then made.
+  Run("insert into emp (empno, ename) values (3, 'DUP')");
+  EXPECT_THAT(Error("alter table emp add constraint emp_pk primary key (empno)"),
+              HasSubstr("ORA-01452"));
+  Run("delete from emp where ename = 'DUP'");
+  Run("insert into emp (ename) values ('NOBODY')");
+  EXPECT_THAT(Error("alter table emp add constraint emp_pk primary key (empno)"),
+              HasSubstr("ORA-01449"));
+  EXPECT_EQ(One("select nullable from user_tab_columns where column_name = 'EMPNO'"), "Y");
+  Run("delete from emp where ename = 'NOBODY'");
+  Run("alter table emp add constraint emp_pk primary key (empno)");
+  EXPECT_THAT(Error("insert into emp (empno, ename) values (1, 'DUP')"), HasSubstr("EMP_PK"));
+  EXPECT_EQ(One("select nullable from user_tab_columns where column_name = 'EMPNO'"), "N");
+  // MODIFY.
+  Run("alter table emp modify (ename varchar2(20))");
+  EXPECT_THAT(Error("alter table emp modify ename varchar2(3)"), HasSubstr("ORA-01441"));
+  EXPECT_THAT(Error("alter table emp modify sal not null"), HasSubstr("ORA-02296"));
+  Run("update emp set sal = 1 where sal is null");
+  Run("alter table emp modify sal not null");
+  EXPECT_THAT(Error("alter table emp modify sal not null"), HasSubstr("ORA-01442"));
+  EXPECT_THAT(Error("alter table emp modify sal number(5,2)"), HasSubstr("ORA-01440"));
+  EXPECT_THAT(Error("alter table emp modify ename number"), HasSubstr("ORA-01439"));
+  Run("alter table emp modify deptno default 10");
+  Run("insert into emp (empno, ename, sal) values (4, 'X', 2)");
+  EXPECT_EQ(One("select deptno from emp where empno = 4"), "10");
+  // RENAME.
+  Run("alter table emp rename column sal to salary");
+  EXPECT_THAT(Error("alter table emp rename column salary to ename"), HasSubstr("ORA-00957"));
+  Run("create table other (x number)");
+  EXPECT_THAT(Error("alter table emp rename to other"), HasSubstr("ORA-00955"));
+  Run("alter table emp rename to employees");
+  EXPECT_THAT(Error("select * from emp"), HasSubstr("ORA-00942"));
+  const std::string all = "select empno, ename, salary, nvl(deptno, -1) from employees order by empno";
+  const std::string expect = "1|KING|5000|-1|;2|SCOTT|1|-1|;3|ADAMS|1100|20|;4|X|2|10|;";
+  EXPECT_EQ(Rows(all), expect);
+  Run("commit");
+  ASSERT_OK(Reopen());
+  EXPECT_EQ(Rows(all), expect);
+  EXPECT_THAT(Error("insert into employees (empno, ename, salary) values (1, 'D', 1)"),
+              HasSubstr("EMP_PK"));
+  // Rows written after an ADD, recovered after a crash.
+  Run("alter table employees add (code varchar2(5))");
+  Run("insert into employees (empno, ename, salary, code) values (5, 'Y', 3, 'A')");
+  Run("commit");
+  Crash();
+  ASSERT_OK(Reopen());
+  EXPECT_EQ(Rows("select empno, code from employees where code is not null"), "5|A|;");
+  Run("analyze table employees validate structure cascade");
+}
+
+}  // namespace
+}  // namespace cellsim::db
