@@ -76,6 +76,26 @@ absl::Status AddToTable(DataEngine& e, SessionData& sd, Recorder& rec, TableDef&
                          IdentityKind::kNone});
   }
   for (const TableConstraint& k : a.constraints) {
+    if (k.check) {  // the rows there must pass it (ORA-02293)
+      absl::StatusOr<CheckDef> c = NewCheck(e, t, k);
+      if (!c.ok()) return c.status();
+      t.checks.push_back(*std::move(c));
+      absl::Status failed;
+      TableDef one = t;
+      one.checks = {t.checks.back()};
+      const StatementEnv env{};
+      absl::Status st = ForEachRow(e, sd, rec, t, [&](const Row& r) {
+        failed = CheckRow(one, r, env);
+        return failed.ok();
+      });
+      if (!st.ok()) return st;
+      if (!failed.ok()) {
+        return absl::FailedPreconditionError(fmt::format(
+            "ORA-02293: cannot validate (CELLSIM.{}) - check constraint violated (a row of {} "
+            "fails CHECK ({}))", t.checks.back().name, t.name, t.checks.back().condition));
+      }
+      continue;
+    }
     std::vector<size_t> cols;
     for (const std::string& c : k.columns) {
       absl::StatusOr<size_t> i = ColumnIndex(t, c);
@@ -185,6 +205,15 @@ absl::Status ChangeTable(DataEngine& e, SessionData& sd, Recorder& rec, TableDef
         return absl::AlreadyExistsError(
             fmt::format("ORA-00957: duplicate column name ({}.{})", t.name, a.to));
       }
+      for (const CheckDef& c : t.checks) {
+        if (FindExprNode(*c.parsed, [&](const Expr& n) {
+              return n.kind == Expr::Kind::kColumn && n.text == a.from;
+            })) {
+          return absl::UnimplementedError(fmt::format(
+              "cellsim does not rewrite CHECK constraint {} (CHECK ({})), which names column "
+              "{}.{}: the column keeps its name", c.name, c.condition, t.name, a.from));
+        }
+      }
       t.columns[*k].name = a.to;
       return absl::OkStatus();
     }
@@ -195,6 +224,40 @@ absl::Status ChangeTable(DataEngine& e, SessionData& sd, Recorder& rec, TableDef
 }
 
 }  // namespace
+
+absl::StatusOr<CheckDef> NewCheck(DataEngine& e, const TableDef& t, const TableConstraint& k) {
+  if (const Expr* x = FindExprNode(*k.check, [&](const Expr& n) {
+        return n.kind == Expr::Kind::kColumn && !ColumnIndex(t, n.text).ok();
+      })) {
+    return absl::InvalidArgumentError(
+        fmt::format("ORA-00904: \"{}\": invalid identifier (in CHECK ({}))", x->text, k.check_text));
+  }
+  CheckDef c{k.name.empty() ? fmt::format("SYS_C{:07d}", e.next_object_id++) : k.name,
+             k.check_text, k.check};
+  bool used = FindIndexNamed(e, c.name, nullptr) != nullptr;
+  for (const auto& [name, other] : e.tables) {
+    for (const CheckDef& o : other.checks) used |= o.name == c.name;
+  }
+  for (const CheckDef& o : t.checks) used |= o.name == c.name;
+  if (used) {
+    return absl::AlreadyExistsError(fmt::format(
+        "ORA-02264: name already used by an existing constraint ({})", c.name));
+  }
+  return c;
+}
+
+absl::Status CheckRow(const TableDef& t, const Row& row, const StatementEnv& env) {
+  for (const CheckDef& c : t.checks) {
+    absl::StatusOr<Value> v = EvalIn(*c.parsed, t.columns, row, t.name, nullptr, nullptr, "", env);
+    if (!v.ok()) return v.status();
+    if (v->kind == Value::Kind::kNumber && v->number == 0) {
+      return absl::InvalidArgumentError(fmt::format(
+          "ORA-02290: check constraint (CELLSIM.{}) violated (CHECK ({}) on {})", c.name,
+          c.condition, t.name));
+    }
+  }
+  return absl::OkStatus();
+}
 
 absl::Status AlterTableRun(DataEngine& e, SessionData& sd, Recorder& rec, const AlterTable& a,
                            DataOutcome* out) {

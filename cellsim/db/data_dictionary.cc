@@ -18,8 +18,9 @@ constexpr uint64_t kDictMagic = 0x5443494449534345ull;  // "ECSIDICT" little-end
 // Version 2 adds each table's indexes, version 3 each column's NUMBER scale
 // and NOT NULL, version 4 each column's DEFAULT (written only when a column
 // has one, so a database without defaults stays readable by builds that know
-// version 3), version 5 the sequences and each column's identity kind
-// (written only while a sequence exists);
+// version 3), version 5 the sequences, each column's identity kind and
+// each table's CHECK constraints (written only while a sequence or a CHECK
+// exists);
 // versions 1 (no indexes) and 2 are still read (their NUMBER columns then
 // take any number, as those versions stored them: the scale was not kept).
 constexpr uint16_t kDictVersion = 5;
@@ -132,6 +133,37 @@ void EncodeTable(Encoder& e, uint16_t version, const TableDef& t) {
     for (uint16_t c : ix.columns) e.PutU16(c);
     EncodeSegment(e, ix.segment);
   }
+  if (version >= kDictVersion) {
+    e.PutU32(static_cast<uint32_t>(t.checks.size()));
+    for (const CheckDef& c : t.checks) {
+      e.PutString(c.name);
+      e.PutString(c.condition);
+    }
+  }
+}
+
+bool DecodeChecks(Decoder& d, TableDef* t, std::string* why) {
+  uint32_t n = 0;
+  if (!d.GetU32(&n) || n > kMaxColumns) {
+    *why = fmt::format("table {}: check constraint list truncated", t->name);
+    return false;
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    CheckDef c;
+    if (!d.GetString(&c.name, 128) || !d.GetString(&c.condition, kMaxDefaultBytes)) {
+      *why = fmt::format("table {}: check constraint {} truncated", t->name, i + 1);
+      return false;
+    }
+    absl::StatusOr<ExprPtr> parsed = ParseDataExpression(c.condition);
+    if (!parsed.ok()) {
+      *why = fmt::format("table {}: check constraint {} does not parse: {}", t->name, c.name,
+                         std::string(parsed.status().message()));
+      return false;
+    }
+    c.parsed = *std::move(parsed);
+    t->checks.push_back(std::move(c));
+  }
+  return true;
 }
 
 bool DecodeIndexes(Decoder& d, TableDef* t, std::string* why) {
@@ -209,14 +241,16 @@ bool DecodeTable(Decoder& d, uint16_t version, TableDef* t, std::string* why) {
     t->columns.push_back(std::move(c));
   }
   if (!DecodeSegment(d, fmt::format("table {}", t->name), &t->segment, why)) return false;
-  return version == kDictVersionNoIndexes || DecodeIndexes(d, t, why);
+  if (version == kDictVersionNoIndexes) return true;
+  return DecodeIndexes(d, t, why) && (version < kDictVersion || DecodeChecks(d, t, why));
 }
 
-// The oldest version that holds `m`: 5 with a sequence, 4 when a column has
-// a DEFAULT, else 3.
+// The oldest version that holds `m`: 5 with a sequence or a CHECK, 4 when a
+// column has a DEFAULT, else 3.
 uint16_t VersionFor(const DictImage& m) {
   if (!m.sequences.empty()) return kDictVersion;
   for (const auto& [name, t] : m.tables) {
+    if (!t.checks.empty()) return kDictVersion;
     for (const Column& c : t.columns) {
       if (!c.default_sql.empty()) return kDictVersionNoSequences;
     }

@@ -56,6 +56,7 @@ class RowInserter {
             t_.columns[i].name));
       }
     }
+    if (absl::Status st = CheckRow(t_, row, d_.env); !st.ok()) return st;
     return AddEncoded(EncodeRow(t_.columns, row));
   }
 
@@ -190,7 +191,9 @@ bool IsAllObjectsStar(const Select& sel) {
 std::optional<absl::Status> InsertAllObjects(Dml& d, const TableDef& t, const Select& sel,
                                              RowInserter& ins)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
-  if (!IsAllObjectsStar(sel) || t.columns.size() != AllObjectsColumns().size()) return std::nullopt;
+  if (!IsAllObjectsStar(sel) || t.columns.size() != AllObjectsColumns().size() || !t.checks.empty()) {
+    return std::nullopt;  // (a CHECK is evaluated row by row)
+  }
   std::shared_ptr<const EncodedRows> rows =
       EncodedAllObjectsRows(d.e.all_objects_rows, d.e.FileTableCopy().created_unix, t.columns);
   if (rows == nullptr) return std::nullopt;
@@ -454,6 +457,7 @@ absl::StatusOr<int64_t> ChangeRows(Dml& d, TableDef& t, const RowVisitor& match,
           after += ColumnImageBytes(t.columns[i], row[i]);
         }
       }
+      if (absl::Status st = CheckRow(t, row, d.env); !st.ok()) return st;
       const std::vector<uint8_t> bytes = EncodeRow(t.columns, row);
       if (!hb.Replace(slot, bytes)) {
         // Row migration, simplified: the row moves to a block with room.
@@ -555,6 +559,7 @@ absl::Status CheckConstraints(Dml& d, const CreateTable& c) ABSL_EXCLUSIVE_LOCKS
   std::vector<std::vector<std::string>> lists;
   std::vector<std::string> names;
   for (const TableConstraint& k : c.constraints) {
+    if (k.check) continue;  // NewCheck, once the table's columns are known
     if (k.primary_key && std::exchange(primary, true)) {
       return absl::InvalidArgumentError("ORA-02260: table can have only one primary key");
     }
@@ -597,16 +602,13 @@ absl::Status CheckColumnSequences(Dml& d, const CreateTable& c) ABSL_EXCLUSIVE_L
   }
   for (const ColumnDef& cd : c.columns) {
     if (cd.default_value == nullptr) continue;
-    std::vector<const Expr*> todo = {cd.default_value.get()};
-    while (!todo.empty()) {
-      const Expr* x = todo.back();
-      todo.pop_back();
-      if (x->kind == Expr::Kind::kSequence && d.e.sequences.count(x->qualifier) == 0) {
-        return absl::NotFoundError(fmt::format(
-            "ORA-02289: sequence does not exist ({}, in the DEFAULT of column {})", x->qualifier,
-            cd.name));
-      }
-      for (const ExprPtr& a : x->args) todo.push_back(a.get());
+    auto unknown = [&](const Expr& n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
+      return n.kind == Expr::Kind::kSequence && d.e.sequences.count(n.qualifier) == 0;
+    };
+    if (const Expr* x = FindExprNode(*cd.default_value, unknown)) {
+      return absl::NotFoundError(fmt::format(
+          "ORA-02289: sequence does not exist ({}, in the DEFAULT of column {})", x->qualifier,
+          cd.name));
     }
   }
   return absl::OkStatus();
@@ -665,6 +667,15 @@ absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out)
     stored.columns[i].default_sql = *dflt;
   }
   for (const TableConstraint& k : c.constraints) {
+    if (k.check) {
+      absl::StatusOr<CheckDef> check = NewCheck(d.e, stored, k);
+      if (!check.ok()) {
+        undo();
+        return check.status();
+      }
+      stored.checks.push_back(*std::move(check));
+      continue;
+    }
     CreateIndex ix;
     ix.name = k.name.empty() ? fmt::format("SYS_C{:07d}", d.e.next_object_id) : k.name;
     ix.table = c.name;

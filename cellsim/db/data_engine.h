@@ -66,6 +66,13 @@ struct IndexDef {
   Segment segment;  // heap tables only; its first block is the root
 };
 
+// A CHECK constraint: its condition as written, parsed once.
+struct CheckDef {
+  std::string name;
+  std::string condition;
+  std::shared_ptr<const Expr> parsed;
+};
+
 struct TableDef {
   std::string name;
   uint32_t object_id = 0;
@@ -75,6 +82,7 @@ struct TableDef {
   std::string tablespace;       // heap: where the segment lives
   Segment segment;              // heap tables only; GTT data is per session
   std::vector<IndexDef> indexes;
+  std::vector<CheckDef> checks;  // dictionary format 5
 };
 
 // The position of column `name` in `t`, or ORA-00904 (invalid identifier).
@@ -500,6 +508,10 @@ using LiveRowVisitor =
     std::function<bool(uint32_t file, uint32_t block, uint16_t slot, absl::Span<const uint8_t> row)>;
 absl::Status ForEachLiveRow(DataEngine& e, SessionData& sd, Recorder& rec, TableDef& t,
                             const LiveRowVisitor& fn) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+// CHECK constraints (data_alter.cc): `k`'s condition names only columns of
+// `t` (ORA-00904), and its name is free (ORA-02264); the CheckDef to add.
+absl::StatusOr<CheckDef> NewCheck(DataEngine& e, const TableDef& t, const TableConstraint& k)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
 // ALTER TABLE (data_alter.cc).
 absl::Status AlterTableRun(DataEngine& e, SessionData& sd, Recorder& rec, const AlterTable& a,
                            DataOutcome* out) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);

@@ -889,13 +889,14 @@ class DataParser {
       if (!n.ok()) return n.status();
       k.name = *n;
     }
+    if (AcceptW("CHECK")) return CheckConstraint(column, std::move(k));
     if (AcceptW("PRIMARY")) {
       if (absl::Status s = ExpectW("KEY"); !s.ok()) return s;
       k.primary_key = true;
     } else if (!AcceptW("UNIQUE")) {
-      if (IsW("CHECK") || IsW("FOREIGN") || IsW("REFERENCES")) {
+      if (IsW("FOREIGN") || IsW("REFERENCES")) {
         return Error(fmt::format("{} constraints are not supported (cellsim keeps NOT NULL, "
-                                 "PRIMARY KEY and UNIQUE)", Peek().text));
+                                 "PRIMARY KEY, UNIQUE and CHECK)", Peek().text));
       }
       return Error(fmt::format("expected PRIMARY KEY or UNIQUE, found {}", Describe(Peek())),
                    "ORA-02253: constraint specification not allowed here");
@@ -908,6 +909,44 @@ class DataParser {
       if (!cols.ok()) return cols.status();
       k.columns = *std::move(cols);
     }
+    return k;
+  }
+  // After CHECK: ( condition ), Oracle's refusals at parse: a subquery
+  // (ORA-02251), SYSDATE, USER, ROWNUM, LEVEL or a sequence (ORA-02436), an
+  // aggregate (ORA-00934); a column's own CHECK names only that column
+  // (ORA-02438).
+  absl::StatusOr<TableConstraint> CheckConstraint(const ColumnDef* column, TableConstraint k) {
+    if (absl::Status s = ExpectP("("); !s.ok()) return s;
+    const size_t start = Peek().pos;
+    absl::StatusOr<ExprPtr> cond = Or();
+    if (!cond.ok()) return cond.status();
+    k.check_text = std::string(sql_.substr(start, Peek().pos - start));
+    while (!k.check_text.empty() && std::isspace(static_cast<unsigned char>(k.check_text.back()))) {
+      k.check_text.pop_back();
+    }
+    absl::Status refused;
+    FindExprNode(**cond, [&](const Expr& e) {
+      const bool pseudo = e.kind == Expr::Kind::kColumn && e.qualifier.empty() &&
+                          (e.text == "SYSDATE" || e.text == "USER" || e.text == "ROWNUM" ||
+                           e.text == "LEVEL");
+      if (e.subquery) {
+        refused = ErrorAt(start, "a subquery in a CHECK constraint",
+                          "ORA-02251: subquery not allowed here");
+      } else if (pseudo || e.kind == Expr::Kind::kSequence) {
+        refused = ErrorAt(start, fmt::format("{} in a CHECK constraint", e.text),
+                          "ORA-02436: date or system variable wrongly specified in CHECK constraint");
+      } else if (e.kind == Expr::Kind::kFunction && IsAggregateFunction(e.text)) {
+        refused = ErrorAt(start, fmt::format("{} in a CHECK constraint", e.text),
+                          "ORA-00934: group function is not allowed here");
+      } else if (column != nullptr && e.kind == Expr::Kind::kColumn && e.text != column->name) {
+        refused = ErrorAt(start, fmt::format("column {}'s CHECK names column {}", column->name, e.text),
+                          "ORA-02438: Column check constraint cannot reference other columns");
+      }
+      return !refused.ok();
+    });
+    if (!refused.ok()) return refused;
+    if (absl::Status s = ExpectP(")"); !s.ok()) return s;
+    k.check = *std::move(cond);
     return k;
   }
   // NUMBER's ( precision [, scale] ), after the '(': precision 1..38 or *,
@@ -1447,6 +1486,14 @@ absl::StatusOr<DataStatement> ParseDataStatement(std::string_view sql) {
 
 bool IsAggregateFunction(std::string_view name) {
   return name == "COUNT" || name == "SUM" || name == "AVG" || name == "MIN" || name == "MAX";
+}
+
+const Expr* FindExprNode(const Expr& e, const std::function<bool(const Expr&)>& pred) {
+  if (pred(e)) return &e;
+  for (const ExprPtr& a : e.args) {
+    if (const Expr* f = FindExprNode(*a, pred)) return f;
+  }
+  return nullptr;
 }
 
 absl::StatusOr<ExprPtr> ParseDataExpression(std::string_view sql) {

@@ -24,12 +24,12 @@ const Expr* FindSequenceInSelect(const Select& sel);
 // The first s.NEXTVAL / s.CURRVAL in `e`, in its subqueries too when `deep`.
 const Expr* FindSequence(const Expr* e, bool deep) {
   if (e == nullptr) return nullptr;
-  if (e->kind == Expr::Kind::kSequence) return e;
-  for (const ExprPtr& a : e->args) {
-    if (const Expr* f = FindSequence(a.get(), deep)) return f;
-  }
-  if (deep && e->subquery) return FindSequenceInSelect(*e->subquery);
-  return nullptr;
+  const Expr* in_subquery = nullptr;
+  const Expr* found = FindExprNode(*e, [&](const Expr& n) {
+    if (deep && n.subquery) in_subquery = FindSequenceInSelect(*n.subquery);
+    return n.kind == Expr::Kind::kSequence || in_subquery != nullptr;
+  });
+  return in_subquery != nullptr ? in_subquery : found;
 }
 
 const Expr* FindSequenceInSelect(const Select& sel) {
@@ -140,8 +140,10 @@ absl::Status CheckMerge(const Merge& m) {
 
 void CollectNextval(const Expr* e, std::set<std::string>* out) {
   if (e == nullptr) return;
-  if (e->kind == Expr::Kind::kSequence && e->text == "NEXTVAL") out->insert(e->qualifier);
-  for (const ExprPtr& a : e->args) CollectNextval(a.get(), out);
+  FindExprNode(*e, [&](const Expr& n) {
+    if (n.kind == Expr::Kind::kSequence && n.text == "NEXTVAL") out->insert(n.qualifier);
+    return false;
+  });
 }
 
 // ---- drawing ----

@@ -73,6 +73,10 @@ inline void BeginSequenceRow(const StatementEnv& env) {
                                          Recorder& rec, const std::vector<const Expr*>& roots,
                                          StatementEnv* env) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
 
+// ORA-02290 when a CHECK of `t` is FALSE for `row` (TRUE and NULL pass)
+// (data_alter.cc).
+[[nodiscard]] absl::Status CheckRow(const TableDef& t, const Row& row, const StatementEnv& env);
+
 // Evaluates `expr` over one or two bound rows; `rownum` is what ROWNUM
 // gives (0: ORA-00976, not allowed here).
 [[nodiscard]] absl::StatusOr<Value> EvalIn(const Expr& expr, const std::vector<Column>& cols,

@@ -86,5 +86,42 @@ TEST_F(AlterTableTest, AddModifyRenameAndTheirRefusals) {
   Run("analyze table employees validate structure cascade");
 }
 
+// CHECK constraints: a row for which one is FALSE is refused on INSERT,
+// UPDATE and MERGE (NULL passes); ALTER TABLE ADD CONSTRAINT ... CHECK
+// validates the rows there; Oracle's parse-time refusals; kept across a
+// reopen.
+TEST_F(AlterTableTest, CheckConstraints) {
+  Run("create table emp (empno number primary key, sal number check (sal > 0), deptno number, "
+      "constraint dept_ck check (deptno in (10, 20)))");
+  Run("insert into emp values (1, 5000, 10)");
+  Run("insert into emp values (2, null, null)");
+  EXPECT_THAT(Error("insert into emp values (3, -1, 10)"), HasSubstr("ORA-02290"));
+  EXPECT_THAT(Error("insert into emp values (3, 1, 40)"),
+              HasSubstr("ORA-02290: check constraint (CELLSIM.DEPT_CK) violated"));
+  EXPECT_THAT(Error("update emp set sal = 0 where empno = 1"), HasSubstr("ORA-02290"));
+  EXPECT_THAT(Error("insert into emp select 7, -7, 10 from dual"), HasSubstr("ORA-02290"));
+  EXPECT_THAT(Error("merge into emp using (select 8 k from dual) s on (emp.empno = s.k) "
+                    "when not matched then insert (empno, sal) values (s.k, -8)"),
+              HasSubstr("ORA-02290"));
+  EXPECT_EQ(Rows("select empno, nvl(sal, -1) from emp order by empno"), "1|5000|;2|-1|;");
+  EXPECT_THAT(Error("alter table emp add constraint big check (sal > 5000)"), HasSubstr("ORA-02293"));
+  Run("insert into emp values (3, 50, 20)");  // the refused CHECK was not kept
+  Run("alter table emp add constraint small check (sal < 10000)");
+  EXPECT_THAT(Error("update emp set sal = 20000 where empno = 3"), HasSubstr("SMALL"));
+  EXPECT_THAT(Error("alter table emp add constraint small check (sal < 1)"), HasSubstr("ORA-02264"));
+  EXPECT_THAT(Error("create table bad (a number check (a > sysdate))"), HasSubstr("ORA-02436"));
+  EXPECT_THAT(Error("create table bad (a number check (b > 0))"), HasSubstr("ORA-02438"));
+  EXPECT_THAT(Error("create table bad (a number, check (b > 0))"), HasSubstr("ORA-00904"));
+  EXPECT_THAT(Error("create table bad (a number check (a in (select 1 from dual)))"),
+              HasSubstr("ORA-02251"));
+  EXPECT_THAT(Error("create table bad (a number check (count(a) > 0))"), HasSubstr("ORA-00934"));
+  EXPECT_THAT(Error("alter table emp rename column sal to salary"), HasSubstr("CHECK"));
+  Run("commit");
+  ASSERT_OK(Reopen());
+  EXPECT_THAT(Error("insert into emp values (4, -1, 10)"), HasSubstr("ORA-02290"));
+  EXPECT_THAT(Error("insert into emp values (4, 20000, 10)"), HasSubstr("SMALL"));
+  Run("insert into emp values (4, 1, 20)");
+}
+
 }  // namespace
 }  // namespace cellsim::db

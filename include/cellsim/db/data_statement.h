@@ -53,6 +53,7 @@
 #define CELLSIM_DB_DATA_STATEMENT_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -165,11 +166,16 @@ struct ColumnDef {
 };
 
 // PRIMARY KEY or UNIQUE, on a column or the table: kept as a unique index of
-// the constraint's name (SYS_Cnnnnnnn when not named), as Oracle keeps it.
+// the constraint's name (SYS_Cnnnnnnn when not named), as Oracle keeps it;
+// or CHECK (condition).
+// CHECK (condition): kept as its text; a row for which it is FALSE is
+// refused (TRUE or NULL pass).
 struct TableConstraint {
   std::string name;  // CONSTRAINT name ("" = system-named)
   bool primary_key = false;
-  std::vector<std::string> columns;  // uppercased, in key order
+  std::vector<std::string> columns;  // uppercased, in key order (not for CHECK)
+  ExprPtr check{};                   // CHECK's condition (null: a key)
+  std::string check_text{};          // as written
 };
 
 struct CreateTable {
@@ -319,6 +325,9 @@ bool IsDataStatement(std::string_view sql);
 // Whether `name` (uppercased) is one of the aggregates: COUNT, SUM, AVG,
 // MIN, MAX.
 bool IsAggregateFunction(std::string_view name);
+// The first node of `e` (itself, then its operands depth first; not inside
+// its subqueries) for which `pred` holds, or null.
+const Expr* FindExprNode(const Expr& e, const std::function<bool(const Expr&)>& pred);
 // One expression of the same grammar and nothing after it (a column's
 // DEFAULT as the dictionary keeps it).
 [[nodiscard]] absl::StatusOr<ExprPtr> ParseDataExpression(std::string_view sql);
