@@ -319,7 +319,11 @@ absl::StatusOr<Source> TableSource(Ctx& c, const FromSource& f)
     };
     return src;
   }
-  if (std::optional<ViewRows> v = BuildView(c.e, c.sd, f.table); v.has_value()) {
+  // A view, unless the schema has a table of that name (which, as in Oracle,
+  // hides the public synonym: `create table tab ...` then `select * from tab`).
+  std::optional<ViewRows> v;
+  if (c.e.tables.count(f.table) == 0) v = BuildView(c.e, c.sd, f.table);
+  if (v.has_value()) {
     src.columns = v->columns;
     auto rows = std::make_shared<std::vector<Row>>(std::move(v->rows));
     src.scan = [rows](const auto& cb) {

@@ -271,6 +271,41 @@ std::optional<ViewRows> FileViews(DataEngine& e, const std::string& name)
                   /*temp=*/name == "V$TEMPFILE" || name == "DBA_TEMP_FILES");
 }
 
+// USER_OBJECTS: the schema's tables, indexes and sequences (ALL_OBJECTS and
+// DBA_OBJECTS are the seed's synthetic catalogue, all_objects.h); CAT and
+// TAB are Oracle's short lists (TAB: tables only). No CREATED: cellsim does
+// not keep when an object was made.
+ViewRows SchemaObjectRows(DataEngine& e, const std::string& name) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  ViewRows r;
+  r.columns = {S("OBJECT_NAME"), N("OBJECT_ID"), N("DATA_OBJECT_ID"), S("OBJECT_TYPE"),
+               S("STATUS"), S("TEMPORARY"), S("GENERATED")};
+  auto add = [&](const std::string& n, uint32_t id, const char* type, bool temp) {
+    const bool generated = n.starts_with("SYS_C") || n.starts_with("ISEQ$$_");
+    r.rows.push_back({Value::Str(n), Value::Num(id),
+                      std::string(type) == "SEQUENCE" ? Value::Null() : Value::Num(id),
+                      Value::Str(type), Value::Str("VALID"), Value::Str(temp ? "Y" : "N"),
+                      Value::Str(generated ? "Y" : "N")});
+  };
+  for (auto& [tname, t] : e.tables) {
+    add(tname, t.object_id, "TABLE", t.temporary);
+    for (const IndexDef& ix : t.indexes) add(ix.name, ix.object_id, "INDEX", t.temporary);
+  }
+  for (const auto& [qname, q] : e.sequences) add(qname, q.object_id, "SEQUENCE", false);
+  if (name != "USER_OBJECTS") {
+    ViewRows shortlist;
+    shortlist.columns = name == "TAB" ? std::vector<Column>{S("TNAME"), S("TABTYPE"), N("CLUSTERID")}
+                                      : std::vector<Column>{S("TABLE_NAME"), S("TABLE_TYPE")};
+    for (const Row& row : r.rows) {
+      const std::string type = row[3].text;
+      if (type == "INDEX" || (name == "TAB" && type != "TABLE")) continue;
+      if (name == "TAB") shortlist.rows.push_back({row[0], row[3], Value::Null()});
+      else shortlist.rows.push_back({row[0], row[3]});
+    }
+    return shortlist;
+  }
+  return r;
+}
+
 // The dictionary's views of tables, their columns, indexes and segments:
 // {DBA,ALL,USER}_TABLES, _TAB_COLUMNS, _INDEXES, _SEQUENCES and {DBA,USER}_SEGMENTS (every
 // table, index and sequence of the one schema, CELLSIM; USER_ views have no OWNER column).
@@ -282,6 +317,7 @@ std::optional<ViewRows> DictionaryView(DataEngine& e, const std::string& name)
     return name == std::string("USER_") + what || name == std::string("DBA_") + what ||
            name == std::string("ALL_") + what;
   };
+  if (name == "USER_OBJECTS" || name == "CAT" || name == "TAB") return SchemaObjectRows(e, name);
   ViewRows r;
   if (kind("INDEXES")) {
     r.columns = {S("OWNER"),      S("INDEX_NAME"),      S("INDEX_TYPE"), S("TABLE_NAME"),

@@ -123,5 +123,25 @@ TEST_F(AlterTableTest, CheckConstraints) {
   Run("insert into emp values (4, 1, 20)");
 }
 
+// USER_OBJECTS, CAT and TAB list the schema's tables, indexes and
+// sequences; a table of the schema hides a view of its name, as in Oracle.
+TEST_F(AlterTableTest, UserObjectsCatAndTab) {
+  Run("create table t (id number primary key)");
+  Run("create global temporary table g (x number)");
+  Run("create sequence s");
+  EXPECT_EQ(Rows("select object_name, object_type, temporary, generated from user_objects "
+                 "where object_name not like 'SYS_C%' order by object_name"),
+            "G|TABLE|Y|N|;S|SEQUENCE|N|N|;T|TABLE|N|N|;");
+  EXPECT_EQ(One("select count(*) from user_objects where object_type = 'INDEX' and generated = 'Y'"),
+            "1");
+  EXPECT_EQ(Rows("select * from cat order by 1"), "G|TABLE|;S|SEQUENCE|;T|TABLE|;");
+  EXPECT_EQ(Rows("select tname from tab order by 1"), "G|;T|;");
+  Run("create table tab (x number)");
+  Run("insert into tab values (7)");
+  EXPECT_EQ(One("select x from tab"), "7");
+  Run("drop table tab");
+  EXPECT_EQ(One("select count(*) from tab"), "2");
+}
+
 }  // namespace
 }  // namespace cellsim::db
