@@ -370,6 +370,16 @@ class DataParser {
       }
       Next();
       if (t.kind == Tok::kWord && IsP("(")) return Function(t.text);
+      if (t.kind == Tok::kWord && t.text == "DATE" && Peek().kind == Tok::kString) {
+        // The ANSI literal DATE 'YYYY-MM-DD': TO_DATE of it.
+        ExprPtr e = Make(Expr::Kind::kFunction);
+        e->text = "TO_DATE";
+        ExprPtr text = Make(Expr::Kind::kString), format = Make(Expr::Kind::kString);
+        text->text = Next().text;
+        format->text = "YYYY-MM-DD";
+        e->args = {text, format};
+        return e;
+      }
       ExprPtr e = Make(Expr::Kind::kColumn);
       e->text = t.text;
       if (AcceptP(".")) {
@@ -417,10 +427,51 @@ class DataParser {
     if (absl::Status s = ExpectW("END"); !s.ok()) return s;
     return e;
   }
+  // CAST(x AS type[(n[, s])]): the function CAST of x, the type's name, n, s.
+  absl::StatusOr<ExprPtr> Cast(ExprPtr e) {
+    absl::StatusOr<ExprPtr> x = Or();
+    if (!x.ok()) return x;
+    e->args.push_back(*x);
+    if (absl::Status s = ExpectW("AS"); !s.ok()) return s;
+    if (Peek().kind != Tok::kWord) return Error("expected a data type", "ORA-00902: invalid datatype");
+    ExprPtr type = Make(Expr::Kind::kString);
+    type->text = Next().text;
+    if (type->text == "INTEGER" || type->text == "INT") type->text = "NUMBER";
+    if (type->text == "VARCHAR") type->text = "VARCHAR2";
+    e->args.push_back(type);
+    if (AcceptP("(")) {
+      do {
+        if (Peek().kind != Tok::kNumber) return Error("expected a length or precision", "ORA-00910");
+        ExprPtr n = Make(Expr::Kind::kNumber);
+        n->number = std::strtod(Next().text.c_str(), nullptr);
+        e->args.push_back(n);
+      } while (AcceptP(","));
+      AcceptW("BYTE");
+      AcceptW("CHAR");
+      if (absl::Status s = ExpectP(")"); !s.ok()) return s;
+    }
+    if (absl::Status s = ExpectP(")"); !s.ok()) return s;
+    return e;
+  }
+  // EXTRACT(field FROM x): the function EXTRACT of the field's name and x.
+  absl::StatusOr<ExprPtr> Extract(ExprPtr e) {
+    if (Peek().kind != Tok::kWord) return Error("expected YEAR, MONTH, DAY, HOUR, MINUTE or SECOND");
+    ExprPtr field = Make(Expr::Kind::kString);
+    field->text = Next().text;
+    e->args.push_back(field);
+    if (absl::Status s = ExpectW("FROM"); !s.ok()) return s;
+    absl::StatusOr<ExprPtr> x = Or();
+    if (!x.ok()) return x;
+    e->args.push_back(*x);
+    if (absl::Status s = ExpectP(")"); !s.ok()) return s;
+    return e;
+  }
   absl::StatusOr<ExprPtr> Function(const std::string& name) {
     Next();  // (
     ExprPtr e = Make(Expr::Kind::kFunction);
     e->text = name;
+    if (name == "CAST") return Cast(e);
+    if (name == "EXTRACT") return Extract(e);
     if (AcceptW("DISTINCT") || AcceptW("UNIQUE")) e->distinct = true;
     else AcceptW("ALL");
     if (!IsP(")")) {

@@ -186,6 +186,7 @@ class Call {
   std::optional<R> Text() const;
   std::optional<R> Dates() const;
   std::optional<R> Numbers() const;
+  R CastTo() const;
 
   bool arity(size_t lo, size_t hi) const { return n >= lo && n <= hi; }
   R wrong() const {
@@ -360,6 +361,36 @@ std::optional<Call::R> Call::Text() const {
   return std::nullopt;
 }
 
+// CAST(a[0] AS a[1][(a[2][, a[3]])]): TO_NUMBER (rounded to the scale),
+// TO_CHAR (ORA-25137 when longer than the length) or TO_DATE of it.
+Call::R Call::CastTo() const {
+  const std::string type = text(1);
+  if (type == "NUMBER") {
+    if (a[0].is_date) return InconsistentTypes("NUMBER", "DATE");
+    absl::StatusOr<double> v = number(0);
+    if (!v.ok() || n < 4) return NumValue(v);
+    const double scale = std::pow(10.0, a[3].number);
+    return Value::Num(std::round(*v * scale) / scale);
+  }
+  if (type == "VARCHAR2" || type == "CHAR") {
+    const std::string s = a[0].is_date ? ValueText(a[0]) : text(0);
+    const size_t length = n > 2 ? static_cast<size_t>(a[2].number) : (type == "CHAR" ? 1 : 4000);
+    if (s.size() > length) {
+      return Ora(fmt::format("ORA-25137: Data value out of range ('{}' is {} bytes, {}({}))", s,
+                             s.size(), type, length));
+    }
+    return Value::Str(type == "CHAR" ? s + std::string(length - s.size(), ' ') : s);
+  }
+  if (type == "DATE") {
+    if (a[0].is_date) return a[0];
+    absl::StatusOr<int64_t> d = ParseDate(text(0), kDefaultDateFormat, now_unix);
+    if (!d.ok()) return d.status();
+    return Value::Date(*d);
+  }
+  return Ora(fmt::format("ORA-00902: invalid datatype (CAST AS {}: NUMBER, VARCHAR2, CHAR or DATE)",
+                         type));
+}
+
 // Conversions and DATE functions (their arguments not NULL).
 std::optional<Call::R> Call::Dates() const {
   if (f == "TO_CHAR") {
@@ -376,6 +407,19 @@ std::optional<Call::R> Call::Dates() const {
     return R(Value::Str(*s));
   }
   if (f == "TO_NUMBER") return arity(1, 1) ? NumValue(number(0)) : wrong();
+  if (f == "CAST") return CastTo();
+  if (f == "EXTRACT") {
+    // Of a DATE, Oracle takes YEAR, MONTH and DAY (the time fields are a
+    // TIMESTAMP's: ORA-30076).
+    const std::string field = text(0);
+    if (!a[1].is_date) return R(InconsistentTypes("DATE", "NUMBER"));
+    const Civil c = CivilFromUnix(static_cast<int64_t>(a[1].number));
+    if (field == "YEAR") return R(Value::Num(static_cast<double>(c.year)));
+    if (field == "MONTH") return R(Value::Num(c.month));
+    if (field == "DAY") return R(Value::Num(c.day));
+    return R(Ora(fmt::format("ORA-30076: invalid extract field for extract source ({} of a DATE: "
+                             "YEAR, MONTH or DAY; TO_CHAR(d, 'HH24') gives the hour)", field)));
+  }
   if (f == "TO_DATE") {
     if (!arity(1, 2)) return wrong();
     if (a[0].is_date) return R(a[0]);
@@ -472,7 +516,8 @@ std::optional<absl::StatusOr<Value>> ScalarFunction(std::string_view f,
   static constexpr std::string_view kStrict[] = {
       "ABS", "ADD_MONTHS", "CEIL", "EXP", "FLOOR", "GREATEST", "INITCAP", "INSTR", "LAST_DAY",
       "LEAST", "LENGTH", "LN", "LOWER", "LPAD", "LTRIM", "MOD", "POWER", "ROUND", "RPAD", "RTRIM",
-      "SIGN", "SQRT", "SUBSTR", "TO_CHAR", "TO_DATE", "TO_NUMBER", "TRIM", "TRUNC", "UPPER"};
+      "SIGN", "SQRT", "SUBSTR", "TO_CHAR", "TO_DATE", "TO_NUMBER", "TRIM", "TRUNC", "UPPER",
+      "CAST", "EXTRACT"};
   if (std::find(std::begin(kStrict), std::end(kStrict), f) == std::end(kStrict)) return std::nullopt;
   if (n == 0) return wrong();
   if (any_null()) {

@@ -308,6 +308,20 @@ TEST_F(TxnTest, NullMakesUnknownNotFalse) {
   EXPECT_EQ(One("select count(*) from n where a between 1 and null"), "0");
   EXPECT_EQ(One("select count(*) from n where a between 3 and 2 + 2 and b = 3"), "1");
   EXPECT_THAT(Error("select * from n where a between 1"), HasSubstr("ORA-00905"));
+  // CAST, EXTRACT and the DATE literal.
+  EXPECT_EQ(One("select cast('12.345' as number(5,2)) from dual"), "12.35");
+  EXPECT_EQ(One("select cast(42 as varchar2(5)) || '|' from dual"), "42|");
+  EXPECT_EQ(One("select cast('x' as char(3)) || '|' from dual"), "x  |");
+  EXPECT_EQ(One("select nvl(cast(null as number), -1) from dual"), "-1");
+  EXPECT_EQ(One("select to_char(cast('04-DEC-26' as date), 'YYYY-MM-DD') from dual"), "2026-12-04");
+  EXPECT_THAT(Error("select cast(123456 as varchar2(3)) from dual"), HasSubstr("ORA-25137"));
+  EXPECT_THAT(Error("select cast(sysdate as number) from dual"), HasSubstr("ORA-00932"));
+  EXPECT_THAT(Error("select cast(1 as blob) from dual"), HasSubstr("ORA-00902"));
+  EXPECT_EQ(One("select extract(year from date '2026-12-04') * 100 + "
+                "extract(month from date '2026-12-04') from dual"), "202612");
+  EXPECT_EQ(One("select extract(day from to_date('2026-02-03', 'YYYY-MM-DD')) from dual"), "3");
+  EXPECT_THAT(Error("select extract(hour from sysdate) from dual"), HasSubstr("ORA-30076"));
+  EXPECT_THAT(Error("select date '2026-13-01' from dual"), HasSubstr("ORA-01843"));
 }
 
 TEST_F(TxnTest, DatesAndFunctionsAreOracles) {
