@@ -30,18 +30,6 @@ absl::StatusOr<bool> HasRows(DataEngine& e, SessionData& sd, Recorder& rec, Tabl
   return any;
 }
 
-ColType TypeOf(const std::string& type) {
-  return type == "NUMBER" ? ColType::kNumber : type == "DATE" ? ColType::kDate
-         : type == "CHAR" ? ColType::kChar : ColType::kVarchar2;
-}
-
-absl::StatusOr<size_t> ColumnIndex(const TableDef& t, const std::string& name) {
-  for (size_t i = 0; i < t.columns.size(); ++i) {
-    if (t.columns[i].name == name) return i;
-  }
-  return absl::NotFoundError(fmt::format("ORA-00904: \"{}\": invalid identifier", name));
-}
-
 // ADD: columns at the end (a row's missing trailing columns read as NULL,
 // so a nullable column without a DEFAULT changes no row, as in Oracle),
 // then the keys (a unique index each; a primary key's columns NOT NULL).
@@ -50,7 +38,7 @@ absl::Status AddToTable(DataEngine& e, SessionData& sd, Recorder& rec, TableDef&
   absl::StatusOr<bool> rows = HasRows(e, sd, rec, t);
   if (!rows.ok()) return rows.status();
   for (const ColumnDef& cd : a.columns) {
-    if (ColumnIndex(t, cd.name).ok()) {
+    if (ColumnOf(t, cd.name).ok()) {
       return absl::AlreadyExistsError(fmt::format(
           "ORA-01430: column being added already exists in table ({}.{})", t.name, cd.name));
     }
@@ -72,7 +60,7 @@ absl::Status AddToTable(DataEngine& e, SessionData& sd, Recorder& rec, TableDef&
           "without the DEFAULT, UPDATE {} SET {} = ..., then MODIFY {} DEFAULT ...)",
           t.name, cd.name, t.name, cd.name, cd.name));
     }
-    t.columns.push_back({cd.name, TypeOf(cd.type), cd.length, cd.scale, cd.not_null, cd.default_text,
+    t.columns.push_back({cd.name, ColTypeNamed(cd.type), cd.length, cd.scale, cd.not_null, cd.default_text,
                          IdentityKind::kNone});
   }
   for (const TableConstraint& k : a.constraints) {
@@ -98,7 +86,7 @@ absl::Status AddToTable(DataEngine& e, SessionData& sd, Recorder& rec, TableDef&
     }
     std::vector<size_t> cols;
     for (const std::string& c : k.columns) {
-      absl::StatusOr<size_t> i = ColumnIndex(t, c);
+      absl::StatusOr<size_t> i = ColumnOf(t, c);
       if (!i.ok()) return i.status();
       cols.push_back(*i);
     }
@@ -132,7 +120,7 @@ absl::Status AddToTable(DataEngine& e, SessionData& sd, Recorder& rec, TableDef&
 absl::Status ModifyColumn(DataEngine& e, SessionData& sd, Recorder& rec, TableDef& t,
                           const ColumnDef& cd, std::optional<bool> not_null)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
-  absl::StatusOr<size_t> k = ColumnIndex(t, cd.name);
+  absl::StatusOr<size_t> k = ColumnOf(t, cd.name);
   if (!k.ok()) return k.status();
   Column& c = t.columns[*k];
   bool any = false, null = false;
@@ -145,13 +133,13 @@ absl::Status ModifyColumn(DataEngine& e, SessionData& sd, Recorder& rec, TableDe
   });
   if (!st.ok()) return st;
   if (!cd.type.empty()) {
-    const ColType type = TypeOf(cd.type);
+    const ColType type = ColTypeNamed(cd.type);
     const bool same = type == c.type || (type == ColType::kVarchar2 && c.type == ColType::kChar) ||
                       (type == ColType::kChar && c.type == ColType::kVarchar2);
     if (!same && any) {
       return absl::FailedPreconditionError(fmt::format(
           "ORA-01439: column to be modified must be empty to change datatype ({}.{} is {})", t.name,
-          c.name, c.type == ColType::kNumber ? "NUMBER" : c.type == ColType::kDate ? "DATE" : "text"));
+          c.name, ColTypeName(c.type)));
     }
     if (same && type == ColType::kNumber && any &&
         ((c.length == 0 && cd.length != 0) || (cd.length != 0 && cd.length < c.length) ||
@@ -199,9 +187,9 @@ absl::Status ChangeTable(DataEngine& e, SessionData& sd, Recorder& rec, TableDef
       }
       return absl::OkStatus();
     case AlterTable::Kind::kRenameColumn: {
-      absl::StatusOr<size_t> k = ColumnIndex(t, a.from);
+      absl::StatusOr<size_t> k = ColumnOf(t, a.from);
       if (!k.ok()) return k.status();
-      if (ColumnIndex(t, a.to).ok()) {
+      if (ColumnOf(t, a.to).ok()) {
         return absl::AlreadyExistsError(
             fmt::format("ORA-00957: duplicate column name ({}.{})", t.name, a.to));
       }
@@ -227,7 +215,7 @@ absl::Status ChangeTable(DataEngine& e, SessionData& sd, Recorder& rec, TableDef
 
 absl::StatusOr<CheckDef> NewCheck(DataEngine& e, const TableDef& t, const TableConstraint& k) {
   if (const Expr* x = FindExprNode(*k.check, [&](const Expr& n) {
-        return n.kind == Expr::Kind::kColumn && !ColumnIndex(t, n.text).ok();
+        return n.kind == Expr::Kind::kColumn && !ColumnOf(t, n.text).ok();
       })) {
     return absl::InvalidArgumentError(
         fmt::format("ORA-00904: \"{}\": invalid identifier (in CHECK ({}))", x->text, k.check_text));

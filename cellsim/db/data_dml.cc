@@ -625,8 +625,7 @@ absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out)
   t.preserve_rows = c.on_commit_preserve;
   t.tablespace = c.tablespace.empty() ? (t.temporary ? "TEMP" : "USERS") : c.tablespace;
   for (const ColumnDef& cd : c.columns) {
-    ColType ty = cd.type == "NUMBER" ? ColType::kNumber : cd.type == "DATE" ? ColType::kDate
-                 : cd.type == "CHAR" ? ColType::kChar : ColType::kVarchar2;
+    const ColType ty = ColTypeNamed(cd.type);
     bool key = false;  // a primary key's columns are NOT NULL
     for (const TableConstraint& k : c.constraints) {
       key |= k.primary_key && std::find(k.columns.begin(), k.columns.end(), cd.name) != k.columns.end();

@@ -19,7 +19,7 @@ constexpr double kOracleNoMin = -999999999999999999999999999.0;
 
 std::string SequenceText(const Expr& e) { return fmt::format("{}.{}", e.qualifier, e.text); }
 
-const Expr* FindSequenceInSelect(const Select& sel);
+const Expr* FindSequenceInSelect(const Select& sel, bool items = true);
 
 // The first s.NEXTVAL / s.CURRVAL in `e`, in its subqueries too when `deep`.
 const Expr* FindSequence(const Expr* e, bool deep) {
@@ -32,9 +32,12 @@ const Expr* FindSequence(const Expr* e, bool deep) {
   return in_subquery != nullptr ? in_subquery : found;
 }
 
-const Expr* FindSequenceInSelect(const Select& sel) {
+// The first in `sel`, its select list left out when `items` is false.
+const Expr* FindSequenceInSelect(const Select& sel, bool items) {
   std::vector<const Expr*> roots = {sel.where.get(), sel.having.get()};
-  for (const SelectItem& it : sel.items) roots.push_back(it.expr.get());
+  for (const SelectItem& it : sel.items) {
+    if (items) roots.push_back(it.expr.get());
+  }
   for (const ExprPtr& g : sel.group_by) roots.push_back(g.get());
   for (const OrderItem& o : sel.order_by) roots.push_back(o.expr.get());
   for (const FromSource& f : sel.from) {
@@ -100,9 +103,7 @@ absl::Status CheckTopQuery(const Select& sel) {
     if (absl::Status st = CheckValue(it.expr.get()); !st.ok()) return st;
   }
   if (const Expr* s = FindSequence(sel.where.get(), true)) return NotAllowed(*s, "in a WHERE clause");
-  Select rest = sel;  // every other clause
-  rest.items.clear();
-  if (const Expr* s = FindSequenceInSelect(rest)) {
+  if (const Expr* s = FindSequenceInSelect(sel, /*items=*/false)) {  // every other clause
     return NotAllowed(*s, "in a query's FROM, GROUP BY, HAVING or ORDER BY, or a compound query's "
                           "other branch");
   }

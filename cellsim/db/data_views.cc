@@ -354,10 +354,7 @@ std::optional<ViewRows> DictionaryView(DataEngine& e, const std::string& name)
       for (size_t i = 0; i < t.columns.size(); ++i) {
         const Column& c = t.columns[i];
         const bool number = c.type == ColType::kNumber;
-        const char* type = number                       ? "NUMBER"
-                           : c.type == ColType::kDate   ? "DATE"
-                           : c.type == ColType::kChar   ? "CHAR"
-                                                        : "VARCHAR2";
+        const char* type = ColTypeName(c.type);
         const double length = number ? 22 : c.type == ColType::kDate ? 7 : c.length;
         r.rows.push_back({Value::Str("CELLSIM"), Value::Str(tname), Value::Str(c.name),
                           Value::Str(type), Value::Num(length),

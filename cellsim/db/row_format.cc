@@ -54,9 +54,20 @@ std::string ValueText(const Value& v) {
   if (std::floor(v.number) == v.number && std::fabs(v.number) < 1e15) {
     return fmt::format("{}", static_cast<int64_t>(v.number));
   }
-  // A whole number past 15 digits as SQL*Plus shows it (a NOMAXVALUE
+  // A whole number: its digits while a double holds them (Oracle's TO_CHAR
+  // gives every digit), past that scientific as SQL*Plus shows it, ten
+  // significant digits at most, at least four decimals (a NOMAXVALUE
   // sequence's MAX_VALUE: 1.0000E+28).
-  if (std::floor(v.number) == v.number) return fmt::format("{:.4E}", v.number);
+  if (std::floor(v.number) == v.number && std::fabs(v.number) < 1e17) {
+    return fmt::format("{:.0f}", v.number);
+  }
+  if (std::floor(v.number) == v.number) {
+    std::string s = fmt::format("{:.9E}", v.number);  // d.dddddddddE+XX
+    const size_t e = s.find('E');
+    size_t end = e;
+    while (end > s.find('.') + 5 && s[end - 1] == '0') --end;
+    return s.substr(0, end) + s.substr(e);
+  }
   return fmt::format("{:.10g}", v.number);
 }
 

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/types/span.h"
@@ -23,6 +24,21 @@
 namespace cellsim::db::internal {
 
 enum class ColType : uint8_t { kNumber, kVarchar2, kChar, kDate };
+// The type a column definition names (NUMBER, DATE, CHAR, else VARCHAR2: the
+// parser admits only these), and the name of a type.
+inline ColType ColTypeNamed(std::string_view name) {
+  return name == "NUMBER" ? ColType::kNumber : name == "DATE" ? ColType::kDate
+         : name == "CHAR" ? ColType::kChar : ColType::kVarchar2;
+}
+inline const char* ColTypeName(ColType t) {
+  switch (t) {
+    case ColType::kNumber: return "NUMBER";
+    case ColType::kDate: return "DATE";
+    case ColType::kChar: return "CHAR";
+    case ColType::kVarchar2: break;
+  }
+  return "VARCHAR2";
+}
 
 struct Column {
   std::string name;
