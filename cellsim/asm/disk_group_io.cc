@@ -154,7 +154,7 @@ struct Piece {
   uint32_t copies = 0;           // the file's
   std::array<bool, 3> online{};  // its disk is online
   std::array<bool, 3> usable{};  // disk online and the copy current
-  uint32_t landed = 0;
+  uint32_t landed = 0;           // current copies written
   absl::Status error;            // first copy error
 };
 
@@ -386,7 +386,9 @@ absl::Status FinishWrite(DiskGroup::State& s, WriteRun& run, AsmIoResult* res)
   for (size_t k = 0; k < ios.size(); ++k) {
     Piece& p = pieces[run.owner[k].first];
     if (ios[k].status.ok()) {
-      ++p.landed;
+      // Only a current copy holds the piece for readers: a stale one (on an
+      // online disk) is written too but stays stale until resync.
+      if (p.usable[run.owner[k].second]) ++p.landed;
     } else {
       if (p.error.ok()) p.error = ios[k].status;
       failed.emplace_back(p.locs[run.owner[k].second], ios[k].status);
@@ -417,9 +419,11 @@ absl::Status FinishWrite(DiskGroup::State& s, WriteRun& run, AsmIoResult* res)
     if (p.landed == 0) {
       r.status = absl::Status(
           p.error.ok() ? absl::StatusCode::kUnavailable : p.error.code(),
-          fmt::format("write of {} at offset {}: no copy of extent {} could be written{}{}",
-                      s.FileLabel(run.file), p.file_offset, p.extent, p.error.ok() ? "" : ": ",
-                      std::string(p.error.message())));
+          fmt::format("write of {} at offset {}: no copy of extent {} could be written{}",
+                      s.FileLabel(run.file), p.file_offset, p.extent,
+                      p.error.ok() ? " (no current copy on an online disk: resync with ALTER "
+                                     "DISKGROUP ... ONLINE ALL)"
+                                   : ": " + std::string(p.error.message())));
     } else if (!meta.ok() && pieces_with_failure.count(i) != 0) {
       // The failed copy could not be marked stale: it might later be read as
       // current, so this write is not acknowledged.

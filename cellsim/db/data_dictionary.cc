@@ -20,20 +20,22 @@ constexpr uint64_t kDictMagic = 0x5443494449534345ull;  // "ECSIDICT" little-end
 // has one, so a database without defaults stays readable by builds that know
 // version 3), version 5 the sequences, each column's identity kind and
 // each table's CHECK constraints (written only while a sequence or a CHECK
-// exists);
+// exists), version 6 the views (written only while a view exists);
 // versions 1 (no indexes) and 2 are still read (their NUMBER columns then
 // take any number, as those versions stored them: the scale was not kept).
-constexpr uint16_t kDictVersion = 5;
+constexpr uint16_t kDictVersion = 6;
+constexpr uint16_t kDictVersionNoViews = 5;
 constexpr uint16_t kDictVersionNoSequences = 4;
 constexpr uint16_t kDictVersionNoDefaults = 3;
 constexpr uint16_t kDictVersionNoScale = 2;
 constexpr uint16_t kDictVersionNoIndexes = 1;
 constexpr uint32_t kDictFirstBlock = 2;     // blocks 0 (OS header) and 1 (file header) precede
 constexpr uint32_t kDictCopyBlocks = 63;    // copy 0: blocks 2..64, copy 1: blocks 65..127
-constexpr uint32_t kDictCopies = 2;
+constexpr uint32_t kDictCopies = 2;  // WriteDictionary alternates between the two
 constexpr size_t kDictHeaderBytes = 40;
 constexpr uint32_t kMaxTables = 100000, kMaxColumns = 1000, kMaxExtents = 1u << 22;
 constexpr size_t kMaxDefaultBytes = 32767;  // a DEFAULT's text
+constexpr size_t kMaxViewTextBytes = 1u << 20;  // a view's query
 
 // The SYSTEM data file, where the dictionary lives.
 struct DictFile {
@@ -75,6 +77,7 @@ struct DictImage {
   std::map<uint32_t, uint32_t> file_next_block;
   std::map<uint32_t, std::vector<std::pair<uint32_t, uint32_t>>> free_extents;
   std::map<std::string, SequenceDef> sequences;
+  std::map<std::string, ViewDef> views;
 };
 
 // A segment: data file, blocks per extent, blocks in use, each extent's first block.
@@ -120,7 +123,7 @@ void EncodeTable(Encoder& e, uint16_t version, const TableDef& t) {
     e.PutU32(static_cast<uint32_t>(c.scale));
     e.PutU8(c.not_null ? 1 : 0);
     if (version >= kDictVersionNoSequences) e.PutString(c.default_sql);
-    if (version >= kDictVersion) e.PutU8(static_cast<uint8_t>(c.identity));
+    if (version >= kDictVersionNoViews) e.PutU8(static_cast<uint8_t>(c.identity));
   }
   EncodeSegment(e, t.segment);
   e.PutU32(static_cast<uint32_t>(t.indexes.size()));
@@ -133,7 +136,7 @@ void EncodeTable(Encoder& e, uint16_t version, const TableDef& t) {
     for (uint16_t c : ix.columns) e.PutU16(c);
     EncodeSegment(e, ix.segment);
   }
-  if (version >= kDictVersion) {
+  if (version >= kDictVersionNoViews) {
     e.PutU32(static_cast<uint32_t>(t.checks.size()));
     for (const CheckDef& c : t.checks) {
       e.PutString(c.name);
@@ -224,7 +227,7 @@ bool DecodeTable(Decoder& d, uint16_t version, TableDef* t, std::string* why) {
       uint8_t not_null = 0, identity = 0;
       if (!d.GetU32(&scale) || !d.GetU8(&not_null) ||
           (version >= kDictVersionNoSequences && !d.GetString(&c.default_sql, kMaxDefaultBytes)) ||
-          (version >= kDictVersion && !d.GetU8(&identity))) {
+          (version >= kDictVersionNoViews && !d.GetU8(&identity))) {
         *why = fmt::format("table {}: column {} truncated", t->name, i + 1);
         return false;
       }
@@ -242,15 +245,16 @@ bool DecodeTable(Decoder& d, uint16_t version, TableDef* t, std::string* why) {
   }
   if (!DecodeSegment(d, fmt::format("table {}", t->name), &t->segment, why)) return false;
   if (version == kDictVersionNoIndexes) return true;
-  return DecodeIndexes(d, t, why) && (version < kDictVersion || DecodeChecks(d, t, why));
+  return DecodeIndexes(d, t, why) && (version < kDictVersionNoViews || DecodeChecks(d, t, why));
 }
 
 // The oldest version that holds `m`: 5 with a sequence or a CHECK, 4 when a
 // column has a DEFAULT, else 3.
 uint16_t VersionFor(const DictImage& m) {
-  if (!m.sequences.empty()) return kDictVersion;
+  if (!m.views.empty()) return kDictVersion;
+  if (!m.sequences.empty()) return kDictVersionNoViews;
   for (const auto& [name, t] : m.tables) {
-    if (!t.checks.empty()) return kDictVersion;
+    if (!t.checks.empty()) return kDictVersionNoViews;
     for (const Column& c : t.columns) {
       if (!c.default_sql.empty()) return kDictVersionNoSequences;
     }
@@ -266,6 +270,39 @@ void EncodeSequence(Encoder& e, const SequenceDef& q) {
     e.PutU64(static_cast<uint64_t>(v));
   }
   e.PutU8(static_cast<uint8_t>((q.cycle ? 1 : 0) | (q.order ? 2 : 0)));
+}
+
+// A view: name, object id, flags, its column names, its query (version 6).
+void EncodeView(Encoder& e, const ViewDef& v) {
+  e.PutString(v.name);
+  e.PutU32(v.object_id);
+  e.PutU8(v.read_only ? 1 : 0);
+  e.PutU32(static_cast<uint32_t>(v.columns.size()));
+  for (const std::string& c : v.columns) e.PutString(c);
+  e.PutString(v.text);
+}
+
+bool DecodeView(Decoder& d, ViewDef* v, std::string* why) {
+  uint8_t flags = 0;
+  uint32_t ncols = 0;
+  if (!d.GetString(&v->name, 128) || !d.GetU32(&v->object_id) || !d.GetU8(&flags) ||
+      !d.GetU32(&ncols) || ncols > kMaxColumns) {
+    *why = "view entry truncated";
+    return false;
+  }
+  v->read_only = (flags & 1) != 0;
+  v->columns.resize(ncols);
+  for (std::string& c : v->columns) {
+    if (!d.GetString(&c, 128)) {
+      *why = fmt::format("view {}: column list truncated", v->name);
+      return false;
+    }
+  }
+  if (!d.GetString(&v->text, kMaxViewTextBytes)) {
+    *why = fmt::format("view {}: query text truncated", v->name);
+    return false;
+  }
+  return true;
 }
 
 bool DecodeSequence(Decoder& d, SequenceDef* q, std::string* why) {
@@ -325,9 +362,13 @@ std::vector<uint8_t> EncodeImage(const DictImage& m, uint16_t version) {
       e.PutU32(n);
     }
   }
-  if (version >= kDictVersion) {
+  if (version >= kDictVersionNoViews) {
     e.PutU32(static_cast<uint32_t>(m.sequences.size()));
     for (const auto& [name, q] : m.sequences) EncodeSequence(e, q);
+  }
+  if (version >= kDictVersion) {
+    e.PutU32(static_cast<uint32_t>(m.views.size()));
+    for (const auto& [name, v] : m.views) EncodeView(e, v);
   }
   return std::move(e.bytes());
 }
@@ -385,7 +426,7 @@ bool DecodeImage(absl::Span<const uint8_t> body, uint16_t version, DictImage* m,
     }
   }
   uint32_t nsequences = 0;
-  if (version >= kDictVersion && (!d.GetU32(&nsequences) || nsequences > kMaxTables)) {
+  if (version >= kDictVersionNoViews && (!d.GetU32(&nsequences) || nsequences > kMaxTables)) {
     *why = "sequence list truncated";
     return false;
   }
@@ -393,6 +434,16 @@ bool DecodeImage(absl::Span<const uint8_t> body, uint16_t version, DictImage* m,
     SequenceDef q;
     if (!DecodeSequence(d, &q, why)) return false;
     m->sequences.emplace(q.name, std::move(q));
+  }
+  uint32_t nviews = 0;
+  if (version >= kDictVersion && (!d.GetU32(&nviews) || nviews > kMaxTables)) {
+    *why = "view list truncated";
+    return false;
+  }
+  for (uint32_t i = 0; i < nviews; ++i) {
+    ViewDef v;
+    if (!DecodeView(d, &v, why)) return false;
+    m->views.emplace(v.name, std::move(v));
   }
   if (d.remaining() != 0) {
     *why = fmt::format("{} unexpected bytes after the free extent list", d.remaining());
@@ -440,7 +491,7 @@ std::optional<DictImage> ParseCopy(absl::Span<const uint8_t> bytes, uint32_t dbi
   }
   (void)(d.GetU16(&version) && d.GetU16(&copy) && d.GetU32(&length) && d.GetU64(&generation) &&
          d.GetU32(&stored_dbid) && d.GetU32(&reserved) && d.GetU64(&sum));
-  if (version != kDictVersion && version != kDictVersionNoSequences &&
+  if (version != kDictVersion && version != kDictVersionNoViews && version != kDictVersionNoSequences &&
       version != kDictVersionNoDefaults &&
       version != kDictVersionNoScale && version != kDictVersionNoIndexes) {
     *why = fmt::format("format version {} (this cellsim reads versions {} to {})", version,
@@ -471,8 +522,10 @@ std::optional<DictImage> ParseCopy(absl::Span<const uint8_t> bytes, uint32_t dbi
   return m;
 }
 
+// `*readable`: a current copy of every piece took the bytes (what a reader
+// now gets), even when the write failed on another mirror.
 absl::Status WriteCopy(const DictFile& f, uint32_t copy, const std::vector<uint8_t>& bytes,
-                       Recorder& rec) {
+                       Recorder& rec, bool* readable = nullptr) {
   std::vector<asmgr::AsmWriteRequest> w(1);
   w[0].file_offset = uint64_t{kDictFirstBlock + copy * kDictCopyBlocks} * kBlockSize;
   w[0].data = absl::MakeConstSpan(bytes);
@@ -480,6 +533,7 @@ absl::Status WriteCopy(const DictFile& f, uint32_t copy, const std::vector<uint8
   absl::Status st = rec.Timed(stats::Wait::kDbFileSingleWrite,
                               [&] { return f.dg->Write(f.asm_file, absl::MakeSpan(w), &res); });
   AccountWrite(rec, res, 1, bytes.size());
+  if (readable != nullptr) *readable = w[0].copies_written > 0;
   if (!st.ok()) {
     return absl::Status(st.code(), fmt::format("writing dictionary copy {} into {}: {}", copy,
                                                f.name, std::string(st.message())));
@@ -514,7 +568,8 @@ Segment Segment::FromExtents(uint32_t file, uint32_t extent_blocks,
   return s;
 }
 
-absl::Status DataEngine::WriteDictionary(bool clean) {
+absl::Status DataEngine::WriteDictionary(bool clean, bool* landed) {
+  if (landed != nullptr) *landed = false;
   const FileTable table = FileTableCopy();
   std::optional<DictFile> f = FindDictFile(table, db->rack);
   if (!f.has_value()) return absl::OkStatus();  // no SYSTEM: the dictionary stays in memory
@@ -527,6 +582,7 @@ absl::Status DataEngine::WriteDictionary(bool clean) {
   m.undo = undo_snapshot;
   m.tables = tables;
   m.sequences = sequences;
+  m.views = views;
   for (const auto& [file, next] : file_next_block) {
     if (!IsTempFile(table, file)) m.file_next_block[file] = next;
   }
@@ -542,13 +598,23 @@ absl::Status DataEngine::WriteDictionary(bool clean) {
   }
   Recorder rec = db->SystemRecorder();
   const uint64_t generation = dictionary_generation + 1;
-  for (uint32_t copy = 0; copy < kDictCopies; ++copy) {
-    if (absl::Status st = WriteCopy(*f, copy, BuildCopy(copy, version, generation, table.dbid, body), rec);
-        !st.ok()) {
-      return st;
-    }
-  }
+  // The copy that may be behind goes first, and it decides. Until it holds
+  // the new generation the other copy holds the newest durable one (a torn
+  // write fails its checksum and the load takes the other): the error goes
+  // back and the caller restores its state. Once it does, the change is
+  // durable (the load takes the newest valid copy), so a failure writing the
+  // second copy cannot undo it and is not an error of this write; that copy,
+  // a generation behind, goes first next time.
+  const uint32_t first = dictionary_first_copy, second = 1 - first;
+  bool readable = false;
+  absl::Status st =
+      WriteCopy(*f, first, BuildCopy(first, version, generation, table.dbid, body), rec, &readable);
+  if (landed != nullptr) *landed = readable;
+  if (!st.ok()) return st;
   dictionary_generation = generation;
+  const bool both =
+      WriteCopy(*f, second, BuildCopy(second, version, generation, table.dbid, body), rec).ok();
+  dictionary_first_copy = both ? 0 : second;
   return absl::OkStatus();
 }
 
@@ -599,12 +665,16 @@ absl::Status DataEngine::LoadDictionary(std::vector<std::string>* actions, bool*
     actions->push_back(fmt::format("{} is damaged ({}): using {} (generation {})", where(other),
                                    why[other], where(use), m.generation));
   }
+  // A damaged copy, or one a generation behind (its write failed after the
+  // other's), is the one the next write overwrites first.
+  dictionary_first_copy = !copies[other] || copies[other]->generation != m.generation ? other : 0;
   scn = m.scn;
   next_object_id = m.next_object_id;
   checkpoint = m.checkpoint;
   undo_snapshot = m.undo;
   tables = std::move(m.tables);
   sequences = std::move(m.sequences);
+  views = std::move(m.views);
   file_next_block = std::move(m.file_next_block);
   free_extents = std::move(m.free_extents);
   dictionary_generation = m.generation;

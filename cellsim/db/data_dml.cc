@@ -27,6 +27,9 @@ absl::StatusOr<TableDef*> FindTable(DataEngine& e, const std::string& name)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   auto it = e.tables.find(name);
   if (it == e.tables.end()) {
+    if (absl::Status st = RefuseViewDml(e, name); !st.ok()) return st;
+  }
+  if (it == e.tables.end()) {
     return absl::NotFoundError(fmt::format("ORA-00942: table or view \"{}\" does not exist", name));
   }
   return &it->second;
@@ -823,12 +826,22 @@ absl::Status MergeRun(Dml& d, const Merge& m, DataOutcome* out)
   return absl::OkStatus();
 }
 
+// DROP / TRUNCATE TABLE. The dictionary write decides: until it succeeds
+// nothing is freed for good (the GTT rows, the cached blocks), and when it
+// fails the table is put back as it was.
 absl::Status DropOrTruncate(Dml& d, const std::string& name, bool drop, DataOutcome* out)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
+  if (d.e.views.count(name) != 0) {  // Oracle's error, and what was meant
+    return absl::NotFoundError(fmt::format(
+        "ORA-00942: table or view does not exist ({} is a view: {} names tables; DROP VIEW {})",
+        name, drop ? "DROP TABLE" : "TRUNCATE TABLE", name));
+  }
   absl::StatusOr<TableDef*> t = FindTable(d.e, name);
   if (!t.ok()) return t.status();
   // DDL commits the session's transaction first.
   if (absl::Status st = d.e.Commit(d.rec, d.sd); !st.ok()) return st;
+  std::vector<uint32_t> gtt_objects;  // this session's segments of a GTT: its rows and index entries
+  std::vector<Segment> freed;         // a heap table's segments, evicted once the drop is durable
   if ((*t)->temporary) {
     for (auto& [sid, other] : d.e.sessions) {
       if (other != &d.sd && drop && other->gtt_segments.count((*t)->object_id) != 0) {
@@ -837,23 +850,18 @@ absl::Status DropOrTruncate(Dml& d, const std::string& name, bool drop, DataOutc
             "use (session {} has rows in {})", sid, name));
       }
     }
-    std::vector<uint32_t> objs = {(*t)->object_id};  // its rows and its indexes' entries
-    for (const IndexDef& ix : (*t)->indexes) objs.push_back(ix.object_id);
-    for (uint32_t obj : objs) {
-      auto it = d.sd.gtt_segments.find(obj);
-      if (it != d.sd.gtt_segments.end()) {
-        d.e.FreeSegment(it->second, true);
-        d.sd.gtt_segments.erase(it);
-      }
-    }
-  } else {
-    d.e.FreeSegment((*t)->segment, false);
+    gtt_objects.push_back((*t)->object_id);
+    for (const IndexDef& ix : (*t)->indexes) gtt_objects.push_back(ix.object_id);
+  }
+  DataEngine::DictionaryState before = d.e.SaveDictionaryState();
+  if (!(*t)->temporary) {
+    freed.push_back(d.e.ReleaseExtents((*t)->segment));
     // A truncated table's new segment is a new data object (Oracle's
     // DATAOBJ#), so redo of its old rows never applies to reused blocks;
     // its indexes are emptied the same way.
     if (!drop) (*t)->object_id = d.e.next_object_id++;
     for (IndexDef& ix : (*t)->indexes) {
-      d.e.FreeSegment(ix.segment, false);
+      freed.push_back(d.e.ReleaseExtents(ix.segment));
       if (!drop) ix.object_id = d.e.next_object_id++;
     }
   }
@@ -861,7 +869,15 @@ absl::Status DropOrTruncate(Dml& d, const std::string& name, bool drop, DataOutc
     for (const Column& col : (*t)->columns) d.e.sequences.erase(IdentitySequenceOf(col));
     d.e.tables.erase(name);
   }
-  if (absl::Status st = d.e.WriteDictionary(false); !st.ok()) return st;
+  if (absl::Status st = d.e.WriteDictionaryOrRestore(std::move(before)); !st.ok()) return st;
+  for (const Segment& seg : freed) d.e.EvictBlocks(seg);
+  for (uint32_t obj : gtt_objects) {
+    auto it = d.sd.gtt_segments.find(obj);
+    if (it != d.sd.gtt_segments.end()) {
+      d.e.FreeSegment(it->second, true);
+      d.sd.gtt_segments.erase(it);
+    }
+  }
   out->feedback = drop ? "Table dropped." : "Table truncated.";
   return absl::OkStatus();
 }
@@ -924,6 +940,14 @@ absl::Status DescribeRun(Dml& d, const Describe& x, DataOutcome* out)
   std::vector<Column> cols;
   if (auto it = d.e.tables.find(x.name); it != d.e.tables.end()) {
     cols = it->second.columns;
+  } else if (auto v = d.e.views.find(x.name); v != d.e.views.end()) {
+    absl::StatusOr<ViewRows> r = RunView(d.e, d.s, d.sd, d.rec, d.env, v->second);
+    if (!r.ok()) {
+      return absl::Status(r.status().code(), fmt::format("ORA-24372: invalid object for describe (view "
+                                                         "{} has errors: {})", x.name,
+                                                         std::string(r.status().message())));
+    }
+    cols = std::move(r->columns);
   } else if (x.name == "ALL_OBJECTS" || x.name == "DBA_OBJECTS") {
     cols = AllObjectsColumns();
   } else if (std::optional<ViewRows> v = BuildView(d.e, d.sd, x.name); v.has_value()) {
@@ -964,6 +988,8 @@ absl::Status RunDml(DataEngine& e, Session::State& s, SessionData& sd, Recorder&
   if (absl::Status ddl; RunIndexDdl(e, sd, rec, st, out, &ddl)) return ddl;
   if (absl::Status ddl; RunSequenceDdl(e, sd, rec, st, out, &ddl)) return ddl;
   if (const auto* x = std::get_if<AlterTable>(&st)) return AlterTableRun(e, sd, rec, *x, out);
+  if (const auto* x = std::get_if<CreateView>(&st)) return CreateViewRun(e, s, sd, rec, d.env, *x, out);
+  if (const auto* x = std::get_if<DropView>(&st)) return DropViewRun(e, sd, rec, *x, out);
   if (const auto* x = std::get_if<DropTable>(&st)) return DropOrTruncate(d, x->name, true, out);
   if (const auto* x = std::get_if<TruncateTable>(&st)) return DropOrTruncate(d, x->name, false, out);
   if (const auto* x = std::get_if<Insert>(&st)) return InsertRun(d, *x, out);

@@ -140,6 +140,21 @@ absl::StatusOr<uint32_t> DataEngine::NewBlock(Segment& seg, bool temp, uint32_t 
 CachedBlock& DataEngine::Block(uint32_t file, uint32_t block) { return cache[Key(file, block)]; }
 
 void DataEngine::FreeSegment(Segment& seg, bool temp) {
+  (void)temp;
+  EvictBlocks(ReleaseExtents(seg));
+}
+
+Segment DataEngine::ReleaseExtents(Segment& seg) {
+  // Extents go back whole: the blocks of each extent are consecutive.
+  for (uint32_t s : seg.ExtentStarts()) free_extents[seg.file_number].push_back({s, seg.extent_blocks});
+  Segment was = std::move(seg);
+  seg = Segment{};
+  seg.extent_blocks = was.extent_blocks;
+  seg.file_number = was.file_number;
+  return was;
+}
+
+void DataEngine::EvictBlocks(const Segment& seg) {
   for (uint32_t b : seg.blocks) {
     auto it = cache.find(Key(seg.file_number, b));
     if (it == cache.end()) continue;
@@ -148,16 +163,37 @@ void DataEngine::FreeSegment(Segment& seg, bool temp) {
     }
     cache.erase(it);
   }
-  // Extents go back whole: the blocks of each extent are consecutive.
-  std::vector<uint32_t> starts;
-  for (size_t i = 0; i < seg.blocks.size(); i += seg.extent_blocks) starts.push_back(seg.blocks[i]);
-  for (uint32_t s : starts) free_extents[seg.file_number].push_back({s, seg.extent_blocks});
-  (void)temp;
-  const uint32_t extent_blocks = seg.extent_blocks;
-  const uint32_t file = seg.file_number;
-  seg = Segment{};
-  seg.extent_blocks = extent_blocks;
-  seg.file_number = file;
+}
+
+DataEngine::DictionaryState DataEngine::SaveDictionaryState() const {
+  return {.tables = tables, .sequences = sequences, .views = views, .free_extents = free_extents,
+          .next_object_id = next_object_id};
+}
+
+void DataEngine::RestoreDictionaryState(DictionaryState before) {
+  tables = std::move(before.tables);
+  sequences = std::move(before.sequences);
+  views = std::move(before.views);
+  free_extents = std::move(before.free_extents);
+  next_object_id = before.next_object_id;
+}
+
+absl::Status DataEngine::WriteDictionaryOrRestore(DictionaryState before) {
+  absl::Status st = WriteDictionary(false);
+  if (st.ok()) return st;
+  RestoreDictionaryState(std::move(before));
+  // A failed write leaves its range in doubt: a mirror may have taken the
+  // new generation, and even the copy that failed may show it once its cell
+  // is reopened. The state as it was goes over it; once a current copy has
+  // taken that (ASM marks the others stale), the disk says what memory
+  // says: the statement did not happen.
+  bool restored = false;
+  absl::Status again = WriteDictionary(false, &restored);
+  if (again.ok() || restored) return st;
+  return absl::Status(st.code(), fmt::format(
+      "{}; writing the dictionary back as it was failed too ({}): whether the statement took "
+      "effect is known when the database is next opened (free the space, then reopen)",
+      std::string(st.message()), std::string(again.message())));
 }
 
 Segment* DataEngine::TableSegment(SessionData& sd, TableDef& t, bool create) {

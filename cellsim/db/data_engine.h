@@ -157,6 +157,17 @@ struct SequenceDef {
 // and lists the bound Oracle would.
 inline constexpr int64_t kSequenceLimit = int64_t{1} << 53;
 
+// A view (CREATE VIEW, data_create_view.cc): its query as written, parsed
+// and run where the view is named, so a view whose table went away fails
+// there (ORA-04063, Oracle's invalid view) and works again once it is back.
+struct ViewDef {
+  std::string name;
+  uint32_t object_id = 0;
+  std::vector<std::string> columns;  // CREATE VIEW v (c1, ...); empty: the query's names
+  std::string text;                  // the query (USER_VIEWS.TEXT)
+  bool read_only = false;            // WITH READ ONLY, as written
+};
+
 struct SessionData {
   uint32_t sid = 0;
   Session::State* session = nullptr;
@@ -167,6 +178,9 @@ struct SessionData {
   bool has_temp_undo_segment = false;
   Transaction txn;
   std::map<uint32_t, int64_t> currval;  // CURRVAL by sequence object id
+  // The views the running statement is expanding, outermost first (a view
+  // that names itself through others is ORA-01731).
+  std::vector<std::string> views_open;
 };
 
 struct CachedBlock {
@@ -228,6 +242,7 @@ struct DataEngine {
   Mutex mu ABSL_ACQUIRED_BEFORE(db->mu);
   std::map<std::string, TableDef> tables ABSL_GUARDED_BY(mu);
   std::map<std::string, SequenceDef> sequences ABSL_GUARDED_BY(mu);
+  std::map<std::string, ViewDef> views ABSL_GUARDED_BY(mu);
   uint32_t next_object_id ABSL_GUARDED_BY(mu) = 73000;
   std::unordered_map<uint64_t, CachedBlock> cache ABSL_GUARDED_BY(mu);  // (file# << 32) | block#
   // Buffers of blocks freed (a GTT's at commit) for the next new blocks: the
@@ -267,6 +282,9 @@ struct DataEngine {
   // The persistent dictionary (data_dictionary.cc): both copies in the SYSTEM
   // data file hold generation `dictionary_generation` (0: never written).
   uint64_t dictionary_generation ABSL_GUARDED_BY(mu) = 0;
+  // The copy the next write overwrites first: 0, or the one that is damaged
+  // or a generation behind (WriteDictionary).
+  uint32_t dictionary_first_copy ABSL_GUARDED_BY(mu) = 0;
   CheckpointPosition checkpoint ABSL_GUARDED_BY(mu);
   UndoSnapshot undo_snapshot ABSL_GUARDED_BY(mu);
 
@@ -297,8 +315,10 @@ struct DataEngine {
   // Writes the dictionary (tables, segments' extents, allocators, SCN, the
   // checkpoint position) as the next generation into both copies in the
   // SYSTEM data file, one after the other. A database without a SYSTEM
-  // tablespace keeps its dictionary in memory (docs/redo.md).
-  absl::Status WriteDictionary(bool clean) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // tablespace keeps its dictionary in memory (docs/redo.md). `*landed`
+  // (when given): the first copy written is what readers get now, even if
+  // the write failed (on another mirror).
+  absl::Status WriteDictionary(bool clean, bool* landed = nullptr) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // Reads it at open; DataLoss naming the file and the damage when no copy is
   // valid. Sets `*clean` (true for a database that has no dictionary yet).
   absl::Status LoadDictionary(std::vector<std::string>* actions, bool* clean)
@@ -326,7 +346,30 @@ struct DataEngine {
   // and marks the database open (not closed cleanly) before any change, in a
   // new log sequence. `actions` gets what it had to do.
   absl::Status OpenInstance(std::vector<std::string>* actions) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // Gives the segment's extents back to its file and drops its blocks from
+  // the buffer cache: ReleaseExtents, then EvictBlocks of what it returns.
   void FreeSegment(Segment& seg, bool temp) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // The dictionary half of FreeSegment: the extents go to the file's free
+  // list and `seg` is emptied; returns the segment as it was, whose cached
+  // blocks a DDL evicts only once its dictionary write succeeded.
+  Segment ReleaseExtents(Segment& seg) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  void EvictBlocks(const Segment& seg) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // What a DDL statement changes in memory before it writes the dictionary
+  // (tables, sequences, views, free extents, the object-id allocator): saved first
+  // and put back when the write fails, so that a refused DDL leaves memory
+  // as the disk is (a later dictionary write would otherwise make it
+  // durable).
+  struct DictionaryState {
+    std::map<std::string, TableDef> tables;
+    std::map<std::string, SequenceDef> sequences;
+    std::map<std::string, ViewDef> views;
+    std::map<uint32_t, std::vector<std::pair<uint32_t, uint32_t>>> free_extents;
+    uint32_t next_object_id = 0;
+  };
+  DictionaryState SaveDictionaryState() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  void RestoreDictionaryState(DictionaryState before) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // Writes the dictionary; on failure restores `before` and returns the error.
+  absl::Status WriteDictionaryOrRestore(DictionaryState before) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // The table's segment: a heap table's own, or this session's segment of a
   // GTT in TEMP (made when `create`; null when there is none or no TEMP).
   Segment* TableSegment(SessionData& sd, TableDef& t, bool create)

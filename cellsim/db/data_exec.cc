@@ -282,21 +282,40 @@ absl::StatusOr<std::vector<Row>> RunSelectRows(Ctx& c, const Select& sel,
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.e.mu);
 
 
+// A scan over rows already made (a subquery's, a view's).
+void ScanRows(Source& src, std::vector<Row> made) {
+  auto rows = std::make_shared<std::vector<Row>>(std::move(made));
+  src.scan = [rows](const auto& cb) {
+    for (const Row& row : *rows) {
+      if (!cb(row, RowId{})) break;
+    }
+    return absl::OkStatus();
+  };
+}
+
+absl::StatusOr<ViewRows> ViewRowsOf(Ctx& c, const ViewDef& v) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.e.mu);
+
 absl::StatusOr<Source> TableSource(Ctx& c, const FromSource& f)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.e.mu) {
   Source src;
   src.qualifier = f.alias.empty() ? f.table : f.alias;
   if (f.subquery) {
-    auto rows = std::make_shared<std::vector<Row>>();
     absl::StatusOr<std::vector<Row>> r = RunSelectRows(c, *f.subquery, &src.columns, nullptr);
     if (!r.ok()) return r.status();
-    *rows = *std::move(r);
-    src.scan = [rows](const auto& cb) {
-      for (const Row& row : *rows) {
-        if (!cb(row, RowId{})) break;
-      }
-      return absl::OkStatus();
-    };
+    ScanRows(src, *std::move(r));
+    return src;
+  }
+  if (auto v = c.e.views.find(f.table); v != c.e.views.end()) {
+    absl::StatusOr<ViewRows> r = ViewRowsOf(c, v->second);
+    if (!r.ok()) {
+      // Oracle's invalid view; the cause once, however deep the views nest.
+      const std::string cause(r.status().message());
+      if (cause.starts_with("ORA-04063")) return r.status();
+      return absl::Status(r.status().code(),
+                          fmt::format("ORA-04063: view \"CELLSIM.{}\" has errors: {}", f.table, cause));
+    }
+    src.columns = std::move(r->columns);
+    ScanRows(src, std::move(r->rows));
     return src;
   }
   if (f.table == "DUAL") {
@@ -325,13 +344,7 @@ absl::StatusOr<Source> TableSource(Ctx& c, const FromSource& f)
   if (c.e.tables.count(f.table) == 0) v = BuildView(c.e, c.sd, f.table);
   if (v.has_value()) {
     src.columns = v->columns;
-    auto rows = std::make_shared<std::vector<Row>>(std::move(v->rows));
-    src.scan = [rows](const auto& cb) {
-      for (const Row& row : *rows) {
-        if (!cb(row, RowId{})) break;
-      }
-      return absl::OkStatus();
-    };
+    ScanRows(src, std::move(v->rows));
     return src;
   }
   auto it = c.e.tables.find(f.table);
@@ -1001,9 +1014,12 @@ std::vector<Row> Deliver(const Select& sel, const std::vector<std::string>& head
     cols->clear();
     for (size_t i = 0; i < headings.size(); ++i) {
       const bool num = !rows.empty() && rows[0][i].kind == Value::Kind::kNumber;
+      const bool date = num && rows[0][i].is_date;
       std::string name = headings[i];
       if (i < sel.items.size() && !sel.items[i].alias.empty()) name = sel.items[i].alias;
-      cols->push_back({name, num ? ColType::kNumber : ColType::kVarchar2, 4000});
+      // A NUMBER without precision (not NUMBER(4000)), a DATE, else text.
+      cols->push_back({name, date ? ColType::kDate : num ? ColType::kNumber : ColType::kVarchar2,
+                       num ? 0u : 4000u});
     }
   }
   if (out != nullptr) {
@@ -1126,7 +1142,75 @@ absl::StatusOr<std::vector<Row>> RunSelectRows(Ctx& c, const Select& sel,
   return Deliver(sel, headings, std::move(rows), cols, out);
 }
 
+// A view's rows: its query, parsed from its text and run here, under the
+// view's column names. A view reached again while it is being expanded is
+// ORA-01731 (CREATE OR REPLACE can close such a loop).
+absl::StatusOr<ViewRows> ViewRowsOf(Ctx& c, const ViewDef& v) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.e.mu) {
+  std::vector<std::string>& open = c.sd.views_open;
+  if (std::find(open.begin(), open.end(), v.name) != open.end()) {
+    return absl::InvalidArgumentError(fmt::format(
+        "ORA-01731: circular view definition encountered ({} -> {})", fmt::join(open, " -> "), v.name));
+  }
+  absl::StatusOr<DataStatement> st = ParseDataStatement(v.text);
+  if (!st.ok()) return st.status();
+  const Select* sel = std::get_if<Select>(&*st);
+  if (sel == nullptr) return absl::InternalError(fmt::format("view {}: its text is not a query", v.name));
+  open.push_back(v.name);
+  // The view's subqueries' rows are keyed by nodes of `st`, gone on return.
+  const std::shared_ptr<const SubqueryRows> outer_subqueries = c.env.stmt.subqueries;
+  ViewRows out;
+  absl::StatusOr<std::vector<Row>> rows = RunSelectRows(c, *sel, &out.columns, nullptr);
+  // The columns' types as the sources have them (VARCHAR2(10), not what the
+  // rows suggest), as DESC and CREATE TABLE AS SELECT need: the sources'
+  // shapes (a view or subquery in the view's FROM runs again for its own).
+  if (rows.ok()) {
+    absl::StatusOr<std::vector<internal::Column>> shape =
+        SelectShape(c.e, c.s, c.sd, c.rec, c.env.stmt, *sel);
+    if (!shape.ok()) {
+      rows = shape.status();
+    } else if (rows->empty() || shape->size() != out.columns.size()) {
+      out.columns = *std::move(shape);
+    } else {
+      // An expression's shape is a plain NUMBER: its rows know better.
+      for (size_t i = 0; i < shape->size(); ++i) {
+        const internal::Column& sc = (*shape)[i];
+        const bool unknown = sc.type == ColType::kNumber && sc.length == 0;
+        if (!unknown || out.columns[i].type == ColType::kNumber) out.columns[i] = sc;
+      }
+    }
+  }
+  open.pop_back();
+  c.env.stmt.subqueries = outer_subqueries;
+  if (!rows.ok()) return rows.status();
+  out.rows = *std::move(rows);
+  if (!v.columns.empty()) {
+    if (v.columns.size() != out.columns.size()) {
+      return absl::InvalidArgumentError(fmt::format(
+          "ORA-01730: invalid number of column names specified ({} names for the query's {} "
+          "columns)", v.columns.size(), out.columns.size()));
+    }
+    for (size_t i = 0; i < v.columns.size(); ++i) out.columns[i].name = v.columns[i];
+  }
+  for (size_t i = 0; i < out.columns.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (out.columns[i].name == out.columns[j].name) {
+        return absl::InvalidArgumentError(fmt::format(
+            "ORA-00957: duplicate column name ({}: give the view's columns different names, by "
+            "aliases or a column list)", out.columns[i].name));
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+absl::StatusOr<ViewRows> RunView(DataEngine& e, Session::State& s, SessionData& sd, Recorder& rec,
+                                 const StatementEnv& stmt, const ViewDef& v) {
+  Ctx c{e, s, sd, rec, EvalEnv{stmt}};
+  c.e.mu.AssertHeld();  // c.e is e, whose mu the caller holds
+  return ViewRowsOf(c, v);
+}
 
 // Defined in data_dml.cc.
 absl::Status RunDml(DataEngine& e, Session::State& s, SessionData& sd, Recorder& rec,

@@ -515,16 +515,20 @@ absl::Status DropIndexRun(DataEngine& e, SessionData& sd, Recorder& rec, const D
   if (ix == nullptr) return absl::NotFoundError("ORA-01418: specified index does not exist");
   if (absl::Status st = e.Commit(rec, sd); !st.ok()) return st;
   if (absl::Status st = CheckTableNotInUse(e, sd, *t, false); !st.ok()) return st;
-  if (t->temporary) {
-    if (auto it = sd.gtt_segments.find(ix->object_id); it != sd.gtt_segments.end()) {
-      e.FreeSegment(it->second, true);
-      sd.gtt_segments.erase(it);
-    }
-  } else {
-    e.FreeSegment(ix->segment, false);
-  }
+  // Nothing is freed for good before the dictionary write succeeds; when it
+  // fails the index is put back as it was.
+  const uint32_t obj = ix->object_id;
+  const bool temporary = t->temporary;
+  DataEngine::DictionaryState before = e.SaveDictionaryState();
+  Segment freed;
+  if (!temporary) freed = e.ReleaseExtents(ix->segment);
   t->indexes.erase(t->indexes.begin() + (ix - t->indexes.data()));
-  if (absl::Status st = e.WriteDictionary(false); !st.ok()) return st;
+  if (absl::Status st = e.WriteDictionaryOrRestore(std::move(before)); !st.ok()) return st;
+  if (!temporary) e.EvictBlocks(freed);
+  if (auto it = sd.gtt_segments.find(obj); temporary && it != sd.gtt_segments.end()) {
+    e.FreeSegment(it->second, true);
+    sd.gtt_segments.erase(it);
+  }
   out->feedback = "Index dropped.";
   return absl::OkStatus();
 }

@@ -150,6 +150,14 @@ class DataParser {
     return Error(fmt::format("expected {}, found {}", what, Describe(t)),
                  "ORA-00903: invalid table name");
   }
+  // The statement's text from byte `start` to byte `end` as written (a
+  // select item's heading, a CHECK's or DEFAULT's text, a view's query),
+  // without the blanks before the next token.
+  std::string WrittenFrom(size_t start, size_t end) const {
+    std::string text(sql_.substr(start, end - start));
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+    return text;
+  }
   // A table name, optionally schema-qualified (the schema is accepted and ignored).
   absl::StatusOr<std::string> TableName() {
     absl::StatusOr<std::string> n = Identifier("a table name");
@@ -164,7 +172,7 @@ class DataParser {
                                       "SET", "USING", "WHEN", "FROM", "GROUP", "INNER",
                                       "AND", "OR", "VALUES", "SELECT", "UNION",
                                       "HAVING", "DISTINCT", "MINUS", "INTERSECT", "EXCEPT", "THEN",
-                                      "ELSE", "END", "CASE"};
+                                      "ELSE", "END", "CASE", "WITH"};
     if (t.kind != Tok::kWord) return false;
     for (const char* r : kReserved) {
       if (t.text == r) return true;
@@ -570,10 +578,7 @@ class DataParser {
       if (!e.ok()) return e.status();
       const size_t end = Peek().pos;
       SelectItem item{*e, OptionalAlias(), ""};
-      std::string written(sql_.substr(start, end - start));
-      while (!written.empty() && std::isspace(static_cast<unsigned char>(written.back()))) {
-        written.pop_back();
-      }
+      const std::string written = WrittenFrom(start, end);
       // SQL*Plus heads a plain column (and s.NEXTVAL) with its name (no
       // qualifier), anything else with the text as written.
       const bool named =
@@ -673,6 +678,11 @@ class DataParser {
       return DataStatement(**s);
     }
     if (AcceptW("CREATE")) {
+      if (AcceptW("OR")) {
+        if (absl::Status s = ExpectW("REPLACE"); !s.ok()) return s;
+        return CreateViewStatement(true);
+      }
+      if (IsW("VIEW") || IsW("FORCE") || IsW("NOFORCE")) return CreateViewStatement(false);
       if (IsW("UNIQUE") || IsW("INDEX")) return CreateIndexStatement();
       if (AcceptW("SEQUENCE")) return SequenceStatement(false);
       return CreateTableStatement();
@@ -687,6 +697,11 @@ class DataParser {
         absl::StatusOr<std::string> n = TableName();
         if (!n.ok()) return n.status();
         return DataStatement(DropIndex{*n});
+      }
+      if (AcceptW("VIEW")) {
+        absl::StatusOr<std::string> n = TableName();
+        if (!n.ok()) return n.status();
+        return DataStatement(DropView{*n});
       }
       if (absl::Status s = ExpectW("TABLE"); !s.ok()) return s;
       DropTable d;
@@ -971,10 +986,7 @@ class DataParser {
     const size_t start = Peek().pos;
     absl::StatusOr<ExprPtr> cond = Or();
     if (!cond.ok()) return cond.status();
-    k.check_text = std::string(sql_.substr(start, Peek().pos - start));
-    while (!k.check_text.empty() && std::isspace(static_cast<unsigned char>(k.check_text.back()))) {
-      k.check_text.pop_back();
-    }
+    k.check_text = WrittenFrom(start, Peek().pos);
     absl::Status refused;
     FindExprNode(**cond, [&](const Expr& e) {
       const bool pseudo = e.kind == Expr::Kind::kColumn && e.qualifier.empty() &&
@@ -1241,6 +1253,43 @@ class DataParser {
     }
     return DataStatement(c);
   }
+  // After CREATE [OR REPLACE]: [[NO]FORCE] VIEW name [(column, ...)] AS
+  // query [WITH READ ONLY]; the query's text is kept as written.
+  absl::StatusOr<DataStatement> CreateViewStatement(bool or_replace) {
+    CreateView v;
+    v.or_replace = or_replace;
+    v.force = AcceptW("FORCE");
+    if (!v.force) AcceptW("NOFORCE");
+    if (absl::Status s = ExpectW("VIEW"); !s.ok()) return s;
+    absl::StatusOr<std::string> n = TableName();
+    if (!n.ok()) return n.status();
+    v.name = *n;
+    if (IsP("(")) {
+      absl::StatusOr<std::vector<std::string>> cols = ColumnList();
+      if (!cols.ok()) return cols.status();
+      v.columns = *std::move(cols);
+    }
+    if (absl::Status s = ExpectW("AS"); !s.ok()) return s;
+    const size_t start = Peek().pos;
+    if (!IsW("SELECT") && !IsP("(")) {
+      return Error(fmt::format("expected a query after AS, found {}", Describe(Peek())),
+                   "ORA-00928: missing SELECT keyword");
+    }
+    absl::StatusOr<std::shared_ptr<Select>> q = SelectBody();
+    if (!q.ok()) return q.status();
+    v.query = *q;
+    v.text = WrittenFrom(start, Peek().pos);
+    if (AcceptW("WITH")) {
+      if (IsW("CHECK")) {
+        return Error("WITH CHECK OPTION is not supported: cellsim's views are read-only (WITH READ ONLY)",
+                     "ORA-00905: missing keyword");
+      }
+      if (absl::Status s = ExpectW("READ"); !s.ok()) return s;
+      if (absl::Status s = ExpectW("ONLY"); !s.ok()) return s;
+      v.read_only = true;
+    }
+    return DataStatement(v);
+  }
   absl::StatusOr<std::vector<std::string>> ColumnList() {
     std::vector<std::string> cols;
     if (absl::Status s = ExpectP("("); !s.ok()) return s;
@@ -1286,10 +1335,7 @@ class DataParser {
     const size_t start = Peek().pos;
     absl::StatusOr<ExprPtr> e = Or();
     if (!e.ok()) return e;
-    text->assign(sql_.substr(start, Peek().pos - start));
-    while (!text->empty() && std::isspace(static_cast<unsigned char>(text->back()))) {
-      text->pop_back();
-    }
+    *text = WrittenFrom(start, Peek().pos);
     if (absl::Status s = CheckDefault(**e, start); !s.ok()) return s;
     return e;
   }
@@ -1525,7 +1571,8 @@ bool IsDataStatement(std::string_view sql) {
                              "SHOW", "SELECT", "ALTER DATABASE ARCHIVELOG",
                              "ALTER DATABASE NOARCHIVELOG", "ARCHIVE LOG", "DESC", "DESCRIBE",
                              "CREATE SEQUENCE", "ALTER SEQUENCE", "DROP SEQUENCE", "SAVEPOINT",
-                             "ALTER TABLE"}) {
+                             "ALTER TABLE", "CREATE OR REPLACE", "CREATE VIEW", "CREATE FORCE",
+                             "CREATE NOFORCE", "DROP VIEW"}) {
     if (starts(p)) return true;
   }
   return false;
@@ -1571,7 +1618,8 @@ std::string_view DataStatementKind(const DataStatement& st) {
       "CREATE TABLE", "DROP TABLE", "TRUNCATE TABLE", "INSERT", "UPDATE", "DELETE", "MERGE",
       "COMMIT", "ROLLBACK", "ALTER SYSTEM", "SHOW PARAMETER", "SELECT", "CREATE INDEX",
       "DROP INDEX", "ANALYZE", "ARCHIVE LOG", "DESCRIBE", "CREATE SEQUENCE", "DROP SEQUENCE",
-      "SAVEPOINT", "ALTER TABLE"};
+      "SAVEPOINT", "ALTER TABLE", "CREATE VIEW", "DROP VIEW"};
+  static_assert(std::size(kKinds) == std::variant_size_v<DataStatement>);
   return kKinds[st.index()];
 }
 

@@ -384,6 +384,8 @@ absl::Status CheckSequencePlacement(const DataStatement& st, std::set<std::strin
     status = Nowhere(x->where.get(), "in a DELETE");
   } else if (const auto* x = std::get_if<CreateTable>(&st)) {
     if (x->as_select) status = CheckTopQuery(*x->as_select);
+  } else if (const auto* x = std::get_if<CreateView>(&st)) {
+    if (const Expr* q = FindSequenceInSelect(*x->query)) status = NotAllowed(*q, "in a view");
   }
   if (!status.ok() || nextval == nullptr) return status;
   // CURRVAL in a statement that also draws NEXTVAL of the same sequence is
@@ -411,7 +413,7 @@ absl::Status CheckSequencePlacement(const DataStatement& st, std::set<std::strin
 
 absl::Status CheckNameFree(DataEngine& e, const std::string& name) {
   if (e.tables.count(name) != 0 || FindIndexNamed(e, name, nullptr) != nullptr ||
-      e.sequences.count(name) != 0) {
+      e.sequences.count(name) != 0 || e.views.count(name) != 0) {
     return absl::AlreadyExistsError(
         fmt::format("ORA-00955: name is already used by an existing object ({})", name));
   }

@@ -279,25 +279,28 @@ ViewRows SchemaObjectRows(DataEngine& e, const std::string& name) ABSL_EXCLUSIVE
   ViewRows r;
   r.columns = {S("OBJECT_NAME"), N("OBJECT_ID"), N("DATA_OBJECT_ID"), S("OBJECT_TYPE"),
                S("STATUS"), S("TEMPORARY"), S("GENERATED")};
-  auto add = [&](const std::string& n, uint32_t id, const char* type, bool temp) {
+  auto add = [&](const std::string& n, uint32_t id, const std::string& type, bool temp,
+                 bool valid = true) {
     const bool generated = n.starts_with("SYS_C") || n.starts_with("ISEQ$$_");
-    r.rows.push_back({Value::Str(n), Value::Num(id),
-                      std::string(type) == "SEQUENCE" ? Value::Null() : Value::Num(id),
-                      Value::Str(type), Value::Str("VALID"), Value::Str(temp ? "Y" : "N"),
-                      Value::Str(generated ? "Y" : "N")});
+    const bool segment = type == "TABLE" || type == "INDEX";  // DATA_OBJECT_ID
+    r.rows.push_back({Value::Str(n), Value::Num(id), segment ? Value::Num(id) : Value::Null(),
+                      Value::Str(type), Value::Str(valid ? "VALID" : "INVALID"),
+                      Value::Str(temp ? "Y" : "N"), Value::Str(generated ? "Y" : "N")});
   };
   for (auto& [tname, t] : e.tables) {
     add(tname, t.object_id, "TABLE", t.temporary);
     for (const IndexDef& ix : t.indexes) add(ix.name, ix.object_id, "INDEX", t.temporary);
   }
   for (const auto& [qname, q] : e.sequences) add(qname, q.object_id, "SEQUENCE", false);
+  for (const auto& [vname, v] : e.views) add(vname, v.object_id, "VIEW", false, ViewIsValid(e, v));
   if (name != "USER_OBJECTS") {
     ViewRows shortlist;
     shortlist.columns = name == "TAB" ? std::vector<Column>{S("TNAME"), S("TABTYPE"), N("CLUSTERID")}
                                       : std::vector<Column>{S("TABLE_NAME"), S("TABLE_TYPE")};
     for (const Row& row : r.rows) {
       const std::string type = row[3].text;
-      if (type == "INDEX" || (name == "TAB" && type != "TABLE")) continue;
+      // CAT: tables, views, sequences; TAB: tables and views (Oracle's TABTYPE).
+      if (type == "INDEX" || (name == "TAB" && type == "SEQUENCE")) continue;
       if (name == "TAB") shortlist.rows.push_back({row[0], row[3], Value::Null()});
       else shortlist.rows.push_back({row[0], row[3]});
     }
@@ -318,6 +321,7 @@ std::optional<ViewRows> DictionaryView(DataEngine& e, const std::string& name)
            name == std::string("ALL_") + what;
   };
   if (name == "USER_OBJECTS" || name == "CAT" || name == "TAB") return SchemaObjectRows(e, name);
+  if (kind("VIEWS")) return ViewDefinitionRows(e, name);
   ViewRows r;
   if (kind("INDEXES")) {
     r.columns = {S("OWNER"),      S("INDEX_NAME"),      S("INDEX_TYPE"), S("TABLE_NAME"),

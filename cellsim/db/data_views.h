@@ -85,6 +85,26 @@ inline void BeginSequenceRow(const StatementEnv& env) {
                                            const std::string& qualifier2,
                                            const StatementEnv& stmt, uint64_t rownum = 0);
 
+// ---- views a user makes (CREATE VIEW, data_create_view.cc) ----
+absl::Status CreateViewRun(DataEngine& e, Session::State& s, SessionData& sd, Recorder& rec,
+                           const StatementEnv& env, const CreateView& v, DataOutcome* out)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+absl::Status DropViewRun(DataEngine& e, SessionData& sd, Recorder& rec, const DropView& v,
+                         DataOutcome* out) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+// ORA-01732 for a DML statement naming view `name` (OK for any other name).
+absl::Status RefuseViewDml(const DataEngine& e, const std::string& name)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+// View `v`'s rows and columns (its column list applied), for the statement
+// `stmt`; the query's own error when it fails (data_exec.cc).
+[[nodiscard]] absl::StatusOr<ViewRows> RunView(DataEngine& e, Session::State& s, SessionData& sd,
+                                               Recorder& rec, const StatementEnv& stmt,
+                                               const ViewDef& v) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+// {USER,ALL,DBA}_VIEWS (ALL_ and DBA_ with OWNER first), and a view's
+// STATUS for USER_OBJECTS: INVALID when a table or view it names is gone.
+ViewRows ViewDefinitionRows(const DataEngine& e, const std::string& name)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+bool ViewIsValid(const DataEngine& e, const ViewDef& v) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+
 }  // namespace cellsim::db::internal
 
 #endif  // CELLSIM_DB_DATA_VIEWS_H_

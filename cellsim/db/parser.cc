@@ -24,7 +24,7 @@ namespace {
 // Every kind of statement a session runs (this parser's and data_parser's),
 // for the error on a statement that starts with none of them.
 constexpr std::string_view kStatementKinds =
-    "CREATE, ALTER, DROP, TRUNCATE, INSERT, UPDATE, DELETE, MERGE, SELECT, COMMIT, ROLLBACK, "
+    "CREATE, ALTER, DROP, TRUNCATE, INSERT, UPDATE, DELETE, MERGE, SELECT, COMMIT, ROLLBACK, SAVEPOINT, "
     "ANALYZE, ARCHIVE, SHOW or DESCRIBE";
 
 using internal::IsIdentChar;

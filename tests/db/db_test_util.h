@@ -71,10 +71,15 @@ inline std::vector<uint8_t> ReadAsmFile(asmgr::DiskGroup* dg, uint32_t file, uin
 class SqlTest : public ::testing::Test {
  protected:
   virtual void Configure(DatabaseOptions* o) const { (void)o; }
+  // The I/O backend the rack is made and reopened with (a fault-injecting
+  // wrapper in the tests of failed writes).
+  virtual std::unique_ptr<io::IoBackend> MakeBackend() const { return io::MakePosixBackend(); }
+  // The rack the test makes (SmallRack(), write-back flash, by default).
+  virtual asmgr::RackConfig MakeRackConfig() const { return SmallRack(); }
 
   void SetUp() override {
-    io_ = io::MakePosixBackend();
-    ASSERT_OK_AND_ASSIGN(rack_, asmgr::Rack::Create(io_.get(), SystemClock(), dir(), SmallRack()));
+    io_ = MakeBackend();
+    ASSERT_OK_AND_ASSIGN(rack_, asmgr::Rack::Create(io_.get(), SystemClock(), dir(), MakeRackConfig()));
     DatabaseOptions o;
     o.standard_files.create = true;
     Configure(&o);

@@ -169,7 +169,7 @@ TEST_F(PersistTest, IndexesSurviveReopen) {
   absl::Status st = Reopen();
   ASSERT_FALSE(st.ok());
   EXPECT_THAT(std::string(st.message()), HasSubstr("format version 67"));
-  EXPECT_THAT(std::string(st.message()), HasSubstr("reads versions 1 to 5"));
+  EXPECT_THAT(std::string(st.message()), HasSubstr("reads versions 1 to 6"));
 }
 
 TEST_F(PersistTest, NumberScaleNotNullAndKeysSurviveReopen) {

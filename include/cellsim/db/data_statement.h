@@ -305,10 +305,28 @@ struct Describe {
   std::string name;  // uppercased
 };
 
+// CREATE [OR REPLACE] [[NO]FORCE] VIEW name [(column, ...)] AS query
+// [WITH READ ONLY]. The view keeps its query as written and runs it where
+// it is named (docs/sql.md "Views").
+struct CreateView {
+  std::string name;                  // uppercased
+  std::vector<std::string> columns;  // the view's column names; empty: the query's
+  std::string text;                  // the query as written (USER_VIEWS.TEXT)
+  std::shared_ptr<Select> query;
+  bool or_replace = false;
+  bool force = false;      // made even when the query fails (then INVALID)
+  bool read_only = false;  // WITH READ ONLY (every cellsim view is read-only)
+};
+
+struct DropView {
+  std::string name;  // uppercased
+};
+
 using DataStatement = std::variant<CreateTable, DropTable, TruncateTable, Insert, Update, Delete,
                                    Merge, Commit, Rollback, AlterSystemSet, ShowParameter,
                                    Select, CreateIndex, DropIndex, AnalyzeValidate, LogCommand,
-                                   Describe, SequenceOptions, DropSequence, Savepoint, AlterTable>;
+                                   Describe, SequenceOptions, DropSequence, Savepoint, AlterTable,
+                                   CreateView, DropView>;
 
 // True when the statement starts like one of the data statements (so
 // Session::Execute gives it to ParseDataStatement instead of the file DDL
@@ -316,7 +334,7 @@ using DataStatement = std::variant<CreateTable, DropTable, TruncateTable, Insert
 // DROP INDEX, ANALYZE, TRUNCATE, INSERT,
 // UPDATE, DELETE, MERGE, COMMIT, ROLLBACK, ALTER SYSTEM, SHOW, SELECT,
 // ALTER DATABASE [NO]ARCHIVELOG, ARCHIVE LOG, CREATE / ALTER / DROP SEQUENCE,
-// SAVEPOINT, ALTER TABLE.
+// SAVEPOINT, ALTER TABLE, CREATE [OR REPLACE] [[NO]FORCE] VIEW, DROP VIEW.
 bool IsDataStatement(std::string_view sql);
 
 // Errors: InvalidArgument "at LINE:COL: expected ..., found ..." with an
