@@ -2,7 +2,7 @@
 # The full test suite (what CI runs): installs missing packages, builds, and runs
 #   1. every test under clang ASan+UBSan: unit tests, the crash campaign, the
 #      kill -9 tests, fault scenarios, the install check, a smoke run of each
-#      benchmark, and each libFuzzer target for CELLSIM_FUZZ_SECONDS (default 20);
+#      benchmark, and each libFuzzer target for CELLSIM_FUZZ_SECONDS (default 10);
 #   2. the threaded tests (label 'concurrent') again under TSan;
 #   3. the plain build a user types (`cmake -DCMAKE_BUILD_TYPE=Release`, the
 #      default compiler, no -Werror) of every target, installed, with

@@ -446,6 +446,14 @@ class CellImpl {
                                             uint8_t* dst, FillPlan* plan)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_mu_);
   static void RunGens(const std::vector<GenTask>& gens);
+  // Read's bounce buffers (page-aligned copies of each request's range),
+  // kept for the next reads: a fresh multi-MiB buffer is faulted in 4 KiB
+  // at a time on every read, which was most of a large read's time in the
+  // kernel (and several times more under ASan, whose allocator maps every
+  // large block afresh). A taken buffer holds old bytes: the read fills
+  // every page of it (each page has exactly one source, or the read fails).
+  io::AlignedBuffer TakeReadBuffer(size_t size) ABSL_LOCKS_EXCLUDED(spare_mu_);
+  void GiveReadBuffers(std::vector<io::AlignedBuffer>* buffers) ABSL_LOCKS_EXCLUDED(spare_mu_);
   void Populate(uint32_t disk, const std::vector<uint64_t>& page_offsets,
                 const std::vector<const uint8_t*>& page_data, CellIoStats* stats,
                 bool* populated) ABSL_LOCKS_EXCLUDED(state_mu_);
@@ -577,6 +585,9 @@ class CellImpl {
   // Each grid disk's cachingPolicy (config_.caching_policies as in force):
   // requests read it under mode_mu_ shared, ChangeSetting changes it
   // exclusive.
+  // Read's bounce buffers for reuse (TakeReadBuffer); a leaf lock.
+  Mutex spare_mu_;
+  std::vector<io::AlignedBuffer> spare_read_buffers_ ABSL_GUARDED_BY(spare_mu_);
   std::vector<CachingPolicy> caching_ ABSL_GUARDED_BY(mode_mu_);
   // Each grid disk's INACTIVE state (config_.inactive_grid_disks as in force),
   // read and changed as caching_.

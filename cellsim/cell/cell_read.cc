@@ -68,6 +68,48 @@ absl::Status CellImpl::PlanFillLocked(uint32_t disk, uint64_t offset, uint64_t l
   return absl::OkStatus();
 }
 
+namespace {
+// Spare read buffers a cell keeps: a few, none larger than a 4 MiB AU plus
+// a page on each side (larger reads allocate and free theirs).
+constexpr size_t kSpareReadBuffers = 2;
+constexpr size_t kMaxSpareReadBytes = (4u << 20) + 2 * kPage;
+}  // namespace
+
+io::AlignedBuffer CellImpl::TakeReadBuffer(size_t size) {
+  {
+    MutexLock l(&spare_mu_);
+    auto best = spare_read_buffers_.end();
+    for (auto it = spare_read_buffers_.begin(); it != spare_read_buffers_.end(); ++it) {
+      if (it->size() >= size && (best == spare_read_buffers_.end() || it->size() < best->size())) {
+        best = it;
+      }
+    }
+    if (best != spare_read_buffers_.end()) {
+      io::AlignedBuffer b = std::move(*best);
+      spare_read_buffers_.erase(best);
+      return b;
+    }
+  }
+  return io::AlignedBuffer(size);
+}
+
+void CellImpl::GiveReadBuffers(std::vector<io::AlignedBuffer>* buffers) {
+  MutexLock l(&spare_mu_);
+  for (io::AlignedBuffer& b : *buffers) {
+    if (b.size() == 0 || b.size() > kMaxSpareReadBytes) continue;
+    if (spare_read_buffers_.size() < kSpareReadBuffers) {
+      spare_read_buffers_.push_back(std::move(b));
+      continue;
+    }
+    // Full: keep the larger ones (they serve more reads).
+    auto smallest = std::min_element(
+        spare_read_buffers_.begin(), spare_read_buffers_.end(),
+        [](const io::AlignedBuffer& a, const io::AlignedBuffer& c) { return a.size() < c.size(); });
+    if (smallest->size() < b.size()) *smallest = std::move(b);
+  }
+  buffers->clear();
+}
+
 void CellImpl::RunGens(const std::vector<GenTask>& gens) {
   for (const GenTask& g : gens) {
     format::GenerateRange(g.tmpl, g.file_offset, absl::MakeSpan(g.dst, g.length));
@@ -86,14 +128,23 @@ absl::Status CellImpl::Read(absl::Span<ReadRequest> requests, CellIoStats* stats
   std::vector<io::AlignedBuffer> bufs(n);
   std::vector<FillPlan> plans(n);
   std::vector<uint64_t> pstart(n);
+  struct GiveBack {
+    CellImpl* cell;
+    std::vector<io::AlignedBuffer>* bufs;
+    ~GiveBack() { cell->GiveReadBuffers(bufs); }
+  } give_back{this, &bufs};
+  for (size_t i = 0; i < n; ++i) {
+    const ReadRequest& r = requests[i];
+    if (!r.status.ok()) continue;
+    pstart[i] = io::AlignDown(r.offset, kPage);
+    bufs[i] = TakeReadBuffer(io::AlignUp(r.offset + r.buffer.size(), kPage) - pstart[i]);
+  }
   {
     MutexLock l(&state_mu_);
     for (size_t i = 0; i < n; ++i) {
       ReadRequest& r = requests[i];
       if (!r.status.ok()) continue;
-      pstart[i] = io::AlignDown(r.offset, kPage);
       const uint64_t pend = io::AlignUp(r.offset + r.buffer.size(), kPage);
-      bufs[i] = io::AlignedBuffer(pend - pstart[i]);
       r.status = PlanFillLocked(r.grid_disk, pstart[i], pend - pstart[i], bufs[i].data(),
                                 &plans[i]);
       if (plans[i].flash_pages > 0) {

@@ -128,13 +128,13 @@ void RunScript(Cell* cell, std::vector<Op>& ops, Model* acked, Model* inflight) 
 }
 
 absl::Status CheckSectors(Cell* cell, const Model& acked, const Model& inflight) {
+  std::vector<uint8_t> got(256 * kKiB);
   for (uint32_t d = 0; d < acked.count(); ++d) {
     const uint64_t size = acked.disk(d).size();
-    for (uint64_t off = 0; off < size; off += 256 * kKiB) {
-      auto got = testing::ReadOne(cell, d, off, 256 * kKiB);
-      if (!got.ok()) return got.status();
-      for (uint64_t s = 0; s < 256 * kKiB; s += 512) {
-        const uint8_t* g = got->data() + s;
+    for (uint64_t off = 0; off < size; off += got.size()) {
+      if (absl::Status st = testing::ReadInto(cell, d, off, absl::MakeSpan(got)); !st.ok()) return st;
+      for (uint64_t s = 0; s < got.size(); s += 512) {
+        const uint8_t* g = got.data() + s;
         if (std::memcmp(g, acked.disk(d).data() + off + s, 512) != 0 &&
             std::memcmp(g, inflight.disk(d).data() + off + s, 512) != 0) {
           return absl::InternalError(fmt::format(

@@ -56,10 +56,11 @@ using ::testing::HasSubstr;
 constexpr int kWriters = 3;
 constexpr int kReaders = 2;
 // Each writer round: 2-4 statements or a flush; each reader round: 2
-// commands. Under TSan (every child is a TSan binary) about 2/5 of them.
-constexpr int kRoundsPerWriter = cellsim::testing::BySanitizer(20, 20, 8);
-constexpr int kReaderRounds = cellsim::testing::BySanitizer(25, 25, 10);
-constexpr int kMinCommands = cellsim::testing::BySanitizer(200, 200, 80);
+// commands. Under TSan (every child is a TSan binary; it looks for races,
+// which a few rounds of each command meet) a fifth of them.
+constexpr int kRoundsPerWriter = cellsim::testing::BySanitizer(20, 20, 4);
+constexpr int kReaderRounds = cellsim::testing::BySanitizer(25, 25, 5);
+constexpr int kMinCommands = cellsim::testing::BySanitizer(200, 200, 36);
 
 
 std::string MakeRack(const TempDir& tmp) {

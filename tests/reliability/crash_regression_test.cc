@@ -70,8 +70,8 @@ TEST(CrashRegression, CutDuringDatabaseCreateNeverLeavesTheRackStuck) {
   const WorkloadParams p = SmallParams();
   int opened = 0, recreated = 0;
   // Every cut point; under ASan (CI) every second, under TSan (races, not
-  // cut points) every third.
-  constexpr uint64_t kStride = cellsim::testing::BySanitizer<uint64_t>(1, 2, 3);
+  // cut points) every sixth.
+  constexpr uint64_t kStride = cellsim::testing::BySanitizer<uint64_t>(1, 2, 6);
   for (uint64_t k = 0;; k += kStride) {
     SCOPED_TRACE(fmt::format("cut after {} writes/syncs of Database::Create", k));
     cellsim::testing::TempDir tmp;
