@@ -16,6 +16,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <memory>
+#include <ostream>
 #include <string>
 
 #include "absl/strings/match.h"
@@ -39,6 +40,9 @@ struct DdlCase {
   const char* done;   // what the query shows once the DDL is done
   const char* before; // ... and while it is not
 };
+
+// gtest names the case by it (not by the struct's bytes).
+void PrintTo(const DdlCase& c, std::ostream* os) { *os << c.name; }
 
 const DdlCase kCases[] = {
     {"DropTable", "drop table {}", "select count(*) from user_tables where table_name = upper('{}')",

@@ -187,8 +187,8 @@ struct AsmWriteRequest {
   // into the write-back flash cache (cell::WriteRequest::redo).
   bool redo = false;
   // --- results ---
-  absl::Status status{};          // OK when every piece reached >= 1 copy
-  uint32_t copies_written = 0;  // min over pieces of copies that landed
+  absl::Status status{};          // OK when every piece reached >= 1 current copy
+  uint32_t copies_written = 0;  // min over pieces of current copies that landed (not stale ones)
 };
 
 struct AsmReadRequest {
