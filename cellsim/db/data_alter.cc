@@ -257,36 +257,17 @@ absl::Status AlterTableRun(DataEngine& e, SessionData& sd, Recorder& rec, const 
   if (absl::Status st = CheckTableNotInUse(e, sd, t, false); !st.ok()) return st;
   // DDL commits the session's transaction first.
   if (absl::Status st = e.Commit(rec, sd); !st.ok()) return st;
-  const TableDef before = t;
-  const size_t indexes = t.indexes.size();
-  auto undo = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
-    for (size_t i = indexes; i < t.indexes.size() && !t.temporary; ++i) {
-      e.FreeSegment(t.indexes[i].segment, false);
-    }
-    t = before;
-  };
-  absl::Status st = ChangeTable(e, sd, rec, t, a);
-  if (st.ok() && a.kind == AlterTable::Kind::kRenameTable) {
-    TableDef moved = std::move(t);
-    moved.name = a.to;
-    e.tables.erase(it);
-    e.tables.emplace(a.to, std::move(moved));
-    st = e.WriteDictionary(false);
-    if (!st.ok()) {
-      auto back = e.tables.extract(a.to);
-      back.key() = a.table;
-      back.mapped().name = a.table;
-      e.tables.insert(std::move(back));
-      return st;
-    }
-    out->feedback = "Table altered.";
-    return absl::OkStatus();
+  DataEngine::DictionaryState before = e.BeginDdl();
+  if (absl::Status st = ChangeTable(e, sd, rec, t, a); !st.ok()) {
+    return e.FailDdl(std::move(st), std::move(before), &sd);
   }
-  if (st.ok()) st = e.WriteDictionary(false);
-  if (!st.ok()) {
-    undo();
-    return st;
+  if (a.kind == AlterTable::Kind::kRenameTable) {
+    auto moved = e.tables.extract(it);
+    moved.key() = a.to;
+    moved.mapped().name = a.to;
+    e.tables.insert(std::move(moved));
   }
+  if (absl::Status st = e.WriteDictionaryOrRestore(std::move(before), &sd); !st.ok()) return st;
   out->feedback = "Table altered.";
   return absl::OkStatus();
 }

@@ -75,7 +75,7 @@ absl::Status CreateViewRun(DataEngine& e, Session::State& s, SessionData& sd, Re
   if (absl::Status st = CheckColumnsNamed(v); !st.ok()) return st;
   // DDL commits the session's transaction first.
   if (absl::Status st = e.Commit(rec, sd); !st.ok()) return st;
-  DataEngine::DictionaryState before = e.SaveDictionaryState();
+  DataEngine::DictionaryState before = e.BeginDdl();
   ViewDef def;
   def.name = v.name;
   def.object_id = replace ? existing->second.object_id : e.next_object_id++;  // kept by OR REPLACE
@@ -86,10 +86,7 @@ absl::Status CreateViewRun(DataEngine& e, Session::State& s, SessionData& sd, Re
   // Oracle compiles the view; cellsim runs its query once, the new
   // definition in place (so a loop through other views is found).
   absl::StatusOr<ViewRows> rows = RunView(e, s, sd, rec, env, def);
-  if (!rows.ok() && !v.force) {
-    e.RestoreDictionaryState(std::move(before));
-    return rows.status();
-  }
+  if (!rows.ok() && !v.force) return e.FailDdl(rows.status(), std::move(before), &sd);
   if (absl::Status st = e.WriteDictionaryOrRestore(std::move(before)); !st.ok()) return st;
   out->feedback = rows.ok() ? "View created."
                             : fmt::format("Warning: View created with compilation errors ({}).",
@@ -103,7 +100,7 @@ absl::Status DropViewRun(DataEngine& e, SessionData& sd, Recorder& rec, const Dr
     return absl::NotFoundError(fmt::format("ORA-00942: table or view \"{}\" does not exist", v.name));
   }
   if (absl::Status st = e.Commit(rec, sd); !st.ok()) return st;
-  DataEngine::DictionaryState before = e.SaveDictionaryState();
+  DataEngine::DictionaryState before = e.BeginDdl();
   e.views.erase(v.name);
   if (absl::Status st = e.WriteDictionaryOrRestore(std::move(before)); !st.ok()) return st;
   out->feedback = "View dropped.";

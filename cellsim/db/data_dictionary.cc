@@ -568,6 +568,39 @@ Segment Segment::FromExtents(uint32_t file, uint32_t extent_blocks,
   return s;
 }
 
+namespace {
+
+// A dictionary image written while a DDL statement builds (a new extent's
+// write): the objects numbered from `first` on are the statement's and not
+// yet in the dictionary; their extents are free in this image.
+void LeaveOutObjectsInProgress(uint32_t first, const FileTable& table, DictImage* m) {
+  auto free_extents_of = [&](const Segment& seg) {
+    if (IsTempFile(table, seg.file_number)) return;
+    for (uint32_t s : seg.ExtentStarts()) m->free_extents[seg.file_number].push_back({s, seg.extent_blocks});
+  };
+  for (auto it = m->tables.begin(); it != m->tables.end();) {
+    TableDef& t = it->second;
+    for (auto ix = t.indexes.begin(); ix != t.indexes.end();) {
+      if (ix->object_id < first && t.object_id < first) {
+        ++ix;
+        continue;
+      }
+      if (!t.temporary) free_extents_of(ix->segment);
+      ix = t.indexes.erase(ix);
+    }
+    if (t.object_id < first) {
+      ++it;
+      continue;
+    }
+    if (!t.temporary) free_extents_of(t.segment);
+    it = m->tables.erase(it);
+  }
+  std::erase_if(m->sequences, [&](const auto& q) { return q.second.object_id >= first; });
+  std::erase_if(m->views, [&](const auto& v) { return v.second.object_id >= first; });
+}
+
+}  // namespace
+
 absl::Status DataEngine::WriteDictionary(bool clean, bool* landed) {
   if (landed != nullptr) *landed = false;
   const FileTable table = FileTableCopy();
@@ -589,6 +622,7 @@ absl::Status DataEngine::WriteDictionary(bool clean, bool* landed) {
   for (const auto& [file, list] : free_extents) {
     if (!IsTempFile(table, file) && !list.empty()) m.free_extents[file] = list;
   }
+  if (ddl_objects_from.has_value()) LeaveOutObjectsInProgress(*ddl_objects_from, table, &m);
   const uint16_t version = VersionFor(m);
   const std::vector<uint8_t> body = EncodeImage(m, version);
   if (body.size() + kDictHeaderBytes > size_t{kDictCopyBlocks} * kBlockSize) {
@@ -597,6 +631,7 @@ absl::Status DataEngine::WriteDictionary(bool clean, bool* landed) {
         kDictCopyBlocks * kBlockSize, f->name));
   }
   Recorder rec = db->SystemRecorder();
+  ++dictionary_writes;
   const uint64_t generation = dictionary_generation + 1;
   // The copy that may be behind goes first, and it decides. Until it holds
   // the new generation the other copy holds the newest durable one (a torn

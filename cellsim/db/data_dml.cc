@@ -6,6 +6,7 @@
 #include <memory>
 #include <set>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/ascii.h"
 #include "cellsim/db/all_objects.h"
 #include "cellsim/db/data_engine.h"
@@ -23,16 +24,26 @@ struct Dml {
   StatementEnv env;  // StatementEnvOf(s, the statement's SequenceDraw)
 };
 
-absl::StatusOr<TableDef*> FindTable(DataEngine& e, const std::string& name)
+// The table `statement` (DROP TABLE, TRUNCATE TABLE) names: ORA-00942 for
+// any other name, saying so when it is a view's.
+absl::StatusOr<TableDef*> FindTable(DataEngine& e, const std::string& name, std::string_view statement)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   auto it = e.tables.find(name);
-  if (it == e.tables.end()) {
-    if (absl::Status st = RefuseViewDml(e, name); !st.ok()) return st;
+  if (it != e.tables.end()) return &it->second;
+  if (e.views.count(name) != 0) {  // Oracle's error, and what was meant
+    return absl::NotFoundError(fmt::format(
+        "ORA-00942: table or view does not exist ({} is a view: {} names tables{})", name,
+        statement, statement == "DROP TABLE" ? fmt::format("; DROP VIEW {}", name) : ""));
   }
-  if (it == e.tables.end()) {
-    return absl::NotFoundError(fmt::format("ORA-00942: table or view \"{}\" does not exist", name));
-  }
-  return &it->second;
+  return absl::NotFoundError(fmt::format("ORA-00942: table or view \"{}\" does not exist", name));
+}
+
+// The table a DML statement changes: a view's name gets ORA-01732 or
+// ORA-42399 (cellsim's views are read-only).
+absl::StatusOr<TableDef*> FindDmlTarget(DataEngine& e, const std::string& name)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  if (absl::Status st = RefuseViewDml(e, name); !st.ok()) return st;
+  return FindTable(e, name, "DML");
 }
 
 
@@ -617,6 +628,34 @@ absl::Status CheckColumnSequences(Dml& d, const CreateTable& c) ABSL_EXCLUSIVE_L
   return absl::OkStatus();
 }
 
+// CREATE TABLE's identity sequences, check constraints and unique indexes,
+// added to `stored` (the caller restores the dictionary when this fails).
+absl::Status AddTableParts(Dml& d, const CreateTable& c, TableDef& stored)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
+  for (size_t i = 0; i < c.columns.size() && !c.as_select; ++i) {
+    if (c.columns[i].identity == IdentityKind::kNone) continue;
+    absl::StatusOr<std::string> dflt =
+        AddIdentitySequence(d.e, stored.object_id, c.columns[i].identity_options);
+    if (!dflt.ok()) return dflt.status();
+    stored.columns[i].default_sql = *dflt;
+  }
+  for (const TableConstraint& k : c.constraints) {
+    if (k.check) {
+      absl::StatusOr<CheckDef> check = NewCheck(d.e, stored, k);
+      if (!check.ok()) return check.status();
+      stored.checks.push_back(*std::move(check));
+      continue;
+    }
+    CreateIndex ix;
+    ix.name = k.name.empty() ? fmt::format("SYS_C{:07d}", d.e.next_object_id) : k.name;
+    ix.table = c.name;
+    ix.columns = k.columns;
+    ix.unique = true;
+    if (absl::Status st = AddIndex(d.e, d.sd, d.rec, stored, ix); !st.ok()) return st;
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
   if (absl::Status st = CheckNameFree(d.e, c.name); !st.ok()) return st;
@@ -647,50 +686,16 @@ absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out)
     if (absl::Status st = CheckSegmentTablespace(d.e, t.tablespace); !st.ok()) return st;
   }
   t.segment.file_number = *file;
+  // The table, its identity sequences and each constraint's unique index,
+  // then the dictionary once: they are acknowledged together, or not at all.
+  DataEngine::DictionaryState before = d.e.BeginDdl();
   t.object_id = d.e.next_object_id++;
   TableDef& stored = d.e.tables.emplace(t.name, std::move(t)).first->second;
-  // Each constraint's unique index, then the dictionary once: the table and
-  // its constraints are acknowledged together, or not at all.
-  auto undo = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
-    if (!stored.temporary) {
-      for (IndexDef& ix : stored.indexes) d.e.FreeSegment(ix.segment, false);
-    }
-    for (const Column& col : stored.columns) d.e.sequences.erase(IdentitySequenceOf(col));
-    d.e.tables.erase(c.name);
-  };
-  for (size_t i = 0; i < c.columns.size() && !c.as_select; ++i) {
-    if (c.columns[i].identity == IdentityKind::kNone) continue;
-    absl::StatusOr<std::string> dflt =
-        AddIdentitySequence(d.e, stored.object_id, c.columns[i].identity_options);
-    if (!dflt.ok()) {
-      undo();
-      return dflt.status();
-    }
-    stored.columns[i].default_sql = *dflt;
-  }
-  for (const TableConstraint& k : c.constraints) {
-    if (k.check) {
-      absl::StatusOr<CheckDef> check = NewCheck(d.e, stored, k);
-      if (!check.ok()) {
-        undo();
-        return check.status();
-      }
-      stored.checks.push_back(*std::move(check));
-      continue;
-    }
-    CreateIndex ix;
-    ix.name = k.name.empty() ? fmt::format("SYS_C{:07d}", d.e.next_object_id) : k.name;
-    ix.table = c.name;
-    ix.columns = k.columns;
-    ix.unique = true;
-    if (absl::Status st = AddIndex(d.e, d.sd, d.rec, stored, ix); !st.ok()) {
-      undo();
-      return st;
-    }
+  if (absl::Status st = AddTableParts(d, c, stored); !st.ok()) {
+    return d.e.FailDdl(std::move(st), std::move(before), &d.sd);
   }
   // DDL is acknowledged once the dictionary holds it.
-  if (absl::Status st = d.e.WriteDictionary(false); !st.ok()) {
-    undo();
+  if (absl::Status st = d.e.WriteDictionaryOrRestore(std::move(before), &d.sd); !st.ok()) {
     return st;
   }
   out->feedback = "Table created.";
@@ -711,7 +716,7 @@ absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out)
 
 absl::Status InsertRun(Dml& d, const Insert& ins, DataOutcome* out)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
-  absl::StatusOr<TableDef*> t = FindTable(d.e, ins.table);
+  absl::StatusOr<TableDef*> t = FindDmlTarget(d.e, ins.table);
   if (!t.ok()) return t.status();
   absl::StatusOr<ColumnDefaultValues> defaults = ColumnDefaults(**t, d.env);
   if (!defaults.ok()) return defaults.status();
@@ -769,7 +774,7 @@ void OnTargetColumns(const ExprPtr& e, const TableDef& t, const std::string& q,
 
 absl::Status MergeRun(Dml& d, const Merge& m, DataOutcome* out)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
-  absl::StatusOr<TableDef*> t = FindTable(d.e, m.table);
+  absl::StatusOr<TableDef*> t = FindDmlTarget(d.e, m.table);
   if (!t.ok()) return t.status();
   const std::string q = m.alias.empty() ? m.table : m.alias;
   // ORA-38104 before any row is read: updating a column of the join would
@@ -831,12 +836,7 @@ absl::Status MergeRun(Dml& d, const Merge& m, DataOutcome* out)
 // fails the table is put back as it was.
 absl::Status DropOrTruncate(Dml& d, const std::string& name, bool drop, DataOutcome* out)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
-  if (d.e.views.count(name) != 0) {  // Oracle's error, and what was meant
-    return absl::NotFoundError(fmt::format(
-        "ORA-00942: table or view does not exist ({} is a view: {} names tables; DROP VIEW {})",
-        name, drop ? "DROP TABLE" : "TRUNCATE TABLE", name));
-  }
-  absl::StatusOr<TableDef*> t = FindTable(d.e, name);
+  absl::StatusOr<TableDef*> t = FindTable(d.e, name, drop ? "DROP TABLE" : "TRUNCATE TABLE");
   if (!t.ok()) return t.status();
   // DDL commits the session's transaction first.
   if (absl::Status st = d.e.Commit(d.rec, d.sd); !st.ok()) return st;
@@ -853,7 +853,7 @@ absl::Status DropOrTruncate(Dml& d, const std::string& name, bool drop, DataOutc
     gtt_objects.push_back((*t)->object_id);
     for (const IndexDef& ix : (*t)->indexes) gtt_objects.push_back(ix.object_id);
   }
-  DataEngine::DictionaryState before = d.e.SaveDictionaryState();
+  DataEngine::DictionaryState before = d.e.BeginDdl();
   if (!(*t)->temporary) {
     freed.push_back(d.e.ReleaseExtents((*t)->segment));
     // A truncated table's new segment is a new data object (Oracle's
@@ -871,13 +871,7 @@ absl::Status DropOrTruncate(Dml& d, const std::string& name, bool drop, DataOutc
   }
   if (absl::Status st = d.e.WriteDictionaryOrRestore(std::move(before)); !st.ok()) return st;
   for (const Segment& seg : freed) d.e.EvictBlocks(seg);
-  for (uint32_t obj : gtt_objects) {
-    auto it = d.sd.gtt_segments.find(obj);
-    if (it != d.sd.gtt_segments.end()) {
-      d.e.FreeSegment(it->second, true);
-      d.sd.gtt_segments.erase(it);
-    }
-  }
+  for (uint32_t obj : gtt_objects) d.e.FreeSessionSegment(d.sd, obj);
   out->feedback = drop ? "Table dropped." : "Table truncated.";
   return absl::OkStatus();
 }
@@ -984,6 +978,12 @@ absl::Status RunDml(DataEngine& e, Session::State& s, SessionData& sd, Recorder&
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   Dml d{e, s, sd, rec, StatementEnvOf(s, draw)};
   d.e.mu.AssertHeld();  // d.e is e, whose mu the caller holds
+  // A DDL that returns without its own dictionary write built nothing that
+  // later writes must leave out.
+  absl::Cleanup ddl_ends = [&e] {
+    e.mu.AssertHeld();
+    e.ddl_objects_from.reset();
+  };
   if (const auto* x = std::get_if<CreateTable>(&st)) return CreateTableRun(d, *x, out);
   if (absl::Status ddl; RunIndexDdl(e, sd, rec, st, out, &ddl)) return ddl;
   if (absl::Status ddl; RunSequenceDdl(e, sd, rec, st, out, &ddl)) return ddl;
@@ -995,13 +995,14 @@ absl::Status RunDml(DataEngine& e, Session::State& s, SessionData& sd, Recorder&
   if (const auto* x = std::get_if<Insert>(&st)) return InsertRun(d, *x, out);
   if (const auto* x = std::get_if<Merge>(&st)) return MergeRun(d, *x, out);
   if (const auto* x = std::get_if<Update>(&st)) {
-    absl::StatusOr<TableDef*> t = FindTable(e, x->table);
+    absl::StatusOr<TableDef*> t = FindDmlTarget(e, x->table);
     if (!t.ok()) return t.status();
     if (absl::Status st = CheckIdentityUpdate(**t, x->set); !st.ok()) return st;
     std::vector<const Expr*> roots = {x->where.get()};
     for (const Assignment& a : x->set) roots.push_back(a.value.get());
-    if (absl::Status sq = RunSubqueries(e, s, sd, rec, roots, &d.env); !sq.ok()) return sq;
     const std::string q = x->alias.empty() ? x->table : x->alias;
+    const DmlTarget target{**t, q};
+    if (absl::Status sq = RunSubqueries(e, s, sd, rec, roots, &d.env, &target); !sq.ok()) return sq;
     absl::StatusOr<ColumnDefaultValues> defaults = ColumnDefaults(**t, d.env);
     if (!defaults.ok()) return defaults.status();
     absl::StatusOr<int64_t> n =
@@ -1013,10 +1014,13 @@ absl::Status RunDml(DataEngine& e, Session::State& s, SessionData& sd, Recorder&
     return absl::OkStatus();
   }
   if (const auto* x = std::get_if<Delete>(&st)) {
-    absl::StatusOr<TableDef*> t = FindTable(e, x->table);
+    absl::StatusOr<TableDef*> t = FindDmlTarget(e, x->table);
     if (!t.ok()) return t.status();
-    if (absl::Status sq = RunSubqueries(e, s, sd, rec, {x->where.get()}, &d.env); !sq.ok()) return sq;
     const std::string q = x->alias.empty() ? x->table : x->alias;
+    const DmlTarget target{**t, q};
+    if (absl::Status sq = RunSubqueries(e, s, sd, rec, {x->where.get()}, &d.env, &target); !sq.ok()) {
+      return sq;
+    }
     absl::StatusOr<int64_t> n = ChangeRows(
         d, **t, Where(d, **t, x->where, q),
         [](const Row&) -> absl::StatusOr<std::optional<Row>> { return std::optional<Row>(); });

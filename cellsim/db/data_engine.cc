@@ -139,9 +139,13 @@ absl::StatusOr<uint32_t> DataEngine::NewBlock(Segment& seg, bool temp, uint32_t 
 
 CachedBlock& DataEngine::Block(uint32_t file, uint32_t block) { return cache[Key(file, block)]; }
 
-void DataEngine::FreeSegment(Segment& seg, bool temp) {
-  (void)temp;
-  EvictBlocks(ReleaseExtents(seg));
+void DataEngine::FreeSegment(Segment& seg) { EvictBlocks(ReleaseExtents(seg)); }
+
+void DataEngine::FreeSessionSegment(SessionData& sd, uint32_t obj) {
+  auto it = sd.gtt_segments.find(obj);
+  if (it == sd.gtt_segments.end()) return;
+  FreeSegment(it->second);
+  sd.gtt_segments.erase(it);
 }
 
 Segment DataEngine::ReleaseExtents(Segment& seg) {
@@ -165,12 +169,32 @@ void DataEngine::EvictBlocks(const Segment& seg) {
   }
 }
 
-DataEngine::DictionaryState DataEngine::SaveDictionaryState() const {
+DataEngine::DictionaryState DataEngine::BeginDdl() {
+  ddl_objects_from = next_object_id;
   return {.tables = tables, .sequences = sequences, .views = views, .free_extents = free_extents,
-          .next_object_id = next_object_id};
+          .next_object_id = next_object_id, .dictionary_writes = dictionary_writes};
 }
 
-void DataEngine::RestoreDictionaryState(DictionaryState before) {
+void DataEngine::RestoreDictionaryState(DictionaryState before, SessionData* sd) {
+  const uint32_t first_new = before.next_object_id;
+  auto give_back = [&](const Segment& seg) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    auto& frees = before.free_extents[seg.file_number];
+    for (uint32_t s : seg.ExtentStarts()) {
+      const std::pair<uint32_t, uint32_t> extent{s, seg.extent_blocks};
+      if (std::find(frees.begin(), frees.end(), extent) == frees.end()) frees.push_back(extent);
+    }
+    EvictBlocks(seg);
+  };
+  for (const auto& [name, t] : tables) {
+    if (t.temporary) continue;  // its segments are the sessions'
+    if (t.object_id >= first_new) give_back(t.segment);
+    for (const IndexDef& ix : t.indexes) {
+      if (ix.object_id >= first_new) give_back(ix.segment);
+    }
+  }
+  for (uint32_t obj = first_new; sd != nullptr && obj < next_object_id; ++obj) {
+    FreeSessionSegment(*sd, obj);
+  }
   tables = std::move(before.tables);
   sequences = std::move(before.sequences);
   views = std::move(before.views);
@@ -178,22 +202,45 @@ void DataEngine::RestoreDictionaryState(DictionaryState before) {
   next_object_id = before.next_object_id;
 }
 
-absl::Status DataEngine::WriteDictionaryOrRestore(DictionaryState before) {
-  absl::Status st = WriteDictionary(false);
-  if (st.ok()) return st;
-  RestoreDictionaryState(std::move(before));
-  // A failed write leaves its range in doubt: a mirror may have taken the
-  // new generation, and even the copy that failed may show it once its cell
-  // is reopened. The state as it was goes over it; once a current copy has
-  // taken that (ASM marks the others stale), the disk says what memory
-  // says: the statement did not happen.
+namespace {
+
+// `error`, after memory was put back as it was before a failed DDL, with the
+// dictionary written again from it: a failed write leaves its range in doubt
+// (a mirror may have taken the new generation, and even the copy that failed
+// may show it once its cell is reopened). Once a current copy has taken the
+// state as it was (ASM marks the others stale), the disk says what memory
+// says: the statement did not happen.
+absl::Status WriteBack(DataEngine& e, absl::Status error) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   bool restored = false;
-  absl::Status again = WriteDictionary(false, &restored);
-  if (again.ok() || restored) return st;
-  return absl::Status(st.code(), fmt::format(
+  absl::Status again = e.WriteDictionary(false, &restored);
+  if (again.ok() || restored) return error;
+  return absl::Status(error.code(), fmt::format(
       "{}; writing the dictionary back as it was failed too ({}): whether the statement took "
       "effect is known when the database is next opened (free the space, then reopen)",
-      std::string(st.message()), std::string(again.message())));
+      std::string(error.message()), std::string(again.message())));
+}
+
+}  // namespace
+
+absl::Status DataEngine::FailDdl(absl::Status error, DictionaryState before, SessionData* sd) {
+  ddl_objects_from.reset();
+  const bool written = dictionary_writes != before.dictionary_writes;
+  RestoreDictionaryState(std::move(before), sd);
+  return written ? WriteBack(*this, std::move(error)) : error;
+}
+
+absl::Status DataEngine::WriteDictionaryOr(absl::FunctionRef<void()> restore) {
+  ddl_objects_from.reset();  // the statement's own write: all of it
+  absl::Status st = WriteDictionary(false);
+  if (st.ok()) return st;
+  restore();
+  return WriteBack(*this, std::move(st));
+}
+
+absl::Status DataEngine::WriteDictionaryOrRestore(DictionaryState before, SessionData* sd) {
+  return WriteDictionaryOr([&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    RestoreDictionaryState(std::move(before), sd);
+  });
 }
 
 Segment* DataEngine::TableSegment(SessionData& sd, TableDef& t, bool create) {
@@ -484,7 +531,7 @@ absl::Status DataEngine::Commit(Recorder& rec, SessionData& sd) {
       ++it;
       continue;
     }
-    FreeSegment(it->second, true);
+    FreeSegment(it->second);
     it = sd.gtt_segments.erase(it);
   }
   if (!had) return absl::OkStatus();

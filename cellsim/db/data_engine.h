@@ -28,6 +28,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "cellsim/db/data_statement.h"
 #include "cellsim/db/database_state.h"
 #include "cellsim/db/redo_payload.h"
@@ -282,6 +283,12 @@ struct DataEngine {
   // The persistent dictionary (data_dictionary.cc): both copies in the SYSTEM
   // data file hold generation `dictionary_generation` (0: never written).
   uint64_t dictionary_generation ABSL_GUARDED_BY(mu) = 0;
+  // Dictionary writes begun (each may have landed, failed or not): FailDdl's
+  // test for "written since".
+  uint64_t dictionary_writes ABSL_GUARDED_BY(mu) = 0;
+  // While a DDL statement builds (BeginDdl): its objects are numbered from
+  // this on, and the dictionary's images leave them out.
+  std::optional<uint32_t> ddl_objects_from ABSL_GUARDED_BY(mu);
   // The copy the next write overwrites first: 0, or the one that is damaged
   // or a generation behind (WriteDictionary).
   uint32_t dictionary_first_copy ABSL_GUARDED_BY(mu) = 0;
@@ -348,28 +355,55 @@ struct DataEngine {
   absl::Status OpenInstance(std::vector<std::string>* actions) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // Gives the segment's extents back to its file and drops its blocks from
   // the buffer cache: ReleaseExtents, then EvictBlocks of what it returns.
-  void FreeSegment(Segment& seg, bool temp) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  void FreeSegment(Segment& seg) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // Frees `sd`'s segment of GTT object `obj` (a GTT's rows or one of its
+  // indexes' entries), if the session has one.
+  void FreeSessionSegment(SessionData& sd, uint32_t obj) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // The dictionary half of FreeSegment: the extents go to the file's free
   // list and `seg` is emptied; returns the segment as it was, whose cached
   // blocks a DDL evicts only once its dictionary write succeeded.
   Segment ReleaseExtents(Segment& seg) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   void EvictBlocks(const Segment& seg) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // What a DDL statement changes in memory before it writes the dictionary
-  // (tables, sequences, views, free extents, the object-id allocator): saved first
-  // and put back when the write fails, so that a refused DDL leaves memory
-  // as the disk is (a later dictionary write would otherwise make it
-  // durable).
+  // (tables, sequences, views, free extents, the object-id allocator): saved
+  // by BeginDdl and put back when the statement fails, so that a refused DDL
+  // leaves memory as the disk is (a later dictionary write would otherwise
+  // make it durable).
   struct DictionaryState {
     std::map<std::string, TableDef> tables;
     std::map<std::string, SequenceDef> sequences;
     std::map<std::string, ViewDef> views;
     std::map<uint32_t, std::vector<std::pair<uint32_t, uint32_t>>> free_extents;
     uint32_t next_object_id = 0;
+    uint64_t dictionary_writes = 0;  // to tell whether the dictionary was written since
   };
-  DictionaryState SaveDictionaryState() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
-  void RestoreDictionaryState(DictionaryState before) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
-  // Writes the dictionary; on failure restores `before` and returns the error.
-  absl::Status WriteDictionaryOrRestore(DictionaryState before) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // A DDL statement begins: returns the state to put back if it fails. The
+  // objects numbered from now on are the statement's, and until its own
+  // dictionary write (WriteDictionaryOr / FailDdl, or the statement's end)
+  // the dictionary writes of new extents leave them out, their extents free:
+  // a crash in the middle finds none of them (not a table with one of its
+  // two keys' indexes).
+  DictionaryState BeginDdl() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // Puts `before` back. What the statement created (the objects numbered
+  // from before.next_object_id on) goes: its extents back to the free list
+  // (also those it took from the end of its file), its blocks out of the
+  // cache, and `sd`'s segments of it when it was a GTT's (when `sd` is given).
+  void RestoreDictionaryState(DictionaryState before, SessionData* sd = nullptr)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // A DDL statement that failed before its own dictionary write: restores
+  // `before` and, when the dictionary was written since (a new extent writes
+  // it: Oracle's recursive transaction), writes it again as it was. Returns
+  // `error` (extended as WriteDictionaryOr's when that write fails too).
+  absl::Status FailDdl(absl::Status error, DictionaryState before, SessionData* sd = nullptr)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // Writes the dictionary; on failure runs `restore` (which puts memory back
+  // as it was before the statement), writes that back over any copy that may
+  // have taken the failed generation, and returns the error (saying so when
+  // the outcome stays in doubt until the next open).
+  absl::Status WriteDictionaryOr(absl::FunctionRef<void()> restore) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // WriteDictionaryOr(RestoreDictionaryState(before, sd)).
+  absl::Status WriteDictionaryOrRestore(DictionaryState before, SessionData* sd = nullptr)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // The table's segment: a heap table's own, or this session's segment of a
   // GTT in TEMP (made when `create`; null when there is none or no TEMP).
   Segment* TableSegment(SessionData& sd, TableDef& t, bool create)

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 #include <regex>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -31,6 +32,8 @@ struct Binding {
 };
 using Scope = std::vector<Binding>;
 
+struct EvalEnv;
+
 struct EvalEnv {
   StatementEnv stmt;    // SYS_CONTEXT's SID, SYSDATE
   uint64_t rownum = 0;  // ROWNUM of the row at hand; 0 where ROWNUM is not allowed
@@ -38,7 +41,23 @@ struct EvalEnv {
   // A grouped query's output stage: the values of the group at hand for its
   // aggregate and GROUP BY nodes (nullopt for any other node).
   const std::function<std::optional<Value>(const Expr&)>* group_values = nullptr;
+  // In a correlated subquery: the rows of the queries around it, whose
+  // columns a name not found in the subquery's own sources may be.
+  const Scope* outer = nullptr;
 };
+
+}  // namespace
+
+// Runs a correlated subquery node for the row at hand (`scope`, and the rows
+// around it in env.outer): its rows' first column (one value per row for
+// EXISTS).
+struct CorrelatedSubqueries {
+  std::function<absl::StatusOr<std::shared_ptr<const std::vector<Value>>>(
+      const Expr& node, const Scope& scope, const EvalEnv& env)>
+      run;
+};
+
+namespace {
 
 absl::StatusOr<Value> Eval(const Expr& e, const Scope& scope, const EvalEnv& env);
 
@@ -74,11 +93,25 @@ bool Like(const std::string& text, const std::string& pattern) {
   return std::regex_match(text, std::regex(re));
 }
 
-absl::StatusOr<Value> ColumnValue(const Expr& e, const Scope& scope, const EvalEnv& env) {
+// The binding and column `e` names in `scope` (the first that has it).
+std::optional<std::pair<const Binding*, size_t>> FindColumn(const Expr& e, const Scope& scope) {
   for (const Binding& b : scope) {
     if (!e.qualifier.empty() && b.qualifier != e.qualifier) continue;
     for (size_t i = 0; i < b.columns->size(); ++i) {
-      if ((*b.columns)[i].name == e.text) return b.row == nullptr ? Value::Null() : (*b.row)[i];
+      if ((*b.columns)[i].name == e.text) return std::make_pair(&b, i);
+    }
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<Value> ColumnValue(const Expr& e, const Scope& scope, const EvalEnv& env) {
+  // The query's own sources first, then (a correlated subquery) the rows of
+  // the queries around it, innermost first.
+  for (const Scope* s : {&scope, env.outer}) {
+    if (s == nullptr) continue;
+    if (auto found = FindColumn(e, *s)) {
+      const Binding& b = *found->first;
+      return b.row == nullptr ? Value::Null() : (*b.row)[found->second];
     }
   }
   if (IsStatementConstant(e)) {
@@ -104,11 +137,17 @@ absl::StatusOr<Value> ColumnValue(const Expr& e, const Scope& scope, const EvalE
       e.qualifier.empty() ? e.text : e.qualifier + "\".\"" + e.text));
 }
 
-// The rows a subquery node gave (AddSubqueryRows ran it before the scan).
-absl::StatusOr<const std::vector<Value>*> SubqueryValues(const Expr& e, const EvalEnv& env) {
+// The rows a subquery node gave: AddSubqueryRows ran it before the scan, or
+// (correlated) it runs now for the row at hand.
+absl::StatusOr<std::shared_ptr<const std::vector<Value>>> SubqueryValues(const Expr& e,
+                                                                         const Scope& scope,
+                                                                         const EvalEnv& env) {
   if (env.stmt.subqueries != nullptr) {
-    if (auto it = env.stmt.subqueries->find(&e); it != env.stmt.subqueries->end()) return &it->second;
+    if (auto it = env.stmt.subqueries->find(&e); it != env.stmt.subqueries->end()) {
+      return std::shared_ptr<const std::vector<Value>>(env.stmt.subqueries, &it->second);
+    }
   }
+  if (env.stmt.correlated != nullptr) return env.stmt.correlated->run(e, scope, env);
   return absl::UnimplementedError(
       "a subquery is not supported here (cellsim runs subqueries in a SELECT's select list, "
       "WHERE, HAVING and ORDER BY, in UPDATE and DELETE, and in INSERT VALUES)");
@@ -174,7 +213,7 @@ absl::StatusOr<Value> Eval(const Expr& e, const Scope& scope, const EvalEnv& env
         else if (!v->is_null() && Compare(*v, x) == 0) found = true;
       };
       if (e.subquery) {
-        absl::StatusOr<const std::vector<Value>*> rows = SubqueryValues(e, env);
+        absl::StatusOr<std::shared_ptr<const std::vector<Value>>> rows = SubqueryValues(e, scope, env);
         if (!rows.ok()) return rows.status();
         for (size_t i = 0; i < (*rows)->size() && !found; ++i) take((**rows)[i]);
       }
@@ -186,8 +225,13 @@ absl::StatusOr<Value> Eval(const Expr& e, const Scope& scope, const EvalEnv& env
       if (!found && unknown) return Value::Null();
       return Bool(found != e.negated);
     }
+    case Expr::Kind::kExists: {
+      absl::StatusOr<std::shared_ptr<const std::vector<Value>>> rows = SubqueryValues(e, scope, env);
+      if (!rows.ok()) return rows.status();
+      return Bool(!(*rows)->empty());
+    }
     case Expr::Kind::kSubquery: {
-      absl::StatusOr<const std::vector<Value>*> rows = SubqueryValues(e, env);
+      absl::StatusOr<std::shared_ptr<const std::vector<Value>>> rows = SubqueryValues(e, scope, env);
       if (!rows.ok()) return rows.status();
       if ((*rows)->size() > 1) {
         return absl::InvalidArgumentError(fmt::format(
@@ -274,7 +318,13 @@ struct Ctx {
   SessionData& sd;
   Recorder& rec;
   EvalEnv env;
+  // Sources give only their columns (SelectShape): a view's or a subquery's
+  // from its query's shape, without running it.
+  bool shape_only = false;
 };
+
+absl::StatusOr<std::vector<internal::Column>> ShapeOf(Ctx& c, const Select& sel)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.e.mu);
 
 absl::StatusOr<std::vector<Row>> RunSelectRows(Ctx& c, const Select& sel,
                                                std::vector<internal::Column>* cols,
@@ -299,6 +349,12 @@ absl::StatusOr<Source> TableSource(Ctx& c, const FromSource& f)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.e.mu) {
   Source src;
   src.qualifier = f.alias.empty() ? f.table : f.alias;
+  if (f.subquery && c.shape_only) {
+    absl::StatusOr<std::vector<internal::Column>> cols = ShapeOf(c, *f.subquery);
+    if (!cols.ok()) return cols.status();
+    src.columns = *std::move(cols);
+    return src;
+  }
   if (f.subquery) {
     absl::StatusOr<std::vector<Row>> r = RunSelectRows(c, *f.subquery, &src.columns, nullptr);
     if (!r.ok()) return r.status();
@@ -354,6 +410,7 @@ absl::StatusOr<Source> TableSource(Ctx& c, const FromSource& f)
   TableDef* t = &it->second;
   src.table = t;
   src.columns = t->columns;
+  if (c.shape_only) return src;
   src.segment = c.e.TableSegment(c.sd, *t, false);
   Segment* seg = src.segment;
   if (seg != nullptr && !t->temporary) {
@@ -442,7 +499,7 @@ absl::Status UseIndex(Ctx& c, Source& src, const Expr& where) ABSL_EXCLUSIVE_LOC
 
 // ORA-00904 for a column no source has (checked before any row is read, as
 // Oracle's parse does).
-absl::Status CheckColumns(const Expr& e, const std::vector<Source>& sources) {
+absl::Status CheckColumns(const Expr& e, const std::vector<Source>& sources, const Scope* outer) {
   if (e.kind == Expr::Kind::kColumn) {
     for (const Source& s : sources) {
       if (!e.qualifier.empty() && e.qualifier != s.qualifier) continue;
@@ -450,6 +507,7 @@ absl::Status CheckColumns(const Expr& e, const std::vector<Source>& sources) {
         if (c.name == e.text) return absl::OkStatus();
       }
     }
+    if (outer != nullptr && FindColumn(e, *outer)) return absl::OkStatus();
     if (IsStatementConstant(e) || (e.qualifier.empty() && (e.text == "LEVEL" || e.text == "ROWNUM"))) {
       return absl::OkStatus();
     }
@@ -458,7 +516,7 @@ absl::Status CheckColumns(const Expr& e, const std::vector<Source>& sources) {
         e.qualifier.empty() ? e.text : e.qualifier + "\".\"" + e.text));
   }
   for (const ExprPtr& a : e.args) {
-    if (absl::Status st = CheckColumns(*a, sources); !st.ok()) return st;
+    if (absl::Status st = CheckColumns(*a, sources, outer); !st.ok()) return st;
   }
   return absl::OkStatus();
 }
@@ -469,39 +527,155 @@ void CollectSubqueries(const Expr& e, std::vector<const Expr*>* out) {
   for (const ExprPtr& a : e.args) CollectSubqueries(*a, out);
 }
 
+// A subquery's rows as Eval takes them: the first column (ORA-00913 for
+// more), or for EXISTS one value per row, whatever its columns.
+absl::StatusOr<std::vector<Value>> SubqueryColumn(const Expr& node, const std::vector<Row>& rows,
+                                                  size_t columns) {
+  if (node.kind != Expr::Kind::kExists && columns != 1) {
+    return absl::InvalidArgumentError(fmt::format(
+        "ORA-00913: too many values (the subquery gives {} columns; here it may give one)",
+        columns));
+  }
+  std::vector<Value> v;
+  v.reserve(rows.size());
+  for (const Row& row : rows) v.push_back(node.kind == Expr::Kind::kExists ? Value::Num(1) : row[0]);
+  return v;
+}
+
+// Runs subquery `node` with `outer` around it (a correlated one, for a row
+// of the statement that holds it).
+absl::StatusOr<std::vector<Value>> RunCorrelated(DataEngine& e, Session::State& s, SessionData& sd,
+                                                 Recorder& rec, const StatementEnv& stmt,
+                                                 const Expr& node, const Scope& outer)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  Ctx sub{e, s, sd, rec, EvalEnv{stmt}};
+  sub.e.mu.AssertHeld();  // sub.e is e
+  sub.env.outer = &outer;
+  std::vector<internal::Column> cols;
+  absl::StatusOr<std::vector<Row>> r = RunSelectRows(sub, *node.subquery, &cols, nullptr);
+  if (!r.ok()) return r.status();
+  return SubqueryColumn(node, *r, cols.size());
+}
+
+// Whether `sel` (its FROM lists, subqueries, set operations, the views it
+// names) reads table `name`.
+bool ReadsTable(DataEngine& e, const Select& sel, const std::string& name, int depth = 0)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  if (depth > 32) return true;  // a loop of views: say yes (the query fails on it anyway)
+  std::vector<const Expr*> nodes;
+  auto exprs = [&](const Expr* x) {
+    if (x != nullptr) CollectSubqueries(*x, &nodes);
+  };
+  exprs(sel.where.get());
+  exprs(sel.having.get());
+  for (const SelectItem& it : sel.items) exprs(it.expr.get());
+  for (const FromSource& f : sel.from) {
+    exprs(f.on.get());
+    if (f.table == name) return true;
+    if (f.subquery && ReadsTable(e, *f.subquery, name, depth + 1)) return true;
+    if (auto v = e.views.find(f.table); v != e.views.end()) {
+      absl::StatusOr<DataStatement> st = ParseDataStatement(v->second.text);
+      const Select* vs = st.ok() ? std::get_if<Select>(&*st) : nullptr;
+      if (vs == nullptr || ReadsTable(e, *vs, name, depth + 1)) return true;
+    }
+  }
+  for (const SetOperation& op : sel.set_operations) {
+    if (ReadsTable(e, *op.query, name, depth + 1)) return true;
+  }
+  for (const Expr* n : nodes) {
+    if (ReadsTable(e, *n->subquery, name, depth + 1)) return true;
+  }
+  return false;
+}
+
 // Runs the subqueries of `roots` (not those inside a subquery: its own query
-// runs them) and keeps each one's first column in c.env for Eval.
-absl::Status AddSubqueryRows(Ctx& c, const std::vector<const Expr*>& roots)
+// runs them) and keeps each one's first column in c.env for Eval. A subquery
+// that names a column of the row `holder` describes (the query or DML that
+// holds it: correlated) runs for each row instead, through
+// c.env.stmt.correlated; once first with `holder`'s NULLs, so that a name
+// nothing has is ORA-00904 before any row is read. `holder` null: no
+// subquery may be correlated. `dml_target`: the table an UPDATE / DELETE
+// changes, which a correlated subquery may not read.
+absl::Status AddSubqueryRows(Ctx& c, const std::vector<const Expr*>& roots, const Scope* holder,
+                             const std::string* dml_target = nullptr)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.e.mu) {
   std::vector<const Expr*> nodes;
   for (const Expr* r : roots) {
     if (r != nullptr) CollectSubqueries(*r, &nodes);
   }
+  // This query's runner only (a subquery run below may leave its own).
+  c.env.stmt.correlated = nullptr;
   if (nodes.empty()) return absl::OkStatus();
   auto rows = std::make_shared<SubqueryRows>(c.env.stmt.subqueries ? *c.env.stmt.subqueries
                                                                    : SubqueryRows{});
+  std::set<const Expr*> correlated;
   for (const Expr* node : nodes) {
-    if (rows->count(node) != 0) continue;
+    if (rows->count(node) != 0 || correlated.count(node) != 0) continue;
     std::vector<internal::Column> cols;
     absl::StatusOr<std::vector<Row>> r = RunSelectRows(c, *node->subquery, &cols, nullptr);
+    if (!r.ok() && holder != nullptr && absl::StrContains(r.status().message(), "ORA-00904")) {
+      // Named a column of the row around it? Try with that row (all NULLs)
+      // in reach: the real error if even that fails.
+      Scope nulls = *holder;
+      if (c.env.outer != nullptr) nulls.insert(nulls.end(), c.env.outer->begin(), c.env.outer->end());
+      absl::StatusOr<std::vector<Value>> check =
+          RunCorrelated(c.e, c.s, c.sd, c.rec, c.env.stmt, *node, nulls);
+      if (!check.ok()) return check.status();
+      if (dml_target != nullptr && ReadsTable(c.e, *node->subquery, *dml_target)) {
+        return absl::UnimplementedError(fmt::format(
+            "a correlated subquery that reads {} in a statement that changes {}: cellsim changes "
+            "the rows as it goes, so the subquery would see some of them changed (Oracle reads "
+            "them as they were when the statement began); select the values into another table "
+            "first, or use MERGE", *dml_target, *dml_target));
+      }
+      correlated.insert(node);
+      continue;
+    }
     if (!r.ok()) {
       if (absl::StrContains(r.status().message(), "ORA-00904")) {
         return absl::InvalidArgumentError(fmt::format(
-            "{} (in a subquery: cellsim runs a subquery on its own, so it cannot name a column "
-            "of the statement around it)", std::string(r.status().message())));
+            "{} (in a subquery here cellsim runs a subquery on its own, so it cannot name a "
+            "column of the statement around it)", std::string(r.status().message())));
       }
       return r.status();
     }
-    if (cols.size() != 1) {
-      return absl::InvalidArgumentError(fmt::format(
-          "ORA-00913: too many values (the subquery gives {} columns; here it may give one)",
-          cols.size()));
-    }
-    std::vector<Value>& v = (*rows)[node];
-    for (const Row& row : *r) v.push_back(row[0]);
+    absl::StatusOr<std::vector<Value>> v = SubqueryColumn(*node, *r, cols.size());
+    if (!v.ok()) return v.status();
+    (*rows)[node] = *std::move(v);
   }
   c.env.stmt.subqueries = std::move(rows);
+  c.env.stmt.correlated = nullptr;
+  if (correlated.empty()) return absl::OkStatus();
+  // Runs inside the statement, under the engine's mu; e, s, sd and rec
+  // outlive it.
+  auto runner = std::make_shared<CorrelatedSubqueries>();
+  runner->run = [e = &c.e, s = &c.s, sd = &c.sd, rec = &c.rec, correlated](
+                    const Expr& node, const Scope& scope,
+                    const EvalEnv& env) -> absl::StatusOr<std::shared_ptr<const std::vector<Value>>> {
+    e->mu.AssertHeld();
+    if (correlated.count(&node) == 0) return absl::UnimplementedError("a subquery is not supported here");
+    // The row at hand, then the rows around this query (innermost first).
+    Scope around = scope;
+    if (env.outer != nullptr) around.insert(around.end(), env.outer->begin(), env.outer->end());
+    absl::StatusOr<std::vector<Value>> v = RunCorrelated(*e, *s, *sd, *rec, env.stmt, node, around);
+    if (!v.ok()) return v.status();
+    return std::make_shared<const std::vector<Value>>(*std::move(v));
+  };
+  c.env.stmt.correlated = std::move(runner);
   return absl::OkStatus();
+}
+
+// AddSubqueryRows for the subqueries of query `sel` over `sources`.
+absl::Status AddQuerySubqueries(Ctx& c, const Select& sel, const std::vector<Source>& sources)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.e.mu) {
+  std::vector<const Expr*> roots = {sel.where.get(), sel.having.get()};
+  for (const SelectItem& it : sel.items) roots.push_back(it.expr.get());
+  for (const ExprPtr& g : sel.group_by) roots.push_back(g.get());
+  for (const OrderItem& o : sel.order_by) roots.push_back(o.expr.get());
+  for (const FromSource& f : sel.from) roots.push_back(f.on.get());
+  Scope holder;  // this query's row, for a correlated subquery's names
+  for (const Source& src : sources) holder.push_back(Binding{src.qualifier, &src.columns, nullptr});
+  return AddSubqueryRows(c, roots, &holder);
 }
 
 // `checked`, when given, runs once the names are resolved and before any row
@@ -518,13 +692,13 @@ absl::Status ForEachJoined(Ctx& c, const Select& sel,
     sources.push_back(*std::move(s));
   }
   for (const SelectItem& it : sel.items) {
-    if (absl::Status st = CheckColumns(*it.expr, sources); !st.ok()) return st;
+    if (absl::Status st = CheckColumns(*it.expr, sources, c.env.outer); !st.ok()) return st;
   }
   for (const ExprPtr& g : sel.group_by) {
-    if (absl::Status st = CheckColumns(*g, sources); !st.ok()) return st;
+    if (absl::Status st = CheckColumns(*g, sources, c.env.outer); !st.ok()) return st;
   }
   if (sel.having) {
-    if (absl::Status st = CheckColumns(*sel.having, sources); !st.ok()) return st;
+    if (absl::Status st = CheckColumns(*sel.having, sources, c.env.outer); !st.ok()) return st;
   }
   if (sel.where && HasAggregate(*sel.where)) {
     return absl::InvalidArgumentError("ORA-00934: group function is not allowed here (WHERE)");
@@ -532,16 +706,9 @@ absl::Status ForEachJoined(Ctx& c, const Select& sel,
   if (checked) {
     if (absl::Status st = checked(); !st.ok()) return st;
   }
-  {
-    std::vector<const Expr*> roots = {sel.where.get(), sel.having.get()};
-    for (const SelectItem& it : sel.items) roots.push_back(it.expr.get());
-    for (const ExprPtr& g : sel.group_by) roots.push_back(g.get());
-    for (const OrderItem& o : sel.order_by) roots.push_back(o.expr.get());
-    for (const FromSource& f : sel.from) roots.push_back(f.on.get());
-    if (absl::Status st = AddSubqueryRows(c, roots); !st.ok()) return st;
-  }
+  if (absl::Status st = AddQuerySubqueries(c, sel, sources); !st.ok()) return st;
   if (sel.where) {
-    if (absl::Status st = CheckColumns(*sel.where, sources); !st.ok()) return st;
+    if (absl::Status st = CheckColumns(*sel.where, sources, c.env.outer); !st.ok()) return st;
     if (sources.size() == 1 && sources[0].table != nullptr && !sources[0].table->indexes.empty()) {
       if (absl::Status st = UseIndex(c, sources[0], *sel.where); !st.ok()) return st;
     }
@@ -1159,13 +1326,16 @@ absl::StatusOr<ViewRows> ViewRowsOf(Ctx& c, const ViewDef& v) ABSL_EXCLUSIVE_LOC
   // The view's subqueries' rows are keyed by nodes of `st`, gone on return.
   const std::shared_ptr<const SubqueryRows> outer_subqueries = c.env.stmt.subqueries;
   ViewRows out;
-  absl::StatusOr<std::vector<Row>> rows = RunSelectRows(c, *sel, &out.columns, nullptr);
+  absl::StatusOr<std::vector<Row>> rows = std::vector<Row>();
+  if (!c.shape_only) rows = RunSelectRows(c, *sel, &out.columns, nullptr);
   // The columns' types as the sources have them (VARCHAR2(10), not what the
   // rows suggest), as DESC and CREATE TABLE AS SELECT need: the sources'
-  // shapes (a view or subquery in the view's FROM runs again for its own).
+  // shapes (a view or subquery in the view's FROM gives its own shape, its
+  // query not run again).
   if (rows.ok()) {
-    absl::StatusOr<std::vector<internal::Column>> shape =
-        SelectShape(c.e, c.s, c.sd, c.rec, c.env.stmt, *sel);
+    Ctx shape_ctx{c.e, c.s, c.sd, c.rec, c.env, true};
+    shape_ctx.e.mu.AssertHeld();  // shape_ctx.e is c.e
+    absl::StatusOr<std::vector<internal::Column>> shape = ShapeOf(shape_ctx, *sel);
     if (!shape.ok()) {
       rows = shape.status();
     } else if (rows->empty() || shape->size() != out.columns.size()) {
@@ -1319,8 +1489,14 @@ absl::StatusOr<std::vector<internal::Column>> SelectShape(DataEngine& e, Session
                                                           SessionData& sd, Recorder& rec,
                                                           const StatementEnv& stmt,
                                                           const Select& sel) {
-  Ctx c{e, s, sd, rec, EvalEnv{stmt}};
+  Ctx c{e, s, sd, rec, EvalEnv{stmt}, true};
   c.e.mu.AssertHeld();  // c.e is e, whose mu the caller holds
+  return ShapeOf(c, sel);
+}
+
+namespace {
+
+absl::StatusOr<std::vector<internal::Column>> ShapeOf(Ctx& c, const Select& sel) {
   std::vector<Source> sources;
   std::vector<internal::Column> cols;
   for (const FromSource& f : sel.from) {
@@ -1361,6 +1537,8 @@ absl::StatusOr<std::vector<internal::Column>> SelectShape(DataEngine& e, Session
   return cols;
 }
 
+}  // namespace
+
 absl::StatusOr<Value> EvalIn(const Expr& expr, const std::vector<internal::Column>& cols,
                              const Row& row, const std::string& qualifier,
                              const std::vector<internal::Column>* cols2, const Row* row2,
@@ -1376,10 +1554,17 @@ StatementEnv StatementEnvOf(const Session::State& s, SequenceDraw* sequences) {
 }
 
 absl::Status RunSubqueries(DataEngine& e, Session::State& s, SessionData& sd, Recorder& rec,
-                           const std::vector<const Expr*>& roots, StatementEnv* env) {
+                           const std::vector<const Expr*>& roots, StatementEnv* env,
+                           const DmlTarget* target) {
   Ctx c{e, s, sd, rec, EvalEnv{*env}};
   c.e.mu.AssertHeld();  // c.e is e, whose mu the caller holds
-  if (absl::Status st = AddSubqueryRows(c, roots); !st.ok()) return st;
+  Scope holder;
+  if (target != nullptr) holder.push_back(Binding{target->qualifier, &target->table.columns, nullptr});
+  if (absl::Status st = AddSubqueryRows(c, roots, target != nullptr ? &holder : nullptr,
+                                        target != nullptr ? &target->table.name : nullptr);
+      !st.ok()) {
+    return st;
+  }
   *env = c.env.stmt;
   return absl::OkStatus();
 }

@@ -329,7 +329,7 @@ absl::Status DataEngine::RebuildIndexes(std::vector<std::string>* actions) {
   for (auto& [name, t] : tables) {
     if (t.temporary) continue;
     for (IndexDef& ix : t.indexes) {
-      FreeSegment(ix.segment, false);
+      FreeSegment(ix.segment);
       if (absl::Status st = BuildIndex(rec, nullptr, t, ix); !st.ok()) {
         return absl::Status(st.code(), fmt::format("instance recovery: rebuilding index {} of {}: {}",
                                                    ix.name, t.name, std::string(st.message())));
@@ -457,17 +457,14 @@ absl::Status CreateIndexRun(DataEngine& e, SessionData& sd, Recorder& rec, const
     return absl::NotFoundError(
         fmt::format("ORA-00942: table or view \"{}\" does not exist", c.table));
   }
-  TableDef& t = it->second;
   // DDL commits the session's transaction first.
   if (absl::Status st = e.Commit(rec, sd); !st.ok()) return st;
-  if (absl::Status st = AddIndex(e, sd, rec, t, c); !st.ok()) return st;
-  // DDL is acknowledged once the dictionary holds it.
-  if (absl::Status st = e.WriteDictionary(false); !st.ok()) {
-    if (!t.temporary) e.FreeSegment(t.indexes.back().segment, false);
-    t.indexes.pop_back();
-    (void)e.WriteDictionary(false);
-    return st;
+  DataEngine::DictionaryState before = e.BeginDdl();
+  if (absl::Status st = AddIndex(e, sd, rec, it->second, c); !st.ok()) {
+    return e.FailDdl(std::move(st), std::move(before), &sd);
   }
+  // DDL is acknowledged once the dictionary holds it.
+  if (absl::Status st = e.WriteDictionaryOrRestore(std::move(before), &sd); !st.ok()) return st;
   out->feedback = "Index created.";
   return absl::OkStatus();
 }
@@ -499,7 +496,8 @@ absl::Status AddIndex(DataEngine& e, SessionData& sd, Recorder& rec, TableDef& t
   ix.object_id = e.next_object_id++;
   t.indexes.push_back(std::move(ix));
   if (absl::Status st = e.BuildIndex(rec, &sd, t, t.indexes.back()); !st.ok()) {
-    if (!t.temporary) e.FreeSegment(t.indexes.back().segment, false);
+    if (!t.temporary) e.FreeSegment(t.indexes.back().segment);
+    e.FreeSessionSegment(sd, t.indexes.back().object_id);
     t.indexes.pop_back();
     return st;
   }
@@ -519,16 +517,13 @@ absl::Status DropIndexRun(DataEngine& e, SessionData& sd, Recorder& rec, const D
   // fails the index is put back as it was.
   const uint32_t obj = ix->object_id;
   const bool temporary = t->temporary;
-  DataEngine::DictionaryState before = e.SaveDictionaryState();
+  DataEngine::DictionaryState before = e.BeginDdl();
   Segment freed;
   if (!temporary) freed = e.ReleaseExtents(ix->segment);
   t->indexes.erase(t->indexes.begin() + (ix - t->indexes.data()));
   if (absl::Status st = e.WriteDictionaryOrRestore(std::move(before)); !st.ok()) return st;
   if (!temporary) e.EvictBlocks(freed);
-  if (auto it = sd.gtt_segments.find(obj); temporary && it != sd.gtt_segments.end()) {
-    e.FreeSegment(it->second, true);
-    sd.gtt_segments.erase(it);
-  }
+  if (temporary) e.FreeSessionSegment(sd, obj);
   out->feedback = "Index dropped.";
   return absl::OkStatus();
 }

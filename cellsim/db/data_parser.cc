@@ -346,14 +346,7 @@ class DataParser {
       return e;
     }
     if (AcceptP("(")) {
-      if (IsW("SELECT")) {  // a scalar subquery
-        absl::StatusOr<std::shared_ptr<Select>> sub = SelectBody();
-        if (!sub.ok()) return sub.status();
-        if (absl::Status s = ExpectP(")"); !s.ok()) return s;
-        ExprPtr e = Make(Expr::Kind::kSubquery);
-        e->subquery = *sub;
-        return e;
-      }
+      if (IsW("SELECT")) return SubqueryRest(Expr::Kind::kSubquery);  // a scalar subquery
       absl::StatusOr<ExprPtr> e = Or();
       if (!e.ok()) return e;
       if (absl::Status s = ExpectP(")"); !s.ok()) return s;
@@ -377,6 +370,10 @@ class DataParser {
                      "ORA-00936: missing expression");
       }
       Next();
+      if (t.kind == Tok::kWord && t.text == "EXISTS" && IsP("(") && IsW("SELECT", 1)) {
+        Next();
+        return SubqueryRest(Expr::Kind::kExists);
+      }
       if (t.kind == Tok::kWord && IsP("(")) return Function(t.text);
       if (t.kind == Tok::kWord && t.text == "DATE" && Peek().kind == Tok::kString) {
         // The ANSI literal DATE 'YYYY-MM-DD': TO_DATE of it.
@@ -407,6 +404,15 @@ class DataParser {
     }
     return Error(fmt::format("expected an expression, found {}", Describe(t)),
                  "ORA-00936: missing expression");
+  }
+  // After the "(" of a subquery: SELECT ... ")", as a node of `kind`.
+  absl::StatusOr<ExprPtr> SubqueryRest(Expr::Kind kind) {
+    absl::StatusOr<std::shared_ptr<Select>> sub = SelectBody();
+    if (!sub.ok()) return sub.status();
+    if (absl::Status s = ExpectP(")"); !s.ok()) return s;
+    ExprPtr e = Make(kind);
+    e->subquery = *sub;
+    return e;
   }
   // After CASE: [x] WHEN w THEN t ... [ELSE e] END.
   absl::StatusOr<ExprPtr> Case() {

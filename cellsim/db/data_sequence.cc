@@ -177,8 +177,7 @@ absl::StatusOr<int64_t> DrawNext(DataEngine& e, SequenceDef& q) ABSL_EXCLUSIVE_L
     // before any value it covers is handed out.
     const int64_t n = std::min(std::max<int64_t>(q.cache, 1), ValuesLeft(q, q.next));
     q.highwater = q.next + n * q.increment;
-    if (absl::Status st = e.WriteDictionary(false); !st.ok()) {
-      q = before;
+    if (absl::Status st = e.WriteDictionaryOr([&] { q = before; }); !st.ok()) {
       return absl::Status(st.code(), fmt::format("{}.NEXTVAL: the sequence's new highwater could not "
                                                  "be recorded: {}",
                                                  q.name, std::string(st.message())));
@@ -278,12 +277,10 @@ absl::Status CreateSequenceRun(DataEngine& e, SessionData& sd, Recorder& rec,
   if (!q.ok()) return q.status();
   // DDL commits the session's transaction first.
   if (absl::Status st = e.Commit(rec, sd); !st.ok()) return st;
+  DataEngine::DictionaryState before = e.BeginDdl();
   q->object_id = e.next_object_id++;
   e.sequences.emplace(o.name, *q);
-  if (absl::Status st = e.WriteDictionary(false); !st.ok()) {
-    e.sequences.erase(o.name);
-    return st;
-  }
+  if (absl::Status st = e.WriteDictionaryOrRestore(std::move(before)); !st.ok()) return st;
   out->feedback = "Sequence created.";
   return absl::OkStatus();
 }
@@ -327,10 +324,7 @@ absl::Status AlterSequenceRun(DataEngine& e, SessionData& sd, Recorder& rec,
   if (o.restart) q.start = next;
   q.next = q.highwater = next;  // the cache is dropped: the next draw records its highwater
   q.cached = 0;
-  if (absl::Status st = e.WriteDictionary(false); !st.ok()) {
-    q = before;
-    return st;
-  }
+  if (absl::Status st = e.WriteDictionaryOr([&] { q = before; }); !st.ok()) return st;
   out->feedback = "Sequence altered.";
   return absl::OkStatus();
 }
@@ -343,8 +337,9 @@ absl::Status DropSequenceRun(DataEngine& e, SessionData& sd, Recorder& rec, cons
   if (absl::Status st = e.Commit(rec, sd); !st.ok()) return st;
   const SequenceDef before = **found;
   e.sequences.erase(d.name);
-  if (absl::Status st = e.WriteDictionary(false); !st.ok()) {
-    e.sequences.emplace(d.name, before);
+  if (absl::Status st = e.WriteDictionaryOr([&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+        e.sequences.emplace(d.name, before);
+      }); !st.ok()) {
     return st;
   }
   out->feedback = "Sequence dropped.";

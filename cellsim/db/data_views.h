@@ -37,12 +37,15 @@ std::string CountWithCommas(int64_t n);
 // The first column of each subquery a statement's expressions hold (a
 // scalar subquery's or an IN (SELECT ...)'s), run once before the rows are.
 using SubqueryRows = std::unordered_map<const Expr*, std::vector<Value>>;
+// The correlated subqueries of a statement, run for each row (data_exec.cc).
+struct CorrelatedSubqueries;
 
 struct StatementEnv {
   uint32_t sid = 0;
   int64_t sysdate_unix = 0;
   std::shared_ptr<const SubqueryRows> subqueries;
   SequenceDraw* sequences = nullptr;  // NEXTVAL / CURRVAL (null: ORA-02287)
+  std::shared_ptr<const CorrelatedSubqueries> correlated{};
 };
 StatementEnv StatementEnvOf(const Session::State& s, SequenceDraw* sequences = nullptr);
 // A row's NEXTVAL draws afresh from here on (where rows are produced).
@@ -66,12 +69,21 @@ inline void BeginSequenceRow(const StatementEnv& env) {
 // and SYSDATE (the database clock as the statement began; one value for the
 // whole statement, as in Oracle).
 
+// The table an UPDATE or DELETE changes, whose row its subqueries may name
+// (correlated).
+struct DmlTarget {
+  const TableDef& table;
+  std::string qualifier;  // its alias, else its name
+};
 // Runs the subqueries in `roots` (null entries skipped) and adds their rows
-// to `env`. A subquery runs on its own: one naming a column of the outer
-// statement (correlated) fails with ORA-00904, saying so.
+// to `env`. With a `target`, a subquery may name its columns (correlated: it
+// then runs for each row, unless it reads the target itself, which the
+// statement changes as it goes: refused); without one, such a subquery fails
+// with ORA-00904, saying so.
 [[nodiscard]] absl::Status RunSubqueries(DataEngine& e, Session::State& s, SessionData& sd,
                                          Recorder& rec, const std::vector<const Expr*>& roots,
-                                         StatementEnv* env) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+                                         StatementEnv* env, const DmlTarget* target = nullptr)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
 
 // ORA-02290 when a CHECK of `t` is FALSE for `row` (TRUE and NULL pass)
 // (data_alter.cc).

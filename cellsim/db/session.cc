@@ -66,7 +66,7 @@ Session::~Session() {
     MutexLock lock(&e.mu);
     internal::Recorder rec = s_->MakeRecorder();
     if (s_->data->txn.active) (void)e.Rollback(rec, *s_->data);
-    for (auto& [obj, seg] : s_->data->gtt_segments) e.FreeSegment(seg, true);
+    for (auto& [obj, seg] : s_->data->gtt_segments) e.FreeSegment(seg);
     e.sessions.erase(s_->sid);
   }
   s_->db->sessions.fetch_sub(1);

@@ -90,6 +90,10 @@ absl::Status ParseAttributeList(std::string_view text, const std::vector<std::st
       want_name = true;
       continue;
     }
+    if (!want_name && Lower(w[*i]) == "where") {
+      return CellSyntax(text, fmt::format("WHERE goes before ATTRIBUTES (LIST {} WHERE ... "
+                                          "ATTRIBUTES ...)", absl::AsciiStrToUpper(w[1])));
+    }
     if (!want_name) return CellSyntax(text, fmt::format("expected ',' before '{}'", w[*i]));
     if (absl::Status s = CheckAttribute(text, cmd->object, w[*i]); !s.ok()) return s;
     cmd->list.attributes.push_back(w[*i]);

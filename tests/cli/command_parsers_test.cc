@@ -125,6 +125,10 @@ TEST(CellCliParserTest, BadCommandsSayWhatWasExpected) {
   }
   EXPECT_THAT(std::string(ParseCellCliCommand("list spaceships").status().message()),
               HasSubstr("'spaceships'"));
+  // CellCLI's order is WHERE, then ATTRIBUTES: the other order is named.
+  EXPECT_THAT(std::string(ParseCellCliCommand("list griddisk attributes name, status where "
+                                              "status = active").status().message()),
+              HasSubstr("WHERE goes before ATTRIBUTES (LIST GRIDDISK WHERE ... ATTRIBUTES ...)"));
 }
 
 // The same interrupt delivered again just after the command's scope ended (it

@@ -1,5 +1,7 @@
-// DDL whose dictionary write fails. DROP TABLE, TRUNCATE TABLE and DROP
-// INDEX run with their n-th write failing (ENOSPC: a full filesystem, which
+// DDL whose dictionary write fails. DROP / TRUNCATE TABLE, DROP / CREATE
+// INDEX, CREATE TABLE with its keys' indexes, ALTER TABLE (a constraint's
+// index, a rename), CREATE / DROP SEQUENCE and CREATE VIEW run with their
+// n-th write failing (ENOSPC: a full filesystem, which
 // takes no disk offline, so the error reaches the statement), for n = 1, 2,
 // ... until the statement has no n-th write: whatever each one reports is
 // what the database shows at once, and again after a crash and reopen. A
@@ -11,7 +13,10 @@
 // dictionary now writes the old state back over it), and ASM counted a write
 // to a stale copy as a landed copy, so the last current copy of an extent
 // could be marked stale after a second full-filesystem error (the SYSTEM
-// file unreadable, the database lost).
+// file unreadable, the database lost); and a CREATE TABLE cut after its
+// first key's index had a new extent left a table with one of its two
+// indexes (the extent's dictionary write held the half-built table: now it
+// leaves the statement's objects out until the statement's own write).
 #include <array>
 #include <cerrno>
 #include <cstdio>
@@ -35,7 +40,7 @@ constexpr int kRows = 300;
 // One DDL statement on table `t` and what a query shows after it.
 struct DdlCase {
   const char* name;
-  const char* ddl;    // "{}" is the table's name
+  const char* ddl;    // "{0}" is the table's name
   const char* query;  // likewise: one number
   const char* done;   // what the query shows once the DDL is done
   const char* before; // ... and while it is not
@@ -45,11 +50,27 @@ struct DdlCase {
 void PrintTo(const DdlCase& c, std::ostream* os) { *os << c.name; }
 
 const DdlCase kCases[] = {
-    {"DropTable", "drop table {}", "select count(*) from user_tables where table_name = upper('{}')",
+    {"DropTable", "drop table {0}", "select count(*) from user_tables where table_name = upper('{0}')",
      "0", "1"},
-    {"TruncateTable", "truncate table {}", "select count(*) from {}", "0", "300"},
-    {"DropIndex", "drop index {}_v", "select count(*) from user_indexes where index_name = upper('{}_v')",
+    {"TruncateTable", "truncate table {0}", "select count(*) from {0}", "0", "300"},
+    {"DropIndex", "drop index {0}_v", "select count(*) from user_indexes where index_name = upper('{0}_v')",
      "0", "1"},
+    // Statements that build something first (new segments, a new object id)
+    // and then write the dictionary.
+    {"CreateIndex", "create index {0}_w on {0} (v, id)",
+     "select count(*) from user_indexes where index_name = upper('{0}_w')", "1", "0"},
+    {"CreateTableWithKeys", "create table {0}_c (a number primary key, b varchar2(10) unique)",
+     "select count(*) from user_indexes where table_name = upper('{0}_c')", "2", "0"},
+    {"AddConstraint", "alter table {0} add constraint {0}_u unique (v, id)",
+     "select count(*) from user_indexes where index_name = upper('{0}_u')", "1", "0"},
+    {"RenameTable", "alter table {0} rename to {0}_r",
+     "select count(*) from user_tables where table_name = upper('{0}_r')", "1", "0"},
+    {"CreateSequence", "create sequence {0}_s",
+     "select count(*) from user_sequences where sequence_name = upper('{0}_s')", "1", "0"},
+    {"DropSequence", "drop sequence {0}_q",
+     "select count(*) from user_sequences where sequence_name = upper('{0}_q')", "0", "1"},
+    {"CreateView", "create view {0}_view as select v from {0}",
+     "select count(*) from user_views where view_name = upper('{0}_view')", "1", "0"},
 };
 
 class DdlFailureTest : public testing::SqlTest, public ::testing::WithParamInterface<DdlCase> {
@@ -65,6 +86,7 @@ class DdlFailureTest : public testing::SqlTest, public ::testing::WithParamInter
   void MakeTable(const std::string& t) {
     Run(fmt::format("create table {} (id number primary key, v varchar2(128))", t));
     Run(fmt::format("create index {}_v on {} (v)", t, t));
+    Run(fmt::format("create sequence {}_q", t));
     Run(fmt::format("insert into {} select object_id, object_name from all_objects where rownum <= {}",
                     t, kRows));
     Run("commit");
@@ -76,7 +98,7 @@ class DdlFailureTest : public testing::SqlTest, public ::testing::WithParamInter
     db_.reset();
     rack_.reset();
   }
-  std::string Query(const std::string& t) { return One(fmt::format(fmt::runtime(GetParam().query), t, t)); }
+  std::string Query(const std::string& t) { return One(fmt::format(fmt::runtime(GetParam().query), t)); }
   // What the database shows of `t` and of the table `keep`, now and after a
   // crash and reopen: the DDL `done` or not, `keep` untouched. `in_doubt`:
   // the error said the outcome is known at the next open (either, whole).

@@ -458,13 +458,81 @@ TEST_F(TxnTest, CaseAndSubqueriesAreOracles) {
   EXPECT_EQ(One("select sum(case when sal is null then 1 else 0 end) from e"), "1");
   EXPECT_THAT(Error("select id from e where sal = (select sal from e)"), HasSubstr("ORA-01427"));
   EXPECT_THAT(Error("select id from e where id in (select id, sal from e)"), HasSubstr("ORA-00913"));
-  EXPECT_THAT(Error("select id from e a where sal > (select avg(sal) from e b where b.dept = a.dept)"),
+  EXPECT_EQ(One("select count(*) from e a where sal >= (select avg(sal) from e b where b.dept = "
+                "a.dept)"), "3");
+  EXPECT_THAT(Error("insert into e values ((select max(id) from e b where b.id = e.id), 1, 1)"),
               AllOf(HasSubstr("ORA-00904"), HasSubstr("cannot name a column of the statement")));
   EXPECT_THAT(Error("select case when 1 = 1 then 'x' from dual"), HasSubstr("END"));
   // A subquery where cellsim does not run one: said, not a wrong answer.
   EXPECT_THAT(Error("merge into e a using (select 1 id from dual) s on (a.id = (select 1 from "
                     "dual)) when matched then update set sal = 1"),
               HasSubstr("a subquery is not supported here"));
+}
+
+// Correlated subqueries and [NOT] EXISTS: a subquery that names a column of
+// the row around it runs for each such row (innermost name first); a name
+// nothing has is ORA-00904 before any row is read; in UPDATE / DELETE one
+// may name the target's row, but not read the target (which the statement
+// changes as it goes) — refused, not a wrong answer.
+TEST_F(TxnTest, CorrelatedSubqueriesAndExists) {
+  Run("create table dept (deptno number, dname varchar2(14))");
+  Run("create table emp (empno number, ename varchar2(10), sal number, deptno number)");
+  for (const char* d : {"(10, 'ACCOUNTING')", "(20, 'RESEARCH')", "(30, 'SALES')", "(40, 'OPS')"}) {
+    Run(std::string("insert into dept values ") + d);
+  }
+  for (const char* e : {"(1, 'KING', 5000, 10)", "(2, 'CLARK', 2450, 10)", "(3, 'SCOTT', 3000, 20)",
+                        "(4, 'SMITH', 800, 20)", "(5, 'ADAMS', 1100, 20)", "(6, 'ALLEN', 1600, 30)",
+                        "(7, 'NOBODY', 100, null)"}) {
+    Run(std::string("insert into emp values ") + e);
+  }
+  Run("commit");
+  EXPECT_EQ(Run("select dname from dept d where exists (select 1 from emp e where e.deptno = "
+                "d.deptno) order by dname").result_rows,
+            (Cells{{"ACCOUNTING"}, {"RESEARCH"}, {"SALES"}}));
+  EXPECT_EQ(One("select dname from dept d where not exists (select * from emp e where e.deptno = "
+                "d.deptno)"), "OPS");
+  // Each employee paid more than the average of their department.
+  EXPECT_EQ(Run("select ename from emp e where sal > (select avg(sal) from emp x where x.deptno = "
+                "e.deptno) order by ename").result_rows,
+            (Cells{{"KING"}, {"SCOTT"}}));
+  // In the select list, with an aggregate, and unqualified: DEPTNO inside is
+  // the subquery's own (EMP's), so this counts all of EMP's rows with a dept.
+  EXPECT_EQ(Run("select dname, (select count(*) from emp e where e.deptno = d.deptno) n, "
+                "(select count(*) from emp where deptno = deptno) m from dept d order by 1")
+                .result_rows,
+            (Cells{{"ACCOUNTING", "2", "6"}, {"OPS", "0", "6"}, {"RESEARCH", "3", "6"},
+                   {"SALES", "1", "6"}}));
+  // Two levels down, naming the outermost row.
+  EXPECT_EQ(One("select count(*) from dept d where exists (select 1 from emp e where e.deptno = "
+                "d.deptno and exists (select 1 from dual where e.sal > 2500 and d.dname <> "
+                "'SALES'))"), "2");
+  // IN (SELECT ...) correlated; EXISTS over an uncorrelated query.
+  EXPECT_EQ(One("select count(*) from emp e where e.ename in (select e.ename from dept d where "
+                "d.deptno = e.deptno)"), "6");
+  EXPECT_EQ(One("select count(*) from dept where exists (select 1 from dual where 1 = 0)"), "0");
+  EXPECT_EQ(One("select count(*) from dept where not exists (select 1 from dual where 1 = 0)"), "4");
+  // A name no query has.
+  EXPECT_THAT(Error("select * from dept d where exists (select 1 from emp e where e.deptno = "
+                    "d.deptnox)"), HasSubstr("ORA-00904: \"D\".\"DEPTNOX\""));
+  EXPECT_THAT(Error("select * from dept d where exists (select 1 from emp e where e.deptnox = 1)"),
+              HasSubstr("ORA-00904: \"E\".\"DEPTNOX\""));
+  // UPDATE / DELETE naming the target's row.
+  Run("create table bonus (deptno number, amount number)");
+  Run("insert into bonus values (10, 5)");
+  Run("insert into bonus values (20, 7)");
+  EXPECT_EQ(Run("update emp e set sal = sal + (select amount from bonus b where b.deptno = "
+                "e.deptno) where exists (select 1 from bonus b where b.deptno = e.deptno)").rows, 5);
+  EXPECT_EQ(One("select sum(sal) from emp where deptno in (10, 20)"), "12381");
+  EXPECT_EQ(Run("delete from dept d where not exists (select 1 from emp e where e.deptno = "
+                "d.deptno)").rows, 1);
+  EXPECT_THAT(Error("delete from emp e where exists (select 1 from emp x where x.sal > e.sal)"),
+              HasSubstr("a correlated subquery that reads EMP in a statement that changes EMP"));
+  Run("create view v as select * from emp");
+  EXPECT_THAT(Error("update emp e set sal = (select max(sal) from v where v.deptno = e.deptno)"),
+              HasSubstr("reads EMP"));
+  Run("commit");
+  EXPECT_EQ(One("select count(*) from dept"), "3");
+  EXPECT_EQ(One("select sum(sal) from emp"), "14081");
 }
 
 // UNION [ALL], INTERSECT and MINUS, left to right, ORDER BY over the whole.

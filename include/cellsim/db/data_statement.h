@@ -72,12 +72,14 @@ struct Select;
 //          text "SIMPLE" (with x) or "SEARCHED".
 //   kSubquery: a scalar subquery, (SELECT ...) of one column and at most one row.
 //   kInList with `subquery`: x [NOT] IN (SELECT ...); args = [x].
+//   kExists: EXISTS (SELECT ...) (NOT EXISTS: a NOT around it); no args.
+//   A subquery may name the columns of the query around it (correlated).
 //   kSequence: s.NEXTVAL or s.CURRVAL; qualifier = the sequence, text NEXTVAL
 //          or CURRVAL.
 struct Expr {
   enum class Kind : uint8_t {
     kNumber, kString, kNull, kColumn, kStar, kBinary, kUnary, kFunction, kInList, kIsNull,
-    kCase, kSubquery, kSequence
+    kCase, kSubquery, kSequence, kExists
   };
   Kind kind = Kind::kNull;
   double number = 0;           // kNumber
@@ -87,7 +89,7 @@ struct Expr {
   std::vector<std::shared_ptr<Expr>> args;  // operands / arguments / IN list (args[0] is lhs)
   bool negated = false;        // NOT IN, IS NOT NULL
   bool distinct = false;       // kFunction: an aggregate's DISTINCT (COUNT(DISTINCT c))
-  std::shared_ptr<Select> subquery;  // kSubquery, kInList (SELECT ...)
+  std::shared_ptr<Select> subquery;  // kSubquery, kInList (SELECT ...), kExists
 };
 using ExprPtr = std::shared_ptr<Expr>;
 
