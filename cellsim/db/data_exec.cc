@@ -446,10 +446,25 @@ absl::StatusOr<Source> TableSource(Ctx& c, const FromSource& f)
   return src;
 }
 
+// The value `x` gives an index probe of `src`: a literal, or in a correlated
+// subquery a column of the row around it (a name `src` does not have).
+std::optional<Value> ProbeValue(const Ctx& c, const Source& src, const Expr& x) {
+  if (x.kind == Expr::Kind::kNumber) return Value::Num(x.number);
+  if (x.kind == Expr::Kind::kString) return Value::Str(x.text);
+  if (x.kind != Expr::Kind::kColumn || c.env.outer == nullptr) return std::nullopt;
+  if ((x.qualifier.empty() || x.qualifier == src.qualifier) && ColumnOf(*src.table, x.text).ok()) {
+    return std::nullopt;  // the source's own column
+  }
+  std::optional<std::pair<const Binding*, size_t>> found = FindColumn(x, *c.env.outer);
+  if (!found || found->first->row == nullptr) return std::nullopt;
+  return (*found->first->row)[found->second];
+}
+
 // Index range scan: a `column = literal` conjunct of WHERE on a column an
 // index of the table leads with (a NUMBER column and a number, a VARCHAR2
 // column and a string: where the comparison is the stored bytes') makes the
-// source read the rows the index finds; WHERE still filters them.
+// source read the rows the index finds; WHERE still filters them. In a
+// correlated subquery the outer row's column is a literal for this run.
 absl::Status UseIndex(Ctx& c, Source& src, const Expr& where) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.e.mu) {
   std::vector<const Expr*> conjuncts;
   std::function<void(const Expr&)> flatten = [&](const Expr& x) {
@@ -466,17 +481,23 @@ absl::Status UseIndex(Ctx& c, Source& src, const Expr& where) ABSL_EXCLUSIVE_LOC
     if (x->kind != Expr::Kind::kBinary || x->text != "=") continue;
     const Expr* col = x->args[0].get();
     const Expr* lit = x->args[1].get();
-    if (col->kind != Expr::Kind::kColumn) std::swap(col, lit);
-    if (col->kind != Expr::Kind::kColumn || (!col->qualifier.empty() && col->qualifier != src.qualifier)) {
+    std::optional<Value> probe = ProbeValue(c, src, *lit);
+    if (!probe) {
+      std::swap(col, lit);
+      probe = ProbeValue(c, src, *lit);
+    }
+    if (!probe || col->kind != Expr::Kind::kColumn ||
+        (!col->qualifier.empty() && col->qualifier != src.qualifier)) {
       continue;
     }
     absl::StatusOr<size_t> k = ColumnOf(*t, col->text);
     if (!k.ok()) continue;
     const ColType type = t->columns[*k].type;
-    Value v;
-    if (type == ColType::kNumber && lit->kind == Expr::Kind::kNumber) v = Value::Num(lit->number);
-    else if (type == ColType::kVarchar2 && lit->kind == Expr::Kind::kString) v = Value::Str(lit->text);
-    else continue;
+    const Value v = *std::move(probe);
+    if (!(type == ColType::kNumber && v.kind == Value::Kind::kNumber) &&
+        !(type == ColType::kVarchar2 && v.kind == Value::Kind::kString)) {
+      continue;
+    }
     absl::StatusOr<std::optional<std::vector<IndexRowId>>> rowids =
         c.e.IndexRange(c.rec, c.sd, *t, static_cast<uint16_t>(*k), v);
     if (!rowids.ok()) return rowids.status();

@@ -5,6 +5,7 @@
 // the redo an index adds. ANALYZE ... VALIDATE STRUCTURE CASCADE checks after
 // each step that the index and the table agree.
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <random>
 #include <string>
@@ -282,6 +283,41 @@ TEST_F(IndexTest, GttIndexEntriesArePerSessionAndGoAtCommit) {
   Run("rollback");
   Valid("g");
   Valid("g", other.get());
+}
+
+// A correlated subquery's `col = outer.col` probes the index with the outer
+// row's value: the same rows as its full scans, NULLs and type mismatches
+// included.
+TEST_F(IndexTest, CorrelatedSubqueriesProbeTheIndexWithTheOuterValue) {
+  Run("create table p (id number, name varchar2(128))");
+  Run("create table c (pid number, tag varchar2(128), n number)");
+  Run("insert into p select object_id, object_name from all_objects where rownum <= 1000");
+  Run("insert into p values (null, 'nameless')");
+  Run("insert into c select object_id * 2, object_name, mod(object_id, 3) from all_objects "
+      "where rownum <= 1000");
+  Run("insert into c values (null, 'nameless', 0)");
+  Run("commit");
+  const std::string outer = "(id is null or id < 300)";  // bounds the full scans' work
+  const std::vector<std::string> queries = {
+      "select count(*) from p where " + outer + " and exists (select 1 from c where c.pid = p.id)",
+      "select count(*) from p x where " + outer +
+          " and not exists (select 1 from c where pid = x.id and n = 1)",
+      "select count(*) from p where " + outer +
+          " and (select count(*) from c where c.tag = p.name) > 0",
+      "select count(*) from p where " + outer +
+          " and exists (select 1 from c where c.pid = p.name)",
+      "select max((select max(n) from c where c.pid = p.id + 2)) from p where " + outer,
+  };
+  auto results = [&] {
+    std::vector<std::string> out;
+    for (const std::string& q : queries) out.push_back(One(q));
+    return out;
+  };
+  const auto scanned = results();
+  EXPECT_NE(scanned[0], "0");
+  Run("create index c_pid on c (pid)");
+  Run("create index c_tag on c (tag)");
+  EXPECT_EQ(results(), scanned);
 }
 
 // `select ... where col = literal` on an indexed column reads through the
