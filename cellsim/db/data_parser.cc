@@ -274,7 +274,7 @@ class DataParser {
       ExprPtr e = Make(Expr::Kind::kInList);
       e->negated = negated;
       e->args.push_back(*a);
-      if (IsW("SELECT")) {
+      if (IsQuery()) {
         absl::StatusOr<std::shared_ptr<Select>> sub = SelectBody();
         if (!sub.ok()) return sub.status();
         e->subquery = *sub;
@@ -346,7 +346,7 @@ class DataParser {
       return e;
     }
     if (AcceptP("(")) {
-      if (IsW("SELECT")) return SubqueryRest(Expr::Kind::kSubquery);  // a scalar subquery
+      if (IsQuery()) return SubqueryRest(Expr::Kind::kSubquery);  // a scalar subquery
       absl::StatusOr<ExprPtr> e = Or();
       if (!e.ok()) return e;
       if (absl::Status s = ExpectP(")"); !s.ok()) return s;
@@ -370,7 +370,7 @@ class DataParser {
                      "ORA-00936: missing expression");
       }
       Next();
-      if (t.kind == Tok::kWord && t.text == "EXISTS" && IsP("(") && IsW("SELECT", 1)) {
+      if (t.kind == Tok::kWord && t.text == "EXISTS" && IsP("(") && IsQuery(1)) {
         Next();
         return SubqueryRest(Expr::Kind::kExists);
       }
@@ -502,7 +502,9 @@ class DataParser {
   // ---- SELECT ----
   // SELECT ... [{UNION [ALL] | INTERSECT | MINUS | EXCEPT} SELECT ...] [ORDER BY ...]
   // [OFFSET n ROWS] [FETCH FIRST n ROWS ONLY]
+  // A query: [WITH name AS (query), ...] SELECT ... [set operations] [ORDER BY ...].
   absl::StatusOr<std::shared_ptr<Select>> SelectBody() {
+    if (AcceptW("WITH")) return WithQuery();
     absl::StatusOr<std::shared_ptr<Select>> first = SelectCore();
     if (!first.ok()) return first;
     std::shared_ptr<Select> sel = *first;
@@ -572,6 +574,72 @@ class DataParser {
     }
     return absl::OkStatus();
   }
+  // After WITH: the named queries (each may read those before it), then the
+  // query that reads them. A name stands for its query where a FROM names
+  // it, as an inline view would (hiding a table of that name).
+  absl::StatusOr<std::shared_ptr<Select>> WithQuery() {
+    std::vector<std::pair<std::string, std::shared_ptr<Select>>> named;
+    do {
+      absl::StatusOr<std::string> name = Identifier("a query name");
+      if (!name.ok()) return name.status();
+      for (const auto& [n, q] : named) {
+        if (n == *name) {
+          return Error(fmt::format("{} is named twice in the WITH clause", *name));
+        }
+      }
+      if (IsP("(")) {
+        return Error(fmt::format("a column list after WITH {} is not supported: name the "
+                                 "columns with aliases in its query", *name));
+      }
+      if (absl::Status s = ExpectW("AS"); !s.ok()) return s;
+      if (absl::Status s = ExpectP("("); !s.ok()) return s;
+      absl::StatusOr<std::shared_ptr<Select>> q = SelectBody();
+      if (!q.ok()) return q;
+      if (absl::Status s = ExpectP(")"); !s.ok()) return s;
+      BindNamedQueries(**q, named);
+      named.emplace_back(*name, *q);
+    } while (AcceptP(","));
+    if (!IsW("SELECT")) {
+      return Error(fmt::format("expected SELECT after the WITH clause, found {}", Describe(Peek())),
+                   "ORA-00928: missing SELECT keyword");
+    }
+    absl::StatusOr<std::shared_ptr<Select>> main = SelectBody();
+    if (!main.ok()) return main;
+    BindNamedQueries(**main, named);
+    return main;
+  }
+  // Puts the named queries where `sel` (its FROM lists, set operations and
+  // subqueries, not the queries put in) names them.
+  static void BindNamedQueries(Select& sel,
+                               const std::vector<std::pair<std::string, std::shared_ptr<Select>>>& named) {
+    std::function<void(const ExprPtr&)> exprs = [&](const ExprPtr& e) {
+      if (e == nullptr) return;
+      if (e->subquery) BindNamedQueries(*e->subquery, named);
+      for (const ExprPtr& a : e->args) exprs(a);
+    };
+    for (FromSource& f : sel.from) {
+      exprs(f.on);
+      if (f.subquery) {
+        BindNamedQueries(*f.subquery, named);
+        continue;
+      }
+      for (const auto& [n, q] : named) {
+        if (f.table != n) continue;
+        if (f.alias.empty()) f.alias = f.table;
+        f.table.clear();
+        f.subquery = q;
+        break;
+      }
+    }
+    for (const SelectItem& it : sel.items) exprs(it.expr);
+    exprs(sel.where);
+    for (const ExprPtr& g : sel.group_by) exprs(g);
+    exprs(sel.having);
+    for (const OrderItem& o : sel.order_by) exprs(o.expr);
+    for (SetOperation& op : sel.set_operations) BindNamedQueries(*op.query, named);
+  }
+  // Whether a query starts here: SELECT or WITH.
+  bool IsQuery(size_t k = 0) const { return IsW("SELECT", k) || IsW("WITH", k); }
   // One SELECT block, without ORDER BY.
   absl::StatusOr<std::shared_ptr<Select>> SelectCore() {
     if (absl::Status s = ExpectW("SELECT"); !s.ok()) return s;
@@ -678,7 +746,7 @@ class DataParser {
 
   // ---- statements ----
   absl::StatusOr<DataStatement> Top() {
-    if (IsW("SELECT")) {
+    if (IsQuery()) {
       absl::StatusOr<std::shared_ptr<Select>> s = SelectBody();
       if (!s.ok()) return s.status();
       return DataStatement(**s);
@@ -1277,7 +1345,7 @@ class DataParser {
     }
     if (absl::Status s = ExpectW("AS"); !s.ok()) return s;
     const size_t start = Peek().pos;
-    if (!IsW("SELECT") && !IsP("(")) {
+    if (!IsQuery() && !IsP("(")) {
       return Error(fmt::format("expected a query after AS, found {}", Describe(Peek())),
                    "ORA-00928: missing SELECT keyword");
     }
@@ -1386,7 +1454,7 @@ class DataParser {
       absl::StatusOr<std::vector<ExprPtr>> v = ValuesList();
       if (!v.ok()) return v.status();
       ins.values = *v;
-    } else if (IsW("SELECT")) {
+    } else if (IsQuery()) {
       absl::StatusOr<std::shared_ptr<Select>> s = SelectBody();
       if (!s.ok()) return s.status();
       ins.select = *s;
@@ -1578,7 +1646,7 @@ bool IsDataStatement(std::string_view sql) {
                              "ALTER DATABASE NOARCHIVELOG", "ARCHIVE LOG", "DESC", "DESCRIBE",
                              "CREATE SEQUENCE", "ALTER SEQUENCE", "DROP SEQUENCE", "SAVEPOINT",
                              "ALTER TABLE", "CREATE OR REPLACE", "CREATE VIEW", "CREATE FORCE",
-                             "CREATE NOFORCE", "DROP VIEW"}) {
+                             "CREATE NOFORCE", "DROP VIEW", "WITH"}) {
     if (starts(p)) return true;
   }
   return false;

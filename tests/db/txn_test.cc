@@ -535,6 +535,46 @@ TEST_F(TxnTest, CorrelatedSubqueriesAndExists) {
   EXPECT_EQ(One("select sum(sal) from emp"), "14081");
 }
 
+// WITH name AS (query), ...: each name stands for its query where a FROM
+// names it (hiding a table of that name), later ones may read earlier ones,
+// in queries, subqueries, CTAS, INSERT ... SELECT and views; bad clauses say
+// what is wrong.
+TEST_F(TxnTest, WithNamesQueries) {
+  Run("create table e (id number, dept number, sal number)");
+  Run("insert into e values (1, 10, 1000)");
+  Run("insert into e values (2, 20, 2000)");
+  Run("insert into e values (3, 10, 1500)");
+  EXPECT_EQ(Run("with d as (select dept, sum(sal) total from e group by dept) "
+                "select dept, total from d order by dept").result_rows,
+            (Cells{{"10", "2500"}, {"20", "2000"}}));
+  EXPECT_EQ(Run("with a as (select max(sal) m from e), b as (select id from e, a where sal = a.m) "
+                "select b.id, a.m from a, b").result_rows,
+            (Cells{{"2", "2000"}}));
+  EXPECT_EQ(One("with e as (select 42 id from dual) select id from e"), "42");  // hides table E
+  EXPECT_EQ(One("select count(*) from (with q as (select id from e where dept = 10) select * "
+                "from q)"), "2");
+  EXPECT_EQ(One("select count(*) from e x where exists (with q as (select dept from e where sal "
+                "> 1800) select 1 from q where q.dept = x.dept)"), "1");
+  EXPECT_EQ(One("select count(*) from e where id in (with q as (select 1 n from dual union all "
+                "select 3 from dual) select n from q)"), "2");
+  Run("create table c as with q as (select id, sal from e where sal < 2000) select * from q");
+  EXPECT_EQ(One("select sum(sal) from c"), "2500");
+  Run("insert into c with q as (select 9 id, 9 sal from dual) select * from q");
+  EXPECT_EQ(One("select count(*) from c"), "3");
+  Run("create view v as with q as (select dept from e) select dept, count(*) n from q group by dept "
+      "with read only");
+  EXPECT_EQ(Run("select * from v order by dept").result_rows, (Cells{{"10", "2"}, {"20", "1"}}));
+  EXPECT_THAT(Error("with a as (select 1 x from dual), a as (select 2 x from dual) select * from a"),
+              HasSubstr("A is named twice in the WITH clause"));
+  EXPECT_THAT(Error("with a (x) as (select 1 from dual) select * from a"),
+              HasSubstr("a column list after WITH A is not supported"));
+  EXPECT_THAT(Error("with a as (select 1 x from dual) delete from e"),
+              HasSubstr("expected SELECT after the WITH clause"));
+  EXPECT_THAT(Error("with a as (select 1 x from dual)"), HasSubstr("expected SELECT after the WITH"));
+  // A name a WITH does not define is still a table's.
+  EXPECT_THAT(Error("with a as (select 1 x from dual) select * from b"), HasSubstr("ORA-00942"));
+}
+
 // UNION [ALL], INTERSECT and MINUS, left to right, ORDER BY over the whole.
 TEST_F(TxnTest, SetOperatorsCombineQueries) {
   EXPECT_EQ(Run("select 1 a, 'x' b from dual union all select 2, 'y' from dual union all "
