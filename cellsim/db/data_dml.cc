@@ -101,8 +101,8 @@ class RowInserter {
       if (!slot) return absl::InvalidArgumentError("ORA-01401: row larger than a block");
     }
     block_->dirty = !block_->temp;
-    d_.sd.txn.undo.push_back({RowChange::kInsert, seg.file_number, seg.blocks.back(), *slot,
-                              {}, t_.object_id, !t_.temporary});
+    d_.e.AddRowUndo(d_.sd, {RowChange::kInsert, seg.file_number, seg.blocks.back(), *slot, {},
+                            t_.object_id, !t_.temporary});
     if (!t_.temporary) {  // the after image for the block's redo entry
       pending_file_ = seg.file_number;
       pending_block_ = seg.blocks.back();
@@ -388,7 +388,7 @@ absl::StatusOr<int64_t> InsertValues(Dml& d, TableDef& t, const std::vector<std:
 // redo entry (the row keeps its bytes: undo clears the flag).
 void LogDelete(Dml& d, const TableDef& t, uint32_t file, uint32_t b, uint16_t slot)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
-  d.sd.txn.undo.push_back({RowChange::kDelete, file, b, slot, {}, t.object_id, !t.temporary});
+  d.e.AddRowUndo(d.sd, {RowChange::kDelete, file, b, slot, {}, t.object_id, !t.temporary});
   if (!t.temporary) {
     redo::AppendDelete(d.e.pending_redo, t.object_id, file, b, slot);
     ++d.e.pending_entries;
@@ -437,6 +437,9 @@ absl::StatusOr<int64_t> ChangeRows(Dml& d, TableDef& t, const RowVisitor& match,
         return absl::FailedPreconditionError(
             "ORA-30926: unable to get a stable set of rows in the source tables (a row of " +
             t.name + " matches more than one source row of the MERGE)");
+      }
+      if (!t.temporary) {
+        if (absl::Status st = d.e.CheckRowLock(d.sd, t, seg->file_number, b, slot); !st.ok()) return st;
       }
       absl::StatusOr<std::optional<Row>> nr = change(old);
       if (!nr.ok()) return nr.status();
@@ -491,8 +494,8 @@ absl::StatusOr<int64_t> ChangeRows(Dml& d, TableDef& t, const RowVisitor& match,
         if (merged != nullptr) merged->insert({row_entry->block, row_entry->slot});
         continue;
       }
-      d.sd.txn.undo.push_back(
-          {RowChange::kUpdate, seg->file_number, b, slot, old_bytes, t.object_id, !t.temporary});
+      d.e.AddRowUndo(
+          d.sd, {RowChange::kUpdate, seg->file_number, b, slot, old_bytes, t.object_id, !t.temporary});
       if (!t.temporary) {
         redo::AppendUpdate(d.e.pending_redo, t.object_id, seg->file_number, b, slot, old_bytes, bytes);
         ++d.e.pending_entries;

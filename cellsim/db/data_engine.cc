@@ -26,6 +26,17 @@ constexpr uint32_t kSlotsPerSegment = 34;  // 8 KiB undo header transaction tabl
 
 uint64_t Key(uint32_t file, uint32_t block) { return (uint64_t{file} << 32) | block; }
 
+uint64_t RowLockKey(uint32_t file, uint32_t block, uint16_t slot) {
+  return (uint64_t{file} << 48) | (uint64_t{block} << 16) | slot;
+}
+
+// Releases undo entry `u`'s hold on its row's lock (DataEngine::AddRowUndo).
+void UnlockRow(std::unordered_map<uint64_t, DataEngine::RowLock>& locks, const UndoEntry& u) {
+  if (u.index || !u.redo) return;
+  auto it = locks.find(RowLockKey(u.file, u.block, u.slot));
+  if (it != locks.end() && --it->second.entries == 0) locks.erase(it);
+}
+
 // A fresh transaction that keeps its undo list's memory: a session's next
 // transaction usually makes as many changes as its last (the seed's 70,000).
 void Reset(Transaction& t) {
@@ -516,6 +527,7 @@ absl::Status DataEngine::Commit(Recorder& rec, SessionData& sd) {
         "GROUP 1 ...); the transaction is still open");
   }
   rec.Add(Stat::kUserCommits, 1);
+  for (const UndoEntry& u : t.undo) UnlockRow(row_locks, u);
   if (had && t.perm_begun) {
     if (absl::Status st = GenerateRedo(rec, redo::CommitRecord(), 1, redo::RecordKind::kCommit, t);
         !st.ok()) {
@@ -547,12 +559,33 @@ absl::Status DataEngine::Commit(Recorder& rec, SessionData& sd) {
   return st;
 }
 
+void DataEngine::AddRowUndo(SessionData& sd, UndoEntry u) {
+  if (u.redo) {  // a permanent table's row
+    RowLock& lock = row_locks[RowLockKey(u.file, u.block, u.slot)];
+    lock.sid = sd.sid;
+    ++lock.entries;
+  }
+  sd.txn.undo.push_back(std::move(u));
+}
+
+absl::Status DataEngine::CheckRowLock(const SessionData& sd, const TableDef& t, uint32_t file,
+                                      uint32_t block, uint16_t slot) const {
+  auto it = row_locks.find(RowLockKey(file, block, slot));
+  if (it == row_locks.end() || it->second.sid == sd.sid) return absl::OkStatus();
+  return absl::FailedPreconditionError(fmt::format(
+      "ORA-00054: resource busy and acquire with NOWAIT specified or timeout expired (a row of {} "
+      "is locked by session {}'s open transaction: Oracle would wait for it to end, cellsim does "
+      "not wait; commit or roll back session {}, then run this again)",
+      t.name, it->second.sid, it->second.sid));
+}
+
 uint32_t DataEngine::ApplyUndo(SessionData& sd, size_t mark) {
   std::vector<UndoEntry>& undo = sd.txn.undo;
   uint32_t logged = 0;
   while (undo.size() > mark) {
     const UndoEntry& u = undo.back();
     logged += u.logged ? 1 : 0;
+    UnlockRow(row_locks, u);
     if (u.index) {
       UndoIndexEntry(sd, u);
       undo.pop_back();

@@ -250,6 +250,13 @@ struct DataEngine {
   // seed's sessions free and refill ~1,500 blocks per transaction.
   static constexpr size_t kPooledBlockBuffers = 4096;
   std::vector<std::vector<uint8_t>> free_block_buffers ABSL_GUARDED_BY(mu);
+  // The locked rows (AddRowUndo), by RowLockKey: the holder and how many of
+  // its undo entries name the row.
+  struct RowLock {
+    uint32_t sid = 0;
+    uint32_t entries = 0;
+  };
+  std::unordered_map<uint64_t, RowLock> row_locks ABSL_GUARDED_BY(mu);
   std::map<uint32_t, uint32_t> file_next_block ABSL_GUARDED_BY(mu);  // bump allocator per data file
   // file -> (start, n)
   std::map<uint32_t, std::vector<std::pair<uint32_t, uint32_t>>> free_extents ABSL_GUARDED_BY(mu);
@@ -464,6 +471,19 @@ struct DataEngine {
   // Applies and drops the undo entries after `mark`; the number of them whose
   // redo was logged.
   uint32_t ApplyUndo(SessionData& sd, size_t mark) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+
+  // Row locks (Oracle's TX locks on rows): a row of a permanent table that an
+  // open transaction inserted, updated or deleted is that session's until the
+  // transaction ends or the statement that changed it is undone. Another
+  // session changing it would see its change undone by the holder's
+  // rollback (or undo the holder's by its own), so it is refused instead
+  // (Oracle waits; cellsim has no waits between sessions).
+  // A row change of sd's transaction: its undo entry, and its row's lock.
+  void AddRowUndo(SessionData& sd, UndoEntry u) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // OK, or ORA-00054 naming the session whose open transaction holds row
+  // (file, block, slot) of `t`.
+  absl::Status CheckRowLock(const SessionData& sd, const TableDef& t, uint32_t file, uint32_t block,
+                            uint16_t slot) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   absl::Status FlushLog(Recorder& rec, bool sync) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // LGWR's write of the first `bytes` of the log buffer (whole redo blocks
   // but the last) at the CURRENT log's position in every member of `g`.

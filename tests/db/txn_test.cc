@@ -634,6 +634,54 @@ TEST_F(TxnTest, GttRowsArePrivateToTheSession) {
   EXPECT_EQ(Count("g"), 0);
 }
 
+// Row locks: a row another session's open transaction inserted, updated or
+// deleted cannot be changed (before, B's committed update was undone by A's
+// rollback: the row showed A's before-image). Locks go with the transaction
+// (COMMIT, ROLLBACK, the session's end) or with the statement that took
+// them when it fails; other rows, and reads, are free.
+TEST_F(TxnTest, ARowAnOpenTransactionChangedIsLocked) {
+  Run("create table t (id number, v number)");
+  for (int i = 1; i <= 4; ++i) Run("insert into t values (" + std::to_string(i) + ", 0)");
+  Run("commit");
+  std::unique_ptr<Session> b = db_->NewSession();
+  Run("update t set v = 1 where id = 1");  // A holds row 1
+  EXPECT_THAT(Error("update t set v = 2 where id = 1", b.get()),
+              AllOf(HasSubstr("ORA-00054"), HasSubstr("a row of T is locked by session")));
+  EXPECT_THAT(Error("delete from t where id <= 2", b.get()), HasSubstr("ORA-00054"));
+  EXPECT_EQ(One("select v from t where id = 2", b.get()), "0");  // the failed DELETE left row 2
+  EXPECT_EQ(Run("update t set v = 2 where id = 2", b.get()).rows, 1);  // another row is free
+  EXPECT_EQ(One("select count(*) from t", b.get()), "4");              // reads are free
+  Run("commit", b.get());
+  Run("rollback");  // A: row 1 back to 0, row 2 keeps B's committed 2
+  EXPECT_EQ(Run("select id, v from t order by id").result_rows,
+            (Cells{{"1", "0"}, {"2", "2"}, {"3", "0"}, {"4", "0"}}));
+  // Released by ROLLBACK: B may change row 1 now.
+  EXPECT_EQ(Run("update t set v = 3 where id = 1", b.get()).rows, 1);
+  // A row B inserted and has not committed is B's too.
+  Run("insert into t values (5, 0)", b.get());
+  EXPECT_THAT(Error("delete from t where id = 5"), HasSubstr("ORA-00054"));
+  Run("commit", b.get());  // released by COMMIT
+  EXPECT_EQ(Run("delete from t where id = 5").rows, 1);
+  Run("commit");
+  // A session that ends rolls back and releases its rows.
+  Run("update t set v = 9 where id = 4", b.get());
+  b.reset();
+  EXPECT_EQ(Run("update t set v = 4 where id = 4").rows, 1);
+  // A failed statement releases the rows it took; its earlier ones stay held.
+  std::unique_ptr<Session> c = db_->NewSession();
+  Run("update t set v = 7 where id = 3", c.get());
+  Run("update t set v = 8 where id = 2");
+  // Row 1 first (taken), then row 2 (A's): the statement fails and lets row 1 go.
+  EXPECT_THAT(Error("update t set v = 8 where id in (1, 2)", c.get()), HasSubstr("ORA-00054"));
+  Run("commit");
+  EXPECT_EQ(Run("update t set v = 8 where id = 1").rows, 1);
+  EXPECT_THAT(Error("update t set v = 8 where id = 3"), HasSubstr("ORA-00054"));
+  Run("rollback", c.get());
+  Run("commit");
+  EXPECT_EQ(Run("select id, v from t order by id").result_rows,
+            (Cells{{"1", "8"}, {"2", "8"}, {"3", "0"}, {"4", "4"}}));
+}
+
 TEST_F(TxnTest, ErrorsAreOracleLike) {
   Run("create table t (id number, c char(3))");
   EXPECT_THAT(std::string(s_->Execute("insert into t values (1, 'toolong')").status().message()),
