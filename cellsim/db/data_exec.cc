@@ -675,6 +675,9 @@ absl::Status AddSubqueryRows(Ctx& c, const std::vector<const Expr*>& roots, cons
                     const EvalEnv& env) -> absl::StatusOr<std::shared_ptr<const std::vector<Value>>> {
     e->mu.AssertHeld();
     if (correlated.count(&node) == 0) return absl::UnimplementedError("a subquery is not supported here");
+    // Ctrl-C: each run may stop (the scans' own check comes every 4,096
+    // rows, which many short runs never reach).
+    if (Cancelled(s->cancel)) return absl::CancelledError(std::string(kCancelMessage));
     // The row at hand, then the rows around this query (innermost first).
     Scope around = scope;
     if (env.outer != nullptr) around.insert(around.end(), env.outer->begin(), env.outer->end());

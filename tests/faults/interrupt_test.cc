@@ -235,18 +235,24 @@ TEST(Interrupt, ASignalDeliveredTwiceAtOnceIsOneInterrupt) {
   EXPECT_THAT(r.err, ::testing::Not(HasSubstr("recovery")));
 }
 
-// Ctrl-C stops a runaway query (a cartesian join of ALL_OBJECTS) and a
-// DML that would run for hours (INSERT ... SELECT of a billion rows): ORA-01013,
-// exit 130, and the insert undone, nothing of it left.
+// Ctrl-C stops a runaway query (a cartesian join of ALL_OBJECTS; correlated
+// subqueries whose runs are each shorter than the scans' 4,096-row check,
+// which ran to the end before) and a DML that would run for hours (INSERT
+// ... SELECT of a billion rows): ORA-01013, exit 130, and the insert undone,
+// nothing of it left.
 TEST(Interrupt, SigintStopsARunawayQueryAndUndoesARunawayInsert) {
   TempDir tmp;
   const std::string rack = tmp.File("rack");
   CmdRun r = CreateRack(tmp, rack);
   ASSERT_TRUE(r.ok()) << r.err;
   r = Cellsim(tmp, {"sql", rack, "--standard-files", "--all-objects-rows", "5000", "-e",
-                    "create table t (n number)"});
+                    "create table t (n number)", "-e",
+                    "create table c as select object_id n from all_objects where rownum <= 3000"});
   ASSERT_TRUE(r.ok()) << r.err;
   for (const char* statement : {"select count(*) from all_objects a, all_objects b",
+                                "select count(*) from c a where not exists (select 1 from c b "
+                                "where b.n = -a.n) and not exists (select 1 from c d where d.n "
+                                "= -a.n - 1)",
                                 "insert into t select level from dual connect by level <= "
                                 "1000000000"}) {
     SCOPED_TRACE(statement);
