@@ -237,6 +237,11 @@ struct Rack::State {
   // missing or its flash is lost (then appended to `lost_flash`).
   [[nodiscard]] absl::Status OpenCell(uint32_t i, std::vector<uint32_t>* lost_flash);
   [[nodiscard]] absl::Status MountGroups();
+  // Copies a failed write left stale on disks that stayed ONLINE (a full
+  // filesystem refuses a write without failing the disk) are rewritten from
+  // their current copies, as ASM resyncs a disk that comes back; one that
+  // cannot be (still no space) stays stale. Both said in `repairs`.
+  void ResyncStaleCopies();
   // Read-write Open of a rack whose cells in `lost_flash` lost their flash:
   // the disk groups have recorded every AU on those cells as stale; now each
   // gets a fresh flash device and its disks are rebuilt from the mirrors.
@@ -280,6 +285,28 @@ absl::Status Rack::State::MountGroups() {
     groups.push_back(*std::move(g));
   }
   return absl::OkStatus();
+}
+
+void Rack::State::ResyncStaleCopies() {
+  for (auto& g : groups) {
+    uint64_t stale = 0;
+    for (const DiskView& d : g->Disks()) {
+      if (d.mode_status == "ONLINE") stale += d.stale_aus;
+    }
+    if (stale == 0) continue;
+    ResyncResult res;
+    if (absl::Status st = g->ResyncStale(&res); !st.ok()) {
+      repairs.push_back(fmt::format(
+          "{}: {} AU copies a failed write left stale on ONLINE disks stay stale (their extents "
+          "run on their other copies): resync failed ({}); free space, then asmcmd online -G {} -a",
+          g->name(), stale, std::string(st.message()), g->name()));
+      continue;
+    }
+    repairs.push_back(fmt::format(
+        "{}: {} AU copies a failed write left stale on ONLINE disks resynced from their current "
+        "copies ({} extent copies, {})",
+        g->name(), stale, res.extents_copied, FormatBytes(res.bytes_copied)));
+  }
 }
 
 absl::Status Rack::State::ReplaceLostFlash(const std::vector<uint32_t>& lost_flash,
@@ -659,6 +686,7 @@ absl::StatusOr<std::unique_ptr<Rack>> Rack::Open(io::IoBackend* io, Clock* clock
   if (!lost_flash.empty() && !s->read_only) {
     if (absl::Status st = s->ReplaceLostFlash(lost_flash, options.wrap); !st.ok()) return st;
   }
+  if (!s->read_only) s->ResyncStaleCopies();
   return std::unique_ptr<Rack>(new Rack(std::move(s)));
 }
 
