@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "absl/strings/cord.h"
 #include "cellsim/db/redo_model.h"
 #include "cellsim/format/block_template.h"
 
@@ -572,11 +573,13 @@ absl::Status DataEngine::CheckRowLock(const SessionData& sd, const TableDef& t, 
                                       uint32_t block, uint16_t slot) const {
   auto it = row_locks.find(RowLockKey(file, block, slot));
   if (it == row_locks.end() || it->second.sid == sd.sid) return absl::OkStatus();
-  return absl::FailedPreconditionError(fmt::format(
+  absl::Status st = absl::FailedPreconditionError(fmt::format(
       "ORA-00054: resource busy and acquire with NOWAIT specified or timeout expired (a row of {} "
       "is locked by session {}'s open transaction: Oracle would wait for it to end, cellsim does "
       "not wait; commit or roll back session {}, then run this again)",
       t.name, it->second.sid, it->second.sid));
+  st.SetPayload(kRowLockHolderPayload, absl::Cord(std::to_string(it->second.sid)));
+  return st;
 }
 
 uint32_t DataEngine::ApplyUndo(SessionData& sd, size_t mark) {

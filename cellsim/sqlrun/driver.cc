@@ -6,10 +6,13 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <optional>
 #include <system_error>
 #include <thread>
+
+#include "absl/strings/numbers.h"
 
 #include "cellsim/base/mutex.h"
 #include "cellsim/sqlrun/pacer.h"
@@ -32,7 +35,21 @@ struct Shared {
   std::vector<Event> events ABSL_GUARDED_BY(mu);
   std::vector<std::string> warnings ABSL_GUARDED_BY(mu);
   uint64_t end_ns ABSL_GUARDED_BY(mu) = 0;  // the latest session end
+  // Row-lock waits: the sid each waiting session waits for (Call).
+  std::map<uint32_t, uint32_t> waits_for ABSL_GUARDED_BY(mu);
 };
+
+// How often a session waiting for a row lock tries its statement again.
+constexpr uint64_t kRowLockPollNs = 1'000'000;
+
+// The sid whose open transaction holds the row `st` could not change, when
+// that is why it failed (db::kRowLockHolderPayload).
+std::optional<uint32_t> RowLockHolder(const absl::Status& st) {
+  absl::optional<absl::Cord> p = st.GetPayload(db::kRowLockHolderPayload);
+  uint32_t sid = 0;
+  if (!p.has_value() || !absl::SimpleAtoi(std::string(*p), &sid)) return std::nullopt;
+  return sid;
+}
 
 struct RunContext {
   db::Database* db;
@@ -108,7 +125,7 @@ class SessionLoop {
     // requests reach the device queues in the order of modeled time.
     const uint64_t t = run_.clock()->NowNanos();
     run_.pacer.Turn(i_, t);
-    absl::StatusOr<db::StatementResult> r = session_->Execute(sql);
+    absl::StatusOr<db::StatementResult> r = ExecuteWaitingForRowLocks(sql, t);
     if (r.ok()) {
       const CostModel& c = run_.o.cost;
       const double redo = static_cast<double>(r->statistics[Stat::kRedoSize]);
@@ -126,6 +143,41 @@ class SessionLoop {
                                          .sql_file = file,
                                          .bind_row = bind_row});
     }
+    return r;
+  }
+
+  // Executes `sql` (its turn at `t` taken); while it fails on a row another
+  // session's open transaction holds, waits as Oracle's session would (enq:
+  // TX - row lock contention): its turn again kRowLockPollNs later, then the
+  // statement again, until the holder's transaction ends. A cycle of such
+  // waits is Oracle's deadlock: ORA-00060 for the session that closes it.
+  absl::StatusOr<db::StatementResult> ExecuteWaitingForRowLocks(const std::string& sql, uint64_t t) {
+    absl::StatusOr<db::StatementResult> r = session_->Execute(sql);
+    for (std::optional<uint32_t> holder; !r.ok() && (holder = RowLockHolder(r.status()));) {
+      if (Cancelled(run_.o.cancel)) break;
+      {
+        MutexLock l(&run_.shared.mu);
+        std::map<uint32_t, uint32_t>& waits = run_.shared.waits_for;
+        waits[summary_.sid] = *holder;
+        std::string chain = fmt::format("session {} waits for session {}", summary_.sid, *holder);
+        for (uint32_t h = *holder, n = 0; n < waits.size(); ++n) {
+          auto next = waits.find(h);
+          if (next == waits.end()) break;
+          chain += fmt::format(", which waits for session {}", next->second);
+          if (next->second == summary_.sid) {
+            waits.erase(summary_.sid);
+            return absl::FailedPreconditionError(fmt::format(
+                "ORA-00060: deadlock detected while waiting for resource ({})", chain));
+          }
+          h = next->second;
+        }
+      }
+      t += kRowLockPollNs;
+      run_.pacer.Turn(i_, t);
+      r = session_->Execute(sql);
+    }
+    MutexLock l(&run_.shared.mu);
+    run_.shared.waits_for.erase(summary_.sid);
     return r;
   }
 

@@ -443,6 +443,55 @@ TEST(DriverTest, TraceFilesPerSessionReadBackByTkprof) {
   EXPECT_EQ(merges, r.final_sample.tally);
 }
 
+// Sessions changing the same rows: the engine refuses a row another open
+// transaction holds (ORA-00054); the driver waits as Oracle's session would
+// (its turn again, until the holder commits), so every update lands, none is
+// lost or fails; a cycle of waits is ORA-00060 for one session, the run
+// goes on.
+TEST(DriverTest, SessionsWaitForEachOthersRowLocks) {
+  TestDb t;
+  ASSERT_OK(t.Open(true));
+  // (t.Sql runs each statement in a session of its own: CTAS commits.)
+  ASSERT_OK(t.Sql("create table hot as select level id, 0 x from dual connect by level <= 2"));
+  SqlDir d;
+  d.entries = {Entry("one.sql", "update hot set x = x + 1 where id = 1"),
+               Entry("two.sql", "update hot set x = x + 1 where id = 2")};
+  RunOptions o = SeedOptions(4, 3);
+  o.exe_delay_s = 0.001;
+  o.tx_per_transaction = 1;  // each transaction holds its rows across two calls
+  ASSERT_OK_AND_ASSIGN(RunResult r, RunSqlDir(t.db(), d, o));
+  // Committed updates: those before each session's last commit (the
+  // session's end rolls back the rest).
+  int64_t updates = 0;
+  for (uint32_t i = 1; i <= 4; ++i) {
+    int64_t pending = 0;
+    for (const Event& e : OfSession(r.events, i)) {
+      if (e.kind == Event::Kind::kExecute) ++pending;
+      if (e.kind == Event::Kind::kCommit) {
+        updates += pending;
+        pending = 0;
+      }
+    }
+  }
+  for (const SessionSummary& s : r.sessions) EXPECT_EQ(s.error, "") << "session " << s.sid;
+  std::unique_ptr<db::Session> s = t.db()->NewSession();
+  ASSERT_OK_AND_ASSIGN(db::StatementResult sum, s->Execute("select sum(x) from hot"));
+  EXPECT_EQ(sum.result_rows.at(0).at(0), std::to_string(updates));
+  EXPECT_GT(updates, 100);
+  // Opposite orders (semi-random picks per session) with transactions of two
+  // updates: deadlocks; each is one session's ORA-00060, and the run ends.
+  o.exe_mode = ExeMode::kSemiRandom;
+  o.runtime_s = 5;
+  ASSERT_OK_AND_ASSIGN(r, RunSqlDir(t.db(), d, o));
+  int deadlocks = 0;
+  for (const SessionSummary& ss : r.sessions) {
+    if (ss.error.empty()) continue;
+    EXPECT_NE(ss.error.find("ORA-00060: deadlock detected"), std::string::npos) << ss.error;
+    ++deadlocks;
+  }
+  EXPECT_GT(deadlocks, 0);
+}
+
 TEST(DriverTest, ASessionErrorStopsThatSessionOnly) {
   TestDb t;
   ASSERT_OK(t.Open(true));

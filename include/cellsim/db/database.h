@@ -219,6 +219,13 @@ struct StatementResult {
 inline constexpr std::string_view kCancelMessage =
     "ORA-01013: user requested cancel of current operation";
 
+// The payload (absl::Status::GetPayload) of the ORA-00054 a statement gets
+// when it would change a row another session's open transaction holds: that
+// session's sid, in decimal. Oracle would make the statement wait; a caller
+// that wants that runs it again once the holder's transaction has ended
+// (the sqlrun driver does).
+inline constexpr char kRowLockHolderPayload[] = "cellsim.row_lock_holder";
+
 class Session;
 
 class Database {
