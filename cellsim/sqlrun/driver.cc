@@ -39,8 +39,11 @@ struct Shared {
   std::map<uint32_t, uint32_t> waits_for ABSL_GUARDED_BY(mu);
 };
 
-// How often a session waiting for a row lock tries its statement again.
+// How often a session waiting for a row lock tries its statement again: 1
+// ms, doubling up to 8 ms for a long wait (fewer tries; the wake-up is late by
+// at most that).
 constexpr uint64_t kRowLockPollNs = 1'000'000;
+constexpr uint64_t kRowLockPollMaxNs = 8'000'000;
 
 // The sid whose open transaction holds the row `st` could not change, when
 // that is why it failed (db::kRowLockHolderPayload).
@@ -148,15 +151,24 @@ class SessionLoop {
 
   // Executes `sql` (its turn at `t` taken); while it fails on a row another
   // session's open transaction holds, waits as Oracle's session would (enq:
-  // TX - row lock contention): its turn again kRowLockPollNs later, then the
+  // TX - row lock contention): its turn again a poll later, then the
   // statement again, until the holder's transaction ends. A cycle of such
   // waits is Oracle's deadlock: ORA-00060 for the session that closes it.
+  // A holder outside the run may never let go: past the run's end that
+  // wait stops with the ORA-00054 (the run's own sessions end their
+  // transactions by the end of their last step).
   absl::StatusOr<db::StatementResult> ExecuteWaitingForRowLocks(const std::string& sql, uint64_t t) {
     absl::StatusOr<db::StatementResult> r = session_->Execute(sql);
+    uint64_t poll = kRowLockPollNs;
     for (std::optional<uint32_t> holder; !r.ok() && (holder = RowLockHolder(r.status()));) {
       if (Cancelled(run_.o.cancel)) break;
       {
         MutexLock l(&run_.shared.mu);
+        bool in_run = false;
+        for (size_t k = 0; k < run_.shared.sessions.size(); ++k) {
+          in_run |= run_.shared.connected[k] && run_.shared.sessions[k].sid == *holder;
+        }
+        if (!in_run && !run_.TimeLeft(t)) break;
         std::map<uint32_t, uint32_t>& waits = run_.shared.waits_for;
         waits[summary_.sid] = *holder;
         std::string chain = fmt::format("session {} waits for session {}", summary_.sid, *holder);
@@ -172,7 +184,8 @@ class SessionLoop {
           h = next->second;
         }
       }
-      t += kRowLockPollNs;
+      t += poll;
+      poll = std::min(poll * 2, kRowLockPollMaxNs);
       run_.pacer.Turn(i_, t);
       r = session_->Execute(sql);
     }

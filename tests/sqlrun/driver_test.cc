@@ -490,6 +490,15 @@ TEST(DriverTest, SessionsWaitForEachOthersRowLocks) {
     ++deadlocks;
   }
   EXPECT_GT(deadlocks, 0);
+  // A holder outside the run never lets go: the waits end with the run,
+  // each session's error the ORA-00054 (not a run that never ends).
+  std::unique_ptr<db::Session> outside = t.db()->NewSession();
+  ASSERT_OK(outside->Execute("update hot set x = x where id in (1, 2)").status());
+  o.runtime_s = 1;
+  ASSERT_OK_AND_ASSIGN(r, RunSqlDir(t.db(), d, o));
+  for (const SessionSummary& ss : r.sessions) {
+    EXPECT_NE(ss.error.find("ORA-00054"), std::string::npos) << ss.error;
+  }
 }
 
 TEST(DriverTest, ASessionErrorStopsThatSessionOnly) {
