@@ -528,13 +528,15 @@ absl::Status DataEngine::Commit(Recorder& rec, SessionData& sd) {
         "GROUP 1 ...); the transaction is still open");
   }
   rec.Add(Stat::kUserCommits, 1);
-  for (const UndoEntry& u : t.undo) UnlockRow(row_locks, u);
   if (had && t.perm_begun) {
     if (absl::Status st = GenerateRedo(rec, redo::CommitRecord(), 1, redo::RecordKind::kCommit, t);
         !st.ok()) {
-      return st;
+      return st;  // still open, its rows still locked
     }
   }
+  // The commit record is in the log buffer: the rows are free (as Oracle's
+  // commit frees them before its log file sync).
+  for (const UndoEntry& u : t.undo) UnlockRow(row_locks, u);
   Reset(t);
   // ON COMMIT DELETE ROWS: the session's segments of such GTTs go.
   for (auto it = sd.gtt_segments.begin(); it != sd.gtt_segments.end();) {
