@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "absl/strings/cord.h"
+#include "cellsim/db/creation.h"
 #include "cellsim/db/redo_model.h"
 #include "cellsim/format/block_template.h"
 
@@ -150,6 +151,12 @@ absl::StatusOr<uint32_t> DataEngine::NewBlock(Segment& seg, bool temp, uint32_t 
 }
 
 CachedBlock& DataEngine::Block(uint32_t file, uint32_t block) { return cache[Key(file, block)]; }
+
+absl::Status CheckCancelEvery4096Rows(SessionData& sd) {
+  if ((++sd.rows_since_cancel_check & 4095) != 0 || sd.session == nullptr) return absl::OkStatus();
+  if (Cancelled(sd.session->cancel)) return CancelStatus();
+  return absl::OkStatus();
+}
 
 void DataEngine::FreeSegment(Segment& seg) { EvictBlocks(ReleaseExtents(seg)); }
 

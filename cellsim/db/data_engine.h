@@ -182,7 +182,17 @@ struct SessionData {
   // The views the running statement is expanding, outermost first (a view
   // that names itself through others is ORA-01731).
   std::vector<std::string> views_open;
+  // Rows the session's statements looked at since Ctrl-C was last checked
+  // (CheckCancelEvery4096Rows): one count for every scan of a statement, so
+  // many short scans (a correlated subquery per outer row) check as often as
+  // one long one.
+  uint32_t rows_since_cancel_check = 0;
 };
+
+// Ctrl-C while a statement reads rows: every 4,096th row the session looks
+// at (any scan, any query level) checks the session's cancel flag and, when
+// it is set, returns ORA-01013 (a DML around it undoes itself).
+[[nodiscard]] absl::Status CheckCancelEvery4096Rows(SessionData& sd);
 
 struct CachedBlock {
   std::vector<uint8_t> bytes;

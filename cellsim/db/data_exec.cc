@@ -675,9 +675,6 @@ absl::Status AddSubqueryRows(Ctx& c, const std::vector<const Expr*>& roots, cons
                     const EvalEnv& env) -> absl::StatusOr<std::shared_ptr<const std::vector<Value>>> {
     e->mu.AssertHeld();
     if (correlated.count(&node) == 0) return absl::UnimplementedError("a subquery is not supported here");
-    // Ctrl-C: each run may stop (the scans' own check comes every 4,096
-    // rows, which many short runs never reach).
-    if (Cancelled(s->cancel)) return absl::CancelledError(std::string(kCancelMessage));
     // The row at hand, then the rows around this query (innermost first).
     Scope around = scope;
     if (env.outer != nullptr) around.insert(around.end(), env.outer->begin(), env.outer->end());
@@ -753,18 +750,16 @@ absl::Status ForEachJoined(Ctx& c, const Select& sel,
   // before ORDER BY sorts. WHERE filters each row of the CONNECT BY
   // hierarchy, as Oracle applies it after CONNECT BY.
   const EvalEnv outer_env = c.env;
-  uint64_t accepted = 0, visited = 0;
+  uint64_t accepted = 0;
   absl::Status inner;
   std::function<bool(Scope&, size_t, const RowId&)> join = [&](Scope& scope, size_t i,
                                                                const RowId& rid) -> bool {
     if (i == sources.size()) {
       for (uint64_t l = 0; l < levels; ++l) {
-        // Ctrl-C: every 4,096 rows the query looks at, it may stop
-        // (ORA-01013; a DML around it undoes itself).
-        if ((++visited & 4095) == 0 && Cancelled(c.s.cancel)) {
-          inner = absl::CancelledError(std::string(kCancelMessage));
-          return false;
-        }
+        // Ctrl-C: the session's 4,096th row, counted across every scan of
+        // the statement, may stop it.
+        inner = CheckCancelEvery4096Rows(c.sd);
+        if (!inner.ok()) return false;
         c.env.level = sel.connect_by_level ? l + 1 : 0;
         c.env.rownum = accepted + 1;
         if (sel.where) {
