@@ -124,6 +124,14 @@ absl::StatusOr<std::vector<SqlEntry>> ParseSqlFileConf(std::string_view text,
     if (line.empty() || line[0] == '#') continue;
     const std::vector<std::string> f = Split(line, d);
     auto bad = [&](const std::string& why) {
+      // A delimiter with letters or digits is most often an entry the file
+      // starts with: say what line 1 was taken for.
+      if (std::any_of(d.begin(), d.end(), [](unsigned char c) { return std::isalnum(c) != 0; })) {
+        return absl::InvalidArgumentError(fmt::format(
+            "{}:{}: {}: '{}'; line 1, '{}', was taken as the delimiter (the format: a first "
+            "line holding only the delimiter, e.g. ',', then FREQUENCY,SQLFILE[,BINDFILE] lines)",
+            conf_name, i + 1, why, lines[i], lines[0]));
+      }
       return absl::InvalidArgumentError(fmt::format(
           "{}:{}: {}: '{}' (expected frequency{}sqlfile[{}bindfile])", conf_name, i + 1, why,
           lines[i], d, d));

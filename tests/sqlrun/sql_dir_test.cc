@@ -76,6 +76,15 @@ TEST(SqlFileConfTest, BadLinesNameTheFileAndLine) {
   ASSERT_FALSE(e.ok());
   EXPECT_NE(e.status().message().find("line 1, '1,q.sql', is the delimiter"), std::string::npos)
       << e.status();
+  // ... and with more entries, the second fails to parse: the same hint.
+  e = ParseSqlFileConf("1,q.sql\n1,r.sql\n", "conf", &d);
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.status().message().find("conf:2: the frequency '1,r.sql' is not a positive integer"),
+            std::string::npos)
+      << e.status();
+  EXPECT_NE(e.status().message().find("line 1, '1,q.sql', was taken as the delimiter"),
+            std::string::npos)
+      << e.status();
 }
 
 TEST(ParametersConfTest, ValueIsTheRestJoinedAndTheLastDuplicateWins) {
