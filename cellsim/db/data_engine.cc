@@ -588,6 +588,11 @@ absl::Status DataEngine::CheckRowLock(const SessionData& sd, const TableDef& t, 
       "not wait; commit or roll back session {}, then run this again)",
       t.name, it->second.sid, it->second.sid));
   st.SetPayload(kRowLockHolderPayload, absl::Cord(std::to_string(it->second.sid)));
+  if (auto holder = sessions.find(it->second.sid); holder != sessions.end()) {
+    const Transaction& txn = holder->second->txn;
+    st.SetPayload(kRowLockTransactionPayload,
+                  absl::Cord(fmt::format("{}.{}.{}", txn.usn, txn.slot, txn.wrap)));
+  }
   return st;
 }
 

@@ -6,6 +6,8 @@
 #include <set>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "cellsim/db/data_engine.h"
 #include "cellsim/db/database_state.h"
 
@@ -108,6 +110,10 @@ void AddTimes(Session::State& s, internal::Recorder& rec, uint64_t cpu_ns, uint6
   s.cpu_cs = cpu_cs;
   s.db_time_cs = db_cs;
 }
+
+// P1 of enq: TX waits: the enqueue's name ('T' 'X') and the mode asked
+// (6, exclusive: V$LOCK's modes), as Oracle packs them (0x54580006).
+constexpr uint64_t kTxExclusiveNameMode = (uint64_t{'T'} << 24) | (uint64_t{'X'} << 16) | 6;
 
 absl::Status SetParameter(Session::State& s, const db::SetParameter& p) {
   const std::string name = absl::AsciiStrToLower(p.name);
@@ -260,6 +266,27 @@ absl::StatusOr<StatementResult> ExecuteData(Session::State& s, std::string_view 
 }
 
 }  // namespace
+
+absl::StatusOr<stats::WaitEvent> Session::RecordRowLockWait(const absl::Status& conflict,
+                                                            uint64_t waited_ns) {
+  const absl::optional<absl::Cord> xid = conflict.GetPayload(kRowLockTransactionPayload);
+  const std::vector<std::string> parts =
+      xid.has_value() ? absl::StrSplit(std::string(*xid), '.') : std::vector<std::string>{};
+  uint64_t usn = 0, slot = 0, sequence = 0;
+  if (parts.size() != 3 || !absl::SimpleAtoi(parts[0], &usn) ||
+      !absl::SimpleAtoi(parts[1], &slot) || !absl::SimpleAtoi(parts[2], &sequence)) {
+    return absl::InvalidArgumentError(fmt::format(
+        "RecordRowLockWait: the status names no row lock's transaction (it is not the ORA-00054 "
+        "of a locked row): {}",
+        conflict.ToString()));
+  }
+  State& s = *s_;
+  internal::Recorder rec = s.MakeRecorder();
+  rec.Wait(stats::Wait::kEnqTxRowLockContention, waited_ns,
+           {kTxExclusiveNameMode, (usn << 16) | slot, sequence});
+  AddTimes(s, rec, 0, waited_ns);
+  return s.wait_history.Last().front();
+}
 
 absl::StatusOr<StatementResult> Session::Execute(std::string_view sql) {
   State& s = *s_;

@@ -35,8 +35,14 @@ struct Shared {
   std::vector<Event> events ABSL_GUARDED_BY(mu);
   std::vector<std::string> warnings ABSL_GUARDED_BY(mu);
   uint64_t end_ns ABSL_GUARDED_BY(mu) = 0;  // the latest session end
-  // Row-lock waits: the sid each waiting session waits for (Call).
-  std::map<uint32_t, uint32_t> waits_for ABSL_GUARDED_BY(mu);
+  // Row-lock waits: whom each waiting session waits for, as its last try
+  // found (ExecuteWaitingForRowLocks), and when (`tries`' count then).
+  struct RowLockWait {
+    uint32_t holder = 0;
+    uint64_t try_number = 0;
+  };
+  std::map<uint32_t, RowLockWait> waits_for ABSL_GUARDED_BY(mu);
+  uint64_t tries ABSL_GUARDED_BY(mu) = 0;  // failed tries of every session so far
 };
 
 // How often a session waiting for a row lock tries its statement again: 1
@@ -152,46 +158,87 @@ class SessionLoop {
   // Executes `sql` (its turn at `t` taken); while it fails on a row another
   // session's open transaction holds, waits as Oracle's session would (enq:
   // TX - row lock contention): its turn again a poll later, then the
-  // statement again, until the holder's transaction ends. A cycle of such
-  // waits is Oracle's deadlock: ORA-00060 for the session that closes it.
-  // A holder outside the run may never let go: past the run's end that
-  // wait stops with the ORA-00054 (the run's own sessions end their
-  // transactions by the end of their last step).
+  // statement again, until the holder's transaction ends. Each poll's wait is
+  // the session's enq: TX wait (in its waits and DB time, and in the trace
+  // among the WAIT lines of the call that got the lock). A cycle of such
+  // waits is Oracle's deadlock: ORA-00060 for the session that finds it. A
+  // holder outside the run may never let go: past the run's end that wait
+  // stops with the ORA-00054 (the run's own sessions end their transactions
+  // by the end of their last step).
   absl::StatusOr<db::StatementResult> ExecuteWaitingForRowLocks(const std::string& sql, uint64_t t) {
     absl::StatusOr<db::StatementResult> r = session_->Execute(sql);
     uint64_t poll = kRowLockPollNs;
+    std::vector<stats::WaitEvent> lock_waits;
+    uint64_t suspected = 0;  // tries' count when a cycle was first seen (0: none)
     for (std::optional<uint32_t> holder; !r.ok() && (holder = RowLockHolder(r.status()));) {
       if (Cancelled(run_.o.cancel)) break;
       {
         MutexLock l(&run_.shared.mu);
-        bool in_run = false;
-        for (size_t k = 0; k < run_.shared.sessions.size(); ++k) {
-          in_run |= run_.shared.connected[k] && run_.shared.sessions[k].sid == *holder;
-        }
-        if (!in_run && !run_.TimeLeft(t)) break;
-        std::map<uint32_t, uint32_t>& waits = run_.shared.waits_for;
-        waits[summary_.sid] = *holder;
-        std::string chain = fmt::format("session {} waits for session {}", summary_.sid, *holder);
-        for (uint32_t h = *holder, n = 0; n < waits.size(); ++n) {
-          auto next = waits.find(h);
-          if (next == waits.end()) break;
-          chain += fmt::format(", which waits for session {}", next->second);
-          if (next->second == summary_.sid) {
-            waits.erase(summary_.sid);
-            return absl::FailedPreconditionError(fmt::format(
-                "ORA-00060: deadlock detected while waiting for resource ({})", chain));
-          }
-          h = next->second;
+        if (!HolderInRun(*holder) && !run_.TimeLeft(t)) break;
+        run_.shared.waits_for[summary_.sid] = {*holder, ++run_.shared.tries};
+        if (std::optional<std::string> cycle = DeadlockCycle(suspected)) {
+          run_.shared.waits_for.erase(summary_.sid);
+          return absl::FailedPreconditionError(
+              fmt::format("ORA-00060: deadlock detected while waiting for resource ({})", *cycle));
         }
       }
       t += poll;
-      poll = std::min(poll * 2, kRowLockPollMaxNs);
       run_.pacer.Turn(i_, t);
+      absl::StatusOr<stats::WaitEvent> waited = session_->RecordRowLockWait(r.status(), poll);
+      if (waited.ok()) lock_waits.push_back(*waited);
+      poll = std::min(poll * 2, kRowLockPollMaxNs);
       r = session_->Execute(sql);
     }
+    if (r.ok()) AddWaitsBefore(lock_waits, &*r);
     MutexLock l(&run_.shared.mu);
     run_.shared.waits_for.erase(summary_.sid);
     return r;
+  }
+
+  bool HolderInRun(uint32_t holder) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(run_.shared.mu) {
+    for (size_t k = 0; k < run_.shared.sessions.size(); ++k) {
+      if (run_.shared.connected[k] && run_.shared.sessions[k].sid == holder) return true;
+    }
+    return false;
+  }
+
+  // The waits from this session's back to it, if they close a cycle that is
+  // a deadlock: one seen before (`suspected`, the tries' count then; 0 for
+  // none) whose every wait has been found again by a later try. A wait seen
+  // once may be stale (its session got the row an instant ago, or its holder
+  // has since ended that transaction and begun another); a deadlock's
+  // sessions find the same holders try after try. (Oracle, too, looks for a
+  // deadlock only when a wait times out, after ~3 s.) The first sighting
+  // sets `suspected`.
+  std::optional<std::string> DeadlockCycle(uint64_t& suspected)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(run_.shared.mu) {
+    std::string chain;
+    bool confirmed = suspected != 0;
+    uint32_t h = summary_.sid;
+    for (size_t n = 0; n <= run_.shared.waits_for.size(); ++n) {
+      auto next = run_.shared.waits_for.find(h);
+      if (next == run_.shared.waits_for.end()) break;
+      chain += n == 0 ? fmt::format("session {} waits for session {}", h, next->second.holder)
+                      : fmt::format(", which waits for session {}", next->second.holder);
+      confirmed &= next->second.try_number > suspected;
+      if (next->second.holder == summary_.sid) {
+        if (confirmed) return chain;
+        if (suspected == 0) suspected = run_.shared.tries;
+        return std::nullopt;
+      }
+      h = next->second.holder;
+    }
+    suspected = 0;  // no cycle (any more)
+    return std::nullopt;
+  }
+
+  // Puts `waits`, which the session waited before its statement ran, into
+  // the statement's result: its waits, and its trace lines when it traces.
+  void AddWaitsBefore(const std::vector<stats::WaitEvent>& waits, db::StatementResult* r) const {
+    stats::WaitSet set;
+    for (const stats::WaitEvent& w : waits) set.Record(w.event, w.ns);
+    r->waits += set.Snapshot();
+    if (trace_.is_open()) r->wait_events.insert(r->wait_events.begin(), waits.begin(), waits.end());
   }
 
   absl::Status Connect();

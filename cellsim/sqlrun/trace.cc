@@ -71,15 +71,18 @@ void TraceWriter::Call(std::string_view sql, const db::StatementResult& r, uint6
   }
   const int64_t cu = r.statistics[stats::Stat::kDbBlockChanges];
   const bool select = oct == 3;
+  // As Oracle writes them: a COMMIT's or ROLLBACK's XCTEND when the
+  // transaction ends, each WAIT as the wait ends, the call's line when it
+  // returns.
+  if (oct == 44 || oct == 45) {
+    out_ << fmt::format("XCTEND rlbk={}, rd_only=0, tim={}\n", oct == 45 ? 1 : 0, tim_us);
+  }
+  for (const stats::WaitEvent& e : r.wait_events) out_ << WaitLine(c, e);
   out_ << fmt::format("EXEC #{}:c={},e={},p=0,cr=0,cu={},mis=0,r={},dep=0,og=1,plh=0,tim={}\n", c,
                       Us(r.cpu_ns), elapsed_us, cu, select ? 0 : r.rows, tim_us);
-  for (const stats::WaitEvent& e : r.wait_events) out_ << WaitLine(c, e);
   if (select) {
     out_ << fmt::format("FETCH #{}:c=0,e=0,p=0,cr=0,cu=0,mis=0,r={},dep=0,og=1,plh=0,tim={}\n", c,
                         r.rows, tim_us);
-  }
-  if (oct == 44 || oct == 45) {
-    out_ << fmt::format("XCTEND rlbk={}, rd_only=0, tim={}\n", oct == 45 ? 1 : 0, tim_us);
   }
   // Each call reaches the file when it returns, as Oracle's trace lines do: a
   // killed run's traces hold every call its sessions saw complete (but the

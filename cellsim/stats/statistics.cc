@@ -36,6 +36,7 @@ std::string_view WaitClassName(WaitClass c) {
     case WaitClass::kCommit: return "Commit";
     case WaitClass::kConcurrency: return "Concurrency";
     case WaitClass::kConfiguration: return "Configuration";
+    case WaitClass::kApplication: return "Application";
   }
   return "Other";
 }

@@ -682,6 +682,54 @@ TEST_F(TxnTest, ARowAnOpenTransactionChangedIsLocked) {
             (Cells{{"1", "8"}, {"2", "8"}, {"3", "0"}, {"4", "4"}}));
 }
 
+// A caller that waits for a row lock itself (as the sqlrun driver does)
+// records the wait as Oracle's enq: TX - row lock contention, naming the
+// holder's transaction as V$TRANSACTION shows it.
+TEST_F(TxnTest, ACallerThatWaitsForARowLockRecordsOracleWait) {
+  Run("create table t (id number, v number)");
+  Run("insert into t values (1, 0)");
+  Run("commit");
+  std::unique_ptr<Session> b = db_->NewSession();
+  Run("update t set v = 1 where id = 1");  // A holds the row
+  const StatementResult xid = Run("select xidusn, xidslot, xidsqn from v$transaction");
+  ASSERT_EQ(xid.result_rows.size(), 1u);
+  const absl::Status conflict = b->Execute("update t set v = 2 where id = 1").status();
+  ASSERT_THAT(std::string(conflict.message()), HasSubstr("ORA-00054"));
+  EXPECT_EQ(std::string(*conflict.GetPayload(kRowLockTransactionPayload)),
+            fmt::format("{}.{}.{}", xid.result_rows[0][0], xid.result_rows[0][1],
+                        xid.result_rows[0][2]));
+  const int64_t db_time0 = b->Stats()[Stat::kDbTime];
+  const stats::WaitValue system0 = db_->SystemWaits()[stats::Wait::kEnqTxRowLockContention];
+  ASSERT_OK_AND_ASSIGN(stats::WaitEvent w, b->RecordRowLockWait(conflict, 30'000'000));
+  EXPECT_EQ(w.event, stats::Wait::kEnqTxRowLockContention);
+  EXPECT_EQ(w.ns, 30'000'000u);
+  EXPECT_EQ(w.params.p1, 0x54580006u);  // 'T' 'X', mode 6
+  EXPECT_EQ(w.params.p2, (std::stoull(xid.result_rows[0][0]) << 16) |
+                             std::stoull(xid.result_rows[0][1]));
+  EXPECT_EQ(w.params.p3, std::stoull(xid.result_rows[0][2]));
+  EXPECT_EQ(b->Waits()[stats::Wait::kEnqTxRowLockContention].count, 1);
+  EXPECT_EQ(b->Waits()[stats::Wait::kEnqTxRowLockContention].total_ns, 30'000'000u);
+  EXPECT_EQ(db_->SystemWaits()[stats::Wait::kEnqTxRowLockContention].count, system0.count + 1);
+  EXPECT_EQ(b->Stats()[Stat::kDbTime] - db_time0, 3);  // centiseconds
+  // V$SESSION_WAIT and V$EVENT_NAME show it as Oracle's.
+  EXPECT_EQ(One(fmt::format("select event || ':' || p1text || ':' || p1 || ':' || p2text || ':' "
+                            "|| p3text from v$session_wait where sid = {}",
+                            b->sid())),
+            "enq: TX - row lock contention:name|mode:1415053318:usn<<16 | slot:sequence");
+  EXPECT_EQ(One("select wait_class from v$event_name where name = "
+                "'enq: TX - row lock contention'"),
+            "Application");
+  // Only the ORA-00054 of a locked row names a transaction.
+  EXPECT_EQ(b->RecordRowLockWait(absl::OkStatus(), 1).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(b->RecordRowLockWait(s_->Execute("select nope from t").status(), 1).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(b->Waits()[stats::Wait::kEnqTxRowLockContention].count, 1);
+  Run("commit");
+  EXPECT_EQ(Run("update t set v = 2 where id = 1", b.get()).rows, 1);
+  Run("commit", b.get());
+}
+
 TEST_F(TxnTest, ErrorsAreOracleLike) {
   Run("create table t (id number, c char(3))");
   EXPECT_THAT(std::string(s_->Execute("insert into t values (1, 'toolong')").status().message()),

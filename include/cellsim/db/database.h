@@ -225,6 +225,9 @@ inline constexpr std::string_view kCancelMessage =
 // that wants that runs it again once the holder's transaction has ended
 // (the sqlrun driver does).
 inline constexpr char kRowLockHolderPayload[] = "cellsim.row_lock_holder";
+// And the holder's transaction, "usn.slot.sequence" in decimal (V$TRANSACTION
+// XIDUSN, XIDSLOT, XIDSQN): what Session::RecordRowLockWait names.
+inline constexpr char kRowLockTransactionPayload[] = "cellsim.row_lock_transaction";
 
 class Session;
 
@@ -316,6 +319,22 @@ class Session {
   // v$mystat / v$session_event of this session.
   stats::StatValues Stats() const;
   stats::WaitValues Waits() const;
+
+  // For a caller that waits for row locks itself (cellsim's engine does not
+  // wait: Execute returns ORA-00054 with kRowLockHolderPayload): records that
+  // this session waited `waited_ns`, ending now, for the row lock `conflict`
+  // (that ORA-00054) names, as Oracle's session would have: one
+  // "enq: TX - row lock contention" wait (wait class Application; P1
+  // name|mode = TX in mode 6, P2 usn<<16 | slot and P3 sequence of the
+  // holder's transaction) in the session's and the system's waits and the
+  // session's wait history, and its time in DB time. Returns the wait as
+  // recorded, which a caller adds to the result of the statement it runs
+  // again (Oracle counts the wait inside that call; a 10046 trace lists it
+  // among the call's WAIT lines).
+  // InvalidArgument when `conflict` carries no kRowLockTransactionPayload.
+  // Thread-compatible, like Execute.
+  [[nodiscard]] absl::StatusOr<stats::WaitEvent> RecordRowLockWait(const absl::Status& conflict,
+                                                                   uint64_t waited_ns);
 
   // Session parameters (ALTER SESSION SET).
   bool cell_fast_file_create() const;      // "_cell_fast_file_create", default TRUE

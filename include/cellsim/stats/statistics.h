@@ -113,7 +113,15 @@ constexpr std::string_view StatName(Stat s) { return kStatTable[static_cast<size
 // Looks a statistic up by its exact Oracle name.
 std::optional<Stat> StatByName(std::string_view name);
 
-enum class WaitClass : uint8_t { kUserIo, kSystemIo, kOther, kCommit, kConcurrency, kConfiguration };
+enum class WaitClass : uint8_t {
+  kUserIo,
+  kSystemIo,
+  kOther,
+  kCommit,
+  kConcurrency,
+  kConfiguration,
+  kApplication,
+};
 std::string_view WaitClassName(WaitClass c);
 
 // One row per wait event: the enumerator, the exact V$EVENT_NAME.NAME, its wait
@@ -139,7 +147,8 @@ std::string_view WaitClassName(WaitClass c);
   X(kCellMultiblockPhysicalRead, "cell multiblock physical read", WaitClass::kUserIo, "cellhash#", "diskhash#", "bytes") \
   X(kLogFileSwitchCompletion, "log file switch completion", WaitClass::kConfiguration, "", "", "") \
   X(kLogFileSwitchArchivingNeeded, "log file switch (archiving needed)", WaitClass::kConfiguration, "", "", "") \
-  X(kLogArchiveIo, "Log archive I/O", WaitClass::kSystemIo, "count", "intr", "timeout")
+  X(kLogArchiveIo, "Log archive I/O", WaitClass::kSystemIo, "count", "intr", "timeout") \
+  X(kEnqTxRowLockContention, "enq: TX - row lock contention", WaitClass::kApplication, "name|mode", "usn<<16 | slot", "sequence")
 
 enum class Wait : uint16_t {
 #define CELLSIM_WAIT_ENUMERATOR(enumerator, ...) enumerator,
