@@ -32,9 +32,15 @@ uint64_t RowLockKey(uint32_t file, uint32_t block, uint16_t slot) {
   return (uint64_t{file} << 48) | (uint64_t{block} << 16) | slot;
 }
 
+// Whether undo entry `u` holds its row's lock: a permanent table's row
+// changed (its redo carries the change) or locked (FOR UPDATE).
+bool HoldsRowLock(const UndoEntry& u) {
+  return !u.index && (u.redo || u.op == RowChange::kLock);
+}
+
 // Releases undo entry `u`'s hold on its row's lock (DataEngine::AddRowUndo).
 void UnlockRow(std::unordered_map<uint64_t, DataEngine::RowLock>& locks, const UndoEntry& u) {
-  if (u.index || !u.redo) return;
+  if (!HoldsRowLock(u)) return;
   auto it = locks.find(RowLockKey(u.file, u.block, u.slot));
   if (it != locks.end() && --it->second.entries == 0) locks.erase(it);
 }
@@ -570,7 +576,7 @@ absl::Status DataEngine::Commit(Recorder& rec, SessionData& sd) {
 }
 
 void DataEngine::AddRowUndo(SessionData& sd, UndoEntry u) {
-  if (u.redo) {  // a permanent table's row
+  if (HoldsRowLock(u)) {
     RowLock& lock = row_locks[RowLockKey(u.file, u.block, u.slot)];
     lock.sid = sd.sid;
     ++lock.entries;

@@ -321,6 +321,10 @@ struct Ctx {
   // Sources give only their columns (SelectShape): a view's or a subquery's
   // from its query's shape, without running it.
   bool shape_only = false;
+  // SELECT ... FOR UPDATE: the statement's query, whose rows of `locked`
+  // (its one table) it locks (LockForUpdate).
+  const Select* for_update = nullptr;
+  const TableDef* locked = nullptr;
 };
 
 absl::StatusOr<std::vector<internal::Column>> ShapeOf(Ctx& c, const Select& sel)
@@ -1132,13 +1136,84 @@ absl::Status GroupedRows(Ctx& c, const Select& sel, std::vector<Row>* rows,
 
 // A plain query's rows and ORDER BY keys: the select list over each joined
 // row WHERE keeps.
+// SELECT ... FOR UPDATE: row `rid` of the query's table becomes the
+// session's transaction's, as a row an UPDATE changed: its lock (released at
+// COMMIT or ROLLBACK) and a lock-row change in the redo (11.4 and its undo;
+// the block itself is not changed: the lock lives in the engine's table).
+// A GTT's rows are the session's own: nothing to lock. A row another open
+// transaction holds: with SKIP LOCKED, *skip; else ORA-00054, which names
+// the holder in its payloads (a caller may wait for it) unless NOWAIT.
+absl::Status LockForUpdate(Ctx& c, const Select::ForUpdate& f, const RowId& rid, bool* skip)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.e.mu) {
+  const TableDef& t = *c.locked;
+  if (t.temporary) return absl::OkStatus();
+  if (absl::Status held = c.e.CheckRowLock(c.sd, t, rid.file, rid.block, rid.slot); !held.ok()) {
+    using Wait = Select::ForUpdate::Wait;
+    if (f.wait == Wait::kSkipLocked) {
+      *skip = true;
+      return absl::OkStatus();
+    }
+    if (f.wait == Wait::kNoWait) {
+      return absl::FailedPreconditionError(fmt::format(
+          "ORA-00054: resource busy and acquire with NOWAIT specified or timeout expired (a row "
+          "of {} is locked by session {}'s open transaction)",
+          t.name, std::string(*held.GetPayload(kRowLockHolderPayload))));
+    }
+    if (f.wait == Wait::kWaitSeconds) {
+      held.SetPayload(kRowLockWaitLimitPayload, absl::Cord(std::to_string(f.wait_seconds)));
+    }
+    return held;
+  }
+  c.e.AddRowUndo(c.sd, {RowChange::kLock, rid.file, rid.block, rid.slot, {}, t.object_id, false});
+  return c.e.AddUndo(c.rec, c.sd, false, redo::kUndoSingleRow,
+                     redo::VectorBytes({redo::kKtb, redo::kKdoLock}), 1);
+}
+
+// The one table a SELECT ... FOR UPDATE may lock, or why not.
+absl::StatusOr<const TableDef*> ForUpdateTable(DataEngine& e, const Select& sel)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  if (!sel.set_operations.empty() || sel.distinct || IsGrouped(sel)) {
+    return absl::InvalidArgumentError(
+        "ORA-01786: FOR UPDATE of this query expression is not allowed (a set operation, "
+        "DISTINCT, GROUP BY or an aggregate makes rows that are no table's rows)");
+  }
+  if (sel.offset_rows || sel.fetch_rows) {
+    return absl::InvalidArgumentError(
+        "ORA-02014: cannot select FOR UPDATE from view with DISTINCT, GROUP BY, etc. (the "
+        "row limiting clause OFFSET / FETCH FIRST is such a view)");
+  }
+  auto t = sel.from.size() == 1 && sel.from[0].subquery == nullptr
+               ? e.tables.find(sel.from[0].table)
+               : e.tables.end();
+  if (t == e.tables.end()) {
+    return absl::InvalidArgumentError(
+        "SELECT ... FOR UPDATE: cellsim locks the rows of one table (FROM t [WHERE ...] FOR "
+        "UPDATE), not those of a join, a view, a subquery, DUAL or a V$ view");
+  }
+  for (const std::string& col : sel.for_update->of) {
+    const auto& cols = t->second.columns;
+    if (std::none_of(cols.begin(), cols.end(), [&](const auto& c) { return c.name == col; })) {
+      return absl::InvalidArgumentError(
+          fmt::format("ORA-00904: \"{}\".\"{}\": invalid identifier (FOR UPDATE OF)", t->first, col));
+    }
+  }
+  return &t->second;
+}
+
 absl::Status PlainRows(Ctx& c, const Select& sel, std::vector<Row>* rows, std::vector<Row>* keys,
                        std::vector<std::string>* headings, bool* expanded)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.e.mu) {
   std::vector<ExprPtr> exprs;
   std::vector<size_t> item_pos;
   std::vector<std::optional<size_t>> order_cols;
-  return ForEachJoined(c, sel, [&](const Scope& scope, const RowId&) -> absl::Status {
+  return ForEachJoined(c, sel, [&](const Scope& scope, const RowId& rid) -> absl::Status {
+    c.e.mu.AssertHeld();  // the scan runs under it
+    if (&sel == c.for_update) {
+      bool skip = false;
+      if (absl::Status st = LockForUpdate(c, *sel.for_update, rid, &skip); !st.ok() || skip) {
+        return st;
+      }
+    }
     if (!*expanded) {
       ExpandItems(sel, scope, &exprs, headings, &item_pos);
       *expanded = true;
@@ -1434,7 +1509,20 @@ absl::Status RunDataStatement(Session::State& s, const DataStatement& st, DataOu
   if (absl::Status placed = CheckSequencePlacement(st, &nextval); !placed.ok()) return placed;
   SequenceDraw draw(e, sd, std::move(nextval));
   if (const auto* sel = std::get_if<Select>(&st)) {
-    absl::StatusOr<std::vector<Row>> rows = QueryRows(e, s, sd, rec, &draw, *sel, nullptr, out);
+    absl::StatusOr<std::vector<Row>> rows;
+    if (sel->for_update) {
+      absl::StatusOr<const TableDef*> t = ForUpdateTable(e, *sel);
+      if (!t.ok()) return t.status();
+      const size_t mark = sd.txn.undo.size();
+      Ctx c{e, s, sd, rec, EvalEnv{StatementEnvOf(s, &draw)}};
+      c.for_update = sel;
+      c.locked = *t;
+      c.e.mu.AssertHeld();  // c.e is e
+      rows = RunSelectRows(c, *sel, nullptr, out);
+      if (!rows.ok()) e.RollbackTo(rec, sd, mark);  // the rows it locked go with it
+    } else {
+      rows = QueryRows(e, s, sd, rec, &draw, *sel, nullptr, out);
+    }
     if (!rows.ok()) return rows.status();
     out->feedback = rows->empty() ? "no rows selected"
                     : rows->size() == 1 ? "1 row selected."

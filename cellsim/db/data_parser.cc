@@ -172,7 +172,7 @@ class DataParser {
                                       "SET", "USING", "WHEN", "FROM", "GROUP", "INNER",
                                       "AND", "OR", "VALUES", "SELECT", "UNION",
                                       "HAVING", "DISTINCT", "MINUS", "INTERSECT", "EXCEPT", "THEN",
-                                      "ELSE", "END", "CASE", "WITH"};
+                                      "ELSE", "END", "CASE", "WITH", "FOR"};
     if (t.kind != Tok::kWord) return false;
     for (const char* r : kReserved) {
       if (t.text == r) return true;
@@ -574,6 +574,45 @@ class DataParser {
     }
     return absl::OkStatus();
   }
+  // A query as a statement: [FOR UPDATE ...] may follow.
+  absl::StatusOr<DataStatement> QueryStatement() {
+    absl::StatusOr<std::shared_ptr<Select>> s = SelectBody();
+    if (!s.ok()) return s.status();
+    if (AcceptW("FOR")) {
+      absl::StatusOr<Select::ForUpdate> f = ForUpdateClause();
+      if (!f.ok()) return f.status();
+      (*s)->for_update = *std::move(f);
+    }
+    return DataStatement(**s);
+  }
+  // After SELECT ... FOR: UPDATE [OF [t.]column, ...] [NOWAIT | WAIT n |
+  // SKIP LOCKED].
+  absl::StatusOr<Select::ForUpdate> ForUpdateClause() {
+    if (absl::Status s = ExpectW("UPDATE"); !s.ok()) return s;
+    Select::ForUpdate f;
+    if (AcceptW("OF")) {
+      absl::StatusOr<std::vector<std::string>> of = ColumnNames();
+      if (!of.ok()) return of.status();
+      f.of = *std::move(of);
+    }
+    if (AcceptW("NOWAIT")) {
+      f.wait = Select::ForUpdate::Wait::kNoWait;
+    } else if (AcceptW("WAIT")) {
+      if (Peek().kind != Tok::kNumber ||
+          Peek().text.find_first_not_of("0123456789") != std::string::npos ||
+          Peek().text.size() > 9) {
+        return Error(fmt::format("expected a whole number of seconds after WAIT, found {}",
+                                 Describe(Peek())),
+                     "ORA-30005: missing or invalid WAIT interval");
+      }
+      f.wait = Select::ForUpdate::Wait::kWaitSeconds;
+      f.wait_seconds = static_cast<uint32_t>(std::strtoul(Next().text.c_str(), nullptr, 10));
+    } else if (AcceptW("SKIP")) {
+      if (absl::Status s = ExpectW("LOCKED"); !s.ok()) return s;
+      f.wait = Select::ForUpdate::Wait::kSkipLocked;
+    }
+    return f;
+  }
   // After WITH: the named queries (each may read those before it), then the
   // query that reads them. A name stands for its query where a FROM names
   // it, as an inline view would (hiding a table of that name).
@@ -746,11 +785,7 @@ class DataParser {
 
   // ---- statements ----
   absl::StatusOr<DataStatement> Top() {
-    if (IsQuery()) {
-      absl::StatusOr<std::shared_ptr<Select>> s = SelectBody();
-      if (!s.ok()) return s.status();
-      return DataStatement(**s);
-    }
+    if (IsQuery()) return QueryStatement();
     if (AcceptW("CREATE")) {
       if (AcceptW("OR")) {
         if (absl::Status s = ExpectW("REPLACE"); !s.ok()) return s;
@@ -1364,18 +1399,26 @@ class DataParser {
     }
     return DataStatement(v);
   }
-  absl::StatusOr<std::vector<std::string>> ColumnList() {
+  // [qualifier.]column: the column's name.
+  absl::StatusOr<std::string> ColumnName() {
+    absl::StatusOr<std::string> c = Identifier("a column name");
+    if (c.ok() && AcceptP(".")) c = Identifier("a column name");
+    return c;
+  }
+  // column, ... (each may be qualified).
+  absl::StatusOr<std::vector<std::string>> ColumnNames() {
     std::vector<std::string> cols;
-    if (absl::Status s = ExpectP("("); !s.ok()) return s;
     do {
-      absl::StatusOr<std::string> c = Identifier("a column name");
+      absl::StatusOr<std::string> c = ColumnName();
       if (!c.ok()) return c.status();
-      if (AcceptP(".")) {
-        c = Identifier("a column name");
-        if (!c.ok()) return c.status();
-      }
       cols.push_back(*c);
     } while (AcceptP(","));
+    return cols;
+  }
+  absl::StatusOr<std::vector<std::string>> ColumnList() {
+    if (absl::Status s = ExpectP("("); !s.ok()) return s;
+    absl::StatusOr<std::vector<std::string>> cols = ColumnNames();
+    if (!cols.ok()) return cols;
     if (absl::Status s = ExpectP(")"); !s.ok()) return s;
     return cols;
   }
@@ -1467,12 +1510,8 @@ class DataParser {
   absl::StatusOr<std::vector<Assignment>> SetList() {
     std::vector<Assignment> set;
     do {
-      absl::StatusOr<std::string> c = Identifier("a column name");
+      absl::StatusOr<std::string> c = ColumnName();
       if (!c.ok()) return c.status();
-      if (AcceptP(".")) {
-        c = Identifier("a column name");
-        if (!c.ok()) return c.status();
-      }
       if (absl::Status s = ExpectP("="); !s.ok()) {
         return Error(fmt::format("expected '=', found {}", Describe(Peek())),
                      "ORA-00927: missing equal sign");

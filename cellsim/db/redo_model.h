@@ -48,6 +48,10 @@ inline constexpr uint32_t kKtb = 24;
 inline constexpr uint32_t kKdoSingle = 48;  // IRP / URP header incl. row header
 inline constexpr uint32_t kKdoDelete = 20;  // DRP
 inline constexpr uint32_t kKdoArray = 20;   // QMI header; + 2 per row (slot array)
+// LKR (11.4, lock row: SELECT ... FOR UPDATE): the row's slot and the ITL
+// entry that takes it [inference: the size of DRP, which carries the same
+// slot and ITL fields].
+inline constexpr uint32_t kKdoLock = 20;
 
 // The 5.1 vector of an array (QMI) undo record carries more than the record:
 // the per-row piece of the undo block's row directory and the element-length

@@ -388,6 +388,8 @@ void HeapBlock::Undo(RowChange change, uint16_t slot, absl::Span<const uint8_t> 
     case RowChange::kUpdate:
       (void)Replace(slot, before);
       break;
+    case RowChange::kLock:
+      break;
   }
 }
 

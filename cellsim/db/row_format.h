@@ -126,7 +126,9 @@ inline constexpr uint8_t kRowFlagDeleted = 0x10;
 
 // A change to one row, as undo records it and rollback reverses it. The
 // values are stored in the checkpoint's undo snapshot: never renumber them.
-enum class RowChange : uint8_t { kInsert, kDelete, kUpdate };
+// kLock: a row locked without a change (SELECT ... FOR UPDATE); undoing it
+// changes nothing in the block.
+enum class RowChange : uint8_t { kInsert, kDelete, kUpdate, kLock };
 
 class HeapBlock {
  public:

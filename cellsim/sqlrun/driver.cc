@@ -60,6 +60,15 @@ std::optional<uint32_t> RowLockHolder(const absl::Status& st) {
   return sid;
 }
 
+// SELECT ... FOR UPDATE WAIT n's limit, when `st` is its ORA-00054
+// (db::kRowLockWaitLimitPayload).
+std::optional<uint64_t> WaitLimitNs(const absl::Status& st) {
+  absl::optional<absl::Cord> p = st.GetPayload(db::kRowLockWaitLimitPayload);
+  uint64_t seconds = 0;
+  if (!p.has_value() || !absl::SimpleAtoi(std::string(*p), &seconds)) return std::nullopt;
+  return seconds * 1'000'000'000;
+}
+
 struct RunContext {
   db::Database* db;
   const SqlDir& dir;
@@ -164,14 +173,22 @@ class SessionLoop {
   // waits is Oracle's deadlock: ORA-00060 for the session that finds it. A
   // holder outside the run may never let go: past the run's end that wait
   // stops with the ORA-00054 (the run's own sessions end their transactions
-  // by the end of their last step).
+  // by the end of their last step). SELECT ... FOR UPDATE WAIT n waits n
+  // seconds at most, then fails with ORA-30006 as Oracle's does.
   absl::StatusOr<db::StatementResult> ExecuteWaitingForRowLocks(const std::string& sql, uint64_t t) {
     absl::StatusOr<db::StatementResult> r = session_->Execute(sql);
     uint64_t poll = kRowLockPollNs;
     std::vector<stats::WaitEvent> lock_waits;
     uint64_t suspected = 0;  // tries' count when a cycle was first seen (0: none)
+    uint64_t waited_ns = 0;
     for (std::optional<uint32_t> holder; !r.ok() && (holder = RowLockHolder(r.status()));) {
       if (Cancelled(run_.o.cancel)) break;
+      if (std::optional<uint64_t> limit = WaitLimitNs(r.status()); limit && waited_ns >= *limit) {
+        return absl::FailedPreconditionError(fmt::format(
+            "ORA-30006: resource busy; acquire with WAIT timeout expired (waited {:.3f} s for "
+            "session {})",
+            static_cast<double>(waited_ns) / 1e9, *holder));
+      }
       {
         MutexLock l(&run_.shared.mu);
         if (!HolderInRun(*holder) && !run_.TimeLeft(t)) break;
@@ -183,6 +200,7 @@ class SessionLoop {
         }
       }
       t += poll;
+      waited_ns += poll;
       run_.pacer.Turn(i_, t);
       absl::StatusOr<stats::WaitEvent> waited = session_->RecordRowLockWait(r.status(), poll);
       if (waited.ok()) lock_waits.push_back(*waited);

@@ -330,12 +330,16 @@ TEST_F(PersistTest, OpenAfterACrashRecoversCommittedAndRollsBackTheRest) {
   ASSERT_TRUE(other->Execute("insert into t values (-5, -5, 'uncommitted')").ok());
   ASSERT_TRUE(other->Execute("update t set v = 99 where id < 50").ok());
   ASSERT_TRUE(other->Execute("delete from t where id >= 50 and id < 60").ok());
+  ASSERT_TRUE(other->Execute("select id from t where id >= 300 and id < 310 for update").ok());
   // Committed in this session afterwards, touching other rows.
   Run("update t set v = v + 1 where id >= 100 and id < 200");
   Run("delete from t where id >= 200 and id < 300");
   Run("insert into keep select object_id from all_objects where object_id < 500");
   // A failed statement: its rows are undone, the transaction goes on.
   EXPECT_FALSE(s_->Execute("insert into keep select 1000 / (object_id - 400) from all_objects").ok());
+  Run("commit");
+  // A transaction of locks only (its lock-row redo, then its commit).
+  Run("select id from t where id >= 400 and id < 410 for update");
   Run("commit");
   // Rolled back before the crash.
   Run("insert into keep values (-1)");

@@ -682,6 +682,71 @@ TEST_F(TxnTest, ARowAnOpenTransactionChangedIsLocked) {
             (Cells{{"1", "8"}, {"2", "8"}, {"3", "0"}, {"4", "4"}}));
 }
 
+// SELECT ... FOR UPDATE locks the rows it returns for the session's
+// transaction, as an UPDATE of them would; NOWAIT, WAIT n and SKIP LOCKED as
+// in Oracle (the engine never waits: WAIT's ORA-00054 carries the holder and
+// the limit for a caller that does).
+TEST_F(TxnTest, SelectForUpdateLocksTheRowsItReturns) {
+  Run("create table t (id number, v number)");
+  for (int i = 1; i <= 4; ++i) Run(fmt::format("insert into t values ({}, 0)", i));
+  Run("commit");
+  std::unique_ptr<Session> b = db_->NewSession();
+  const int64_t redo0 = s_->Stats()[Stat::kRedoSize];
+  StatementResult r = Run("select id, v from t where id <= 2 order by id desc for update");
+  EXPECT_EQ(r.result_rows, (Cells{{"2", "0"}, {"1", "0"}}));
+  EXPECT_GT(s_->Stats()[Stat::kRedoSize] - redo0, 0);  // lock-row changes are logged
+  EXPECT_TRUE(s_->InTransaction());
+  EXPECT_EQ(One("select count(*) from v$transaction", b.get()), "1");
+  // Another session's change of a locked row waits (here: ORA-00054 with the
+  // holder), of another row does not; reads are free.
+  absl::Status busy = b->Execute("update t set v = 9 where id = 1").status();
+  EXPECT_THAT(std::string(busy.message()), HasSubstr("ORA-00054"));
+  EXPECT_TRUE(busy.GetPayload(kRowLockHolderPayload).has_value());
+  EXPECT_EQ(Run("update t set v = 3 where id = 3", b.get()).rows, 1);
+  EXPECT_EQ(One("select count(*) from t where v = 0", b.get()), "3");
+  // Its own FOR UPDATE: NOWAIT fails at once with no payload to wait on;
+  // WAIT n carries the limit; the default carries the holder.
+  busy = b->Execute("select * from t where id = 2 for update nowait").status();
+  EXPECT_THAT(std::string(busy.message()),
+              HasSubstr("ORA-00054: resource busy and acquire with NOWAIT specified"));
+  EXPECT_FALSE(busy.GetPayload(kRowLockHolderPayload).has_value());
+  busy = b->Execute("select * from t where id = 2 for update of v wait 5").status();
+  ASSERT_TRUE(busy.GetPayload(kRowLockWaitLimitPayload).has_value()) << busy;
+  EXPECT_EQ(std::string(*busy.GetPayload(kRowLockWaitLimitPayload)), "5");
+  busy = b->Execute("select * from t for update").status();
+  ASSERT_TRUE(busy.GetPayload(kRowLockHolderPayload).has_value()) << busy;
+  EXPECT_EQ(std::string(*busy.GetPayload(kRowLockHolderPayload)), std::to_string(s_->sid()));
+  // The failed FOR UPDATE took rows 3 and 4 on its way and let them go
+  // (row 3 stays B's by its UPDATE): a third session may lock row 4.
+  std::unique_ptr<Session> c = db_->NewSession();
+  EXPECT_EQ(Run("select id from t where id = 4 for update nowait", c.get()).result_rows,
+            (Cells{{"4"}}));
+  Run("rollback", c.get());
+  // SKIP LOCKED passes over the rows others hold and locks the rest.
+  EXPECT_EQ(Run("select id from t order by id for update skip locked", b.get()).result_rows,
+            (Cells{{"3"}, {"4"}}));
+  EXPECT_THAT(Error("update t set v = 4 where id = 4", c.get()), HasSubstr("ORA-00054"));
+  // COMMIT (or ROLLBACK) releases the rows.
+  Run("commit");
+  EXPECT_EQ(Run("update t set v = 1 where id <= 2", b.get()).rows, 2);
+  Run("commit", b.get());
+  EXPECT_EQ(Run("select id, v from t order by id").result_rows,
+            (Cells{{"1", "1"}, {"2", "1"}, {"3", "3"}, {"4", "0"}}));
+  // What FOR UPDATE cannot lock, with Oracle's errors.
+  EXPECT_THAT(Error("select distinct v from t for update"), HasSubstr("ORA-01786"));
+  EXPECT_THAT(Error("select count(*) from t for update"), HasSubstr("ORA-01786"));
+  EXPECT_THAT(Error("select id from t union select id from t for update"), HasSubstr("ORA-01786"));
+  EXPECT_THAT(Error("select id from t fetch first 1 rows only for update"), HasSubstr("ORA-02014"));
+  EXPECT_THAT(Error("select * from t a, t b for update"), HasSubstr("one table"));
+  EXPECT_THAT(Error("select * from dual for update"), HasSubstr("one table"));
+  EXPECT_THAT(Error("select * from t for update of nope"), HasSubstr("ORA-00904"));
+  EXPECT_THAT(Error("select * from t for update wait"), HasSubstr("ORA-30005"));
+  EXPECT_THAT(Error("select * from t for update skip"), HasSubstr("LOCKED"));
+  EXPECT_THAT(Error("select * from t where id in (select id from t for update)"),
+              HasSubstr("ORA-00907"));
+  EXPECT_FALSE(s_->InTransaction());  // none of those began one
+}
+
 // A caller that waits for a row lock itself (as the sqlrun driver does)
 // records the wait as Oracle's enq: TX - row lock contention, naming the
 // holder's transaction as V$TRANSACTION shows it.

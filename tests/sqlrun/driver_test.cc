@@ -464,6 +464,16 @@ absl::Status CreateHotRows(TestDb& t, SqlDir* d, RunOptions* o) {
   return absl::OkStatus();
 }
 
+// The run's commits, every session expected to end without an error.
+int64_t CommitsWithoutErrors(const RunResult& r) {
+  int64_t commits = 0;
+  for (const SessionSummary& s : r.sessions) {
+    EXPECT_EQ(s.error, "") << "session " << s.sid;
+    commits += s.commits;
+  }
+  return commits;
+}
+
 TEST(DriverTest, SessionsWaitForEachOthersRowLocks) {
   TestDb t;
   ASSERT_OK(t.Open(true));
@@ -536,6 +546,46 @@ TEST(DriverTest, SessionsWaitForEachOthersRowLocks) {
   for (const SessionSummary& ss : r.sessions) {
     EXPECT_NE(ss.error.find("ORA-00054"), std::string::npos) << ss.error;
   }
+  // FOR UPDATE WAIT n waits n seconds, then ORA-30006, the run's time
+  // notwithstanding; NOWAIT does not wait.
+  d.entries = {Entry("wait.sql", "select x from hot where id = 1 for update wait 1")};
+  o.runtime_s = 5;
+  ASSERT_OK_AND_ASSIGN(r, RunSqlDir(t.db(), d, o));
+  for (const SessionSummary& ss : r.sessions) {
+    EXPECT_NE(ss.error.find("ORA-30006: resource busy; acquire with WAIT timeout expired (waited 1."),
+              std::string::npos)
+        << ss.error;
+  }
+  EXPECT_LT(r.elapsed_s, 2.5);
+  d.entries = {Entry("nowait.sql", "select x from hot where id = 1 for update nowait")};
+  ASSERT_OK_AND_ASSIGN(r, RunSqlDir(t.db(), d, o));
+  for (const SessionSummary& ss : r.sessions) {
+    EXPECT_NE(ss.error.find("ORA-00054: resource busy and acquire with NOWAIT"), std::string::npos)
+        << ss.error;
+  }
+  EXPECT_LT(r.elapsed_s, 1.5);
+}
+
+// The OLTP pattern: lock the row (SELECT ... FOR UPDATE), change it, commit.
+// Sessions wait on the FOR UPDATE (enq: TX) and none loses an update.
+TEST(DriverTest, SelectForUpdateThenUpdateLosesNoUpdate) {
+  TestDb t;
+  ASSERT_OK(t.Open(true));
+  SqlDir d;
+  RunOptions o = SeedOptions(4, 3);
+  ASSERT_OK(CreateHotRows(t, &d, &o));
+  d.entries = {Entry("lock.sql", "select x from hot where id = 1 for update"),
+               Entry("change.sql", "update hot set x = x + 1 where id = 1")};
+  o.tx_per_transaction = 0;  // COMMIT after each UPDATE (a query is no DML)
+  o.tx_behavior = TxBehavior::kCommit;
+  const int64_t enq0 = t.db()->SystemWaits()[stats::Wait::kEnqTxRowLockContention].count;
+  ASSERT_OK_AND_ASSIGN(RunResult r, RunSqlDir(t.db(), d, o));
+  const int64_t commits = CommitsWithoutErrors(r);
+  EXPECT_GT(commits, 100);
+  EXPECT_GT(t.db()->SystemWaits()[stats::Wait::kEnqTxRowLockContention].count, enq0);
+  std::unique_ptr<db::Session> s = t.db()->NewSession();
+  ASSERT_OK_AND_ASSIGN(db::StatementResult x, s->Execute("select x from hot where id = 1"));
+  EXPECT_EQ(x.result_rows.at(0).at(0), std::to_string(commits));
 }
 
 // Under the real clock the sessions run at once: a session that has just
@@ -555,10 +605,7 @@ TEST(DriverTest, RealClockSessionsFindNoDeadlockWhereThereIsNone) {
   int64_t commits = 0;
   for (int run = 0; run < 2; ++run) {
     ASSERT_OK_AND_ASSIGN(RunResult r, RunSqlDir(t.db(), d, o));
-    for (const SessionSummary& s : r.sessions) {
-      EXPECT_EQ(s.error, "") << "session " << s.sid;
-      commits += s.commits;
-    }
+    commits += CommitsWithoutErrors(r);
   }
   EXPECT_GT(commits, 50);
   // Every committed update is in the table, none lost: two per commit (the

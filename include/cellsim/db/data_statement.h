@@ -133,6 +133,16 @@ struct Select {
   // OFFSET n ROWS / FETCH FIRST n ROWS ONLY, after ORDER BY (unset: none).
   std::optional<uint64_t> offset_rows{};
   std::optional<uint64_t> fetch_rows{};
+  // SELECT ... FOR UPDATE [OF column, ...] [NOWAIT | WAIT n | SKIP LOCKED]
+  // (a statement's own query only): the rows it returns become the
+  // session's transaction's, as an UPDATE's would.
+  struct ForUpdate {
+    enum class Wait : uint8_t { kWait, kNoWait, kWaitSeconds, kSkipLocked };
+    Wait wait = Wait::kWait;
+    uint32_t wait_seconds = 0;    // WAIT n
+    std::vector<std::string> of;  // OF's columns, uppercased (checked, not otherwise used)
+  };
+  std::optional<ForUpdate> for_update{};
 };
 
 // An identity column (Oracle 12c: GENERATED ALWAYS | BY DEFAULT [ON NULL]

@@ -228,6 +228,10 @@ inline constexpr char kRowLockHolderPayload[] = "cellsim.row_lock_holder";
 // And the holder's transaction, "usn.slot.sequence" in decimal (V$TRANSACTION
 // XIDUSN, XIDSLOT, XIDSQN): what Session::RecordRowLockWait names.
 inline constexpr char kRowLockTransactionPayload[] = "cellsim.row_lock_transaction";
+// And, for SELECT ... FOR UPDATE WAIT n, n in decimal: a caller that waits
+// gives up after n seconds with ORA-30006. (FOR UPDATE NOWAIT's ORA-00054
+// carries no payload: it is not to be waited for.)
+inline constexpr char kRowLockWaitLimitPayload[] = "cellsim.row_lock_wait_limit_s";
 
 class Session;
 
