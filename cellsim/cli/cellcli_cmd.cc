@@ -105,12 +105,12 @@ void RunCellCli(const CellCliArgs& a, CommandContext& ctx) {
 void RegisterCellCli(CLI::App& app, CommandContext& ctx) {
   auto [c, args] = AddCommand<CellCliArgs>(
       app, ctx, "cellcli",
-      "CellCLI on the cells of rack DIR: LIST CELL|CELLDISK|FLASHCACHE|GRIDDISK|METRICCURRENT "
-      "[NAME | WHERE attr op value [AND ...]] [ATTRIBUTES a, b | ALL] [DETAIL], DESCRIBE type, "
-      "ALTER FLASHCACHE ALL FLUSH, "
-      "ALTER CELL flashCacheMode = writeback|writethrough, ALTER GRIDDISK {ALL | NAME[,NAME]} "
-      "INACTIVE|ACTIVE|cachingPolicy=none|default, CREATE GRIDDISK NAME (replaces a "
-      "grid disk that is not present) (case-insensitive)",
+      "CellCLI on the cells of rack DIR: LIST " + report::CellCliObjectTypeNames("|") +
+          " [NAME | WHERE attr op value [AND ...]] [ATTRIBUTES a, b | ALL] [DETAIL], DESCRIBE "
+          "type, ALTER FLASHCACHE ALL FLUSH, "
+          "ALTER CELL flashCacheMode = writeback|writethrough, ALTER GRIDDISK {ALL | NAME[,NAME]} "
+          "INACTIVE|ACTIVE|cachingPolicy=none|default, CREATE GRIDDISK NAME (replaces a "
+          "grid disk that is not present) (case-insensitive)",
       RunCellCli);
   AddRackDirArgument(c, &args->dir);
   // Each -e and -c takes one word: the words after it are the trailing command.

@@ -230,14 +230,12 @@ absl::StatusOr<CellCliCommand> ParseCellCliCommand(std::string_view text) {
   if (verb == "list" || verb == "describe" || verb == "desc") {
     const bool list = verb == "list";
     if (w.size() < 2) {
-      return CellSyntax(text, fmt::format("{} of what? (CELL, CELLDISK, FLASHCACHE, GRIDDISK, "
-                                          "METRICCURRENT)",
-                                          absl::AsciiStrToUpper(verb)));
+      return CellSyntax(text, fmt::format("{} of what? ({})", absl::AsciiStrToUpper(verb),
+                                          report::CellCliObjectTypeNames(", ")));
     }
     if (!report::ParseCellCliObjectType(w[1], &cmd.object)) {
-      return CellSyntax(text, fmt::format("unknown object type '{}' (cellsim knows CELL, "
-                                          "CELLDISK, FLASHCACHE, GRIDDISK, METRICCURRENT)",
-                                          w[1]));
+      return CellSyntax(text, fmt::format("unknown object type '{}' (cellsim knows {})", w[1],
+                                          report::CellCliObjectTypeNames(", ")));
     }
     if (!list) {
       if (w.size() > 2) return CellSyntax(text, fmt::format("unexpected '{}'", w[2]));

@@ -132,6 +132,52 @@ std::vector<CellCliObject> CellDiskObjects(const cell::CellDescription& cell) {
   return out;
 }
 
+// A short serial number, stable for a cell's disk ("R7K4NV"-like).
+std::string DiskSerial(std::string_view cell, std::string_view disk) {
+  const std::string key = fmt::format("{}/{}", cell, disk);
+  uint64_t h = Checksum64(absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(key.data()),
+                                              key.size()),
+                          0x5044);  // "PD"
+  static constexpr char kDigits[] = "0123456789ABCDEFGHJKLMNPQRSTUVWXYZ";
+  std::string serial;
+  for (int i = 0; i < 6; ++i, h /= 34) serial += kDigits[h % 34];
+  return serial;
+}
+
+// The physical disks under the cell disks: one hard disk per cell disk
+// ("20:n", slot n, in the cell disks' order) and the flash device
+// ("FLASH_1_0"). A hard disk is `not present` when every grid disk on its
+// cell disk is; the flash when the cell's flash is gone.
+std::vector<CellCliObject> PhysicalDiskObjects(const cell::CellDescription& cell) {
+  std::map<std::string, std::pair<uint64_t, bool>> disks;  // cell disk: size, present
+  for (const cell::GridDiskInfo& g : cell.grid_disks) {
+    auto& [size, present] = disks[g.cell_disk];
+    size += g.size_bytes;
+    present |= g.status != "not present";
+  }
+  std::vector<CellCliObject> out;
+  size_t slot = 0;
+  for (const auto& [cell_disk, d] : disks) {
+    out.push_back({{{"name", fmt::format("20:{}", slot)},
+                    {"diskType", "HardDisk"},
+                    {"id", DiskSerial(cell.name, cell_disk)},
+                    {"luns", fmt::format("0_{}", slot)},
+                    {"physicalSize", FormatCellCliSize(d.first)},
+                    {"slotNumber", std::to_string(slot)},
+                    {"status", d.second ? "normal" : "not present"}}});
+    ++slot;
+  }
+  const bool flash_present = cell.flash_cache_status.empty() || cell.flash_cache_status == "normal";
+  out.push_back({{{"name", "FLASH_1_0"},
+                  {"diskType", "FlashDisk"},
+                  {"id", DiskSerial(cell.name, cell.flash_device)},
+                  {"luns", "1_0"},
+                  {"physicalSize", FormatCellCliSize(cell.flash_size_bytes)},
+                  {"slotNumber", "PCI Slot: 1; FDOM: 0"},
+                  {"status", flash_present ? "normal" : "not present"}}});
+  return out;
+}
+
 std::vector<CellCliObject> GridDiskObjects(const CellCliInputs& in) {
   std::vector<CellCliObject> out;
   for (const cell::GridDiskInfo& g : in.cell->grid_disks) {
@@ -291,6 +337,7 @@ std::vector<std::string> ListedAttributes(CellCliObjectType type, const CellCliO
     return all;
   }
   if (type == CellCliObjectType::kMetricCurrent) return {"name", "metricObjectName", "metricValue"};
+  if (type == CellCliObjectType::kPhysicalDisk) return {"name", "id", "status"};
   return {"name", "status"};
 }
 
@@ -303,14 +350,22 @@ std::string_view CellCliObjectTypeName(CellCliObjectType type) {
     case CellCliObjectType::kGridDisk: return "GRIDDISK";
     case CellCliObjectType::kFlashCache: return "FLASHCACHE";
     case CellCliObjectType::kMetricCurrent: return "METRICCURRENT";
+    case CellCliObjectType::kPhysicalDisk: return "PHYSICALDISK";
   }
   return "";
 }
 
+std::string CellCliObjectTypeNames(std::string_view separator) {
+  std::string out;
+  for (CellCliObjectType t : kCellCliObjectTypes) {
+    if (!out.empty()) out += separator;
+    out += CellCliObjectTypeName(t);
+  }
+  return out;
+}
+
 bool ParseCellCliObjectType(std::string_view word, CellCliObjectType* type) {
-  for (CellCliObjectType t : {CellCliObjectType::kCell, CellCliObjectType::kCellDisk,
-                              CellCliObjectType::kGridDisk, CellCliObjectType::kFlashCache,
-                              CellCliObjectType::kMetricCurrent}) {
+  for (CellCliObjectType t : kCellCliObjectTypes) {
     if (EqualsIgnoreCase(word, CellCliObjectTypeName(t))) {
       *type = t;
       return true;
@@ -333,6 +388,7 @@ std::vector<CellCliObject> CellCliObjects(CellCliObjectType type, const CellCliI
     case CellCliObjectType::kGridDisk: return GridDiskObjects(in);
     case CellCliObjectType::kFlashCache: return {FlashCacheObject(*in.cell, in.utc)};
     case CellCliObjectType::kMetricCurrent: return MetricObjects(in);
+    case CellCliObjectType::kPhysicalDisk: return PhysicalDiskObjects(*in.cell);
   }
   return {};
 }
@@ -353,6 +409,8 @@ std::vector<std::string_view> CellCliDescribedAttributes(CellCliObjectType type)
     case CellCliObjectType::kMetricCurrent:
       return {"name", "alertState", "collectionTime", "metricObjectName", "metricValue",
               "objectType"};
+    case CellCliObjectType::kPhysicalDisk:
+      return {"name", "diskType", "id", "luns", "physicalSize", "slotNumber", "status"};
   }
   return {};
 }

@@ -1,5 +1,7 @@
 #include "cellsim/report/cellcli.h"
 
+#include <fmt/format.h>
+
 #include <string>
 #include <vector>
 
@@ -105,6 +107,36 @@ TEST(CellCliTest, ListGridDisk) {
             "         RECO_CD_00_cel01        inactive\n");
 }
 
+// LIST PHYSICALDISK: a hard disk per cell disk (name, serial, status by
+// default) and the flash device; each disk's serial is stable and differs
+// from the others'.
+TEST(CellCliTest, ListPhysicalDisk) {
+  cell::CellDescription d = Cel01();
+  d.grid_disks.push_back({"DATA_CD_01_cel01", "CD_01_cel01", 1 << 30, "not present"});
+  const std::string rows = List(CellCliObjectType::kPhysicalDisk, {.cell = &d}, {});
+  const std::vector<CellCliObject> disks = CellCliObjects(CellCliObjectType::kPhysicalDisk, {.cell = &d});
+  ASSERT_EQ(disks.size(), 3u);
+  const std::string id0 = *disks[0].Find("id"), id1 = *disks[1].Find("id"), id2 = *disks[2].Find("id");
+  EXPECT_EQ(id0.size(), 6u);
+  EXPECT_NE(id0, id1);
+  EXPECT_NE(id1, id2);
+  EXPECT_EQ(rows, fmt::format("         20:0            {}  normal\n"
+                              "         20:1            {}  not present\n"
+                              "         FLASH_1_0       {}  normal\n",
+                              id0, id1, id2));
+  EXPECT_EQ(List(CellCliObjectType::kPhysicalDisk, {.cell = &d},
+                 {.filters = {{"diskType", CellCliFilter::Op::kEq, "flashdisk"}},
+                  .attributes = {"name", "physicalSize", "slotNumber"}}),
+            "         FLASH_1_0       364.75G PCI Slot: 1; FDOM: 0\n");
+  EXPECT_THAT(List(CellCliObjectType::kPhysicalDisk, {.cell = &d}, {.detail = true}),
+              HasSubstr("         physicalSize:           1.5G\n"));
+  d.flash_cache_status = "lost";
+  EXPECT_THAT(List(CellCliObjectType::kPhysicalDisk, {.cell = &d}, {}),
+              HasSubstr("FLASH_1_0       " + id2 + "  not present\n"));
+  EXPECT_EQ(CellCliObjectTypeNames(", "),
+            "CELL, CELLDISK, FLASHCACHE, GRIDDISK, METRICCURRENT, PHYSICALDISK");
+}
+
 TEST(CellCliTest, ListPicksObjectsByNameOrFiltersAndShowsTheAttributesAsked) {
   const cell::CellDescription d = Cel01();
   const std::vector<GridDiskAsm> asm_disks = {
@@ -157,9 +189,7 @@ TEST(CellCliTest, DescribeListsEveryAttributeTheObjectsCarry) {
   const std::vector<GridDiskAsm> none;
   const std::vector<cell::Metric> metrics = {{"FC_BY_DIRTY", "FLASHCACHE", "FLASHCACHE", 0, "MB"}};
   const CellCliInputs in{.cell = &d, .metrics = &metrics, .asm_disks = &none};
-  for (CellCliObjectType t : {CellCliObjectType::kCell, CellCliObjectType::kCellDisk,
-                              CellCliObjectType::kGridDisk, CellCliObjectType::kFlashCache,
-                              CellCliObjectType::kMetricCurrent}) {
+  for (CellCliObjectType t : kCellCliObjectTypes) {
     const std::string described = RenderCellCliDescribe(t);
     for (const CellCliObject& o : CellCliObjects(t, in)) {
       for (const auto& [name, value] : o.attributes) {

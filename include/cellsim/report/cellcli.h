@@ -38,10 +38,24 @@
 
 namespace cellsim::report {
 
-enum class CellCliObjectType { kCell, kCellDisk, kGridDisk, kFlashCache, kMetricCurrent };
+enum class CellCliObjectType {
+  kCell,
+  kCellDisk,
+  kGridDisk,
+  kFlashCache,
+  kMetricCurrent,
+  kPhysicalDisk,
+};
+// Every type, in the order help texts list them.
+inline constexpr CellCliObjectType kCellCliObjectTypes[] = {
+    CellCliObjectType::kCell,       CellCliObjectType::kCellDisk,
+    CellCliObjectType::kFlashCache, CellCliObjectType::kGridDisk,
+    CellCliObjectType::kMetricCurrent, CellCliObjectType::kPhysicalDisk};
 
 // "CELL", "CELLDISK", ...
 std::string_view CellCliObjectTypeName(CellCliObjectType type);
+// The names of kCellCliObjectTypes joined by `separator` ("CELL, CELLDISK, ...").
+std::string CellCliObjectTypeNames(std::string_view separator);
 // The type a word names (case-insensitive); false for anything else.
 bool ParseCellCliObjectType(std::string_view word, CellCliObjectType* type);
 
