@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "cellsim/asm/disk_group.h"
 #include "cellsim/asm/rack.h"
@@ -77,6 +78,36 @@ ViewRows UndoStat(DataEngine& e, bool temp) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) 
 // the group has too few failure groups for it). GROUP_NUMBER is the group's
 // position in the rack, from 1. Oracle shows V$ASM_FILE only in the ASM
 // instance; cellsim's database and ASM share one process, so both show here.
+// V$LOCK: what each open transaction holds. Its TX enqueue in exclusive
+// mode (ID1 usn<<16 | slot, ID2 sequence: what an enq: TX wait names in P2
+// and P3) and a TM lock in row-exclusive mode (3) on each table it changed
+// or locked (ID1 the table's object id). CTIME: seconds since the
+// transaction began. Sessions never wait inside cellsim's engine, so no row
+// REQUESTs a lock and BLOCK is 0.
+ViewRows Locks(DataEngine& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  ViewRows r;
+  r.columns = {N("SID"),   S("TYPE"),    N("ID1"),   N("ID2"),
+               N("LMODE"), N("REQUEST"), N("CTIME"), N("BLOCK")};
+  const uint64_t now = e.db->clock->NowNanos();
+  for (auto& [sid, sd] : e.sessions) {
+    const Transaction& t = sd->txn;
+    if (!t.active) continue;
+    const double ctime = static_cast<double>((now - std::min(now, t.start_ns)) / 1'000'000'000);
+    const uint32_t holder = sid;  // (a structured binding: not capturable in C++20)
+    auto add = [&](const char* type, double id1, double id2, double mode) {
+      r.rows.push_back({Value::Num(holder), Value::Str(type), Value::Num(id1), Value::Num(id2),
+                        Value::Num(mode), Value::Num(0), Value::Num(ctime), Value::Num(0)});
+    };
+    std::set<uint32_t> tables;
+    for (const UndoEntry& u : t.undo) {
+      if (!u.index) tables.insert(u.obj);
+    }
+    for (uint32_t obj : tables) add("TM", obj, 0, 3);
+    if (t.perm_begun) add("TX", static_cast<double>((uint64_t{t.usn} << 16) | t.slot), t.wrap, 6);
+  }
+  return r;
+}
+
 ViewRows AsmViews(DataEngine& e, bool files) {
   ViewRows r;
   if (files) {
@@ -573,6 +604,7 @@ std::optional<ViewRows> BuildView(DataEngine& e, SessionData& sd, const std::str
     }
     return r;
   }
+  if (name == "V$LOCK") return Locks(e);
   if (name == "V$TEMPSEG_USAGE" || name == "V$SORT_USAGE") {
     ViewRows r;
     r.columns = {S("USERNAME"), N("SESSION_NUM"), S("TABLESPACE"), S("CONTENTS"), S("SEGTYPE"),

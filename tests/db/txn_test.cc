@@ -697,6 +697,16 @@ TEST_F(TxnTest, SelectForUpdateLocksTheRowsItReturns) {
   EXPECT_GT(s_->Stats()[Stat::kRedoSize] - redo0, 0);  // lock-row changes are logged
   EXPECT_TRUE(s_->InTransaction());
   EXPECT_EQ(One("select count(*) from v$transaction", b.get()), "1");
+  // V$LOCK: the transaction's TX (ID1/ID2 its XID, as an enq: TX wait's P2
+  // and P3 name it) and a TM lock on the table.
+  EXPECT_EQ(Run("select type, lmode, request, block from v$lock order by type").result_rows,
+            (Cells{{"TM", "3", "0", "0"}, {"TX", "6", "0", "0"}}));
+  EXPECT_EQ(One("select count(*) from v$lock l, v$transaction x where l.type = 'TX' and "
+                "l.id1 = x.xidusn * 65536 + x.xidslot and l.id2 = x.xidsqn and l.sid = x.ses_sid"),
+            "1");
+  EXPECT_EQ(One("select count(*) from v$lock l, user_objects o where l.type = 'TM' and "
+                "l.id1 = o.object_id and o.object_name = 'T'"),
+            "1");
   // Another session's change of a locked row waits (here: ORA-00054 with the
   // holder), of another row does not; reads are free.
   absl::Status busy = b->Execute("update t set v = 9 where id = 1").status();
@@ -745,6 +755,7 @@ TEST_F(TxnTest, SelectForUpdateLocksTheRowsItReturns) {
   EXPECT_THAT(Error("select * from t where id in (select id from t for update)"),
               HasSubstr("ORA-00907"));
   EXPECT_FALSE(s_->InTransaction());  // none of those began one
+  EXPECT_EQ(One("select count(*) from v$lock"), "0");
 }
 
 // A caller that waits for a row lock itself (as the sqlrun driver does)
