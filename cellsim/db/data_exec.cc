@@ -1041,6 +1041,69 @@ Value AggregateResult(const Expr& agg, const Accumulator& a) {
 // groups by the GROUP BY values (one group without GROUP BY, even of no
 // row), each group's select list and keys evaluated with its aggregates'
 // results, the groups HAVING keeps, in the order of their GROUP BY values.
+// What a grouped query's select list and HAVING see of its rows: the
+// GROUP BY columns, with each group's values (a correlated subquery there
+// may name them, as in Oracle; any other column of the query is not there).
+struct GroupedColumns {
+  bool mapped = false;
+  std::vector<std::string> qualifiers;       // per source
+  std::vector<std::vector<Column>> columns;  // per source: its GROUP BY columns
+  std::vector<std::pair<size_t, size_t>> of_key;  // per such column: source, GROUP BY position
+  std::vector<std::vector<Column>> all;      // per source: every column
+  // From any joined row: which GROUP BY expressions are columns, of which source.
+  void Map(const Select& sel, const Scope& scope) {
+    mapped = true;
+    qualifiers.clear();
+    all.clear();
+    for (const Binding& b : scope) {
+      qualifiers.push_back(b.qualifier);
+      all.push_back(*b.columns);
+    }
+    columns.assign(scope.size(), {});
+    for (size_t k = 0; k < sel.group_by.size(); ++k) {
+      const Expr& g = *sel.group_by[k];
+      if (g.kind != Expr::Kind::kColumn) continue;
+      std::optional<std::pair<const Binding*, size_t>> at = FindColumn(g, scope);
+      if (!at) continue;  // an outer query's column
+      const size_t b = static_cast<size_t>(at->first - scope.data());
+      columns[b].push_back((*at->first->columns)[at->second]);
+      of_key.emplace_back(b, k);
+    }
+  }
+  // A subquery that named another column of the query than a GROUP BY one
+  // failed with ORA-00904 (that column is not in the scope): Oracle's error
+  // for it. Other errors as they are.
+  absl::Status Explain(const Select& sel, absl::Status st) const {
+    static const std::regex kInvalid(R"re(^ORA-00904: (?:"([^"]+)"\.)?"([^"]+)": invalid identifier)re");
+    std::cmatch m;
+    const std::string message(st.message());
+    if (!std::regex_search(message.c_str(), m, kInvalid)) return st;
+    for (size_t b = 0; b < all.size(); ++b) {
+      if (m[1].matched && m[1].str() != qualifiers[b]) continue;
+      for (const Column& col : all[b]) {
+        if (col.name != m[2].str()) continue;
+        return absl::InvalidArgumentError(fmt::format(
+            "{} ({}.{} is named in a subquery of a grouped query, where only its GROUP BY "
+            "columns may be named)",
+            sel.group_by.empty() ? "ORA-00937: not a single-group group function"
+                                 : "ORA-00979: not a GROUP BY expression",
+            qualifiers[b], col.name));
+      }
+    }
+    return st;
+  }
+  // The scope of the group with `key` (its rows kept in *rows).
+  Scope ScopeOf(const Row& key, std::vector<Row>* rows) const {
+    rows->assign(columns.size(), Row{});
+    for (const auto& [b, k] : of_key) (*rows)[b].push_back(key[k]);
+    Scope scope;
+    for (size_t b = 0; b < columns.size(); ++b) {
+      if (!columns[b].empty()) scope.push_back(Binding{qualifiers[b], &columns[b], &(*rows)[b]});
+    }
+    return scope;
+  }
+};
+
 absl::Status GroupedRows(Ctx& c, const Select& sel, std::vector<Row>* rows,
                          std::vector<Row>* keys, std::vector<std::string>* headings)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.e.mu) {
@@ -1078,7 +1141,9 @@ absl::Status GroupedRows(Ctx& c, const Select& sel, std::vector<Row>* rows,
     if (sel.group_by.empty()) groups.push_back({Row{}, std::vector<Accumulator>(plan.aggregates.size())});
     return absl::OkStatus();
   };
+  GroupedColumns grouped;
   absl::Status st = ForEachJoined(c, sel, [&](const Scope& scope, const RowId&) -> absl::Status {
+    if (!grouped.mapped) grouped.Map(sel, scope);
     Row key;
     for (const ExprPtr& g : sel.group_by) {
       absl::StatusOr<Value> v = Eval(*g, scope, c.env);
@@ -1117,25 +1182,24 @@ absl::Status GroupedRows(Ctx& c, const Select& sel, std::vector<Row>* rows,
   };
   EvalEnv env = c.env;
   env.group_values = &values;
-  const Scope none;
   std::vector<ExprPtr> items;
   for (const SelectItem& it : sel.items) items.push_back(it.expr);
   for (const Group& g : groups) {
     at = &g;
+    std::vector<Row> key_rows;
+    const Scope scope = grouped.ScopeOf(g.key, &key_rows);
     if (sel.having) {
-      absl::StatusOr<Value> h = Eval(*sel.having, none, env);
-      if (!h.ok()) return h.status();
+      absl::StatusOr<Value> h = Eval(*sel.having, scope, env);
+      if (!h.ok()) return grouped.Explain(sel, h.status());
       if (!Truthy(*h)) continue;
     }
-    if (absl::Status st = AddOutputRow(sel, items, order_cols, none, env, rows, keys); !st.ok()) {
-      return st;
+    if (absl::Status st = AddOutputRow(sel, items, order_cols, scope, env, rows, keys); !st.ok()) {
+      return grouped.Explain(sel, st);
     }
   }
   return absl::OkStatus();
 }
 
-// A plain query's rows and ORDER BY keys: the select list over each joined
-// row WHERE keeps.
 // SELECT ... FOR UPDATE: row `rid` of the query's table becomes the
 // session's transaction's, as a row an UPDATE changed: its lock (released at
 // COMMIT or ROLLBACK) and a lock-row change in the redo (11.4 and its undo;
@@ -1200,6 +1264,8 @@ absl::StatusOr<const TableDef*> ForUpdateTable(DataEngine& e, const Select& sel)
   return &t->second;
 }
 
+// A plain query's rows and ORDER BY keys: the select list over each joined
+// row WHERE keeps.
 absl::Status PlainRows(Ctx& c, const Select& sel, std::vector<Row>* rows, std::vector<Row>* keys,
                        std::vector<std::string>* headings, bool* expanded)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.e.mu) {

@@ -511,6 +511,21 @@ TEST_F(TxnTest, CorrelatedSubqueriesAndExists) {
                 "d.deptno = e.deptno)"), "6");
   EXPECT_EQ(One("select count(*) from dept where exists (select 1 from dual where 1 = 0)"), "0");
   EXPECT_EQ(One("select count(*) from dept where not exists (select 1 from dual where 1 = 0)"), "4");
+  // In a grouped query's select list and HAVING: its GROUP BY columns
+  // (ORA-00979 / ORA-00937 for another of its columns, as in Oracle).
+  EXPECT_EQ(Run("select e.deptno, count(*), (select dname from dept d where d.deptno = e.deptno) "
+                "from emp e where e.deptno is not null group by e.deptno having count(*) > "
+                "(select count(*) from dept d where d.deptno = e.deptno) order by 1")
+                .result_rows,
+            (Cells{{"10", "2", "ACCOUNTING"}, {"20", "3", "RESEARCH"}}));
+  EXPECT_EQ(One("select count(*) from (select deptno from emp e group by deptno having exists "
+                "(select 1 from dept d where d.deptno = e.deptno and d.dname like 'S%'))"),
+            "1");
+  EXPECT_THAT(Error("select deptno, (select count(*) from emp x where x.sal > e.sal) from emp e "
+                    "group by deptno"),
+              HasSubstr("ORA-00979: not a GROUP BY expression (E.SAL is named in a subquery"));
+  EXPECT_THAT(Error("select count(*), (select 1 from dual where e.deptno = 10) from emp e"),
+              HasSubstr("ORA-00937: not a single-group group function"));
   // A name no query has.
   EXPECT_THAT(Error("select * from dept d where exists (select 1 from emp e where e.deptno = "
                     "d.deptnox)"), HasSubstr("ORA-00904: \"D\".\"DEPTNOX\""));
