@@ -184,10 +184,11 @@ class SessionLoop {
     for (std::optional<uint32_t> holder; !r.ok() && (holder = RowLockHolder(r.status()));) {
       if (Cancelled(run_.o.cancel)) break;
       if (std::optional<uint64_t> limit = WaitLimitNs(r.status()); limit && waited_ns >= *limit) {
-        return absl::FailedPreconditionError(fmt::format(
+        r = absl::FailedPreconditionError(fmt::format(
             "ORA-30006: resource busy; acquire with WAIT timeout expired (waited {:.3f} s for "
             "session {})",
             static_cast<double>(waited_ns) / 1e9, *holder));
+        break;  // (its wait leaves the map below)
       }
       {
         MutexLock l(&run_.shared.mu);
