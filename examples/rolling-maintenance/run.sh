@@ -13,35 +13,9 @@
 # brought up to date first). The rack is small and sparse: ~60 MiB on disk.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/../.." && pwd)
-if [ -z "${CELLSIM:-}" ]; then
-  CELLSIM=$repo/build/release/cellsim/cli/cellsim
-  # Built (or brought up to date: a stale binary lacks what the lab uses).
-  "$repo/scripts/build.sh" release cellsim_cli >/dev/null
-fi
-work=${1:-$(mktemp -d "${TMPDIR:-/tmp}/cellsim-rolling.XXXXXX")}
-mkdir -p "$work"
-[ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
+lab=rolling-maintenance
+source "$here/../lab_steps.sh"
 rack=$work/rack
-failures=0
-step() { printf '\n### %s\n' "$*"; }
-show() { printf '$ cellsim %s\n' "$*" | sed "s|$work/||g"; "$CELLSIM" "$@"; }
-check() {  # check WHAT TEXT PATTERN: the text must match the extended regex
-  if grep -Eq -- "$3" <<<"$2"; then
-    echo "check: $1: ok"
-  else
-    echo "check: $1: FAILED (no match for /$3/)"
-    failures=$((failures + 1))
-  fi
-}
-check_not() {  # check_not WHAT TEXT PATTERN: no line may match
-  if grep -Eq -- "$3" <<<"$2"; then
-    echo "check: $1: FAILED (/$3/ matched)"
-    failures=$((failures + 1))
-  else
-    echo "check: $1: ok"
-  fi
-}
 
 step "A rack: 3 cells x 2 disks, DATA and RECO mirrored (NORMAL), and a database"
 "$CELLSIM" rack create "$rack" --cells 3 --disks-per-cell 2 --disk-group DATA:NORMAL:1g \
@@ -94,9 +68,4 @@ echo "$out"
 check "the shipped rows, read without cel02" "$out" "SHIPPED +5000"
 show cellcli "$rack" -c cel02 -e "alter griddisk all active" >/dev/null
 
-echo
-if [ "$failures" -ne 0 ]; then
-  echo "$failures check(s) failed"
-  exit 1
-fi
-echo "all checks passed"
+finish
