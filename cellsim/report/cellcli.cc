@@ -104,21 +104,29 @@ CellCliObject CellObject(const cell::CellDescription& cell, const CellDetailExtr
   return {std::move(a)};
 }
 
-std::vector<CellCliObject> CellDiskObjects(const cell::CellDescription& cell) {
-  struct Disk {
-    int grid_disks = 0;
-    int absent = 0;
-    uint64_t size = 0;
-  };
-  std::map<std::string, Disk> disks;  // sorted by name
+// A cell disk as its grid disks make it: how many, how many are missing, and
+// their total size (a cell disk here is exactly its grid disks).
+struct CellDiskTotals {
+  int grid_disks = 0;
+  int absent = 0;
+  uint64_t size = 0;
+};
+
+// The cell's cell disks, sorted by name.
+std::map<std::string, CellDiskTotals> CellDisksOf(const cell::CellDescription& cell) {
+  std::map<std::string, CellDiskTotals> disks;
   for (const cell::GridDiskInfo& g : cell.grid_disks) {
-    Disk& d = disks[g.cell_disk];
+    CellDiskTotals& d = disks[g.cell_disk];
     ++d.grid_disks;
     d.absent += g.status == "not present" ? 1 : 0;
     d.size += g.size_bytes;
   }
+  return disks;
+}
+
+std::vector<CellCliObject> CellDiskObjects(const cell::CellDescription& cell) {
   std::vector<CellCliObject> out;
-  for (const auto& [name, d] : disks) {
+  for (const auto& [name, d] : CellDisksOf(cell)) {
     const char* status = d.absent == 0               ? "normal"
                          : d.absent == d.grid_disks ? "not present"
                                                      : "critical";
@@ -149,22 +157,16 @@ std::string DiskSerial(std::string_view cell, std::string_view disk) {
 // ("FLASH_1_0"). A hard disk is `not present` when every grid disk on its
 // cell disk is; the flash when the cell's flash is gone.
 std::vector<CellCliObject> PhysicalDiskObjects(const cell::CellDescription& cell) {
-  std::map<std::string, std::pair<uint64_t, bool>> disks;  // cell disk: size, present
-  for (const cell::GridDiskInfo& g : cell.grid_disks) {
-    auto& [size, present] = disks[g.cell_disk];
-    size += g.size_bytes;
-    present |= g.status != "not present";
-  }
   std::vector<CellCliObject> out;
   size_t slot = 0;
-  for (const auto& [cell_disk, d] : disks) {
+  for (const auto& [cell_disk, d] : CellDisksOf(cell)) {
     out.push_back({{{"name", fmt::format("20:{}", slot)},
                     {"diskType", "HardDisk"},
                     {"id", DiskSerial(cell.name, cell_disk)},
                     {"luns", fmt::format("0_{}", slot)},
-                    {"physicalSize", FormatCellCliSize(d.first)},
+                    {"physicalSize", FormatCellCliSize(d.size)},
                     {"slotNumber", std::to_string(slot)},
-                    {"status", d.second ? "normal" : "not present"}}});
+                    {"status", d.absent < d.grid_disks ? "normal" : "not present"}}});
     ++slot;
   }
   const bool flash_present = cell.flash_cache_status.empty() || cell.flash_cache_status == "normal";
