@@ -267,23 +267,36 @@ absl::StatusOr<StatementResult> ExecuteData(Session::State& s, std::string_view 
 
 }  // namespace
 
+std::optional<RowLockConflict> RowLockConflictOf(const absl::Status& st) {
+  auto number = [&](const char* payload, auto* out) {
+    const absl::optional<absl::Cord> p = st.GetPayload(payload);
+    return p.has_value() && absl::SimpleAtoi(std::string(*p), out);
+  };
+  RowLockConflict c;
+  if (!number(kRowLockHolderPayload, &c.holder_sid)) return std::nullopt;
+  if (const absl::optional<absl::Cord> xid = st.GetPayload(kRowLockTransactionPayload)) {
+    const std::vector<std::string> parts = absl::StrSplit(std::string(*xid), '.');
+    if (parts.size() != 3 || !absl::SimpleAtoi(parts[0], &c.usn) ||
+        !absl::SimpleAtoi(parts[1], &c.slot) || !absl::SimpleAtoi(parts[2], &c.sequence)) {
+      return std::nullopt;
+    }
+  }
+  if (uint32_t limit = 0; number(kRowLockWaitLimitPayload, &limit)) c.wait_limit_s = limit;
+  return c;
+}
+
 absl::StatusOr<stats::WaitEvent> Session::RecordRowLockWait(const absl::Status& conflict,
                                                             uint64_t waited_ns) {
-  const absl::optional<absl::Cord> xid = conflict.GetPayload(kRowLockTransactionPayload);
-  const std::vector<std::string> parts =
-      xid.has_value() ? absl::StrSplit(std::string(*xid), '.') : std::vector<std::string>{};
-  uint64_t usn = 0, slot = 0, sequence = 0;
-  if (parts.size() != 3 || !absl::SimpleAtoi(parts[0], &usn) ||
-      !absl::SimpleAtoi(parts[1], &slot) || !absl::SimpleAtoi(parts[2], &sequence)) {
+  const std::optional<RowLockConflict> c = RowLockConflictOf(conflict);
+  if (!c.has_value()) {
     return absl::InvalidArgumentError(fmt::format(
-        "RecordRowLockWait: the status names no row lock's transaction (it is not the ORA-00054 "
-        "of a locked row): {}",
+        "RecordRowLockWait: the status is not the ORA-00054 of a locked row: {}",
         conflict.ToString()));
   }
   State& s = *s_;
   internal::Recorder rec = s.MakeRecorder();
   rec.Wait(stats::Wait::kEnqTxRowLockContention, waited_ns,
-           {kTxExclusiveNameMode, (usn << 16) | slot, sequence});
+           {kTxExclusiveNameMode, (uint64_t{c->usn} << 16) | c->slot, c->sequence});
   AddTimes(s, rec, 0, waited_ns);
   return s.wait_history.Last().front();
 }

@@ -12,8 +12,6 @@
 #include <system_error>
 #include <thread>
 
-#include "absl/strings/numbers.h"
-
 #include "cellsim/base/mutex.h"
 #include "cellsim/sqlrun/pacer.h"
 #include "cellsim/sqlrun/trace.h"
@@ -50,24 +48,6 @@ struct Shared {
 // at most that).
 constexpr uint64_t kRowLockPollNs = 1'000'000;
 constexpr uint64_t kRowLockPollMaxNs = 8'000'000;
-
-// The sid whose open transaction holds the row `st` could not change, when
-// that is why it failed (db::kRowLockHolderPayload).
-std::optional<uint32_t> RowLockHolder(const absl::Status& st) {
-  absl::optional<absl::Cord> p = st.GetPayload(db::kRowLockHolderPayload);
-  uint32_t sid = 0;
-  if (!p.has_value() || !absl::SimpleAtoi(std::string(*p), &sid)) return std::nullopt;
-  return sid;
-}
-
-// SELECT ... FOR UPDATE WAIT n's limit, when `st` is its ORA-00054
-// (db::kRowLockWaitLimitPayload).
-std::optional<uint64_t> WaitLimitNs(const absl::Status& st) {
-  absl::optional<absl::Cord> p = st.GetPayload(db::kRowLockWaitLimitPayload);
-  uint64_t seconds = 0;
-  if (!p.has_value() || !absl::SimpleAtoi(std::string(*p), &seconds)) return std::nullopt;
-  return seconds * 1'000'000'000;
-}
 
 struct RunContext {
   db::Database* db;
@@ -181,19 +161,20 @@ class SessionLoop {
     std::vector<stats::WaitEvent> lock_waits;
     uint64_t suspected = 0;  // tries' count when a cycle was first seen (0: none)
     uint64_t waited_ns = 0;
-    for (std::optional<uint32_t> holder; !r.ok() && (holder = RowLockHolder(r.status()));) {
+    for (std::optional<db::RowLockConflict> c; !r.ok() && (c = db::RowLockConflictOf(r.status()));) {
       if (Cancelled(run_.o.cancel)) break;
-      if (std::optional<uint64_t> limit = WaitLimitNs(r.status()); limit && waited_ns >= *limit) {
+      const uint32_t holder = c->holder_sid;
+      if (c->wait_limit_s && waited_ns >= uint64_t{*c->wait_limit_s} * 1'000'000'000) {
         r = absl::FailedPreconditionError(fmt::format(
             "ORA-30006: resource busy; acquire with WAIT timeout expired (waited {:.3f} s for "
             "session {})",
-            static_cast<double>(waited_ns) / 1e9, *holder));
+            static_cast<double>(waited_ns) / 1e9, holder));
         break;  // (its wait leaves the map below)
       }
       {
         MutexLock l(&run_.shared.mu);
-        if (!HolderInRun(*holder) && !run_.TimeLeft(t)) break;
-        run_.shared.waits_for[summary_.sid] = {*holder, ++run_.shared.tries};
+        if (!HolderInRun(holder) && !run_.TimeLeft(t)) break;
+        run_.shared.waits_for[summary_.sid] = {holder, ++run_.shared.tries};
         if (std::optional<std::string> cycle = DeadlockCycle(suspected)) {
           run_.shared.waits_for.erase(summary_.sid);
           return absl::FailedPreconditionError(

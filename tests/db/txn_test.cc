@@ -735,7 +735,9 @@ TEST_F(TxnTest, SelectForUpdateLocksTheRowsItReturns) {
   EXPECT_THAT(std::string(busy.message()),
               HasSubstr("ORA-00054: resource busy and acquire with NOWAIT specified"));
   EXPECT_FALSE(busy.GetPayload(kRowLockHolderPayload).has_value());
+  EXPECT_FALSE(RowLockConflictOf(busy).has_value());  // not to be waited for
   busy = b->Execute("select * from t where id = 2 for update of v wait 5").status();
+  EXPECT_EQ(RowLockConflictOf(busy)->wait_limit_s, 5u);
   ASSERT_TRUE(busy.GetPayload(kRowLockWaitLimitPayload).has_value()) << busy;
   EXPECT_EQ(std::string(*busy.GetPayload(kRowLockWaitLimitPayload)), "5");
   busy = b->Execute("select * from t for update").status();
@@ -789,6 +791,15 @@ TEST_F(TxnTest, ACallerThatWaitsForARowLockRecordsOracleWait) {
   EXPECT_EQ(std::string(*conflict.GetPayload(kRowLockTransactionPayload)),
             fmt::format("{}.{}.{}", xid.result_rows[0][0], xid.result_rows[0][1],
                         xid.result_rows[0][2]));
+  // The same, typed.
+  const std::optional<RowLockConflict> c = RowLockConflictOf(conflict);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->holder_sid, s_->sid());
+  EXPECT_EQ(fmt::format("{}.{}.{}", c->usn, c->slot, c->sequence),
+            fmt::format("{}.{}.{}", xid.result_rows[0][0], xid.result_rows[0][1],
+                        xid.result_rows[0][2]));
+  EXPECT_FALSE(c->wait_limit_s.has_value());
+  EXPECT_FALSE(RowLockConflictOf(absl::OkStatus()).has_value());
   const int64_t db_time0 = b->Stats()[Stat::kDbTime];
   const stats::WaitValue system0 = db_->SystemWaits()[stats::Wait::kEnqTxRowLockContention];
   ASSERT_OK_AND_ASSIGN(stats::WaitEvent w, b->RecordRowLockWait(conflict, 30'000'000));

@@ -38,6 +38,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -233,6 +234,18 @@ inline constexpr char kRowLockTransactionPayload[] = "cellsim.row_lock_transacti
 // carries no payload: it is not to be waited for.)
 inline constexpr char kRowLockWaitLimitPayload[] = "cellsim.row_lock_wait_limit_s";
 
+// What such an ORA-00054 says, read from its payloads: for a caller that
+// waits (and for Session::RecordRowLockWait).
+struct RowLockConflict {
+  uint32_t holder_sid = 0;
+  // The holder's transaction (V$TRANSACTION XIDUSN, XIDSLOT, XIDSQN).
+  uint32_t usn = 0, slot = 0, sequence = 0;
+  std::optional<uint32_t> wait_limit_s{};  // SELECT ... FOR UPDATE WAIT n
+};
+// nullopt when `st` is no ORA-00054 of a locked row to be waited for (any
+// other error, or FOR UPDATE NOWAIT's).
+std::optional<RowLockConflict> RowLockConflictOf(const absl::Status& st);
+
 class Session;
 
 class Database {
@@ -335,7 +348,7 @@ class Session {
   // recorded, which a caller adds to the result of the statement it runs
   // again (Oracle counts the wait inside that call; a 10046 trace lists it
   // among the call's WAIT lines).
-  // InvalidArgument when `conflict` carries no kRowLockTransactionPayload.
+  // InvalidArgument when RowLockConflictOf(conflict) is nullopt.
   // Thread-compatible, like Execute.
   [[nodiscard]] absl::StatusOr<stats::WaitEvent> RecordRowLockWait(const absl::Status& conflict,
                                                                    uint64_t waited_ns);
