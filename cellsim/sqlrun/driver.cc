@@ -162,7 +162,10 @@ class SessionLoop {
     uint64_t suspected = 0;  // tries' count when a cycle was first seen (0: none)
     uint64_t waited_ns = 0;
     for (std::optional<db::RowLockConflict> c; !r.ok() && (c = db::RowLockConflictOf(r.status()));) {
-      if (Cancelled(run_.o.cancel)) break;
+      if (Cancelled(run_.o.cancel)) {
+        r = absl::CancelledError(std::string(db::kCancelMessage));
+        break;  // Ctrl-C ends the wait, not the holder
+      }
       const uint32_t holder = c->holder_sid;
       if (c->wait_limit_s && waited_ns >= uint64_t{*c->wait_limit_s} * 1'000'000'000) {
         r = absl::FailedPreconditionError(fmt::format(
@@ -313,6 +316,9 @@ std::string SessionLoop::RunSteps() {
   if (absl::Status s = Connect(); !s.ok()) return std::string(s.message());
   while (run_.TimeLeft(run_.clock()->NowNanos()) && !Cancelled(run_.o.cancel)) {
     if (absl::Status s = Step(); !s.ok()) {
+      // Ctrl-C stops every session as it ends a wait or a call: no error of
+      // the session's own.
+      if (Cancelled(run_.o.cancel) && s.code() == absl::StatusCode::kCancelled) return "";
       ++summary_.errors;
       return std::string(s.message());  // RaiseError: the child dies
     }

@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <thread>
 
 #include "cellsim/asm/rack.h"
 #include "cellsim/base/units.h"
@@ -613,6 +614,29 @@ TEST(DriverTest, RealClockSessionsFindNoDeadlockWhereThereIsNone) {
   std::unique_ptr<db::Session> s = t.db()->NewSession();
   ASSERT_OK_AND_ASSIGN(db::StatementResult sum, s->Execute("select sum(x) from hot"));
   EXPECT_EQ(sum.result_rows.at(0).at(0), std::to_string(2 * commits));
+}
+
+// Ctrl-C while sessions wait for a row another session holds: the waits
+// end with the run, and no session reports the row lock as its error
+// (before: "stopped: ... ORA-00054 ... cellsim does not wait").
+TEST(DriverTest, CancelEndsRowLockWaitsWithoutAnError) {
+  TestDb t;
+  ASSERT_OK(t.Open(false));
+  SqlDir d;
+  RunOptions o = SeedOptions(3, 30);
+  ASSERT_OK(CreateHotRows(t, &d, &o));
+  std::unique_ptr<db::Session> outside = t.db()->NewSession();
+  ASSERT_OK(outside->Execute("update hot set x = x where id = 1").status());
+  CancelFlag cancel;
+  o.cancel = &cancel;
+  std::thread stopper([&cancel] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    cancel.Cancel();
+  });
+  ASSERT_OK_AND_ASSIGN(RunResult r, RunSqlDir(t.db(), d, o));
+  stopper.join();
+  EXPECT_LT(r.elapsed_s, 5.0);
+  for (const SessionSummary& s : r.sessions) EXPECT_EQ(s.error, "") << "session " << s.sid;
 }
 
 TEST(DriverTest, ASessionErrorStopsThatSessionOnly) {
