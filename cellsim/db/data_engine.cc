@@ -550,7 +550,7 @@ absl::Status DataEngine::Commit(Recorder& rec, SessionData& sd) {
   // The commit record is in the log buffer: the rows are free (as Oracle's
   // commit frees them before its log file sync).
   for (const UndoEntry& u : t.undo) UnlockRow(row_locks, u);
-  Reset(t);
+  EndTransaction(sd);
   // ON COMMIT DELETE ROWS: the session's segments of such GTTs go.
   for (auto it = sd.gtt_segments.begin(); it != sd.gtt_segments.end();) {
     const TableDef* owner = OwnerOf(it->first);  // the GTT, or the GTT of an index
@@ -602,6 +602,81 @@ absl::Status DataEngine::CheckRowLock(const SessionData& sd, const TableDef& t, 
   return st;
 }
 
+void DataEngine::RollbackToKeepingRowLocks(Recorder& rec, SessionData& sd, size_t mark) {
+  std::vector<UndoEntry> locks;
+  for (size_t k = mark; k < sd.txn.undo.size(); ++k) {
+    const UndoEntry& u = sd.txn.undo[k];
+    if (HoldsRowLock(u)) locks.push_back({RowChange::kLock, u.file, u.block, u.slot, {}, u.obj});
+  }
+  RollbackTo(rec, sd, mark);
+  for (UndoEntry& u : locks) {
+    auto held = row_locks.find(RowLockKey(u.file, u.block, u.slot));
+    if (held == row_locks.end()) AddRowUndo(sd, std::move(u));  // (else already kept)
+  }
+}
+
+bool DataEngine::TransactionOpen(const RowLockConflict& c) const {
+  auto it = sessions.find(c.holder_sid);
+  if (it == sessions.end()) return false;
+  const Transaction& t = it->second->txn;
+  return t.active && t.usn == c.usn && t.slot == c.slot && t.wrap == c.sequence;
+}
+
+absl::Status DataEngine::WaitForTransactionEnd(Recorder& rec, SessionData& sd,
+                                               const RowLockConflict& c,
+                                               std::chrono::steady_clock::time_point deadline,
+                                               const CancelFlag* cancel) {
+  // A deadlock: the holder waits, through waiters whose transactions are
+  // still open (a woken waiter's entry lasts until it runs), for sd.
+  std::string chain = fmt::format("session {} waits for session {}", sd.sid, c.holder_sid);
+  for (RowLockConflict next = c; chain.size() < 64 * (row_lock_waiters.size() + 2);) {
+    auto w = row_lock_waiters.find(next.holder_sid);
+    if (w == row_lock_waiters.end() || !TransactionOpen(w->second.on)) break;
+    next = w->second.on;
+    chain += fmt::format(", which waits for session {}", next.holder_sid);
+    if (next.holder_sid == sd.sid) {
+      return absl::FailedPreconditionError(
+          fmt::format("ORA-00060: deadlock detected while waiting for resource ({})", chain));
+    }
+  }
+  const uint64_t t0 = db->clock->NowNanos();
+  row_lock_waiters[sd.sid] = RowLockWaiter{c, t0};
+  absl::Status st;
+  while (TransactionOpen(c)) {
+    if (Cancelled(cancel)) {
+      st = absl::CancelledError(std::string(kCancelMessage));
+      break;
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) {
+      st = absl::DeadlineExceededError("row lock wait limit reached");
+      break;
+    }
+    transaction_ended.WaitFor(&mu, std::min<std::chrono::steady_clock::duration>(
+                                       deadline - now, std::chrono::milliseconds(20)));
+  }
+  row_lock_waiters.erase(sd.sid);
+  const uint64_t t1 = db->clock->NowNanos();
+  RecordRowLockWait(rec, c, t1 - std::min(t1, t0));
+  return st;
+}
+
+void DataEngine::EndTransaction(SessionData& sd) {
+  Reset(sd.txn);
+  transaction_ended.SignalAll();
+}
+
+stats::WaitParams RowLockWaitParams(const RowLockConflict& c) {
+  // P1: the enqueue's name ('T' 'X') and the mode asked (6, exclusive:
+  // V$LOCK's modes), as Oracle packs them (0x54580006).
+  constexpr uint64_t kTxExclusiveNameMode = (uint64_t{'T'} << 24) | (uint64_t{'X'} << 16) | 6;
+  return {kTxExclusiveNameMode, (uint64_t{c.usn} << 16) | c.slot, c.sequence};
+}
+
+void RecordRowLockWait(Recorder& rec, const RowLockConflict& c, uint64_t waited_ns) {
+  rec.Wait(stats::Wait::kEnqTxRowLockContention, waited_ns, RowLockWaitParams(c));
+}
+
 uint32_t DataEngine::ApplyUndo(SessionData& sd, size_t mark) {
   std::vector<UndoEntry>& undo = sd.txn.undo;
   uint32_t logged = 0;
@@ -649,7 +724,7 @@ absl::Status DataEngine::Rollback(Recorder& rec, SessionData& sd) {
   const bool had = t.active && t.perm_begun;
   absl::Status st;
   if (had) st = GenerateRedo(rec, redo::CommitRecord(), 1, redo::RecordKind::kRollback, t);  // its end record
-  Reset(t);
+  EndTransaction(sd);
   return st;
 }
 

@@ -19,6 +19,7 @@
 #ifndef CELLSIM_DB_DATA_ENGINE_H_
 #define CELLSIM_DB_DATA_ENGINE_H_
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -267,6 +268,16 @@ struct DataEngine {
     uint32_t entries = 0;
   };
   std::unordered_map<uint64_t, RowLock> row_locks ABSL_GUARDED_BY(mu);
+  // The sessions waiting in WaitForTransactionEnd (Session::SetRowLockWait),
+  // by sid: the transaction each waits for, and since when (by the clock):
+  // V$LOCK's REQUEST and BLOCK, V$SESSION's BLOCKING_SESSION.
+  struct RowLockWaiter {
+    RowLockConflict on;
+    uint64_t since_ns = 0;
+  };
+  std::map<uint32_t, RowLockWaiter> row_lock_waiters ABSL_GUARDED_BY(mu);
+  // Signalled (all) when a transaction ends: what row-lock waiters wait on.
+  CondVar transaction_ended;
   std::map<uint32_t, uint32_t> file_next_block ABSL_GUARDED_BY(mu);  // bump allocator per data file
   // file -> (start, n)
   std::map<uint32_t, std::vector<std::pair<uint32_t, uint32_t>>> free_extents ABSL_GUARDED_BY(mu);
@@ -478,6 +489,12 @@ struct DataEngine {
   // the first `mark` undo entries (a failed statement leaves no change); when
   // some of them were logged, a record says so, for recovery.
   void RollbackTo(Recorder& rec, SessionData& sd, size_t mark) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // The same for a statement that is to wait for a row lock and run again:
+  // the rows it changed or locked stay locked by sd's transaction (unlogged
+  // lock entries), as an Oracle session keeps the rows it has while it waits
+  // for the next one (so that two such statements deadlock as in Oracle).
+  void RollbackToKeepingRowLocks(Recorder& rec, SessionData& sd, size_t mark)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // Applies and drops the undo entries after `mark`; the number of them whose
   // redo was logged.
   uint32_t ApplyUndo(SessionData& sd, size_t mark) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
@@ -486,14 +503,32 @@ struct DataEngine {
   // open transaction inserted, updated or deleted is that session's until the
   // transaction ends or the statement that changed it is undone. Another
   // session changing it would see its change undone by the holder's
-  // rollback (or undo the holder's by its own), so it is refused instead
-  // (Oracle waits; cellsim has no waits between sessions).
+  // rollback (or undo the holder's by its own), so the statement fails
+  // (ORA-00054, statement-level rollback); a session that waits
+  // (Session::SetRowLockWait) then waits for the holder's transaction to end
+  // (WaitForTransactionEnd) and runs the statement again, as Oracle restarts
+  // a statement whose rows changed under it.
   // A row change of sd's transaction: its undo entry, and its row's lock.
   void AddRowUndo(SessionData& sd, UndoEntry u) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // OK, or ORA-00054 naming the session whose open transaction holds row
   // (file, block, slot) of `t`.
   absl::Status CheckRowLock(const SessionData& sd, const TableDef& t, uint32_t file, uint32_t block,
                             uint16_t slot) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // Whether the transaction `c` names is still open: its session is there
+  // and has that transaction (XID) open.
+  bool TransactionOpen(const RowLockConflict& c) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // Session sd waits (mu released meanwhile) for the transaction `c` names
+  // to end, as Oracle's enq: TX - row lock contention, recorded in `rec`
+  // however the wait ends. OK when it has ended; ORA-00060 (FailedPrecondition)
+  // at once when the holder waits, through other waiters, for sd (a
+  // deadlock: the waits form a cycle the moment the last of them begins, and
+  // that session is told); DeadlineExceeded at `deadline`; Cancelled
+  // (ORA-01013) when `cancel` is set (checked every 20 ms).
+  absl::Status WaitForTransactionEnd(Recorder& rec, SessionData& sd, const RowLockConflict& c,
+                                     std::chrono::steady_clock::time_point deadline,
+                                     const CancelFlag* cancel) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // Ends sd's transaction (Commit, Rollback): a fresh one, its waiters woken.
+  void EndTransaction(SessionData& sd) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   absl::Status FlushLog(Recorder& rec, bool sync) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // LGWR's write of the first `bytes` of the log buffer (whole redo blocks
   // but the last) at the CURRENT log's position in every member of `g`.
@@ -632,6 +667,11 @@ absl::Status CheckSegmentTablespace(DataEngine& e, const std::string& tablespace
 
 // Thread 1's online log groups, by group# (data_engine.cc).
 std::vector<const LogGroup*> Thread1Groups(const FileTable& t);
+// Records that a session waited `waited_ns` for the row lock of the
+// transaction `c` names: one "enq: TX - row lock contention" (P1 TX in mode
+// 6, P2 usn<<16 | slot, P3 sequence), as Oracle's session records it.
+void RecordRowLockWait(Recorder& rec, const RowLockConflict& c, uint64_t waited_ns);
+stats::WaitParams RowLockWaitParams(const RowLockConflict& c);  // those P1-P3
 
 // ALTER DATABASE [NO]ARCHIVELOG, ALTER SYSTEM SWITCH LOGFILE / ARCHIVE LOG
 // CURRENT, ARCHIVE LOG LIST (data_archive.cc).

@@ -1566,9 +1566,99 @@ absl::StatusOr<std::vector<Row>> QueryRows(DataEngine& e, Session::State& s, Ses
   return RunSelectRows(c, sel, cols, out);
 }
 
+namespace {
+
+// Runs the statement once; when it fails, undoes it (statement-level
+// rollback, RollbackToKeepingRowLocks when it is to wait for a row lock).
+absl::Status RunDataStatementOnce(DataEngine& e, Session::State& s, const DataStatement& st,
+                                  DataOutcome* out) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+
+absl::Status WaitForRowLock(DataEngine& e, Session::State& s, const absl::Status& conflict,
+                            const RowLockConflict& c, std::chrono::steady_clock::time_point start)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+
+// What a statement that waited for a row lock until its limit fails with:
+// FOR UPDATE WAIT n's ORA-30006, else the ORA-00054 (its payloads kept, for
+// a caller that waits on).
+absl::Status RowLockWaitExpired(const absl::Status& conflict, const RowLockConflict& c,
+                                std::chrono::steady_clock::duration waited) {
+  const double seconds = std::chrono::duration<double>(waited).count();
+  if (c.wait_limit_s) {
+    return absl::FailedPreconditionError(fmt::format(
+        "ORA-30006: resource busy; acquire with WAIT timeout expired (waited {:.3f} s for "
+        "session {})",
+        seconds, c.holder_sid));
+  }
+  absl::Status st = absl::FailedPreconditionError(fmt::format(
+      "ORA-00054: resource busy and acquire with NOWAIT specified or timeout expired (waited "
+      "{:.3f} s, the session's row-lock wait limit, for a row session {}'s open transaction "
+      "holds)",
+      seconds, c.holder_sid));
+  conflict.ForEachPayload(
+      [&](absl::string_view url, const absl::Cord& payload) { st.SetPayload(url, payload); });
+  return st;
+}
+
+}  // namespace
+
 absl::Status RunDataStatement(Session::State& s, const DataStatement& st, DataOutcome* out) {
   DataEngine& e = EngineOf(*s.db);
   MutexLock lock(&e.mu);
+  // A session that waits for row locks (Session::SetRowLockWait) runs the
+  // statement again each time the transaction holding its row has ended.
+  // The rows it has changed stay locked while it waits; when it fails after
+  // all, they go with it.
+  const auto start = std::chrono::steady_clock::now();
+  const size_t mark = s.data->txn.undo.size();
+  for (;;) {
+    absl::Status status = RunDataStatementOnce(e, s, st, out);
+    const std::optional<RowLockConflict> c = RowLockConflictOf(status);
+    if (!c.has_value() || s.row_lock_wait == kNoRowLockWait) return status;
+    absl::Status waited = WaitForRowLock(e, s, status, *c, start);
+    if (!waited.ok()) {
+      Recorder rec = s.MakeRecorder();
+      e.RollbackTo(rec, *s.data, mark);
+      return waited;
+    }
+    *out = DataOutcome{};
+  }
+}
+
+namespace {
+
+// Session s's wait for the row lock `conflict` (`c`, read from it) names,
+// its statement begun at `start`: OK when the holder's transaction has
+// ended, else the statement's error.
+absl::Status WaitForRowLock(DataEngine& e, Session::State& s, const absl::Status& conflict,
+                            const RowLockConflict& c, std::chrono::steady_clock::time_point start)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  const std::chrono::nanoseconds limit =
+      c.wait_limit_s ? std::chrono::seconds(*c.wait_limit_s) : s.row_lock_wait;
+  const auto deadline = limit >= std::chrono::steady_clock::time_point::max() - start
+                            ? std::chrono::steady_clock::time_point::max()
+                            : start + limit;
+  Recorder rec = s.MakeRecorder();
+  absl::Status waited = e.WaitForTransactionEnd(rec, *s.data, c, deadline, s.cancel);
+  if (absl::IsDeadlineExceeded(waited)) {
+    return RowLockWaitExpired(conflict, c, std::chrono::steady_clock::now() - start);
+  }
+  return waited;
+}
+
+// Statement-level rollback of the statement that failed with `failed`
+// after `mark` (RollbackToKeepingRowLocks when it is to wait and run again).
+void UndoFailedStatement(DataEngine& e, Session::State& s, Recorder& rec,
+                         const absl::Status& failed, size_t mark)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  if (s.row_lock_wait != kNoRowLockWait && RowLockConflictOf(failed).has_value()) {
+    e.RollbackToKeepingRowLocks(rec, *s.data, mark);
+  } else {
+    e.RollbackTo(rec, *s.data, mark);
+  }
+}
+
+absl::Status RunDataStatementOnce(DataEngine& e, Session::State& s, const DataStatement& st,
+                                  DataOutcome* out) {
   SessionData& sd = *s.data;
   Recorder rec = s.MakeRecorder();
   std::set<std::string> nextval;
@@ -1585,7 +1675,7 @@ absl::Status RunDataStatement(Session::State& s, const DataStatement& st, DataOu
       c.locked = *t;
       c.e.mu.AssertHeld();  // c.e is e
       rows = RunSelectRows(c, *sel, nullptr, out);
-      if (!rows.ok()) e.RollbackTo(rec, sd, mark);  // the rows it locked go with it
+      if (!rows.ok()) UndoFailedStatement(e, s, rec, rows.status(), mark);  // the rows it locked go
     } else {
       rows = QueryRows(e, s, sd, rec, &draw, *sel, nullptr, out);
     }
@@ -1599,10 +1689,12 @@ absl::Status RunDataStatement(Session::State& s, const DataStatement& st, DataOu
   absl::Status status = RunDml(e, s, sd, rec, &draw, st, out);
   if (!status.ok() && !std::holds_alternative<Commit>(st) &&
       !std::holds_alternative<Rollback>(st)) {
-    e.RollbackTo(rec, sd, mark);  // statement-level rollback, as Oracle
+    UndoFailedStatement(e, s, rec, status, mark);  // statement-level rollback, as Oracle
   }
   return status;
 }
+
+}  // namespace
 
 absl::Status ScanSelect(DataEngine& e, Session::State& s, SessionData& sd, Recorder& rec,
                         const StatementEnv& stmt, const Select& sel,

@@ -82,28 +82,46 @@ ViewRows UndoStat(DataEngine& e, bool temp) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) 
 // mode (ID1 usn<<16 | slot, ID2 sequence: what an enq: TX wait names in P2
 // and P3) and a TM lock in row-exclusive mode (3) on each table it changed
 // or locked (ID1 the table's object id). CTIME: seconds since the
-// transaction began. Sessions never wait inside cellsim's engine, so no row
-// REQUESTs a lock and BLOCK is 0.
+// transaction began (since the wait began, for a request). A session waiting
+// for a row (Session::SetRowLockWait) REQUESTs the holder's TX in mode 6
+// (LMODE 0), and the holder's TX row says BLOCK 1: Oracle's "who blocks
+// whom" join of V$LOCK to itself on ID1, ID2.
 ViewRows Locks(DataEngine& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   ViewRows r;
   r.columns = {N("SID"),   S("TYPE"),    N("ID1"),   N("ID2"),
                N("LMODE"), N("REQUEST"), N("CTIME"), N("BLOCK")};
   const uint64_t now = e.db->clock->NowNanos();
+  auto seconds_since = [now](uint64_t t) {
+    return Value::Num(static_cast<double>((now - std::min(now, t)) / 1'000'000'000));
+  };
+  auto tx_id1 = [](uint32_t usn, uint32_t slot) {
+    return Value::Num(static_cast<double>((uint64_t{usn} << 16) | slot));
+  };
   for (auto& [sid, sd] : e.sessions) {
     const Transaction& t = sd->txn;
     if (!t.active) continue;
-    const double ctime = static_cast<double>((now - std::min(now, t.start_ns)) / 1'000'000'000);
-    const uint32_t holder = sid;  // (a structured binding: not capturable in C++20)
-    auto add = [&](const char* type, double id1, double id2, double mode) {
-      r.rows.push_back({Value::Num(holder), Value::Str(type), Value::Num(id1), Value::Num(id2),
-                        Value::Num(mode), Value::Num(0), Value::Num(ctime), Value::Num(0)});
-    };
+    const Value holder = Value::Num(sid);
+    const Value ctime = seconds_since(t.start_ns);
     std::set<uint32_t> tables;
     for (const UndoEntry& u : t.undo) {
       if (!u.index) tables.insert(u.obj);
     }
-    for (uint32_t obj : tables) add("TM", obj, 0, 3);
-    if (t.perm_begun) add("TX", static_cast<double>((uint64_t{t.usn} << 16) | t.slot), t.wrap, 6);
+    for (uint32_t obj : tables) {
+      r.rows.push_back({holder, Value::Str("TM"), Value::Num(obj), Value::Num(0), Value::Num(3),
+                        Value::Num(0), ctime, Value::Num(0)});
+    }
+    if (!t.perm_begun) continue;
+    bool blocks = false;
+    for (const auto& [waiter, w] : e.row_lock_waiters) {
+      blocks |= w.on.holder_sid == sid && e.TransactionOpen(w.on);
+    }
+    r.rows.push_back({holder, Value::Str("TX"), tx_id1(t.usn, t.slot), Value::Num(t.wrap),
+                      Value::Num(6), Value::Num(0), ctime, Value::Num(blocks ? 1 : 0)});
+  }
+  for (const auto& [waiter, w] : e.row_lock_waiters) {
+    r.rows.push_back({Value::Num(waiter), Value::Str("TX"), tx_id1(w.on.usn, w.on.slot),
+                      Value::Num(w.on.sequence), Value::Num(0), Value::Num(6),
+                      seconds_since(w.since_ns), Value::Num(0)});
   }
   return r;
 }
@@ -483,10 +501,60 @@ ViewRows EventNames() {
   return r;
 }
 
+// V$SESSION: each session; ACTIVE when in a call (the one asking, and a
+// session waiting for a row lock), else INACTIVE. EVENT, WAIT_CLASS, STATE
+// and SECONDS_IN_WAIT: the wait it is in (a row lock's, STATE WAITING, with
+// BLOCKING_SESSION its holder), else its last wait (WAITED KNOWN TIME or
+// WAITED SHORT TIME; all null before its first).
+// Session `sid`'s wait for a row lock, if it is in one.
+const DataEngine::RowLockWaiter* RowLockWaitOf(DataEngine& e, uint32_t sid)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  auto it = e.row_lock_waiters.find(sid);
+  return it != e.row_lock_waiters.end() && e.TransactionOpen(it->second.on) ? &it->second
+                                                                             : nullptr;
+}
+
+ViewRows Sessions(DataEngine& e, SessionData& self) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  ViewRows r;
+  r.columns = {N("SID"),   S("USERNAME"),        S("STATUS"),          S("EVENT"),
+               S("WAIT_CLASS"), S("STATE"), N("SECONDS_IN_WAIT"), N("BLOCKING_SESSION")};
+  const uint64_t now = e.db->clock->NowNanos();
+  const std::string_view row_lock = stats::kWaitTable[static_cast<size_t>(
+      stats::Wait::kEnqTxRowLockContention)].name;
+  for (auto& [sid, other] : e.sessions) {
+    if (const DataEngine::RowLockWaiter* w = RowLockWaitOf(e, sid)) {
+      r.rows.push_back({Value::Num(sid), Value::Str("CELLSIM"), Value::Str("ACTIVE"),
+                        Value::Str(std::string(row_lock)), Value::Str("Application"),
+                        Value::Str("WAITING"),
+                        Value::Num(static_cast<double>((now - std::min(now, w->since_ns)) /
+                                                       1'000'000'000)),
+                        Value::Num(w->on.holder_sid)});
+      continue;
+    }
+    Row row{Value::Num(sid), Value::Str("CELLSIM"),
+            Value::Str(other == &self ? "ACTIVE" : "INACTIVE")};
+    const std::vector<stats::WaitEvent> last = other->session->wait_history.Last();
+    if (last.empty()) {
+      row.insert(row.end(), {Value::Null(), Value::Null(), Value::Null(), Value::Null()});
+    } else {
+      const stats::WaitInfo& info = stats::kWaitTable[static_cast<size_t>(last.front().event)];
+      const bool known = last.front().ns >= 10'000'000;  // a hundredth of a second or more
+      row.insert(row.end(), {Value::Str(std::string(info.name)),
+                             Value::Str(std::string(stats::WaitClassName(info.wait_class))),
+                             Value::Str(known ? "WAITED KNOWN TIME" : "WAITED SHORT TIME"),
+                             Value::Num(0)});
+    }
+    row.push_back(Value::Null());
+    r.rows.push_back(std::move(row));
+  }
+  return r;
+}
+
 // V$SESSION_WAIT_HISTORY (`history`: each session's last 10 waits, SEQ# 1 the
-// newest) or V$SESSION_WAIT (each session's last wait; a session is never
-// seen inside a wait here, so STATE is WAITED KNOWN TIME or WAITED SHORT
-// TIME). A session shows once it has run a data statement and waited.
+// newest) or V$SESSION_WAIT (each session's wait: the row lock it is waiting
+// for, STATE WAITING, WAIT_TIME 0 and WAIT_TIME_MICRO the time so far; else
+// its last wait, WAITED KNOWN TIME or WAITED SHORT TIME). A session shows
+// once it has run a data statement and waited.
 ViewRows WaitRows(DataEngine& e, bool history) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   ViewRows r;
   if (history) {
@@ -499,8 +567,17 @@ ViewRows WaitRows(DataEngine& e, bool history) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.m
                  N("WAIT_TIME"), S("STATE"), N("WAIT_TIME_MICRO"),
                  N("TIME_SINCE_LAST_WAIT_MICRO"), N("CON_ID")};
   }
+  const uint64_t now = e.db->clock->NowNanos();
   for (auto& [sid, other] : e.sessions) {
-    const std::vector<stats::WaitEvent> last = other->session->wait_history.Last();
+    std::vector<stats::WaitEvent> last = other->session->wait_history.Last();
+    const DataEngine::RowLockWaiter* in_wait = history ? nullptr : RowLockWaitOf(e, sid);
+    if (in_wait != nullptr) {
+      last.insert(last.begin(),
+                  stats::WaitEvent{.event = stats::Wait::kEnqTxRowLockContention,
+                                   .params = RowLockWaitParams(in_wait->on),
+                                   .ns = now - std::min(now, in_wait->since_ns),
+                                   .seq = (last.empty() ? 0 : last.front().seq) + 1});
+    }
     for (size_t k = 0; k < (history ? last.size() : std::min<size_t>(1, last.size())); ++k) {
       const stats::WaitEvent& w = last[k];
       const stats::WaitInfo& info = stats::kWaitTable[static_cast<size_t>(w.event)];
@@ -521,8 +598,10 @@ ViewRows WaitRows(DataEngine& e, bool history) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.m
                         ParamRaw(w.params.p1), ParamText(info.p2), num_p2, ParamRaw(w.params.p2),
                         ParamText(info.p3), num_p3, ParamRaw(w.params.p3),
                         Value::Str(std::string(stats::WaitClassName(info.wait_class))),
-                        Value::Num(cs > 0 ? cs : -1),
-                        Value::Str(cs > 0 ? "WAITED KNOWN TIME" : "WAITED SHORT TIME"),
+                        Value::Num(in_wait != nullptr ? 0 : cs > 0 ? cs : -1),
+                        Value::Str(in_wait != nullptr ? "WAITING"
+                                   : cs > 0           ? "WAITED KNOWN TIME"
+                                                      : "WAITED SHORT TIME"),
                         Micro(w.ns), Micro(w.since_last_ns), Value::Num(0)});
     }
   }
@@ -565,14 +644,7 @@ std::optional<ViewRows> BuildView(DataEngine& e, SessionData& sd, const std::str
     for (Row& row : r.rows) row.pop_back();
     return r;
   }
-  if (name == "V$SESSION") {
-    ViewRows r;
-    r.columns = {N("SID"), S("USERNAME"), S("STATUS")};
-    for (auto& [sid, other] : e.sessions) {
-      r.rows.push_back({Value::Num(sid), Value::Str("CELLSIM"), Value::Str("ACTIVE")});
-    }
-    return r;
-  }
+  if (name == "V$SESSION") return Sessions(e, sd);
   if (name == "V$PARAMETER") {
     ViewRows r;
     r.columns = {N("NUM"), S("NAME"), N("TYPE"), S("VALUE"), S("ISDEFAULT"), S("ISSES_MODIFIABLE"),

@@ -5,6 +5,7 @@
 #define CELLSIM_DB_DATABASE_STATE_H_
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
@@ -70,6 +71,7 @@ struct Session::State {
   ProgressCallback progress;
   std::shared_ptr<internal::SessionData> data;  // transaction, GTT segments (data_engine.h)
   const CancelFlag* cancel = nullptr;  // SetCancelFlag
+  std::chrono::nanoseconds row_lock_wait = kNoRowLockWait;  // SetRowLockWait
   // Time statistics are centiseconds: keep the exact sums and add the
   // difference of their roundings, so no fraction is lost across statements.
   uint64_t cpu_ns = 0, db_time_ns = 0;

@@ -87,6 +87,9 @@ stats::WaitValues Session::Waits() const { return s_->waits.Snapshot(); }
 bool Session::cell_fast_file_create() const { return s_->cell_fast_file_create; }
 bool Session::fast_file_create_metadata() const { return s_->fast_file_create_metadata; }
 void Session::SetCancelFlag(const CancelFlag* flag) { s_->cancel = flag; }
+void Session::SetRowLockWait(std::chrono::nanoseconds limit) {
+  s_->row_lock_wait = std::max(limit, kNoRowLockWait);
+}
 
 void Session::SetProgressCallback(ProgressCallback callback) {
   s_->progress = std::move(callback);
@@ -110,10 +113,6 @@ void AddTimes(Session::State& s, internal::Recorder& rec, uint64_t cpu_ns, uint6
   s.cpu_cs = cpu_cs;
   s.db_time_cs = db_cs;
 }
-
-// P1 of enq: TX waits: the enqueue's name ('T' 'X') and the mode asked
-// (6, exclusive: V$LOCK's modes), as Oracle packs them (0x54580006).
-constexpr uint64_t kTxExclusiveNameMode = (uint64_t{'T'} << 24) | (uint64_t{'X'} << 16) | 6;
 
 absl::Status SetParameter(Session::State& s, const db::SetParameter& p) {
   const std::string name = absl::AsciiStrToLower(p.name);
@@ -295,8 +294,7 @@ absl::StatusOr<stats::WaitEvent> Session::RecordRowLockWait(const absl::Status& 
   }
   State& s = *s_;
   internal::Recorder rec = s.MakeRecorder();
-  rec.Wait(stats::Wait::kEnqTxRowLockContention, waited_ns,
-           {kTxExclusiveNameMode, (uint64_t{c->usn} << 16) | c->slot, c->sequence});
+  internal::RecordRowLockWait(rec, *c, waited_ns);
   AddTimes(s, rec, 0, waited_ns);
   return s.wait_history.Last().front();
 }

@@ -35,6 +35,7 @@
 #ifndef CELLSIM_DB_DATABASE_H_
 #define CELLSIM_DB_DATABASE_H_
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -222,9 +223,10 @@ inline constexpr std::string_view kCancelMessage =
 
 // The payload (absl::Status::GetPayload) of the ORA-00054 a statement gets
 // when it would change a row another session's open transaction holds: that
-// session's sid, in decimal. Oracle would make the statement wait; a caller
-// that wants that runs it again once the holder's transaction has ended
-// (the sqlrun driver does).
+// session's sid, in decimal. Oracle would make the statement wait: a session
+// does too when told to (Session::SetRowLockWait); else the caller that
+// wants it runs the statement again once the holder's transaction has ended
+// (the sqlrun driver does, in its modelled time).
 inline constexpr char kRowLockHolderPayload[] = "cellsim.row_lock_holder";
 // And the holder's transaction, "usn.slot.sequence" in decimal (V$TRANSACTION
 // XIDUSN, XIDSLOT, XIDSQN): what Session::RecordRowLockWait names.
@@ -245,6 +247,11 @@ struct RowLockConflict {
 // nullopt when `st` is no ORA-00054 of a locked row to be waited for (any
 // other error, or FOR UPDATE NOWAIT's).
 std::optional<RowLockConflict> RowLockConflictOf(const absl::Status& st);
+
+// Session::SetRowLockWait's limits: no wait (the default), and Oracle's
+// (wait until the holder's transaction ends, however long).
+inline constexpr std::chrono::nanoseconds kNoRowLockWait{0};
+inline constexpr std::chrono::nanoseconds kRowLockWaitForever = std::chrono::nanoseconds::max();
 
 class Session;
 
@@ -337,8 +344,28 @@ class Session {
   stats::StatValues Stats() const;
   stats::WaitValues Waits() const;
 
-  // For a caller that waits for row locks itself (cellsim's engine does not
-  // wait: Execute returns ORA-00054 with kRowLockHolderPayload): records that
+  // How long a statement of this session waits for a row another session's
+  // open transaction holds (each statement, in all; SELECT ... FOR UPDATE
+  // WAIT n waits n seconds instead, NOWAIT not at all). kNoRowLockWait, the
+  // default: Execute returns that ORA-00054 at once (RowLockConflictOf reads
+  // it) for the caller to wait as it likes. Otherwise the statement's changes
+  // are undone and it waits, as Oracle's session, for the holder's
+  // transaction to end ("enq: TX - row lock contention": in the statement's
+  // waits and wait_events, V$LOCK REQUEST 6, V$SESSION BLOCKING_SESSION),
+  // then runs again from its start, seeing what the holder committed.
+  // It fails with ORA-00060 (deadlock detected) when the holder waits for
+  // this session, directly or through others, the moment the wait would
+  // close the cycle (the statement undone, the transaction left open, as in
+  // Oracle); with the ORA-00054 past `limit`; with ORA-30006 past FOR
+  // UPDATE WAIT n; with ORA-01013 when the cancel flag is set. The time is
+  // the database's Clock; the limits are wall time. Waiting needs the
+  // holder to run on another thread (one thread driving two sessions that
+  // wait for each other would wait until `limit`). Thread-compatible.
+  void SetRowLockWait(std::chrono::nanoseconds limit);
+
+  // For a caller that waits for row locks itself (the engine does not wait
+  // unless SetRowLockWait says so: Execute returns ORA-00054 with
+  // kRowLockHolderPayload): records that
   // this session waited `waited_ns`, ending now, for the row lock `conflict`
   // (that ORA-00054) names, as Oracle's session would have: one
   // "enq: TX - row lock contention" wait (wait class Application; P1
