@@ -37,6 +37,7 @@ using lab::RackEnv;
 using lab::SnapshotAsm;
 using lab::SqlPlusElapsed;
 using lab::SqlPlusFeedback;
+using lab::SqlPlusResult;
 using lab::ToReportResult;
 using lab::ToTkprof;
 

@@ -47,42 +47,6 @@ struct SqlArgs {
   RackOptions rack;
 };
 
-// A query's rows as SQL*Plus lays them out: headings, dashes, one line per
-// row (numbers right-aligned), a blank line, then the feedback line
-// (SQL*Plus's FEEDBACK 6: "n rows selected." from 6 rows on).
-void PrintQueryResult(std::ostream& out, const db::StatementResult& r) {
-  const size_t n = r.headings.size();
-  std::vector<size_t> width(n);
-  for (size_t i = 0; i < n; ++i) {
-    width[i] = r.headings[i].size();
-    for (const auto& row : r.result_rows) width[i] = std::max(width[i], row[i].size());
-  }
-  auto line = [&](const std::vector<std::string>& cells, bool dashes) {
-    std::string l;
-    for (size_t i = 0; i < n; ++i) {
-      if (i > 0) l += ' ';
-      const bool right = i < r.numeric_columns.size() && r.numeric_columns[i];
-      l += dashes ? std::string(width[i], '-')
-                  : right ? fmt::format("{:>{}}", cells[i], width[i])
-                          : fmt::format("{:<{}}", cells[i], width[i]);
-    }
-    while (!l.empty() && l.back() == ' ') l.pop_back();
-    out << l << "\n";
-  };
-  if (!r.result_rows.empty()) {
-    out << "\n";
-    line(r.headings, false);
-    line(r.headings, true);
-    for (const auto& row : r.result_rows) line(row, false);
-  }
-  const bool select = r.kind == "SELECT";
-  if (r.feedback.empty() || (select && !r.result_rows.empty() && r.result_rows.size() < 6)) {
-    out << "\n";
-  } else {
-    out << (r.result_rows.empty() && !r.headings.empty() ? "" : "\n") << r.feedback << "\n";
-  }
-}
-
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
   if (path == "-") {  // standard input, as SQL*Plus reads `sqlplus ... < script.sql`
     std::stringstream ss;
@@ -411,15 +375,7 @@ void RunStatements(db::Session& session, std::vector<std::string>& statements,
       }
       continue;
     }
-    if (!r->feedback.empty() || !r->headings.empty()) {
-      PrintQueryResult(feedback, *r);
-      feedback << fmt::format("Elapsed: {}\n", SqlPlusElapsed(r->elapsed_ns));
-    } else {
-      feedback << fmt::format("{}  Elapsed: {}{}\n", SqlPlusFeedback(r->kind),
-                              SqlPlusElapsed(r->elapsed_ns),
-                              r->path.empty() ? "" : fmt::format("  ({} path)", r->path));
-    }
-    feedback << std::flush;  // a harness or a pipe sees each acknowledgement at once
+    feedback << SqlPlusResult(*r) << std::flush;  // a harness or a pipe sees each acknowledgement at once
     if (a.report == "json") std::cout << report::StatementJson(ToReportResult(*r)) << "\n";
     const bool dml = r->kind == "INSERT" || r->kind == "UPDATE" || r->kind == "DELETE" ||
                      r->kind == "MERGE";

@@ -1,6 +1,9 @@
 #include "cellsim/lab/env.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "fmt/format.h"
 
@@ -284,6 +287,45 @@ std::string SqlPlusFeedback(std::string_view kind) {
   if (starts("ALTER SESSION")) return "Session altered.";
   if (starts("ALTER DISKGROUP")) return "Diskgroup altered.";
   return "Statement processed.";
+}
+
+std::string SqlPlusResult(const db::StatementResult& r) {
+  if (r.feedback.empty() && r.headings.empty()) {
+    return fmt::format("{}  Elapsed: {}{}\n", SqlPlusFeedback(r.kind), SqlPlusElapsed(r.elapsed_ns),
+                       r.path.empty() ? "" : fmt::format("  ({} path)", r.path));
+  }
+  std::string out;
+  const size_t n = r.headings.size();
+  std::vector<size_t> width(n);
+  for (size_t i = 0; i < n; ++i) {
+    width[i] = r.headings[i].size();
+    for (const auto& row : r.result_rows) width[i] = std::max(width[i], row[i].size());
+  }
+  auto line = [&](const std::vector<std::string>& cells, bool dashes) {
+    std::string l;
+    for (size_t i = 0; i < n; ++i) {
+      if (i > 0) l += ' ';
+      const bool right = i < r.numeric_columns.size() && r.numeric_columns[i];
+      l += dashes  ? std::string(width[i], '-')
+           : right ? fmt::format("{:>{}}", cells[i], width[i])
+                   : fmt::format("{:<{}}", cells[i], width[i]);
+    }
+    while (!l.empty() && l.back() == ' ') l.pop_back();
+    out += l + "\n";
+  };
+  if (!r.result_rows.empty()) {
+    out += "\n";
+    line(r.headings, false);
+    line(r.headings, true);
+    for (const auto& row : r.result_rows) line(row, false);
+  }
+  const bool select = r.kind == "SELECT";
+  if (r.feedback.empty() || (select && !r.result_rows.empty() && r.result_rows.size() < 6)) {
+    out += "\n";
+  } else {
+    out += (r.result_rows.empty() && !r.headings.empty() ? "" : "\n") + r.feedback + "\n";
+  }
+  return out + fmt::format("Elapsed: {}\n", SqlPlusElapsed(r.elapsed_ns));
 }
 
 std::string SqlPlusElapsed(uint64_t elapsed_ns) {

@@ -120,11 +120,7 @@ absl::StatusOr<std::string> Lab::Asmcmd(std::string_view command) {
   return lab::RunAsmcmdCommand(*c, *s_->env.rack, &s_->asm_cwd, {});
 }
 
-std::string Lab::Feedback(const db::StatementResult& r) {
-  return fmt::format("{}  Elapsed: {}{}\n", lab::SqlPlusFeedback(r.kind),
-                     lab::SqlPlusElapsed(r.elapsed_ns),
-                     r.path.empty() ? "" : fmt::format("  ({} path)", r.path));
-}
+std::string Lab::Feedback(const db::StatementResult& r) { return lab::SqlPlusResult(r); }
 
 std::string Lab::Tkprof(const std::vector<db::StatementResult>& results) {
   std::vector<report::TkprofStatement> t;

@@ -103,7 +103,8 @@ class Lab {
   [[nodiscard]] absl::StatusOr<std::string> Asmcmd(std::string_view command);
 
   // Reports of statement results, as `cellsim sql` prints them:
-  // "Database altered.  Elapsed: 00:00:05.09  (fast path)\n"
+  // "Database altered.  Elapsed: 00:00:05.09  (fast path)\n", or a query's
+  // rows in SQL*Plus's layout then "Elapsed: ..." (lab::SqlPlusResult).
   static std::string Feedback(const db::StatementResult& result);
   // tkprof's blocks for the statements.
   static std::string Tkprof(const std::vector<db::StatementResult>& results);

@@ -46,6 +46,12 @@ TEST(LabTest, RunsSqlCellCliAndAsmcmdWithReports) {
   EXPECT_THAT(Lab::Feedback(r), HasSubstr("Database altered.  Elapsed: 00:00:"));
   EXPECT_THAT(Lab::Feedback(r), HasSubstr("(fast path)"));
   EXPECT_THAT(Lab::Tkprof({r}), HasSubstr("alter database add logfile"));
+  // A query's rows and a DML's feedback, as `cellsim sql` prints them.
+  ASSERT_OK_AND_ASSIGN(db::StatementResult q, lab->Sql("select group#, status from v$log where group# = 5"));
+  EXPECT_THAT(Lab::Feedback(q), ::testing::StartsWith("\nGROUP# STATUS\n------ ------\n     5 UNUSED\n\n"
+                                                     "Elapsed: 00:00:"));
+  ASSERT_OK_AND_ASSIGN(db::StatementResult commit, lab->Sql("commit"));
+  EXPECT_THAT(Lab::Feedback(commit), ::testing::StartsWith("\nCommit complete.\nElapsed: 00:00:"));
   ASSERT_OK_AND_ASSIGN(auto back, report::ParseStatementJson(Lab::Json(r)));
   EXPECT_EQ(back.path, "fast");
   ASSERT_OK_AND_ASSIGN(std::string mystats, lab->Mystats("l=cell"));

@@ -160,6 +160,13 @@ report::AsmSnapshot SnapshotAsm(const asmgr::Rack& rack);
 std::string SqlPlusFeedback(std::string_view kind);
 // SQL*Plus's `set timing on` line body: "00:00:05.09".
 std::string SqlPlusElapsed(uint64_t elapsed_ns);
+// What SQL*Plus (with `set timing on`) prints for a statement's result: a
+// query's rows laid out (headings, dashes, one line per row, numbers
+// right-aligned, then "n rows selected." from 6 rows on: FEEDBACK 6) or a
+// data statement's feedback ("1 row updated.", "Commit complete."), then
+// "Elapsed: ..."; else "Database altered.  Elapsed: 00:00:05.09  (fast
+// path)". What `cellsim sql` prints and Lab::Feedback returns.
+std::string SqlPlusResult(const db::StatementResult& r);
 
 }  // namespace cellsim::lab
 
