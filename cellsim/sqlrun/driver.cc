@@ -48,6 +48,9 @@ struct Shared {
 // at most that).
 constexpr uint64_t kRowLockPollNs = 1'000'000;
 constexpr uint64_t kRowLockPollMaxNs = 8'000'000;
+// Under the real clock sessions wait in the engine (ExecuteWaitingForRowLocks)
+// until the run's end and this long more.
+constexpr uint64_t kRealClockRowLockGraceNs = 10'000'000'000;
 
 struct RunContext {
   db::Database* db;
@@ -145,7 +148,8 @@ class SessionLoop {
   }
 
   // Executes `sql` (its turn at `t` taken); while it fails on a row another
-  // session's open transaction holds, waits as Oracle's session would (enq:
+  // session's open transaction holds (under the real clock: past the
+  // engine's own wait, set below), waits as Oracle's session would (enq:
   // TX - row lock contention): its turn again a poll later, then the
   // statement again, until the holder's transaction ends. Each poll's wait is
   // the session's enq: TX wait (in its waits and DB time, and in the trace
@@ -156,6 +160,16 @@ class SessionLoop {
   // by the end of their last step). SELECT ... FOR UPDATE WAIT n waits n
   // seconds at most, then fails with ORA-30006 as Oracle's does.
   absl::StatusOr<db::StatementResult> ExecuteWaitingForRowLocks(const std::string& sql, uint64_t t) {
+    if (!run_.pacer.simulated()) {
+      // Under the real clock the session waits in the engine, as Oracle's
+      // does: one enq: TX wait per wait, woken by the holder's commit,
+      // deadlocks found the moment they close (db::Session::SetRowLockWait).
+      // Up to the run's end and kRealClockRowLockGraceNs more (a holder of
+      // the run ends its transaction with its last step); then the loop
+      // below, which gives up on a holder outside the run.
+      const uint64_t left = run_.deadline_ns - std::min(run_.deadline_ns, t);
+      session_->SetRowLockWait(std::chrono::nanoseconds(left + kRealClockRowLockGraceNs));
+    }
     absl::StatusOr<db::StatementResult> r = session_->Execute(sql);
     uint64_t poll = kRowLockPollNs;
     std::vector<stats::WaitEvent> lock_waits;
@@ -265,6 +279,9 @@ class SessionLoop {
 // parameters.conf, current_schema, tracing, the tsunami wait.
 absl::Status SessionLoop::Connect() {
   session_ = run_.db->NewSession();
+  // Ctrl-C ends a real-clock session's wait in the engine (ORA-01013, an
+  // interruption, not an error of the run).
+  if (!run_.pacer.simulated()) session_->SetCancelFlag(run_.o.cancel);
   summary_.sid = session_->sid();
   baseline_ = session_->Stats();
   Publish(true);

@@ -616,6 +616,43 @@ TEST(DriverTest, RealClockSessionsFindNoDeadlockWhereThereIsNone) {
   EXPECT_EQ(sum.result_rows.at(0).at(0), std::to_string(2 * commits));
 }
 
+// Under the real clock a session waits in the engine, as Oracle's: one enq:
+// TX wait for a holder's transaction however long it lasts, ended by its
+// commit (the driver's polls, 1-8 ms each, recorded a dozen for this one).
+TEST(DriverTest, RealClockSessionsWaitInTheEngineOncePerHolder) {
+  TestDb t;
+  ASSERT_OK(t.Open(false));
+  SqlDir d;
+  RunOptions o = SeedOptions(1, 2);  // a window of (1, 2] s: the hold ends inside it
+  ASSERT_OK(CreateHotRows(t, &d, &o));
+  o.tx_behavior = TxBehavior::kCommit;
+  std::unique_ptr<db::Session> outside = t.db()->NewSession();
+  ASSERT_OK(outside->Execute("update hot set x = 100 where id = 1").status());
+  const stats::WaitValue before = t.db()->SystemWaits()[stats::Wait::kEnqTxRowLockContention];
+  std::unique_ptr<db::Session> monitor = t.db()->NewSession();
+  std::thread committer([&outside, &monitor] {
+    // Once the run's session waits (V$LOCK shows its request), 100 ms more.
+    for (int i = 0; i < 2000; ++i) {
+      absl::StatusOr<db::StatementResult> r =
+          monitor->Execute("select count(*) from v$lock where request > 0");
+      if (r.ok() && r->result_rows.at(0).at(0) == "1") break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_OK(outside->Execute("commit").status());
+  });
+  ASSERT_OK_AND_ASSIGN(RunResult r, RunSqlDir(t.db(), d, o));
+  committer.join();
+  const int64_t commits = CommitsWithoutErrors(r);
+  EXPECT_GT(commits, 0);
+  const stats::WaitValue after = t.db()->SystemWaits()[stats::Wait::kEnqTxRowLockContention];
+  EXPECT_EQ(after.count - before.count, 1);
+  EXPECT_GE(after.total_ns - before.total_ns, 100'000'000u);
+  std::unique_ptr<db::Session> s = t.db()->NewSession();
+  ASSERT_OK_AND_ASSIGN(db::StatementResult sum, s->Execute("select sum(x) from hot"));
+  EXPECT_EQ(sum.result_rows.at(0).at(0), std::to_string(100 + 2 * commits));  // two updates a commit
+}
+
 // Ctrl-C while sessions wait for a row another session holds: the waits
 // end with the run, and no session reports the row lock as its error
 // (before: "stopped: ... ORA-00054 ... cellsim does not wait").
