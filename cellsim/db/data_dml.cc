@@ -403,6 +403,27 @@ using RowRewrite = std::function<absl::StatusOr<std::optional<Row>>(const Row&)>
 // `merged` (MERGE): the rows earlier calls of this statement changed, where
 // they are now; this call adds its own, and a row it matches that is already
 // there is ORA-30926 (a target row joined to two source rows).
+// For ChangeRows: whether row `at` of `t` (its block's bytes in `hb`) is one
+// another open transaction changed, which the statement then finds as
+// committed (CommittedView; one it inserted it does not see) and leaves
+// alone; unless it is a row the statement changes: then the ORA-00054 of
+// its holder, for the statement to wait (as Oracle's consistent read of the
+// row, then its current get, waits).
+absl::StatusOr<bool> AnotherTransactionsRow(Dml& d, CommittedView& view, const TableDef& t,
+                                            const HeapBlock& hb, const IndexRowId& at,
+                                            const RowVisitor& match)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
+  bool rebuilt = false;
+  std::optional<absl::Span<const uint8_t>> seen = view.Row(hb, at.file, at.block, at.slot, &rebuilt);
+  if (!rebuilt) return false;
+  if (!seen.has_value()) return true;
+  d.rec.Add(stats::Stat::kDataBlocksConsistentReadsUndoRecordsApplied, 1);
+  absl::StatusOr<bool> m = match(DecodeRow(t.columns, *seen));
+  if (!m.ok()) return m.status();
+  if (!*m) return true;
+  return d.e.CheckRowLock(d.sd, t, at.file, at.block, at.slot);
+}
+
 absl::StatusOr<int64_t> ChangeRows(Dml& d, TableDef& t, const RowVisitor& match,
                                    const RowRewrite& change /* nullopt: delete */,
                                    std::set<std::pair<uint32_t, uint16_t>>* merged = nullptr)
@@ -419,6 +440,7 @@ absl::StatusOr<int64_t> ChangeRows(Dml& d, TableDef& t, const RowVisitor& match,
   std::set<std::pair<uint32_t, uint16_t>> moved;
   // Unique keys an update wrote, checked at the statement's end.
   std::vector<std::pair<IndexDef*, std::vector<uint8_t>>> unique_keys;
+  CommittedView view(d.e, d.sd);
   for (uint32_t b : blocks) {
     // Ctrl-C: the statement stops between blocks and undoes itself (ORA-01013).
     if (Cancelled(d.s.cancel)) return absl::CancelledError(std::string(kCancelMessage));
@@ -427,6 +449,12 @@ absl::StatusOr<int64_t> ChangeRows(Dml& d, TableDef& t, const RowVisitor& match,
       if (moved.count({b, slot}) != 0) continue;
       CachedBlock& cb = d.e.Block(seg->file_number, b);
       HeapBlock hb(absl::MakeSpan(cb.bytes));
+      if (!view.trivial() && !t.temporary) {
+        absl::StatusOr<bool> others =
+            AnotherTransactionsRow(d, view, t, hb, IndexRowId{seg->file_number, b, slot}, match);
+        if (!others.ok()) return others.status();
+        if (*others) continue;
+      }
       if (!hb.live(slot)) continue;
       const std::vector<uint8_t> old_bytes(hb.RowBytes(slot).begin(), hb.RowBytes(slot).end());
       const Row old = DecodeRow(t.columns, old_bytes);

@@ -615,6 +615,71 @@ void DataEngine::RollbackToKeepingRowLocks(Recorder& rec, SessionData& sd, size_
   }
 }
 
+CommittedView::CommittedView(DataEngine& e, const SessionData& reader) : e_(e), reader_(reader) {
+  for (const auto& [sid, sd] : e.sessions) {
+    others_ |= sid != reader.sid && sd->txn.active && sd->txn.perm_begun;
+  }
+}
+
+const UndoEntry* CommittedView::FirstChange(uint32_t holder, uint64_t key) {
+  e_.mu.AssertHeld();
+  auto built = first_change_.find(holder);
+  if (built == first_change_.end()) {
+    built = first_change_.emplace(holder, std::unordered_map<uint64_t, const UndoEntry*>{}).first;
+    if (auto s = e_.sessions.find(holder); s != e_.sessions.end()) {
+      for (const UndoEntry& u : s->second->txn.undo) {
+        if (HoldsRowLock(u) && u.op != RowChange::kLock) {
+          built->second.emplace(RowLockKey(u.file, u.block, u.slot), &u);  // the oldest stays
+        }
+      }
+    }
+  }
+  auto it = built->second.find(key);
+  return it == built->second.end() ? nullptr : it->second;
+}
+
+std::optional<absl::Span<const uint8_t>> CommittedView::Row(const HeapBlock& hb, uint32_t file,
+                                                            uint32_t block, uint16_t slot,
+                                                            bool* rebuilt) {
+  e_.mu.AssertHeld();
+  *rebuilt = false;
+  const auto stored = [&]() -> std::optional<absl::Span<const uint8_t>> {
+    if (!hb.live(slot)) return std::nullopt;
+    return hb.RowBytes(slot);
+  };
+  if (!others_) return stored();
+  const uint64_t key = RowLockKey(file, block, slot);
+  auto lock = e_.row_locks.find(key);
+  if (lock == e_.row_locks.end() || lock->second.sid == reader_.sid) return stored();
+  const UndoEntry* first = FirstChange(lock->second.sid, key);
+  if (first == nullptr) return stored();  // only locked (FOR UPDATE)
+  *rebuilt = true;
+  switch (first->op) {
+    case RowChange::kInsert:
+      return std::nullopt;
+    case RowChange::kUpdate:
+      return absl::MakeConstSpan(first->before);
+    case RowChange::kDelete:
+    case RowChange::kLock:
+      break;
+  }
+  // Deleted: a deleted row keeps its bytes.
+  if (!first->before.empty()) return absl::MakeConstSpan(first->before);
+  return slot < hb.rows() ? std::optional<absl::Span<const uint8_t>>(hb.RowBytes(slot)) : std::nullopt;
+}
+
+bool CommittedView::ChangedByOthers(uint32_t obj) {
+  e_.mu.AssertHeld();
+  if (!others_) return false;
+  for (const auto& [sid, sd] : e_.sessions) {
+    if (sid == reader_.sid || !sd->txn.active) continue;
+    for (const UndoEntry& u : sd->txn.undo) {
+      if (HoldsRowLock(u) && u.op != RowChange::kLock && u.obj == obj) return true;
+    }
+  }
+  return false;
+}
+
 bool DataEngine::TransactionOpen(const RowLockConflict& c) const {
   auto it = sessions.find(c.holder_sid);
   if (it == sessions.end()) return false;

@@ -667,6 +667,40 @@ absl::Status CheckSegmentTablespace(DataEngine& e, const std::string& tablespace
 
 // Thread 1's online log groups, by group# (data_engine.cc).
 std::vector<const LogGroup*> Thread1Groups(const FileTable& t);
+// Read consistency (statement level): a statement of `reader` sees a row
+// another session's open transaction has changed as it was committed,
+// before that transaction, as Oracle's consistent read rebuilds it from
+// undo: a row the transaction inserted is not there, one it updated has its
+// old bytes, one it deleted is still there. The reader's own changes, and
+// rows no open transaction changed, are as stored. Statements run under the
+// engine's mu, so what is committed does not move while one runs: a view is
+// made per scan, and costs one pass over the sessions while no other session
+// holds a changed row (trivial()).
+class CommittedView {
+ public:
+  // Every method requires e.mu (held by the caller of the constructor for
+  // the view's life; asserted inside, where the analysis cannot see it).
+  CommittedView(DataEngine& e, const SessionData& reader) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+  bool trivial() const { return !others_; }
+  // Row `slot` of block `block` of data file `file`, whose bytes `hb` holds,
+  // as the reader sees it: its bytes, or nullopt when it is not there.
+  // `rebuilt`: another open transaction changed it (the bytes are undo's).
+  std::optional<absl::Span<const uint8_t>> Row(const HeapBlock& hb, uint32_t file, uint32_t block,
+                                               uint16_t slot, bool* rebuilt);
+  // Whether another open transaction changed a row of data object `obj`
+  // (an index of it may then lack rows the reader sees).
+  bool ChangedByOthers(uint32_t obj);
+
+ private:
+  // The oldest change entry of `holder`'s transaction for row `key`, if any.
+  const UndoEntry* FirstChange(uint32_t holder, uint64_t key);
+
+  DataEngine& e_;
+  const SessionData& reader_;
+  bool others_ = false;
+  std::unordered_map<uint32_t, std::unordered_map<uint64_t, const UndoEntry*>> first_change_;
+};
+
 // Records that a session waited `waited_ns` for the row lock of the
 // transaction `c` names: one "enq: TX - row lock contention" (P1 TX in mode
 // 6, P2 usn<<16 | slot, P3 sequence), as Oracle's session records it.

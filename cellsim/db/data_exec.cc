@@ -422,9 +422,14 @@ absl::StatusOr<Source> TableSource(Ctx& c, const FromSource& f)
     if (!st.ok()) return st;
   }
   DataEngine* e = &c.e;
-  src.scan = [t, seg, e](const auto& cb) {
+  const SessionData* reader = &c.sd;
+  Recorder* rec = &c.rec;  // (the statement's: it outlives the scan)
+  src.scan = [t, seg, e, reader, rec](const auto& cb) {
     e->mu.AssertHeld();  // the scan runs inside the statement, under the engine's mu
     if (seg == nullptr) return absl::OkStatus();
+    // Only committed rows and the session's own (CommittedView).
+    CommittedView view(*e, *reader);
+    const bool as_stored = view.trivial() || t->temporary;
     // The table as it was when the scan began (statement-level read
     // consistency): an INSERT ... SELECT from its own table adds rows while
     // this scan runs, to the last block and then to new blocks. So the block
@@ -439,8 +444,16 @@ absl::StatusOr<Source> TableSource(Ctx& c, const FromSource& f)
                                           : absl::MakeSpan(e->Block(seg->file_number, b).bytes));
       const uint16_t n = hb.rows();
       for (uint16_t slot = 0; slot < n; ++slot) {
-        if (!hb.live(slot)) continue;
-        if (!cb(DecodeRow(t->columns, hb.RowBytes(slot)), RowId{seg->file_number, b, slot})) {
+        std::optional<absl::Span<const uint8_t>> bytes;
+        if (as_stored) {
+          if (hb.live(slot)) bytes = hb.RowBytes(slot);
+        } else {
+          bool rebuilt = false;
+          bytes = view.Row(hb, seg->file_number, b, slot, &rebuilt);
+          if (rebuilt) rec->Add(stats::Stat::kDataBlocksConsistentReadsUndoRecordsApplied, 1);
+        }
+        if (!bytes.has_value()) continue;
+        if (!cb(DecodeRow(t->columns, *bytes), RowId{seg->file_number, b, slot})) {
           return absl::OkStatus();
         }
       }
@@ -481,6 +494,12 @@ absl::Status UseIndex(Ctx& c, Source& src, const Expr& where) ABSL_EXCLUSIVE_LOC
   };
   flatten(where);
   TableDef* t = src.table;
+  // An index holds other open transactions' keys, not the committed ones
+  // the statement sees: while one has changed the table, its rows are
+  // scanned instead.
+  if (!t->temporary && CommittedView(c.e, c.sd).ChangedByOthers(t->object_id)) {
+    return absl::OkStatus();
+  }
   for (const Expr* x : conjuncts) {
     if (x->kind != Expr::Kind::kBinary || x->text != "=") continue;
     const Expr* col = x->args[0].get();

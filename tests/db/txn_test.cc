@@ -672,10 +672,11 @@ TEST_F(TxnTest, ARowAnOpenTransactionChangedIsLocked) {
             (Cells{{"1", "0"}, {"2", "2"}, {"3", "0"}, {"4", "0"}}));
   // Released by ROLLBACK: B may change row 1 now.
   EXPECT_EQ(Run("update t set v = 3 where id = 1", b.get()).rows, 1);
-  // A row B inserted and has not committed is B's too.
+  // A row B inserted and has not committed is B's too: A does not even see
+  // it (read consistency), so its DELETE finds nothing to wait for.
   Run("insert into t values (5, 0)", b.get());
-  EXPECT_THAT(Error("delete from t where id = 5"), HasSubstr("ORA-00054"));
-  Run("commit", b.get());  // released by COMMIT
+  EXPECT_EQ(Run("delete from t where id = 5").rows, 0);
+  Run("commit", b.get());  // committed: now A sees it
   EXPECT_EQ(Run("delete from t where id = 5").rows, 1);
   Run("commit");
   // A session that ends rolls back and releases its rows.
@@ -695,6 +696,48 @@ TEST_F(TxnTest, ARowAnOpenTransactionChangedIsLocked) {
   Run("commit");
   EXPECT_EQ(Run("select id, v from t order by id").result_rows,
             (Cells{{"1", "8"}, {"2", "8"}, {"3", "0"}, {"4", "4"}}));
+}
+
+// Read consistency: a session's queries see other sessions' changes only
+// once committed (a row another open transaction inserted is not there, one
+// it updated or deleted is as committed), through a table scan and through
+// an index (whose keys the other transaction changed); its own changes it
+// sees. Its DML finds rows the same way: a committed row it changes that
+// another transaction holds is a wait (ORA-00054 here), an uncommitted
+// one is nothing to it.
+TEST_F(TxnTest, QueriesSeeOnlyCommittedRowsOfOtherSessions) {
+  Run("create table t (id number primary key, v number)");
+  for (int i = 1; i <= 4; ++i) Run("insert into t values (" + std::to_string(i) + ", 0)");
+  Run("commit");
+  std::unique_ptr<Session> b = db_->NewSession();
+  Run("update t set v = 10 where id = 1");
+  Run("delete from t where id = 2");
+  Run("update t set id = 30 where id = 3");
+  Run("insert into t values (5, 5)");
+  const Cells committed = {{"1", "0"}, {"2", "0"}, {"3", "0"}, {"4", "0"}};
+  const int64_t applied0 = b->Stats()[Stat::kDataBlocksConsistentReadsUndoRecordsApplied];
+  EXPECT_EQ(Run("select id, v from t order by id", b.get()).result_rows, committed);
+  EXPECT_EQ(b->Stats()[Stat::kDataBlocksConsistentReadsUndoRecordsApplied] - applied0, 4);
+  EXPECT_EQ(Run("select id, v from t order by id").result_rows,
+            (Cells{{"1", "10"}, {"4", "0"}, {"5", "5"}, {"30", "0"}}));  // A's own
+  EXPECT_EQ(One("select v from t where id = 1", b.get()), "0");
+  EXPECT_EQ(One("select count(*) from t where id = 3", b.get()), "1");  // the index says 30
+  EXPECT_EQ(One("select count(*) from t where id = 30", b.get()), "0");
+  EXPECT_EQ(One("select count(*) from t where id = 5", b.get()), "0");
+  EXPECT_EQ(One("select sum(v) from t", b.get()), "0");
+  // B's DML: the committed row 1 (v 0) it changes is A's: a wait.
+  EXPECT_THAT(Error("update t set v = 1 where v = 0 and id = 1", b.get()), HasSubstr("ORA-00054"));
+  EXPECT_THAT(Error("delete from t where id = 2", b.get()), HasSubstr("ORA-00054"));
+  EXPECT_EQ(Run("update t set v = 1 where v = 10", b.get()).rows, 0);  // A's uncommitted 10
+  EXPECT_EQ(Run("update t set v = 1 where id = 5", b.get()).rows, 0);  // A's uncommitted row
+  EXPECT_EQ(Run("update t set v = 4 where id = 4", b.get()).rows, 1);  // a row no one holds
+  EXPECT_EQ(One("select v from t where id = 4"), "0");                 // B's, uncommitted
+  Run("commit");
+  EXPECT_EQ(Run("select id, v from t order by id", b.get()).result_rows,
+            (Cells{{"1", "10"}, {"4", "4"}, {"5", "5"}, {"30", "0"}}));
+  Run("commit", b.get());
+  EXPECT_EQ(Run("select id, v from t order by id").result_rows,
+            (Cells{{"1", "10"}, {"4", "4"}, {"5", "5"}, {"30", "0"}}));
 }
 
 // SELECT ... FOR UPDATE locks the rows it returns for the session's

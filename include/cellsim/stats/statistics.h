@@ -88,7 +88,10 @@ enum StatClass : uint8_t {
   X(kUserCommits, "user commits", kClassUser) \
   X(kUserRollbacks, "user rollbacks", kClassUser) \
   X(kDbBlockChanges, "db block changes", kClassCache) \
-  X(kPhysicalWrites, "physical writes", kClassCache)
+  X(kPhysicalWrites, "physical writes", kClassCache) \
+  /* Read consistency: rows rebuilt from another open transaction's undo. */ \
+  X(kDataBlocksConsistentReadsUndoRecordsApplied, \
+    "data blocks consistent reads - undo records applied", kClassDebug)
 
 enum class Stat : uint16_t {
 #define CELLSIM_STAT_ENUMERATOR(enumerator, name, stat_class) enumerator,
