@@ -23,7 +23,8 @@
 // one session. Its methods are called by one thread at a time (like one
 // SQL*Plus session); for concurrent statements open more sessions with
 // database().NewSession() and run them on other threads, and destroy them
-// before the Lab. The rack and database are thread-safe (asm/rack.h,
+// before the Lab (a session waits for another's row locks as Oracle's does
+// once told to, db::Session::SetRowLockWait; examples/lab/row_lock_waits_lab.cc). The rack and database are thread-safe (asm/rack.h,
 // db/database.h). Destroying a Lab closes it (errors are then lost: call
 // Close() to see them).
 #ifndef CELLSIM_CELLSIM_H_
