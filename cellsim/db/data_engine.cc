@@ -693,8 +693,11 @@ absl::Status DataEngine::WaitForTransactionEnd(Recorder& rec, SessionData& sd,
                                                const CancelFlag* cancel) {
   // A deadlock: the holder waits, through waiters whose transactions are
   // still open (a woken waiter's entry lasts until it runs), for sd.
+  // (Each waiter waits for one transaction: the walk is a path, at most
+  // one step per waiter.)
   std::string chain = fmt::format("session {} waits for session {}", sd.sid, c.holder_sid);
-  for (RowLockConflict next = c; chain.size() < 64 * (row_lock_waiters.size() + 2);) {
+  RowLockConflict next = c;
+  for (size_t step = 0; step < row_lock_waiters.size(); ++step) {
     auto w = row_lock_waiters.find(next.holder_sid);
     if (w == row_lock_waiters.end() || !TransactionOpen(w->second.on)) break;
     next = w->second.on;

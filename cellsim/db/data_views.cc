@@ -119,6 +119,7 @@ ViewRows Locks(DataEngine& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
                       Value::Num(6), Value::Num(0), ctime, Value::Num(blocks ? 1 : 0)});
   }
   for (const auto& [waiter, w] : e.row_lock_waiters) {
+    if (!e.TransactionOpen(w.on)) continue;  // ended: the waiter is about to run again
     r.rows.push_back({Value::Num(waiter), Value::Str("TX"), tx_id1(w.on.usn, w.on.slot),
                       Value::Num(w.on.sequence), Value::Num(0), Value::Num(6),
                       seconds_since(w.since_ns), Value::Num(0)});
