@@ -668,6 +668,15 @@ std::optional<absl::Span<const uint8_t>> CommittedView::Row(const HeapBlock& hb,
   return slot < hb.rows() ? std::optional<absl::Span<const uint8_t>>(hb.RowBytes(slot)) : std::nullopt;
 }
 
+bool CommittedView::ChangedByOthers(uint32_t file, uint32_t block, uint16_t slot) {
+  e_.mu.AssertHeld();
+  if (!others_) return false;
+  const uint64_t key = RowLockKey(file, block, slot);
+  auto lock = e_.row_locks.find(key);
+  return lock != e_.row_locks.end() && lock->second.sid != reader_.sid &&
+         FirstChange(lock->second.sid, key) != nullptr;
+}
+
 bool CommittedView::ChangedByOthers(uint32_t obj) {
   e_.mu.AssertHeld();
   if (!others_) return false;

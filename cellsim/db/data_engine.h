@@ -690,6 +690,9 @@ class CommittedView {
   // Whether another open transaction changed a row of data object `obj`
   // (an index of it may then lack rows the reader sees).
   bool ChangedByOthers(uint32_t obj);
+  // Whether another open transaction changed row `slot` of block `block` of
+  // data file `file` (inserted, updated or deleted it).
+  bool ChangedByOthers(uint32_t file, uint32_t block, uint16_t slot);
 
  private:
   // The oldest change entry of `holder`'s transaction for row `key`, if any.

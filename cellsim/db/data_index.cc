@@ -48,6 +48,25 @@ absl::Status UniqueViolated(const IndexDef& ix) {
       fmt::format("ORA-00001: unique constraint (CELLSIM.{}) violated", ix.name));
 }
 
+// A key of unique index `ix` of `t` that session sd would add, found in the
+// index as `existing` (another row's): ORA-00001 when that row is
+// committed, or sd's own; when another open transaction put it there (it
+// inserted the row, or updated it to this key), the ORA-00054 of that
+// transaction's row: whether the key is a duplicate depends on its commit,
+// so the statement waits for it (or its caller does), as Oracle's waits.
+absl::Status DuplicateKey(DataEngine& e, const SessionData& sd, const TableDef& t,
+                          const IndexDef& ix, absl::Span<const uint8_t> existing)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  uint32_t rdba = 0;
+  uint16_t slot = 0;
+  KeyRowId(existing, &rdba, &slot);
+  const uint32_t file = rdba >> 22, block = rdba & 0x3FFFFFu;
+  if (!t.temporary && CommittedView(e, sd).ChangedByOthers(file, block, slot)) {
+    return e.CheckRowLock(sd, t, file, block, slot);
+  }
+  return UniqueViolated(ix);
+}
+
 // Index keys of one leaf block changed by one batch, for one record.
 struct LeafBatch {
   bool insert = true;
@@ -177,9 +196,12 @@ absl::Status DataEngine::MaintainIndexes(
       std::optional<uint32_t> leaf;
       if (insert) {
         if (ix.unique && deferred == nullptr) {
-          bool dup = false;
-          tree.Scan(&key, [&](absl::Span<const uint8_t>) { return !(dup = true); });
-          if (dup) return UniqueViolated(ix);
+          std::optional<std::vector<uint8_t>> dup;
+          tree.Scan(&key, [&](absl::Span<const uint8_t> k) {
+            dup.emplace(k.begin(), k.end());
+            return false;
+          });
+          if (dup.has_value()) return DuplicateKey(*this, sd, t, ix, *dup);
         }
         absl::StatusOr<uint32_t> at = tree.Insert(key, &splits);
         if (!at.ok()) return at.status();
@@ -220,15 +242,23 @@ absl::Status DataEngine::MaintainIndexes(
 absl::Status DataEngine::CheckUnique(
     Recorder& rec, SessionData& sd, TableDef& t,
     const std::vector<std::pair<IndexDef*, std::vector<uint8_t>>>& keys) {
-  for (const auto& [ix, key] : keys) {
+  for (const auto& written : keys) {
+    IndexDef* const ix = written.first;  // (not a structured binding: the lambda below uses it)
+    const std::vector<uint8_t>& key = written.second;
     absl::StatusOr<Segment*> seg = IndexSegment(rec, sd, t, *ix, false);
     if (!seg.ok()) return seg.status();
     if (*seg == nullptr) continue;
     SegmentStore store(*this, **seg, t.temporary, ix->object_id);
     BTree tree(store, (*seg)->blocks[0], static_cast<uint32_t>(ix->columns.size()));
-    int n = 0;
-    tree.Scan(&key, [&](absl::Span<const uint8_t>) { return ++n < 2; });
-    if (n > 1) return UniqueViolated(*ix);
+    // The key written (with its rowid) and any other: a duplicate.
+    std::optional<std::vector<uint8_t>> other;
+    tree.Scan(&key, [&](absl::Span<const uint8_t> k) {
+      if (CompareKeys(k, key, static_cast<uint32_t>(ix->columns.size()), true) != 0) {
+        other.emplace(k.begin(), k.end());
+      }
+      return !other.has_value();
+    });
+    if (other.has_value()) return DuplicateKey(*this, sd, t, *ix, *other);
   }
   return absl::OkStatus();
 }

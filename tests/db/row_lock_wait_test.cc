@@ -160,6 +160,40 @@ TEST_F(RowLockWaitTest, TheSessionThatClosesADeadlockIsTold) {
   EXPECT_EQ(Run("select id, v from t order by id").result_rows, (Cells{{"1", "1"}, {"2", "2"}}));
 }
 
+// A unique key another open transaction has just written is neither free
+// nor a duplicate until it ends: a session adding it waits (or gets the
+// ORA-00054 naming the holder, when it does not wait), then gets ORA-00001
+// if the holder committed, the key if it rolled back. A committed key is
+// ORA-00001 at once.
+TEST_F(RowLockWaitTest, AUniqueKeyAnOpenTransactionWroteIsWaitedFor) {
+  Run("create table k (id number primary key, v number)");
+  Run("insert into k values (1, 0)");
+  Run("commit");
+  std::unique_ptr<Session> b = db_->NewSession();
+  EXPECT_THAT(Error("insert into k values (1, 1)", b.get()), HasSubstr("ORA-00001"));
+  Run("insert into k values (7, 0)");  // A, not committed
+  absl::Status st = b->Execute("insert into k values (7, 1)").status();
+  EXPECT_THAT(std::string(st.message()), HasSubstr("ORA-00054"));
+  ASSERT_TRUE(RowLockConflictOf(st).has_value());
+  EXPECT_EQ(RowLockConflictOf(st)->holder_sid, s_->sid());
+  // An update to that key, too (the check at the statement's end).
+  EXPECT_THAT(Error("update k set id = 7 where id = 1", b.get()), HasSubstr("ORA-00054"));
+  Run("rollback");  // A: 7 is free
+  EXPECT_EQ(Run("insert into k values (7, 1)", b.get()).rows, 1);
+  Run("commit", b.get());
+  // A waiting session: ORA-00001 once the holder commits its key.
+  b->SetRowLockWait(kRowLockWaitForever);
+  Run("insert into k values (8, 0)");
+  auto pending = Start(b.get(), "insert into k values (8, 1)");
+  ASSERT_TRUE(WaitersAre(1));
+  Run("commit");
+  st = pending.get().status();
+  EXPECT_THAT(std::string(st.message()), HasSubstr("ORA-00001: unique constraint"));
+  EXPECT_EQ(b->Waits()[Wait::kEnqTxRowLockContention].count, 1);
+  EXPECT_EQ(Run("select id, v from k order by id").result_rows,
+            (Cells{{"1", "0"}, {"7", "1"}, {"8", "0"}}));
+}
+
 // A waiter stays in the engine's waits until it runs again: a holder that
 // commits and at once waits for a row of that waiter's is no deadlock (the
 // wait it would close the cycle with is over).
