@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "absl/strings/cord.h"
+#include "cellsim/db/btree.h"
 #include "cellsim/db/creation.h"
 #include "cellsim/db/redo_model.h"
 #include "cellsim/format/block_template.h"
@@ -549,7 +550,10 @@ absl::Status DataEngine::Commit(Recorder& rec, SessionData& sd) {
   }
   // The commit record is in the log buffer: the rows are free (as Oracle's
   // commit frees them before its log file sync).
-  for (const UndoEntry& u : t.undo) UnlockRow(row_locks, u);
+  for (const UndoEntry& u : t.undo) {
+    UnlockRow(row_locks, u);
+    if (u.index && u.op == RowChange::kDelete) ForgetDeletedUniqueKey(u.obj, u.before, sd.sid);
+  }
   EndTransaction(sd);
   // ON COMMIT DELETE ROWS: the session's segments of such GTTs go.
   for (auto it = sd.gtt_segments.begin(); it != sd.gtt_segments.end();) {
@@ -738,6 +742,19 @@ absl::Status DataEngine::WaitForTransactionEnd(Recorder& rec, SessionData& sd,
   return st;
 }
 
+void DataEngine::ForgetDeletedUniqueKey(uint32_t obj, const std::vector<uint8_t>& key,
+                                        uint32_t sid) {
+  if (deleted_unique_keys.empty() || key.size() < kRowIdBytes) return;
+  auto [from, to] = deleted_unique_keys.equal_range(
+      {obj, std::vector<uint8_t>(key.begin(), key.end() - kRowIdBytes)});
+  for (auto it = from; it != to; ++it) {
+    if (it->second.first == sid && it->second.second == key) {
+      deleted_unique_keys.erase(it);
+      return;
+    }
+  }
+}
+
 void DataEngine::EndTransaction(SessionData& sd) {
   Reset(sd.txn);
   transaction_ended.SignalAll();
@@ -762,6 +779,7 @@ uint32_t DataEngine::ApplyUndo(SessionData& sd, size_t mark) {
     logged += u.logged ? 1 : 0;
     UnlockRow(row_locks, u);
     if (u.index) {
+      if (u.op == RowChange::kDelete) ForgetDeletedUniqueKey(u.obj, u.before, sd.sid);
       UndoIndexEntry(sd, u);
       undo.pop_back();
       continue;

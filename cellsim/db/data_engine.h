@@ -278,6 +278,17 @@ struct DataEngine {
   std::map<uint32_t, RowLockWaiter> row_lock_waiters ABSL_GUARDED_BY(mu);
   // Signalled (all) when a transaction ends: what row-lock waiters wait on.
   CondVar transaction_ended;
+  // Keys of permanent tables' unique indexes that open transactions have
+  // deleted (a row deleted, or updated to another key), by (index object,
+  // key columns): the whole key (its rowid the row's) and the session. Such
+  // a key is not free for another session until that transaction commits
+  // (DuplicateKey); its rollback puts it back.
+  std::multimap<std::pair<uint32_t, std::vector<uint8_t>>,
+                std::pair<uint32_t, std::vector<uint8_t>>>
+      deleted_unique_keys ABSL_GUARDED_BY(mu);
+  // Forgets session `sid`'s deletion of `key` (with its rowid) of index `obj`.
+  void ForgetDeletedUniqueKey(uint32_t obj, const std::vector<uint8_t>& key, uint32_t sid)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   std::map<uint32_t, uint32_t> file_next_block ABSL_GUARDED_BY(mu);  // bump allocator per data file
   // file -> (start, n)
   std::map<uint32_t, std::vector<std::pair<uint32_t, uint32_t>>> free_extents ABSL_GUARDED_BY(mu);

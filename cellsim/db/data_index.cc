@@ -67,6 +67,30 @@ absl::Status DuplicateKey(DataEngine& e, const SessionData& sd, const TableDef& 
   return UniqueViolated(ix);
 }
 
+// The columns of index key `key` (without its rowid).
+std::vector<uint8_t> KeyColumns(const std::vector<uint8_t>& key) {
+  return {key.begin(), key.end() - std::min<size_t>(key.size(), kRowIdBytes)};
+}
+
+// A key of unique index `ix` of `t` that session sd would add and that the
+// index does not hold: free, unless another open transaction deleted it
+// (DataEngine::deleted_unique_keys): then that transaction's ORA-00054 (its
+// rollback would put the key back), for the statement to wait.
+absl::Status CheckDeletedKey(DataEngine& e, const SessionData& sd, const TableDef& t,
+                             const IndexDef& ix, const std::vector<uint8_t>& key)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  if (t.temporary || e.deleted_unique_keys.empty()) return absl::OkStatus();
+  auto [from, to] = e.deleted_unique_keys.equal_range({ix.object_id, KeyColumns(key)});
+  for (auto it = from; it != to; ++it) {
+    if (it->second.first == sd.sid) continue;
+    uint32_t rdba = 0;
+    uint16_t slot = 0;
+    KeyRowId(it->second.second, &rdba, &slot);
+    return e.CheckRowLock(sd, t, rdba >> 22, rdba & 0x3FFFFFu, slot);
+  }
+  return absl::OkStatus();
+}
+
 // Index keys of one leaf block changed by one batch, for one record.
 struct LeafBatch {
   bool insert = true;
@@ -202,6 +226,7 @@ absl::Status DataEngine::MaintainIndexes(
             return false;
           });
           if (dup.has_value()) return DuplicateKey(*this, sd, t, ix, *dup);
+          if (absl::Status st = CheckDeletedKey(*this, sd, t, ix, key); !st.ok()) return st;
         }
         absl::StatusOr<uint32_t> at = tree.Insert(key, &splits);
         if (!at.ok()) return at.status();
@@ -213,6 +238,10 @@ absl::Status DataEngine::MaintainIndexes(
           return absl::InternalError(fmt::format(
               "index {} has no entry for the row of {} being changed: the index and the table "
               "disagree (drop and create the index)", ix.name, t.name));
+        }
+        if (ix.unique && !t.temporary) {
+          deleted_unique_keys.emplace(std::make_pair(ix.object_id, KeyColumns(key)),
+                                      std::make_pair(sd.sid, key));
         }
       }
       sd.txn.undo.push_back({insert ? RowChange::kInsert : RowChange::kDelete, file, *leaf, 0, key,
@@ -259,6 +288,7 @@ absl::Status DataEngine::CheckUnique(
       return !other.has_value();
     });
     if (other.has_value()) return DuplicateKey(*this, sd, t, *ix, *other);
+    if (absl::Status st = CheckDeletedKey(*this, sd, t, *ix, key); !st.ok()) return st;
   }
   return absl::OkStatus();
 }

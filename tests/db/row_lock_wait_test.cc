@@ -194,6 +194,37 @@ TEST_F(RowLockWaitTest, AUniqueKeyAnOpenTransactionWroteIsWaitedFor) {
             (Cells{{"1", "0"}, {"7", "1"}, {"8", "0"}}));
 }
 
+// A unique key another open transaction deleted (its row deleted, or updated
+// to another key) is not free until it commits: its rollback puts the key
+// back. (Before, the key was taken at once and the rollback left it twice
+// in the table.)
+TEST_F(RowLockWaitTest, AUniqueKeyAnOpenTransactionDeletedIsWaitedFor) {
+  Run("create table k (id number primary key, v number)");
+  Run("insert into k values (1, 0)");
+  Run("insert into k values (7, 0)");
+  Run("commit");
+  std::unique_ptr<Session> b = db_->NewSession();
+  Run("delete from k where id = 1");
+  Run("update k set id = 70 where id = 7");
+  absl::Status st = b->Execute("insert into k values (1, 5)").status();
+  EXPECT_THAT(std::string(st.message()), HasSubstr("ORA-00054"));
+  EXPECT_EQ(RowLockConflictOf(st)->holder_sid, s_->sid());
+  EXPECT_THAT(Error("insert into k values (7, 5)", b.get()), HasSubstr("ORA-00054"));
+  Run("insert into k values (1, 1)");  // A's own deletion: the key is A's to reuse
+  Run("rollback");                     // 1 and 7 are back
+  EXPECT_THAT(Error("insert into k values (1, 5)", b.get()), HasSubstr("ORA-00001"));
+  EXPECT_THAT(Error("insert into k values (7, 5)", b.get()), HasSubstr("ORA-00001"));
+  // A waiting session gets the key once the deletion commits.
+  b->SetRowLockWait(kRowLockWaitForever);
+  Run("delete from k where id = 1");
+  auto pending = Start(b.get(), "insert into k values (1, 5)");
+  ASSERT_TRUE(WaitersAre(1));
+  Run("commit");
+  ASSERT_OK(pending.get().status());
+  Run("commit", b.get());
+  EXPECT_EQ(Run("select id, v from k order by id").result_rows, (Cells{{"1", "5"}, {"7", "0"}}));
+}
+
 // A waiter stays in the engine's waits until it runs again: a holder that
 // commits and at once waits for a row of that waiter's is no deadlock (the
 // wait it would close the cycle with is over).
