@@ -48,6 +48,14 @@ absl::Status UniqueViolated(const IndexDef& ix) {
       fmt::format("ORA-00001: unique constraint (CELLSIM.{}) violated", ix.name));
 }
 
+// The row an index key points at (its rowid: rdba = file# << 22 | block#).
+IndexRowId RowOfKey(absl::Span<const uint8_t> key) {
+  uint32_t rdba = 0;
+  uint16_t slot = 0;
+  KeyRowId(key, &rdba, &slot);
+  return {rdba >> 22, rdba & 0x3FFFFFu, slot};
+}
+
 // A key of unique index `ix` of `t` that session sd would add, found in the
 // index as `existing` (another row's): ORA-00001 when that row is
 // committed, or sd's own; when another open transaction put it there (it
@@ -57,12 +65,9 @@ absl::Status UniqueViolated(const IndexDef& ix) {
 absl::Status DuplicateKey(DataEngine& e, const SessionData& sd, const TableDef& t,
                           const IndexDef& ix, absl::Span<const uint8_t> existing)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
-  uint32_t rdba = 0;
-  uint16_t slot = 0;
-  KeyRowId(existing, &rdba, &slot);
-  const uint32_t file = rdba >> 22, block = rdba & 0x3FFFFFu;
-  if (!t.temporary && CommittedView(e, sd).ChangedByOthers(file, block, slot)) {
-    return e.CheckRowLock(sd, t, file, block, slot);
+  const IndexRowId row = RowOfKey(existing);
+  if (!t.temporary && CommittedView(e, sd).ChangedByOthers(row.file, row.block, row.slot)) {
+    return e.CheckRowLock(sd, t, row.file, row.block, row.slot);
   }
   return UniqueViolated(ix);
 }
@@ -83,10 +88,8 @@ absl::Status CheckDeletedKey(DataEngine& e, const SessionData& sd, const TableDe
   auto [from, to] = e.deleted_unique_keys.equal_range({ix.object_id, KeyColumns(key)});
   for (auto it = from; it != to; ++it) {
     if (it->second.first == sd.sid) continue;
-    uint32_t rdba = 0;
-    uint16_t slot = 0;
-    KeyRowId(it->second.second, &rdba, &slot);
-    return e.CheckRowLock(sd, t, rdba >> 22, rdba & 0x3FFFFFu, slot);
+    const IndexRowId row = RowOfKey(it->second.second);
+    return e.CheckRowLock(sd, t, row.file, row.block, row.slot);
   }
   return absl::OkStatus();
 }
@@ -335,10 +338,7 @@ absl::StatusOr<std::optional<std::vector<IndexRowId>>> DataEngine::IndexRange(
   if (*seg == nullptr) return std::optional<std::vector<IndexRowId>>(out);
   SegmentStore store(*this, **seg, t.temporary, ix->object_id);
   BTree(store, (*seg)->blocks[0], 1).Scan(&probe, [&](absl::Span<const uint8_t> k) {
-    uint32_t rdba = 0;
-    uint16_t slot = 0;
-    KeyRowId(k, &rdba, &slot);
-    out.push_back(IndexRowId{rdba >> 22, rdba & 0x3FFFFFu, slot});
+    out.push_back(RowOfKey(k));
     return true;
   });
   return std::optional<std::vector<IndexRowId>>(std::move(out));
