@@ -1601,13 +1601,12 @@ absl::Status WaitForRowLock(DataEngine& e, Session::State& s, const absl::Status
 // a caller that waits on).
 absl::Status RowLockWaitExpired(const absl::Status& conflict, const RowLockConflict& c,
                                 std::chrono::steady_clock::duration waited) {
-  const double seconds = std::chrono::duration<double>(waited).count();
   if (c.wait_limit_s) {
-    return absl::FailedPreconditionError(fmt::format(
-        "ORA-30006: resource busy; acquire with WAIT timeout expired (waited {:.3f} s for "
-        "session {})",
-        seconds, c.holder_sid));
+    return ForUpdateWaitExpired(
+        c.holder_sid,
+        static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(waited).count()));
   }
+  const double seconds = std::chrono::duration<double>(waited).count();
   absl::Status st = absl::FailedPreconditionError(fmt::format(
       "ORA-00054: resource busy and acquire with NOWAIT specified or timeout expired (waited "
       "{:.3f} s, the session's row-lock wait limit, for a row session {}'s open transaction "

@@ -284,6 +284,13 @@ std::optional<RowLockConflict> RowLockConflictOf(const absl::Status& st) {
   return c;
 }
 
+absl::Status ForUpdateWaitExpired(uint32_t holder_sid, uint64_t waited_ns) {
+  return absl::FailedPreconditionError(fmt::format(
+      "ORA-30006: resource busy; acquire with WAIT timeout expired (waited {:.3f} s for "
+      "session {})",
+      static_cast<double>(waited_ns) / 1e9, holder_sid));
+}
+
 absl::StatusOr<stats::WaitEvent> Session::RecordRowLockWait(const absl::Status& conflict,
                                                             uint64_t waited_ns) {
   const std::optional<RowLockConflict> c = RowLockConflictOf(conflict);

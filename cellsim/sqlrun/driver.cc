@@ -182,10 +182,7 @@ class SessionLoop {
       }
       const uint32_t holder = c->holder_sid;
       if (c->wait_limit_s && waited_ns >= uint64_t{*c->wait_limit_s} * 1'000'000'000) {
-        r = absl::FailedPreconditionError(fmt::format(
-            "ORA-30006: resource busy; acquire with WAIT timeout expired (waited {:.3f} s for "
-            "session {})",
-            static_cast<double>(waited_ns) / 1e9, holder));
+        r = db::ForUpdateWaitExpired(holder, waited_ns);
         break;  // (its wait leaves the map below)
       }
       {

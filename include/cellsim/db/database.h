@@ -247,6 +247,10 @@ struct RowLockConflict {
 // nullopt when `st` is no ORA-00054 of a locked row to be waited for (any
 // other error, or FOR UPDATE NOWAIT's).
 std::optional<RowLockConflict> RowLockConflictOf(const absl::Status& st);
+// The ORA-30006 of a SELECT ... FOR UPDATE WAIT n that waited `waited_ns`
+// for session `holder_sid`'s transaction in vain: what the engine's wait
+// (Session::SetRowLockWait) and a caller that waits itself both return.
+absl::Status ForUpdateWaitExpired(uint32_t holder_sid, uint64_t waited_ns);
 
 // Session::SetRowLockWait's limits: no wait (the default), and Oracle's
 // (wait until the holder's transaction ends, however long).
