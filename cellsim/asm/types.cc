@@ -36,6 +36,19 @@ std::string_view FileRedundancyName(Redundancy r) {
   return "UNKNOWN";
 }
 
+uint32_t DiskIncarnation(std::string_view path) {
+  uint32_t h = 2166136261u;
+  for (char c : path) {
+    h ^= static_cast<uint8_t>(c);
+    h *= 16777619u;
+  }
+  return 1'000'000'000u + h % 1'000'000'000u;
+}
+
+std::string_view DiskMountStatus(const DiskView& d) {
+  return d.mode_status != "ONLINE" && d.state != "NORMAL" ? "MISSING" : "CACHED";
+}
+
 absl::StatusOr<Redundancy> ParseRedundancy(std::string_view text) {
   const std::string up = base::Upper(text);
   if (up == "EXTERNAL" || up == "EXTERN") return Redundancy::kExternal;

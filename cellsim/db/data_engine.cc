@@ -897,7 +897,7 @@ absl::Status DataEngine::WriteRedo(const LogGroup& g, size_t bytes) {
                                                  std::string(st.message())));
     }
   }
-  db->sys_waits.Record(Wait::kLogFileParallelWrite, db->clock->NowNanos() - t0);
+  db->SystemRecorder().Wait(Wait::kLogFileParallelWrite, db->clock->NowNanos() - t0);
   db->sys_stats.Add(Stat::kRedoWrites, 1);
   db->sys_stats.Add(Stat::kRedoBlocksWritten, static_cast<int64_t>(blocks));
   db->sys_stats.Add(Stat::kRedoWastage, static_cast<int64_t>(wastage));

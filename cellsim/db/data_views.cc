@@ -13,10 +13,7 @@ namespace cellsim::db::internal {
 namespace {
 
 using stats::Stat;
-
-Column N(const char* name) { return {name, ColType::kNumber, 0}; }
-Column S(const char* name) { return {name, ColType::kVarchar2, 64}; }
-Column D(const char* name) { return {name, ColType::kDate, 0}; }
+using namespace view_columns;  // NOLINT(build/namespaces): N, S, D
 
 ViewRows StatRows(const stats::StatValues& v, bool with_sid, uint32_t sid, bool names) {
   ViewRows r;
@@ -73,11 +70,6 @@ ViewRows UndoStat(DataEngine& e, bool temp) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) 
   return r;
 }
 
-// V$ASM_TEMPLATE (one row per system template of every disk group) and
-// V$ASM_FILE (one row per file: its own redundancy, REDUNDANCY_LOWERED when
-// the group has too few failure groups for it). GROUP_NUMBER is the group's
-// position in the rack, from 1. Oracle shows V$ASM_FILE only in the ASM
-// instance; cellsim's database and ASM share one process, so both show here.
 // V$LOCK: what each open transaction holds. Its TX enqueue in exclusive
 // mode (ID1 usn<<16 | slot, ID2 sequence: what an enq: TX wait names in P2
 // and P3) and a TM lock in row-exclusive mode (3) on each table it changed
@@ -123,46 +115,6 @@ ViewRows Locks(DataEngine& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
     r.rows.push_back({Value::Num(waiter), Value::Str("TX"), tx_id1(w.on.usn, w.on.slot),
                       Value::Num(w.on.sequence), Value::Num(0), Value::Num(6),
                       seconds_since(w.since_ns), Value::Num(0)});
-  }
-  return r;
-}
-
-ViewRows AsmViews(DataEngine& e, bool files) {
-  ViewRows r;
-  if (files) {
-    r.columns = {N("GROUP_NUMBER"), N("FILE_NUMBER"), N("INCARNATION"), N("BLOCK_SIZE"),
-                 N("BLOCKS"),       N("BYTES"),       N("SPACE"),       S("TYPE"),
-                 S("REDUNDANCY"),   S("STRIPED"),     S("REDUNDANCY_LOWERED")};
-  } else {
-    r.columns = {N("GROUP_NUMBER"), N("ENTRY_NUMBER"), S("REDUNDANCY"), S("STRIPE"),
-                 S("SYSTEM"), S("NAME")};
-  }
-  if (e.db == nullptr || e.db->rack == nullptr) return r;
-  const std::vector<asmgr::DiskGroup*> groups = e.db->rack->disk_groups();
-  for (size_t g = 0; g < groups.size(); ++g) {
-    const Value group = Value::Num(static_cast<double>(g + 1));
-    if (!files) {
-      for (const asmgr::TemplateView& t : groups[g]->Templates()) {
-        r.rows.push_back({group, Value::Num(t.entry),
-                          Value::Str(std::string(asmgr::FileRedundancyName(t.redundancy))),
-                          Value::Str(t.stripe), Value::Str(t.system ? "Y" : "N"),
-                          Value::Str(t.name)});
-      }
-      continue;
-    }
-    const uint64_t au = groups[g]->au_size();
-    for (const asmgr::FileInfo& f : groups[g]->ListFiles()) {
-      const uint32_t block = std::max<uint32_t>(f.block_size, 512);
-      r.rows.push_back(
-          {group, Value::Num(f.number), Value::Num(f.incarnation), Value::Num(block),
-           Value::Num(static_cast<double>(f.size_bytes / block)),
-           Value::Num(static_cast<double>(f.size_bytes)),
-           Value::Num(static_cast<double>(uint64_t{f.extents} * au * f.copies)),
-           Value::Str(std::string(asmgr::FileTypeName(f.type))),
-           Value::Str(std::string(asmgr::FileRedundancyName(f.redundancy))),
-           Value::Str(std::string(asmgr::TemplateStripe(f.type))),
-           Value::Str(f.redundancy_lowered() ? "Y" : "N")});
-    }
   }
   return r;
 }
@@ -502,11 +454,6 @@ ViewRows EventNames() {
   return r;
 }
 
-// V$SESSION: each session; ACTIVE when in a call (the one asking, and a
-// session waiting for a row lock), else INACTIVE. EVENT, WAIT_CLASS, STATE
-// and SECONDS_IN_WAIT: the wait it is in (a row lock's, STATE WAITING, with
-// BLOCKING_SESSION its holder), else its last wait (WAITED KNOWN TIME or
-// WAITED SHORT TIME; all null before its first).
 // Session `sid`'s wait for a row lock, if it is in one.
 const DataEngine::RowLockWaiter* RowLockWaitOf(DataEngine& e, uint32_t sid)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
@@ -515,25 +462,37 @@ const DataEngine::RowLockWaiter* RowLockWaitOf(DataEngine& e, uint32_t sid)
                                                                              : nullptr;
 }
 
+// V$SESSION: each session; ACTIVE when in a call (the one asking, and a
+// session waiting for a row lock), else INACTIVE; USERNAME
+// and SCHEMANAME CELLSIM, TYPE USER, PROGRAM cellsim. EVENT, WAIT_CLASS, STATE
+// and SECONDS_IN_WAIT: the wait it is in (a row lock's, STATE WAITING, with
+// BLOCKING_SESSION its holder), else its last wait (WAITED KNOWN TIME or
+// WAITED SHORT TIME; all null before its first).
 ViewRows Sessions(DataEngine& e, SessionData& self) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   ViewRows r;
-  r.columns = {N("SID"),   S("USERNAME"),        S("STATUS"),          S("EVENT"),
-               S("WAIT_CLASS"), S("STATE"), N("SECONDS_IN_WAIT"), N("BLOCKING_SESSION")};
+  r.columns = {N("SID"),        N("SERIAL#"),   S("USERNAME"), S("STATUS"),
+               S("SCHEMANAME"), S("TYPE"),      S("PROGRAM"),  D("LOGON_TIME"),
+               S("EVENT"),      S("WAIT_CLASS"), S("STATE"),   N("SECONDS_IN_WAIT"),
+               N("BLOCKING_SESSION")};
   const uint64_t now = e.db->clock->NowNanos();
   const std::string_view row_lock = stats::kWaitTable[static_cast<size_t>(
       stats::Wait::kEnqTxRowLockContention)].name;
   for (auto& [sid, other] : e.sessions) {
-    if (const DataEngine::RowLockWaiter* w = RowLockWaitOf(e, sid)) {
-      r.rows.push_back({Value::Num(sid), Value::Str("CELLSIM"), Value::Str("ACTIVE"),
-                        Value::Str(std::string(row_lock)), Value::Str("Application"),
-                        Value::Str("WAITING"),
-                        Value::Num(static_cast<double>((now - std::min(now, w->since_ns)) /
-                                                       1'000'000'000)),
-                        Value::Num(w->on.holder_sid)});
+    // SERIAL# 1: an instance never gives a SID to a second session.
+    const DataEngine::RowLockWaiter* w = RowLockWaitOf(e, sid);
+    Row row{Value::Num(sid),         Value::Num(1),          Value::Str("CELLSIM"),
+            Value::Str(w != nullptr || other == &self ? "ACTIVE" : "INACTIVE"),
+            Value::Str("CELLSIM"),   Value::Str("USER"),     Value::Str("cellsim"),
+            Value::Date(other->session->logon_unix)};
+    if (w != nullptr) {
+      row.insert(row.end(), {Value::Str(std::string(row_lock)), Value::Str("Application"),
+                             Value::Str("WAITING"),
+                             Value::Num(static_cast<double>(
+                                 (now - std::min(now, w->since_ns)) / 1'000'000'000)),
+                             Value::Num(w->on.holder_sid)});
+      r.rows.push_back(std::move(row));
       continue;
     }
-    Row row{Value::Num(sid), Value::Str("CELLSIM"),
-            Value::Str(other == &self ? "ACTIVE" : "INACTIVE")};
     const std::vector<stats::WaitEvent> last = other->session->wait_history.Last();
     if (last.empty()) {
       row.insert(row.end(), {Value::Null(), Value::Null(), Value::Null(), Value::Null()});
@@ -706,12 +665,11 @@ std::optional<ViewRows> BuildView(DataEngine& e, SessionData& sd, const std::str
   if (name == "V$LOGFILE") return Logs(e, true);
   if (name == "V$ARCHIVED_LOG") return ArchiveViews(e, false);
   if (name == "V$DATABASE") return ArchiveViews(e, true);
-  if (name == "V$ASM_TEMPLATE") return AsmViews(e, false);
-  if (name == "V$ASM_FILE") return AsmViews(e, true);
   if (name == "V$CELL") return CellRows(e);
   if (name == "V$EVENT_NAME") return EventNames();
   if (name == "V$SESSION_WAIT_HISTORY") return WaitRows(e, true);
   if (name == "V$SESSION_WAIT") return WaitRows(e, false);
+  if (std::optional<ViewRows> v = InstanceView(e, name); v.has_value()) return v;
   return FileViews(e, name);
 }
 

@@ -19,11 +19,27 @@ struct ViewRows {
   std::vector<Row> rows;
 };
 
+// A view's column of numbers, text or dates.
+namespace view_columns {
+inline Column N(const char* name) { return {name, ColType::kNumber, 0}; }
+inline Column S(const char* name) { return {name, ColType::kVarchar2, 64}; }
+inline Column D(const char* name) { return {name, ColType::kDate, 0}; }
+}  // namespace view_columns
+
+// The instance's views (data_instance_views.cc): V$SESSION_EVENT,
+// V$SYSTEM_EVENT, V$SESSION_WAIT_CLASS, V$SYSTEM_WAIT_CLASS,
+// V$EVENT_HISTOGRAM_MICRO, V$VERSION, V$INSTANCE, V$CONTROLFILE,
+// V$ASM_DISKGROUP, V$ASM_DISK, V$ASM_FILE, V$ASM_TEMPLATE; nullopt for
+// another name.
+std::optional<ViewRows> InstanceView(DataEngine& e, const std::string& name)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+
 // V$MYSTAT, V$SESSTAT, V$SYSSTAT, V$STATNAME, V$PARAMETER, V$TRANSACTION, V$LOCK,
 // V$UNDOSTAT, V$TEMPUNDOSTAT, V$TEMPSEG_USAGE, V$LOG, V$LOGFILE, V$SESSION,
-// V$ASM_TEMPLATE, V$ASM_FILE, V$CELL, V$EVENT_NAME, V$SESSION_WAIT_HISTORY, V$SESSION_WAIT,
+// V$CELL, V$EVENT_NAME, V$SESSION_WAIT_HISTORY, V$SESSION_WAIT,
 // V$TABLESPACE, DBA_TABLESPACES, V$DATAFILE, DBA_DATA_FILES (these four copy the
-// file table under Database::State::mu: the engine lock is taken before it);
+// file table under Database::State::mu: the engine lock is taken before it),
+// the dictionary views, V$ARCHIVED_LOG, V$DATABASE and InstanceView's;
 // nullopt for another name.
 std::optional<ViewRows> BuildView(DataEngine& e, SessionData& sd, const std::string& name)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);

@@ -107,6 +107,7 @@ absl::StatusOr<std::unique_ptr<Database::State>> NewState(asmgr::Rack* rack,
   auto state = std::make_unique<Database::State>();
   state->rack = rack;
   state->clock = rack->clock();
+  state->startup_unix = state->clock->UnixSeconds();
   state->options = options;
   state->options.db_name = *name;
   absl::StatusOr<asmgr::DiskGroup*> dg =
@@ -260,6 +261,7 @@ std::unique_ptr<Session> Database::NewSession() {
   auto st = std::make_unique<Session::State>();
   st->db = s_.get();
   st->sid = s_->next_sid.fetch_add(1);
+  st->logon_unix = s_->clock->UnixSeconds();
   s_->sessions.fetch_add(1);
   st->data = std::make_shared<internal::SessionData>();
   st->data->sid = st->sid;

@@ -40,7 +40,9 @@ struct Database::State {
   std::vector<std::string> recovery_actions ABSL_GUARDED_BY(mu);
 
   stats::StatSet sys_stats;
-  stats::WaitSet sys_waits;
+  stats::WaitSet sys_waits;         // every wait (V$SYSTEM_EVENT)
+  stats::WaitSet background_waits;  // the instance's own (LGWR, DBWR, ARCH, open): not _FG
+  int64_t startup_unix = 0;         // when this instance started (V$INSTANCE.STARTUP_TIME)
   std::atomic<uint32_t> next_sid{1};
   std::atomic<int> sessions{0};
   // Tables, undo, redo (data_engine.h), made at the first data statement.
@@ -55,13 +57,15 @@ struct Database::State {
   }
 
   internal::Recorder SystemRecorder() {
-    return internal::Recorder(clock, nullptr, nullptr, nullptr, &sys_stats, &sys_waits);
+    return internal::Recorder(clock, nullptr, &background_waits, nullptr, &sys_stats,
+                              &sys_waits);
   }
 };
 
 struct Session::State {
   Database::State* db = nullptr;
   uint32_t sid = 0;
+  int64_t logon_unix = 0;  // V$SESSION.LOGON_TIME
   stats::StatSet stats;
   stats::WaitSet waits;
   stats::WaitHistory wait_history;  // V$SESSION_WAIT_HISTORY, the trace's WAIT lines

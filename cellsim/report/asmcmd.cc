@@ -103,18 +103,6 @@ std::string JoinAbsolute(const std::vector<std::string>& parts, size_t n) {
   return out;
 }
 
-// A stable stand-in for V$ASM_DISK.INCARNATION, which cellsim does not keep:
-// FNV-1a of the disk's path folded into 10 digits (as Oracle's are), so the
-// column is filled and stable across runs.
-uint32_t DiskIncarnation(std::string_view path) {
-  uint32_t h = 2166136261u;
-  for (char c : path) {
-    h ^= static_cast<uint8_t>(c);
-    h *= 16777619u;
-  }
-  return 1'000'000'000u + h % 1'000'000'000u;
-}
-
 // ---------------------------------------------------------- name space walk
 
 // One entry of a directory level: a subdirectory or a file.
@@ -277,11 +265,10 @@ absl::StatusOr<std::string> RenderLsdsk(const AsmSnapshot& asm_state,
                "", "UNKNOWN"};
       }
       if (options.p) {
-        const bool offline = d.mode_status != "ONLINE";
         row.insert(row.end(),
                    {fmt::format("{}", gi + 1), fmt::format("{}", d.index),
-                    fmt::format("{}", DiskIncarnation(d.path)),
-                    offline && d.state != "NORMAL" ? "MISSING" : "CACHED", "MEMBER",
+                    fmt::format("{}", asmgr::DiskIncarnation(d.path)),
+                    std::string(asmgr::DiskMountStatus(d)), "MEMBER",
                     d.mode_status, d.state});
       }
       row.push_back(d.path);

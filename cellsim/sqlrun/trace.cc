@@ -47,9 +47,8 @@ absl::Status TraceWriter::Open(const std::string& path, uint32_t sid, std::strin
   out_.open(path, std::ios::trunc);
   if (!out_) return absl::InvalidArgumentError(fmt::format("--trace: cannot create {}", path));
   out_ << fmt::format(
-      "Trace file {}\nOracle Database 19c Enterprise Edition Release 19.0.0.0.0 - Production "
-      "(cellsim)\n*** TRACE FILE IDENTIFIER:({})\n*** SESSION ID:({}.1)\n\n",
-      path, std::string(identifier), sid);
+      "Trace file {}\n{} (cellsim)\n*** TRACE FILE IDENTIFIER:({})\n*** SESSION ID:({}.1)\n\n",
+      path, db::kOracleBanner, std::string(identifier), sid);
   return absl::OkStatus();
 }
 

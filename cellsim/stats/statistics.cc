@@ -41,6 +41,19 @@ std::string_view WaitClassName(WaitClass c) {
   return "Other";
 }
 
+WaitClassIds WaitClassIdsOf(WaitClass c) {
+  switch (c) {
+    case WaitClass::kOther: return {0, 1893977003};
+    case WaitClass::kApplication: return {1, 4217450380};
+    case WaitClass::kConfiguration: return {2, 3290255840};
+    case WaitClass::kConcurrency: return {4, 3875070507};
+    case WaitClass::kCommit: return {5, 3386400367};
+    case WaitClass::kUserIo: return {8, 1740759767};
+    case WaitClass::kSystemIo: return {9, 4108307767};
+  }
+  return {0, 1893977003};
+}
+
 StatValues StatValues::operator-(const StatValues& o) const {
   StatValues r;
   for (size_t i = 0; i < kStatCount; ++i) r.v[i] = v[i] - o.v[i];

@@ -342,6 +342,14 @@ struct DiskView {
   bool can_offline = true;
 };
 
+// V$ASM_DISK.INCARNATION (asmcmd lsdsk -p Incarn), which cellsim does not
+// keep: a stable stand-in, FNV-1a of the disk's path folded into 10 digits
+// (as Oracle's are), so the column is filled and the same across runs.
+uint32_t DiskIncarnation(std::string_view path);
+// V$ASM_DISK.MOUNT_STATUS (lsdsk -p Mount_Stat): MISSING for an offline disk
+// ASM no longer counts as NORMAL (its cell or grid disk is gone), else CACHED.
+std::string_view DiskMountStatus(const DiskView& d);
+
 // asmcmd ls -l.
 struct FileView {
   std::string type{};        // "ONLINELOG"

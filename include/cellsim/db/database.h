@@ -59,6 +59,12 @@ inline constexpr std::string_view kPathZeroFill = "zero-fill";
 inline constexpr std::string_view kPathSmart = "smart";
 inline constexpr std::string_view kPathFast = "fast";
 
+// The release the database answers as: V$VERSION.BANNER, V$INSTANCE.VERSION,
+// a 10046 trace file's header.
+inline constexpr std::string_view kOracleBanner =
+    "Oracle Database 19c Enterprise Edition Release 19.0.0.0.0 - Production";
+inline constexpr std::string_view kOracleVersion = "19.0.0.0.0";
+
 enum class CreationPath : uint8_t { kZeroFill, kSmart, kFast };
 std::string_view CreationPathName(CreationPath p);  // kPathZeroFill, ...
 

@@ -126,6 +126,13 @@ enum class WaitClass : uint8_t {
   kApplication,
 };
 std::string_view WaitClassName(WaitClass c);
+// V$SYSTEM_WAIT_CLASS's WAIT_CLASS# and WAIT_CLASS_ID of a class, Oracle's
+// fixed numbers (the same in every release since 10g).
+struct WaitClassIds {
+  uint32_t number;  // WAIT_CLASS#: Other 0, Application 1, ... System I/O 9
+  uint32_t id;      // WAIT_CLASS_ID: User I/O 1740759767, ...
+};
+WaitClassIds WaitClassIdsOf(WaitClass c);
 
 // One row per wait event: the enumerator, the exact V$EVENT_NAME.NAME, its wait
 // class and the names of P1, P2, P3 (V$EVENT_NAME.PARAMETER1..3; "" when Oracle

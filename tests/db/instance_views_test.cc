@@ -1,0 +1,224 @@
+// The instance's views (docs/sql.md "Views"): where the waits went
+// (V$SYSTEM_EVENT with its foreground columns, V$SESSION_EVENT, the wait
+// classes, V$EVENT_HISTOGRAM_MICRO), what the instance is (V$VERSION,
+// V$INSTANCE, V$CONTROLFILE, V$SESSION) and the ASM it runs on
+// (V$ASM_DISKGROUP, V$ASM_DISK), each checked against the counters and the
+// rack it is built from.
+#include <cstdlib>
+#include <map>
+#include <string>
+
+#include "db/db_test_util.h"
+#include "gtest/gtest.h"
+
+namespace cellsim::db {
+namespace {
+
+using stats::Wait;
+
+class InstanceViewsTest : public testing::SqlTest {
+ protected:
+  // Work that waits: a data file added (creation, control file), rows
+  // committed (log file sync; LGWR's log file parallel write).
+  void Work(Session* s = nullptr) {
+    Run("create table t (id number, v number)", s);
+    Run("insert into t select rownum, 0 from all_objects where rownum <= 200", s);
+    Run("commit", s);
+    Run("update t set v = v + 1", s);
+    Run("commit", s);
+  }
+  // Rows of `sql` keyed by their first column, the others as numbers.
+  std::map<std::string, std::vector<int64_t>> ByFirst(const std::string& sql) {
+    std::map<std::string, std::vector<int64_t>> out;
+    for (const std::vector<std::string>& row : Run(sql).result_rows) {
+      std::vector<int64_t>& v = out[row[0]];
+      for (size_t i = 1; i < row.size(); ++i) v.push_back(std::strtoll(row[i].c_str(), nullptr, 10));
+    }
+    return out;
+  }
+};
+
+TEST_F(InstanceViewsTest, SystemEventIsEveryWaitAndItsForegroundShare) {
+  Work();
+  const auto events = ByFirst(
+      "select event, total_waits, time_waited_micro, total_waits_fg, time_waited_micro_fg "
+      "from v$system_event");
+  const stats::WaitValues sys = db_->SystemWaits();
+  size_t waited = 0;
+  for (size_t i = 0; i < stats::kWaitCount; ++i) {
+    const auto w = static_cast<Wait>(i);
+    const std::string name(stats::WaitName(w));
+    if (sys[w].count == 0) {
+      EXPECT_EQ(events.count(name), 0u) << name;  // only what was waited on
+      continue;
+    }
+    ++waited;
+    ASSERT_EQ(events.count(name), 1u) << name;
+    const std::vector<int64_t>& e = events.at(name);
+    // The view's query waits for nothing, so the counters it read are these.
+    EXPECT_EQ(e[0], sys[w].count) << name;
+    EXPECT_EQ(e[1], static_cast<int64_t>(sys[w].total_ns / 1000)) << name;
+    EXPECT_LE(e[2], e[0]) << name;
+    EXPECT_LE(e[3], e[1]) << name;
+  }
+  EXPECT_EQ(events.size(), waited);
+  // LGWR's writes are the background's; a commit's wait for them is the session's.
+  ASSERT_EQ(events.count("log file parallel write"), 1u);
+  EXPECT_GT(events.at("log file parallel write")[0], 0);
+  EXPECT_EQ(events.at("log file parallel write")[2], 0);
+  ASSERT_EQ(events.count("log file sync"), 1u);
+  EXPECT_EQ(events.at("log file sync")[2], events.at("log file sync")[0]);
+  // The instance's own control-file writes (creating the database) are not
+  // the foreground's; the sessions' DDL's are.
+  const std::vector<int64_t>& cf = events.at("control file parallel write");
+  EXPECT_GT(cf[2], 0);
+  EXPECT_LT(cf[2], cf[0]);
+}
+
+TEST_F(InstanceViewsTest, SessionEventIsEachSessionsOwn) {
+  std::unique_ptr<Session> other = db_->NewSession();
+  Work(other.get());
+  Run("select count(*) from t");
+  const StatementResult r = Run(
+      "select sid, event, total_waits, time_waited_micro, max_wait, average_wait, wait_class "
+      "from v$session_event order by sid, event");
+  std::map<uint32_t, int64_t> rows_of;
+  for (const std::vector<std::string>& row : r.result_rows) {
+    const uint32_t sid = static_cast<uint32_t>(std::stoul(row[0]));
+    ++rows_of[sid];
+    ASSERT_TRUE(sid == s_->sid() || sid == other->sid()) << sid;
+    const stats::WaitValues waits = (sid == s_->sid() ? s_.get() : other.get())->Waits();
+    const std::optional<Wait> w = stats::WaitByName(row[1]);
+    ASSERT_TRUE(w.has_value()) << row[1];
+    EXPECT_EQ(row[2], std::to_string(waits[*w].count)) << row[1];
+    EXPECT_EQ(row[3], std::to_string(waits[*w].total_ns / 1000)) << row[1];
+    EXPECT_EQ(row[4], std::to_string(waits[*w].max_ns / 10'000'000)) << row[1];
+    EXPECT_NEAR(std::stod(row[5]),
+                static_cast<double>(waits[*w].total_ns) / 1e7 / static_cast<double>(waits[*w].count),
+                0.006)
+        << row[1];
+    EXPECT_EQ(row[6], stats::WaitClassName(stats::kWaitTable[static_cast<size_t>(*w)].wait_class));
+  }
+  // The other session committed (log file sync); this one only read.
+  int64_t other_events = 0;
+  for (const stats::WaitValue& v : other->Waits().v) other_events += v.count > 0;
+  EXPECT_EQ(rows_of[other->sid()], other_events);
+  EXPECT_GT(other->Waits()[Wait::kLogFileSync].count, 0);
+  EXPECT_EQ(s_->Waits()[Wait::kLogFileSync].count, 0);
+}
+
+TEST_F(InstanceViewsTest, WaitClassesAndHistogramsAddUpToTheEvents) {
+  Work();
+  // V$SYSTEM_WAIT_CLASS is V$SYSTEM_EVENT summed by class.
+  const auto by_class = ByFirst(
+      "select wait_class, sum(total_waits), sum(total_waits_fg) from v$system_event "
+      "group by wait_class");
+  const auto classes =
+      ByFirst("select wait_class, total_waits, total_waits_fg, wait_class#, wait_class_id "
+              "from v$system_wait_class");
+  ASSERT_EQ(classes.size(), by_class.size());
+  for (const auto& [name, sums] : by_class) {
+    ASSERT_EQ(classes.count(name), 1u) << name;
+    EXPECT_EQ(classes.at(name)[0], sums[0]) << name;
+    EXPECT_EQ(classes.at(name)[1], sums[1]) << name;
+  }
+  EXPECT_EQ(classes.at("User I/O")[2], 8);
+  EXPECT_EQ(classes.at("User I/O")[3], 1740759767);
+  EXPECT_EQ(classes.at("Commit")[2], 5);
+  EXPECT_EQ(classes.at("System I/O")[3], 4108307767);
+  // V$SESSION_WAIT_CLASS: this session's, which committed.
+  EXPECT_EQ(One("select total_waits from v$session_wait_class where wait_class = 'Commit'"),
+            std::to_string(s_->Waits()[Wait::kLogFileSync].count));
+  // V$EVENT_HISTOGRAM_MICRO: every wait in one bucket.
+  const auto histogram = ByFirst(
+      "select event, sum(wait_count) from v$event_histogram_micro group by event");
+  const auto events = ByFirst("select event, total_waits from v$system_event");
+  ASSERT_EQ(histogram.size(), events.size());
+  for (const auto& [name, total] : events) EXPECT_EQ(histogram.at(name)[0], total[0]) << name;
+  // A bucket's edge is a power of two, spelled in its unit.
+  for (const std::vector<std::string>& row :
+       Run("select wait_time_micro, wait_time_format from v$event_histogram_micro").result_rows) {
+    const uint64_t us = std::stoull(row[0]);
+    EXPECT_EQ(us & (us - 1), 0u) << us;
+    if (us == 4096) {
+      EXPECT_EQ(row[1], "4 milliseconds");
+    } else if (us == 512) {
+      EXPECT_EQ(row[1], "512 microseconds");
+    }
+  }
+}
+
+TEST_F(InstanceViewsTest, VersionInstanceControlFilesAndSessions) {
+  EXPECT_EQ(One("select banner from v$version"), std::string(kOracleBanner));
+  const StatementResult inst = Run(
+      "select instance_number, instance_name, version, status, archiver, database_status, "
+      "thread# from v$instance");
+  ASSERT_EQ(inst.result_rows.size(), 1u);
+  EXPECT_EQ(inst.result_rows[0],
+            (std::vector<std::string>{"1", "orcl", "19.0.0.0.0", "OPEN", "STOPPED", "ACTIVE",
+                                      "1"}));
+  // ARCH runs once the database is in ARCHIVELOG mode.
+  Run("alter database archivelog");
+  EXPECT_EQ(One("select archiver from v$instance"), "STARTED");
+  // V$CONTROLFILE: the two copies, the one in +RECO the recovery area's.
+  const StatementResult cf =
+      Run("select name, is_recovery_dest_file, block_size, file_size_blks from v$controlfile");
+  const std::vector<std::string> names = db_->control_files();
+  ASSERT_EQ(cf.result_rows.size(), names.size());
+  for (size_t i = 0; i < names.size(); ++i) {
+    EXPECT_EQ(cf.result_rows[i][0], names[i]);
+    EXPECT_EQ(cf.result_rows[i][1], names[i].rfind("+RECO/", 0) == 0 ? "YES" : "NO");
+    EXPECT_EQ(cf.result_rows[i][2], "16384");
+    EXPECT_EQ(cf.result_rows[i][3], "31");
+  }
+  // V$SESSION: SERIAL# 1 (a SID is never reused), the other session INACTIVE.
+  std::unique_ptr<Session> other = db_->NewSession();
+  const StatementResult ses =
+      Run("select sid, serial#, status, type, program from v$session order by sid");
+  ASSERT_EQ(ses.result_rows.size(), 2u);
+  EXPECT_EQ(ses.result_rows[0],
+            (std::vector<std::string>{std::to_string(s_->sid()), "1", "ACTIVE", "USER",
+                                      "cellsim"}));
+  EXPECT_EQ(ses.result_rows[1][2], "INACTIVE");
+  EXPECT_EQ(One("select count(*) from v$session where logon_time > sysdate - 1"), "2");
+}
+
+TEST_F(InstanceViewsTest, AsmViewsAreTheRacksDiskGroupsAndDisks) {
+  const std::vector<asmgr::DiskGroup*> groups = rack_->disk_groups();
+  const StatementResult dg = Run(
+      "select group_number, name, state, type, total_mb, free_mb, usable_file_mb, "
+      "allocation_unit_size, offline_disks from v$asm_diskgroup order by group_number");
+  ASSERT_EQ(dg.result_rows.size(), groups.size());
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const asmgr::DiskGroupView v = groups[g]->View();
+    const std::vector<std::string>& row = dg.result_rows[g];
+    EXPECT_EQ(row[0], std::to_string(g + 1));
+    EXPECT_EQ(row[1], v.name);
+    EXPECT_EQ(row[2], "CONNECTED");  // each holds a file of the database
+    EXPECT_EQ(row[3], asmgr::RedundancyName(v.redundancy));
+    EXPECT_EQ(row[4], std::to_string(v.space.total_mb));
+    EXPECT_EQ(row[5], std::to_string(v.space.free_mb));
+    EXPECT_EQ(row[6], std::to_string(v.space.usable_file_mb));
+    EXPECT_EQ(row[7], std::to_string(v.au_size));
+    EXPECT_EQ(row[8], "0");
+  }
+  const std::string disks = One("select count(*) from v$asm_disk");
+  size_t n = 0;
+  for (asmgr::DiskGroup* g : groups) n += g->Disks().size();
+  EXPECT_EQ(disks, std::to_string(n));
+  // A disk taken offline shows in both.
+  const std::string name = One("select name from v$asm_disk where group_number = 1 and disk_number = 0");
+  Run("alter diskgroup data offline disk " + name);
+  EXPECT_EQ(One("select offline_disks from v$asm_diskgroup where name = 'DATA'"), "1");
+  EXPECT_EQ(One("select mode_status from v$asm_disk where name = '" + name + "'"), "OFFLINE");
+  EXPECT_EQ(One("select count(*) from v$asm_disk where mode_status = 'ONLINE'"),
+            std::to_string(n - 1));
+}
+
+TEST_F(InstanceViewsTest, AColumnAViewDoesNotHaveIsNamed) {
+  EXPECT_NE(Error("select event_id from v$system_event").find("ORA-00904"), std::string::npos);
+  EXPECT_NE(Error("select * from v$event_histogram").find("ORA-00942"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cellsim::db
