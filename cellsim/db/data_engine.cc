@@ -761,10 +761,11 @@ void DataEngine::EndTransaction(SessionData& sd) {
 }
 
 stats::WaitParams RowLockWaitParams(const RowLockConflict& c) {
-  // P1: the enqueue's name ('T' 'X') and the mode asked (6, exclusive:
-  // V$LOCK's modes), as Oracle packs them (0x54580006).
-  constexpr uint64_t kTxExclusiveNameMode = (uint64_t{'T'} << 24) | (uint64_t{'X'} << 16) | 6;
-  return {kTxExclusiveNameMode, (uint64_t{c.usn} << 16) | c.slot, c.sequence};
+  // P1: the enqueue's name ('T' 'X') and the mode asked (6, exclusive, for
+  // a row; 4, share, for a unique key: V$LOCK's modes), as Oracle packs them
+  // (0x54580006, 0x54580004).
+  constexpr uint64_t kTxName = (uint64_t{'T'} << 24) | (uint64_t{'X'} << 16);
+  return {kTxName | c.mode, (uint64_t{c.usn} << 16) | c.slot, c.sequence};
 }
 
 void RecordRowLockWait(Recorder& rec, const RowLockConflict& c, uint64_t waited_ns) {

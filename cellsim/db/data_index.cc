@@ -56,6 +56,13 @@ IndexRowId RowOfKey(absl::Span<const uint8_t> key) {
   return {rdba >> 22, rdba & 0x3FFFFFu, slot};
 }
 
+// Marks the ORA-00054 of a unique key's wait: Oracle waits for the other
+// transaction in share mode (TX mode 4), not for its row (6).
+absl::Status KeyWait(absl::Status st) {
+  if (!st.ok()) st.SetPayload(kRowLockModePayload, absl::Cord("4"));
+  return st;
+}
+
 // A key of unique index `ix` of `t` that session sd would add, found in the
 // index as `existing` (another row's): ORA-00001 when that row is
 // committed, or sd's own; when another open transaction put it there (it
@@ -67,7 +74,7 @@ absl::Status DuplicateKey(DataEngine& e, const SessionData& sd, const TableDef& 
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   const IndexRowId row = RowOfKey(existing);
   if (!t.temporary && CommittedView(e, sd).ChangedByOthers(row.file, row.block, row.slot)) {
-    return e.CheckRowLock(sd, t, row.file, row.block, row.slot);
+    return KeyWait(e.CheckRowLock(sd, t, row.file, row.block, row.slot));
   }
   return UniqueViolated(ix);
 }
@@ -89,7 +96,7 @@ absl::Status CheckDeletedKey(DataEngine& e, const SessionData& sd, const TableDe
   for (auto it = from; it != to; ++it) {
     if (it->second.first == sd.sid) continue;
     const IndexRowId row = RowOfKey(it->second.second);
-    return e.CheckRowLock(sd, t, row.file, row.block, row.slot);
+    return KeyWait(e.CheckRowLock(sd, t, row.file, row.block, row.slot));
   }
   return absl::OkStatus();
 }

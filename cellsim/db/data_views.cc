@@ -75,8 +75,8 @@ ViewRows UndoStat(DataEngine& e, bool temp) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) 
 // and P3) and a TM lock in row-exclusive mode (3) on each table it changed
 // or locked (ID1 the table's object id). CTIME: seconds since the
 // transaction began (since the wait began, for a request). A session waiting
-// for a row (Session::SetRowLockWait) REQUESTs the holder's TX in mode 6
-// (LMODE 0), and the holder's TX row says BLOCK 1: Oracle's "who blocks
+// for a row (Session::SetRowLockWait) REQUESTs the holder's TX in mode 6,
+// one waiting for a unique key in mode 4 (LMODE 0), and the holder's TX row says BLOCK 1: Oracle's "who blocks
 // whom" join of V$LOCK to itself on ID1, ID2.
 ViewRows Locks(DataEngine& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   ViewRows r;
@@ -113,7 +113,7 @@ ViewRows Locks(DataEngine& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   for (const auto& [waiter, w] : e.row_lock_waiters) {
     if (!e.TransactionOpen(w.on)) continue;  // ended: the waiter is about to run again
     r.rows.push_back({Value::Num(waiter), Value::Str("TX"), tx_id1(w.on.usn, w.on.slot),
-                      Value::Num(w.on.sequence), Value::Num(0), Value::Num(6),
+                      Value::Num(w.on.sequence), Value::Num(0), Value::Num(w.on.mode),
                       seconds_since(w.since_ns), Value::Num(0)});
   }
   return r;

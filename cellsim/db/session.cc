@@ -281,6 +281,9 @@ std::optional<RowLockConflict> RowLockConflictOf(const absl::Status& st) {
     }
   }
   if (uint32_t limit = 0; number(kRowLockWaitLimitPayload, &limit)) c.wait_limit_s = limit;
+  if (uint32_t mode = 0; number(kRowLockModePayload, &mode) && (mode == 4 || mode == 6)) {
+    c.mode = mode;
+  }
   return c;
 }
 

@@ -51,10 +51,11 @@ class RowLockWaitTest : public testing::SqlTest {
   static std::future<absl::StatusOr<StatementResult>> Start(Session* s, std::string sql) {
     return std::async(std::launch::async, [s, sql] { return s->Execute(sql); });
   }
-  // Waits until `n` sessions wait for a row lock (V$LOCK REQUEST 6).
+  // Waits until `n` sessions wait for a row lock (V$LOCK REQUEST 6, or 4
+  // for a unique key).
   bool WaitersAre(int n) {
     for (auto end = Clock::now() + std::chrono::seconds(20); Clock::now() < end;) {
-      if (One("select count(*) from v$lock where request = 6", monitor_.get()) == std::to_string(n)) {
+      if (One("select count(*) from v$lock where request > 0", monitor_.get()) == std::to_string(n)) {
         return true;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
@@ -84,7 +85,7 @@ TEST_F(RowLockWaitTest, AWaitingStatementRunsAgainOnTheHoldersCommittedRows) {
   ASSERT_EQ(xid.size(), 2u);
   auto pending = Start(b.get(), "update t set v = v + 1 where id in (1, 2)");
   ASSERT_TRUE(WaitersAre(1));
-  // V$LOCK: B requests A's TX in mode 6; A's TX blocks.
+  // V$LOCK: B requests A's TX in mode 6 (a row); A's TX blocks.
   EXPECT_EQ(Run(fmt::format("select type, id1, id2, lmode, request, block from v$lock where sid = "
                             "{} and request > 0",
                             b->sid()),
@@ -176,6 +177,7 @@ TEST_F(RowLockWaitTest, AUniqueKeyAnOpenTransactionWroteIsWaitedFor) {
   EXPECT_THAT(std::string(st.message()), HasSubstr("ORA-00054"));
   ASSERT_TRUE(RowLockConflictOf(st).has_value());
   EXPECT_EQ(RowLockConflictOf(st)->holder_sid, s_->sid());
+  EXPECT_EQ(RowLockConflictOf(st)->mode, 4u);  // a key: Oracle waits in share mode
   // An update to that key, too (the check at the statement's end).
   EXPECT_THAT(Error("update k set id = 7 where id = 1", b.get()), HasSubstr("ORA-00054"));
   Run("rollback");  // A: 7 is free
@@ -186,6 +188,13 @@ TEST_F(RowLockWaitTest, AUniqueKeyAnOpenTransactionWroteIsWaitedFor) {
   Run("insert into k values (8, 0)");
   auto pending = Start(b.get(), "insert into k values (8, 1)");
   ASSERT_TRUE(WaitersAre(1));
+  // The wait asks A's TX in share mode: V$LOCK REQUEST 4, P1 0x54580004.
+  EXPECT_EQ(One(fmt::format("select request from v$lock where sid = {} and request > 0", b->sid()),
+                monitor_.get()),
+            "4");
+  EXPECT_EQ(One(fmt::format("select p1 from v$session_wait where sid = {}", b->sid()),
+                monitor_.get()),
+            "1415053316");
   Run("commit");
   st = pending.get().status();
   EXPECT_THAT(std::string(st.message()), HasSubstr("ORA-00001: unique constraint"));
@@ -209,6 +218,7 @@ TEST_F(RowLockWaitTest, AUniqueKeyAnOpenTransactionDeletedIsWaitedFor) {
   absl::Status st = b->Execute("insert into k values (1, 5)").status();
   EXPECT_THAT(std::string(st.message()), HasSubstr("ORA-00054"));
   EXPECT_EQ(RowLockConflictOf(st)->holder_sid, s_->sid());
+  EXPECT_EQ(RowLockConflictOf(st)->mode, 4u);
   EXPECT_THAT(Error("insert into k values (7, 5)", b.get()), HasSubstr("ORA-00054"));
   Run("insert into k values (1, 1)");  // A's own deletion: the key is A's to reuse
   Run("rollback");                     // 1 and 7 are back

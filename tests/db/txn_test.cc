@@ -842,6 +842,7 @@ TEST_F(TxnTest, ACallerThatWaitsForARowLockRecordsOracleWait) {
             fmt::format("{}.{}.{}", xid.result_rows[0][0], xid.result_rows[0][1],
                         xid.result_rows[0][2]));
   EXPECT_FALSE(c->wait_limit_s.has_value());
+  EXPECT_EQ(c->mode, 6u);  // a row: exclusive
   EXPECT_FALSE(RowLockConflictOf(absl::OkStatus()).has_value());
   const int64_t db_time0 = b->Stats()[Stat::kDbTime];
   const stats::WaitValue system0 = db_->SystemWaits()[stats::Wait::kEnqTxRowLockContention];

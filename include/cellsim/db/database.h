@@ -241,6 +241,10 @@ inline constexpr char kRowLockTransactionPayload[] = "cellsim.row_lock_transacti
 // gives up after n seconds with ORA-30006. (FOR UPDATE NOWAIT's ORA-00054
 // carries no payload: it is not to be waited for.)
 inline constexpr char kRowLockWaitLimitPayload[] = "cellsim.row_lock_wait_limit_s";
+// And, when the wait is for a unique key another open transaction wrote or
+// deleted (not for the row itself), "4": Oracle waits for that transaction
+// in share mode (TX mode 4), not exclusive (6).
+inline constexpr char kRowLockModePayload[] = "cellsim.row_lock_mode";
 
 // What such an ORA-00054 says, read from its payloads: for a caller that
 // waits (and for Session::RecordRowLockWait).
@@ -249,6 +253,9 @@ struct RowLockConflict {
   // The holder's transaction (V$TRANSACTION XIDUSN, XIDSLOT, XIDSQN).
   uint32_t usn = 0, slot = 0, sequence = 0;
   std::optional<uint32_t> wait_limit_s{};  // SELECT ... FOR UPDATE WAIT n
+  // The TX mode the wait asks: 6 (exclusive) for a row, 4 (share) for a
+  // unique key (kRowLockModePayload).
+  uint32_t mode = 6;
 };
 // nullopt when `st` is no ORA-00054 of a locked row to be waited for (any
 // other error, or FOR UPDATE NOWAIT's).
@@ -379,7 +386,8 @@ class Session {
   // this session waited `waited_ns`, ending now, for the row lock `conflict`
   // (that ORA-00054) names, as Oracle's session would have: one
   // "enq: TX - row lock contention" wait (wait class Application; P1
-  // name|mode = TX in mode 6, P2 usn<<16 | slot and P3 sequence of the
+  // name|mode = TX in the conflict's mode, 6 for a row and 4 for a unique
+  // key, P2 usn<<16 | slot and P3 sequence of the
   // holder's transaction) in the session's and the system's waits and the
   // session's wait history, and its time in DB time. Returns the wait as
   // recorded, which a caller adds to the result of the statement it runs
