@@ -116,10 +116,7 @@ absl::Status DataEngine::Extend(Segment& seg, bool temp) {
   // extent may end at the file's last block.
   const uint64_t file_blocks = OnDiskBlocks(f->size_bytes, kBlockSize);
   if (uint64_t{next} + n > file_blocks) {
-    const Tablespace* ts = nullptr;
-    for (const Tablespace& t : table.tablespaces) {
-      if (t.number == f->tablespace) ts = &t;
-    }
+    const Tablespace* ts = table.TablespaceOf(*f);
     const std::string name = ts != nullptr ? ts->name : "?";
     return absl::ResourceExhaustedError(
         temp ? fmt::format("ORA-01652: unable to extend temp segment by {} in tablespace {}", n, name)

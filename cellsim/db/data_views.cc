@@ -211,10 +211,7 @@ ViewRows FileRows(const FileTable& t, bool v_view, bool temp) {
   }
   for (const DataFile& f : t.data_files) {
     if (f.state != EntryState::kAvailable) continue;  // being created (or left by a crash)
-    const Tablespace* ts = nullptr;
-    for (const Tablespace& x : t.tablespaces) {
-      if (x.number == f.tablespace) ts = &x;
-    }
+    const Tablespace* ts = t.TablespaceOf(f);
     if ((ts != nullptr && ts->contents == TablespaceContents::kTemporary) != temp) continue;
     const std::string ts_name = ts != nullptr ? ts->name : "";
     const double blocks = static_cast<double>(f.size_bytes / f.block_size);
@@ -235,15 +232,62 @@ ViewRows FileRows(const FileTable& t, bool v_view, bool temp) {
   return r;
 }
 
+// DBA_FREE_SPACE: the free runs of each permanent data file, adjacent ones
+// merged: the extents dropped and truncated segments gave back (below the
+// file's allocation mark, DataEngine::Extend) and the whole extents above
+// that mark (from block 128: below it are the file's headers and space maps,
+// as in Oracle's locally managed files). The file of the undo area is all in
+// use (DataEngine::UseOf) and shows none; temporary tablespaces are not in
+// it (Oracle's DBA_TEMP_FREE_SPACE).
+ViewRows FreeSpaceRows(DataEngine& e, const FileTable& t) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  constexpr uint32_t kFirstExtentBlock = 128, kExtentBlocks = 8;  // as DataEngine::Extend
+  ViewRows r;
+  r.columns = {S("TABLESPACE_NAME"), N("FILE_ID"), N("BLOCK_ID"), N("BYTES"), N("BLOCKS"),
+               N("RELATIVE_FNO")};
+  for (const DataFile& f : t.data_files) {
+    const Tablespace* ts = t.TablespaceOf(f);
+    if (f.state != EntryState::kAvailable || ts == nullptr ||
+        ts->contents == TablespaceContents::kTemporary) {
+      continue;
+    }
+    const DataEngine::FileUse use = e.UseOf(t, f.file_number);
+    if (use.undo_area) continue;
+    std::vector<std::pair<uint64_t, uint64_t>> runs;  // (first block, blocks)
+    if (auto it = e.free_extents.find(f.file_number); it != e.free_extents.end()) {
+      for (const auto& [start, n] : it->second) runs.push_back({start, n});
+    }
+    const uint64_t mark = std::max<uint64_t>(use.used_blocks, kFirstExtentBlock);
+    const uint64_t file_blocks = OnDiskBlocks(f.size_bytes, kBlockSize);
+    if (const uint64_t tail = file_blocks > mark ? (file_blocks - mark) / kExtentBlocks : 0) {
+      runs.push_back({mark, tail * kExtentBlocks});
+    }
+    std::sort(runs.begin(), runs.end());
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const uint64_t first = runs[i].first;
+      uint64_t blocks = runs[i].second;
+      while (i + 1 < runs.size() && first + blocks == runs[i + 1].first) {
+        blocks += runs[++i].second;
+      }
+      r.rows.push_back({Value::Str(ts->name), Value::Num(f.file_number),
+                        Value::Num(static_cast<double>(first)),
+                        Value::Num(static_cast<double>(blocks * f.block_size)),
+                        Value::Num(static_cast<double>(blocks)), Value::Num(f.file_number)});
+    }
+  }
+  return r;
+}
+
 // V$TABLESPACE, DBA_TABLESPACES, V$DATAFILE, DBA_DATA_FILES, V$TEMPFILE and
 // DBA_TEMP_FILES (Oracle's leading columns), from the file table.
 std::optional<ViewRows> FileViews(DataEngine& e, const std::string& name)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   if (name != "V$TABLESPACE" && name != "DBA_TABLESPACES" && name != "V$DATAFILE" &&
-      name != "DBA_DATA_FILES" && name != "V$TEMPFILE" && name != "DBA_TEMP_FILES") {
+      name != "DBA_DATA_FILES" && name != "V$TEMPFILE" && name != "DBA_TEMP_FILES" &&
+      name != "DBA_FREE_SPACE") {
     return std::nullopt;
   }
   const FileTable t = e.FileTableCopy();
+  if (name == "DBA_FREE_SPACE") return FreeSpaceRows(e, t);
   ViewRows r;
   if (name == "V$TABLESPACE") {
     r.columns = {N("TS#"), S("NAME"), S("INCLUDED_IN_DATABASE_BACKUP"), S("BIGFILE"),

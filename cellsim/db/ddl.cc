@@ -857,13 +857,10 @@ absl::StatusOr<DataFile> FindResized(const FileTable& t, const ResizeDataFile& s
     const bool named = st.file_number != 0 ? f.file_number == st.file_number
                                            : absl::EqualsIgnoreCase(f.file.name, st.file_name);
     if (!named) continue;
-    const Tablespace* ts = nullptr;
-    for (const Tablespace& x : t.tablespaces) {
-      if (x.number == f.tablespace) ts = &x;
-    }
+    const Tablespace* ts = t.TablespaceOf(f);
     const bool temp = ts != nullptr && ts->contents == TablespaceContents::kTemporary;
     if (temp != st.tempfile || f.state != EntryState::kAvailable) break;
-    if (ts->bigfile && st.tempfile) break;
+    if (ts != nullptr && ts->bigfile && st.tempfile) break;
     return f;
   }
   const std::string named =
@@ -877,10 +874,8 @@ absl::StatusOr<DataFile> FindResized(const FileTable& t, const ResizeDataFile& s
 absl::StatusOr<uint64_t> ResizedBlocks(const FileTable& t, const DataFile& f, uint64_t size) {
   const uint32_t bs = f.block_size;
   const uint64_t blocks = size / bs + (size % bs != 0 ? 1 : 0);
-  bool bigfile = false;
-  for (const Tablespace& x : t.tablespaces) {
-    if (x.number == f.tablespace) bigfile = x.bigfile;
-  }
+  const Tablespace* ts = t.TablespaceOf(f);
+  const bool bigfile = ts != nullptr && ts->bigfile;
   const uint64_t max_blocks = bigfile ? kMaxBigfileBlocks : kMaxDataFileBlocks;
   if (blocks > max_blocks) {
     return absl::InvalidArgumentError(fmt::format(

@@ -104,6 +104,13 @@ const Tablespace* FileTable::FindTablespace(std::string_view name) const {
   return nullptr;
 }
 
+const Tablespace* FileTable::TablespaceOf(const DataFile& f) const {
+  for (const Tablespace& t : tablespaces) {
+    if (t.number == f.tablespace) return &t;
+  }
+  return nullptr;
+}
+
 const DataFile* FileTable::FindDataFile(uint32_t file_number) const {
   for (const DataFile& f : data_files) {
     if (f.file_number == file_number) return &f;

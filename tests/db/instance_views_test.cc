@@ -1,9 +1,10 @@
 // The instance's views (docs/sql.md "Views"): where the waits went
 // (V$SYSTEM_EVENT with its foreground columns, V$SESSION_EVENT, the wait
 // classes, V$EVENT_HISTOGRAM_MICRO), what the instance is (V$VERSION,
-// V$INSTANCE, V$CONTROLFILE, V$SESSION) and the ASM it runs on
-// (V$ASM_DISKGROUP, V$ASM_DISK), each checked against the counters and the
-// rack it is built from.
+// V$INSTANCE, V$CONTROLFILE, V$SESSION), the ASM it runs on
+// (V$ASM_DISKGROUP, V$ASM_DISK) and the space its files have left
+// (DBA_FREE_SPACE), each checked against the counters, the rack or the
+// segments it is built from.
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -213,6 +214,48 @@ TEST_F(InstanceViewsTest, AsmViewsAreTheRacksDiskGroupsAndDisks) {
   EXPECT_EQ(One("select mode_status from v$asm_disk where name = '" + name + "'"), "OFFLINE");
   EXPECT_EQ(One("select count(*) from v$asm_disk where mode_status = 'ONLINE'"),
             std::to_string(n - 1));
+}
+
+// DBA_FREE_SPACE: a fresh file is free from block 128 (its headers and
+// space maps below) in whole extents; what segments take and give back
+// moves between DBA_SEGMENTS and it, block for block.
+TEST_F(InstanceViewsTest, FreeSpaceIsWhatNoSegmentHolds) {
+  const std::string users_free =
+      "select count(*), min(block_id), sum(blocks), sum(bytes) from dba_free_space "
+      "where tablespace_name = 'USERS'";
+  const StatementResult fresh = Run(users_free);
+  ASSERT_EQ(fresh.result_rows.size(), 1u);
+  const std::vector<std::string> whole = fresh.result_rows[0];
+  const uint64_t file_blocks = std::stoull(One(
+      "select blocks from dba_data_files where tablespace_name = 'USERS'"));
+  EXPECT_EQ(whole[0], "1");
+  EXPECT_EQ(whole[1], "128");
+  EXPECT_EQ(whole[2], std::to_string((file_blocks + 1 - 128) / 8 * 8));
+  EXPECT_EQ(whole[3], std::to_string(std::stoull(whole[2]) * 8192));
+  Run("create table a (id number primary key, pad char(1000))");
+  Run("create table b (id number, pad char(1000))");
+  Run("insert into a select rownum, 'x' from all_objects where rownum <= 300");
+  Run("insert into b select rownum, 'x' from all_objects where rownum <= 300");
+  Run("commit");
+  const uint64_t used = std::stoull(
+      One("select sum(blocks) from dba_segments where tablespace_name = 'USERS'"));
+  EXPECT_GT(used, 80u);
+  EXPECT_EQ(One("select sum(blocks) from dba_free_space where tablespace_name = 'USERS'"),
+            std::to_string(std::stoull(whole[2]) - used));
+  // A's extents come back between B's and the rest: a run of their own.
+  Run("drop table a purge");
+  const uint64_t b_blocks = std::stoull(
+      One("select sum(blocks) from dba_segments where tablespace_name = 'USERS'"));
+  EXPECT_EQ(One("select sum(blocks) from dba_free_space where tablespace_name = 'USERS'"),
+            std::to_string(std::stoull(whole[2]) - b_blocks));
+  EXPECT_GE(One("select count(*) from dba_free_space where tablespace_name = 'USERS'"), "2");
+  // All back: one run again.
+  Run("drop table b purge");
+  EXPECT_EQ(Run(users_free).result_rows[0], whole);
+  // The undo area takes its whole file; temporary tablespaces are not listed.
+  EXPECT_EQ(One("select count(*) from dba_free_space where tablespace_name in ('UNDOTBS1', "
+                "'TEMP')"),
+            "0");
 }
 
 TEST_F(InstanceViewsTest, AColumnAViewDoesNotHaveIsNamed) {

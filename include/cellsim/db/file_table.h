@@ -133,6 +133,9 @@ struct FileTable {
   bool operator==(const FileTable&) const = default;
 
   const Tablespace* FindTablespace(std::string_view name) const;
+  // The tablespace data file `f` belongs to (null when the table has none
+  // of its number).
+  const Tablespace* TablespaceOf(const DataFile& f) const;
   const DataFile* FindDataFile(uint32_t file_number) const;
   const LogGroup* FindLogGroup(uint32_t group) const;
   // Every ASM file the table refers to (archived logs included).
