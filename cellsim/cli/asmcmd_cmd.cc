@@ -1,6 +1,6 @@
 // `cellsim asmcmd DIR -e "COMMAND" [-e ...]`, or `cellsim asmcmd DIR COMMAND
 // [ARGS...]` as asmcmd takes one: asmcmd against the disk groups
-// of a rack: lsdg, lsdsk [-k] [-p] [-G DG], ls [-l] [PATH], cd, pwd, and
+// of a rack: lsdg, lsdsk [-k] [-p] [-G DG], lstmpl, ls [-l] [PATH], cd, pwd, and
 // `cp +DG/PATH LOCALFILE`, which copies a file's logical bytes out of ASM
 // through DiskGroup::Read (the primary copy, failing over to mirrors) as
 // Oracle's asmcmd cp does. Commands of one invocation share the current
@@ -75,6 +75,7 @@ void RegisterAsmcmd(CLI::App& app, CommandContext& ctx) {
   auto [c, args] = AddCommand<AsmcmdArgs>(
       app, ctx, "asmcmd",
       "asmcmd on the disk groups of rack DIR: lsdg [DG], lsdsk [-k] [-p] [-G DG] [PATTERN], "
+      "lstmpl [-l] [-G DG] [PATTERN], "
       "ls [-l] [-s] [PATH], cd PATH, pwd, du [PATH], find [--type TYPE] DIR PATTERN, "
       "cp +DG/PATH LOCALFILE (copies the file's logical bytes out of ASM), online -G DG (-D DISK | -a) (resyncs, then onlines), offline -G DG -D DISK",
       RunAsmcmd);

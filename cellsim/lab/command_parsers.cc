@@ -317,17 +317,22 @@ absl::Status ParseAsmcmdOption(const std::string& verb, const std::vector<std::s
     }
     return absl::OkStatus();
   }
+  if ((verb == "lsdsk" || verb == "lstmpl") && a == "-G") {
+    absl::StatusOr<std::string> g = value("a disk group");
+    if (!g.ok()) return g.status();
+    (verb == "lsdsk" ? cmd->lsdsk.group : cmd->lstmpl.group) = *g;
+    return absl::OkStatus();
+  }
   if (verb == "lsdsk") {
-    if (a == "-G") {
-      absl::StatusOr<std::string> g = value("a disk group");
-      if (!g.ok()) return g.status();
-      cmd->lsdsk.group = *g;
-      return absl::OkStatus();
-    }
     for (char c : a.substr(1)) {
       if (c != 'k' && c != 'p') return BadAsmcmdOption(verb, a);
       (c == 'k' ? cmd->lsdsk.k : cmd->lsdsk.p) = true;
     }
+    return absl::OkStatus();
+  }
+  if (verb == "lstmpl") {
+    if (a != "-l") return BadAsmcmdOption(verb, a);
+    cmd->lstmpl.l = true;
     return absl::OkStatus();
   }
   if (verb == "find" && (a == "--type" || a == "-t")) {
@@ -379,6 +384,7 @@ absl::StatusOr<AsmcmdCommand> ParseAsmcmdCommand(std::string_view text) {
   static constexpr Form kForms[] = {
       {"lsdg", K::kLsdg, 0, 1, "lsdg [GROUP]"},
       {"lsdsk", K::kLsdsk, 0, 1, "lsdsk [-k] [-p] [-G GROUP] [PATTERN]"},
+      {"lstmpl", K::kLstmpl, 0, 1, "lstmpl [-l] [-G GROUP] [PATTERN]"},
       {"ls", K::kLs, 0, 1, "ls [-l] [-s] [PATH]"},
       {"cd", K::kCd, 1, 1, "cd PATH"},
       {"pwd", K::kPwd, 0, 0, "pwd"},
@@ -394,8 +400,8 @@ absl::StatusOr<AsmcmdCommand> ParseAsmcmdCommand(std::string_view text) {
   }
   if (form == nullptr) {
     return absl::InvalidArgumentError(fmt::format(
-        "ASMCMD-8022: unknown command '{}' (cellsim knows lsdg, lsdsk, ls, cd, pwd, cp, du, find, "
-        "online, offline)",
+        "ASMCMD-8022: unknown command '{}' (cellsim knows lsdg, lsdsk, lstmpl, ls, cd, pwd, cp, du, "
+        "find, online, offline)",
         verb));
   }
   cmd.kind = form->kind;
@@ -405,6 +411,7 @@ absl::StatusOr<AsmcmdCommand> ParseAsmcmdCommand(std::string_view text) {
     return absl::InvalidArgumentError(fmt::format("ASMCMD-8022: usage: {}", form->usage));
   }
   if (cmd.kind == K::kLsdsk && !operands.empty()) cmd.lsdsk.pattern = operands[0];
+  if (cmd.kind == K::kLstmpl && !operands.empty()) cmd.lstmpl.pattern = operands[0];
   cmd.args = std::move(operands);
   return cmd;
 }

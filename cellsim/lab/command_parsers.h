@@ -79,7 +79,7 @@ struct CellCliCommand {
 // ------------------------------------------------------------------- asmcmd
 
 struct AsmcmdCommand {
-  enum class Kind { kLsdg, kLsdsk, kLs, kCd, kPwd, kCp, kDu, kFind, kOnline, kOffline };
+  enum class Kind { kLsdg, kLsdsk, kLstmpl, kLs, kCd, kPwd, kCp, kDu, kFind, kOnline, kOffline };
   Kind kind = Kind::kLs;
   // online -G DG (-D DISK | -a), offline -G DG -D DISK
   std::string group;
@@ -89,6 +89,7 @@ struct AsmcmdCommand {
   bool sizes = false;              // ls -s
   std::string type;                // find --type (upper case)
   report::LsdskOptions lsdsk;      // lsdsk
+  report::LstmplOptions lstmpl;    // lstmpl
   std::vector<std::string> args;   // lsdg GROUP, ls PATH, cd PATH, cp SRC DEST, du PATH,
                                    // find DIR PATTERN
 };

@@ -262,6 +262,8 @@ absl::StatusOr<std::string> RunAsmcmdCommand(const AsmcmdCommand& c, const asmgr
       return report::RenderLsdg(snap, c.args.empty() ? "" : c.args[0]);
     case Kind::kLsdsk:
       return report::RenderLsdsk(snap, c.lsdsk);
+    case Kind::kLstmpl:
+      return report::RenderLstmpl(snap, c.lstmpl);
     case Kind::kLs: {
       const std::string path = report::ResolveAsmPath(*cwd, c.args.empty() ? "" : c.args[0]);
       return report::RenderLs(snap, path,

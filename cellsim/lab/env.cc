@@ -273,7 +273,7 @@ report::TkprofStatement ToTkprof(const db::StatementResult& r) {
 report::AsmSnapshot SnapshotAsm(const asmgr::Rack& rack) {
   report::AsmSnapshot snap;
   for (asmgr::DiskGroup* dg : rack.disk_groups()) {
-    snap.groups.push_back({dg->View(), dg->Disks(), dg->Files()});
+    snap.groups.push_back({dg->View(), dg->Disks(), dg->Files(), dg->Templates()});
   }
   return snap;
 }

@@ -231,6 +231,38 @@ absl::StatusOr<std::string> RenderLsdg(const AsmSnapshot& asm_state, std::string
                      rows);
 }
 
+// --------------------------------------------------------------- lstmpl
+
+absl::StatusOr<std::string> RenderLstmpl(const AsmSnapshot& asm_state,
+                                         const LstmplOptions& options) {
+  const std::string want = StripPlus(options.group);
+  if (!want.empty() && FindGroup(asm_state, want) == nullptr) return NoSuchGroup(want);
+  std::vector<Column> cols = {{"Group_Name"}, {"Group_Num"}, {"Name"},
+                              {"Stripe"},     {"Sys"},       {"Redund"}};
+  if (options.l) cols.insert(cols.end(), {{"PriReg"}, {"MirrReg"}});
+  std::vector<std::vector<std::string>> rows;
+  for (size_t gi = 0; gi < asm_state.groups.size(); ++gi) {
+    const AsmDiskGroupSnapshot& g = asm_state.groups[gi];
+    if (!want.empty() && !IEquals(g.view.name, want)) continue;
+    std::vector<const asmgr::TemplateView*> templates;
+    for (const asmgr::TemplateView& t : g.templates) {
+      if (options.pattern.empty() || MatchPattern(options.pattern, t.name)) templates.push_back(&t);
+    }
+    std::sort(templates.begin(), templates.end(),
+              [](const asmgr::TemplateView* a, const asmgr::TemplateView* b) {
+                return a->name < b->name;
+              });
+    for (const asmgr::TemplateView* t : templates) {
+      std::vector<std::string> row = {g.view.name, fmt::format("{}", gi + 1), t->name, t->stripe,
+                                      t->system ? "Y" : "N",
+                                      std::string(asmgr::FileRedundancyName(t->redundancy))};
+      if (options.l) row.insert(row.end(), {"COLD", "COLD"});
+      rows.push_back(std::move(row));
+    }
+  }
+  return RenderTable(cols, rows);
+}
+
 // ---------------------------------------------------------------- lsdsk
 
 absl::StatusOr<std::string> RenderLsdsk(const AsmSnapshot& asm_state,

@@ -183,7 +183,13 @@ TEST(AsmcmdParserTest, CommandsAndOptions) {
   EXPECT_EQ(c.kind, AsmcmdCommand::Kind::kFind);
   EXPECT_EQ(c.type, "ONLINELOG");
   EXPECT_THAT(c.args, ElementsAre("+", "*"));
-  for (const char* bad : {"find +DATA", "find --type", "du a b", "ls -x", "lsdsk -G"}) {
+  ASSERT_OK_AND_ASSIGN(c, ParseAsmcmdCommand("lstmpl -l -G reco CONTROL*"));
+  EXPECT_EQ(c.kind, AsmcmdCommand::Kind::kLstmpl);
+  EXPECT_TRUE(c.lstmpl.l);
+  EXPECT_EQ(c.lstmpl.group, "reco");
+  EXPECT_EQ(c.lstmpl.pattern, "CONTROL*");
+  for (const char* bad : {"find +DATA", "find --type", "du a b", "ls -x", "lsdsk -G", "lstmpl -k",
+                          "lstmpl -G", "lstmpl a b"}) {
     EXPECT_EQ(ParseAsmcmdCommand(bad).status().code(), absl::StatusCode::kInvalidArgument) << bad;
   }
 }

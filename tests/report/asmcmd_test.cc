@@ -120,6 +120,37 @@ TEST(AsmcmdTest, LsdskPShowsModeStatus) {
             absl::StatusCode::kNotFound);
 }
 
+asmgr::TemplateView Template(const std::string& name, const std::string& stripe,
+                             asmgr::Redundancy r) {
+  asmgr::TemplateView t;
+  t.name = name;
+  t.stripe = stripe;
+  t.redundancy = r;
+  return t;
+}
+
+// Oracle's example (OSTMG 12.1 "lstmpl"): `lstmpl -l -G data`.
+TEST(AsmcmdTest, LstmplMatchesAsmcmdLayout) {
+  AsmSnapshot s = Snapshot();
+  s.groups[0].templates = {Template("ONLINELOG", "COARSE", asmgr::Redundancy::kNormal),
+                           Template("CONTROLFILE", "FINE", asmgr::Redundancy::kHigh),
+                           Template("DATAFILE", "COARSE", asmgr::Redundancy::kNormal)};
+  s.groups[1].templates = {Template("DATAFILE", "COARSE", asmgr::Redundancy::kHigh)};
+  ASSERT_OK_AND_ASSIGN(std::string text, RenderLstmpl(s, {.l = true, .group = "data"}));
+  EXPECT_EQ(text,
+            "Group_Name  Group_Num  Name         Stripe  Sys  Redund  PriReg  MirrReg\n"
+            "DATA        1          CONTROLFILE  FINE    Y    HIGH    COLD    COLD\n"
+            "DATA        1          DATAFILE     COARSE  Y    MIRROR  COLD    COLD\n"
+            "DATA        1          ONLINELOG    COARSE  Y    MIRROR  COLD    COLD\n");
+  // Every group without -G, a pattern on the name, no regions without -l.
+  ASSERT_OK_AND_ASSIGN(text, RenderLstmpl(s, {.pattern = "data*"}));
+  EXPECT_EQ(text,
+            "Group_Name  Group_Num  Name      Stripe  Sys  Redund\n"
+            "DATA        1          DATAFILE  COARSE  Y    MIRROR\n"
+            "RECO        2          DATAFILE  COARSE  Y    HIGH\n");
+  EXPECT_EQ(RenderLstmpl(s, {.group = "NOPE"}).status().code(), absl::StatusCode::kNotFound);
+}
+
 TEST(AsmcmdTest, LsWalksDirectoryLevels) {
   const AsmSnapshot s = Snapshot();
   ASSERT_OK_AND_ASSIGN(std::string root, RenderLs(s, "+"));

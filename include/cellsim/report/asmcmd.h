@@ -44,6 +44,7 @@ struct AsmDiskGroupSnapshot {
   asmgr::DiskGroupView view;
   std::vector<asmgr::DiskView> disks;
   std::vector<asmgr::FileView> files;
+  std::vector<asmgr::TemplateView> templates{};  // lstmpl
 };
 
 struct AsmSnapshot {
@@ -86,6 +87,18 @@ struct LsOptions {
 [[nodiscard]] absl::StatusOr<std::string> RenderLs(const AsmSnapshot& asm_state,
                                                    std::string_view path,
                                                    const LsOptions& options = {});
+
+struct LstmplOptions {
+  bool l = false;        // -l: the regions too (PriReg, MirrReg)
+  std::string group{};   // -G: one disk group (with or without '+')
+  std::string pattern{}; // template names matching this shell pattern
+};
+// lstmpl [-l] [-G GROUP] [PATTERN]: the disk groups' templates (V$ASM_TEMPLATE),
+// by group then name: Group_Name Group_Num Name Stripe Sys Redund (and with
+// -l PriReg MirrReg: COLD, cellsim has no hot region). NotFound
+// (ASMCMD-8001) for a group that does not exist.
+[[nodiscard]] absl::StatusOr<std::string> RenderLstmpl(const AsmSnapshot& asm_state,
+                                                       const LstmplOptions& options = {});
 
 // du [PATH]: the space of the files at or under PATH (a directory, a file, a
 // wildcard): Used_MB without mirroring and Mirror_used_MB with every copy, in
