@@ -111,7 +111,7 @@ absl::Status DataEngine::Extend(Segment& seg, bool temp) {
     }
   }
   uint32_t& next = file_next_block[seg.file_number];
-  if (next < 128) next = 128;  // blocks below hold the file's own headers and space maps
+  next = std::max(next, kFirstExtentBlock);
   // Blocks 0 to SIZE / block size are on disk (OnDiskBlocks): the last
   // extent may end at the file's last block.
   const uint64_t file_blocks = OnDiskBlocks(f->size_bytes, kBlockSize);

@@ -38,11 +38,17 @@
 namespace cellsim::db::internal {
 
 inline constexpr uint32_t kTempExtentBlocks = 128;  // 1 MiB uniform TEMP extents
+// A permanent data file's extents start at this block: the blocks below hold
+// the file's headers and space maps (in SYSTEM, the dictionary; in the undo
+// tablespace's file, before the undo area), as in Oracle's locally managed
+// files. A permanent segment's extents are kExtentBlocks blocks (64 KiB).
+inline constexpr uint32_t kFirstExtentBlock = 128;
+inline constexpr uint32_t kExtentBlocks = 8;
 
 struct Segment {
   uint32_t file_number = 0;       // relative file number of the data file / tempfile
   std::vector<uint32_t> blocks;   // data blocks in order
-  uint32_t extent_blocks = 8;     // blocks per extent
+  uint32_t extent_blocks = kExtentBlocks;  // blocks per extent
   uint32_t extents = 0;
   uint32_t free_in_extent = 0;    // unused blocks left in the last extent
   uint32_t next_block = 0;        // next unused block of the last extent

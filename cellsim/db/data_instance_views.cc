@@ -2,12 +2,13 @@
 // (V$SESSION_EVENT, V$SYSTEM_EVENT, the wait classes, V$EVENT_HISTOGRAM_MICRO),
 // what it is (V$VERSION, V$INSTANCE), its control files, and the ASM disk
 // groups, disks, files and templates it uses (V$ASM_DISKGROUP, V$ASM_DISK,
-// V$ASM_FILE, V$ASM_TEMPLATE). Built when queried
-// from the counters the Recorders keep (accounting.h) and the rack.
+// V$ASM_FILE, V$ASM_TEMPLATE). Built when queried from the counters the
+// Recorders keep (accounting.h) and the rack.
+#include <limits.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
-#include <limits.h>
 
 #include "absl/strings/ascii.h"
 #include "cellsim/asm/disk_group.h"
@@ -21,7 +22,6 @@ namespace cellsim::db::internal {
 namespace {
 
 using namespace view_columns;  // NOLINT(build/namespaces): N, S, D
-using stats::Wait;
 using stats::WaitValue;
 
 Value Num(uint64_t v) { return Value::Num(static_cast<double>(v)); }
@@ -35,7 +35,7 @@ Value AverageCentis(const WaitValue& w) {
   return Value::Num(std::round(cs * 100) / 100);
 }
 const stats::WaitInfo& InfoOf(size_t event) { return stats::kWaitTable[event]; }
-// WAIT_CLASS_ID, WAIT_CLASS#, WAIT_CLASS of event `event`'s class.
+// WAIT_CLASS_ID, WAIT_CLASS#, WAIT_CLASS of class `c`.
 std::vector<Value> ClassValues(stats::WaitClass c) {
   const stats::WaitClassIds ids = stats::WaitClassIdsOf(c);
   return {Num(ids.id), Num(ids.number), Value::Str(std::string(stats::WaitClassName(c)))};

@@ -15,7 +15,6 @@
 namespace cellsim::db::internal {
 namespace {
 
-constexpr uint32_t kFirstSpaceBlock = 128;  // below: headers, the dictionary
 
 uint64_t Key(uint32_t file, uint32_t block) { return (uint64_t{file} << 32) | block; }
 
@@ -70,9 +69,9 @@ std::optional<UndoArea> FindUndoArea(const FileTable& t, uint32_t area) {
     // saved snapshot's place is derived from n, so moving it would misplace
     // the undo a database has saved.
     const uint64_t n = f.size_bytes / kBlockSize;
-    if (n <= kFirstSpaceBlock + 2) return std::nullopt;
-    const uint64_t half = (n - kFirstSpaceBlock) / 2;
-    return UndoArea{&f, kFirstSpaceBlock + area * half, half};
+    if (n <= kFirstExtentBlock + 2) return std::nullopt;
+    const uint64_t half = (n - kFirstExtentBlock) / 2;
+    return UndoArea{&f, kFirstExtentBlock + area * half, half};
   }
   return std::nullopt;
 }
@@ -173,7 +172,7 @@ DataEngine::FileUse DataEngine::UseOf(const FileTable& t, uint32_t file_number) 
   }
   const Tablespace* system = t.FindTablespace("SYSTEM");
   if (system != nullptr && f->tablespace == system->number) {
-    use.used_blocks = std::max<uint64_t>(use.used_blocks, kFirstSpaceBlock);  // the dictionary
+    use.used_blocks = std::max<uint64_t>(use.used_blocks, kFirstExtentBlock);  // the dictionary
   }
   std::optional<UndoArea> undo = FindUndoArea(t, 0);
   if (undo.has_value() && undo->file->file_number == file_number) {

@@ -235,12 +235,10 @@ ViewRows FileRows(const FileTable& t, bool v_view, bool temp) {
 // DBA_FREE_SPACE: the free runs of each permanent data file, adjacent ones
 // merged: the extents dropped and truncated segments gave back (below the
 // file's allocation mark, DataEngine::Extend) and the whole extents above
-// that mark (from block 128: below it are the file's headers and space maps,
-// as in Oracle's locally managed files). The file of the undo area is all in
+// that mark (from kFirstExtentBlock). The file of the undo area is all in
 // use (DataEngine::UseOf) and shows none; temporary tablespaces are not in
 // it (Oracle's DBA_TEMP_FREE_SPACE).
 ViewRows FreeSpaceRows(DataEngine& e, const FileTable& t) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
-  constexpr uint32_t kFirstExtentBlock = 128, kExtentBlocks = 8;  // as DataEngine::Extend
   ViewRows r;
   r.columns = {S("TABLESPACE_NAME"), N("FILE_ID"), N("BLOCK_ID"), N("BYTES"), N("BLOCKS"),
                N("RELATIVE_FNO")};
