@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cellsim/base/ascii.h"
+#include "cellsim/base/hash.h"
 #include "fmt/format.h"
 
 namespace cellsim::asmgr {
@@ -37,12 +38,7 @@ std::string_view FileRedundancyName(Redundancy r) {
 }
 
 uint32_t DiskIncarnation(std::string_view path) {
-  uint32_t h = 2166136261u;
-  for (char c : path) {
-    h ^= static_cast<uint8_t>(c);
-    h *= 16777619u;
-  }
-  return 1'000'000'000u + h % 1'000'000'000u;
+  return 1'000'000'000u + Fnv1a32(path) % 1'000'000'000u;
 }
 
 std::string_view DiskMountStatus(const DiskView& d) {

@@ -7,17 +7,11 @@
 #include <vector>
 
 #include "cellsim/asm/disk_group.h"
+#include "cellsim/base/hash.h"
 
 namespace cellsim::db::internal {
 
-uint32_t CellHashValue(std::string_view cell_name) {
-  uint32_t h = 2166136261u;  // FNV-1a, 32 bits
-  for (char c : cell_name) {
-    h ^= static_cast<uint8_t>(c);
-    h *= 16777619u;
-  }
-  return h;
-}
+uint32_t CellHashValue(std::string_view cell_name) { return Fnv1a32(cell_name); }
 
 namespace {
 

@@ -137,7 +137,7 @@ ViewRows WaitClasses(DataEngine& e, bool session) ABSL_EXCLUSIVE_LOCKS_REQUIRED(
                  N("TOTAL_WAITS"), N("TIME_WAITED"), N("CON_ID")};
     for (auto& [sid, other] : e.sessions) {
       for (const ClassSum& c : ByClass(other->session->waits.Snapshot(), nullptr)) {
-        Row row{Value::Num(sid), Value::Num(1)};
+        Row row{Value::Num(sid), Value::Num(kSessionSerial)};
         for (Value& v : ClassValues(c.wait_class)) row.push_back(std::move(v));
         row.insert(row.end(), {Num(c.count), Centis(c.total_ns), Value::Num(0)});
         r.rows.push_back(std::move(row));

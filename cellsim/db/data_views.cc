@@ -520,9 +520,8 @@ ViewRows Sessions(DataEngine& e, SessionData& self) ABSL_EXCLUSIVE_LOCKS_REQUIRE
   const std::string_view row_lock = stats::kWaitTable[static_cast<size_t>(
       stats::Wait::kEnqTxRowLockContention)].name;
   for (auto& [sid, other] : e.sessions) {
-    // SERIAL# 1: an instance never gives a SID to a second session.
     const DataEngine::RowLockWaiter* w = RowLockWaitOf(e, sid);
-    Row row{Value::Num(sid),         Value::Num(1),          Value::Str("CELLSIM"),
+    Row row{Value::Num(sid),         Value::Num(kSessionSerial), Value::Str("CELLSIM"),
             Value::Str(w != nullptr || other == &self ? "ACTIVE" : "INACTIVE"),
             Value::Str("CELLSIM"),   Value::Str("USER"),     Value::Str("cellsim"),
             Value::Date(other->session->logon_unix)};

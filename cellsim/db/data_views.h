@@ -26,6 +26,10 @@ inline Column S(const char* name) { return {name, ColType::kVarchar2, 64}; }
 inline Column D(const char* name) { return {name, ColType::kDate, 0}; }
 }  // namespace view_columns
 
+// V$SESSION.SERIAL# of every session: an instance never gives a SID to a
+// second session, so no SID is ever reused and each stays at serial 1.
+inline constexpr int kSessionSerial = 1;
+
 // The instance's views (data_instance_views.cc): V$SESSION_EVENT,
 // V$SYSTEM_EVENT, V$SESSION_WAIT_CLASS, V$SYSTEM_WAIT_CLASS,
 // V$EVENT_HISTOGRAM_MICRO, V$VERSION, V$INSTANCE, V$CONTROLFILE,

@@ -1,8 +1,12 @@
 #include <limits>
+#include <string>
+#include <utility>
 
 #include "cellsim/base/checksum.h"
 #include "cellsim/base/clock.h"
+#include "cellsim/base/hash.h"
 #include "cellsim/base/units.h"
+#include "fmt/format.h"
 #include "testing/test_util.h"
 
 namespace cellsim {
@@ -99,6 +103,45 @@ TEST(ChecksumTest, ChecksumDependsOnDataAndSeed) {
   EXPECT_NE(Checksum64(v), Checksum64(v, 1));
   v[1] = 9;
   EXPECT_NE(Checksum64(v), Checksum64(std::vector<uint8_t>{1, 2, 3}));
+}
+
+std::string Hex(const Md5Digest& d) {
+  std::string out;
+  for (uint8_t b : d) out += fmt::format("{:02x}", b);
+  return out;
+}
+
+// RFC 1321 appendix A.5, then the lengths around the tail's one and two
+// padding blocks (the figures from Python's hashlib).
+TEST(HashTest, Md5MatchesRfc1321AndEveryTailLength) {
+  EXPECT_EQ(Hex(Md5("")), "d41d8cd98f00b204e9800998ecf8427e");
+  EXPECT_EQ(Hex(Md5("a")), "0cc175b9c0f1b6a831c399e269772661");
+  EXPECT_EQ(Hex(Md5("abc")), "900150983cd24fb0d6963f7d28e17f72");
+  EXPECT_EQ(Hex(Md5("message digest")), "f96b697d7cb7938d525a2f31aaf161d0");
+  EXPECT_EQ(Hex(Md5("abcdefghijklmnopqrstuvwxyz")), "c3fcd3d76192e4007dfb496cca67e13b");
+  EXPECT_EQ(Hex(Md5("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")),
+            "d174ab98d277d9f5a5611c2c9f419d9f");
+  EXPECT_EQ(Hex(Md5("1234567890123456789012345678901234567890123456789012345678901234567890"
+                    "1234567890")),
+            "57edf4a22be3c955ac49da2e2107b67a");
+  const std::pair<size_t, const char*> lengths[] = {
+      {55, "0d7ae056b2f015cd7dc67494efd658f1"},  {56, "31fcfb5165169eb55898e7e4cf34d19a"},
+      {63, "1b30c0670c15e7da3c2ba7bce77ebe99"},  {64, "a2eaf6295c32adc403865fd96a2f182b"},
+      {65, "eba2cce0ca8df47e62414a736b3105a2"},  {119, "b05187e08da41fa3ef16bd56afaafd99"},
+      {120, "62af9b597a9f55e16ab2b897387fc052"}, {1000, "303fb697b589019cb3edba04b794e575"}};
+  for (const auto& [n, want] : lengths) {
+    std::string s;
+    for (size_t i = 0; i < n; ++i) s += static_cast<char>('a' + i % 26);
+    EXPECT_EQ(Hex(Md5(s)), want) << n << " bytes";
+  }
+}
+
+// FNV-1a's published 32-bit vectors: the function may not drift, as disk
+// incarnations and cell hash values are shown to users and kept in traces.
+TEST(HashTest, Fnv1a32MatchesItsPublishedVectors) {
+  EXPECT_EQ(Fnv1a32(""), 0x811c9dc5u);
+  EXPECT_EQ(Fnv1a32("a"), 0xe40c292cu);
+  EXPECT_EQ(Fnv1a32("foobar"), 0xbf9cf968u);
 }
 
 TEST(ClockTest, ManualClockAdvances) {
