@@ -2,7 +2,8 @@
 // (V$SESSION_EVENT, V$SYSTEM_EVENT, the wait classes, V$EVENT_HISTOGRAM_MICRO),
 // what it is (V$VERSION, V$INSTANCE), its control files, and the ASM disk
 // groups, disks, files and templates it uses (V$ASM_DISKGROUP, V$ASM_DISK,
-// V$ASM_FILE, V$ASM_TEMPLATE). Built when queried from the counters the
+// V$ASM_FILE, V$ASM_TEMPLATE), and its library cache's cursors (V$SQL,
+// V$SQLAREA). Built when queried from the counters the
 // Recorders keep (accounting.h) and the rack.
 #include <limits.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include "cellsim/asm/rack.h"
 #include "cellsim/db/control_file.h"
 #include "cellsim/db/data_views.h"
+#include "cellsim/db/date_format.h"
 #include "cellsim/db/database_state.h"
 #include "fmt/format.h"
 
@@ -344,6 +346,80 @@ ViewRows AsmDisks(DataEngine& e, bool disks) {
   return r;
 }
 
+// V$SQL (`area` false: one row per cursor, CHILD_NUMBER 0) or V$SQLAREA (one
+// per SQL_ID, VERSION_COUNT 1): the library cache's cursors, the most
+// recently used first. Times are microseconds, as Oracle's.
+ViewRows SqlCursors(DataEngine& e, bool area) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  using stats::Stat;
+  ViewRows r;
+  r.columns = {{"SQL_TEXT", ColType::kVarchar2, 1000},
+               {"SQL_FULLTEXT", ColType::kVarchar2, 4000},
+               S("SQL_ID"),
+               N("LOADS"),
+               N("INVALIDATIONS"),
+               N("PARSE_CALLS"),
+               N("EXECUTIONS"),
+               N("USERS_EXECUTING"),
+               N("ROWS_PROCESSED"),
+               N("COMMAND_TYPE"),
+               S("PARSING_SCHEMA_NAME"),
+               N("HASH_VALUE"),
+               N(area ? "VERSION_COUNT" : "CHILD_NUMBER"),
+               N("CPU_TIME"),
+               N("ELAPSED_TIME"),
+               N("APPLICATION_WAIT_TIME"),
+               N("CONCURRENCY_WAIT_TIME"),
+               N("CLUSTER_WAIT_TIME"),
+               N("USER_IO_WAIT_TIME"),
+               N("PHYSICAL_READ_REQUESTS"),
+               N("PHYSICAL_READ_BYTES"),
+               N("PHYSICAL_WRITE_REQUESTS"),
+               N("PHYSICAL_WRITE_BYTES"),
+               N("IO_CELL_OFFLOAD_ELIGIBLE_BYTES"),
+               N("IO_INTERCONNECT_BYTES"),
+               {"FIRST_LOAD_TIME", ColType::kVarchar2, 19},
+               {"LAST_LOAD_TIME", ColType::kVarchar2, 19},
+               D("LAST_ACTIVE_TIME"),
+               N("CON_ID")};
+  // FIRST_LOAD_TIME's text, Oracle's format model for it.
+  auto stamp = [](int64_t unix) {
+    return Value::Str(FormatDate(unix, "YYYY-MM-DD/HH24:MI:SS").value_or(""));
+  };
+  auto stat = [](const Cursor& c, Stat st) { return Value::Num(static_cast<double>(c.stats[st])); };
+  for (const Cursor& c : e.db->library_cache.Cursors()) {
+    r.rows.push_back(Row{Value::Str(c.text.substr(0, 1000)),
+                         Value::Str(c.text),
+                         Value::Str(c.id.sql_id),
+                         Value::Num(1),
+                         Value::Num(0),
+                         Value::Num(static_cast<double>(c.parse_calls)),
+                         Value::Num(static_cast<double>(c.executions)),
+                         Value::Num(static_cast<double>(c.users_executing)),
+                         Value::Num(static_cast<double>(c.rows_processed)),
+                         Value::Num(c.command_type),
+                         Value::Str("CELLSIM"),
+                         Num(c.id.hash_value),
+                         Value::Num(area ? 1 : 0),
+                         Micros(c.cpu_ns),
+                         Micros(c.elapsed_ns),
+                         Micros(c.application_wait_ns),
+                         Micros(c.concurrency_wait_ns),
+                         Value::Num(0),
+                         Micros(c.user_io_wait_ns),
+                         stat(c, Stat::kPhysicalReadTotalIoRequests),
+                         stat(c, Stat::kPhysicalReadTotalBytes),
+                         stat(c, Stat::kPhysicalWriteTotalIoRequests),
+                         stat(c, Stat::kPhysicalWriteTotalBytes),
+                         stat(c, Stat::kCellPhysicalIoBytesEligibleForPredicateOffload),
+                         stat(c, Stat::kCellPhysicalIoInterconnectBytes),
+                         stamp(c.first_load_unix),
+                         stamp(c.first_load_unix),
+                         Value::Date(c.last_active_unix),
+                         Value::Num(0)});
+  }
+  return r;
+}
+
 }  // namespace
 
 std::optional<ViewRows> InstanceView(DataEngine& e, const std::string& name) {
@@ -359,6 +435,8 @@ std::optional<ViewRows> InstanceView(DataEngine& e, const std::string& name) {
   if (name == "V$ASM_DISK") return AsmDisks(e, true);
   if (name == "V$ASM_TEMPLATE") return AsmViews(e, false);
   if (name == "V$ASM_FILE") return AsmViews(e, true);
+  if (name == "V$SQL") return SqlCursors(e, false);
+  if (name == "V$SQLAREA") return SqlCursors(e, true);
   return std::nullopt;
 }
 

@@ -19,6 +19,7 @@ namespace cellsim::db {
 namespace {
 
 using internal::CommentEnd;
+using internal::FirstWords;
 using internal::IsIdentChar;
 using internal::IsIdentStart;
 using internal::Lower;
@@ -1646,30 +1647,6 @@ class DataParser {
   std::vector<Token> tokens_;
   size_t pos_ = 0;
 };
-
-std::string FirstWords(std::string_view sql, int count) {
-  std::string out;
-  size_t i = 0;
-  for (int w = 0; w < count; ++w) {
-    while (i < sql.size()) {
-      if (std::isspace(static_cast<unsigned char>(sql[i]))) {
-        ++i;
-      } else if (const size_t comment_end = CommentEnd(sql, i); comment_end != i) {
-        i = std::min(comment_end, sql.size());
-      } else {
-        break;
-      }
-    }
-    size_t j = i;
-    while (j < sql.size() && IsIdentChar(sql[j])) ++j;
-    if (j == i) break;
-    // (Appending piecewise: `" " + std::string` trips g++ 12's false -Wrestrict at -O3.)
-    if (!out.empty()) out += ' ';
-    out += Upper(sql.substr(i, j - i));
-    i = j;
-  }
-  return out;
-}
 
 }  // namespace
 

@@ -512,10 +512,16 @@ const DataEngine::RowLockWaiter* RowLockWaitOf(DataEngine& e, uint32_t sid)
 // WAITED SHORT TIME; all null before its first).
 ViewRows Sessions(DataEngine& e, SessionData& self) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   ViewRows r;
-  r.columns = {N("SID"),        N("SERIAL#"),   S("USERNAME"), S("STATUS"),
-               S("SCHEMANAME"), S("TYPE"),      S("PROGRAM"),  D("LOGON_TIME"),
-               S("EVENT"),      S("WAIT_CLASS"), S("STATE"),   N("SECONDS_IN_WAIT"),
+  r.columns = {N("SID"),        N("SERIAL#"),         S("USERNAME"),        S("STATUS"),
+               S("SCHEMANAME"), S("TYPE"),            S("PROGRAM"),         N("SQL_HASH_VALUE"),
+               S("SQL_ID"),     N("PREV_HASH_VALUE"), S("PREV_SQL_ID"),     D("LOGON_TIME"),
+               S("EVENT"),      S("WAIT_CLASS"),      S("STATE"),           N("SECONDS_IN_WAIT"),
                N("BLOCKING_SESSION")};
+  // The statement a session runs (its SQL_ID; NULL when idle) and ran last.
+  auto sql = [](const std::optional<SqlIdentity>& id, std::vector<Value>* row) {
+    row->push_back(id ? Value::Num(id->hash_value) : Value::Num(0));
+    row->push_back(id ? Value::Str(id->sql_id) : Value::Null());
+  };
   const uint64_t now = e.db->clock->NowNanos();
   const std::string_view row_lock = stats::kWaitTable[static_cast<size_t>(
       stats::Wait::kEnqTxRowLockContention)].name;
@@ -523,8 +529,11 @@ ViewRows Sessions(DataEngine& e, SessionData& self) ABSL_EXCLUSIVE_LOCKS_REQUIRE
     const DataEngine::RowLockWaiter* w = RowLockWaitOf(e, sid);
     Row row{Value::Num(sid),         Value::Num(kSessionSerial), Value::Str("CELLSIM"),
             Value::Str(w != nullptr || other == &self ? "ACTIVE" : "INACTIVE"),
-            Value::Str("CELLSIM"),   Value::Str("USER"),     Value::Str("cellsim"),
-            Value::Date(other->session->logon_unix)};
+            Value::Str("CELLSIM"),   Value::Str("USER"),     Value::Str("cellsim")};
+    const LibraryCache::SessionSql running = e.db->library_cache.SqlOf(sid);
+    sql(running.current, &row);
+    sql(running.previous, &row);
+    row.push_back(Value::Date(other->session->logon_unix));
     if (w != nullptr) {
       row.insert(row.end(), {Value::Str(std::string(row_lock)), Value::Str("Application"),
                              Value::Str("WAITING"),

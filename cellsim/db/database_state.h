@@ -15,6 +15,7 @@
 #include "cellsim/db/accounting.h"
 #include "cellsim/db/control_file.h"
 #include "cellsim/db/database.h"
+#include "cellsim/db/library_cache.h"
 
 namespace cellsim::db {
 
@@ -43,6 +44,7 @@ struct Database::State {
   stats::WaitSet sys_waits;         // every wait (V$SYSTEM_EVENT)
   stats::WaitSet background_waits;  // the instance's own (LGWR, DBWR, ARCH, open): not _FG
   int64_t startup_unix = 0;         // when this instance started (V$INSTANCE.STARTUP_TIME)
+  internal::LibraryCache library_cache;  // V$SQL, V$SESSION.SQL_ID (its own leaf mutex)
   std::atomic<uint32_t> next_sid{1};
   std::atomic<int> sessions{0};
   // Tables, undo, redo (data_engine.h), made at the first data statement.

@@ -7,6 +7,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "cellsim/db/data_engine.h"
 #include "cellsim/db/database_state.h"
@@ -71,6 +72,7 @@ Session::~Session() {
     for (auto& [obj, seg] : s_->data->gtt_segments) e.FreeSegment(seg);
     e.sessions.erase(s_->sid);
   }
+  s_->db->library_cache.Forget(s_->sid);
   s_->db->sessions.fetch_sub(1);
 }
 
@@ -159,8 +161,49 @@ Timing StartTiming(Session::State& s) {
   return tm;
 }
 
+// A parsed statement starts: its cursor in the library cache.
+void BeginCursor(Session::State& s, std::string_view text) {
+  s.db->library_cache.Begin(s.sid, text, s.db->clock->UnixSeconds());
+}
+
+// What the statement changed in the session's statistics and waits since
+// StartTiming.
+struct StatementDeltas {
+  stats::StatValues stats;
+  stats::WaitValues waits;
+};
+
+// Whether `status` is an error Oracle raises while it parses a statement:
+// ORA-00900 to ORA-00999 (syntax, names, ORA-00942), but ORA-00955 and
+// ORA-00959 (a DDL's object exists, a tablespace does not), and the
+// ORA-017xx query-shape errors. cellsim's engine finds these when it runs
+// the statement; Oracle would have loaded no cursor.
+bool FailedInParse(const absl::Status& status) {
+  int ora = 0;
+  if (status.ok() || !absl::StartsWith(status.message(), "ORA-") ||
+      !absl::SimpleAtoi(status.message().substr(4, 5), &ora)) {
+    return false;
+  }
+  if (ora >= 900 && ora <= 999) return ora != 955 && ora != 959;
+  return ora == 1731 || ora == 1785 || ora == 1786 || ora == 1788 || ora == 1789 ||
+         ora == 1791 || ora == 2287;
+}
+
+// A parsed statement ended, whether it succeeded or failed (Oracle counts a
+// failed execution as well): its deltas, which its cursor gets too.
+StatementDeltas EndCursor(Session::State& s, std::string_view text, const Timing& tm,
+                          uint64_t t2, uint64_t c2, int64_t rows, const absl::Status& status) {
+  StatementDeltas d{s.stats.Snapshot() - tm.stats0, s.waits.Snapshot() - tm.waits0};
+  s.db->library_cache.End(s.sid, text,
+                          internal::CursorExecution{t2 - tm.t0, c2 - tm.c0, rows, &d.stats,
+                                                    &d.waits, FailedInParse(status)},
+                          s.db->clock->UnixSeconds());
+  return d;
+}
+
 absl::StatusOr<StatementResult> Run(Session::State& s, const Statement& statement,
                                     std::string text, const Timing& tm) {
+  BeginCursor(s, text);
   Clock* clock = s.db->clock;
   internal::Recorder rec = s.MakeRecorder();
   const uint64_t t1 = clock->NowNanos(), c1 = ThreadCpuNs();
@@ -191,6 +234,7 @@ absl::StatusOr<StatementResult> Run(Session::State& s, const Statement& statemen
       statement);
   const uint64_t t2 = clock->NowNanos(), c2 = ThreadCpuNs();
   AddTimes(s, rec, c2 - tm.c0, t2 - tm.t0);
+  StatementDeltas deltas = EndCursor(s, text, tm, t2, c2, 0, status);
   if (!status.ok()) return status;
 
   StatementResult r;
@@ -214,8 +258,8 @@ absl::StatusOr<StatementResult> Run(Session::State& s, const Statement& statemen
   }
   r.elapsed_ns = t2 - tm.t0;
   r.cpu_ns = c2 - tm.c0;
-  r.statistics = s.stats.Snapshot() - tm.stats0;
-  r.waits = s.waits.Snapshot() - tm.waits0;
+  r.statistics = deltas.stats;
+  r.waits = std::move(deltas.waits);
   r.wait_events = s.wait_history.TakeCapture();
   r.parse = tm.parse;
   r.execute.count = 1;
@@ -242,17 +286,27 @@ absl::StatusOr<StatementResult> ExecuteData(Session::State& s, std::string_view 
   tm.parse = CallStats{1, c1 - tm.c0, t1 - tm.t0, 0, 0};
   internal::DataOutcome out;
   absl::Status status = st.status();
+  // SHOW, DESCRIBE and ARCHIVE LOG LIST are SQL*Plus's commands, which it
+  // answers without sending them: no cursor.
+  const std::string_view kind = st.ok() ? DataStatementKind(*st) : "";
+  const bool cursor =
+      st.ok() && kind != "SHOW PARAMETER" && kind != "DESCRIBE" && kind != "ARCHIVE LOG";
+  if (cursor) BeginCursor(s, sql);
   if (st.ok()) status = internal::RunDataStatement(s, *st, &out);
   const uint64_t t2 = s.db->clock->NowNanos(), c2 = ThreadCpuNs();
   AddTimes(s, rec, c2 - tm.c0, t2 - tm.t0);
+  if (!st.ok()) return status;
+  StatementDeltas deltas =
+      cursor ? EndCursor(s, sql, tm, t2, c2, status.ok() ? out.rows : 0, status)
+             : StatementDeltas{s.stats.Snapshot() - tm.stats0, s.waits.Snapshot() - tm.waits0};
   if (!status.ok()) return status;
   StatementResult r;
   r.statement = std::string(sql);
-  r.kind = std::string(DataStatementKind(*st));
+  r.kind = std::string(kind);
   r.elapsed_ns = t2 - tm.t0;
   r.cpu_ns = c2 - tm.c0;
-  r.statistics = s.stats.Snapshot() - tm.stats0;
-  r.waits = s.waits.Snapshot() - tm.waits0;
+  r.statistics = deltas.stats;
+  r.waits = std::move(deltas.waits);
   r.wait_events = s.wait_history.TakeCapture();
   r.parse = tm.parse;
   r.execute = CallStats{1, c2 - c1, t2 - t1, 0, out.rows};

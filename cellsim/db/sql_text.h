@@ -3,6 +3,7 @@
 #ifndef CELLSIM_DB_SQL_TEXT_H_
 #define CELLSIM_DB_SQL_TEXT_H_
 
+#include <algorithm>
 #include <cctype>
 #include <string>
 #include <string_view>
@@ -32,6 +33,33 @@ inline size_t CommentEnd(std::string_view sql, size_t i) {
     return end == std::string_view::npos ? std::string_view::npos : end + 2;
   }
   return i;
+}
+
+// The first `count` words of `sql` (identifiers, spaces and comments
+// before them skipped), upper case, joined by one space: how statements are
+// told apart by their verb and object ("CREATE GLOBAL TEMPORARY").
+inline std::string FirstWords(std::string_view sql, int count) {
+  std::string out;
+  size_t i = 0;
+  for (int w = 0; w < count; ++w) {
+    while (i < sql.size()) {
+      if (std::isspace(static_cast<unsigned char>(sql[i]))) {
+        ++i;
+      } else if (const size_t comment_end = CommentEnd(sql, i); comment_end != i) {
+        i = std::min(comment_end, sql.size());
+      } else {
+        break;
+      }
+    }
+    size_t j = i;
+    while (j < sql.size() && IsIdentChar(sql[j])) ++j;
+    if (j == i) break;
+    // (Appending piecewise: `" " + std::string` trips g++ 12's false -Wrestrict at -O3.)
+    if (!out.empty()) out += ' ';
+    out += Upper(sql.substr(i, j - i));
+    i = j;
+  }
+  return out;
 }
 
 // A string literal ('...') or quoted identifier ("...") read from its opening

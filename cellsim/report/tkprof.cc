@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "cellsim/db/sql_id.h"
+
 namespace cellsim::report {
 namespace {
 
@@ -20,6 +22,7 @@ std::string CallLine(std::string_view name, const TkprofCall& c) {
 TkprofStatement TkprofFromResult(const StatementSummary& r) {
   TkprofStatement t;
   t.sql_text = r.statement;
+  t.sql_id = db::SqlIdOf(r.statement).sql_id;
   t.parse.count = 1;
   t.execute.count = 1;
   t.execute.cpu_s = r.cpu_s;

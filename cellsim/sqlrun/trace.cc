@@ -4,32 +4,12 @@
 #include <cctype>
 #include <sstream>
 
+#include "cellsim/db/sql_id.h"
 #include "cellsim/stats/statistics.h"
 #include "fmt/format.h"
 
 namespace cellsim::sqlrun {
 namespace {
-
-// Oracle's command type (V$SQLCOMMAND) of a statement, by its first word.
-int CommandType(std::string_view sql) {
-  std::string w;
-  for (char c : sql) {
-    if (std::isspace(static_cast<unsigned char>(c))) {
-      if (w.empty()) continue;
-      break;
-    }
-    w += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  }
-  if (w == "INSERT") return 2;
-  if (w == "SELECT" || w == "WITH") return 3;
-  if (w == "UPDATE") return 6;
-  if (w == "DELETE") return 7;
-  if (w == "ALTER") return 42;
-  if (w == "COMMIT") return 44;
-  if (w == "ROLLBACK") return 45;
-  if (w == "MERGE") return 189;
-  return 0;
-}
 
 uint64_t Us(uint64_t ns) { return ns / 1000; }
 
@@ -58,13 +38,13 @@ void TraceWriter::Call(std::string_view sql, const db::StatementResult& r, uint6
   const bool first = it == cursors_.end();
   if (first) it = cursors_.emplace(std::string(sql), static_cast<int>(cursors_.size()) + 1).first;
   const int c = it->second;
-  const int oct = CommandType(sql);
+  const int oct = db::CommandTypeOf(sql);
   if (first) {
+    const db::SqlIdentity id = db::SqlIdOf(sql);
     out_ << fmt::format(
         "=====================\nPARSING IN CURSOR #{} len={} dep=0 uid=0 oct={} lid=0 tim={} "
-        "hv={} ad='0' sqlid='{:013x}'\n{}\nEND OF STMT\n",
-        c, sql.size(), oct, tim_us, std::hash<std::string_view>{}(sql) & 0xffffffff,
-        std::hash<std::string_view>{}(sql) & 0xfffffffffffffull, std::string(sql));
+        "hv={} ad='0' sqlid='{}'\n{}\nEND OF STMT\n",
+        c, sql.size(), oct, tim_us, id.hash_value, id.sql_id, std::string(sql));
     out_ << fmt::format("PARSE #{}:c=0,e=0,p=0,cr=0,cu=0,mis=1,r=0,dep=0,og=1,plh=0,tim={}\n", c,
                         tim_us);
   }
@@ -132,6 +112,7 @@ size_t StatementFor(TraceState& st, const std::string& text) {
   if (added) {
     report::TkprofStatement s;
     s.sql_text = text;
+    s.sql_id = db::SqlIdOf(text).sql_id;
     s.misses_during_parse = 0;
     s.parsing_user = "SQLRUN";
     st.out.push_back(std::move(s));

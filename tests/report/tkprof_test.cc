@@ -27,7 +27,11 @@ StatementSummary SeedResult() {
 TEST(TkprofTest, SeedStatementLayout) {
   TkprofStatement t = TkprofFromResult(SeedResult());
   t.execute.current = 2;
+  // The seed's SQL ID line: Oracle's SQL_ID of the statement's text, which
+  // db::SqlIdOf computes (docs/sql.md "Cursors").
   const std::string expected =
+      "SQL ID: fvt6psf2t3cdz Plan Hash: 0\n"
+      "\n"
       "alter database add logfile thread 2 group 5 ('+DATA','+RECO') size 4096m\n"
       "\n"
       "\n"
