@@ -1614,6 +1614,22 @@ class DataParser {
       if (absl::Status s = ExpectW("CURRENT"); !s.ok()) return s;
       return DataStatement(LogCommand{LogCommand::Kind::kArchiveCurrent});
     }
+    if (AcceptW("CHECKPOINT")) {
+      if (!AcceptW("GLOBAL")) AcceptW("LOCAL");  // one instance: the same checkpoint
+      return DataStatement(LogCommand{LogCommand::Kind::kCheckpoint});
+    }
+    if (IsW("FLUSH")) {
+      return Error(
+          "ALTER SYSTEM FLUSH is not supported: cellsim's buffer cache keeps every block it has "
+          "read until the instance closes (docs/redo.md \"What is simplified\")",
+          "ORA-02065: illegal option for ALTER SYSTEM");
+    }
+    if (!IsW("SET")) {
+      return Error(fmt::format("expected SET, SWITCH LOGFILE, ARCHIVE LOG CURRENT or CHECKPOINT, "
+                               "found {}",
+                               Describe(Peek())),
+                   "ORA-02065: illegal option for ALTER SYSTEM");
+    }
     if (absl::Status s = ExpectW("SET"); !s.ok()) return s;
     AlterSystemSet a;
     absl::StatusOr<std::string> n = Identifier("a parameter name");
@@ -1696,6 +1712,7 @@ std::string_view DataStatementKind(const DataStatement& st) {
         return "ALTER DATABASE";
       case LogCommand::Kind::kSwitchLogfile:
       case LogCommand::Kind::kArchiveCurrent:
+      case LogCommand::Kind::kCheckpoint:
         return "ALTER SYSTEM";
       case LogCommand::Kind::kList:
         return "ARCHIVE LOG";

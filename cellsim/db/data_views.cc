@@ -353,9 +353,53 @@ ViewRows SchemaObjectRows(DataEngine& e, const std::string& name) ABSL_EXCLUSIVE
   return r;
 }
 
+// Each permanent segment, as DBA_SEGMENTS and DBA_EXTENTS list them: every
+// heap table's and its indexes' (a GTT's live in each session's temporary
+// segment; undo segments are not segments here).
+template <typename Fn>
+void ForEachSegment(DataEngine& e, Fn fn) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  for (auto& [tname, t] : e.tables) {
+    if (t.temporary) continue;
+    fn(tname, "TABLE", t.tablespace, t.segment);
+    for (const IndexDef& ix : t.indexes) fn(ix.name, "INDEX", ix.tablespace, ix.segment);
+  }
+}
+
+// DBA_EXTENTS and USER_EXTENTS (no OWNER, FILE_ID, BLOCK_ID, RELATIVE_FNO, as
+// Oracle's): one row per extent of each segment, EXTENT_ID from 0 in the
+// order the segment took them. With DBA_FREE_SPACE they tile each permanent
+// data file above its first kFirstExtentBlock blocks.
+ViewRows ExtentRows(DataEngine& e, bool user) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  ViewRows r;
+  r.columns = {S("OWNER"),     S("SEGMENT_NAME"), S("PARTITION_NAME"), S("SEGMENT_TYPE"),
+               S("TABLESPACE_NAME"), N("EXTENT_ID"), N("FILE_ID"), N("BLOCK_ID"),
+               N("BYTES"),     N("BLOCKS"),       N("RELATIVE_FNO")};
+  ForEachSegment(e, [&](const std::string& seg_name, const char* type,
+                        const std::string& tablespace, const Segment& g) {
+    const std::vector<uint32_t> starts = g.ExtentStarts();
+    for (size_t i = 0; i < starts.size(); ++i) {
+      Row row{Value::Str("CELLSIM"), Value::Str(seg_name), Value::Null(), Value::Str(type),
+              Value::Str(tablespace), Value::Num(static_cast<double>(i)),
+              Value::Num(g.file_number), Value::Num(starts[i]),
+              Value::Num(static_cast<double>(uint64_t{g.extent_blocks} * kBlockSize)),
+              Value::Num(g.extent_blocks), Value::Num(g.file_number)};
+      if (user) {
+        row = {row[1], row[2], row[3], row[4], row[5], row[8], row[9]};
+      }
+      r.rows.push_back(std::move(row));
+    }
+  });
+  if (user) {
+    const std::vector<Column> all = r.columns;
+    r.columns = {all[1], all[2], all[3], all[4], all[5], all[8], all[9]};
+  }
+  return r;
+}
+
 // The dictionary's views of tables, their columns, indexes and segments:
-// {DBA,ALL,USER}_TABLES, _TAB_COLUMNS, _INDEXES, _SEQUENCES and {DBA,USER}_SEGMENTS (every
-// table, index and sequence of the one schema, CELLSIM; USER_ views have no OWNER column).
+// {DBA,ALL,USER}_TABLES, _TAB_COLUMNS, _INDEXES, _SEQUENCES and {DBA,USER}_SEGMENTS and
+// _EXTENTS (every table, index and sequence of the one schema, CELLSIM; USER_ views have
+// no OWNER column).
 // Segments are the heap tables' and indexes': a GTT's live in each
 // session's temporary segment and are not listed, nor are undo segments.
 std::optional<ViewRows> DictionaryView(DataEngine& e, const std::string& name)
@@ -366,6 +410,7 @@ std::optional<ViewRows> DictionaryView(DataEngine& e, const std::string& name)
   };
   if (name == "USER_OBJECTS" || name == "CAT" || name == "TAB") return SchemaObjectRows(e, name);
   if (kind("VIEWS")) return ViewDefinitionRows(e, name);
+  if (name == "DBA_EXTENTS" || name == "USER_EXTENTS") return ExtentRows(e, name == "USER_EXTENTS");
   ViewRows r;
   if (kind("INDEXES")) {
     r.columns = {S("OWNER"),      S("INDEX_NAME"),      S("INDEX_TYPE"), S("TABLE_NAME"),
@@ -434,8 +479,8 @@ std::optional<ViewRows> DictionaryView(DataEngine& e, const std::string& name)
     r.columns = {S("OWNER"),       S("SEGMENT_NAME"), S("SEGMENT_TYPE"), S("TABLESPACE_NAME"),
                  N("HEADER_FILE"), N("HEADER_BLOCK"), N("BYTES"),        N("BLOCKS"),
                  N("EXTENTS")};
-    auto add = [&](const std::string& seg_name, const char* type, const std::string& tablespace,
-                   const Segment& g) {
+    ForEachSegment(e, [&](const std::string& seg_name, const char* type,
+                          const std::string& tablespace, const Segment& g) {
       const std::vector<uint32_t> starts = g.ExtentStarts();
       const double blocks = static_cast<double>(uint64_t{g.extents} * g.extent_blocks);
       r.rows.push_back({Value::Str("CELLSIM"), Value::Str(seg_name), Value::Str(type),
@@ -443,12 +488,7 @@ std::optional<ViewRows> DictionaryView(DataEngine& e, const std::string& name)
                         starts.empty() ? Value::Null() : Value::Num(starts.front()),
                         Value::Num(blocks * kBlockSize), Value::Num(blocks),
                         Value::Num(g.extents)});
-    };
-    for (auto& [tname, t] : e.tables) {
-      if (t.temporary) continue;
-      add(tname, "TABLE", t.tablespace, t.segment);
-      for (const IndexDef& ix : t.indexes) add(ix.name, "INDEX", ix.tablespace, ix.segment);
-    }
+    });
   } else {
     return std::nullopt;
   }

@@ -164,6 +164,34 @@ TEST_F(ArchiveTest, RedoLargerThanALogSpansSwitchesAndRecovers) {
   }
 }
 
+// ALTER SYSTEM CHECKPOINT: DBWR writes every dirty block and the checkpoint
+// moves to the end of the log, so instance recovery after a crash has no
+// change left to apply; without it, recovery re-applies the inserts.
+TEST_F(ArchiveTest, CheckpointLeavesRecoveryNothingToApply) {
+  Run("create table t (id number, pad varchar2(100))");
+  auto crash_after = [&](bool checkpoint) -> std::string {
+    Run("insert into t select rownum, 'x' from all_objects where rownum <= 300");
+    Run("commit");
+    const std::string writes = "select value from v$sysstat where name = 'physical writes'";
+    const int64_t before = std::stoll(One(writes));
+    if (checkpoint) {
+      EXPECT_EQ(Run("alter system checkpoint global").feedback, "System altered.");
+      EXPECT_GT(std::stoll(One(writes)), before);  // DBWR wrote the insert's blocks
+    }
+    Crash();
+    EXPECT_OK(Reopen());
+    EXPECT_FALSE(db_->recovery_actions().empty());
+    return db_->recovery_actions().empty() ? "" : db_->recovery_actions()[0];
+  };
+  EXPECT_THAT(crash_after(false), ::testing::Not(HasSubstr(" 0 changes applied")));
+  EXPECT_THAT(crash_after(true), HasSubstr(" 0 changes applied"));
+  EXPECT_EQ(One("select count(*) from t"), "600");
+  EXPECT_THAT(Error("alter system flush buffer_cache"), HasSubstr("ORA-02065"));
+  EXPECT_THAT(Error("alter system checkpoint now"), HasSubstr("ORA-00933"));
+  EXPECT_THAT(Error("alter system frobnicate"),
+              HasSubstr("expected SET, SWITCH LOGFILE, ARCHIVE LOG CURRENT or CHECKPOINT"));
+}
+
 TEST_F(ArchiveTest, MissingDestinationIsAClearError) {
   // A rack without RECO cannot archive.
   Shutdown();

@@ -258,6 +258,53 @@ TEST_F(InstanceViewsTest, FreeSpaceIsWhatNoSegmentHolds) {
             "0");
 }
 
+// DBA_EXTENTS and DBA_FREE_SPACE tile the USERS file exactly: every block
+// from 128 to the last whole extent is in one extent or one free run, never
+// two, through creates, inserts, an index and a drop.
+TEST_F(InstanceViewsTest, ExtentsAndFreeSpaceTileTheDataFile) {
+  Run("create table a (id number primary key, pad char(1000))");
+  Run("create table b (id number, pad char(1000))");
+  Run("insert into a select rownum, 'x' from all_objects where rownum <= 300");
+  Run("insert into b select rownum, 'x' from all_objects where rownum <= 200");
+  Run("create index b_id on b (id)");
+  Run("commit");
+  Run("drop table a purge");
+  Run("insert into b select rownum, 'y' from all_objects where rownum <= 100");
+  Run("commit");
+  const uint64_t file_blocks = std::stoull(
+      One("select blocks from dba_data_files where tablespace_name = 'USERS'"));
+  std::vector<int> owner(file_blocks, 0);  // per block: extents + free runs covering it
+  auto cover = [&](const std::string& sql) {
+    for (const std::vector<std::string>& row : Run(sql).result_rows) {
+      const uint64_t first = std::stoull(row[0]), n = std::stoull(row[1]);
+      ASSERT_LE(first + n, file_blocks) << sql;
+      for (uint64_t b = first; b < first + n; ++b) ++owner[b];
+    }
+  };
+  cover("select block_id, blocks from dba_extents where tablespace_name = 'USERS'");
+  cover("select block_id, blocks from dba_free_space where tablespace_name = 'USERS'");
+  const uint64_t end = 128 + (file_blocks - 128) / 8 * 8;
+  for (uint64_t b = 0; b < file_blocks; ++b) {
+    EXPECT_EQ(owner[b], b >= 128 && b < end ? 1 : 0) << "block " << b;
+    if (owner[b] != (b >= 128 && b < end ? 1 : 0)) break;
+  }
+  // Each segment's extents add up to DBA_SEGMENTS' figures, numbered from 0.
+  const StatementResult segs = Run(
+      "select s.segment_name, s.blocks, s.extents, count(*), sum(e.blocks), max(e.extent_id) "
+      "from dba_segments s, dba_extents e where e.segment_name = s.segment_name "
+      "group by s.segment_name, s.blocks, s.extents order by 1");
+  ASSERT_EQ(segs.result_rows.size(), 2u);  // B and B_ID (A was dropped)
+  for (const std::vector<std::string>& row : segs.result_rows) {
+    EXPECT_EQ(row[2], row[3]) << row[0];
+    EXPECT_EQ(row[1], row[4]) << row[0];
+    EXPECT_EQ(std::stoull(row[5]) + 1, std::stoull(row[2])) << row[0];
+  }
+  // USER_EXTENTS has Oracle's columns: no OWNER, FILE_ID or BLOCK_ID.
+  EXPECT_NE(Error("select block_id from user_extents").find("ORA-00904"), std::string::npos);
+  EXPECT_EQ(One("select count(*) from user_extents where segment_name = 'B_ID'"),
+            One("select extents from user_segments where segment_name = 'B_ID'"));
+}
+
 TEST_F(InstanceViewsTest, AColumnAViewDoesNotHaveIsNamed) {
   EXPECT_NE(Error("select event_id from v$system_event").find("ORA-00904"), std::string::npos);
   EXPECT_NE(Error("select * from v$event_histogram").find("ORA-00942"), std::string::npos);

@@ -308,7 +308,15 @@ struct ShowParameter {
 // SYSTEM SWITCH LOGFILE, ALTER SYSTEM ARCHIVE LOG CURRENT, and SQL*Plus's
 // ARCHIVE LOG LIST.
 struct LogCommand {
-  enum class Kind : uint8_t { kArchivelog, kNoArchivelog, kSwitchLogfile, kArchiveCurrent, kList };
+  // kCheckpoint: ALTER SYSTEM CHECKPOINT [GLOBAL | LOCAL] (a full checkpoint).
+  enum class Kind : uint8_t {
+    kArchivelog,
+    kNoArchivelog,
+    kSwitchLogfile,
+    kArchiveCurrent,
+    kList,
+    kCheckpoint
+  };
   Kind kind = Kind::kList;
 };
 
