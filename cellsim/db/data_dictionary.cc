@@ -642,13 +642,18 @@ absl::Status DataEngine::WriteDictionary(bool clean, bool* landed) {
   // a generation behind, goes first next time.
   const uint32_t first = dictionary_first_copy, second = 1 - first;
   bool readable = false;
-  absl::Status st =
-      WriteCopy(*f, first, BuildCopy(first, version, generation, table.dbid, body), rec, &readable);
+  const std::vector<uint8_t> first_bytes = BuildCopy(first, version, generation, table.dbid, body);
+  const int64_t blocks = static_cast<int64_t>(first_bytes.size() / kBlockSize);
+  uint64_t t0 = db->clock->NowNanos();
+  absl::Status st = WriteCopy(*f, first, first_bytes, rec, &readable);
+  CountFileWrite(f->file_number, 1, blocks, db->clock->NowNanos() - t0);
   if (landed != nullptr) *landed = readable;
   if (!st.ok()) return st;
   dictionary_generation = generation;
+  t0 = db->clock->NowNanos();
   const bool both =
       WriteCopy(*f, second, BuildCopy(second, version, generation, table.dbid, body), rec).ok();
+  CountFileWrite(f->file_number, 1, blocks, db->clock->NowNanos() - t0);
   dictionary_first_copy = both ? 0 : second;
   return absl::OkStatus();
 }
@@ -664,9 +669,12 @@ absl::Status DataEngine::LoadDictionary(std::vector<std::string>* actions, bool*
   r[0].buffer = absl::MakeSpan(bytes);
   asmgr::AsmIoResult res;
   Recorder rec = db->SystemRecorder();
+  const uint64_t t0 = db->clock->NowNanos();
   absl::Status st = rec.Timed(stats::Wait::kCellMultiblockPhysicalRead,
                               [&] { return f->dg->Read(f->asm_file, absl::MakeSpan(r), &res); });
   AccountRead(rec, res, bytes.size());
+  CountFileRead(f->file_number, 1, static_cast<int64_t>(bytes.size() / kBlockSize),
+                db->clock->NowNanos() - t0, res);
   if (!st.ok()) {
     return absl::Status(st.code(), fmt::format("reading the data dictionary from {}: {}", f->name,
                                                std::string(st.message())));

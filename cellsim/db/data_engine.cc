@@ -279,6 +279,41 @@ Segment* DataEngine::TableSegment(SessionData& sd, TableDef& t, bool create) {
   return &sd.gtt_segments.emplace(t.object_id, seg).first->second;
 }
 
+namespace {
+void CountIoTime(FileIoStats& f, uint64_t ns) {
+  f.last_io_ns = ns;
+  f.min_io_ns = std::min(f.min_io_ns.value_or(ns), ns);
+}
+}  // namespace
+
+void DataEngine::CountFileRead(uint32_t file, int64_t requests, int64_t blocks, uint64_t ns,
+                               const asmgr::AsmIoResult& r) {
+  FileIoStats& f = file_io[file];
+  f.read_requests += requests;
+  f.blocks_read += blocks;
+  // The blocks of the requests the cells served from flash (all or none of
+  // a call's, as a call's requests go to the same cells; else pro rata).
+  const uint64_t cell = std::max<uint64_t>(r.io.cell_requests, 1);
+  f.optimized_blocks_read += static_cast<int64_t>(
+      static_cast<uint64_t>(blocks) * std::min(r.io.cell.flash_cache_read_hits, cell) / cell);
+  if (blocks == 1) {
+    ++f.single_block_reads;
+    f.single_block_read_ns += ns;
+  }
+  f.read_ns += ns;
+  f.max_read_ns = std::max(f.max_read_ns, ns);
+  CountIoTime(f, ns);
+}
+
+void DataEngine::CountFileWrite(uint32_t file, int64_t requests, int64_t blocks, uint64_t ns) {
+  FileIoStats& f = file_io[file];
+  f.write_requests += requests;
+  f.blocks_written += blocks;
+  f.write_ns += ns;
+  f.max_write_ns = std::max(f.max_write_ns, ns);
+  CountIoTime(f, ns);
+}
+
 absl::Status DataEngine::EnsureCached(Recorder& rec, uint32_t file,
                                       absl::Span<const uint32_t> blocks, uint32_t obj) {
   std::vector<uint32_t> missing;
@@ -315,8 +350,11 @@ absl::Status DataEngine::EnsureCached(Recorder& rec, uint32_t file,
   asmgr::AsmIoResult res;
   const stats::Wait wait =
       missing.size() == 1 ? Wait::kCellSingleBlockPhysicalRead : Wait::kCellMultiblockPhysicalRead;
+  const uint64_t t0 = db->clock->NowNanos();
   absl::Status st = rec.Timed(wait, [&] { return (*dg)->Read(f->file.number, absl::MakeSpan(r), &res); });
   AccountRead(rec, res, buf.size());
+  CountFileRead(file, static_cast<int64_t>(r.size()), static_cast<int64_t>(missing.size()),
+                db->clock->NowNanos() - t0, res);
   if (!st.ok()) {
     // A block that is no data block of its address on any copy (garbage, a
     // misdirected write) is ORA-01578 from ASM, which read every mirror first.
@@ -370,10 +408,13 @@ absl::Status DataEngine::Checkpoint(Recorder& rec, bool clean) {
     }
     asmgr::AsmIoResult res;
     Recorder dbwr = db->SystemRecorder();  // DBWR's work, not the session's
+    const uint64_t t0 = db->clock->NowNanos();
     absl::Status st = dbwr.Timed(Wait::kDbFileParallelWrite, [&] {
       return (*dg)->Write(f->file.number, absl::MakeSpan(w), &res);
     });
     AccountWrite(dbwr, res, w.size(), w.size() * kBlockSize);
+    const auto n = static_cast<int64_t>(w.size());  // DBWR writes each block on its own
+    CountFileWrite(file, n, n, db->clock->NowNanos() - t0);
     dbwr.Add(Stat::kPhysicalWrites, static_cast<int64_t>(w.size()));
     if (!st.ok()) {
       return absl::Status(st.code(), fmt::format("DBWR: writing {} blocks of data file {}: {}",

@@ -253,6 +253,19 @@ struct LogUse {
   bool archived = false;
 };
 
+// One data file's physical I/O since the instance opened (V$FILESTAT): the
+// buffer cache's reads, DBWR's writes, and the dictionary's and the undo
+// snapshot's reads and writes. Not the file's creation (the cells format it)
+// nor instance recovery's reads.
+struct FileIoStats {
+  int64_t read_requests = 0, blocks_read = 0, optimized_blocks_read = 0;
+  int64_t single_block_reads = 0;
+  int64_t write_requests = 0, blocks_written = 0;
+  uint64_t read_ns = 0, write_ns = 0, single_block_read_ns = 0;
+  uint64_t max_read_ns = 0, max_write_ns = 0, last_io_ns = 0;
+  std::optional<uint64_t> min_io_ns;
+};
+
 struct DataEngine {
   Database::State* db = nullptr;  // set when made
   // Serialises the engine (sessions are threads of one instance). Taken
@@ -298,6 +311,15 @@ struct DataEngine {
   std::map<uint32_t, uint32_t> file_next_block ABSL_GUARDED_BY(mu);  // bump allocator per data file
   // file -> (start, n)
   std::map<uint32_t, std::vector<std::pair<uint32_t, uint32_t>>> free_extents ABSL_GUARDED_BY(mu);
+  // By data file number (V$FILESTAT).
+  std::map<uint32_t, FileIoStats> file_io ABSL_GUARDED_BY(mu);
+  // One read of `blocks` blocks of data file `file` in `requests` requests
+  // (runs of adjacent blocks) that took `ns`; `r` says how many the cells
+  // served from flash.
+  void CountFileRead(uint32_t file, int64_t requests, int64_t blocks, uint64_t ns,
+                     const asmgr::AsmIoResult& r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  void CountFileWrite(uint32_t file, int64_t requests, int64_t blocks, uint64_t ns)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   std::map<uint32_t, SessionData*> sessions ABSL_GUARDED_BY(mu);
   uint64_t scn ABSL_GUARDED_BY(mu) = 1000;
   bool temp_undo_enabled ABSL_GUARDED_BY(mu) = false;  // the system value

@@ -211,9 +211,12 @@ absl::Status DataEngine::WriteUndoSnapshot() {
   w[0].data = absl::MakeConstSpan(padded);
   asmgr::AsmIoResult res;
   Recorder dbwr = db->SystemRecorder();
+  const uint64_t t0 = db->clock->NowNanos();
   absl::Status st = dbwr.Timed(stats::Wait::kDbFileParallelWrite,
                                [&] { return (*dg)->Write(a->file->file.number, absl::MakeSpan(w), &res); });
   AccountWrite(dbwr, res, 1, padded.size());
+  CountFileWrite(a->file->file_number, 1, static_cast<int64_t>(padded.size() / kBlockSize),
+                 db->clock->NowNanos() - t0);
   if (!st.ok()) {
     return absl::Status(st.code(), fmt::format("DBWR: writing the active transactions' undo into {}: {}",
                                                a->file->file.name, std::string(st.message())));

@@ -275,17 +275,53 @@ ViewRows FreeSpaceRows(DataEngine& e, const FileTable& t) ABSL_EXCLUSIVE_LOCKS_R
   return r;
 }
 
+// V$FILESTAT (each data file) or V$TEMPSTAT (each tempfile): the physical
+// I/O DataEngine::file_io counted since the instance opened. Times are
+// hundredths of a second, as Oracle's; OPTIMIZED_PHYBLKRD the blocks the
+// cells served from flash. TEMP blocks are never written (V$TEMPSTAT: zeros).
+ViewRows FileStatRows(DataEngine& e, const FileTable& t, bool temp)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  ViewRows r;
+  r.columns = {N("FILE#"),          N("PHYRDS"),   N("PHYWRTS"),        N("PHYBLKRD"),
+               N("OPTIMIZED_PHYBLKRD"), N("PHYBLKWRT"), N("SINGLEBLKRDS"), N("READTIM"),
+               N("WRITETIM"),       N("SINGLEBLKRDTIM"), N("AVGIOTIM"),  N("LSTIOTIM"),
+               N("MINIOTIM"),       N("MAXIORTM"), N("MAXIOWTM"),       N("CON_ID")};
+  if (temp) r.columns.erase(r.columns.begin() + 4);  // V$TEMPSTAT has no OPTIMIZED_PHYBLKRD
+  const auto n = [](int64_t v) { return Value::Num(static_cast<double>(v)); };
+  const auto cs = [](uint64_t ns) { return Value::Num(static_cast<double>(ns / 10'000'000)); };
+  for (const DataFile& f : t.data_files) {
+    if (f.state != EntryState::kAvailable) continue;
+    const Tablespace* ts = t.TablespaceOf(f);
+    if ((ts != nullptr && ts->contents == TablespaceContents::kTemporary) != temp) continue;
+    FileIoStats io;
+    if (auto it = e.file_io.find(f.file_number); it != e.file_io.end()) io = it->second;
+    const int64_t ios = io.read_requests + io.write_requests;
+    Row row{Value::Num(f.file_number), n(io.read_requests), n(io.write_requests),
+            n(io.blocks_read), n(io.optimized_blocks_read), n(io.blocks_written),
+            n(io.single_block_reads), cs(io.read_ns), cs(io.write_ns),
+            cs(io.single_block_read_ns),
+            cs(ios == 0 ? 0 : (io.read_ns + io.write_ns) / static_cast<uint64_t>(ios)),
+            cs(io.last_io_ns), cs(io.min_io_ns.value_or(0)), cs(io.max_read_ns),
+            cs(io.max_write_ns), Value::Num(0)};
+    if (temp) row.erase(row.begin() + 4);
+    r.rows.push_back(std::move(row));
+  }
+  return r;
+}
+
 // V$TABLESPACE, DBA_TABLESPACES, V$DATAFILE, DBA_DATA_FILES, V$TEMPFILE and
-// DBA_TEMP_FILES (Oracle's leading columns), from the file table.
+// DBA_TEMP_FILES (Oracle's leading columns), from the file table; DBA_FREE_SPACE,
+// V$FILESTAT and V$TEMPSTAT.
 std::optional<ViewRows> FileViews(DataEngine& e, const std::string& name)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   if (name != "V$TABLESPACE" && name != "DBA_TABLESPACES" && name != "V$DATAFILE" &&
       name != "DBA_DATA_FILES" && name != "V$TEMPFILE" && name != "DBA_TEMP_FILES" &&
-      name != "DBA_FREE_SPACE") {
+      name != "DBA_FREE_SPACE" && name != "V$FILESTAT" && name != "V$TEMPSTAT") {
     return std::nullopt;
   }
   const FileTable t = e.FileTableCopy();
   if (name == "DBA_FREE_SPACE") return FreeSpaceRows(e, t);
+  if (name == "V$FILESTAT" || name == "V$TEMPSTAT") return FileStatRows(e, t, name == "V$TEMPSTAT");
   ViewRows r;
   if (name == "V$TABLESPACE") {
     r.columns = {N("TS#"), S("NAME"), S("INCLUDED_IN_DATABASE_BACKUP"), S("BIGFILE"),

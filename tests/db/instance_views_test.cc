@@ -305,6 +305,43 @@ TEST_F(InstanceViewsTest, ExtentsAndFreeSpaceTileTheDataFile) {
             One("select extents from user_segments where segment_name = 'B_ID'"));
 }
 
+// V$FILESTAT: DBWR's writes of a checkpoint land on the table's file, block
+// for block as 'physical writes' counts them; after a restart a scan reads
+// them back, PHYBLKRD as many blocks as the session's physical read bytes,
+// served from the write-back flash (OPTIMIZED_PHYBLKRD).
+TEST_F(InstanceViewsTest, FileStatCountsEachFilesReadsAndWrites) {
+  Run("create table t (id number, pad char(500))");
+  Run("insert into t select rownum, 'x' from all_objects where rownum <= 500");
+  Run("commit");
+  const std::string users =
+      "select phywrts, phyblkwrt, phyrds, phyblkrd, optimized_phyblkrd from v$filestat "
+      "where file# = (select file_id from dba_data_files where tablespace_name = 'USERS')";
+  const std::string writes = "select value from v$sysstat where name = 'physical writes'";
+  const std::vector<std::string> before = Run(users).result_rows.at(0);
+  const int64_t writes0 = std::stoll(One(writes));
+  Run("alter system checkpoint");
+  const std::vector<std::string> after = Run(users).result_rows.at(0);
+  const int64_t written = std::stoll(after[1]) - std::stoll(before[1]);
+  EXPECT_GT(written, 30);  // 500 rows of ~510 bytes
+  EXPECT_EQ(written, std::stoll(One(writes)) - writes0);
+  EXPECT_EQ(after[0], after[1]);  // DBWR writes each block on its own
+  ASSERT_OK(Reopen());
+  const std::string read_bytes =
+      "select m.value from v$mystat m, v$statname n where m.statistic# = n.statistic# and "
+      "n.name = 'physical read total bytes'";
+  const std::string blocks_read = "select sum(phyblkrd) from v$filestat";
+  const int64_t bytes0 = std::stoll(One(read_bytes)), blocks0 = std::stoll(One(blocks_read));
+  EXPECT_EQ(One("select count(*) from t"), "500");
+  EXPECT_EQ((std::stoll(One(read_bytes)) - bytes0) / 8192,
+            std::stoll(One(blocks_read)) - blocks0);
+  const std::vector<std::string> read = Run(users).result_rows.at(0);
+  EXPECT_GE(std::stoll(read[2]), 1);
+  EXPECT_EQ(std::stoll(read[3]), written);  // the blocks DBWR wrote, read back
+  EXPECT_EQ(read[4], read[3]);              // all from the write-back flash cache
+  // TEMP's tempfile is in V$TEMPSTAT, never written.
+  EXPECT_EQ(One("select count(*) || ' ' || sum(phywrts) from v$tempstat"), "1 0");
+}
+
 TEST_F(InstanceViewsTest, AColumnAViewDoesNotHaveIsNamed) {
   EXPECT_NE(Error("select event_id from v$system_event").find("ORA-00904"), std::string::npos);
   EXPECT_NE(Error("select * from v$event_histogram").find("ORA-00942"), std::string::npos);
