@@ -687,6 +687,26 @@ absl::Status AddTableParts(Dml& d, const CreateTable& c, TableDef& stored)
   return absl::OkStatus();
 }
 
+absl::Status DropOrTruncate(Dml& d, const std::string& name, bool drop, DataOutcome* out)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu);
+
+// A CREATE TABLE ... AS SELECT whose rows failed (a value too large, an
+// invalid number, Ctrl-C, a full disk): as Oracle's, it leaves no table.
+// Its rows are undone, then the table goes as DROP TABLE takes it; `failed`
+// is what the statement reports.
+absl::Status UndoCreateTableAsSelect(Dml& d, const std::string& name, size_t mark,
+                                     absl::Status failed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
+  d.e.RollbackTo(d.rec, d.sd, mark);
+  DataOutcome dropped;
+  if (absl::Status st = DropOrTruncate(d, name, true, &dropped); !st.ok()) {
+    return absl::Status(failed.code(),
+                        fmt::format("{}; and dropping the table {} it had created failed: {}",
+                                    std::string(failed.message()), name,
+                                    std::string(st.message())));
+  }
+  return failed;
+}
+
 absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
   if (absl::Status st = CheckNameFree(d.e, c.name); !st.ok()) return st;
@@ -731,6 +751,7 @@ absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out)
   }
   out->feedback = "Table created.";
   if (c.as_select) {
+    const size_t mark = d.sd.txn.undo.size();
     RowInserter ins(d, stored, true);
     std::vector<Column> cols;
     std::optional<absl::Status> fast = InsertAllObjects(d, stored, *c.as_select, ins);
@@ -738,7 +759,7 @@ absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out)
                            : ScanSelect(d.e, d.s, d.sd, d.rec, d.env, *c.as_select,
                                         [&](const Row& r) { return ins.Add(r); }, &cols);
     st = FlushEvenOnError(ins, st);
-    if (!st.ok()) return st;
+    if (!st.ok()) return UndoCreateTableAsSelect(d, c.name, mark, std::move(st));
     // DDL commits.
     return d.e.Commit(d.rec, d.sd);
   }

@@ -1779,6 +1779,126 @@ absl::StatusOr<std::vector<internal::Column>> SelectShape(DataEngine& e, Session
 
 namespace {
 
+// The column a SELECT-list expression gives a CTAS, typed as Oracle types
+// it when it parses: a source column's own type; text literals and character
+// functions VARCHAR2 as long as their longest value can be (RPAD(x, 10) 10,
+// UPPER(c) c's length, a || b the sum); DATE functions and DATE arithmetic
+// DATE; NVL, DECODE, CASE, GREATEST, MIN/MAX their results' widest; the rest
+// NUMBER.
+internal::Column ExprShape(const Expr& x, const std::vector<Source>& sources);
+
+bool IsText(const internal::Column& c) {
+  return c.type == ColType::kVarchar2 || c.type == ColType::kChar;
+}
+// How long a value of column `c` can be as text: a NUMBER 40 characters, a
+// DATE 9 (DD-MON-RR).
+uint32_t TextWidth(const internal::Column& c) {
+  return IsText(c) ? c.length : c.type == ColType::kDate ? 9u : 40u;
+}
+internal::Column Varchar2Of(uint64_t length) {
+  return {"", ColType::kVarchar2, static_cast<uint32_t>(std::clamp<uint64_t>(length, 1, kMaxVarchar2))};
+}
+
+// The widest of `shapes`: text if any is (as long as the longest as text),
+// else the first one's type.
+internal::Column Widest(const std::vector<internal::Column>& shapes) {
+  if (shapes.empty()) return {"", ColType::kNumber, 0};
+  uint32_t width = 0;
+  bool text = false;
+  for (const internal::Column& c : shapes) {
+    text |= IsText(c);
+    width = std::max(width, TextWidth(c));
+  }
+  return text ? Varchar2Of(width) : shapes.front();
+}
+
+internal::Column FunctionShape(const Expr& x, const std::vector<Source>& sources) {
+  const internal::Column number{"", ColType::kNumber, 0}, date{"", ColType::kDate, 0};
+  auto text = [](double n) { return Varchar2Of(static_cast<uint64_t>(std::max(n, 0.0))); };
+  auto arg = [&](size_t i) { return i < x.args.size() ? ExprShape(*x.args[i], sources) : number; };
+  auto args = [&](size_t from, size_t step) {  // NULLs take no part in the type
+    std::vector<internal::Column> out;
+    for (size_t i = from; i < x.args.size(); i += step) {
+      if (x.args[i]->kind != Expr::Kind::kNull) out.push_back(arg(i));
+    }
+    return out;
+  };
+  const std::string& f = x.text;
+  if (f == "UPPER" || f == "LOWER" || f == "INITCAP" || f == "TRIM" || f == "LTRIM" ||
+      f == "RTRIM" || f == "SUBSTR") {
+    return Widest({arg(0), text(1)});
+  }
+  if (f == "LPAD" || f == "RPAD") {
+    const bool literal = x.args.size() > 1 && x.args[1]->kind == Expr::Kind::kNumber;
+    return text(literal ? x.args[1]->number : kMaxVarchar2);
+  }
+  if (f == "TO_CHAR") return text(x.args.size() == 1 && arg(0).type == ColType::kNumber ? 40 : kMaxVarchar2);
+  if (f == "ADD_MONTHS" || f == "LAST_DAY" || f == "TO_DATE") return date;
+  if (f == "TRUNC" || f == "ROUND") return arg(0).type == ColType::kDate ? date : number;
+  if (f == "NVL" || f == "COALESCE" || f == "GREATEST" || f == "LEAST") return Widest(args(0, 1));
+  if (f == "MIN" || f == "MAX") return arg(0);
+  if (f == "DECODE") {  // DECODE(x, s1, r1, ..., [default])
+    std::vector<internal::Column> results = args(2, 2);
+    if (x.args.size() >= 4 && x.args.size() % 2 == 0 &&
+        x.args.back()->kind != Expr::Kind::kNull) {
+      results.push_back(arg(x.args.size() - 1));
+    }
+    return Widest(results);
+  }
+  if (f == "CAST" && x.args.size() >= 2) {  // CAST(x AS type[(n[, s])])
+    internal::Column c{"", ColTypeNamed(x.args[1]->text), 0};
+    if (x.args.size() > 2) c.length = static_cast<uint32_t>(x.args[2]->number);
+    if (x.args.size() > 3) c.scale = static_cast<int32_t>(x.args[3]->number);
+    if (c.type == ColType::kVarchar2 && c.length == 0) c.length = 1;
+    return c;
+  }
+  return number;
+}
+
+internal::Column ExprShape(const Expr& x, const std::vector<Source>& sources) {
+  internal::Column col{"", ColType::kNumber, 0};
+  switch (x.kind) {
+    case Expr::Kind::kString:
+      return Varchar2Of(x.text.size());
+    case Expr::Kind::kColumn:
+      if (x.qualifier.empty() && x.text == "SYSDATE") return {"", ColType::kDate, 0};
+      if (x.qualifier.empty() && x.text == "USER") return {"", ColType::kVarchar2, 128};
+      for (const Source& src : sources) {
+        for (const internal::Column& bc : src.columns) {
+          if (bc.name == x.text) col = bc;  // its type and NOT NULL
+        }
+      }
+      col.default_sql.clear();  // not its DEFAULT nor identity (as CTAS)
+      col.identity = IdentityKind::kNone;
+      return col;
+    case Expr::Kind::kBinary: {
+      if (x.args.size() != 2) return col;
+      const internal::Column a = ExprShape(*x.args[0], sources), b = ExprShape(*x.args[1], sources);
+      if (x.text == "||") return Varchar2Of(uint64_t{TextWidth(a)} + TextWidth(b));
+      const bool da = a.type == ColType::kDate, db = b.type == ColType::kDate;
+      if ((x.text == "+" || x.text == "-") && (da || db) && !(da && db)) {
+        return {"", ColType::kDate, 0};
+      }
+      return col;
+    }
+    case Expr::Kind::kCase: {  // [x] WHEN w THEN t ... [ELSE e]
+      const size_t first = x.text == "SIMPLE" ? 1 : 0;
+      std::vector<const Expr*> picks;
+      for (size_t i = first + 1; i < x.args.size(); i += 2) picks.push_back(x.args[i].get());
+      if ((x.args.size() - first) % 2 == 1) picks.push_back(x.args.back().get());
+      std::vector<internal::Column> results;
+      for (const Expr* r : picks) {
+        if (r->kind != Expr::Kind::kNull) results.push_back(ExprShape(*r, sources));
+      }
+      return Widest(results);
+    }
+    case Expr::Kind::kFunction:
+      return FunctionShape(x, sources);
+    default:
+      return col;
+  }
+}
+
 absl::StatusOr<std::vector<internal::Column>> ShapeOf(Ctx& c, const Select& sel) {
   std::vector<Source> sources;
   std::vector<internal::Column> cols;
@@ -1799,23 +1919,20 @@ absl::StatusOr<std::vector<internal::Column>> ShapeOf(Ctx& c, const Select& sel)
       }
       continue;
     }
-    internal::Column col{it.alias.empty() ? it.heading : it.alias, ColType::kNumber, 0};
-    if (it.expr->kind == Expr::Kind::kColumn) {
-      for (const Source& src : sources) {
-        for (const internal::Column& bc : src.columns) {
-          if (bc.name == it.expr->text) {
-            col = bc;  // its type and NOT NULL; not its DEFAULT nor identity (as CTAS)
-            col.default_sql.clear();
-            col.identity = IdentityKind::kNone;
-            if (!it.alias.empty()) col.name = it.alias;
-          }
-        }
-      }
-    } else if (it.expr->kind == Expr::Kind::kString) {
-      col.type = ColType::kVarchar2;
-      col.length = static_cast<uint32_t>(std::max<size_t>(1, it.expr->text.size()));
-    }
+    internal::Column col = ExprShape(*it.expr, sources);
+    col.name = it.alias.empty() ? it.heading : it.alias;
+    if (it.expr->kind != Expr::Kind::kColumn) col.not_null = false;
     cols.push_back(col);
+  }
+  // A compound query's text columns are as long as the longest branch's.
+  for (const SetOperation& op : sel.set_operations) {
+    absl::StatusOr<std::vector<internal::Column>> branch = ShapeOf(c, *op.query);
+    if (!branch.ok()) return branch.status();
+    for (size_t i = 0; i < cols.size() && i < branch->size(); ++i) {
+      const internal::Column& b = (*branch)[i];
+      if (IsText(cols[i]) && IsText(b)) cols[i].length = std::max(cols[i].length, b.length);
+      cols[i].not_null = cols[i].not_null && b.not_null;
+    }
   }
   return cols;
 }

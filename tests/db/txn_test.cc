@@ -282,6 +282,51 @@ TEST_F(TxnTest, GroupByHavingDistinctAndAggregatesAreOracles) {
   EXPECT_THAT(Error("select dept from emp group by nope"), HasSubstr("ORA-00904"));
 }
 
+// CTAS types each SELECT-list expression as Oracle does when it parses
+// (RPAD(x, 100) is VARCHAR2(100), SYSDATE a DATE, ...), where every
+// expression that was not a column or a literal used to be a NUMBER (and
+// `rpad('x', 100) pad` failed with ORA-01722); a compound query's text
+// columns are as long as the longest branch's.
+TEST_F(TxnTest, CreateTableAsSelectTypesEachExpression) {
+  Run("create table c1 as select rownum id, rpad('x', 100) pad, sysdate d, upper('abc') u, "
+      "'a' || rownum cat, trunc(sysdate) td, sysdate + 1 tomorrow, nvl(null, 'xy') n, "
+      "decode(rownum, 1, 'one', 'other') dc, case when rownum = 1 then 'yes' else null end cs, "
+      "cast(rownum as varchar2(7)) ca, to_char(rownum) tc, length('abc') ln "
+      "from dual connect by level <= 5");
+  EXPECT_EQ(Run("select column_name || ' ' || data_type || ' ' || data_length "
+                "from user_tab_columns where table_name = 'C1' order by column_id")
+                .result_rows,
+            (Cells{{"ID NUMBER 22"},         {"PAD VARCHAR2 100"}, {"D DATE 7"},
+                   {"U VARCHAR2 3"},         {"CAT VARCHAR2 41"},  {"TD DATE 7"},
+                   {"TOMORROW DATE 7"},      {"N VARCHAR2 2"},     {"DC VARCHAR2 5"},
+                   {"CS VARCHAR2 3"},        {"CA VARCHAR2 7"},    {"TC VARCHAR2 40"},
+                   {"LN NUMBER 22"}}));
+  EXPECT_EQ(One("select count(*) || ' ' || max(length(pad)) || ' ' || max(dc) from c1"),
+            "5 100 other");
+  Run("create table c2 as select 'ab' a from dual union all select 'abcd' from dual");
+  EXPECT_EQ(One("select data_length from user_tab_columns where table_name = 'C2'"), "4");
+  EXPECT_EQ(One("select count(*) from c2"), "2");
+}
+
+// A CTAS whose rows fail leaves no table and no transaction, as Oracle's.
+TEST_F(TxnTest, AFailedCreateTableAsSelectLeavesNoTable) {
+  Run("create table src (v varchar2(10))");
+  Run("insert into src values ('12')");
+  Run("insert into src values ('x')");
+  Run("commit");
+  EXPECT_THAT(Error("create table bad as select to_number(v) n from src"), HasSubstr("ORA-01722"));
+  EXPECT_EQ(One("select count(*) from user_tables where table_name = 'BAD'"), "0");
+  EXPECT_EQ(One("select count(*) from v$transaction"), "0");
+  EXPECT_EQ(One("select count(*) from user_segments where segment_name = 'BAD'"), "0");
+  // The name is free again, and the restart finds no trace of it either.
+  Run("create table bad as select v from src");
+  EXPECT_EQ(One("select count(*) from bad"), "2");
+  Run("drop table bad purge");
+  EXPECT_THAT(Error("create table bad as select to_number(v) n from src"), HasSubstr("ORA-01722"));
+  ASSERT_OK(Reopen());
+  EXPECT_EQ(One("select count(*) from user_tables where table_name = 'BAD'"), "0");
+}
+
 TEST_F(TxnTest, NullMakesUnknownNotFalse) {
   Run("create table n (a number, b number)");
   Run("insert into n values (1, null)");
