@@ -4,6 +4,7 @@
 
 #include "cellsim/cli/rack_lock_cli.h"
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 
 namespace cellsim::cli {
 
@@ -107,6 +108,16 @@ absl::StatusOr<RackEnv> CreateRackEnv(const std::string& dir, const RackOptions&
   if (!rack.ok()) return rack.status();
   (quiet ? std::cerr : std::cout) << fmt::format("I/O: {}\n", choice.Describe());
   return rack;
+}
+
+void WarnStandardFilesTooLate(const db::Database& db, std::string_view command) {
+  const std::vector<std::string> missing = lab::MissingStandardTablespaces(db);
+  if (missing.empty()) return;
+  std::cerr << fmt::format(
+      "{}: --standard-files changed nothing: database {} already exists, and the standard files "
+      "are made only when a database is created; it has no {}. Create them (e.g. CREATE "
+      "TABLESPACE {} DATAFILE '+DATA' SIZE 64M) or start from a new rack (cellsim rack create).\n",
+      command, db.name(), fmt::join(missing, ", "), missing.back());
 }
 
 }  // namespace cellsim::cli

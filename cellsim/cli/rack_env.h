@@ -83,6 +83,12 @@ void AddIoModeOption(CLI::App* cmd, std::string* mode);
                                                    const asmgr::RackConfig& config,
                                                    const std::string& io_mode, bool quiet);
 
+// `--standard-files` given for a database that already existed: they are
+// made only when the database is created, so say which standard tablespaces
+// it lacks and how to get them (stderr, prefixed with `command`); nothing
+// when it has them all.
+void WarnStandardFilesTooLate(const db::Database& db, std::string_view command);
+
 }  // namespace cellsim::cli
 
 #endif  // CELLSIM_CLI_RACK_ENV_H_

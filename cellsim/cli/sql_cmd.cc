@@ -509,6 +509,8 @@ void RunSql(const SqlArgs& a, CommandContext& ctx) {
   if (created) {
     std::cerr << fmt::format("Database {} created (control files {}).\n", env->db->name(),
                              fmt::join(env->db->control_files(), ", "));
+  } else if (a.standard_files) {
+    WarnStandardFilesTooLate(*env->db, "cellsim sql");
   }
   // What mounting had to undo after a crash or a kill (an interrupted creation).
   for (const std::string& action : env->db->recovery_actions()) {

@@ -195,6 +195,7 @@ void RunSqlrun(const SqlrunArgs& a, CommandContext& ctx) {
     (void)env->Close();
     return Fail(ctx, cmd, s);
   }
+  if (!created && a.standard_files) WarnStandardFilesTooLate(*env->db, "cellsim sqlrun");
   if (absl::Status s = RunSetup(env->db.get(), a.setup); !s.ok()) {
     (void)env->Close();
     return Fail(ctx, cmd, std::string(s.message()), kExitUsage);

@@ -89,9 +89,9 @@ absl::StatusOr<uint32_t> DataEngine::DataFileOf(const std::string& tablespace) c
     }
   }
   return absl::NotFoundError(fmt::format(
-      "ORA-00959: tablespace '{}' does not exist (create the database with its standard files: "
-      "DatabaseOptions::standard_files, `cellsim sql --standard-files`, or CREATE TABLESPACE {} "
-      "DATAFILE '+DATA' SIZE 64M)",
+      "ORA-00959: tablespace '{}' does not exist (a database gets its standard files when it "
+      "is created with them: DatabaseOptions::standard_files, `cellsim sql --standard-files` "
+      "on a new rack; or CREATE TABLESPACE {} DATAFILE '+DATA' SIZE 64M)",
       tablespace, tablespace));
 }
 

@@ -497,6 +497,14 @@ class DataParser {
       } while (AcceptP(","));
     }
     if (absl::Status s = ExpectP(")"); !s.ok()) return s;
+    // Analytic and ordered-set aggregates: say so, not "expected FROM".
+    if (IsW("OVER") || IsW("WITHIN") || IsW("KEEP")) {
+      return Error(fmt::format("{}(...) {} is not supported: cellsim has no analytic functions "
+                               "(OVER), ordered-set aggregates (WITHIN GROUP) or KEEP (docs/sql.md "
+                               "\"Queries\")",
+                               name, Peek().text),
+                   "ORA-00923: FROM keyword not found where expected");
+    }
     return e;
   }
 

@@ -245,6 +245,15 @@ absl::Status OpenOrCreateDatabase(RackEnv& env, bool* created,
   return absl::OkStatus();
 }
 
+std::vector<std::string> MissingStandardTablespaces(const db::Database& db) {
+  const db::FileTable t = db.file_table();
+  std::vector<std::string> missing;
+  for (const char* name : {"SYSTEM", "SYSAUX", "UNDOTBS1", "TEMP", "USERS"}) {
+    if (t.FindTablespace(name) == nullptr) missing.push_back(name);
+  }
+  return missing;
+}
+
 report::StatementSummary ToReportResult(const db::StatementResult& r) {
   report::StatementSummary out;
   out.statement = r.statement;

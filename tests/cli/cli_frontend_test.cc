@@ -633,5 +633,29 @@ TEST(CliHelpTest, EverySubcommandHasHelp) {
   }
 }
 
+// A first `cellsim sql` without --standard-files creates a database without
+// them; a second one with the option used to change nothing in silence, and
+// ORA-00959 then told the user to use the very option they had used.
+TEST(CliRackTest, StandardFilesOnAnExistingDatabaseSaysWhyNothingChanged) {
+  TempDir dir;
+  const std::string rack = dir.File("rack");
+  ASSERT_EQ(Cellsim(dir, "rack create " + rack + " " + kSmallRack).exit_code, 0);
+  CmdResult r = Cellsim(dir, "sql " + rack + " -e \"select 1 from dual\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = Cellsim(dir, "sql " + rack + " --standard-files -e \"create table t (a number)\"");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("--standard-files changed nothing: database ORCL already exists"));
+  EXPECT_THAT(r.err, HasSubstr("it has no SYSTEM, SYSAUX, UNDOTBS1, TEMP, USERS"));
+  EXPECT_THAT(r.err, HasSubstr("ORA-00959"));
+  EXPECT_THAT(r.err, HasSubstr("on a new rack"));
+  // With them all there, the option says nothing.
+  const std::string fresh = dir.File("fresh");
+  ASSERT_EQ(Cellsim(dir, "rack create " + fresh + " " + kSmallRack).exit_code, 0);
+  ASSERT_EQ(Cellsim(dir, "sql " + fresh + " --standard-files -e \"select 1 from dual\"").exit_code, 0);
+  r = Cellsim(dir, "sql " + fresh + " --standard-files -e \"select 1 from dual\"");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, Not(HasSubstr("--standard-files")));
+}
+
 }  // namespace
 }  // namespace cellsim

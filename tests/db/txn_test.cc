@@ -306,6 +306,11 @@ TEST_F(TxnTest, CreateTableAsSelectTypesEachExpression) {
   Run("create table c2 as select 'ab' a from dual union all select 'abcd' from dual");
   EXPECT_EQ(One("select data_length from user_tab_columns where table_name = 'C2'"), "4");
   EXPECT_EQ(One("select count(*) from c2"), "2");
+  // What cellsim lacks says so, at the word it lacks.
+  EXPECT_THAT(Error("select rank() over (order by id) from c1"),
+              HasSubstr("RANK(...) OVER is not supported"));
+  EXPECT_THAT(Error("select listagg(u, ',') within group (order by id) from c1"),
+              HasSubstr("LISTAGG(...) WITHIN is not supported"));
 }
 
 // A CTAS whose rows fail leaves no table and no transaction, as Oracle's.

@@ -148,6 +148,11 @@ struct RackEnv {
 [[nodiscard]] absl::Status OpenOrCreateDatabase(RackEnv& env, bool* created,
                                                 const db::DatabaseOptions& options = {});
 
+// The standard tablespaces (SYSTEM, SYSAUX, UNDOTBS1, TEMP, USERS) `db`
+// lacks: a front end asked for the standard files of a database that
+// already existed says which ones the option could not add.
+std::vector<std::string> MissingStandardTablespaces(const db::Database& db);
+
 // The report layer's view of a statement result.
 report::StatementSummary ToReportResult(const db::StatementResult& r);
 // tkprof's block for a statement, with the call counts the engine measured.
