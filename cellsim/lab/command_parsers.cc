@@ -365,14 +365,6 @@ absl::StatusOr<AsmcmdCommand> ParseAsmcmdCommand(std::string_view text) {
   if (w.empty()) return absl::InvalidArgumentError("ASMCMD-8022: empty command");
   AsmcmdCommand cmd;
   const std::string& verb = w[0];
-  std::vector<std::string> operands;
-  for (size_t i = 1; i < w.size(); ++i) {
-    if (w[i].size() < 2 || w[i][0] != '-') {
-      operands.push_back(w[i]);
-      continue;
-    }
-    if (absl::Status s = ParseAsmcmdOption(verb, w, &i, &cmd); !s.ok()) return s;
-  }
   // Each command: its kind, its operand count and usage.
   struct Form {
     const char* verb;
@@ -398,11 +390,21 @@ absl::StatusOr<AsmcmdCommand> ParseAsmcmdCommand(std::string_view text) {
   for (const Form& f : kForms) {
     if (verb == f.verb) form = &f;
   }
+  // The command before its options: `lsattr -G DATA` is a command cellsim
+  // lacks, not an option lsattr lacks.
   if (form == nullptr) {
     return absl::InvalidArgumentError(fmt::format(
         "ASMCMD-8022: unknown command '{}' (cellsim knows lsdg, lsdsk, lstmpl, ls, cd, pwd, cp, du, "
         "find, online, offline)",
         verb));
+  }
+  std::vector<std::string> operands;
+  for (size_t i = 1; i < w.size(); ++i) {
+    if (w[i].size() < 2 || w[i][0] != '-') {
+      operands.push_back(w[i]);
+      continue;
+    }
+    if (absl::Status s = ParseAsmcmdOption(verb, w, &i, &cmd); !s.ok()) return s;
   }
   cmd.kind = form->kind;
   const bool disk_form = cmd.kind == K::kOnline || cmd.kind == K::kOffline;

@@ -195,8 +195,12 @@ TEST(AsmcmdParserTest, CommandsAndOptions) {
 }
 
 TEST(AsmcmdParserTest, BadCommands) {
+  // A command cellsim lacks is named as such, before any of its options
+  // (it said "option '-rf' of rm is not supported", "option '-G' of lsattr").
   EXPECT_THAT(std::string(ParseAsmcmdCommand("rm -rf +DATA").status().message()),
-              HasSubstr("ASMCMD-8021"));  // -rf is checked first, as asmcmd does
+              HasSubstr("ASMCMD-8022: unknown command 'rm'"));
+  EXPECT_THAT(std::string(ParseAsmcmdCommand("lsattr -l -G DATA").status().message()),
+              HasSubstr("ASMCMD-8022: unknown command 'lsattr'"));
   EXPECT_THAT(std::string(ParseAsmcmdCommand("mkdg x").status().message()),
               HasSubstr("ASMCMD-8022: unknown command 'mkdg'"));
   EXPECT_THAT(std::string(ParseAsmcmdCommand("cp +DATA/x").status().message()),
