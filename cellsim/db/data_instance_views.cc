@@ -23,13 +23,10 @@
 namespace cellsim::db::internal {
 namespace {
 
-using namespace view_columns;  // NOLINT(build/namespaces): N, S, D
+using namespace view_columns;  // NOLINT(build/namespaces): N, S, D, Centis, Micros
 using stats::WaitValue;
 
 Value Num(uint64_t v) { return Value::Num(static_cast<double>(v)); }
-// Oracle's wait views count time in hundredths of a second, truncated.
-Value Centis(uint64_t ns) { return Num(ns / 10'000'000); }
-Value Micros(uint64_t ns) { return Num(ns / 1000); }
 // AVERAGE_WAIT: hundredths of a second per wait, to two decimals.
 Value AverageCentis(const WaitValue& w) {
   if (w.count == 0) return Value::Num(0);

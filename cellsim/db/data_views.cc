@@ -288,7 +288,6 @@ ViewRows FileStatRows(DataEngine& e, const FileTable& t, bool temp)
                N("MINIOTIM"),       N("MAXIORTM"), N("MAXIOWTM"),       N("CON_ID")};
   if (temp) r.columns.erase(r.columns.begin() + 4);  // V$TEMPSTAT has no OPTIMIZED_PHYBLKRD
   const auto n = [](int64_t v) { return Value::Num(static_cast<double>(v)); };
-  const auto cs = [](uint64_t ns) { return Value::Num(static_cast<double>(ns / 10'000'000)); };
   for (const DataFile& f : t.data_files) {
     if (f.state != EntryState::kAvailable) continue;
     const Tablespace* ts = t.TablespaceOf(f);
@@ -298,11 +297,11 @@ ViewRows FileStatRows(DataEngine& e, const FileTable& t, bool temp)
     const int64_t ios = io.read_requests + io.write_requests;
     Row row{Value::Num(f.file_number), n(io.read_requests), n(io.write_requests),
             n(io.blocks_read), n(io.optimized_blocks_read), n(io.blocks_written),
-            n(io.single_block_reads), cs(io.read_ns), cs(io.write_ns),
-            cs(io.single_block_read_ns),
-            cs(ios == 0 ? 0 : (io.read_ns + io.write_ns) / static_cast<uint64_t>(ios)),
-            cs(io.last_io_ns), cs(io.min_io_ns.value_or(0)), cs(io.max_read_ns),
-            cs(io.max_write_ns), Value::Num(0)};
+            n(io.single_block_reads), Centis(io.read_ns), Centis(io.write_ns),
+            Centis(io.single_block_read_ns),
+            Centis(ios == 0 ? 0 : (io.read_ns + io.write_ns) / static_cast<uint64_t>(ios)),
+            Centis(io.last_io_ns), Centis(io.min_io_ns.value_or(0)), Centis(io.max_read_ns),
+            Centis(io.max_write_ns), Value::Num(0)};
     if (temp) row.erase(row.begin() + 4);
     r.rows.push_back(std::move(row));
   }

@@ -24,6 +24,10 @@ namespace view_columns {
 inline Column N(const char* name) { return {name, ColType::kNumber, 0}; }
 inline Column S(const char* name) { return {name, ColType::kVarchar2, 64}; }
 inline Column D(const char* name) { return {name, ColType::kDate, 0}; }
+// Oracle's wait and file views count time in hundredths of a second,
+// truncated, or in microseconds.
+inline Value Centis(uint64_t ns) { return Value::Num(static_cast<double>(ns / 10'000'000)); }
+inline Value Micros(uint64_t ns) { return Value::Num(static_cast<double>(ns / 1000)); }
 }  // namespace view_columns
 
 // V$SESSION.SERIAL# of every session: an instance never gives a SID to a

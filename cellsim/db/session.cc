@@ -172,6 +172,9 @@ struct StatementDeltas {
   stats::StatValues stats;
   stats::WaitValues waits;
 };
+StatementDeltas DeltasSince(Session::State& s, const Timing& tm) {
+  return StatementDeltas{s.stats.Snapshot() - tm.stats0, s.waits.Snapshot() - tm.waits0};
+}
 
 // Whether `status` is an error Oracle raises while it parses a statement:
 // ORA-00900 to ORA-00999 (syntax, names, ORA-00942), but ORA-00955 and
@@ -193,7 +196,7 @@ bool FailedInParse(const absl::Status& status) {
 // failed execution as well): its deltas, which its cursor gets too.
 StatementDeltas EndCursor(Session::State& s, std::string_view text, const Timing& tm,
                           uint64_t t2, uint64_t c2, int64_t rows, const absl::Status& status) {
-  StatementDeltas d{s.stats.Snapshot() - tm.stats0, s.waits.Snapshot() - tm.waits0};
+  StatementDeltas d = DeltasSince(s, tm);
   s.db->library_cache.End(s.sid, text,
                           internal::CursorExecution{t2 - tm.t0, c2 - tm.c0, rows, &d.stats,
                                                     &d.waits, FailedInParse(status)},
@@ -298,7 +301,7 @@ absl::StatusOr<StatementResult> ExecuteData(Session::State& s, std::string_view 
   if (!st.ok()) return status;
   StatementDeltas deltas =
       cursor ? EndCursor(s, sql, tm, t2, c2, status.ok() ? out.rows : 0, status)
-             : StatementDeltas{s.stats.Snapshot() - tm.stats0, s.waits.Snapshot() - tm.waits0};
+             : DeltasSince(s, tm);
   if (!status.ok()) return status;
   StatementResult r;
   r.statement = std::string(sql);
