@@ -687,24 +687,28 @@ absl::Status AddTableParts(Dml& d, const CreateTable& c, TableDef& stored)
   return absl::OkStatus();
 }
 
-absl::Status DropOrTruncate(Dml& d, const std::string& name, bool drop, DataOutcome* out)
-    ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu);
-
-// A CREATE TABLE ... AS SELECT whose rows failed (a value too large, an
-// invalid number, Ctrl-C, a full disk): as Oracle's, it leaves no table.
-// Its rows are undone, then the table goes as DROP TABLE takes it; `failed`
-// is what the statement reports.
-absl::Status UndoCreateTableAsSelect(Dml& d, const std::string& name, size_t mark,
-                                     absl::Status failed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
-  d.e.RollbackTo(d.rec, d.sd, mark);
-  DataOutcome dropped;
-  if (absl::Status st = DropOrTruncate(d, name, true, &dropped); !st.ok()) {
-    return absl::Status(failed.code(),
-                        fmt::format("{}; and dropping the table {} it had created failed: {}",
-                                    std::string(failed.message()), name,
-                                    std::string(st.message())));
-  }
-  return failed;
+// CREATE TABLE ... AS SELECT's rows, into the table the statement is
+// building, then committed (DDL commits) - all before the dictionary names
+// the table, so that the statement is all or nothing, as Oracle's: when a
+// row fails (a value too large, an invalid number, Ctrl-C, a full disk) the
+// rows are undone and the caller's FailDdl takes the table away; a crash
+// before the dictionary write finds no table, and instance recovery skips
+// the rows' redo and undo (their object is unknown).
+absl::Status CreateTableRows(Dml& d, const CreateTable& c, TableDef& stored)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
+  // DDL commits the session's transaction first; the rows are a transaction
+  // of their own, which a failure ends (no transaction is left open).
+  if (absl::Status st = d.e.Commit(d.rec, d.sd); !st.ok()) return st;
+  RowInserter ins(d, stored, true);
+  std::vector<Column> cols;
+  std::optional<absl::Status> fast = InsertAllObjects(d, stored, *c.as_select, ins);
+  absl::Status st = fast ? *fast
+                         : ScanSelect(d.e, d.s, d.sd, d.rec, d.env, *c.as_select,
+                                      [&](const Row& r) { return ins.Add(r); }, &cols);
+  st = FlushEvenOnError(ins, st);
+  if (st.ok()) st = d.e.Commit(d.rec, d.sd);  // a failed commit leaves them open: undone here
+  if (!st.ok()) (void)d.e.EndInRollback(d.rec, d.sd);
+  return st;
 }
 
 absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out)
@@ -745,24 +749,16 @@ absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out)
   if (absl::Status st = AddTableParts(d, c, stored); !st.ok()) {
     return d.e.FailDdl(std::move(st), std::move(before), &d.sd);
   }
+  if (c.as_select) {
+    if (absl::Status st = CreateTableRows(d, c, stored); !st.ok()) {
+      return d.e.FailDdl(std::move(st), std::move(before), &d.sd);
+    }
+  }
   // DDL is acknowledged once the dictionary holds it.
   if (absl::Status st = d.e.WriteDictionaryOrRestore(std::move(before), &d.sd); !st.ok()) {
     return st;
   }
   out->feedback = "Table created.";
-  if (c.as_select) {
-    const size_t mark = d.sd.txn.undo.size();
-    RowInserter ins(d, stored, true);
-    std::vector<Column> cols;
-    std::optional<absl::Status> fast = InsertAllObjects(d, stored, *c.as_select, ins);
-    absl::Status st = fast ? *fast
-                           : ScanSelect(d.e, d.s, d.sd, d.rec, d.env, *c.as_select,
-                                        [&](const Row& r) { return ins.Add(r); }, &cols);
-    st = FlushEvenOnError(ins, st);
-    if (!st.ok()) return UndoCreateTableAsSelect(d, c.name, mark, std::move(st));
-    // DDL commits.
-    return d.e.Commit(d.rec, d.sd);
-  }
   return absl::OkStatus();
 }
 

@@ -853,6 +853,10 @@ void DataEngine::RollbackTo(Recorder& rec, SessionData& sd, size_t mark) {
 
 absl::Status DataEngine::Rollback(Recorder& rec, SessionData& sd) {
   rec.Add(Stat::kUserRollbacks, 1);
+  return EndInRollback(rec, sd);
+}
+
+absl::Status DataEngine::EndInRollback(Recorder& rec, SessionData& sd) {
   ApplyUndo(sd, 0);
   Transaction& t = sd.txn;
   const bool had = t.active && t.perm_begun;

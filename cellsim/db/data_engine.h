@@ -523,7 +523,11 @@ struct DataEngine {
                        uint32_t undo_record, uint32_t data_vector, uint32_t block_changes,
                        uint32_t undo_vector_extra = 0) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   absl::Status Commit(Recorder& rec, SessionData& sd) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // ROLLBACK: `user rollbacks`, then EndInRollback.
   absl::Status Rollback(Recorder& rec, SessionData& sd) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // The transaction undone and ended with its rollback record (a failed DDL
+  // ends the transaction it began this way: no `user rollbacks`).
+  absl::Status EndInRollback(Recorder& rec, SessionData& sd) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // Statement-level rollback: undoes the transaction's changes made after
   // the first `mark` undo entries (a failed statement leaves no change); when
   // some of them were logged, a record says so, for recovery.

@@ -1,6 +1,6 @@
 // DDL whose dictionary write fails. DROP / TRUNCATE TABLE, DROP / CREATE
 // INDEX, CREATE TABLE with its keys' indexes, ALTER TABLE (a constraint's
-// index, a rename), CREATE / DROP SEQUENCE and CREATE VIEW run with their
+// index, a rename), CREATE / DROP SEQUENCE, CREATE VIEW and CTAS run with their
 // n-th write failing (ENOSPC: a full filesystem, which
 // takes no disk offline, so the error reaches the statement), for n = 1, 2,
 // ... until the statement has no n-th write: whatever each one reports is
@@ -71,6 +71,9 @@ const DdlCase kCases[] = {
      "select count(*) from user_sequences where sequence_name = upper('{0}_q')", "0", "1"},
     {"CreateView", "create view {0}_view as select v from {0}",
      "select count(*) from user_views where view_name = upper('{0}_view')", "1", "0"},
+    // Its rows' writes (LGWR's) fail too: a failed CTAS leaves no table.
+    {"CreateTableAsSelect", "create table {0}_x as select id, v from {0}",
+     "select count(*) from user_tables where table_name = upper('{0}_x')", "1", "0"},
 };
 
 class DdlFailureTest : public testing::SqlTest, public ::testing::WithParamInterface<DdlCase> {
