@@ -299,6 +299,11 @@ absl::Status BadAsmcmdOption(const std::string& verb, const std::string& opt) {
 absl::Status ParseAsmcmdOption(const std::string& verb, const std::vector<std::string>& w,
                                size_t* i, AsmcmdCommand* cmd) {
   const std::string& a = w[*i];
+  if (a == "--suppressheader" &&
+      (verb == "lsdg" || verb == "lsdsk" || verb == "lstmpl" || verb == "ls" || verb == "du")) {
+    cmd->suppress_header = true;
+    return absl::OkStatus();
+  }
   auto value = [&](const char* what) -> absl::StatusOr<std::string> {
     if (*i + 1 >= w.size()) {
       return absl::InvalidArgumentError(fmt::format("ASMCMD-8021: {} needs {}", a, what));
@@ -374,14 +379,14 @@ absl::StatusOr<AsmcmdCommand> ParseAsmcmdCommand(std::string_view text) {
   };
   using K = AsmcmdCommand::Kind;
   static constexpr Form kForms[] = {
-      {"lsdg", K::kLsdg, 0, 1, "lsdg [GROUP]"},
-      {"lsdsk", K::kLsdsk, 0, 1, "lsdsk [-k] [-p] [-G GROUP] [PATTERN]"},
-      {"lstmpl", K::kLstmpl, 0, 1, "lstmpl [-l] [-G GROUP] [PATTERN]"},
-      {"ls", K::kLs, 0, 1, "ls [-l] [-s] [PATH]"},
+      {"lsdg", K::kLsdg, 0, 1, "lsdg [--suppressheader] [GROUP]"},
+      {"lsdsk", K::kLsdsk, 0, 1, "lsdsk [-k] [-p] [-G GROUP] [--suppressheader] [PATTERN]"},
+      {"lstmpl", K::kLstmpl, 0, 1, "lstmpl [-l] [-G GROUP] [--suppressheader] [PATTERN]"},
+      {"ls", K::kLs, 0, 1, "ls [-l] [-s] [--suppressheader] [PATH]"},
       {"cd", K::kCd, 1, 1, "cd PATH"},
       {"pwd", K::kPwd, 0, 0, "pwd"},
       {"cp", K::kCp, 2, 2, "cp +DG/PATH LOCALFILE"},
-      {"du", K::kDu, 0, 1, "du [PATH]"},
+      {"du", K::kDu, 0, 1, "du [--suppressheader] [PATH]"},
       {"find", K::kFind, 2, 2, "find [--type TYPE] DIR PATTERN"},
       {"online", K::kOnline, 0, 0, "online -G GROUP (-D DISK | -a)"},
       {"offline", K::kOffline, 0, 0, "offline -G GROUP -D DISK"},

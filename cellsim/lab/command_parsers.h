@@ -87,6 +87,9 @@ struct AsmcmdCommand {
   bool all = false;
   bool long_format = false;        // ls -l
   bool sizes = false;              // ls -s
+  // --suppressheader (lsdg, lsdsk, lstmpl, ls, du): the rows without their
+  // heading line, for scripts.
+  bool suppress_header = false;
   std::string type;                // find --type (upper case)
   report::LsdskOptions lsdsk;      // lsdsk
   report::LstmplOptions lstmpl;    // lstmpl

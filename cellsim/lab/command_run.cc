@@ -254,6 +254,16 @@ std::string PrefixLines(const std::string& text, const std::string& cell) {
 // Runs one command; `cwd` is the current ASM directory.
 absl::StatusOr<std::string> RunAsmcmdCommand(const AsmcmdCommand& c, const asmgr::Rack& rack,
                                              std::string* cwd, const CommandRunOptions& options) {
+  if (c.suppress_header) {
+    AsmcmdCommand plain = c;
+    plain.suppress_header = false;
+    absl::StatusOr<std::string> out = RunAsmcmdCommand(plain, rack, cwd, options);
+    // The listings with a heading line: ls only in its -l / -s layouts.
+    const bool heading = c.kind != AsmcmdCommand::Kind::kLs || c.long_format || c.sizes;
+    if (!out.ok() || !heading) return out;
+    const size_t nl = out->find('\n');
+    return nl == std::string::npos ? std::string() : out->substr(nl + 1);
+  }
   const bool utc = options.utc;
   using Kind = AsmcmdCommand::Kind;
   const report::AsmSnapshot snap = SnapshotAsm(rack);

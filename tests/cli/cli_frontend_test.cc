@@ -237,6 +237,16 @@ TEST(CliRackTest, CreateInfoSqlCellCliAsmcmdFlow) {
   EXPECT_THAT(r.out, ::testing::StartsWith("+\nState"));
   EXPECT_THAT(r.out, HasSubstr("RECO/\n"));
   EXPECT_THAT(r.out, Not(HasSubstr("DATA/\n")));
+  // --suppressheader, as scripts use it: the rows alone.
+  r = Cellsim(dir, "asmcmd " + rack + " lsdg --suppressheader RECO");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, ::testing::StartsWith("MOUNTED  NORMAL"));
+  EXPECT_THAT(r.out, ::testing::EndsWith("RECO/\n"));
+  r = Cellsim(dir, "asmcmd " + rack + " -e \"du --suppressheader +DATA/ORCL/DATAFILE/USERS*\" "
+                   "-e \"ls --suppressheader +DATA/ORCL\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, ::testing::StartsWith("     12              24\n"));
+  EXPECT_THAT(r.out, HasSubstr("\nDATAFILE/\n"));  // plain ls has no heading to drop
   r = Cellsim(dir, "cellcli " + rack + " -c cel01 -c cel03 -e 'list cell' list griddisk");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("cel03:          cel03   online\n"));

@@ -188,8 +188,11 @@ TEST(AsmcmdParserTest, CommandsAndOptions) {
   EXPECT_TRUE(c.lstmpl.l);
   EXPECT_EQ(c.lstmpl.group, "reco");
   EXPECT_EQ(c.lstmpl.pattern, "CONTROL*");
+  ASSERT_OK_AND_ASSIGN(c, ParseAsmcmdCommand("lsdsk --suppressheader -G DATA"));
+  EXPECT_TRUE(c.suppress_header);
+  EXPECT_EQ(c.lsdsk.group, "DATA");
   for (const char* bad : {"find +DATA", "find --type", "du a b", "ls -x", "lsdsk -G", "lstmpl -k",
-                          "lstmpl -G", "lstmpl a b"}) {
+                          "lstmpl -G", "lstmpl a b", "find --suppressheader + x", "cd --suppressheader +"}) {
     EXPECT_EQ(ParseAsmcmdCommand(bad).status().code(), absl::StatusCode::kInvalidArgument) << bad;
   }
 }
