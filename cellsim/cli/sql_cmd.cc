@@ -178,17 +178,73 @@ absl::Status ParseExitOptions(const std::vector<std::string>& w, size_t i, Error
   return absl::OkStatus();
 }
 
-// SQL*Plus's display commands in a script: SET (AUTOCOMMIT is honoured;
-// the layout options LINESIZE, PAGESIZE, ... are accepted and change
-// nothing, as cellsim lays results out its own way), PROMPT (prints its
+// SQL*Plus's display commands in a script: SET (AUTOCOMMIT, TIMING and
+// AUTOTRACE are honoured; the layout options LINESIZE, PAGESIZE, ... are
+// accepted and change nothing, as cellsim lays results out its own way), PROMPT (prints its
 // text), and COLUMN, CLEAR, BREAK, TTITLE, BTITLE, REM[ARK], PAUSE, SPOOL
 // (accepted; SPOOL says it writes nothing). nullopt: not one of them; an
 // unknown SET option is SP2-0735.
 struct DisplayCommand {
   std::optional<bool> autocommit;  // SET AUTOCOMMIT ON / OFF
+  std::optional<bool> timing;      // SET TIMING ON / OFF
+  std::optional<lab::SqlPlusSettings> autotrace;  // SET AUTOTRACE ... (its two fields)
   std::string print;               // PROMPT's text (with its newline)
   std::string note;                // to stderr
 };
+
+// Whether `word` is `full` or an abbreviation of it no shorter than `min`
+// letters, as SQL*Plus accepts its keywords (AUTOT, AUTOTR, ... AUTOTRACE).
+bool Abbreviates(const std::string& word, std::string_view full, size_t min) {
+  return word.size() >= min && word.size() <= full.size() && full.substr(0, word.size()) == word;
+}
+
+constexpr char kNoPlansNote[] =
+    "cellsim sql: SET AUTOTRACE: cellsim has no execution plans; it prints each statement's "
+    "statistics (SET AUTOTRACE ON STATISTICS)\n";
+
+// SET AUTOT[RACE] {OFF | ON | TRACE[ONLY]} [EXP[LAIN]] [STAT[ISTICS]]
+// (`w` its words, `upper_w` in capitals): the autotrace settings it leaves.
+// Without EXPLAIN or STATISTICS both are meant; cellsim has statistics only
+// (no execution plans).
+absl::StatusOr<lab::SqlPlusSettings> ParseAutotrace(const std::vector<std::string>& w,
+                                                    const std::vector<std::string>& upper_w) {
+  lab::SqlPlusSettings s;
+  const std::string mode = upper_w.size() > 2 ? upper_w[2] : "";
+  const bool off = mode == "OFF";
+  s.autotrace_traceonly = Abbreviates(mode, "TRACEONLY", 5);
+  if (!off && mode != "ON" && !s.autotrace_traceonly) {
+    return absl::InvalidArgumentError(fmt::format(
+        "SP2-0618: usage: SET AUTOT[RACE] {{OFF | ON | TRACE[ONLY]}} [EXP[LAIN]] [STAT[ISTICS]] "
+        "(found '{}')", mode.empty() ? "" : w[2]));
+  }
+  bool explain = false, statistics = false;
+  for (size_t i = 3; i < upper_w.size(); ++i) {
+    if (Abbreviates(upper_w[i], "EXPLAIN", 3)) {
+      explain = true;
+    } else if (Abbreviates(upper_w[i], "STATISTICS", 4)) {
+      statistics = true;
+    } else {
+      return absl::InvalidArgumentError(fmt::format(
+          "SP2-0618: usage: SET AUTOT[RACE] {{OFF | ON | TRACE[ONLY]}} [EXP[LAIN]] "
+          "[STAT[ISTICS]] (found '{}')", w[i]));
+    }
+  }
+  if (off) return lab::SqlPlusSettings{};
+  s.autotrace_statistics = statistics || !explain;
+  return s;
+}
+
+// What cellsim says about an AUTOTRACE command that asks for execution
+// plans (ON or TRACEONLY without STATISTICS, or EXPLAIN): it has none.
+std::string AutotraceNote(const std::vector<std::string>& upper_w) {
+  if (upper_w.size() < 3 || upper_w[2] == "OFF") return "";
+  bool statistics_only = false;
+  for (size_t i = 3; i < upper_w.size(); ++i) {
+    statistics_only |= Abbreviates(upper_w[i], "STATISTICS", 4);
+    if (Abbreviates(upper_w[i], "EXPLAIN", 3)) return kNoPlansNote;
+  }
+  return statistics_only ? "" : kNoPlansNote;
+}
 
 absl::StatusOr<std::optional<DisplayCommand>> ParseDisplayCommand(std::string_view text) {
   const std::vector<std::string> w = Words(text, false), upper_w = Words(text, true);
@@ -228,12 +284,28 @@ absl::StatusOr<std::optional<DisplayCommand>> ParseDisplayCommand(std::string_vi
     }
     return d;
   }
+  if (option == "TIMING" || option == "TIMI") {
+    const std::string v = w.size() > 2 ? upper_w[2] : "";
+    if (v != "ON" && v != "OFF") {
+      return absl::InvalidArgumentError(
+          fmt::format("SP2-0265: timing must be set equal to ON or OFF (found '{}')", v));
+    }
+    d.timing = v == "ON";
+    return d;
+  }
+  if (Abbreviates(option, "AUTOTRACE", 5)) {
+    absl::StatusOr<lab::SqlPlusSettings> at = ParseAutotrace(w, upper_w);
+    if (!at.ok()) return at.status();
+    d.autotrace = *at;
+    d.note = AutotraceNote(upper_w);
+    return d;
+  }
   static const char* kLayout[] = {
-      "LINESIZE", "LINES", "PAGESIZE", "PAGES", "TIMING", "TIMI", "ECHO", "FEEDBACK", "FEED",
+      "LINESIZE", "LINES", "PAGESIZE", "PAGES", "ECHO", "FEEDBACK", "FEED",
       "HEADING", "HEA", "SERVEROUTPUT", "SERVEROUT", "VERIFY", "VER", "TRIMSPOOL", "TRIMS",
       "TRIMOUT", "TRIM", "LONG", "NUMWIDTH", "NUM", "TERMOUT", "TERM", "TAB", "WRAP", "NULL",
       "NUMFORMAT", "SQLPROMPT", "DEFINE", "DEF", "TIME", "COLSEP", "ARRAYSIZE", "ARRAY",
-      "UNDERLINE", "NEWPAGE", "EMBEDDED", "LONGCHUNKSIZE", "AUTOTRACE", "AUTOT", "MARKUP",
+      "UNDERLINE", "NEWPAGE", "EMBEDDED", "LONGCHUNKSIZE", "MARKUP",
       "SQLBLANKLINES", "FLUSH", "SHOWMODE", "SCAN", "CONCAT", "ESCAPE", "RECSEP", "HEADSEP"};
   for (const char* o : kLayout) {
     if (option == o) return d;
@@ -251,6 +323,7 @@ struct ScriptRun {
   size_t continued = 0;  // statements that failed under WHENEVER SQLERROR CONTINUE
   std::optional<int> exited;  // the code of the EXIT / QUIT that ended the run
   bool autocommit = false;    // SET AUTOCOMMIT ON: a commit after each statement
+  lab::SqlPlusSettings display;  // SET TIMING, SET AUTOTRACE
   bool interactive = false;   // at a SQL> prompt: an error is printed alone
 };
 
@@ -349,6 +422,11 @@ void RunStatements(db::Session& session, std::vector<std::string>& statements,
       if (display.ok() && display->has_value()) {
         const DisplayCommand& dc = **display;
         if (dc.autocommit.has_value()) run->autocommit = *dc.autocommit;
+        if (dc.timing.has_value()) run->display.timing = *dc.timing;
+        if (dc.autotrace.has_value()) {
+          run->display.autotrace_statistics = dc.autotrace->autotrace_statistics;
+          run->display.autotrace_traceonly = dc.autotrace->autotrace_traceonly;
+        }
         feedback << dc.print << std::flush;
         std::cerr << dc.note;
         continue;
@@ -375,7 +453,7 @@ void RunStatements(db::Session& session, std::vector<std::string>& statements,
       }
       continue;
     }
-    feedback << SqlPlusResult(*r) << std::flush;  // a harness or a pipe sees each acknowledgement at once
+    feedback << SqlPlusResult(*r, run->display) << std::flush;  // a harness or a pipe sees each acknowledgement at once
     if (a.report == "json") std::cout << report::StatementJson(ToReportResult(*r)) << "\n";
     const bool dml = r->kind == "INSERT" || r->kind == "UPDATE" || r->kind == "DELETE" ||
                      r->kind == "MERGE";

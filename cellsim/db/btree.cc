@@ -344,31 +344,33 @@ absl::StatusOr<std::optional<BTree::Promote>> BTree::SplitBlock(uint32_t block, 
 
 std::optional<uint32_t> BTree::Remove(absl::Span<const uint8_t> key) {
   const uint32_t leaf = LeafFor(key);
-  IndexBlock n(s_.Get(leaf, false));
+  IndexBlock n(s_.Get(leaf, true));
   const uint16_t pos = LowerBound(n, key, true);
   if (pos >= n.entries() || CompareKeys(n.Key(pos), key, ncols_, true) != 0) return std::nullopt;
-  IndexBlock(s_.Get(leaf, true)).RemoveAt(pos);
+  n.RemoveAt(pos);
   return leaf;
 }
 
 void BTree::Scan(const std::vector<uint8_t>* probe,
                  const std::function<bool(absl::Span<const uint8_t>)>& fn) {
-  uint32_t block = root_;
-  while (true) {
-    IndexBlock n(s_.Get(block, false));
-    if (n.level() == 0) break;
-    block = probe == nullptr ? n.leftmost() : ChildFor(n, *probe, false);
+  // Each block is got once: the root, a branch per level, then the leaves
+  // in key order (a store counting logical reads sees a get per block).
+  absl::Span<uint8_t> bytes = s_.Get(root_, false);
+  while (IndexBlock(bytes).level() != 0) {
+    IndexBlock n(bytes);
+    bytes = s_.Get(probe == nullptr ? n.leftmost() : ChildFor(n, *probe, false), false);
   }
   bool first = true;
-  while (block != 0) {
-    IndexBlock n(s_.Get(block, false));
+  while (true) {
+    IndexBlock n(bytes);
     uint16_t i = probe == nullptr || !first ? 0 : LowerBound(n, *probe, false);
     first = false;
     for (; i < n.entries(); ++i) {
       if (probe != nullptr && CompareKeys(n.Key(i), *probe, ncols_, false) != 0) return;
       if (!fn(n.Key(i))) return;
     }
-    block = n.next();
+    if (n.next() == 0) return;
+    bytes = s_.Get(n.next(), false);
   }
 }
 

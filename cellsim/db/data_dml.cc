@@ -101,7 +101,7 @@ class RowInserter {
       if (!slot) return absl::InvalidArgumentError("ORA-01401: row larger than a block");
     }
     block_->dirty = !block_->temp;
-    d_.e.AddRowUndo(d_.sd, {RowChange::kInsert, seg.file_number, seg.blocks.back(), *slot, {},
+    d_.e.AddRowUndo(d_.rec, d_.sd, {RowChange::kInsert, seg.file_number, seg.blocks.back(), *slot, {},
                             t_.object_id, !t_.temporary});
     if (!t_.temporary) {  // the after image for the block's redo entry
       pending_file_ = seg.file_number;
@@ -388,7 +388,7 @@ absl::StatusOr<int64_t> InsertValues(Dml& d, TableDef& t, const std::vector<std:
 // redo entry (the row keeps its bytes: undo clears the flag).
 void LogDelete(Dml& d, const TableDef& t, uint32_t file, uint32_t b, uint16_t slot)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
-  d.e.AddRowUndo(d.sd, {RowChange::kDelete, file, b, slot, {}, t.object_id, !t.temporary});
+  d.e.AddRowUndo(d.rec, d.sd, {RowChange::kDelete, file, b, slot, {}, t.object_id, !t.temporary});
   if (!t.temporary) {
     redo::AppendDelete(d.e.pending_redo, t.object_id, file, b, slot);
     ++d.e.pending_entries;
@@ -417,7 +417,7 @@ absl::StatusOr<bool> AnotherTransactionsRow(Dml& d, CommittedView& view, const T
   std::optional<absl::Span<const uint8_t>> seen = view.Row(hb, at.file, at.block, at.slot, &rebuilt);
   if (!rebuilt) return false;
   if (!seen.has_value()) return true;
-  d.rec.Add(stats::Stat::kDataBlocksConsistentReadsUndoRecordsApplied, 1);
+  CountUndoRecordApplied(d.rec);
   absl::StatusOr<bool> m = match(DecodeRow(t.columns, *seen));
   if (!m.ok()) return m.status();
   if (!*m) return true;
@@ -444,6 +444,7 @@ absl::StatusOr<int64_t> ChangeRows(Dml& d, TableDef& t, const RowVisitor& match,
   for (uint32_t b : blocks) {
     // Ctrl-C: the statement stops between blocks and undoes itself (ORA-01013).
     if (Cancelled(d.s.cancel)) return absl::CancelledError(std::string(kCancelMessage));
+    CountConsistentGets(d.rec, 1);  // the block as of the statement's start, to find its rows
     const uint16_t nrows = HeapBlock(absl::MakeSpan(d.e.Block(seg->file_number, b).bytes)).rows();
     for (uint16_t slot = 0; slot < nrows; ++slot) {
       if (moved.count({b, slot}) != 0) continue;
@@ -523,7 +524,7 @@ absl::StatusOr<int64_t> ChangeRows(Dml& d, TableDef& t, const RowVisitor& match,
         continue;
       }
       d.e.AddRowUndo(
-          d.sd, {RowChange::kUpdate, seg->file_number, b, slot, old_bytes, t.object_id, !t.temporary});
+          d.rec, d.sd, {RowChange::kUpdate, seg->file_number, b, slot, old_bytes, t.object_id, !t.temporary});
       if (!t.temporary) {
         redo::AppendUpdate(d.e.pending_redo, t.object_id, seg->file_number, b, slot, old_bytes, bytes);
         ++d.e.pending_entries;

@@ -156,6 +156,25 @@ absl::StatusOr<uint32_t> DataEngine::NewBlock(Segment& seg, bool temp, uint32_t 
 
 CachedBlock& DataEngine::Block(uint32_t file, uint32_t block) { return cache[Key(file, block)]; }
 
+void CountConsistentGets(Recorder& rec, int64_t n) {
+  rec.Add(Stat::kConsistentGets, n);
+  rec.Add(Stat::kSessionLogicalReads, n);
+}
+
+void CountCurrentGets(Recorder& rec, int64_t n) {
+  rec.Add(Stat::kDbBlockGets, n);
+  rec.Add(Stat::kSessionLogicalReads, n);
+}
+
+void CountUndoRecordApplied(Recorder& rec) {
+  rec.Add(Stat::kDataBlocksConsistentReadsUndoRecordsApplied, 1);
+  CountConsistentGets(rec, 1);
+}
+
+void CountCurrentGet(Recorder& rec, SessionData& sd, uint32_t file, uint32_t block) {
+  if (sd.current_blocks.insert(Key(file, block)).second) CountCurrentGets(rec, 1);
+}
+
 absl::Status CheckCancelEvery4096Rows(SessionData& sd) {
   if ((++sd.rows_since_cancel_check & 4095) != 0 || sd.session == nullptr) return absl::OkStatus();
   if (Cancelled(sd.session->cancel)) return CancelStatus();
@@ -355,7 +374,11 @@ absl::Status DataEngine::EnsureCached(Recorder& rec, uint32_t file,
   AccountRead(rec, res, buf.size());
   CountFileRead(file, static_cast<int64_t>(r.size()), static_cast<int64_t>(missing.size()),
                 db->clock->NowNanos() - t0, res);
-  if (!st.ok()) {
+  if (st.ok()) {  // the buffer cache's reads: blocks, requests (runs), bytes
+    rec.Add(Stat::kPhysicalReads, static_cast<int64_t>(missing.size()));
+    rec.Add(Stat::kPhysicalReadIoRequests, static_cast<int64_t>(r.size()));
+    rec.Add(Stat::kPhysicalReadBytes, static_cast<int64_t>(buf.size()));
+  } else {
     // A block that is no data block of its address on any copy (garbage, a
     // misdirected write) is ORA-01578 from ASM, which read every mirror first.
     return absl::Status(st.code(), fmt::format("reading {} blocks of data file {} ({}): {}",
@@ -508,6 +531,7 @@ absl::Status DataEngine::AddUndo(Recorder& rec, SessionData& sd, bool temporary_
     // Take a slot in a permanent undo segment's transaction table (5.2); a
     // transaction whose undo is temporary still does, with a begin record.
     t.perm_begun = true;
+    CountCurrentGets(rec, 1);  // the undo segment header, for a transaction table slot
     t.usn = next_usn;
     next_usn = next_usn % kUndoSegments + 1;
     t.slot = static_cast<uint32_t>(sd.sid % kSlotsPerSegment);
@@ -521,6 +545,7 @@ absl::Status DataEngine::AddUndo(Recorder& rec, SessionData& sd, bool temporary_
       ++vectors;
       ++t.used_urec;
       ++t.used_ublk;
+      CountCurrentGets(rec, 1);
       t.undo_block_used = redo::kTempUndoBeginRecord;
       ++Bucket().undoblks;
     }
@@ -546,6 +571,7 @@ absl::Status DataEngine::AddUndo(Recorder& rec, SessionData& sd, bool temporary_
     }
     if (t.temp_block_used == 0 || t.temp_block_used + undo_record > kUndoBlockUsable) {
       ++t.temp_ublk;
+      CountCurrentGets(rec, 1);
       ++Bucket().temp_undoblks;
       t.temp_block_used = 0;
     }
@@ -558,6 +584,7 @@ absl::Status DataEngine::AddUndo(Recorder& rec, SessionData& sd, bool temporary_
   }
   if (t.undo_block_used == 0 || t.undo_block_used + undo_record > kUndoBlockUsable) {
     ++t.used_ublk;
+    CountCurrentGets(rec, 1);
     ++Bucket().undoblks;
     t.undo_block_used = 0;
   }
@@ -581,6 +608,7 @@ absl::Status DataEngine::Commit(Recorder& rec, SessionData& sd) {
   }
   rec.Add(Stat::kUserCommits, 1);
   if (had && t.perm_begun) {
+    CountCurrentGets(rec, 1);  // the undo segment header: the transaction's slot committed
     if (absl::Status st = GenerateRedo(rec, redo::CommitRecord(), 1, redo::RecordKind::kCommit, t);
         !st.ok()) {
       return st;  // still open, its rows still locked
@@ -617,7 +645,8 @@ absl::Status DataEngine::Commit(Recorder& rec, SessionData& sd) {
   return st;
 }
 
-void DataEngine::AddRowUndo(SessionData& sd, UndoEntry u) {
+void DataEngine::AddRowUndo(Recorder& rec, SessionData& sd, UndoEntry u) {
+  CountCurrentGet(rec, sd, u.file, u.block);
   if (HoldsRowLock(u)) {
     RowLock& lock = row_locks[RowLockKey(u.file, u.block, u.slot)];
     lock.sid = sd.sid;
@@ -653,7 +682,7 @@ void DataEngine::RollbackToKeepingRowLocks(Recorder& rec, SessionData& sd, size_
   RollbackTo(rec, sd, mark);
   for (UndoEntry& u : locks) {
     auto held = row_locks.find(RowLockKey(u.file, u.block, u.slot));
-    if (held == row_locks.end()) AddRowUndo(sd, std::move(u));  // (else already kept)
+    if (held == row_locks.end()) AddRowUndo(rec, sd, std::move(u));  // (else already kept)
   }
 }
 
@@ -810,7 +839,7 @@ void RecordRowLockWait(Recorder& rec, const RowLockConflict& c, uint64_t waited_
   rec.Wait(stats::Wait::kEnqTxRowLockContention, waited_ns, RowLockWaitParams(c));
 }
 
-uint32_t DataEngine::ApplyUndo(SessionData& sd, size_t mark) {
+uint32_t DataEngine::ApplyUndo(Recorder& rec, SessionData& sd, size_t mark) {
   std::vector<UndoEntry>& undo = sd.txn.undo;
   uint32_t logged = 0;
   while (undo.size() > mark) {
@@ -829,6 +858,7 @@ uint32_t DataEngine::ApplyUndo(SessionData& sd, size_t mark) {
     // Else its segment was dropped (a GTT's at commit), or the block now
     // belongs to another object.
     if (found != cache.end() && (u.obj == 0 || block_obj == u.obj)) {
+      CountCurrentGet(rec, sd, u.file, u.block);
       HeapBlock(absl::MakeSpan(found->second.bytes)).Undo(u.op, u.slot, u.before);
       found->second.dirty = !found->second.temp;
     }
@@ -842,7 +872,7 @@ void DataEngine::RollbackTo(Recorder& rec, SessionData& sd, size_t mark) {
   // Entries of the failed statement not yet in a record never reach the log.
   pending_redo.clear();
   pending_entries = 0;
-  const uint32_t logged = ApplyUndo(sd, mark);
+  const uint32_t logged = ApplyUndo(rec, sd, mark);
   if (logged > 0) {
     // Recovery must undo them too: one end-of-statement-rollback record
     // (sized as a commit record; docs/redo.md).
@@ -857,10 +887,11 @@ absl::Status DataEngine::Rollback(Recorder& rec, SessionData& sd) {
 }
 
 absl::Status DataEngine::EndInRollback(Recorder& rec, SessionData& sd) {
-  ApplyUndo(sd, 0);
+  ApplyUndo(rec, sd, 0);
   Transaction& t = sd.txn;
   const bool had = t.active && t.perm_begun;
   absl::Status st;
+  if (had) CountCurrentGets(rec, 1);  // the undo segment header: the slot freed
   if (had) st = GenerateRedo(rec, redo::CommitRecord(), 1, redo::RecordKind::kRollback, t);  // its end record
   EndTransaction(sd);
   return st;

@@ -27,6 +27,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "absl/functional/function_ref.h"
@@ -194,7 +195,24 @@ struct SessionData {
   // many short scans (a correlated subquery per outer row) check as often as
   // one long one.
   uint32_t rows_since_cancel_check = 0;
+  // The blocks the running statement has got in current mode (to change
+  // them): each counts one `db block gets` per statement (CountCurrentGet).
+  std::unordered_set<uint64_t> current_blocks;
 };
+
+// Logical reads (docs/statistics.md "Logical reads"). `n` consistent gets:
+// blocks a statement read as of its start (a scan's blocks, an index
+// probe's, a row rebuilt from undo).
+void CountConsistentGets(Recorder& rec, int64_t n);
+// `n` current-mode gets that are not of one data or index block: the undo
+// segment header when a transaction begins and ends, a new undo block.
+void CountCurrentGets(Recorder& rec, int64_t n);
+// The running statement changes block `block` of data file `file`: one
+// current-mode get the first time (the statement keeps it pinned after).
+void CountCurrentGet(Recorder& rec, SessionData& sd, uint32_t file, uint32_t block);
+// A row read as of the statement's start from another transaction's undo:
+// the undo record applied, and the consistent get of its undo block.
+void CountUndoRecordApplied(Recorder& rec);
 
 // Ctrl-C while a statement reads rows: every 4,096th row the session looks
 // at (any scan, any query level) checks the session's cancel flag and, when
@@ -540,7 +558,7 @@ struct DataEngine {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // Applies and drops the undo entries after `mark`; the number of them whose
   // redo was logged.
-  uint32_t ApplyUndo(SessionData& sd, size_t mark) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  uint32_t ApplyUndo(Recorder& rec, SessionData& sd, size_t mark) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
 
   // Row locks (Oracle's TX locks on rows): a row of a permanent table that an
   // open transaction inserted, updated or deleted is that session's until the
@@ -551,8 +569,9 @@ struct DataEngine {
   // (Session::SetRowLockWait) then waits for the holder's transaction to end
   // (WaitForTransactionEnd) and runs the statement again, as Oracle restarts
   // a statement whose rows changed under it.
-  // A row change of sd's transaction: its undo entry, and its row's lock.
-  void AddRowUndo(SessionData& sd, UndoEntry u) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // A row change of sd's transaction: its undo entry, its row's lock, and
+  // the statement's current-mode get of the row's block (CountCurrentGet).
+  void AddRowUndo(Recorder& rec, SessionData& sd, UndoEntry u) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // OK, or ORA-00054 naming the session whose open transaction holds row
   // (file, block, slot) of `t`.
   absl::Status CheckRowLock(const SessionData& sd, const TableDef& t, uint32_t file, uint32_t block,

@@ -440,6 +440,7 @@ absl::StatusOr<Source> TableSource(Ctx& c, const FromSource& f)
     if (!blocks.empty()) last = e->Block(seg->file_number, blocks.back()).bytes;
     for (size_t i = 0; i < blocks.size(); ++i) {
       const uint32_t b = blocks[i];
+      CountConsistentGets(*rec, 1);
       HeapBlock hb(i + 1 == blocks.size() ? absl::MakeSpan(last)
                                           : absl::MakeSpan(e->Block(seg->file_number, b).bytes));
       const uint16_t n = hb.rows();
@@ -450,7 +451,7 @@ absl::StatusOr<Source> TableSource(Ctx& c, const FromSource& f)
         } else {
           bool rebuilt = false;
           bytes = view.Row(hb, seg->file_number, b, slot, &rebuilt);
-          if (rebuilt) rec->Add(stats::Stat::kDataBlocksConsistentReadsUndoRecordsApplied, 1);
+          if (rebuilt) CountUndoRecordApplied(*rec);
         }
         if (!bytes.has_value()) continue;
         if (!cb(DecodeRow(t->columns, *bytes), RowId{seg->file_number, b, slot})) {
@@ -527,9 +528,17 @@ absl::Status UseIndex(Ctx& c, Source& src, const Expr& where) ABSL_EXCLUSIVE_LOC
     if (!rowids->has_value()) continue;
     auto list = std::make_shared<std::vector<IndexRowId>>(std::move(**rowids));
     DataEngine* e = &c.e;
-    src.scan = [t, list, e](const auto& cb) {
+    Recorder* rec = &c.rec;  // (the statement's: it outlives the scan)
+    src.scan = [t, list, e, rec](const auto& cb) {
       e->mu.AssertHeld();  // the scan runs inside the statement, under the engine's mu
+      const IndexRowId* last = nullptr;
       for (const IndexRowId& r : *list) {
+        // Table access by rowid: a get per row, but the next row of the
+        // block already pinned (Oracle's buffer pinning within a call).
+        if (last == nullptr || last->file != r.file || last->block != r.block) {
+          CountConsistentGets(*rec, 1);
+        }
+        last = &r;
         HeapBlock hb(absl::MakeSpan(e->Block(r.file, r.block).bytes));
         if (!hb.live(r.slot)) continue;
         if (!cb(DecodeRow(t->columns, hb.RowBytes(r.slot)), RowId{r.file, r.block, r.slot})) break;
@@ -1247,7 +1256,7 @@ absl::Status LockForUpdate(Ctx& c, const Select::ForUpdate& f, const RowId& rid,
     }
     return held;
   }
-  c.e.AddRowUndo(c.sd, {RowChange::kLock, rid.file, rid.block, rid.slot, {}, t.object_id, false});
+  c.e.AddRowUndo(c.rec, c.sd, {RowChange::kLock, rid.file, rid.block, rid.slot, {}, t.object_id, false});
   return c.e.AddUndo(c.rec, c.sd, false, redo::kUndoSingleRow,
                      redo::VectorBytes({redo::kKtb, redo::kKdoLock}), 1);
 }
@@ -1328,9 +1337,12 @@ void KeepFirstOfEqualRows(std::vector<Row>* rows, std::vector<Row>* keys) {
   keys->resize(kept);
 }
 
-void SortByKeys(const std::vector<OrderItem>& order_by, const std::vector<Row>& keys,
+// ORDER BY: one in-memory sort (`sorts (memory)`, `sorts (rows)`).
+void SortByKeys(Recorder& rec, const std::vector<OrderItem>& order_by, const std::vector<Row>& keys,
                 std::vector<Row>* rows) {
   if (order_by.empty()) return;
+  rec.Add(stats::Stat::kSortsMemory, 1);
+  rec.Add(stats::Stat::kSortsRows, static_cast<int64_t>(rows->size()));
   std::vector<size_t> idx(rows->size());
   for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
   std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
@@ -1457,7 +1469,7 @@ absl::StatusOr<std::vector<Row>> CompoundRows(Ctx& c, const Select& sel,
     for (size_t k : order_cols) key.push_back(r[k]);
     keys.push_back(std::move(key));
   }
-  SortByKeys(sel.order_by, keys, &rows);
+  SortByKeys(c.rec, sel.order_by, keys, &rows);
   LimitRows(sel, &rows);
   return Deliver(first, headings, std::move(rows), cols, out);
 }
@@ -1480,7 +1492,7 @@ absl::StatusOr<std::vector<Row>> RunSelectRows(Ctx& c, const Select& sel,
   }
   if (!st.ok()) return st;
   if (sel.distinct) KeepFirstOfEqualRows(&rows, &keys);
-  SortByKeys(sel.order_by, keys, &rows);
+  SortByKeys(c.rec, sel.order_by, keys, &rows);
   LimitRows(sel, &rows);
   if (!expanded) {  // no row: headings still come from the select list
     for (const SelectItem& it : sel.items) headings.push_back(it.heading);
@@ -1678,6 +1690,7 @@ void UndoFailedStatement(DataEngine& e, Session::State& s, Recorder& rec,
 absl::Status RunDataStatementOnce(DataEngine& e, Session::State& s, const DataStatement& st,
                                   DataOutcome* out) {
   SessionData& sd = *s.data;
+  sd.current_blocks.clear();  // a new statement (or the same one again) pins no block yet
   Recorder rec = s.MakeRecorder();
   std::set<std::string> nextval;
   if (absl::Status placed = CheckSequencePlacement(st, &nextval); !placed.ok()) return placed;

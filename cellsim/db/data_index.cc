@@ -16,17 +16,30 @@ namespace cellsim::db::internal {
 namespace {
 
 // The blocks of one index segment, in the engine's buffer cache. Lives
-// inside a call that holds the engine's mu.
+// inside a call that holds the engine's mu. Given a statement's recorder and
+// session, it counts the statement's logical reads: a consistent get per
+// block read, a current-mode get per block changed (CountCurrentGet); an
+// index build's and a rollback's blocks are not counted.
 class SegmentStore : public BlockStore {
  public:
   SegmentStore(DataEngine& e, Segment& seg, bool temp, uint32_t obj)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu)
       : e_(e), seg_(seg), temp_(temp), obj_(obj) {}
+  SegmentStore(DataEngine& e, Segment& seg, bool temp, uint32_t obj, Recorder& rec,
+               SessionData& sd) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu)
+      : e_(e), seg_(seg), temp_(temp), obj_(obj), rec_(&rec), sd_(&sd) {}
 
   absl::Span<uint8_t> Get(uint32_t block, bool write) override {
     e_.mu.AssertHeld();
     CachedBlock& cb = e_.Block(seg_.file_number, block);
     if (write) cb.dirty = !cb.temp;
+    if (rec_ != nullptr) {
+      if (write) {
+        CountCurrentGet(*rec_, *sd_, seg_.file_number, block);
+      } else {
+        CountConsistentGets(*rec_, 1);
+      }
+    }
     return absl::MakeSpan(cb.bytes);
   }
   absl::StatusOr<uint32_t> Allocate() override {
@@ -41,6 +54,8 @@ class SegmentStore : public BlockStore {
   Segment& seg_;
   bool temp_;
   uint32_t obj_;
+  Recorder* rec_ = nullptr;
+  SessionData* sd_ = nullptr;
 };
 
 absl::Status UniqueViolated(const IndexDef& ix) {
@@ -175,7 +190,7 @@ absl::StatusOr<Segment*> DataEngine::IndexSegment(Recorder& rec, SessionData& sd
     if (!create) return nullptr;
     absl::StatusOr<uint32_t> root = NewBlock(*seg, t.temporary, ix.object_id);
     if (!root.ok()) return root.status();
-    SegmentStore store(*this, *seg, t.temporary, ix.object_id);
+    SegmentStore store(*this, *seg, t.temporary, ix.object_id, rec, sd);
     BTree::InitRoot(store, *root);
     return seg;
   }
@@ -222,7 +237,7 @@ absl::Status DataEngine::MaintainIndexes(
     absl::StatusOr<Segment*> seg = IndexSegment(rec, sd, t, ix, true);
     if (!seg.ok()) return seg.status();
     const uint32_t file = (*seg)->file_number;
-    SegmentStore store(*this, **seg, t.temporary, ix.object_id);
+    SegmentStore store(*this, **seg, t.temporary, ix.object_id, rec, sd);
     BTree tree(store, (*seg)->blocks[0], static_cast<uint32_t>(ix.columns.size()));
     std::vector<BTree::Split> splits;
     std::vector<LeafBatch> batches;
@@ -287,7 +302,7 @@ absl::Status DataEngine::CheckUnique(
     absl::StatusOr<Segment*> seg = IndexSegment(rec, sd, t, *ix, false);
     if (!seg.ok()) return seg.status();
     if (*seg == nullptr) continue;
-    SegmentStore store(*this, **seg, t.temporary, ix->object_id);
+    SegmentStore store(*this, **seg, t.temporary, ix->object_id, rec, sd);
     BTree tree(store, (*seg)->blocks[0], static_cast<uint32_t>(ix->columns.size()));
     // The key written (with its rowid) and any other: a duplicate.
     std::optional<std::vector<uint8_t>> other;
@@ -343,7 +358,7 @@ absl::StatusOr<std::optional<std::vector<IndexRowId>>> DataEngine::IndexRange(
   absl::StatusOr<Segment*> seg = IndexSegment(rec, sd, t, *ix, false);
   if (!seg.ok()) return seg.status();
   if (*seg == nullptr) return std::optional<std::vector<IndexRowId>>(out);
-  SegmentStore store(*this, **seg, t.temporary, ix->object_id);
+  SegmentStore store(*this, **seg, t.temporary, ix->object_id, rec, sd);
   BTree(store, (*seg)->blocks[0], 1).Scan(&probe, [&](absl::Span<const uint8_t> k) {
     out.push_back(RowOfKey(k));
     return true;
@@ -358,6 +373,7 @@ absl::Status DataEngine::BuildIndex(Recorder& rec, SessionData* sd, TableDef& t,
     return st;
   }
   std::vector<std::vector<uint8_t>> keys;
+  CountConsistentGets(rec, static_cast<int64_t>(ts.blocks.size()));  // a full scan of the table
   for (uint32_t b : ts.blocks) {
     HeapBlock hb(absl::MakeSpan(Block(ts.file_number, b).bytes));
     for (uint16_t slot = 0; slot < hb.rows(); ++slot) {
@@ -368,6 +384,8 @@ absl::Status DataEngine::BuildIndex(Recorder& rec, SessionData* sd, TableDef& t,
     }
   }
   const uint32_t ncols = static_cast<uint32_t>(ix.columns.size());
+  rec.Add(stats::Stat::kSortsMemory, 1);
+  rec.Add(stats::Stat::kSortsRows, static_cast<int64_t>(keys.size()));
   std::sort(keys.begin(), keys.end(), [&](const auto& a, const auto& b) {
     return CompareKeys(a, b, ncols, true) < 0;
   });
@@ -451,6 +469,7 @@ absl::Status ForEachLiveRow(DataEngine& e, SessionData& sd, Recorder& rec, Table
     }
   }
   for (uint32_t b : seg->blocks) {
+    CountConsistentGets(rec, 1);
     HeapBlock hb(absl::MakeSpan(e.Block(seg->file_number, b).bytes));
     for (uint16_t slot = 0; slot < hb.rows(); ++slot) {
       if (hb.live(slot) && !fn(seg->file_number, b, slot, hb.RowBytes(slot))) return absl::OkStatus();

@@ -235,6 +235,9 @@ absl::StatusOr<StatementResult> Run(Session::State& s, const Statement& statemen
           [&](const AlterDiskgroupDisks& x) { return internal::RunAlterDiskgroupDisks(s, x); },
       },
       statement);
+  // Its changes to the file table are its current-mode gets (the seed's
+  // ADD LOGFILE: 2, tkprof's `current`).
+  internal::CountCurrentGets(rec, out.current);
   const uint64_t t2 = clock->NowNanos(), c2 = ThreadCpuNs();
   AddTimes(s, rec, c2 - tm.c0, t2 - tm.t0);
   StatementDeltas deltas = EndCursor(s, text, tm, t2, c2, 0, status);
@@ -312,7 +315,8 @@ absl::StatusOr<StatementResult> ExecuteData(Session::State& s, std::string_view 
   r.waits = std::move(deltas.waits);
   r.wait_events = s.wait_history.TakeCapture();
   r.parse = tm.parse;
-  r.execute = CallStats{1, c2 - c1, t2 - t1, 0, out.rows};
+  r.execute = CallStats{1, c2 - c1, t2 - t1, deltas.stats[Stat::kDbBlockGets], out.rows,
+                        deltas.stats[Stat::kPhysicalReads], deltas.stats[Stat::kConsistentGets]};
   r.rows = out.rows;
   r.feedback = std::move(out.feedback);
   r.headings = std::move(out.headings);

@@ -272,6 +272,8 @@ report::TkprofStatement ToTkprof(const db::StatementResult& r) {
     call->cpu_s = static_cast<double>(c.cpu_ns) / 1e9;
     call->elapsed_s = static_cast<double>(c.elapsed_ns) / 1e9;
     call->current = c.current;
+    call->query = c.query;
+    call->disk = c.disk;
     call->rows = c.rows;
   };
   if (r.parse.count > 0) fill(r.parse, &t.parse);
@@ -298,10 +300,24 @@ std::string SqlPlusFeedback(std::string_view kind) {
   return "Statement processed.";
 }
 
-std::string SqlPlusResult(const db::StatementResult& r) {
+namespace {
+
+// SqlPlusResult without the autotrace block; `elapsed` ("" with TIMING OFF)
+// is the "Elapsed: ..." text.
+std::string SqlPlusResultText(const db::StatementResult& r, bool traceonly,
+                              const std::string& elapsed) {
   if (r.feedback.empty() && r.headings.empty()) {
-    return fmt::format("{}  Elapsed: {}{}\n", SqlPlusFeedback(r.kind), SqlPlusElapsed(r.elapsed_ns),
-                       r.path.empty() ? "" : fmt::format("  ({} path)", r.path));
+    std::string line = SqlPlusFeedback(r.kind);
+    if (!elapsed.empty()) line += "  " + elapsed;
+    if (!r.path.empty()) line += fmt::format("  ({} path)", r.path);
+    return line + "\n";
+  }
+  if (traceonly && !r.result_rows.empty()) {  // the rows are fetched, not printed
+    db::StatementResult quiet;
+    quiet.kind = r.kind;
+    quiet.headings = r.headings;
+    quiet.feedback = r.feedback;
+    return SqlPlusResultText(quiet, false, elapsed);
   }
   std::string out;
   const size_t n = r.headings.size();
@@ -334,7 +350,29 @@ std::string SqlPlusResult(const db::StatementResult& r) {
   } else {
     out += (r.result_rows.empty() && !r.headings.empty() ? "" : "\n") + r.feedback + "\n";
   }
-  return out + fmt::format("Elapsed: {}\n", SqlPlusElapsed(r.elapsed_ns));
+  return elapsed.empty() ? out : out + elapsed + "\n";
+}
+
+}  // namespace
+
+std::string SqlPlusResult(const db::StatementResult& r, const SqlPlusSettings& settings) {
+  const std::string elapsed =
+      settings.timing ? fmt::format("Elapsed: {}", SqlPlusElapsed(r.elapsed_ns)) : "";
+  std::string out = SqlPlusResultText(r, settings.autotrace_traceonly, elapsed);
+  if (settings.autotrace_statistics) out += SqlPlusAutotraceStatistics(r);
+  return out;
+}
+
+std::string SqlPlusAutotraceStatistics(const db::StatementResult& r) {
+  using stats::Stat;
+  std::string out = "\nStatistics\n" + std::string(58, '-') + "\n";
+  for (Stat s : {Stat::kDbBlockGets, Stat::kConsistentGets, Stat::kPhysicalReads, Stat::kRedoSize,
+                 Stat::kSortsMemory}) {
+    out += fmt::format("{:>10}  {}\n", r.statistics[s], stats::StatName(s));
+  }
+  out += fmt::format("{:>10}  sorts (disk)\n", 0);  // cellsim sorts in memory only
+  out += fmt::format("{:>10}  rows processed\n\n", r.rows);
+  return out;
 }
 
 std::string SqlPlusElapsed(uint64_t elapsed_ns) {

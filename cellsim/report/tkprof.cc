@@ -27,6 +27,9 @@ TkprofStatement TkprofFromResult(const StatementSummary& r) {
   t.execute.count = 1;
   t.execute.cpu_s = r.cpu_s;
   t.execute.elapsed_s = r.elapsed_s;
+  t.execute.disk = r.statistics[stats::Stat::kPhysicalReads];
+  t.execute.query = r.statistics[stats::Stat::kConsistentGets];
+  t.execute.current = r.statistics[stats::Stat::kDbBlockGets];
   for (size_t i = 0; i < stats::kWaitCount; ++i) {
     const stats::WaitValue& w = r.waits.v[i];
     if (w.count <= 0) continue;

@@ -48,7 +48,12 @@ void TraceWriter::Call(std::string_view sql, const db::StatementResult& r, uint6
     out_ << fmt::format("PARSE #{}:c=0,e=0,p=0,cr=0,cu=0,mis=1,r=0,dep=0,og=1,plh=0,tim={}\n", c,
                         tim_us);
   }
-  const int64_t cu = r.statistics[stats::Stat::kDbBlockChanges];
+  // Blocks read (p), consistent gets (cr) and current gets (cu), all on the
+  // EXEC line: cellsim runs a query at its execute call; its FETCH returns
+  // the rows.
+  const int64_t p = r.statistics[stats::Stat::kPhysicalReads];
+  const int64_t cr = r.statistics[stats::Stat::kConsistentGets];
+  const int64_t cu = r.statistics[stats::Stat::kDbBlockGets];
   const bool select = oct == 3;
   // As Oracle writes them: a COMMIT's or ROLLBACK's XCTEND when the
   // transaction ends, each WAIT as the wait ends, the call's line when it
@@ -57,8 +62,8 @@ void TraceWriter::Call(std::string_view sql, const db::StatementResult& r, uint6
     out_ << fmt::format("XCTEND rlbk={}, rd_only=0, tim={}\n", oct == 45 ? 1 : 0, tim_us);
   }
   for (const stats::WaitEvent& e : r.wait_events) out_ << WaitLine(c, e);
-  out_ << fmt::format("EXEC #{}:c={},e={},p=0,cr=0,cu={},mis=0,r={},dep=0,og=1,plh=0,tim={}\n", c,
-                      Us(r.cpu_ns), elapsed_us, cu, select ? 0 : r.rows, tim_us);
+  out_ << fmt::format("EXEC #{}:c={},e={},p={},cr={},cu={},mis=0,r={},dep=0,og=1,plh=0,tim={}\n",
+                      c, Us(r.cpu_ns), elapsed_us, p, cr, cu, select ? 0 : r.rows, tim_us);
   if (select) {
     out_ << fmt::format("FETCH #{}:c=0,e=0,p=0,cr=0,cu=0,mis=0,r={},dep=0,og=1,plh=0,tim={}\n", c,
                         r.rows, tim_us);

@@ -37,6 +37,12 @@ class CliBadInput : public ::testing::Test {
   CmdResult Sql(const std::string& statement, const std::string& env = "") {
     return Cellsim(tmp_, "sql " + rack_ + " --backend posix -e \"" + statement + "\"", env);
   }
+  // `cellsim sql -f` of a script `name` in the test's folder holding `text`.
+  CmdResult SqlScript(const std::string& name, const std::string& text) {
+    const std::string script = tmp_.path() + "/" + name;
+    std::ofstream(script) << text;
+    return Cellsim(tmp_, "sql " + rack_ + " --backend posix -f " + script);
+  }
 
   cellsim::testing::TempDir tmp_;
   std::string rack_;
@@ -61,15 +67,13 @@ TEST_F(CliBadInput, SqlMalformedExitsTwo) {
 // CONTINUE reports it and goes on; EXIT n stops with exit code n; a malformed
 // WHENEVER is itself an error (SP2-0591) naming what it expected.
 TEST_F(CliBadInput, SqlWheneverSqlerrorInScripts) {
-  const std::string script = tmp_.path() + "/s.sql";
-  std::ofstream(script) << (
+  CmdResult r = SqlScript("s.sql",
       "whenever sqlerror continue\n"
       "create tablespace t1 datafile '+NOPE' size 1m;\n"
       "create tablespace t2 datafile '+DATA' size 1m;\n"
       "WHENEVER SQLERROR EXIT 7 ROLLBACK\n"
       "create tablespace t3 datafile '+NOPE' size 1m;\n"
       "create tablespace t4 datafile '+DATA' size 1m;\n");
-  CmdResult r = Cellsim(tmp_, "sql " + rack_ + " --backend posix -f " + script);
   EXPECT_EQ(r.exit_code, 7) << r.err;
   EXPECT_THAT(r.err, AllOf(HasSubstr("statement 2 failed (continuing)"),
                            HasSubstr("statement 5 failed:"), HasSubstr("ORA-15001")));
@@ -110,8 +114,7 @@ TEST_F(CliBadInput, SqlReadsAScriptOnStandardInputUpToExit) {
 // prints its line (';' and all), REM and COLUMN are skipped, SPOOL says it
 // writes nothing, DESC lists the columns; an unknown SET option is SP2-0735.
 TEST_F(CliBadInput, SqlPlusDisplayCommandsInScripts) {
-  const std::string script = tmp_.path() + "/display.sql";
-  std::ofstream(script) << (
+  CmdResult r = SqlScript("display.sql",
       "set lines 200 pages 100\n"
       "set timing on\n"
       "column name format a20\n"
@@ -122,7 +125,6 @@ TEST_F(CliBadInput, SqlPlusDisplayCommandsInScripts) {
       "spool /tmp/never.lst\n"
       "set bogus on\n"
       "create tablespace d2 datafile '+DATA' size 1m;\n");
-  CmdResult r = Cellsim(tmp_, "sql " + rack_ + " --backend posix -f " + script);
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_THAT(r.out, AllOf(HasSubstr("Creating the tablespace; then done\n"),
                            HasSubstr("Tablespace created.")));
@@ -130,6 +132,35 @@ TEST_F(CliBadInput, SqlPlusDisplayCommandsInScripts) {
                            HasSubstr("SP2-0735: unknown SET option beginning \"bogus\"")));
   r = Sql("create tablespace d2 datafile '+DATA' size 1m");
   EXPECT_EQ(r.exit_code, 0) << "the script stopped at SET BOGUS, before d2\n" << r.err;
+}
+
+// SET TIMING OFF leaves "Elapsed" out; SET AUTOTRACE TRACEONLY STATISTICS
+// prints each statement's statistics in SQL*Plus's layout and not a query's
+// rows; AUTOTRACE ON (plans and statistics) says cellsim has no plans; a
+// wrong AUTOTRACE option is SP2-0618 naming it.
+TEST_F(CliBadInput, SqlPlusAutotraceAndTiming) {
+  CmdResult r = SqlScript("autotrace.sql",
+      "create tablespace small datafile '+DATA' size 2m;\n"
+      "create table t (id number) tablespace small;\n"
+      "insert into t values (1234);\n"
+      "set timing off\n"
+      "set autotrace traceonly statistics\n"
+      "select * from t;\n"
+      "set autot on\n"
+      "set autotrace trace explian\n");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  size_t elapsed = 0;
+  for (size_t at = r.out.find("Elapsed:"); at != std::string::npos;
+       at = r.out.find("Elapsed:", at + 1)) {
+    ++elapsed;
+  }
+  EXPECT_EQ(elapsed, 3u) << r.out;  // the three statements before SET TIMING OFF
+  EXPECT_THAT(r.out, AllOf(HasSubstr("1 row selected.\n\nStatistics\n" + std::string(58, '-') +
+                                     "\n         0  db block gets\n         1  consistent gets\n"),
+                           HasSubstr("         1  rows processed\n"),
+                           Not(HasSubstr("1234"))));
+  EXPECT_THAT(r.err, AllOf(HasSubstr("cellsim has no execution plans"),
+                           HasSubstr("SP2-0618"), HasSubstr("(found 'explian')")));
 }
 
 // @@script runs a script from the calling script's folder, @ and START from

@@ -183,8 +183,13 @@ struct CallStats {
   int64_t count = 0;
   uint64_t cpu_ns = 0;
   uint64_t elapsed_ns = 0;
-  int64_t current = 0;  // file-table entries changed (docs/statistics.md)
+  // Buffers gotten in current mode (`db block gets`): a data statement's
+  // blocks changed, a file-creation statement's file-table entries changed
+  // (docs/statistics.md "Logical reads").
+  int64_t current = 0;
   int64_t rows = 0;
+  int64_t disk = 0;   // blocks read into the buffer cache (`physical reads`)
+  int64_t query = 0;  // buffers gotten for consistent read (`consistent gets`)
 };
 
 // One file a statement created.

@@ -171,7 +171,23 @@ std::string SqlPlusElapsed(uint64_t elapsed_ns);
 // data statement's feedback ("1 row updated.", "Commit complete."), then
 // "Elapsed: ..."; else "Database altered.  Elapsed: 00:00:05.09  (fast
 // path)". What `cellsim sql` prints and Lab::Feedback returns.
-std::string SqlPlusResult(const db::StatementResult& r);
+//
+// SQL*Plus's SET settings that change it: TIMING OFF leaves "Elapsed" out;
+// AUTOTRACE ON STATISTICS adds the statement's statistics after it
+// (SqlPlusAutotraceStatistics); AUTOTRACE TRACEONLY leaves a query's rows
+// out (its "n rows selected." stays).
+struct SqlPlusSettings {
+  bool timing = true;  // cellsim's default is ON: its point is the time a statement takes
+  bool autotrace_statistics = false;
+  bool autotrace_traceonly = false;
+};
+std::string SqlPlusResult(const db::StatementResult& r, const SqlPlusSettings& settings = {});
+// SET AUTOTRACE's "Statistics" block: the statement's db block gets,
+// consistent gets, physical reads, redo size, sorts (memory), sorts (disk)
+// and rows processed, in SQL*Plus's layout. The lines for statistics cellsim
+// does not count (recursive calls, the SQL*Net ones) are left out, not
+// printed as 0.
+std::string SqlPlusAutotraceStatistics(const db::StatementResult& r);
 
 }  // namespace cellsim::lab
 

@@ -46,7 +46,8 @@ enum StatClass : uint8_t {
 // Invariants (asserted in tests):
 //   multi block requests <= total IO requests; optimized requests <= total IO
 //   requests; physical write IO requests <= physical write total IO requests;
-//   physical write bytes <= physical write total bytes.
+//   physical write bytes <= physical write total bytes; the same of reads;
+//   session logical reads = db block gets + consistent gets.
 //
 // One row per statistic: the enumerator, the exact V$STATNAME.NAME and its
 // V$STATNAME.CLASS. The enum and kStatTable are both made from this list, so
@@ -91,7 +92,17 @@ enum StatClass : uint8_t {
   X(kPhysicalWrites, "physical writes", kClassCache) \
   /* Read consistency: rows rebuilt from another open transaction's undo. */ \
   X(kDataBlocksConsistentReadsUndoRecordsApplied, \
-    "data blocks consistent reads - undo records applied", kClassDebug)
+    "data blocks consistent reads - undo records applied", kClassDebug) \
+  /* Logical and physical reads of the buffer cache (docs/statistics.md \
+     "Logical reads"): session logical reads = db block gets + consistent gets. */ \
+  X(kSessionLogicalReads, "session logical reads", kClassUser) \
+  X(kDbBlockGets, "db block gets", kClassCache) \
+  X(kConsistentGets, "consistent gets", kClassCache) \
+  X(kPhysicalReads, "physical reads", kClassCache) \
+  X(kPhysicalReadIoRequests, "physical read IO requests", kClassCache) \
+  X(kPhysicalReadBytes, "physical read bytes", kClassCache) \
+  X(kSortsMemory, "sorts (memory)", kClassSql) \
+  X(kSortsRows, "sorts (rows)", kClassSql)
 
 enum class Stat : uint16_t {
 #define CELLSIM_STAT_ENUMERATOR(enumerator, name, stat_class) enumerator,
