@@ -184,9 +184,44 @@ void DataEngine::ArchiveClosedLog(const CheckpointPosition& closed) {
     return;
   }
   const LogGroup* g = groups[closed.group_index];
-  LogUse& u = log_use[g->group];
-  u = LogUse{closed.sequence, 0, closed.scn, closed.block, true, false};
+  LogUse& u = UseOf(g->group, closed.sequence);
+  u.next_change = closed.scn;
+  u.blocks = closed.block;
+  u.needs_archive = true;
+  u.archived = false;
   (void)ArchiveLog(*g, u);  // else retried before the group is reused
+}
+
+std::map<uint32_t, LogUse> DataEngine::LogUseWithCurrent(const FileTable& t) const {
+  std::map<uint32_t, LogUse> out = log_use;
+  const std::vector<const LogGroup*> groups = Thread1Groups(t);
+  if (current_group_index < groups.size()) {
+    out[groups[current_group_index]->group] =
+        LogUse{sequence, log_first_change, 0, log_block, false, false};
+  }
+  std::erase_if(out, [&](const auto& u) { return t.FindLogGroup(u.first) == nullptr; });
+  return out;
+}
+
+LogUse& DataEngine::UseOf(uint32_t group, uint64_t seq) {
+  LogUse& u = log_use[group];
+  if (u.sequence != seq) u = LogUse{seq, 0, 0, 0, false, false};
+  return u;
+}
+
+void DataEngine::SettleLogUse(uint64_t first_seq, uint64_t last_seq, uint32_t last_group) {
+  const FileTable table = FileTableCopy();  // `groups` point into it
+  for (auto& [group, u] : log_use) u.archived = Archived(table, u.sequence);
+  const std::vector<const LogGroup*> groups = Thread1Groups(table);
+  first_seq = std::max<uint64_t>(first_seq, 1);  // (0: no checkpoint since creation)
+  if (groups.empty() || last_seq < first_seq) return;
+  const uint64_t n = groups.size();
+  // Walking back from the last log: the one before each is in the group before.
+  for (uint64_t k = 0; k <= last_seq - first_seq && k < n; ++k) {
+    const LogGroup* g = groups[(last_group + n - k) % n];
+    LogUse& u = UseOf(g->group, last_seq - k);
+    if (k == 0) u.next_change = scn;
+  }
 }
 
 void DataEngine::ArchiveAfterOpen() {
@@ -214,8 +249,10 @@ void DataEngine::ArchiveAfterOpen() {
       break;
     }
     if (seq == 0 || seq >= sequence || seq <= newest || Archived(table, seq)) continue;
-    LogUse& u = log_use[g->group];
-    u = LogUse{seq, 0, 0, g->size_bytes / g->block_size, true, false};
+    LogUse& u = UseOf(g->group, seq);
+    u.blocks = g->size_bytes / g->block_size;
+    u.needs_archive = true;
+    u.archived = false;
     (void)ArchiveLog(*g, u);  // else retried before the group is reused
   }
 }

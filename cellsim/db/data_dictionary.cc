@@ -20,10 +20,13 @@ constexpr uint64_t kDictMagic = 0x5443494449534345ull;  // "ECSIDICT" little-end
 // has one, so a database without defaults stays readable by builds that know
 // version 3), version 5 the sequences, each column's identity kind and
 // each table's CHECK constraints (written only while a sequence or a CHECK
-// exists), version 6 the views (written only while a view exists);
+// exists), version 6 the views (written only while a view exists), version
+// 7 each online log's last use (V$LOG's SEQUENCE#, FIRST_CHANGE#,
+// NEXT_CHANGE# across restarts; written once a log has been used);
 // versions 1 (no indexes) and 2 are still read (their NUMBER columns then
 // take any number, as those versions stored them: the scale was not kept).
-constexpr uint16_t kDictVersion = 6;
+constexpr uint16_t kDictVersion = 7;
+constexpr uint16_t kDictVersionNoLogUse = 6;
 constexpr uint16_t kDictVersionNoViews = 5;
 constexpr uint16_t kDictVersionNoSequences = 4;
 constexpr uint16_t kDictVersionNoDefaults = 3;
@@ -36,6 +39,7 @@ constexpr size_t kDictHeaderBytes = 40;
 constexpr uint32_t kMaxTables = 100000, kMaxColumns = 1000, kMaxExtents = 1u << 22;
 constexpr size_t kMaxDefaultBytes = 32767;  // a DEFAULT's text
 constexpr size_t kMaxViewTextBytes = 1u << 20;  // a view's query
+constexpr uint32_t kMaxLogGroups = 1024;
 
 // The SYSTEM data file, where the dictionary lives.
 struct DictFile {
@@ -78,6 +82,7 @@ struct DictImage {
   std::map<uint32_t, std::vector<std::pair<uint32_t, uint32_t>>> free_extents;
   std::map<std::string, SequenceDef> sequences;
   std::map<std::string, ViewDef> views;
+  std::map<uint32_t, LogUse> log_use;  // by GROUP#, the CURRENT log's included
 };
 
 // A segment: data file, blocks per extent, blocks in use, each extent's first block.
@@ -248,10 +253,11 @@ bool DecodeTable(Decoder& d, uint16_t version, TableDef* t, std::string* why) {
   return DecodeIndexes(d, t, why) && (version < kDictVersionNoViews || DecodeChecks(d, t, why));
 }
 
-// The oldest version that holds `m`: 5 with a sequence or a CHECK, 4 when a
-// column has a DEFAULT, else 3.
+// The oldest version that holds `m`: 7 once a log has been used, 6 with a
+// view, 5 with a sequence or a CHECK, 4 when a column has a DEFAULT, else 3.
 uint16_t VersionFor(const DictImage& m) {
-  if (!m.views.empty()) return kDictVersion;
+  if (!m.log_use.empty()) return kDictVersion;
+  if (!m.views.empty()) return kDictVersionNoLogUse;
   if (!m.sequences.empty()) return kDictVersionNoViews;
   for (const auto& [name, t] : m.tables) {
     if (!t.checks.empty()) return kDictVersionNoViews;
@@ -366,11 +372,46 @@ std::vector<uint8_t> EncodeImage(const DictImage& m, uint16_t version) {
     e.PutU32(static_cast<uint32_t>(m.sequences.size()));
     for (const auto& [name, q] : m.sequences) EncodeSequence(e, q);
   }
-  if (version >= kDictVersion) {
+  if (version >= kDictVersionNoLogUse) {
     e.PutU32(static_cast<uint32_t>(m.views.size()));
     for (const auto& [name, v] : m.views) EncodeView(e, v);
   }
+  if (version >= kDictVersion) {
+    e.PutU32(static_cast<uint32_t>(m.log_use.size()));
+    for (const auto& [group, u] : m.log_use) {
+      e.PutU32(group);
+      e.PutU64(u.sequence);
+      e.PutU64(u.first_change);
+      e.PutU64(u.next_change);
+      e.PutU64(u.blocks);
+      e.PutU8(u.needs_archive ? 1 : 0);
+    }
+  }
   return std::move(e.bytes());
+}
+
+// Each online log's last use (version 7): GROUP#, SEQUENCE#, FIRST_CHANGE#,
+// NEXT_CHANGE# (0: the CURRENT log), blocks, whether it is to be archived.
+bool DecodeLogUse(Decoder& d, std::map<uint32_t, LogUse>* out, std::string* why) {
+  uint32_t n = 0;
+  if (!d.GetU32(&n) || n > kMaxLogGroups) {
+    *why = "online log list truncated";
+    return false;
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t group = 0;
+    uint8_t needs_archive = 0;
+    LogUse u;
+    if (!d.GetU32(&group) || !d.GetU64(&u.sequence) || !d.GetU64(&u.first_change) ||
+        !d.GetU64(&u.next_change) || !d.GetU64(&u.blocks) || !d.GetU8(&needs_archive) ||
+        needs_archive > 1) {
+      *why = "online log list truncated";
+      return false;
+    }
+    u.needs_archive = needs_archive != 0;
+    (*out)[group] = u;
+  }
+  return true;
 }
 
 bool DecodeImage(absl::Span<const uint8_t> body, uint16_t version, DictImage* m, std::string* why) {
@@ -436,7 +477,7 @@ bool DecodeImage(absl::Span<const uint8_t> body, uint16_t version, DictImage* m,
     m->sequences.emplace(q.name, std::move(q));
   }
   uint32_t nviews = 0;
-  if (version >= kDictVersion && (!d.GetU32(&nviews) || nviews > kMaxTables)) {
+  if (version >= kDictVersionNoLogUse && (!d.GetU32(&nviews) || nviews > kMaxTables)) {
     *why = "view list truncated";
     return false;
   }
@@ -445,6 +486,7 @@ bool DecodeImage(absl::Span<const uint8_t> body, uint16_t version, DictImage* m,
     if (!DecodeView(d, &v, why)) return false;
     m->views.emplace(v.name, std::move(v));
   }
+  if (version >= kDictVersion && !DecodeLogUse(d, &m->log_use, why)) return false;
   if (d.remaining() != 0) {
     *why = fmt::format("{} unexpected bytes after the free extent list", d.remaining());
     return false;
@@ -491,7 +533,8 @@ std::optional<DictImage> ParseCopy(absl::Span<const uint8_t> bytes, uint32_t dbi
   }
   (void)(d.GetU16(&version) && d.GetU16(&copy) && d.GetU32(&length) && d.GetU64(&generation) &&
          d.GetU32(&stored_dbid) && d.GetU32(&reserved) && d.GetU64(&sum));
-  if (version != kDictVersion && version != kDictVersionNoViews && version != kDictVersionNoSequences &&
+  if (version != kDictVersion && version != kDictVersionNoLogUse && version != kDictVersionNoViews &&
+      version != kDictVersionNoSequences &&
       version != kDictVersionNoDefaults &&
       version != kDictVersionNoScale && version != kDictVersionNoIndexes) {
     *why = fmt::format("format version {} (this cellsim reads versions {} to {})", version,
@@ -616,6 +659,7 @@ absl::Status DataEngine::WriteDictionary(bool clean, bool* landed) {
   m.tables = tables;
   m.sequences = sequences;
   m.views = views;
+  m.log_use = LogUseWithCurrent(table);
   for (const auto& [file, next] : file_next_block) {
     if (!IsTempFile(table, file)) m.file_next_block[file] = next;
   }
@@ -718,6 +762,7 @@ absl::Status DataEngine::LoadDictionary(std::vector<std::string>* actions, bool*
   tables = std::move(m.tables);
   sequences = std::move(m.sequences);
   views = std::move(m.views);
+  log_use = std::move(m.log_use);
   file_next_block = std::move(m.file_next_block);
   free_extents = std::move(m.free_extents);
   dictionary_generation = m.generation;
@@ -739,6 +784,9 @@ absl::Status DataEngine::OpenInstance(std::vector<std::string>* actions) {
   // The next log sequence starts in the next group: everything before it is
   // in the data files. The close left the last log at the checkpoint.
   const CheckpointPosition closed = checkpoint;
+  ++scn;  // as at a log switch: the closed log's SCN range is not empty
+  log_first_change = scn;
+  SettleLogUse(closed.sequence, closed.sequence, closed.group_index);
   sequence = checkpoint.sequence + 1;
   const size_t groups = Thread1Groups(FileTableCopy()).size();
   current_group_index = static_cast<uint32_t>((checkpoint.group_index + 1) % std::max<size_t>(groups, 1));

@@ -364,6 +364,8 @@ struct DataEngine {
   // session's `log file switch ...` waits, which its `log file sync` excludes.
   uint64_t switch_wait_ns ABSL_GUARDED_BY(mu) = 0;
   uint64_t current_log_blocks ABSL_GUARDED_BY(mu) = 0;  // the CURRENT log's size (0: not known yet)
+  // log_use is kept in the dictionary (with the CURRENT log's), so V$LOG
+  // shows every group's last sequence after a restart.
 
   // The persistent dictionary (data_dictionary.cc): both copies in the SYSTEM
   // data file hold generation `dictionary_generation` (0: never written).
@@ -628,6 +630,21 @@ struct DataEngine {
   // the close left CURRENT (its sequence, group and end are the checkpoint's),
   // even one without redo, so the archived sequences have no gap.
   void ArchiveClosedLog(const CheckpointPosition& closed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // What the dictionary keeps of the online logs (V$LOG across restarts):
+  // log_use and the CURRENT log's use so far (NEXT_CHANGE# 0), of the groups
+  // `t` still has.
+  std::map<uint32_t, LogUse> LogUseWithCurrent(const FileTable& t) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // Group `group`'s use as log sequence `seq`: the one remembered when it is
+  // that sequence's (its SCN range kept), else a new one (range unknown: 0).
+  LogUse& UseOf(uint32_t group, uint64_t seq) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // At open, after the dictionary's log uses are loaded: the logs from
+  // sequence `first_seq` (the checkpoint's) to `last_seq`, in group index
+  // `last_group`, are the ones last used (each in the group after the one
+  // before), the last one ending at the SCN now; whether each is archived is
+  // the control file's word.
+  void SettleLogUse(uint64_t first_seq, uint64_t last_seq, uint32_t last_group)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // ALTER DATABASE ARCHIVELOG | NOARCHIVELOG.
   absl::Status SetLogMode(Recorder& rec, bool archivelog) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // ALTER SYSTEM SWITCH LOGFILE; `archive_current`: ALTER SYSTEM ARCHIVE LOG

@@ -547,6 +547,7 @@ absl::Status DataEngine::RecoverInstance(std::vector<std::string>* actions) {
                                    stream.size() - pos, why));
   }
   scn = std::max(scn, rp.last_scn) + 1;
+  SettleLogUse(checkpoint.sequence, last_seq, last_group);
   sequence = last_seq + 1;
   const size_t groups = Thread1Groups(FileTableCopy()).size();
   current_group_index = static_cast<uint32_t>((last_group + 1) % std::max<size_t>(groups, 1));

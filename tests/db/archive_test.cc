@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_split.h"
 #include "cellsim/db/database.h"
 #include "cellsim/io/io_backend.h"
 #include "db/db_test_util.h"
@@ -51,6 +52,67 @@ TEST_F(ArchiveTest, NoArchivelogByDefault) {
   absl::StatusOr<StatementResult> st = s_->Execute("alter system archive log current");
   ASSERT_FALSE(st.ok());
   EXPECT_THAT(st.status().message(), HasSubstr("ORA-00258"));
+}
+
+// V$LOG's rows as "group:sequence:status:first:next" (NEXT_CHANGE# empty
+// when NULL), by GROUP#.
+std::vector<std::string> LogRows(Session* s) {
+  absl::StatusOr<StatementResult> r = s->Execute(
+      "select group#, sequence#, status, first_change#, next_change# from v$log order by group#");
+  EXPECT_TRUE(r.ok()) << r.status();
+  std::vector<std::string> out;
+  for (const auto& row : r.ok() ? r->result_rows : std::vector<std::vector<std::string>>{}) {
+    out.push_back(row[0] + ":" + row[1] + ":" + row[2] + ":" + row[3] + ":" + row[4]);
+  }
+  return out;
+}
+
+// Each group's last sequence and SCN range stay in V$LOG after a restart and
+// after a crash (the dictionary keeps them, as Oracle's control file does):
+// the group the close left CURRENT is INACTIVE with its range closed, the
+// others as they were; no group shows SEQUENCE# 0 once it has been used.
+TEST_F(ArchiveTest, VlogKeepsEachGroupsSequenceAcrossARestartAndACrash) {
+  Run("create table t as select * from all_objects where 1=0");
+  Run("alter system switch logfile");
+  Run("alter system switch logfile");
+  MakeRedo(1);
+  const std::vector<std::string> before = LogRows(s_.get());
+  ASSERT_EQ(before.size(), 3u);
+  const std::string current_seq = One("select sequence# from v$log where status = 'CURRENT'");
+  ASSERT_OK(Reopen());
+  const std::vector<std::string> after = LogRows(s_.get());
+  ASSERT_EQ(after.size(), 3u);
+  int current = 0;
+  for (size_t i = 0; i < 3; ++i) {
+    const std::vector<std::string> was = absl::StrSplit(before[i], ':');
+    const std::vector<std::string> is = absl::StrSplit(after[i], ':');
+    EXPECT_NE(is[1], "0") << after[i];
+    EXPECT_NE(is[3], "0") << after[i];
+    if (is[2] == "CURRENT") {
+      ++current;
+      EXPECT_EQ(is[1], std::to_string(std::stoi(current_seq) + 1)) << after[i];
+    } else if (was[2] == "CURRENT") {  // the log the close left CURRENT: closed now
+      EXPECT_EQ(is[1], was[1]);
+      EXPECT_EQ(is[3], was[3]);  // its FIRST_CHANGE#, kept
+      EXPECT_NE(is[4], "") << after[i];
+    } else {
+      EXPECT_EQ(after[i], before[i]);
+    }
+  }
+  EXPECT_EQ(current, 1);
+  // A crash: recovery reads the logs; the sequences stay the same.
+  MakeRedo(1);
+  const std::vector<std::string> at_crash = LogRows(s_.get());
+  Crash();
+  ASSERT_OK(Reopen());
+  const std::vector<std::string> recovered = LogRows(s_.get());
+  for (size_t i = 0; i < 3; ++i) {
+    const std::vector<std::string> was = absl::StrSplit(at_crash[i], ':');
+    const std::vector<std::string> is = absl::StrSplit(recovered[i], ':');
+    if (is[2] == "CURRENT") continue;
+    EXPECT_EQ(is[1], was[1]) << recovered[i] << " was " << at_crash[i];
+    EXPECT_EQ(is[3], was[3]) << recovered[i] << " was " << at_crash[i];
+  }
 }
 
 TEST_F(ArchiveTest, ArchCopiesEveryFilledLogIntoReco) {

@@ -168,8 +168,8 @@ TEST_F(PersistTest, IndexesSurviveReopen) {
   FlipDictionaryByte(1, 8);
   absl::Status st = Reopen();
   ASSERT_FALSE(st.ok());
-  EXPECT_THAT(std::string(st.message()), HasSubstr("format version 67"));
-  EXPECT_THAT(std::string(st.message()), HasSubstr("reads versions 1 to 6"));
+  EXPECT_THAT(std::string(st.message()), HasSubstr("format version 71"));
+  EXPECT_THAT(std::string(st.message()), HasSubstr("reads versions 1 to 7"));
 }
 
 TEST_F(PersistTest, NumberScaleNotNullAndKeysSurviveReopen) {
@@ -223,12 +223,13 @@ TEST_F(PersistTest, ColumnDefaultsSurviveReopen) {
   Run("create table e (a number default 'x')");  // as Oracle: refused only when used
   EXPECT_THAT(Error("insert into e values (default)"), HasSubstr("ORA-01722"));
   Run("commit");
-  // Both copies' version bytes changed: format 4 (68 = 4 ^ 0x40).
+  // Both copies' version bytes changed: format 7, the online logs' use
+  // (71 = 7 ^ 0x40), refused and named.
   FlipDictionaryByte(0, 8);
   FlipDictionaryByte(1, 8);
   absl::Status st = Reopen();
   ASSERT_FALSE(st.ok());
-  EXPECT_THAT(std::string(st.message()), HasSubstr("format version 68"));
+  EXPECT_THAT(std::string(st.message()), HasSubstr("format version 71"));
 }
 
 TEST_F(PersistTest, ADatabaseWithoutADictionaryOpens) {
