@@ -339,6 +339,13 @@ absl::Status RunLogCommand(DataEngine& e, Recorder& rec, const LogCommand& c, Da
       // one are no longer needed for crash recovery (V$LOG INACTIVE).
       out->feedback = "System altered.";
       return e.Checkpoint(rec);
+    case LogCommand::Kind::kFlushBufferCache:
+      out->feedback = "System altered.";
+      return e.FlushBufferCache(rec);
+    case LogCommand::Kind::kFlushSharedPool:
+      out->feedback = "System altered.";
+      e.db->library_cache.Flush();
+      return absl::OkStatus();
   }
   return absl::InternalError("unhandled log command");
 }

@@ -450,6 +450,27 @@ absl::Status DataEngine::Checkpoint(Recorder& rec, bool clean) {
   return WriteDictionary(clean);
 }
 
+absl::Status DataEngine::FlushBufferCache(Recorder& rec) {
+  if (absl::Status st = Checkpoint(rec); !st.ok()) return st;
+  std::set<uint32_t> changed;  // objects (tables, indexes) of open transactions
+  for (const auto& [sid, sd] : sessions) {
+    for (const UndoEntry& u : sd->txn.undo) changed.insert(u.obj);
+  }
+  for (auto it = cache.begin(); it != cache.end();) {
+    uint32_t obj = 0;
+    if (it->second.bytes.size() >= 28) std::memcpy(&obj, &it->second.bytes[24], 4);
+    if (it->second.temp || it->second.dirty || changed.count(obj) != 0) {
+      ++it;
+      continue;
+    }
+    if (free_block_buffers.size() < kPooledBlockBuffers) {
+      free_block_buffers.push_back(std::move(it->second.bytes));
+    }
+    it = cache.erase(it);
+  }
+  return absl::OkStatus();
+}
+
 // ---- undo and redo ----
 
 UndoStatBucket& DataEngine::Bucket() {

@@ -405,6 +405,12 @@ struct DataEngine {
   // the dictionary records the log position recovery starts from; `clean`
   // (at Close only) marks the database closed cleanly.
   absl::Status Checkpoint(Recorder& rec, bool clean = false) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // ALTER SYSTEM FLUSH BUFFER_CACHE: a checkpoint (DBWR writes every dirty
+  // block), then the cache forgets every permanent block, but those of the
+  // objects an open transaction changed (its rollback changes them in the
+  // cache; Oracle's would read them back). TEMP blocks stay: they are never
+  // written.
+  absl::Status FlushBufferCache(Recorder& rec) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // ---- the persistent dictionary (data_dictionary.cc) ----
   // Writes the dictionary (tables, segments' extents, allocators, SCN, the
   // checkpoint position) as the next generation into both copies in the

@@ -1626,15 +1626,19 @@ class DataParser {
       if (!AcceptW("GLOBAL")) AcceptW("LOCAL");  // one instance: the same checkpoint
       return DataStatement(LogCommand{LogCommand::Kind::kCheckpoint});
     }
-    if (IsW("FLUSH")) {
-      return Error(
-          "ALTER SYSTEM FLUSH is not supported: cellsim's buffer cache keeps every block it has "
-          "read until the instance closes (docs/redo.md \"What is simplified\")",
-          "ORA-02065: illegal option for ALTER SYSTEM");
+    if (AcceptW("FLUSH")) {
+      if (AcceptW("BUFFER_CACHE")) {
+        if (!AcceptW("GLOBAL")) AcceptW("LOCAL");  // one instance: the same flush
+        return DataStatement(LogCommand{LogCommand::Kind::kFlushBufferCache});
+      }
+      if (AcceptW("SHARED_POOL")) return DataStatement(LogCommand{LogCommand::Kind::kFlushSharedPool});
+      return Error(fmt::format("expected BUFFER_CACHE or SHARED_POOL after FLUSH, found {}",
+                               Describe(Peek())),
+                   "ORA-02065: illegal option for ALTER SYSTEM");
     }
     if (!IsW("SET")) {
-      return Error(fmt::format("expected SET, SWITCH LOGFILE, ARCHIVE LOG CURRENT or CHECKPOINT, "
-                               "found {}",
+      return Error(fmt::format("expected SET, SWITCH LOGFILE, ARCHIVE LOG CURRENT, CHECKPOINT or "
+                               "FLUSH, found {}",
                                Describe(Peek())),
                    "ORA-02065: illegal option for ALTER SYSTEM");
     }
@@ -1721,6 +1725,8 @@ std::string_view DataStatementKind(const DataStatement& st) {
       case LogCommand::Kind::kSwitchLogfile:
       case LogCommand::Kind::kArchiveCurrent:
       case LogCommand::Kind::kCheckpoint:
+      case LogCommand::Kind::kFlushBufferCache:
+      case LogCommand::Kind::kFlushSharedPool:
         return "ALTER SYSTEM";
       case LogCommand::Kind::kList:
         return "ARCHIVE LOG";

@@ -75,6 +75,18 @@ void LibraryCache::Forget(uint32_t sid) {
   sessions_.erase(sid);
 }
 
+void LibraryCache::Flush() {
+  MutexLock lock(&mu_);
+  for (auto it = lru_.begin(); it != lru_.end();) {
+    if (it->users_executing > 0) {
+      ++it;
+      continue;
+    }
+    by_text_.erase(it->text);
+    it = lru_.erase(it);
+  }
+}
+
 void LibraryCache::AgeOutLocked() {
   if (lru_.size() < capacity_) return;
   for (auto it = lru_.end(); it != lru_.begin();) {

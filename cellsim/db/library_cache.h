@@ -67,6 +67,9 @@ class LibraryCache {
       ABSL_LOCKS_EXCLUDED(mu_);
   // A session ended: it runs nothing.
   void Forget(uint32_t sid) ABSL_LOCKS_EXCLUDED(mu_);
+  // ALTER SYSTEM FLUSH SHARED_POOL: every cursor no session is running goes
+  // (the next parse of its text loads it again, its counts from 0).
+  void Flush() ABSL_LOCKS_EXCLUDED(mu_);
 
   // Every cursor, the most recently used first.
   std::vector<Cursor> Cursors() const ABSL_LOCKS_EXCLUDED(mu_);

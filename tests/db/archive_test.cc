@@ -248,10 +248,11 @@ TEST_F(ArchiveTest, CheckpointLeavesRecoveryNothingToApply) {
   EXPECT_THAT(crash_after(false), ::testing::Not(HasSubstr(" 0 changes applied")));
   EXPECT_THAT(crash_after(true), HasSubstr(" 0 changes applied"));
   EXPECT_EQ(One("select count(*) from t"), "600");
-  EXPECT_THAT(Error("alter system flush buffer_cache"), HasSubstr("ORA-02065"));
+  EXPECT_THAT(Error("alter system flush redo to standby"),
+              ::testing::AllOf(HasSubstr("ORA-02065"), HasSubstr("expected BUFFER_CACHE or SHARED_POOL")));
   EXPECT_THAT(Error("alter system checkpoint now"), HasSubstr("ORA-00933"));
   EXPECT_THAT(Error("alter system frobnicate"),
-              HasSubstr("expected SET, SWITCH LOGFILE, ARCHIVE LOG CURRENT or CHECKPOINT"));
+              HasSubstr("expected SET, SWITCH LOGFILE, ARCHIVE LOG CURRENT, CHECKPOINT or FLUSH"));
 }
 
 TEST_F(ArchiveTest, MissingDestinationIsAClearError) {

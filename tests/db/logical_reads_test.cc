@@ -149,6 +149,44 @@ TEST_F(LogicalReadsTest, VsqlSumsEachCursorsGetsReadsAndSorts) {
   EXPECT_EQ(v.result_rows[0][3], "2");
 }
 
+// ALTER SYSTEM FLUSH BUFFER_CACHE: the next scan reads every block again;
+// the blocks an open transaction changed stay, and its rollback (and
+// another session's read around it) still works.
+TEST_F(LogicalReadsTest, FlushingTheBufferCacheMakesTheNextScanReadEveryBlock) {
+  MakeTable();
+  const int64_t blocks = Stat(Run("select count(*) from t"), Stat::kConsistentGets);
+  EXPECT_EQ(Run("alter system flush buffer_cache").feedback, "System altered.");
+  EXPECT_EQ(Stat(Run("select count(*) from t"), Stat::kPhysicalReads), blocks);
+  EXPECT_EQ(Stat(Run("select count(*) from t"), Stat::kPhysicalReads), 0);
+  // An open transaction across a flush: its rows roll back, the index agrees.
+  Run("update t set pad = 'changed' where id <= 3");
+  Run("insert into t values (20000, 'new')");
+  std::unique_ptr<Session> other = db_->NewSession();
+  Run("alter system flush buffer_cache global", other.get());
+  EXPECT_EQ(One("select count(*) from t where pad = 'changed'", other.get()), "0");
+  EXPECT_EQ(One("select count(*) from t where pad = 'changed'"), "3");
+  Run("rollback");
+  EXPECT_EQ(One("select count(*) from t where pad = 'changed' or id = 20000"), "0");
+  EXPECT_EQ(Run("analyze table t validate structure cascade").feedback, "Table analyzed.");
+  other.reset();
+  // What was flushed was written first: a crash loses nothing committed.
+  Run("update t set pad = 'kept' where id = 7");
+  Run("commit");
+  Run("alter system flush buffer_cache");
+  Crash();
+  ASSERT_OK(Reopen());
+  EXPECT_EQ(One("select pad from t where id = 7"), "kept");
+}
+
+// ALTER SYSTEM FLUSH SHARED_POOL empties V$SQL of the cursors no session runs.
+TEST_F(LogicalReadsTest, FlushingTheSharedPoolForgetsIdleCursors) {
+  Run("select count(*) from dual");
+  const std::string n = "select count(*) from v$sql where sql_text = 'select count(*) from dual'";
+  EXPECT_EQ(One(n), "1");
+  EXPECT_EQ(Run("alter system flush shared_pool").feedback, "System altered.");
+  EXPECT_EQ(One(n), "0");
+}
+
 // The seed's statement changes two file-table entries: its tkprof's
 // `current` 2 (seeds/fast-data-file-creation.txt) is its db block gets.
 TEST_F(LogicalReadsTest, TheSeedsAddLogfileGetsTwoBuffersInCurrentMode) {

@@ -304,18 +304,23 @@ struct ShowParameter {
   std::string pattern;  // lowercased; "" = all
 };
 
-// The redo log commands: ALTER DATABASE ARCHIVELOG | NOARCHIVELOG, ALTER
-// SYSTEM SWITCH LOGFILE, ALTER SYSTEM ARCHIVE LOG CURRENT, and SQL*Plus's
-// ARCHIVE LOG LIST.
+// The redo log and instance commands: ALTER DATABASE ARCHIVELOG |
+// NOARCHIVELOG, ALTER SYSTEM SWITCH LOGFILE, ALTER SYSTEM ARCHIVE LOG
+// CURRENT, SQL*Plus's ARCHIVE LOG LIST, ALTER SYSTEM CHECKPOINT and ALTER
+// SYSTEM FLUSH.
 struct LogCommand {
   // kCheckpoint: ALTER SYSTEM CHECKPOINT [GLOBAL | LOCAL] (a full checkpoint).
+  // kFlushBufferCache: ALTER SYSTEM FLUSH BUFFER_CACHE [GLOBAL | LOCAL];
+  // kFlushSharedPool: ALTER SYSTEM FLUSH SHARED_POOL.
   enum class Kind : uint8_t {
     kArchivelog,
     kNoArchivelog,
     kSwitchLogfile,
     kArchiveCurrent,
     kList,
-    kCheckpoint
+    kCheckpoint,
+    kFlushBufferCache,
+    kFlushSharedPool
   };
   Kind kind = Kind::kList;
 };
