@@ -166,6 +166,11 @@ void CountCurrentGets(Recorder& rec, int64_t n) {
   rec.Add(Stat::kSessionLogicalReads, n);
 }
 
+void CountSort(Recorder& rec, int64_t rows) {
+  rec.Add(Stat::kSortsMemory, 1);
+  rec.Add(Stat::kSortsRows, rows);
+}
+
 void CountUndoRecordApplied(Recorder& rec) {
   rec.Add(Stat::kDataBlocksConsistentReadsUndoRecordsApplied, 1);
   CountConsistentGets(rec, 1);

@@ -210,6 +210,9 @@ void CountCurrentGets(Recorder& rec, int64_t n);
 // The running statement changes block `block` of data file `file`: one
 // current-mode get the first time (the statement keeps it pinned after).
 void CountCurrentGet(Recorder& rec, SessionData& sd, uint32_t file, uint32_t block);
+// One in-memory sort of `rows` rows (`sorts (memory)`, `sorts (rows)`): an
+// ORDER BY, a CREATE INDEX, the SORT UNIQUE of UNION, INTERSECT and MINUS.
+void CountSort(Recorder& rec, int64_t rows);
 // A row read as of the statement's start from another transaction's undo:
 // the undo record applied, and the consistent get of its undo block.
 void CountUndoRecordApplied(Recorder& rec);

@@ -1337,12 +1337,11 @@ void KeepFirstOfEqualRows(std::vector<Row>* rows, std::vector<Row>* keys) {
   keys->resize(kept);
 }
 
-// ORDER BY: one in-memory sort (`sorts (memory)`, `sorts (rows)`).
+// ORDER BY: one in-memory sort (CountSort).
 void SortByKeys(Recorder& rec, const std::vector<OrderItem>& order_by, const std::vector<Row>& keys,
                 std::vector<Row>* rows) {
   if (order_by.empty()) return;
-  rec.Add(stats::Stat::kSortsMemory, 1);
-  rec.Add(stats::Stat::kSortsRows, static_cast<int64_t>(rows->size()));
+  CountSort(rec, static_cast<int64_t>(rows->size()));
   std::vector<size_t> idx(rows->size());
   for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
   std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
@@ -1429,9 +1428,14 @@ absl::StatusOr<std::vector<Row>> CompoundRows(Ctx& c, const Select& sel,
           "ORA-01789: query block has incorrect number of result columns ({} against {}, {})",
           branch_cols.size(), first_cols.size(), op.op));
     }
+    // Oracle's SORT UNIQUE: of both branches' rows for UNION, of each
+    // branch for INTERSECT and MINUS.
     if (op.op == "UNION ALL" || op.op == "UNION") {
       for (Row& r : *branch) rows.push_back(std::move(r));
+      if (op.op == "UNION") CountSort(c.rec, static_cast<int64_t>(rows.size()));
     } else {
+      CountSort(c.rec, static_cast<int64_t>(rows.size()));
+      CountSort(c.rec, static_cast<int64_t>(branch->size()));
       std::unordered_set<std::string> other;
       for (const Row& r : *branch) other.insert(RowKey(r));
       const bool keep_common = op.op == "INTERSECT";

@@ -384,8 +384,7 @@ absl::Status DataEngine::BuildIndex(Recorder& rec, SessionData* sd, TableDef& t,
     }
   }
   const uint32_t ncols = static_cast<uint32_t>(ix.columns.size());
-  rec.Add(stats::Stat::kSortsMemory, 1);
-  rec.Add(stats::Stat::kSortsRows, static_cast<int64_t>(keys.size()));
+  CountSort(rec, static_cast<int64_t>(keys.size()));
   std::sort(keys.begin(), keys.end(), [&](const auto& a, const auto& b) {
     return CompareKeys(a, b, ncols, true) < 0;
   });

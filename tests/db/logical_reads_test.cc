@@ -127,6 +127,17 @@ TEST_F(LogicalReadsTest, SortsAreCountedForOrderByAndCreateIndex) {
   EXPECT_EQ(Stat(sorted, Stat::kSortsMemory), 1);
   EXPECT_EQ(Stat(sorted, Stat::kSortsRows), 20);
   EXPECT_EQ(Stat(Run("select count(*) from t"), Stat::kSortsMemory), 0);
+  // SORT UNIQUE: of both branches for UNION, of each for MINUS.
+  const StatementResult u =
+      Run("select id from t where id <= 5 union select id from t where id between 4 and 7");
+  EXPECT_EQ(u.result_rows.size(), 7u);
+  EXPECT_EQ(Stat(u, Stat::kSortsMemory), 1);
+  EXPECT_EQ(Stat(u, Stat::kSortsRows), 9);
+  const StatementResult m =
+      Run("select id from t where id <= 5 minus select id from t where id between 4 and 7");
+  EXPECT_EQ(Stat(m, Stat::kSortsMemory), 2);
+  EXPECT_EQ(Stat(m, Stat::kSortsRows), 9);
+  EXPECT_EQ(Stat(Run("select distinct id from t where id <= 5"), Stat::kSortsMemory), 0);
   const StatementResult index = Run("create index t_pad on t (pad)");
   EXPECT_EQ(Stat(index, Stat::kSortsMemory), 1);
   EXPECT_EQ(Stat(index, Stat::kSortsRows), 10000);
