@@ -177,7 +177,10 @@ void CountUndoRecordApplied(Recorder& rec) {
 }
 
 void CountCurrentGet(Recorder& rec, SessionData& sd, uint32_t file, uint32_t block) {
-  if (sd.current_blocks.insert(Key(file, block)).second) CountCurrentGets(rec, 1);
+  const uint64_t key = Key(file, block);
+  if (key == sd.last_current_block) return;  // the next row of the block just got
+  sd.last_current_block = key;
+  if (sd.current_blocks.insert(key).second) CountCurrentGets(rec, 1);
 }
 
 absl::Status CheckCancelEvery4096Rows(SessionData& sd) {

@@ -197,7 +197,9 @@ struct SessionData {
   uint32_t rows_since_cancel_check = 0;
   // The blocks the running statement has got in current mode (to change
   // them): each counts one `db block gets` per statement (CountCurrentGet).
+  // The last one is checked first: rows mostly change block by block.
   std::unordered_set<uint64_t> current_blocks;
+  uint64_t last_current_block = ~uint64_t{0};
 };
 
 // Logical reads (docs/statistics.md "Logical reads"). `n` consistent gets:

@@ -1695,6 +1695,7 @@ absl::Status RunDataStatementOnce(DataEngine& e, Session::State& s, const DataSt
                                   DataOutcome* out) {
   SessionData& sd = *s.data;
   sd.current_blocks.clear();  // a new statement (or the same one again) pins no block yet
+  sd.last_current_block = ~uint64_t{0};
   Recorder rec = s.MakeRecorder();
   std::set<std::string> nextval;
   if (absl::Status placed = CheckSequencePlacement(st, &nextval); !placed.ok()) return placed;
