@@ -398,9 +398,7 @@ absl::Status DataEngine::EnsureCached(Recorder& rec, uint32_t file,
     cb.bytes.assign(buf.begin() + i * kBlockSize, buf.begin() + (i + 1) * kBlockSize);
     cb.dirty = false;
     cb.temp = false;
-    uint32_t block_obj = 0;
-    std::memcpy(&block_obj, &cb.bytes[24], 4);
-    if (block_obj != obj || cb.bytes[0] == 0) {
+    if (SegmentBlockObject(cb.bytes) != obj || cb.bytes[0] == 0) {
       // Allocated to the segment but never written since (the creation's
       // format, or a dropped object's block, or freed space reading as
       // zeros): an empty block.
@@ -465,9 +463,8 @@ absl::Status DataEngine::FlushBufferCache(Recorder& rec) {
     for (const UndoEntry& u : sd->txn.undo) changed.insert(u.obj);
   }
   for (auto it = cache.begin(); it != cache.end();) {
-    uint32_t obj = 0;
-    if (it->second.bytes.size() >= 28) std::memcpy(&obj, &it->second.bytes[24], 4);
-    if (it->second.temp || it->second.dirty || changed.count(obj) != 0) {
+    if (it->second.temp || it->second.dirty ||
+        changed.count(SegmentBlockObject(it->second.bytes)) != 0) {
       ++it;
       continue;
     }
@@ -882,11 +879,9 @@ uint32_t DataEngine::ApplyUndo(Recorder& rec, SessionData& sd, size_t mark) {
       continue;
     }
     auto found = cache.find(Key(u.file, u.block));
-    uint32_t block_obj = 0;
-    if (found != cache.end()) std::memcpy(&block_obj, &found->second.bytes[24], 4);
     // Else its segment was dropped (a GTT's at commit), or the block now
     // belongs to another object.
-    if (found != cache.end() && (u.obj == 0 || block_obj == u.obj)) {
+    if (found != cache.end() && (u.obj == 0 || SegmentBlockObject(found->second.bytes) == u.obj)) {
       CountCurrentGet(rec, sd, u.file, u.block);
       HeapBlock(absl::MakeSpan(found->second.bytes)).Undo(u.op, u.slot, u.before);
       found->second.dirty = !found->second.temp;

@@ -33,12 +33,6 @@ void SetBlockScn(std::vector<uint8_t>& b, uint64_t scn) {
   std::memcpy(&b[12], &wrap, 2);
 }
 
-uint32_t BlockObj(const std::vector<uint8_t>& b) {
-  uint32_t obj = 0;
-  std::memcpy(&obj, &b[24], 4);
-  return obj;
-}
-
 // One change to undo: a row inserted (delete it), deleted (restore it) or
 // updated (the whole before row from a checkpoint's snapshot, or the changed
 // columns' before images from redo).
@@ -328,7 +322,7 @@ class Recovery {
     e_.mu.AssertHeld();
     absl::StatusOr<std::vector<uint8_t>*> b = BlockOf(u.obj, u.file, u.block);
     if (!b.ok()) return b.status();
-    if (*b == nullptr || BlockObj(**b) != u.obj ||
+    if (*b == nullptr || SegmentBlockObject(**b) != u.obj ||
         (gate != 0 && !Decide(u.file, u.block, **b, gate))) {
       return absl::OkStatus();
     }

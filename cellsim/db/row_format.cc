@@ -308,6 +308,12 @@ void FormatSegmentBlock(absl::Span<uint8_t> b, uint32_t rdba, uint32_t obj, uint
   b[20 + 16] = kItlEntries;      // ITL count
 }
 
+uint32_t SegmentBlockObject(absl::Span<const uint8_t> b) {
+  uint32_t obj = 0;
+  if (b.size() >= 28) std::memcpy(&obj, &b[24], 4);
+  return obj;
+}
+
 void HeapBlock::Format(absl::Span<uint8_t> b, uint32_t rdba, uint32_t obj) {
   FormatSegmentBlock(b, rdba, obj, /*ktbbh_type=*/0x01);
   HeapBlock h(b);

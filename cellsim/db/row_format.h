@@ -116,6 +116,8 @@ inline constexpr uint32_t kTxnHeaderBytes = 24 + 24 * kItlEntries;  // ktbbh, 2 
 // the transaction header (ktbbh `ktbbh_type`: 0x01 data, 0x02 index; object
 // id; kItlEntries ITLs). Heap and index blocks add their own headers.
 void FormatSegmentBlock(absl::Span<uint8_t> b, uint32_t rdba, uint32_t obj, uint8_t ktbbh_type);
+// The object id FormatSegmentBlock wrote into block `b` (0: too short to hold one).
+uint32_t SegmentBlockObject(absl::Span<const uint8_t> b);
 inline constexpr uint32_t kDataHeaderOffset = 20 + kTxnHeaderBytes;  // kdbh
 inline constexpr uint32_t kDataHeaderBytes = 14;
 inline constexpr uint32_t kRowDirOffset = kDataHeaderOffset + kDataHeaderBytes + 4;  // after kdbt
