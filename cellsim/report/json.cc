@@ -98,6 +98,13 @@ absl::StatusOr<StatementSummary> FromPathObject(const json& j, bool need_stateme
       return Bad(fmt::format("wait \"{}\" needs integer \"count\" and numbers \"max_s\", \"total_s\"",
                              name));
     }
+    for (const char* key : {"max_s", "total_s"}) {
+      const double seconds = value[key].get<double>();
+      if (!(seconds >= 0 && seconds <= 1.8e10)) {  // (not NaN; in nanoseconds, fits 64 bits)
+        return Bad(fmt::format("wait \"{}\": \"{}\" is {}, not seconds from 0 to 1.8e10", name,
+                               key, seconds));
+      }
+    }
     stats::WaitValue& v = r.waits[*w];
     v.count = value["count"].get<int64_t>();
     v.max_ns = SecondsToNs(value["max_s"].get<double>());

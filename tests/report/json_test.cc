@@ -116,6 +116,10 @@ TEST(JsonTest, ParseErrors) {
   };
   EXPECT_THAT(error("{"), HasSubstr("not valid JSON"));
   EXPECT_THAT(error("[]"), HasSubstr("expected an object"));
+  // A negative wait time (found by the fuzzer: it did not survive a round trip).
+  EXPECT_THAT(error(R"({"statement":"x","path":null,"elapsed_s":1,"statistics":{},)"
+                    R"("waits":{"KSV master wait":{"count":1,"max_s":0.1,"total_s":-6e-06}}})"),
+              HasSubstr("\"total_s\" is -6e-06, not seconds from 0 to 1.8e10"));
   EXPECT_THAT(error(R"({"path":null,"elapsed_s":1,"statistics":{},"waits":{}})"),
               HasSubstr("missing \"statement\""));
   EXPECT_THAT(error(R"({"statement":"x","path":"slow","elapsed_s":1,"statistics":{},"waits":{}})"),
