@@ -205,9 +205,10 @@ constexpr char kNoPlansNote[] =
 // SET AUTOT[RACE] {OFF | ON | TRACE[ONLY]} [EXP[LAIN]] [STAT[ISTICS]]
 // (`w` its words, `upper_w` in capitals): the autotrace settings it leaves.
 // Without EXPLAIN or STATISTICS both are meant; cellsim has statistics only
-// (no execution plans).
+// (no execution plans): a command that asks for plans sets `*note`.
 absl::StatusOr<lab::SqlPlusSettings> ParseAutotrace(const std::vector<std::string>& w,
-                                                    const std::vector<std::string>& upper_w) {
+                                                    const std::vector<std::string>& upper_w,
+                                                    std::string* note) {
   lab::SqlPlusSettings s;
   const std::string mode = upper_w.size() > 2 ? upper_w[2] : "";
   const bool off = mode == "OFF";
@@ -231,19 +232,8 @@ absl::StatusOr<lab::SqlPlusSettings> ParseAutotrace(const std::vector<std::strin
   }
   if (off) return lab::SqlPlusSettings{};
   s.autotrace_statistics = statistics || !explain;
+  if (explain || !statistics) *note = kNoPlansNote;  // plans asked for
   return s;
-}
-
-// What cellsim says about an AUTOTRACE command that asks for execution
-// plans (ON or TRACEONLY without STATISTICS, or EXPLAIN): it has none.
-std::string AutotraceNote(const std::vector<std::string>& upper_w) {
-  if (upper_w.size() < 3 || upper_w[2] == "OFF") return "";
-  bool statistics_only = false;
-  for (size_t i = 3; i < upper_w.size(); ++i) {
-    statistics_only |= Abbreviates(upper_w[i], "STATISTICS", 4);
-    if (Abbreviates(upper_w[i], "EXPLAIN", 3)) return kNoPlansNote;
-  }
-  return statistics_only ? "" : kNoPlansNote;
 }
 
 absl::StatusOr<std::optional<DisplayCommand>> ParseDisplayCommand(std::string_view text) {
@@ -294,10 +284,9 @@ absl::StatusOr<std::optional<DisplayCommand>> ParseDisplayCommand(std::string_vi
     return d;
   }
   if (Abbreviates(option, "AUTOTRACE", 5)) {
-    absl::StatusOr<lab::SqlPlusSettings> at = ParseAutotrace(w, upper_w);
+    absl::StatusOr<lab::SqlPlusSettings> at = ParseAutotrace(w, upper_w, &d.note);
     if (!at.ok()) return at.status();
     d.autotrace = *at;
-    d.note = AutotraceNote(upper_w);
     return d;
   }
   static const char* kLayout[] = {
