@@ -53,7 +53,7 @@ class IndexBlock {
   static void Format(absl::Span<uint8_t> b, uint32_t rdba, uint32_t obj, uint8_t level);
   explicit IndexBlock(absl::Span<uint8_t> b) : b_(b) {}
 
-  uint8_t level() const { return b_[kHeader]; }
+  uint8_t level() const { return b_.data()[kHeader]; }
   uint16_t entries() const { return Get16(kHeader + 2); }
   uint32_t next() const { return Get32(kHeader + 8); }  // leaf chain (0: none)
   void set_next(uint32_t block) { Put32(kHeader + 8, block); }
@@ -118,6 +118,8 @@ class BTree {
   std::optional<uint32_t> Remove(absl::Span<const uint8_t> key);
   // The leaf `key` belongs in.
   uint32_t LeafFor(absl::Span<const uint8_t> key);
+  // Whether `key` (columns and rowid) is where a descent from the root leads.
+  bool Contains(absl::Span<const uint8_t> key);
   // Visits, in order, the keys whose columns equal `probe`'s (a key; its
   // rowid is ignored); stop by returning false. Every key when `probe` is null.
   void Scan(const std::vector<uint8_t>* probe,

@@ -146,7 +146,7 @@ absl::StatusOr<uint32_t> DataEngine::NewBlock(Segment& seg, bool temp, uint32_t 
   cb.temp = temp;
   cb.dirty = !temp;
   HeapBlock::Format(absl::MakeSpan(cb.bytes), format::Rdba(seg.file_number, b), obj);
-  if (extend && !temp) {
+  if (extend && !temp && !defer_extent_dictionary_writes) {
     // Space management commits by itself (Oracle's recursive transaction):
     // the dictionary holds the new extent before any change in it is logged.
     if (absl::Status st = WriteDictionary(false); !st.ok()) return st;

@@ -332,6 +332,10 @@ struct DataEngine {
   void ForgetDeletedUniqueKey(uint32_t obj, const std::vector<uint8_t>& key, uint32_t sid)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   std::map<uint32_t, uint32_t> file_next_block ABSL_GUARDED_BY(mu);  // bump allocator per data file
+  // Set while recovery rebuilds the indexes: a new extent does not write the
+  // dictionary (recovery's checkpoint writes it once, after the blocks; a
+  // crash before that rebuilds the indexes again from the old dictionary).
+  bool defer_extent_dictionary_writes ABSL_GUARDED_BY(mu) = false;
   // file -> (start, n)
   std::map<uint32_t, std::vector<std::pair<uint32_t, uint32_t>>> free_extents ABSL_GUARDED_BY(mu);
   // By data file number (V$FILESTAT).

@@ -93,7 +93,7 @@ absl::Status UndoLog::Record(const std::string& path, uint64_t offset, uint64_t 
   Entry entry{old_size, std::min(offset, old_size), std::min(offset + length, old_size), {}};
   // Walk the data segments of [begin, end); holes need no saving.
   uint64_t pos = entry.begin;
-  std::vector<uint8_t> buf(kChunk);
+  std::vector<uint8_t> buf(static_cast<size_t>(std::min(kChunk, entry.end - entry.begin)));
   while (pos < entry.end) {
     off_t data = ::lseek(fd.get(), static_cast<off_t>(pos), SEEK_DATA);
     if (data < 0) {
