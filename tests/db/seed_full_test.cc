@@ -107,7 +107,7 @@ TEST(SeedFullSize, EveryStatisticOfTheSeedsTable) {
   const std::string table = FormatSeedTable(st);
   std::printf("%s", table.c_str());
   // docs/statistics.md shows this very table: it must be the one computed.
-  std::ifstream doc(std::string(CELLSIM_SOURCE_DIR) + "/docs/statistics.md");
+  std::ifstream doc(CELLSIM_SOURCE_DIR "/docs/statistics.md");
   ASSERT_TRUE(doc.good()) << "docs/statistics.md not found under " << CELLSIM_SOURCE_DIR;
   std::stringstream text;
   text << doc.rdbuf();
