@@ -351,19 +351,26 @@ absl::StatusOr<std::optional<BTree::Promote>> BTree::SplitBlock(uint32_t block, 
   return std::optional<Promote>();
 }
 
+std::optional<uint16_t> BTree::PositionIn(const IndexBlock& leaf,
+                                          absl::Span<const uint8_t> key) const {
+  const uint16_t pos = LowerBound(leaf, key, true);
+  if (pos >= leaf.entries() || CompareKeys(leaf.Key(pos), key, ncols_, true) != 0) {
+    return std::nullopt;
+  }
+  return pos;
+}
+
 std::optional<uint32_t> BTree::Remove(absl::Span<const uint8_t> key) {
   const uint32_t leaf = LeafFor(key);
   IndexBlock n(s_.Get(leaf, true));
-  const uint16_t pos = LowerBound(n, key, true);
-  if (pos >= n.entries() || CompareKeys(n.Key(pos), key, ncols_, true) != 0) return std::nullopt;
-  n.RemoveAt(pos);
+  const std::optional<uint16_t> pos = PositionIn(n, key);
+  if (!pos.has_value()) return std::nullopt;
+  n.RemoveAt(*pos);
   return leaf;
 }
 
 bool BTree::Contains(absl::Span<const uint8_t> key) {
-  IndexBlock n(s_.Get(LeafFor(key), false));
-  const uint16_t pos = LowerBound(n, key, true);
-  return pos < n.entries() && CompareKeys(n.Key(pos), key, ncols_, true) == 0;
+  return PositionIn(IndexBlock(s_.Get(LeafFor(key), false)), key).has_value();
 }
 
 void BTree::Scan(const std::vector<uint8_t>* probe,

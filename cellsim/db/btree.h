@@ -140,6 +140,8 @@ class BTree {
   // Position of the first entry whose key is >= `key` (columns only when
   // !with_rowid).
   uint16_t LowerBound(const IndexBlock& n, absl::Span<const uint8_t> key, bool with_rowid) const;
+  // Position of `key` (columns and rowid) in `leaf`; nullopt when absent.
+  std::optional<uint16_t> PositionIn(const IndexBlock& leaf, absl::Span<const uint8_t> key) const;
   // The child of branch `n` to descend into for `key`.
   uint32_t ChildFor(const IndexBlock& n, absl::Span<const uint8_t> key, bool with_rowid) const;
 
