@@ -42,9 +42,6 @@ esac
 args+=(-DCELLSIM_WERROR=ON)
 if command -v ccache >/dev/null; then
   args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-  # The tests' precompiled header (tests/CMakeLists.txt): ccache caches what
-  # is compiled with it only with this sloppiness.
-  export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:+$CCACHE_SLOPPINESS,}pch_defines,time_macros"
 fi
 if [ "${CELLSIM_UNITY:-0}" = 1 ]; then
   args+=(-DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16)

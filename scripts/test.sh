@@ -39,7 +39,6 @@ plain_start=$SECONDS
 launcher=()
 if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-  export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:+$CCACHE_SLOPPINESS,}pch_defines,time_macros"
 fi
 # Ninja when it is there (scripts/deps.sh installs it): the same compile
 # commands as the default Makefiles, scheduled across the whole build instead

@@ -10,6 +10,7 @@
 #include "cellsim/asm/rack.h"
 #include "cellsim/base/units.h"
 #include "cellsim/db/database.h"
+#include "cellsim/io/fault_injection.h"
 #include "cellsim/io/io_backend.h"
 #include "cellsim/stats/statistics.h"
 #include "gtest/gtest.h"
@@ -140,6 +141,34 @@ class SqlTest : public ::testing::Test {
   std::unique_ptr<asmgr::Rack> rack_;
   std::unique_ptr<Database> db_;
   std::unique_ptr<Session> s_;
+};
+
+// A SQL-level fixture (`Base`: SqlTest or one derived from it) whose rack
+// runs on a fault-injecting backend, for the tests of failed writes and of
+// power cuts.
+template <class Base = SqlTest>
+class FaultSqlTest : public Base {
+ protected:
+  std::unique_ptr<io::IoBackend> MakeBackend() const override {
+    return std::make_unique<io::FaultInjectionBackend>(io::MakePosixBackend());
+  }
+  io::FaultInjectionBackend* fault() {
+    return static_cast<io::FaultInjectionBackend*>(this->io_.get());
+  }
+  // As kill -9 leaves things: nothing closes (a cell whose metadata write
+  // failed would refuse its Close until it is reopened, as it should).
+  void Kill() {
+    this->s_.reset();
+    this->db_.reset();
+    this->rack_.reset();
+  }
+  // As a power cut leaves things: nothing closes and every write the files
+  // had not synced is gone; the faults are cleared for the next open.
+  void PowerOff() {
+    Kill();
+    ASSERT_OK(fault()->SimulatePowerLoss());
+    fault()->ClearFaults();
+  }
 };
 
 }  // namespace cellsim::db::testing

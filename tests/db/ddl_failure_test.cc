@@ -76,13 +76,9 @@ const DdlCase kCases[] = {
      "select count(*) from user_tables where table_name = upper('{0}_x')", "1", "0"},
 };
 
-class DdlFailureTest : public testing::SqlTest, public ::testing::WithParamInterface<DdlCase> {
+class DdlFailureTest : public testing::FaultSqlTest<>, public ::testing::WithParamInterface<DdlCase> {
  protected:
   void Configure(DatabaseOptions* o) const override { o->all_objects_rows = 1000; }
-  std::unique_ptr<io::IoBackend> MakeBackend() const override {
-    return std::make_unique<io::FaultInjectionBackend>(io::MakePosixBackend());
-  }
-  io::FaultInjectionBackend* fault() { return static_cast<io::FaultInjectionBackend*>(io_.get()); }
 
   // A table with kRows committed rows, an index, and a second table whose
   // rows must never change.
@@ -94,13 +90,6 @@ class DdlFailureTest : public testing::SqlTest, public ::testing::WithParamInter
                     t, kRows));
     Run("commit");
   }
-  // As kill -9 leaves things: nothing closes (a cell whose metadata write
-  // failed would refuse its Close until it is reopened, as it should).
-  void PowerOff() {
-    s_.reset();
-    db_.reset();
-    rack_.reset();
-  }
   std::string Query(const std::string& t) { return One(fmt::format(fmt::runtime(GetParam().query), t)); }
   // What the database shows of `t` and of the table `keep`, now and after a
   // crash and reopen: the DDL `done` or not, `keep` untouched. `in_doubt`:
@@ -109,7 +98,7 @@ class DdlFailureTest : public testing::SqlTest, public ::testing::WithParamInter
     std::string want = done ? GetParam().done : GetParam().before;
     EXPECT_EQ(Query(t), want) << what;
     EXPECT_EQ(One("select count(*) from keep"), "1000") << what;
-    PowerOff();
+    Kill();
     ASSERT_OK(Reopen());
     if (in_doubt && Query(t) == GetParam().done) {
       done = true;
@@ -192,8 +181,6 @@ TEST_P(DdlFailureTest, PowerLossAtEveryWriteIsAllOrNothing) {
     absl::StatusOr<StatementResult> r = s_->Execute(fmt::format(fmt::runtime(GetParam().ddl), t));
     const bool cut = fault()->Crashed();
     PowerOff();  // the power is gone: nothing more reaches the files
-    ASSERT_OK(fault()->SimulatePowerLoss());
-    fault()->ClearFaults();
     ASSERT_OK(Reopen());
     const std::string now = Query(t);
     const std::string what = fmt::format("{} cut after {} writes ({}): shows {}", GetParam().name,

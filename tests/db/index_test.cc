@@ -439,20 +439,7 @@ TEST_F(IndexTest, HeapIndexRedo) {
 // the rebuilt indexes. A power cut at any write of that recovery leaves a
 // database the next open recovers whole: every committed row, the indexes
 // agreeing with their tables, the uncommitted row gone.
-class IndexRecoveryTest : public IndexTest {
- protected:
-  std::unique_ptr<io::IoBackend> MakeBackend() const override {
-    return std::make_unique<io::FaultInjectionBackend>(io::MakePosixBackend());
-  }
-  io::FaultInjectionBackend* fault() { return static_cast<io::FaultInjectionBackend*>(io_.get()); }
-  void PowerOff() {
-    s_.reset();
-    db_.reset();
-    rack_.reset();
-    ASSERT_OK(fault()->SimulatePowerLoss());
-    fault()->ClearFaults();
-  }
-};
+using IndexRecoveryTest = testing::FaultSqlTest<IndexTest>;
 
 TEST_F(IndexRecoveryTest, PowerLossAtEveryWriteOfTheRebuildLosesNothing) {
   Run("create table r as select object_id id, object_name name from all_objects where rownum <= 5000");
