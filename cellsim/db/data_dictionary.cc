@@ -694,6 +694,7 @@ absl::Status DataEngine::WriteDictionary(bool clean, bool* landed) {
   if (landed != nullptr) *landed = readable;
   if (!st.ok()) return st;
   dictionary_generation = generation;
+  recoverable_scn = std::max(recoverable_scn, m.scn);
   t0 = db->clock->NowNanos();
   const bool both =
       WriteCopy(*f, second, BuildCopy(second, version, generation, table.dbid, body), rec).ok();
@@ -762,6 +763,7 @@ absl::Status DataEngine::LoadDictionary(std::vector<std::string>* actions, bool*
   tables = std::move(m.tables);
   sequences = std::move(m.sequences);
   views = std::move(m.views);
+  recoverable_scn = scn;
   log_use = std::move(m.log_use);
   file_next_block = std::move(m.file_next_block);
   free_extents = std::move(m.free_extents);

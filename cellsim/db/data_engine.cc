@@ -429,7 +429,7 @@ absl::Status DataEngine::Checkpoint(Recorder& rec, bool clean) {
     if (!dg.ok()) return dg.status();
     std::vector<asmgr::AsmWriteRequest> w;
     for (auto& [block, cb] : blocks) {
-      SealBlock(absl::MakeSpan(cb->bytes), scn);
+      SealBlock(absl::MakeSpan(cb->bytes), recoverable_scn);
       asmgr::AsmWriteRequest r;
       r.file_offset = uint64_t{block} * kBlockSize;
       r.data = absl::MakeConstSpan(cb->bytes);
@@ -509,6 +509,7 @@ absl::Status DataEngine::GenerateRedo(Recorder& rec, uint32_t bytes, uint32_t ve
     if (absl::Status st = MakeNextLogReusable(rec); !st.ok()) return st;
   }
   ++scn;
+  recoverable_scn = scn;  // once written: every record goes in before DBWR writes
   // The record: the payload header and the change entries, zero-padded to the
   // model's size (a payload larger than the model, which the byte model's
   // slack makes rare, takes its own size: docs/redo.md).

@@ -349,6 +349,14 @@ struct DataEngine {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   std::map<uint32_t, SessionData*> sessions ABSL_GUARDED_BY(mu);
   uint64_t scn ABSL_GUARDED_BY(mu) = 1000;
+  // The SCN instance recovery would go on from if the power went now: the
+  // newest redo record's (LGWR writes it before DBWR writes a block it
+  // covers) or the dictionary's, whichever is higher. DBWR stamps the blocks
+  // it writes with it, not with `scn`, which log switches advance without
+  // redo: a block stamped beyond the SCN recovery goes on from would make
+  // the next changes to it look older than the block, and the recovery after
+  // them skip them as already written.
+  uint64_t recoverable_scn ABSL_GUARDED_BY(mu) = 0;
   bool temp_undo_enabled ABSL_GUARDED_BY(mu) = false;  // the system value
   uint32_t next_usn ABSL_GUARDED_BY(mu) = 1;
   std::map<uint32_t, uint32_t> undo_slot_wrap ABSL_GUARDED_BY(mu);  // (usn << 16 | slot) -> wrap#

@@ -541,6 +541,7 @@ absl::Status DataEngine::RecoverInstance(std::vector<std::string>* actions) {
                                    stream.size() - pos, why));
   }
   scn = std::max(scn, rp.last_scn) + 1;
+  recoverable_scn = scn;  // what a recovery cut short would come to again
   SettleLogUse(checkpoint.sequence, last_seq, last_group);
   sequence = last_seq + 1;
   const size_t groups = Thread1Groups(FileTableCopy()).size();
