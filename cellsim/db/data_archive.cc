@@ -77,11 +77,17 @@ absl::Status DataEngine::NextLog(Recorder& rec, const std::vector<const LogGroup
   }
   const LogGroup* old = groups[current_group_index];
   ++scn;  // a log switch advances the SCN: each log's range is not empty
-  log_use[old->group] = LogUse{sequence, log_first_change, scn, log_block, archivelog, false};
+  const int64_t now = db->clock->UnixSeconds();
+  LogUse& left = log_use[old->group] = CurrentLogUse();
+  left.next_change = scn;
+  left.next_time = now;
+  left.needs_archive = archivelog;
+  RecordLogSwitch(left);
   current_group_index = next;
   ++sequence;
   log_block = 2;
   log_first_change = scn;
+  log_first_time = now;
   current_log_blocks = g->size_bytes / g->block_size;
   return absl::OkStatus();
 }
@@ -195,33 +201,71 @@ void DataEngine::ArchiveClosedLog(const CheckpointPosition& closed) {
 std::map<uint32_t, LogUse> DataEngine::LogUseWithCurrent(const FileTable& t) const {
   std::map<uint32_t, LogUse> out = log_use;
   const std::vector<const LogGroup*> groups = Thread1Groups(t);
-  if (current_group_index < groups.size()) {
-    out[groups[current_group_index]->group] =
-        LogUse{sequence, log_first_change, 0, log_block, false, false};
-  }
+  if (current_group_index < groups.size()) out[groups[current_group_index]->group] = CurrentLogUse();
   std::erase_if(out, [&](const auto& u) { return t.FindLogGroup(u.first) == nullptr; });
   return out;
 }
 
-LogUse& DataEngine::UseOf(uint32_t group, uint64_t seq) {
-  LogUse& u = log_use[group];
-  if (u.sequence != seq) u = LogUse{seq, 0, 0, 0, false, false};
+LogUse DataEngine::CurrentLogUse() const {
+  LogUse u;
+  u.sequence = sequence;
+  u.first_change = log_first_change;
+  u.blocks = log_block;
+  u.first_time = log_first_time;
   return u;
 }
 
-void DataEngine::SettleLogUse(uint64_t first_seq, uint64_t last_seq, uint32_t last_group) {
+void DataEngine::RecordLogSwitch(const LogUse& u) {
+  if (!log_history.empty() && log_history.back().log.sequence >= u.sequence) return;
+  const uint64_t recid = log_history.empty() ? 1 : log_history.back().recid + 1;
+  log_history.push_back(LogHistoryEntry{recid, u});
+  if (log_history.size() > kMaxLogHistory) {
+    log_history.erase(log_history.begin(), log_history.end() - kMaxLogHistory);
+  }
+}
+
+LogUse& DataEngine::UseOf(uint32_t group, uint64_t seq) {
+  LogUse& u = log_use[group];
+  if (u.sequence != seq) u = LogUse{.sequence = seq};
+  return u;
+}
+
+void DataEngine::SettleLogUse(uint64_t first_seq, uint64_t last_seq, uint32_t last_group,
+                              const std::map<uint64_t, uint64_t>& first_redo_scn) {
   const FileTable table = FileTableCopy();  // `groups` point into it
   for (auto& [group, u] : log_use) u.archived = Archived(table, u.sequence);
   const std::vector<const LogGroup*> groups = Thread1Groups(table);
   first_seq = std::max<uint64_t>(first_seq, 1);  // (0: no checkpoint since creation)
   if (groups.empty() || last_seq < first_seq) return;
   const uint64_t n = groups.size();
-  // Walking back from the last log: the one before each is in the group before.
+  // Walking back from the last log: the one before each is in the group
+  // before. Oldest first in `walked`.
+  std::vector<LogUse*> walked;
   for (uint64_t k = 0; k <= last_seq - first_seq && k < n; ++k) {
     const LogGroup* g = groups[(last_group + n - k) % n];
     LogUse& u = UseOf(g->group, last_seq - k);
-    if (k == 0) u.next_change = scn;
+    if (k == 0) {  // it ends where the log this open makes CURRENT begins
+      u.next_change = scn;
+      u.next_time = log_first_time;
+    }
+    walked.insert(walked.begin(), &u);
   }
+  // A log's range ends where the next one's begins; a crash between a switch
+  // and its checkpoint leaves one side known.
+  for (size_t i = 0; i + 1 < walked.size(); ++i) {
+    LogUse& a = *walked[i];
+    LogUse& b = *walked[i + 1];
+    if (a.next_change == 0 && b.first_change == 0) {
+      if (auto f = first_redo_scn.find(b.sequence); f != first_redo_scn.end()) b.first_change = f->second;
+    }
+    if (a.next_change == 0) a.next_change = b.first_change;
+    if (b.first_change == 0) b.first_change = a.next_change;
+    // No time is in the redo: a switch whose time was not kept is dated
+    // with the open that found it.
+    if (a.next_time == 0) a.next_time = b.first_time != 0 ? b.first_time : log_first_time;
+    if (b.first_time == 0) b.first_time = a.next_time;
+  }
+  for (const LogUse* u : walked) RecordLogSwitch(*u);
 }
 
 void DataEngine::ArchiveAfterOpen() {

@@ -22,10 +22,12 @@ constexpr uint64_t kDictMagic = 0x5443494449534345ull;  // "ECSIDICT" little-end
 // each table's CHECK constraints (written only while a sequence or a CHECK
 // exists), version 6 the views (written only while a view exists), version
 // 7 each online log's last use (V$LOG's SEQUENCE#, FIRST_CHANGE#,
-// NEXT_CHANGE# across restarts; written once a log has been used);
+// NEXT_CHANGE# across restarts), version 8 their FIRST_TIME and NEXT_TIME
+// and the log switches (V$LOG_HISTORY; written once a log has been used);
 // versions 1 (no indexes) and 2 are still read (their NUMBER columns then
 // take any number, as those versions stored them: the scale was not kept).
-constexpr uint16_t kDictVersion = 7;
+constexpr uint16_t kDictVersion = 8;
+constexpr uint16_t kDictVersionNoLogHistory = 7;
 constexpr uint16_t kDictVersionNoLogUse = 6;
 constexpr uint16_t kDictVersionNoViews = 5;
 constexpr uint16_t kDictVersionNoSequences = 4;
@@ -83,6 +85,7 @@ struct DictImage {
   std::map<std::string, SequenceDef> sequences;
   std::map<std::string, ViewDef> views;
   std::map<uint32_t, LogUse> log_use;  // by GROUP#, the CURRENT log's included
+  std::vector<LogHistoryEntry> log_history;
 };
 
 // A segment: data file, blocks per extent, blocks in use, each extent's first block.
@@ -253,10 +256,23 @@ bool DecodeTable(Decoder& d, uint16_t version, TableDef* t, std::string* why) {
   return DecodeIndexes(d, t, why) && (version < kDictVersionNoViews || DecodeChecks(d, t, why));
 }
 
-// The oldest version that holds `m`: 7 once a log has been used, 6 with a
+// One log's use as DecodeOneLogUse reads it.
+void EncodeLogUse(Encoder& e, const LogUse& u, uint16_t version) {
+  e.PutU64(u.sequence);
+  e.PutU64(u.first_change);
+  e.PutU64(u.next_change);
+  e.PutU64(u.blocks);
+  e.PutU8(u.needs_archive ? 1 : 0);
+  if (version >= kDictVersion) {
+    e.PutU64(static_cast<uint64_t>(u.first_time));
+    e.PutU64(static_cast<uint64_t>(u.next_time));
+  }
+}
+
+// The oldest version that holds `m`: 8 once a log has been used, 6 with a
 // view, 5 with a sequence or a CHECK, 4 when a column has a DEFAULT, else 3.
 uint16_t VersionFor(const DictImage& m) {
-  if (!m.log_use.empty()) return kDictVersion;
+  if (!m.log_use.empty() || !m.log_history.empty()) return kDictVersion;
   if (!m.views.empty()) return kDictVersionNoLogUse;
   if (!m.sequences.empty()) return kDictVersionNoViews;
   for (const auto& [name, t] : m.tables) {
@@ -376,23 +392,43 @@ std::vector<uint8_t> EncodeImage(const DictImage& m, uint16_t version) {
     e.PutU32(static_cast<uint32_t>(m.views.size()));
     for (const auto& [name, v] : m.views) EncodeView(e, v);
   }
-  if (version >= kDictVersion) {
+  if (version >= kDictVersionNoLogHistory) {
     e.PutU32(static_cast<uint32_t>(m.log_use.size()));
     for (const auto& [group, u] : m.log_use) {
       e.PutU32(group);
-      e.PutU64(u.sequence);
-      e.PutU64(u.first_change);
-      e.PutU64(u.next_change);
-      e.PutU64(u.blocks);
-      e.PutU8(u.needs_archive ? 1 : 0);
+      EncodeLogUse(e, u, version);
+    }
+  }
+  if (version >= kDictVersion) {
+    e.PutU32(static_cast<uint32_t>(m.log_history.size()));
+    for (const LogHistoryEntry& h : m.log_history) {
+      e.PutU64(h.recid);
+      EncodeLogUse(e, h.log, version);
     }
   }
   return std::move(e.bytes());
 }
 
-// Each online log's last use (version 7): GROUP#, SEQUENCE#, FIRST_CHANGE#,
-// NEXT_CHANGE# (0: the CURRENT log), blocks, whether it is to be archived.
-bool DecodeLogUse(Decoder& d, std::map<uint32_t, LogUse>* out, std::string* why) {
+// One log's use (version 7): SEQUENCE#, FIRST_CHANGE#, NEXT_CHANGE# (0: the
+// CURRENT log), blocks, whether it is to be archived; version 8 adds
+// FIRST_TIME and NEXT_TIME (unix seconds, 0: not known).
+bool DecodeOneLogUse(Decoder& d, uint16_t version, LogUse* u) {
+  uint8_t needs_archive = 0;
+  uint64_t first_time = 0, next_time = 0;
+  if (!d.GetU64(&u->sequence) || !d.GetU64(&u->first_change) || !d.GetU64(&u->next_change) ||
+      !d.GetU64(&u->blocks) || !d.GetU8(&needs_archive) || needs_archive > 1 ||
+      (version >= kDictVersion && (!d.GetU64(&first_time) || !d.GetU64(&next_time)))) {
+    return false;
+  }
+  u->needs_archive = needs_archive != 0;
+  u->first_time = static_cast<int64_t>(first_time);
+  u->next_time = static_cast<int64_t>(next_time);
+  return true;
+}
+
+// Each online log's last use by GROUP# (version 7 on), then the log switches
+// (version 8 on), oldest first, each a RECID and the log left behind.
+bool DecodeLogUse(Decoder& d, uint16_t version, DictImage* m, std::string* why) {
   uint32_t n = 0;
   if (!d.GetU32(&n) || n > kMaxLogGroups) {
     *why = "online log list truncated";
@@ -400,16 +436,25 @@ bool DecodeLogUse(Decoder& d, std::map<uint32_t, LogUse>* out, std::string* why)
   }
   for (uint32_t i = 0; i < n; ++i) {
     uint32_t group = 0;
-    uint8_t needs_archive = 0;
     LogUse u;
-    if (!d.GetU32(&group) || !d.GetU64(&u.sequence) || !d.GetU64(&u.first_change) ||
-        !d.GetU64(&u.next_change) || !d.GetU64(&u.blocks) || !d.GetU8(&needs_archive) ||
-        needs_archive > 1) {
+    if (!d.GetU32(&group) || !DecodeOneLogUse(d, version, &u)) {
       *why = "online log list truncated";
       return false;
     }
-    u.needs_archive = needs_archive != 0;
-    (*out)[group] = u;
+    m->log_use[group] = u;
+  }
+  if (version < kDictVersion) return true;
+  if (!d.GetU32(&n) || n > kMaxLogHistory) {
+    *why = "log history truncated";
+    return false;
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    LogHistoryEntry h;
+    if (!d.GetU64(&h.recid) || !DecodeOneLogUse(d, version, &h.log)) {
+      *why = "log history truncated";
+      return false;
+    }
+    m->log_history.push_back(h);
   }
   return true;
 }
@@ -486,7 +531,7 @@ bool DecodeImage(absl::Span<const uint8_t> body, uint16_t version, DictImage* m,
     if (!DecodeView(d, &v, why)) return false;
     m->views.emplace(v.name, std::move(v));
   }
-  if (version >= kDictVersion && !DecodeLogUse(d, &m->log_use, why)) return false;
+  if (version >= kDictVersionNoLogHistory && !DecodeLogUse(d, version, m, why)) return false;
   if (d.remaining() != 0) {
     *why = fmt::format("{} unexpected bytes after the free extent list", d.remaining());
     return false;
@@ -533,7 +578,8 @@ std::optional<DictImage> ParseCopy(absl::Span<const uint8_t> bytes, uint32_t dbi
   }
   (void)(d.GetU16(&version) && d.GetU16(&copy) && d.GetU32(&length) && d.GetU64(&generation) &&
          d.GetU32(&stored_dbid) && d.GetU32(&reserved) && d.GetU64(&sum));
-  if (version != kDictVersion && version != kDictVersionNoLogUse && version != kDictVersionNoViews &&
+  if (version != kDictVersion && version != kDictVersionNoLogHistory &&
+      version != kDictVersionNoLogUse && version != kDictVersionNoViews &&
       version != kDictVersionNoSequences &&
       version != kDictVersionNoDefaults &&
       version != kDictVersionNoScale && version != kDictVersionNoIndexes) {
@@ -660,6 +706,7 @@ absl::Status DataEngine::WriteDictionary(bool clean, bool* landed) {
   m.sequences = sequences;
   m.views = views;
   m.log_use = LogUseWithCurrent(table);
+  m.log_history = log_history;
   for (const auto& [file, next] : file_next_block) {
     if (!IsTempFile(table, file)) m.file_next_block[file] = next;
   }
@@ -765,6 +812,7 @@ absl::Status DataEngine::LoadDictionary(std::vector<std::string>* actions, bool*
   views = std::move(m.views);
   recoverable_scn = scn;
   log_use = std::move(m.log_use);
+  log_history = std::move(m.log_history);
   file_next_block = std::move(m.file_next_block);
   free_extents = std::move(m.free_extents);
   dictionary_generation = m.generation;
@@ -776,10 +824,10 @@ absl::Status DataEngine::OpenInstance(std::vector<std::string>* actions) {
   bool clean = true;
   if (absl::Status st = LoadDictionary(actions, &clean); !st.ok()) return st;
   log_first_change = scn;
+  log_first_time = db->clock->UnixSeconds();
   if (dictionary_generation == 0 || db->rack->read_only()) return absl::OkStatus();
   if (!clean) {
     absl::Status st = RecoverInstance(actions);
-    log_first_change = scn;
     if (st.ok()) ArchiveAfterOpen();
     return st;
   }

@@ -1108,6 +1108,7 @@ DataEngine& EngineOf(Database::State& db) {
     e->db = &db;
     MutexLock engine_lock(&e->mu);  // no other thread sees it yet
     e->all_objects_rows = db.options.all_objects_rows;
+    e->log_first_time = db.clock->UnixSeconds();  // the first log's (OpenInstance sets an open's)
     db.engine = e;
   }
   return *db.engine;

@@ -266,15 +266,27 @@ struct UndoSnapshot {
   bool operator==(const UndoSnapshot&) const = default;
 };
 
-// One online log's use since this instance opened, kept until the group is
-// reused: V$LOG's SEQUENCE#, FIRST_CHANGE#, ARCHIVED; what ARCH copies.
+// One online log's use, kept until the group is reused: V$LOG's SEQUENCE#,
+// FIRST_CHANGE#, FIRST_TIME, NEXT_CHANGE#, NEXT_TIME, ARCHIVED; what ARCH
+// copies.
 struct LogUse {
   uint64_t sequence = 0;
   uint64_t first_change = 0, next_change = 0;
   uint64_t blocks = 0;  // block 0 and the header included
   bool needs_archive = false;  // filled in ARCHIVELOG mode
   bool archived = false;
+  // Unix seconds the log became CURRENT and was switched out (0: not known,
+  // a dictionary written before version 8, or still CURRENT).
+  int64_t first_time = 0, next_time = 0;
 };
+
+// One log switch (V$LOG_HISTORY): the log left behind, numbered by `recid`
+// from 1 on. The dictionary keeps the newest kMaxLogHistory.
+struct LogHistoryEntry {
+  uint64_t recid = 0;
+  LogUse log;  // its sequence, SCN range and times
+};
+inline constexpr size_t kMaxLogHistory = 292;  // a default control file's LOG HISTORY section
 
 // One data file's physical I/O since the instance opened (V$FILESTAT): the
 // buffer cache's reads, DBWR's writes, and the dictionary's and the undo
@@ -376,13 +388,15 @@ struct DataEngine {
   uint64_t last_write_ns ABSL_GUARDED_BY(mu) = 0;
   bool log_started ABSL_GUARDED_BY(mu) = false;
   uint64_t log_first_change ABSL_GUARDED_BY(mu) = 0;  // SCN the CURRENT log starts at
+  int64_t log_first_time ABSL_GUARDED_BY(mu) = 0;     // when it became CURRENT (0: not known)
   std::map<uint32_t, LogUse> log_use ABSL_GUARDED_BY(mu);  // by group#, the logs left behind
+  std::vector<LogHistoryEntry> log_history ABSL_GUARDED_BY(mu);  // oldest first (V$LOG_HISTORY)
   // Time the last FlushLog spent on a log switch (checkpoint, ARCH): the
   // session's `log file switch ...` waits, which its `log file sync` excludes.
   uint64_t switch_wait_ns ABSL_GUARDED_BY(mu) = 0;
   uint64_t current_log_blocks ABSL_GUARDED_BY(mu) = 0;  // the CURRENT log's size (0: not known yet)
   // log_use is kept in the dictionary (with the CURRENT log's), so V$LOG
-  // shows every group's last sequence after a restart.
+  // shows every group's last sequence after a restart; so is log_history.
 
   // The persistent dictionary (data_dictionary.cc): both copies in the SYSTEM
   // data file hold generation `dictionary_generation` (0: never written).
@@ -658,15 +672,27 @@ struct DataEngine {
   // `t` still has.
   std::map<uint32_t, LogUse> LogUseWithCurrent(const FileTable& t) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // The CURRENT log's use so far (NEXT_CHANGE# 0).
+  LogUse CurrentLogUse() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // Adds the log switch that left `u` behind to log_history, unless a switch
+  // of its sequence or a later one is there already; the oldest entries
+  // beyond kMaxLogHistory go.
+  void RecordLogSwitch(const LogUse& u) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // Group `group`'s use as log sequence `seq`: the one remembered when it is
   // that sequence's (its SCN range kept), else a new one (range unknown: 0).
   LogUse& UseOf(uint32_t group, uint64_t seq) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // At open, after the dictionary's log uses are loaded: the logs from
   // sequence `first_seq` (the checkpoint's) to `last_seq`, in group index
   // `last_group`, are the ones last used (each in the group after the one
-  // before), the last one ending at the SCN now; whether each is archived is
-  // the control file's word.
-  void SettleLogUse(uint64_t first_seq, uint64_t last_seq, uint32_t last_group)
+  // before), the last one ending at the SCN now and at log_first_time (the
+  // open's: set before this is called); whether each is archived is
+  // the control file's word. Each of them but the CURRENT one is a switch
+  // for log_history. Where a crash left a log's SCN range unknown (after a
+  // switch, before its checkpoint) it is taken from its neighbours', else
+  // from `first_redo_scn` (recovery's: each log's first redo record's SCN,
+  // by sequence).
+  void SettleLogUse(uint64_t first_seq, uint64_t last_seq, uint32_t last_group,
+                    const std::map<uint64_t, uint64_t>& first_redo_scn = {})
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // ALTER DATABASE ARCHIVELOG | NOARCHIVELOG.
   absl::Status SetLogMode(Recorder& rec, bool archivelog) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);

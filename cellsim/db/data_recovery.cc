@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
+#include <utility>
+#include <vector>
 
 #include "cellsim/base/checksum.h"
 #include "cellsim/db/data_engine.h"
@@ -258,7 +261,10 @@ class Recovery {
 
   // The redo from the checkpoint position to the end of the online logs, as
   // one stream of records; sets where it ended.
-  absl::Status ReadRedo(std::vector<uint8_t>* stream, uint64_t* last_seq, uint32_t* last_group) {
+  // `log_starts`: each log's sequence and the offset in `stream` its redo
+  // begins at, in order.
+  absl::Status ReadRedo(std::vector<uint8_t>* stream, uint64_t* last_seq, uint32_t* last_group,
+                        std::vector<std::pair<uint64_t, size_t>>* log_starts) {
     e_.mu.AssertHeld();
     const FileTable table = e_.FileTableCopy();
     const std::vector<const LogGroup*> groups = Thread1Groups(table);
@@ -272,8 +278,10 @@ class Recovery {
     for (size_t logs = 0; logs <= groups.size(); ++logs) {
       const LogGroup* g = groups[gi];
       bool any = false;
+      const size_t start = stream->size();
       if (absl::Status st = ReadLog(*g, seq, block, stream, &any); !st.ok()) return st;
       if (!any && logs > 0) break;  // the next log does not continue the sequence
+      log_starts->push_back({seq, start});
       *last_seq = seq;
       *last_group = gi;
       gi = (gi + 1) % static_cast<uint32_t>(groups.size());
@@ -510,12 +518,18 @@ absl::Status DataEngine::RecoverInstance(std::vector<std::string>* actions) {
   std::vector<uint8_t> stream;
   uint64_t last_seq = 0;
   uint32_t last_group = 0;
-  if (absl::Status st = rcv.ReadRedo(&stream, &last_seq, &last_group); !st.ok()) return st;
+  std::vector<std::pair<uint64_t, size_t>> log_starts;
+  if (absl::Status st = rcv.ReadRedo(&stream, &last_seq, &last_group, &log_starts); !st.ok()) return st;
   size_t pos = 0;
   std::string why;
+  std::map<uint64_t, uint64_t> first_redo_scn;  // by sequence: its first record's SCN
+  size_t next_log = 0;
   while (pos < stream.size()) {
     std::optional<redo::Record> r = redo::ParseRecord(absl::MakeConstSpan(stream).subspan(pos), &why);
     if (!r.has_value()) break;  // the end of what LGWR wrote completely
+    for (; next_log < log_starts.size() && log_starts[next_log].second <= pos; ++next_log) {
+      first_redo_scn[log_starts[next_log].first] = r->scn;
+    }
     if (absl::Status st = rcv.Apply(*r, rp); !st.ok()) return st;
     pos += r->length;
   }
@@ -542,11 +556,12 @@ absl::Status DataEngine::RecoverInstance(std::vector<std::string>* actions) {
   }
   scn = std::max(scn, rp.last_scn) + 1;
   recoverable_scn = scn;  // what a recovery cut short would come to again
-  SettleLogUse(checkpoint.sequence, last_seq, last_group);
+  SettleLogUse(checkpoint.sequence, last_seq, last_group, first_redo_scn);
   sequence = last_seq + 1;
   const size_t groups = Thread1Groups(FileTableCopy()).size();
   current_group_index = static_cast<uint32_t>((last_group + 1) % std::max<size_t>(groups, 1));
   log_block = 2;
+  log_first_change = scn;  // before the checkpoint, whose dictionary keeps the CURRENT log's use
   // Indexes: rebuilt from the recovered tables (docs/db.md "Indexes").
   if (absl::Status st = RebuildIndexes(actions); !st.ok()) return st;
   Recorder rec = db->SystemRecorder();

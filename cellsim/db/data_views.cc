@@ -8,6 +8,7 @@
 
 #include "cellsim/asm/disk_group.h"
 #include "cellsim/asm/rack.h"
+#include "cellsim/db/date_format.h"
 
 namespace cellsim::db::internal {
 namespace {
@@ -119,6 +120,11 @@ ViewRows Locks(DataEngine& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   return r;
 }
 
+// A time the engine may not know (0): NULL then.
+Value DateOrNull(int64_t unix_seconds) {
+  return unix_seconds == 0 ? Value::Null() : Value::Date(unix_seconds);
+}
+
 ViewRows Logs(DataEngine& e, bool files) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   ViewRows r;
   const FileTable table = e.FileTableCopy();  // `groups` point into it
@@ -138,7 +144,8 @@ ViewRows Logs(DataEngine& e, bool files) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
     return r;
   }
   r.columns = {N("GROUP#"), N("THREAD#"), N("SEQUENCE#"), N("BYTES"), N("BLOCKSIZE"), N("MEMBERS"),
-               S("ARCHIVED"), S("STATUS"), N("FIRST_CHANGE#"), N("NEXT_CHANGE#"), N("CON_ID")};
+               S("ARCHIVED"), S("STATUS"), N("FIRST_CHANGE#"), D("FIRST_TIME"), N("NEXT_CHANGE#"),
+               D("NEXT_TIME"), N("CON_ID")};
   size_t index = 0;
   for (const LogGroup* g : groups) {
     std::string status = "UNUSED";
@@ -147,7 +154,7 @@ ViewRows Logs(DataEngine& e, bool files) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
     if (g->thread == 1) {
       if (index == e.current_group_index) {
         status = "CURRENT";
-        use = LogUse{e.sequence, e.log_first_change, 0, e.log_block, false, false};
+        use = e.CurrentLogUse();
       } else if (auto u = e.log_use.find(g->group); u != e.log_use.end()) {
         status = "INACTIVE";  // checkpointed at the switch
         use = u->second;
@@ -161,8 +168,36 @@ ViewRows Logs(DataEngine& e, bool files) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
     r.rows.push_back({Value::Num(g->group), Value::Num(g->thread), num(use.sequence),
                       num(g->size_bytes), Value::Num(g->block_size), num(g->members.size()),
                       Value::Str(archived ? "YES" : "NO"), Value::Str(status),
-                      num(use.first_change),
-                      use.next_change == 0 ? Value::Null() : num(use.next_change), Value::Num(0)});
+                      num(use.first_change), DateOrNull(use.first_time),
+                      use.next_change == 0 ? Value::Null() : num(use.next_change),
+                      DateOrNull(use.next_time), Value::Num(0)});
+  }
+  return r;
+}
+
+// Oracle's record stamp of a time: seconds since 1988-01-01 00:00:00 with
+// every month 31 days long (RMAN's STAMP, "stamp2date"), UTC here.
+uint64_t OracleStamp(int64_t unix_seconds) {
+  const Civil t = CivilFromUnix(unix_seconds);
+  if (t.year < 1988) return 0;
+  const int64_t days = ((t.year - 1988) * 12 + (t.month - 1)) * 31 + (t.day - 1);
+  return static_cast<uint64_t>(((days * 24 + t.hour) * 60 + t.minute) * 60 + t.second);
+}
+
+// V$LOG_HISTORY: each log switch the dictionary keeps (the newest
+// kMaxLogHistory), oldest first. cellsim has no RESETLOGS: the database's
+// incarnation starts at SCN 1 when it was created.
+ViewRows LogHistory(DataEngine& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  const int64_t created = e.FileTableCopy().created_unix;
+  ViewRows r;
+  r.columns = {N("RECID"), N("STAMP"), N("THREAD#"), N("SEQUENCE#"), N("FIRST_CHANGE#"),
+               D("FIRST_TIME"), N("NEXT_CHANGE#"), N("RESETLOGS_CHANGE#"), D("RESETLOGS_TIME"),
+               N("CON_ID")};
+  const auto num = [](uint64_t v) { return Value::Num(static_cast<double>(v)); };
+  for (const LogHistoryEntry& h : e.log_history) {
+    r.rows.push_back({num(h.recid), num(OracleStamp(h.log.next_time)), Value::Num(1),
+                      num(h.log.sequence), num(h.log.first_change), DateOrNull(h.log.first_time),
+                      num(h.log.next_change), Value::Num(1), Value::Date(created), Value::Num(0)});
   }
   return r;
 }
@@ -788,6 +823,7 @@ std::optional<ViewRows> BuildView(DataEngine& e, SessionData& sd, const std::str
   if (name == "V$TEMPUNDOSTAT") return UndoStat(e, true);
   if (name == "V$LOG") return Logs(e, false);
   if (name == "V$LOGFILE") return Logs(e, true);
+  if (name == "V$LOG_HISTORY") return LogHistory(e);
   if (name == "V$ARCHIVED_LOG") return ArchiveViews(e, false);
   if (name == "V$DATABASE") return ArchiveViews(e, true);
   if (name == "V$CELL") return CellRows(e);

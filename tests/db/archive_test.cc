@@ -117,13 +117,118 @@ TEST_F(ArchiveTest, VlogKeepsEachGroupsSequenceAcrossARestartAndACrash) {
   }
 }
 
+// One row of V$LOG_HISTORY.
+struct LogSwitch {
+  uint64_t recid = 0, stamp = 0, sequence = 0, first_change = 0, next_change = 0;
+  std::string first_time;  // "YYYY MM DD HH24 MI SS" ("" when NULL)
+};
+
+std::vector<LogSwitch> History(Session* s) {
+  absl::StatusOr<StatementResult> r = s->Execute(
+      "select recid, stamp, sequence#, first_change#, next_change#, "
+      "to_char(first_time, 'YYYY MM DD HH24 MI SS') from v$log_history order by recid");
+  EXPECT_TRUE(r.ok()) << r.status();
+  std::vector<LogSwitch> out;
+  for (const auto& row : r.ok() ? r->result_rows : std::vector<std::vector<std::string>>{}) {
+    out.push_back({std::stoull(row[0]), std::stoull(row[1]), std::stoull(row[2]),
+                   std::stoull(row[3]), std::stoull(row[4]), row[5]});
+  }
+  return out;
+}
+
+// Oracle's record stamp of a time "YYYY MM DD HH24 MI SS": seconds since
+// 1988-01-01 with 31-day months.
+uint64_t StampOf(const std::string& time) {
+  const std::vector<std::string> f = absl::StrSplit(time, ' ');
+  if (f.size() != 6) return 0;
+  const uint64_t days = ((std::stoull(f[0]) - 1988) * 12 + std::stoull(f[1]) - 1) * 31 + std::stoull(f[2]) - 1;
+  return ((days * 24 + std::stoull(f[3])) * 60 + std::stoull(f[4])) * 60 + std::stoull(f[5]);
+}
+
+// V$LOG_HISTORY is one unbroken run of switches up to the log before the
+// CURRENT one: RECID and SEQUENCE# step by one, each log begins at the SCN
+// and time the one before ended (its STAMP), and every range is not empty.
+void ExpectUnbroken(const std::vector<LogSwitch>& h, uint64_t current_sequence, const std::string& what) {
+  ASSERT_FALSE(h.empty()) << what;
+  EXPECT_EQ(h.back().sequence + 1, current_sequence) << what;
+  for (size_t i = 0; i < h.size(); ++i) {
+    EXPECT_LT(h[i].first_change, h[i].next_change) << what << ", sequence " << h[i].sequence;
+    EXPECT_NE(h[i].first_time, "") << what << ", sequence " << h[i].sequence;
+    if (i == 0) continue;
+    EXPECT_EQ(h[i].recid, h[i - 1].recid + 1) << what;
+    EXPECT_EQ(h[i].sequence, h[i - 1].sequence + 1) << what;
+    EXPECT_EQ(h[i].first_change, h[i - 1].next_change) << what << ", sequence " << h[i].sequence;
+    EXPECT_EQ(h[i - 1].stamp, StampOf(h[i].first_time)) << what << ", sequence " << h[i].sequence;
+  }
+}
+
+// V$LOG_HISTORY: a record for every log switch (a full log, ALTER SYSTEM
+// SWITCH LOGFILE, the switch an open makes), kept across a restart and a
+// crash (the dictionary keeps them, as Oracle's control file does).
+TEST_F(ArchiveTest, LogHistoryRecordsEverySwitchAcrossARestartAndACrash) {
+  EXPECT_EQ(One("select count(*) from v$log_history"), "0");
+  Run("create table t as select * from all_objects where 1=0");
+  Run("alter system switch logfile");
+  MakeRedo(3);  // ~2.7 MB through 1 MiB logs: switches of full logs
+  const auto current = [&] { return std::stoull(One("select sequence# from v$log where status = 'CURRENT'")); };
+  std::vector<LogSwitch> h = History(s_.get());
+  ExpectUnbroken(h, current(), "after switches");
+  EXPECT_GE(h.size(), 3u);
+  EXPECT_EQ(h.front().recid, 1u);
+  EXPECT_EQ(h.front().sequence, 1u);
+  // V$LOG's INACTIVE groups are the history's newest records.
+  for (const auto& row : Run("select sequence#, first_change#, next_change#, "
+                             "to_char(first_time, 'YYYY MM DD HH24 MI SS') from v$log "
+                             "where status = 'INACTIVE'").result_rows) {
+    const uint64_t seq = std::stoull(row[0]);
+    ASSERT_LT(seq, current());
+    const LogSwitch& r = h[h.size() - (current() - seq)];
+    EXPECT_EQ(r.sequence, seq);
+    EXPECT_EQ(std::to_string(r.first_change), row[1]);
+    EXPECT_EQ(std::to_string(r.next_change), row[2]);
+    EXPECT_EQ(r.first_time, row[3]);
+  }
+  ASSERT_OK(Reopen());  // the open switches out of the log the close left CURRENT
+  std::vector<LogSwitch> reopened = History(s_.get());
+  ASSERT_EQ(reopened.size(), h.size() + 1);
+  EXPECT_EQ(reopened[h.size() - 1].next_change, h.back().next_change);
+  ExpectUnbroken(reopened, current(), "after a restart");
+  MakeRedo(2);
+  const size_t at_crash = History(s_.get()).size();
+  Crash();
+  ASSERT_OK(Reopen());  // recovery's walk through the logs closes the last one
+  std::vector<LogSwitch> recovered = History(s_.get());
+  EXPECT_EQ(recovered.size(), at_crash + 1);
+  ExpectUnbroken(recovered, current(), "after a crash");
+}
+
+// The dictionary keeps the newest 292 switches (a default control file's LOG
+// HISTORY section); RECID keeps counting.
+TEST_F(ArchiveTest, LogHistoryKeepsTheNewestSwitches) {
+  for (int i = 0; i < 300; ++i) Run("alter system switch logfile");
+  std::vector<LogSwitch> h = History(s_.get());
+  ASSERT_EQ(h.size(), 292u);
+  EXPECT_EQ(h.front().recid, 9u);
+  EXPECT_EQ(h.back().recid, 300u);
+  ExpectUnbroken(h, 301, "after 300 switches");
+  ASSERT_OK(Reopen());
+  h = History(s_.get());
+  ASSERT_EQ(h.size(), 292u);
+  EXPECT_EQ(h.front().recid, 10u);
+  EXPECT_EQ(h.back().sequence, 301u);
+}
+
 // A power cut at any write of a commit that crosses log switches (LGWR's in
-// both logs, DBWR's checkpoint, the dictionary's) loses nothing acknowledged
-// and keeps each commit whole. The table keeps its blocks from one cut to
-// the next: DBWR once stamped the blocks of a checkpoint a crash cut short
-// with an SCN beyond the one recovery went on from, and the recovery after
-// the next cut skipped the changes made to them since as already written (a
-// committed insert lost ~30 of its 2,000 rows).
+// both logs, DBWR's checkpoint, the dictionary's) loses nothing acknowledged,
+// keeps each commit whole, and leaves V$LOG_HISTORY unbroken once the next
+// open recovered: a switch whose checkpoint did not finish is recorded by
+// recovery's walk through the logs, its SCN range and times taken from its
+// neighbours' or from the first redo record of the log it switched to. The
+// table keeps its blocks from one cut to the next: DBWR once stamped the
+// blocks of a checkpoint a crash cut short with an SCN beyond the one
+// recovery went on from, and the recovery after the next cut skipped the
+// changes made to them since as already written (a committed insert lost
+// ~30 of its 2,000 rows).
 class ArchiveFaultTest : public testing::FaultSqlTest<ArchiveTest> {
  protected:
   void Configure(DatabaseOptions* o) const override {
@@ -149,6 +254,8 @@ TEST_F(ArchiveFaultTest, PowerLossAtEveryWriteOfACommitAcrossSwitches) {
     PowerOff();
     ASSERT_OK(Reopen());
     const std::string what = fmt::format("cut after {} writes ({})", n, r.ok() ? "acknowledged" : "failed");
+    ExpectUnbroken(History(s_.get()),
+                   std::stoull(One("select sequence# from v$log where status = 'CURRENT'")), what);
     const uint64_t now = std::stoull(One("select count(*) from t"));
     if (r.ok()) {
       EXPECT_EQ(now, rows + kInsert) << what;  // an acknowledged commit is kept
