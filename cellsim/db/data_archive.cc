@@ -72,6 +72,19 @@ absl::Status DataEngine::NextLog(Recorder& rec, const std::vector<const LogGroup
                                  bool archivelog) {
   const uint32_t next = (current_group_index + 1) % static_cast<uint32_t>(groups.size());
   const LogGroup* g = groups[next];
+  // The next group last held sequence + 1 - groups: crash recovery still
+  // needs it while the checkpoint is in it or before. Every switch takes its
+  // checkpoint once this write is done, so only redo larger than the other
+  // groups hold comes back to it first (log_flush_bytes keeps LGWR's writes
+  // below that; a single redo record can still be larger).
+  if (next != current_group_index && sequence + 1 >= groups.size() &&
+      sequence + 1 - groups.size() >= std::max<uint64_t>(checkpoint.sequence, 1)) {
+    return absl::ResourceExhaustedError(fmt::format(
+        "LGWR: log group {} cannot be reused yet: it holds log sequence {}, which crash recovery "
+        "still needs (the checkpoint is in sequence {}); this redo ({} bytes) is more than the "
+        "other online logs hold: add log groups or make them larger",
+        g->group, sequence + 1 - groups.size(), checkpoint.sequence, log_buffer.size()));
+  }
   if (archivelog && next != current_group_index) {
     if (absl::Status st = MakeReusable(rec, *g); !st.ok()) return st;
   }

@@ -531,7 +531,8 @@ absl::Status DataEngine::GenerateRedo(Recorder& rec, uint32_t bytes, uint32_t ve
   }
   t.undo_marked = t.undo.size();
   const uint64_t now = db->clock->NowNanos();
-  if (log_buffer.size() >= log_buffer_size / 3 ||
+  if (log_flush_bytes == 0) SetLogFlushBytes(Thread1Groups(FileTableCopy()));  // once per instance
+  if (log_buffer.size() >= log_flush_bytes ||
       (last_write_ns != 0 && now >= last_write_ns + kLogTimeoutNs)) {
     return FlushLog(rec, false);
   }
@@ -936,6 +937,7 @@ absl::Status DataEngine::FlushLog(Recorder& rec, bool sync) {
   const LogGroup* g = groups[current_group_index];
   uint64_t capacity = g->size_bytes / g->block_size;
   current_log_blocks = capacity;
+  SetLogFlushBytes(groups);
   std::optional<uint32_t> left;  // the group a log switch left behind
   if (log_block + blocks > capacity) {
     // Log switch: the next group becomes CURRENT and takes this write; the
@@ -958,6 +960,21 @@ absl::Status DataEngine::FlushLog(Recorder& rec, bool sync) {
   if (absl::Status st = WriteRedo(*g, bytes); !st.ok()) return st;
   if (left) return CompleteSwitch(rec, *left, table.archivelog);
   return absl::OkStatus();
+}
+
+void DataEngine::SetLogFlushBytes(const std::vector<const LogGroup*>& groups) {
+  log_flush_bytes = log_buffer_size / 3;
+  if (groups.size() < 2) return;
+  uint64_t smallest = UINT64_MAX;  // the smallest log's redo payload
+  for (const LogGroup* g : groups) {
+    const uint64_t blocks = g->size_bytes / g->block_size;
+    smallest = std::min<uint64_t>(smallest, (blocks > 2 ? blocks - 2 : 0) * kRedoPayload);
+  }
+  // What the groups other than the CURRENT one hold, less half a log of
+  // slack for the record that crosses the mark.
+  const uint64_t others = (groups.size() - 1) * smallest;
+  log_flush_bytes = std::clamp<uint64_t>(others - std::min(others, smallest / 2), kRedoPayload,
+                                         std::max<uint64_t>(log_flush_bytes, kRedoPayload));
 }
 
 absl::Status DataEngine::WriteRedo(const LogGroup& g, size_t bytes) {

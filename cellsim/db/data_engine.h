@@ -395,6 +395,13 @@ struct DataEngine {
   // session's `log file switch ...` waits, which its `log file sync` excludes.
   uint64_t switch_wait_ns ABSL_GUARDED_BY(mu) = 0;
   uint64_t current_log_blocks ABSL_GUARDED_BY(mu) = 0;  // the CURRENT log's size (0: not known yet)
+  // LGWR writes once the log buffer holds this much (FlushLog sets it): a
+  // third of the buffer, and less than what the groups other than the
+  // CURRENT one hold. A larger write would switch into every other group and
+  // come back to the one the checkpoint is in before any of those switches'
+  // checkpoints is taken (they follow the write), overwriting redo that
+  // crash recovery needs.
+  uint64_t log_flush_bytes ABSL_GUARDED_BY(mu) = 0;  // 0: not set yet
   // log_use is kept in the dictionary (with the CURRENT log's), so V$LOG
   // shows every group's last sequence after a restart; so is log_history.
 
@@ -635,6 +642,8 @@ struct DataEngine {
   // but the last) at the CURRENT log's position in every member of `g`.
   absl::Status WriteRedo(const LogGroup& g, size_t bytes)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // log_flush_bytes for thread 1's `groups`.
+  void SetLogFlushBytes(const std::vector<const LogGroup*>& groups) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   UndoStatBucket& Bucket() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
 
   // ---- log switches and ARCH (data_archive.cc) ----

@@ -2,6 +2,7 @@
 // copying each filled online log into +RECO byte for byte, V$ARCHIVED_LOG,
 // V$LOG's ARCHIVED, ARCHIVE LOG LIST, the switch waits, a restart, and what
 // happens when the destination is missing or full.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -236,38 +237,77 @@ class ArchiveFaultTest : public testing::FaultSqlTest<ArchiveTest> {
     o->min_log_file_bytes = 256 << 10;
     o->standard_files.log_bytes = 256 << 10;  // a 2,000-row commit crosses a switch
   }
+  // Cuts the power at every write of a commit of `added` rows into table t
+  // (every write of the first 8, then every ~8th; every ~4th under ASan),
+  // `prepare` making the change before each and returning the rows t held
+  // before it. After each cut the reopened t holds its rows before or, the
+  // commit whole, after (after when it was acknowledged), and V$LOG_HISTORY
+  // is unbroken. Returns the number of cuts.
+  int CutEveryCommitWrite(const std::function<uint64_t()>& prepare, uint64_t added) {
+    int cuts = 0;
+    const int stride = ::cellsim::testing::BySanitizer(8, 4, 4);
+    for (int n = 0;; n += 1 + n / stride) {
+      if (n >= 4000) {
+        ADD_FAILURE() << "the commit should run out of writes";
+        return cuts;
+      }
+      const uint64_t before = prepare();
+      fault()->CrashAfter({.ops = io::kOpWrite}, n);
+      const absl::StatusOr<StatementResult> r = s_->Execute("commit");
+      const bool cut = fault()->Crashed();
+      PowerOff();
+      if (absl::Status st = Reopen(); !st.ok()) {
+        ADD_FAILURE() << "cut after " << n << " writes: " << st;
+        return cuts;
+      }
+      const std::string what =
+          fmt::format("cut after {} writes ({})", n, r.ok() ? "acknowledged" : "failed");
+      ExpectUnbroken(History(s_.get()),
+                     std::stoull(One("select sequence# from v$log where status = 'CURRENT'")), what);
+      const uint64_t now = std::stoull(One("select count(*) from t"));
+      if (r.ok()) {
+        EXPECT_EQ(now, before + added) << what;  // an acknowledged commit is kept
+      } else {
+        EXPECT_TRUE(now == before || now == before + added)
+            << what << ": " << now << " rows, " << before << " before: the commit whole or not at all";
+      }
+      if (!cut) return cuts;
+      ++cuts;
+    }
+  }
 };
 
 TEST_F(ArchiveFaultTest, PowerLossAtEveryWriteOfACommitAcrossSwitches) {
   Run("create table t as select * from all_objects where 1=0");
   constexpr uint64_t kInsert = 2000;
-  uint64_t rows = 0;
-  int cuts = 0;
-  // Every write of the first 8, then every ~8th (every ~4th under ASan).
-  const int stride = ::cellsim::testing::BySanitizer(8, 4, 4);
-  for (int n = 0;; n += 1 + n / stride) {
-    ASSERT_LT(n, 2000) << "the commit should run out of writes";
-    Run(fmt::format("insert into t select * from all_objects where rownum <= {}", kInsert));
-    fault()->CrashAfter({.ops = io::kOpWrite}, n);
-    const absl::StatusOr<StatementResult> r = s_->Execute("commit");
-    const bool cut = fault()->Crashed();
-    PowerOff();
-    ASSERT_OK(Reopen());
-    const std::string what = fmt::format("cut after {} writes ({})", n, r.ok() ? "acknowledged" : "failed");
-    ExpectUnbroken(History(s_.get()),
-                   std::stoull(One("select sequence# from v$log where status = 'CURRENT'")), what);
-    const uint64_t now = std::stoull(One("select count(*) from t"));
-    if (r.ok()) {
-      EXPECT_EQ(now, rows + kInsert) << what;  // an acknowledged commit is kept
-    } else {
-      EXPECT_TRUE(now == rows || now == rows + kInsert) << what << ": " << now << " rows, " << rows
-                                                        << " before: the commit whole or not at all";
-    }
-    rows = now;
-    if (!cut) break;
-    ++cuts;
-  }
-  EXPECT_GT(cuts, 10);
+  EXPECT_GT(CutEveryCommitWrite(
+                [&] {
+                  const uint64_t rows = std::stoull(One("select count(*) from t"));
+                  Run(fmt::format("insert into t select * from all_objects where rownum <= {}", kInsert));
+                  return rows;
+                },
+                kInsert),
+            10);
+}
+
+// A commit whose redo is more than the online logs hold (~0.9 MB into three
+// 256 KiB logs), cut at every write. LGWR once wrote a log buffer that large
+// in one go: each switch's checkpoint waits for the rest of the write, so
+// the write came back to the group the checkpoint was in and overwrote redo
+// crash recovery needed, and a cut before those checkpoints left a database
+// whose recovery found no redo (committed changes lost, uncommitted ones
+// kept). LGWR now writes before its buffer holds more than the other groups
+// do, and refuses to reuse a group recovery still needs.
+TEST_F(ArchiveFaultTest, PowerLossAtEveryWriteOfACommitLargerThanTheLogs) {
+  Run("create table t as select * from all_objects where 1=0");
+  EXPECT_GT(CutEveryCommitWrite(
+                [&] {
+                  Run("truncate table t");
+                  Run("insert into t select * from all_objects");
+                  return uint64_t{0};
+                },
+                kRows),
+            3);
 }
 
 TEST_F(ArchiveTest, ArchCopiesEveryFilledLogIntoReco) {

@@ -135,6 +135,12 @@ db::DatabaseOptions Options() {
   db::DatabaseOptions o;
   o.all_objects_rows = kAllObjectsRows;
   o.standard_files.log_bytes = 4ull << 20;  // Oracle's minimum: log switches (checkpoints) often
+  // CELLSIM_TXN_CRASH_LOG_KIB=N: logs of N KiB instead (more switches, and
+  // checkpoints, per cut).
+  if (const char* kib = std::getenv("CELLSIM_TXN_CRASH_LOG_KIB"); kib != nullptr) {
+    o.min_log_file_bytes = std::strtoull(kib, nullptr, 10) << 10;
+    o.standard_files.log_bytes = o.min_log_file_bytes;
+  }
   return o;
 }
 
