@@ -159,8 +159,11 @@ ViewRows Logs(DataEngine& e, bool files) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
         status = "INACTIVE";  // checkpointed at the switch
         use = u->second;
         archived = u->second.archived;
-      } else if (index < e.sequence) {
-        status = "INACTIVE";  // used before this instance opened
+      } else if (index < e.sequence && e.log_use.empty()) {
+        // Used before this instance opened, by a database whose dictionary
+        // kept no log uses (written before version 7); with them, a group
+        // that has none was never used.
+        status = "INACTIVE";
       }
       ++index;
     }

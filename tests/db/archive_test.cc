@@ -103,6 +103,11 @@ TEST_F(ArchiveTest, VlogKeepsEachGroupsSequenceAcrossARestartAndACrash) {
     }
   }
   EXPECT_EQ(current, 1);
+  // A group added and not used yet is UNUSED (it was INACTIVE once the
+  // sequence had passed its place).
+  Run("alter database add logfile group 9 ('+DATA') size 1m");
+  EXPECT_EQ(One("select status || ':' || sequence# from v$log where group# = 9"), "UNUSED:0");
+  Run("alter database drop logfile group 9");
   // A crash: recovery reads the logs; the sequences stay the same.
   MakeRedo(1);
   const std::vector<std::string> at_crash = LogRows(s_.get());
