@@ -124,6 +124,50 @@ absl::Status DataEngine::CompleteSwitch(Recorder& rec, uint32_t left_group, bool
   return st;
 }
 
+absl::Status DataEngine::AssembleLog(Recorder& arch, const LogGroup& g, const LogUse& u,
+                                     std::vector<uint8_t>* image) {
+  constexpr uint64_t kHeaderBlocks = 2;  // the OS header and the log file header
+  if (u.blocks <= kHeaderBlocks) return absl::DataLossError("no member holds the log header whole");
+  std::vector<uint8_t> out;
+  std::vector<uint64_t> missing;
+  std::vector<std::pair<uint64_t, size_t>> from_other;
+  absl::Status st = arch.Timed(Wait::kLogArchiveIo, [&] {
+    return ReadRedoBlocks(arch, g, u.sequence, kHeaderBlocks, u.blocks - kHeaderBlocks, &out,
+                          &missing, &from_other);
+  });
+  if (!st.ok()) return st;
+  // Blocks missing only at the end: past the end of the redo (a log copied
+  // whole). One before a whole block: damage on every member.
+  if (!missing.empty() && missing.back() - missing.front() + 1 != missing.size()) {
+    missing.resize(1);
+  } else if (!missing.empty() && missing.back() + 1 == u.blocks) {
+    missing.clear();
+  }
+  if (!missing.empty()) {
+    std::vector<std::string> names;
+    for (const LogMember& m : g.members) names.push_back(m.file.name);
+    return absl::DataLossError(fmt::format(
+        "ORA-00354: corrupt redo log block header: block {} of sequence {} is not whole in any "
+        "member ({})", missing.front(), u.sequence, fmt::join(names, ", ")));
+  }
+  // The headers: from the first member whose copy reads (the image read
+  // before holds them unless the DataLoss was theirs).
+  for (const LogMember& m : g.members) {
+    absl::StatusOr<asmgr::DiskGroup*> dg = FindDiskGroup(db->rack, m.file.disk_group);
+    if (!dg.ok()) return dg.status();
+    std::vector<asmgr::AsmReadRequest> r(1);
+    r[0].buffer = absl::MakeSpan(image->data(), kHeaderBlocks * g.block_size);
+    r[0].verify_checksums = true;
+    asmgr::AsmIoResult res;
+    st = (*dg)->Read(m.file.number, absl::MakeSpan(r), &res);
+    AccountRead(arch, res, r[0].buffer.size());
+    if (st.ok()) break;
+  }
+  if (!st.ok()) return st;
+  std::copy(out.begin(), out.end(), image->begin() + kHeaderBlocks * g.block_size);
+  return absl::OkStatus();
+}
+
 absl::Status DataEngine::ArchiveLog(const LogGroup& g, LogUse& u) {
   absl::StatusOr<asmgr::DiskGroup*> dest = ArchiveDestination(db->rack);
   if (!dest.ok()) return dest.status();
@@ -143,6 +187,7 @@ absl::Status DataEngine::ArchiveLog(const LogGroup& g, LogUse& u) {
     AccountRead(arch, res, bytes);
     if (read.ok()) break;
   }
+  if (read.code() == absl::StatusCode::kDataLoss) read = AssembleLog(arch, g, u, &image);
   if (!read.ok()) {
     return absl::Status(read.code(), fmt::format("ARCH: reading log group {} (sequence {}): {}",
                                                  g.group, u.sequence, std::string(read.message())));

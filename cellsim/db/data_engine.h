@@ -466,6 +466,20 @@ struct DataEngine {
   // online logs, rolls back every transaction without a commit record, then
   // checkpoints.
   absl::Status RecoverInstance(std::vector<std::string>* actions) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // Redo blocks [first, first + count) of log `g` as LGWR wrote them for
+  // sequence `seq`, appended to `out` (512 bytes each). LGWR writes a block of
+  // a sequence once, the same bytes to every member, so each block comes from
+  // the first member that holds it whole (ASM serving each member's read from
+  // a mirror copy that passes the redo checksum, and repairing the bad one).
+  // A block no member holds whole (past the end of the redo, a write cut
+  // short, damage on every member) is zeros in `out` and listed in `missing`;
+  // `from_other` gets each block read from a member other than the first
+  // (block, member index). An error only when no member can be read at all.
+  // `rec`: whose reads these are (recovery's, ARCH's).
+  absl::Status ReadRedoBlocks(Recorder& rec, const LogGroup& g, uint64_t seq, uint64_t first,
+                              uint64_t count, std::vector<uint8_t>* out,
+                              std::vector<uint64_t>* missing,
+                              std::vector<std::pair<uint64_t, size_t>>* from_other);
   // At a checkpoint: the logged undo of the transactions active now, into
   // UNDOTBS1 (the half the next dictionary generation names).
   absl::Status WriteUndoSnapshot() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
@@ -663,10 +677,17 @@ struct DataEngine {
   // before the group is reused) and is not the statement's error.
   absl::Status CompleteSwitch(Recorder& rec, uint32_t left_group, bool archivelog)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
-  // ARCH: copies `u`'s blocks of group `g` (the first member that reads) into
+  // ARCH: copies `u`'s blocks of group `g` (the first member that reads whole,
+  // else assembled block by block from the members: AssembleLog) into
   // a new ARCHIVELOG file in the archive destination and records it in the
   // control file (the oldest beyond FileTable::kMaxArchivedLogs deleted).
   absl::Status ArchiveLog(const LogGroup& g, LogUse& u) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // When no member reads whole (DataLoss): `u`'s blocks of `g` into `image`,
+  // each redo block from a member that holds it whole (ReadRedoBlocks), the
+  // blocks past the end of the sequence's redo as zeros; DataLoss (ORA-00354)
+  // naming a block none holds whole before the end.
+  absl::Status AssembleLog(Recorder& arch, const LogGroup& g, const LogUse& u,
+                           std::vector<uint8_t>* image) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // At open in ARCHIVELOG mode: ARCH copies (whole) every online log whose
   // sequence is older than the CURRENT one and newer than the newest archived
   // one (a restart forgets which logs it filled); a failure is retried before

@@ -264,7 +264,8 @@ class Recovery {
   // `log_starts`: each log's sequence and the offset in `stream` its redo
   // begins at, in order.
   absl::Status ReadRedo(std::vector<uint8_t>* stream, uint64_t* last_seq, uint32_t* last_group,
-                        std::vector<std::pair<uint64_t, size_t>>* log_starts) {
+                        std::vector<std::pair<uint64_t, size_t>>* log_starts,
+                        std::vector<std::string>* notes) {
     e_.mu.AssertHeld();
     const FileTable table = e_.FileTableCopy();
     const std::vector<const LogGroup*> groups = Thread1Groups(table);
@@ -275,11 +276,13 @@ class Recovery {
     if (groups.empty()) return absl::OkStatus();
     uint32_t gi = p.group_index % static_cast<uint32_t>(groups.size());
     uint64_t seq = p.sequence, block = p.block;
-    for (size_t logs = 0; logs <= groups.size(); ++logs) {
+    // Each group once: LGWR never switches into the group the checkpoint is
+    // in (NextLog), so the walk cannot come back to it with newer redo.
+    for (size_t logs = 0; logs < groups.size(); ++logs) {
       const LogGroup* g = groups[gi];
       bool any = false;
       const size_t start = stream->size();
-      if (absl::Status st = ReadLog(*g, seq, block, stream, &any); !st.ok()) return st;
+      if (absl::Status st = ReadLog(*g, seq, block, stream, &any, notes); !st.ok()) return st;
       if (!any && logs > 0) break;  // the next log does not continue the sequence
       log_starts->push_back({seq, start});
       *last_seq = seq;
@@ -360,41 +363,63 @@ class Recovery {
   }
 
   // Appends the records of log `g` from `block` while its blocks belong to
-  // sequence `seq`; `any` when block `block` did.
+  // sequence `seq`; `any` when block `block` did. Blocks a member did not hold
+  // whole, read from another, are told in `notes`.
   absl::Status ReadLog(const LogGroup& g, uint64_t seq, uint64_t block, std::vector<uint8_t>* stream,
-                       bool* any) {
+                       bool* any, std::vector<std::string>* notes) {
     const uint64_t capacity = g.size_bytes / g.block_size;
     constexpr uint64_t kChunk = 2048;  // redo blocks per read (1 MiB)
-    absl::Status last = absl::OkStatus();
-    for (const LogMember& m : g.members) {  // the first member that reads
-      std::vector<uint8_t> out;
-      bool ok = true, ended = false;
-      for (uint64_t b = block; b < capacity && ok && !ended; b += kChunk) {
-        const uint64_t n = std::min(kChunk, capacity - b);
-        std::vector<uint8_t> buf(n * redo::kRedoBlock);
-        last = ReadFile(m.file, b * redo::kRedoBlock, absl::MakeSpan(buf));
-        ok = last.ok();
-        for (uint64_t i = 0; ok && i < n; ++i) {
-          const absl::Span<const uint8_t> rb = absl::MakeConstSpan(buf).subspan(i * redo::kRedoBlock, redo::kRedoBlock);
-          if (!ValidRedoBlock(rb, b + i, seq)) {
-            ended = true;
-            break;
-          }
-          *any |= b + i == block;
-          uint16_t used = 0;
-          std::memcpy(&used, &rb[12], 2);
-          out.insert(out.end(), rb.begin() + redo::kRedoBlockHeader,
-                     rb.begin() + redo::kRedoBlockHeader + used);
-        }
+    std::vector<std::pair<uint64_t, size_t>> from_other;
+    for (uint64_t b = block; b < capacity; b += kChunk) {
+      const uint64_t n = std::min(kChunk, capacity - b);
+      std::vector<uint8_t> blocks;
+      std::vector<uint64_t> missing;
+      if (absl::Status st = e_.ReadRedoBlocks(rec_, g, seq, b, n, &blocks, &missing, &from_other);
+          !st.ok()) {
+        return absl::Status(st.code(), fmt::format("instance recovery: reading log group {}: {}",
+                                                   g.group, std::string(st.message())));
       }
-      if (ok) {
-        stream->insert(stream->end(), out.begin(), out.end());
-        return absl::OkStatus();
+      // The redo ends at the first block no member holds whole.
+      const uint64_t whole = missing.empty() ? n : missing[0] - b;
+      while (!from_other.empty() && from_other.back().first >= b + whole) from_other.pop_back();
+      *any |= b == block && whole > 0;
+      for (uint64_t i = 0; i < whole; ++i) {
+        const uint8_t* rb = &blocks[i * redo::kRedoBlock];
+        uint16_t used = 0;
+        std::memcpy(&used, rb + 12, 2);
+        stream->insert(stream->end(), rb + redo::kRedoBlockHeader, rb + redo::kRedoBlockHeader + used);
       }
-      *any = false;
+      if (whole < n) break;  // the end of the sequence's redo
     }
-    return absl::Status(last.code(), fmt::format("instance recovery: reading log group {}: {}",
-                                                  g.group, std::string(last.message())));
+    if (!from_other.empty()) notes->push_back(FromOtherMembers(g, seq, from_other));
+    return absl::OkStatus();
+  }
+
+  // "instance recovery: log group 1 (sequence 7): redo blocks 40, 52-60 were
+  // not whole in +DATA/...; read from +RECO/..." (one clause per member read).
+  static std::string FromOtherMembers(const LogGroup& g, uint64_t seq,
+                                      const std::vector<std::pair<uint64_t, size_t>>& from_other) {
+    std::map<size_t, std::vector<std::pair<uint64_t, uint64_t>>> ranges;  // by member read
+    for (const auto& [b, m] : from_other) {
+      std::vector<std::pair<uint64_t, uint64_t>>& r = ranges[m];
+      if (!r.empty() && r.back().second + 1 == b) {
+        r.back().second = b;
+      } else {
+        r.emplace_back(b, b);
+      }
+    }
+    std::vector<std::string> clauses;
+    for (const auto& [m, r] : ranges) {
+      std::vector<std::string> blocks, bad;
+      for (const auto& [lo, hi] : r) blocks.push_back(lo == hi ? fmt::format("{}", lo) : fmt::format("{}-{}", lo, hi));
+      for (size_t k = 0; k < m; ++k) bad.push_back(g.members[k].file.name);
+      clauses.push_back(fmt::format("redo block{} {} not whole in {}; read from {}",
+                                    blocks.size() == 1 && r[0].first == r[0].second ? "" : "s",
+                                    fmt::join(blocks, ", "), fmt::join(bad, " or "),
+                                    g.members[m].file.name));
+    }
+    return fmt::format("instance recovery: log group {} (sequence {}): {}", g.group, seq,
+                       fmt::join(clauses, "; "));
   }
 
   // The block of object `obj` (read through the cache); null when the object
@@ -510,6 +535,61 @@ absl::Status Recovery::ApplyChange(const redo::Record& r, const redo::Change& c,
 
 }  // namespace
 
+absl::Status DataEngine::ReadRedoBlocks(Recorder& rec, const LogGroup& g, uint64_t seq,
+                                        uint64_t first, uint64_t count, std::vector<uint8_t>* out,
+                                        std::vector<uint64_t>* missing,
+                                        std::vector<std::pair<uint64_t, size_t>>* from_other) {
+  constexpr uint64_t kBlock = redo::kRedoBlock;
+  std::vector<std::vector<uint8_t>> copy(g.members.size());  // each member's blocks, once read
+  std::vector<bool> tried(g.members.size(), false);
+  absl::Status last = absl::NotFoundError("the group has no member");
+  const auto member_blocks = [&](size_t m) -> const std::vector<uint8_t>* {
+    if (!tried[m]) {
+      tried[m] = true;
+      copy[m].resize(count * kBlock);
+      absl::StatusOr<asmgr::DiskGroup*> dg = FindDiskGroup(db->rack, g.members[m].file.disk_group);
+      absl::Status st = dg.status();
+      // ASM checks each redo block's checksum and serves a bad one from a
+      // mirror copy; a block bad on every copy (DataLoss) is read as it is,
+      // for the check below to find.
+      for (bool verify : {true, false}) {
+        if (!st.ok() && st.code() != absl::StatusCode::kDataLoss) break;
+        std::vector<asmgr::AsmReadRequest> r(1);
+        r[0].file_offset = first * kBlock;
+        r[0].buffer = absl::MakeSpan(copy[m]);
+        r[0].verify_checksums = verify;
+        asmgr::AsmIoResult res;
+        st = (*dg)->Read(g.members[m].file.number, absl::MakeSpan(r), &res);
+        AccountRead(rec, res, copy[m].size());
+        if (st.code() != absl::StatusCode::kDataLoss) break;
+      }
+      if (!st.ok()) {
+        last = absl::Status(st.code(), fmt::format("{}: {}", g.members[m].file.name, std::string(st.message())));
+        copy[m].clear();
+      }
+    }
+    return copy[m].empty() ? nullptr : &copy[m];
+  };
+  const size_t base = out->size();
+  out->resize(base + count * kBlock, 0);
+  for (uint64_t i = 0; i < count; ++i) {
+    bool readable = false, served = false;
+    for (size_t m = 0; m < g.members.size() && !served; ++m) {
+      const std::vector<uint8_t>* c = member_blocks(m);
+      if (c == nullptr) continue;
+      readable = true;
+      const absl::Span<const uint8_t> b = absl::MakeConstSpan(*c).subspan(i * kBlock, kBlock);
+      if (!ValidRedoBlock(b, first + i, seq)) continue;
+      std::copy(b.begin(), b.end(), out->begin() + static_cast<std::ptrdiff_t>(base + i * kBlock));
+      if (m > 0) from_other->emplace_back(first + i, m);
+      served = true;
+    }
+    if (!readable) return last;  // no member can be read
+    if (!served) missing->push_back(first + i);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status DataEngine::RecoverInstance(std::vector<std::string>* actions) {
   Recovery rcv(*this);
   Replay rp;
@@ -519,7 +599,11 @@ absl::Status DataEngine::RecoverInstance(std::vector<std::string>* actions) {
   uint64_t last_seq = 0;
   uint32_t last_group = 0;
   std::vector<std::pair<uint64_t, size_t>> log_starts;
-  if (absl::Status st = rcv.ReadRedo(&stream, &last_seq, &last_group, &log_starts); !st.ok()) return st;
+  std::vector<std::string> read_notes;  // blocks read from another member
+  if (absl::Status st = rcv.ReadRedo(&stream, &last_seq, &last_group, &log_starts, &read_notes);
+      !st.ok()) {
+    return st;
+  }
   size_t pos = 0;
   std::string why;
   std::map<uint64_t, uint64_t> first_redo_scn;  // by sequence: its first record's SCN
@@ -549,6 +633,7 @@ absl::Status DataEngine::RecoverInstance(std::vector<std::string>* actions) {
       rp.records, rp.first_scn, rp.last_scn, std::max<uint64_t>(checkpoint.sequence, 1),
       checkpoint.block, last_seq, rp.applied, rp.changes - rp.applied - rp.skipped_unknown,
       rp.skipped_unknown, rp.committed, rp.rolled_back, active_at_checkpoint));
+  actions->insert(actions->end(), read_notes.begin(), read_notes.end());
   if (stream.size() > pos) {
     actions->push_back(fmt::format("instance recovery: the last {} bytes of redo were not a whole "
                                    "record (a write cut short: never acknowledged): {}",

@@ -16,6 +16,9 @@ namespace {
 using stats::Stat;
 using namespace view_columns;  // NOLINT(build/namespaces): N, S, D
 
+// A count, SCN, sequence or size as a NUMBER.
+Value NumberOf(uint64_t v) { return Value::Num(static_cast<double>(v)); }
+
 ViewRows StatRows(const stats::StatValues& v, bool with_sid, uint32_t sid, bool names) {
   ViewRows r;
   if (with_sid) r.columns.push_back(N("SID"));
@@ -167,12 +170,11 @@ ViewRows Logs(DataEngine& e, bool files) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
       }
       ++index;
     }
-    const auto num = [](uint64_t v) { return Value::Num(static_cast<double>(v)); };
-    r.rows.push_back({Value::Num(g->group), Value::Num(g->thread), num(use.sequence),
-                      num(g->size_bytes), Value::Num(g->block_size), num(g->members.size()),
+    r.rows.push_back({Value::Num(g->group), Value::Num(g->thread), NumberOf(use.sequence),
+                      NumberOf(g->size_bytes), Value::Num(g->block_size), NumberOf(g->members.size()),
                       Value::Str(archived ? "YES" : "NO"), Value::Str(status),
-                      num(use.first_change), DateOrNull(use.first_time),
-                      use.next_change == 0 ? Value::Null() : num(use.next_change),
+                      NumberOf(use.first_change), DateOrNull(use.first_time),
+                      use.next_change == 0 ? Value::Null() : NumberOf(use.next_change),
                       DateOrNull(use.next_time), Value::Num(0)});
   }
   return r;
@@ -196,11 +198,10 @@ ViewRows LogHistory(DataEngine& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   r.columns = {N("RECID"), N("STAMP"), N("THREAD#"), N("SEQUENCE#"), N("FIRST_CHANGE#"),
                D("FIRST_TIME"), N("NEXT_CHANGE#"), N("RESETLOGS_CHANGE#"), D("RESETLOGS_TIME"),
                N("CON_ID")};
-  const auto num = [](uint64_t v) { return Value::Num(static_cast<double>(v)); };
   for (const LogHistoryEntry& h : e.log_history) {
-    r.rows.push_back({num(h.recid), num(OracleStamp(h.log.next_time)), Value::Num(1),
-                      num(h.log.sequence), num(h.log.first_change), DateOrNull(h.log.first_time),
-                      num(h.log.next_change), Value::Num(1), Value::Date(created), Value::Num(0)});
+    r.rows.push_back({NumberOf(h.recid), NumberOf(OracleStamp(h.log.next_time)), Value::Num(1),
+                      NumberOf(h.log.sequence), NumberOf(h.log.first_change), DateOrNull(h.log.first_time),
+                      NumberOf(h.log.next_change), Value::Num(1), Value::Date(created), Value::Num(0)});
   }
   return r;
 }
@@ -209,12 +210,11 @@ ViewRows LogHistory(DataEngine& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
 ViewRows ArchiveViews(DataEngine& e, bool database) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   const FileTable t = e.FileTableCopy();
   ViewRows r;
-  const auto num = [](uint64_t v) { return Value::Num(static_cast<double>(v)); };
   if (database) {
     r.columns = {N("DBID"), S("NAME"), D("CREATED"), S("LOG_MODE"), N("CURRENT_SCN"),
                  S("OPEN_MODE"), N("CON_ID")};
-    r.rows.push_back({num(t.dbid), Value::Str(t.db_name), Value::Date(t.created_unix),
-                      Value::Str(t.archivelog ? "ARCHIVELOG" : "NOARCHIVELOG"), num(e.scn),
+    r.rows.push_back({NumberOf(t.dbid), Value::Str(t.db_name), Value::Date(t.created_unix),
+                      Value::Str(t.archivelog ? "ARCHIVELOG" : "NOARCHIVELOG"), NumberOf(e.scn),
                       Value::Str("READ WRITE"), Value::Num(0)});
     return r;
   }
@@ -223,8 +223,8 @@ ViewRows ArchiveViews(DataEngine& e, bool database) ABSL_EXCLUSIVE_LOCKS_REQUIRE
                S("STATUS"), D("COMPLETION_TIME"), N("CON_ID")};
   uint64_t recid = 1;
   for (const ArchivedLog& a : t.archived_logs) {
-    r.rows.push_back({num(recid++), Value::Str(a.file.name), num(a.thread), num(a.sequence),
-                      num(a.first_change), num(a.next_change), num(a.blocks), num(a.block_size),
+    r.rows.push_back({NumberOf(recid++), Value::Str(a.file.name), NumberOf(a.thread), NumberOf(a.sequence),
+                      NumberOf(a.first_change), NumberOf(a.next_change), NumberOf(a.blocks), NumberOf(a.block_size),
                       Value::Str("YES"), Value::Str("NO"), Value::Str("A"),
                       Value::Date(a.completion_unix), Value::Num(0)});
   }
