@@ -622,6 +622,16 @@ absl::Status DiskGroup::Read(uint32_t file, absl::Span<AsmReadRequest> requests,
     type = s_->cat.files.at(file).info.type;
     copies = s_->cat.files.at(file).copies();
   }
+  // A request for one copy: the others are not read.
+  for (Piece& p : pieces) {
+    const std::optional<uint32_t> only = requests[p.request].copy;
+    if (!only.has_value()) continue;
+    if (*only >= copies) {
+      return absl::OutOfRangeError(fmt::format("read of {}: copy {} asked, the file has {}",
+                                               s_->FileLabel(file), *only, copies));
+    }
+    for (uint32_t c = 0; c < copies; ++c) p.usable[c] = p.usable[c] && c == *only;
+  }
   std::vector<ReadOutcome> out(pieces.size());
   for (uint32_t round = 0; round < copies; ++round) {
     std::vector<CopyIo> ios;

@@ -52,6 +52,22 @@ void AccountWrite(Recorder& rec, const asmgr::AsmIoResult& r, uint64_t logical_r
   AccountCell(rec, io.cell);
 }
 
+std::optional<uint32_t> ReadFromMirrors(Recorder& rec, asmgr::DiskGroup* dg, uint32_t file,
+                                        uint64_t offset, absl::Span<uint8_t> out,
+                                        const std::function<bool()>& accept) {
+  for (uint32_t copy = 1;; ++copy) {
+    std::vector<asmgr::AsmReadRequest> r(1);
+    r[0].file_offset = offset;
+    r[0].buffer = out;
+    r[0].copy = copy;
+    asmgr::AsmIoResult res;
+    const absl::Status st = dg->Read(file, absl::MakeSpan(r), &res);
+    AccountRead(rec, res, out.size());
+    if (st.code() == absl::StatusCode::kOutOfRange) return std::nullopt;  // no such copy
+    if (st.ok() && accept()) return copy;
+  }
+}
+
 void AccountRead(Recorder& rec, const asmgr::AsmIoResult& r, uint64_t request_bytes) {
   const asmgr::AsmIoStats& io = r.io;
   rec.Add(Stat::kPhysicalReadTotalIoRequests, I(io.cell_requests));

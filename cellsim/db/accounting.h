@@ -7,7 +7,9 @@
 #define CELLSIM_DB_ACCOUNTING_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -100,6 +102,16 @@ void AccountWrite(Recorder& rec, const asmgr::AsmIoResult& r, uint64_t logical_r
                   uint64_t logical_bytes);
 // A DiskGroup::Read of requests of `request_bytes` each.
 void AccountRead(Recorder& rec, const asmgr::AsmIoResult& r, uint64_t request_bytes);
+// For bytes under the database's own checksum, which ASM cannot check (the
+// dictionary copies, the checkpoint's undo): after `accept` refused what a
+// read of [offset, +out.size()) of ASM file `file` returned, reads the range
+// from each mirror copy in turn (ASM copy 1, then 2) into `out` until
+// `accept` takes one. Returns the copy taken, or nullopt (no mirror, or none
+// accepted; `out` then holds the last read). The reads are `rec`'s.
+std::optional<uint32_t> ReadFromMirrors(Recorder& rec, asmgr::DiskGroup* dg, uint32_t file,
+                                        uint64_t offset, absl::Span<uint8_t> out,
+                                        const std::function<bool()>& accept);
+
 // A DiskGroup::FormatFile call: one creation request per AU piece per copy;
 // requests carry no interconnect bytes.
 void AccountFormat(Recorder& rec, const asmgr::FormatResult& r);

@@ -284,6 +284,7 @@ struct CopyState {
   absl::Status header;
   std::optional<SlotContent> best;  // its newest valid table
   std::string why;                  // why a slot holds no valid table
+  std::vector<std::string> repairs;  // slots read from a mirror copy
   bool HoldsSequence(uint64_t sequence) const {
     return header.ok() && best.has_value() && best->sequence == sequence;
   }
@@ -305,6 +306,20 @@ void ReadCopy(const ControlFileCopy& copy, size_t index, Recorder& rec, CopyStat
   if (!c->header.ok()) return;
   absl::StatusOr<Header> h = ParseHeader(c->image.data(), file.name);
   if (!h.ok()) {
+    // Damaged as ASM first read it (its mirrors may hold it whole).
+    const absl::Status first = h.status();
+    const std::optional<uint32_t> mirror = ReadFromMirrors(
+        rec, copy.dg, file.number, 0, absl::MakeSpan(c->image.data(), kBs), [&] {
+          h = ParseHeader(c->image.data(), file.name);
+          return h.ok();
+        });
+    if (mirror.has_value()) {
+      c->repairs.push_back(fmt::format(
+          "control file {} header: {} as ASM first read it; read from mirror copy {}", file.name,
+          std::string(first.message()), *mirror));
+    }
+  }
+  if (!h.ok()) {
     c->header = h.status();
     return;
   }
@@ -317,8 +332,24 @@ void ReadCopy(const ControlFileCopy& copy, size_t index, Recorder& rec, CopyStat
   }
   for (uint32_t slot = 0; slot < 2; ++slot) {
     std::string why;
-    std::optional<SlotContent> s =
-        ParseSlot(c->image.data() + SlotOffset(slot), kControlFileSlotBlocks, h->dbid, &why);
+    uint8_t* at = c->image.data() + SlotOffset(slot);
+    std::optional<SlotContent> s = ParseSlot(at, kControlFileSlotBlocks, h->dbid, &why);
+    if (!s.has_value() && std::any_of(at, at + kBs, [](uint8_t b) { return b != 0; })) {
+      // Written, and damaged as ASM first read it: ASM cannot check the
+      // slot's checksums; its mirror copies may hold it whole.
+      std::string mirror_why;
+      const std::optional<uint32_t> mirror = ReadFromMirrors(
+          rec, copy.dg, file.number, SlotOffset(slot),
+          absl::MakeSpan(at, size_t{kControlFileSlotBlocks} * kBs), [&] {
+            s = ParseSlot(at, kControlFileSlotBlocks, h->dbid, &mirror_why);
+            return s.has_value();
+          });
+      if (mirror.has_value()) {
+        c->repairs.push_back(fmt::format(
+            "control file {} slot {}: {} as ASM first read it; read from mirror copy {}",
+            file.name, slot, why, *mirror));
+      }
+    }
     if (!s.has_value()) {
       if (c->why.empty()) c->why = fmt::format("slot {}: {}", slot, why);
       continue;
@@ -467,6 +498,7 @@ absl::StatusOr<std::unique_ptr<ControlFile>> ControlFile::Open(
   for (size_t i = 0; i < files.size(); ++i) ReadCopy(files[i], i, rec, &copies[i], &header);
   absl::StatusOr<size_t> chosen = ChooseCopy(files, copies, db_name);
   if (!chosen.ok()) return chosen.status();
+  for (const CopyState& c : copies) actions->insert(actions->end(), c.repairs.begin(), c.repairs.end());
   const SlotContent& best = *copies[*chosen].best;
   if (absl::Status st = RepairStaleCopies(files, copies, *chosen, rec, actions); !st.ok()) {
     return st;

@@ -774,16 +774,30 @@ absl::Status DataEngine::LoadDictionary(std::vector<std::string>* actions, bool*
   std::optional<DictImage> copies[kDictCopies];
   std::string why[kDictCopies];
   bool present[kDictCopies] = {false, false};
-  for (uint32_t c = 0; c < kDictCopies; ++c) {
-    copies[c] = ParseCopy(absl::MakeConstSpan(bytes).subspan(size_t{c} * kDictCopyBlocks * kBlockSize,
-                                                              size_t{kDictCopyBlocks} * kBlockSize),
-                          table.dbid, &present[c], &why[c]);
-  }
   auto where = [&](uint32_t c) {
     return fmt::format("data dictionary copy {} (blocks {}-{} of SYSTEM data file {}, {})", c,
                        kDictFirstBlock + c * kDictCopyBlocks,
                        kDictFirstBlock + (c + 1) * kDictCopyBlocks - 1, f->file_number, f->name);
   };
+  for (uint32_t c = 0; c < kDictCopies; ++c) {
+    const absl::Span<uint8_t> copy =
+        absl::MakeSpan(bytes).subspan(size_t{c} * kDictCopyBlocks * kBlockSize,
+                                      size_t{kDictCopyBlocks} * kBlockSize);
+    copies[c] = ParseCopy(copy, table.dbid, &present[c], &why[c]);
+    if (copies[c] || !present[c]) continue;
+    // Damaged as ASM first read it: its mirrors may hold it whole.
+    std::string mirror_why;
+    const std::optional<uint32_t> mirror = ReadFromMirrors(
+        rec, f->dg, f->asm_file, r[0].file_offset + (copy.data() - bytes.data()), copy, [&] {
+          bool here = false;
+          copies[c] = ParseCopy(copy, table.dbid, &here, &mirror_why);
+          return copies[c].has_value();
+        });
+    if (mirror.has_value()) {
+      actions->push_back(fmt::format("{} was damaged as ASM first read it ({}): read from mirror copy {}",
+                                     where(c), why[c], *mirror));
+    }
+  }
   if (!copies[0] && !copies[1]) {
     if (!present[0] && !present[1]) return absl::OkStatus();  // never written: no tables yet
     return absl::DataLossError(fmt::format(

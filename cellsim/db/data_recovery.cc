@@ -230,7 +230,8 @@ class Recovery {
  public:
   explicit Recovery(DataEngine& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) : e_(e), rec_(e.db->SystemRecorder()) {}
 
-  absl::Status ReadSnapshot(TxnUndo* undo) {
+  // `notes`: a copy read from a mirror.
+  absl::Status ReadSnapshot(TxnUndo* undo, std::vector<std::string>* notes) {
     e_.mu.AssertHeld();
     const UndoSnapshot u = e_.undo_snapshot;
     if (u.length == 0) return absl::OkStatus();
@@ -243,11 +244,27 @@ class Recovery {
           u.file, u.length));
     }
     std::vector<uint8_t> bytes((u.length + kBlockSize - 1) / kBlockSize * kBlockSize);
-    absl::Status st = ReadFile(a->file->file, a->first_block * kBlockSize, absl::MakeSpan(bytes));
-    bytes.resize(u.length);
-    if (st.ok() && Checksum64(absl::MakeConstSpan(bytes)) != u.checksum) {
-      st = absl::DataLossError("checksum mismatch");
+    const uint64_t offset = a->first_block * kBlockSize;
+    absl::Status st = ReadFile(a->file->file, offset, absl::MakeSpan(bytes));
+    const auto whole = [&] {
+      return Checksum64(absl::MakeConstSpan(bytes).first(u.length)) == u.checksum;
+    };
+    if (st.ok() && !whole()) {
+      // ASM served the primary copies; the mirrors may hold it whole.
+      absl::StatusOr<asmgr::DiskGroup*> dg = FindDiskGroup(e_.db->rack, a->file->file.disk_group);
+      const std::optional<uint32_t> copy =
+          dg.ok() ? ReadFromMirrors(rec_, *dg, a->file->file.number, offset, absl::MakeSpan(bytes), whole)
+                  : std::nullopt;
+      if (copy.has_value()) {
+        notes->push_back(fmt::format(
+            "instance recovery: the undo the last checkpoint saved in {} (blocks {}-{}) failed its "
+            "checksum as ASM first read it; read from mirror copy {}",
+            a->file->file.name, a->first_block, a->first_block + bytes.size() / kBlockSize - 1, *copy));
+      } else {
+        st = absl::DataLossError("checksum mismatch on every copy");
+      }
     }
+    bytes.resize(u.length);
     if (st.ok() && !DecodeSnapshot(bytes, undo)) st = absl::DataLossError("malformed");
     if (!st.ok()) {
       return absl::DataLossError(fmt::format(
@@ -593,13 +610,13 @@ absl::Status DataEngine::ReadRedoBlocks(Recorder& rec, const LogGroup& g, uint64
 absl::Status DataEngine::RecoverInstance(std::vector<std::string>* actions) {
   Recovery rcv(*this);
   Replay rp;
-  if (absl::Status st = rcv.ReadSnapshot(&rp.undo); !st.ok()) return st;
+  std::vector<std::string> read_notes;  // copies read from a mirror, blocks from another member
+  if (absl::Status st = rcv.ReadSnapshot(&rp.undo, &read_notes); !st.ok()) return st;
   const size_t active_at_checkpoint = rp.undo.size();
   std::vector<uint8_t> stream;
   uint64_t last_seq = 0;
   uint32_t last_group = 0;
   std::vector<std::pair<uint64_t, size_t>> log_starts;
-  std::vector<std::string> read_notes;  // blocks read from another member
   if (absl::Status st = rcv.ReadRedo(&stream, &last_seq, &last_group, &log_starts, &read_notes);
       !st.ok()) {
     return st;

@@ -269,6 +269,35 @@ TEST_F(AsmIoTest, ScrubFindsAndRepairsSilentCorruption) {
   EXPECT_TRUE(again.mismatches.empty());
 }
 
+// A read of one copy returns that copy's bytes, damaged or not (no failover,
+// no repair); a copy the file does not have is OutOfRange, an offline one
+// Unavailable.
+TEST_F(AsmIoTest, ReadOfOneCopyReturnsThatCopy) {
+  const std::vector<uint8_t> data = Pattern(2 * kMiB, 3);
+  WriteAt(0, data);
+  ASSERT_OK_AND_ASSIGN(auto map, dg_->ExtentMap(file_.number, 1 * kMiB, 1));
+  const ExtentCopy primary = map[0].copies[0];
+  rack_.cell(primary.cell).Corrupt(primary.grid_disk, primary.disk_offset + 10);
+  const auto read_copy = [&](uint32_t c, std::vector<uint8_t>* out) {
+    out->assign(2 * kMiB, 0);
+    std::vector<AsmReadRequest> rd = {{.file_offset = 0, .buffer = absl::MakeSpan(*out)}};
+    rd[0].copy = c;
+    AsmIoResult r;
+    return dg_->Read(file_.number, absl::MakeSpan(rd), &r);
+  };
+  std::vector<uint8_t> got;
+  ASSERT_OK(read_copy(1, &got));
+  EXPECT_EQ(got, data);
+  ASSERT_OK(read_copy(0, &got));
+  EXPECT_NE(got, data);
+  EXPECT_EQ(got[1 * kMiB + 10], data[1 * kMiB + 10] ^ 0xFF) << "the damaged byte, as it is";
+  EXPECT_NE(CopyBytes(1 * kMiB, 16, 0), std::vector<uint8_t>(data.begin() + kMiB, data.begin() + kMiB + 16))
+      << "not repaired";
+  EXPECT_EQ(read_copy(2, &got).code(), absl::StatusCode::kOutOfRange);
+  ASSERT_OK(dg_->OfflineDisk(map[0].copies[1].disk));
+  EXPECT_EQ(read_copy(1, &got).code(), absl::StatusCode::kUnavailable);
+}
+
 TEST_F(AsmIoTest, FormatFileSendsOneRequestPerExtentCopy) {
   format::BlockTemplate t{.kind = format::BlockKind::kData, .block_size = 8192,
                           .file_number = 7, .file_blocks = 16 * kMiB / 8192};

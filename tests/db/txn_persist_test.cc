@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cellsim/cell/cell.h"
+#include "cellsim/db/control_file.h"
 #include "cellsim/db/database.h"
 #include "cellsim/format/block_template.h"
 #include "cellsim/io/io_backend.h"
@@ -380,12 +381,15 @@ TEST_F(PersistTest, OpenAfterACrashRecoversCommittedAndRollsBackTheRest) {
   EXPECT_EQ(One("select count(*) from keep"), std::to_string(std::stoll(expect_keep) + 1));
 }
 
-// Damaged redo (a flipped byte on a disk, a member overwritten): instance
-// recovery reads each redo block from a copy that is whole, as Oracle does: an
-// ASM mirror copy (ASM checks a redo block's checksum and repairs the bad
-// copy), else another member of the log group. Write-through cells, so that a
-// byte flipped in a grid disk file is what the next read gets.
-class RedoDamageTest : public testing::SqlTest {
+// Damaged media (a byte flipped on a disk, a log member overwritten): what
+// the database reads at open and in instance recovery comes from a copy that
+// is whole, as in Oracle. Redo: an ASM mirror copy (ASM checks a redo block's
+// checksum and repairs the bad copy), else another member of the log group.
+// The control files, dictionary copies and the checkpoint's undo (raw bytes
+// under the database's own checksums): a mirror copy read on its own.
+// Write-through cells, so that a byte flipped in a grid disk file is what the
+// next read gets.
+class MediaDamageTest : public testing::SqlTest {
  protected:
   static constexpr uint64_t kRedoBlock = 512;
   void Configure(DatabaseOptions* o) const override { o->all_objects_rows = 2000; }
@@ -460,22 +464,33 @@ class RedoDamageTest : public testing::SqlTest {
   // Flips a byte of the primary ASM copy of redo block `block` of `member`,
   // in its grid disk's file (a bit gone bad on one disk).
   void DamagePrimaryCopy(size_t member, uint64_t block) {
-    asmgr::DiskGroup* dg = GroupOf(member);
-    ASSERT_OK_AND_ASSIGN(std::vector<asmgr::Extent> x,
-                         dg->ExtentMap(group_.members[member].file.number, block * kRedoBlock,
-                                       kRedoBlock));
+    DamagePrimaryCopy(group_.members[member].file, block * kRedoBlock + 100);
+  }
+  // Flips the byte at `offset` of ASM file `file`'s primary copy.
+  void DamagePrimaryCopy(const AsmFileRef& file, uint64_t offset) {
+    ASSERT_OK_AND_ASSIGN(asmgr::DiskGroup * dg, rack_->disk_group(file.disk_group));
+    ASSERT_OK_AND_ASSIGN(std::vector<asmgr::Extent> x, dg->ExtentMap(file.number, offset, 512));
     ASSERT_EQ(x.size(), 1u);
-    ASSERT_EQ(x[0].copies.size(), 2u);
+    ASSERT_GE(x[0].copies.size(), 2u);
     const asmgr::ExtentCopy& c = x[0].copies[0];
     ASSERT_OK_AND_ASSIGN(cell::CellDescription d, rack_->cell(c.cell)->Describe());
     const std::string path =
         fmt::format("{}/{}/{}.img", dir(), d.name, d.grid_disks[c.grid_disk].name);
-    const uint64_t at = c.disk_offset + block * kRedoBlock - x[0].file_offset + 100;
+    const uint64_t at = c.disk_offset + offset - x[0].file_offset;
     std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
     f.seekg(static_cast<std::streamoff>(at));
     const int ch = f.get();
     f.seekp(static_cast<std::streamoff>(at));
     f.put(static_cast<char>(ch ^ 0x40));
+  }
+  void OpenRack() {
+    ASSERT_OK_AND_ASSIGN(rack_, asmgr::Rack::Open(io_.get(), SystemClock(), dir()));
+  }
+  bool Told(const std::string& what) {
+    for (const std::string& a : db_->recovery_actions()) {
+      if (a.find(what) != std::string::npos) return true;
+    }
+    return false;
   }
 
   LogGroup group_;
@@ -487,7 +502,7 @@ class RedoDamageTest : public testing::SqlTest {
 // The last commit's redo block is bad in the first member, the one before it
 // in the second: neither member alone holds the whole redo, the two together
 // do.
-TEST_F(RedoDamageTest, ABadBlockInOneMemberIsReadFromTheOther) {
+TEST_F(MediaDamageTest, ABadBlockInOneMemberIsReadFromTheOther) {
   const std::string rows = CommitThenCrash();
   DamageMember(0, last_block_);
   DamageMember(1, last_block_ - 1);
@@ -508,7 +523,7 @@ TEST_F(RedoDamageTest, ABadBlockInOneMemberIsReadFromTheOther) {
 // ARCH copies such a log too, each block from a member that holds it whole
 // (without that, reading each member whole fails, and the log could never be
 // archived, nor its group reused).
-TEST_F(RedoDamageTest, ALogBadInEachMemberAtAnotherBlockIsArchivedWhole) {
+TEST_F(MediaDamageTest, ALogBadInEachMemberAtAnotherBlockIsArchivedWhole) {
   const std::string rows = CommitThenCrash(/*archivelog=*/true);
   DamageMember(0, last_block_);
   DamageMember(1, last_block_ - 1);
@@ -541,7 +556,7 @@ TEST_F(RedoDamageTest, ALogBadInEachMemberAtAnotherBlockIsArchivedWhole) {
 
 // The same block bad on the primary ASM copy of both members: ASM serves it
 // from the mirror copies (and rewrites the bad ones).
-TEST_F(RedoDamageTest, ABadBlockOnOneDiskIsReadFromItsMirror) {
+TEST_F(MediaDamageTest, ABadBlockOnOneDiskIsReadFromItsMirror) {
   const std::string rows = CommitThenCrash();
   DamagePrimaryCopy(0, last_block_);
   DamagePrimaryCopy(1, last_block_);
@@ -559,12 +574,91 @@ TEST_F(RedoDamageTest, ABadBlockOnOneDiskIsReadFromItsMirror) {
 
 // Every member bad at the same block: the redo ends there, as after a write
 // cut short; the commits before it are kept and the database opens.
-TEST_F(RedoDamageTest, ABlockBadInEveryMemberEndsTheRedo) {
+TEST_F(MediaDamageTest, ABlockBadInEveryMemberEndsTheRedo) {
   const std::string rows = CommitThenCrash();
   DamageMember(0, last_block_);
   DamageMember(1, last_block_);
   ASSERT_OK(Reopen());
   EXPECT_EQ(One("select count(*) from t"), std::to_string(std::stoll(rows) - last_commit_rows_));
+}
+
+// Both copies of the dictionary damaged on the disk under their primary ASM
+// copies: each is read from its mirror, and the database opens as it was.
+TEST_F(MediaDamageTest, DictionaryCopiesDamagedOnOneDiskAreReadFromTheirMirrors) {
+  Run("create table t (id number)");
+  Run("insert into t select object_id from all_objects");
+  Run("commit");
+  const std::string rows = One("select count(*) from t");
+  const FileTable table = db_->file_table();
+  Shutdown();
+  OpenRack();
+  const DataFile* system = testing::FileOf(table, "SYSTEM");
+  ASSERT_NE(system, nullptr);
+  DamagePrimaryCopy(system->file, 2 * 8192 + 100);         // dictionary copy 0
+  DamagePrimaryCopy(system->file, (2 + 63) * 8192 + 100);  // dictionary copy 1
+  ASSERT_OK(Reopen());
+  EXPECT_EQ(One("select count(*) from t"), rows);
+  EXPECT_TRUE(Told("data dictionary copy 0 (blocks 2-64")) << "no action names copy 0";
+  EXPECT_TRUE(Told("read from mirror copy 1"));
+}
+
+// The undo a checkpoint saved for a transaction active then, damaged on the
+// disk under its primary ASM copy: recovery reads it from the mirror and
+// rolls the transaction back.
+TEST_F(MediaDamageTest, CheckpointUndoDamagedOnOneDiskIsReadFromItsMirror) {
+  Run("create table t (id number)");
+  Run("insert into t select object_id from all_objects");
+  Run("commit");
+  const std::string rows = One("select count(*) from t");
+  std::unique_ptr<Session> other = db_->NewSession();
+  ASSERT_OK(other->Execute("update t set id = -id").status());
+  ASSERT_OK(other->Execute("insert into t select -object_id from all_objects").status());
+  Run("alter system switch logfile");  // a checkpoint saves `other`'s undo
+  const FileTable table = db_->file_table();
+  other.reset();
+  Crash();
+  OpenRack();
+  // Both halves of UNDOTBS1 the checkpoint could have used.
+  const DataFile* undo = testing::FileOf(table, "UNDOTBS1");
+  ASSERT_NE(undo, nullptr);
+  const uint64_t n = undo->size_bytes / 8192, half = (n - 128) / 2;
+  DamagePrimaryCopy(undo->file, 128 * 8192 + 100);
+  DamagePrimaryCopy(undo->file, (128 + half) * 8192 + 100);
+  ASSERT_OK(Reopen());
+  EXPECT_EQ(One("select count(*) from t"), rows);
+  EXPECT_EQ(One("select count(*) from t where id < 0"), "0");
+  EXPECT_TRUE(Told("read from mirror copy 1"));
+}
+
+// The header and both slots of both control files damaged on the disk under
+// their primary ASM copies: each slot is read from a mirror, the newest table is the one
+// the database opens with (the tablespace created last is there), and the
+// bad copies are rewritten.
+TEST_F(MediaDamageTest, ControlFileSlotsDamagedOnOneDiskAreReadFromTheirMirrors) {
+  Run("create tablespace last_one datafile '+DATA' size 8m");
+  Shutdown();
+  OpenRack();
+  std::vector<AsmFileRef> control_files;
+  for (const char* name : {"DATA", "RECO"}) {
+    ASSERT_OK_AND_ASSIGN(asmgr::DiskGroup * dg, rack_->disk_group(name));
+    for (const asmgr::FileInfo& f : dg->ListFiles()) {
+      if (f.type == asmgr::FileType::kControlFile) control_files.push_back({name, f.number, f.name});
+    }
+  }
+  ASSERT_EQ(control_files.size(), 2u);
+  for (const AsmFileRef& f : control_files) {
+    DamagePrimaryCopy(f, 100);  // the header block
+    for (uint32_t slot = 0; slot < 2; ++slot) {
+      DamagePrimaryCopy(f, uint64_t{1 + slot * internal::kControlFileSlotBlocks} *
+                                   internal::kControlFileBlockSize + 100);
+    }
+  }
+  ASSERT_OK(Reopen());
+  EXPECT_EQ(One("select count(*) from dba_tablespaces where tablespace_name = 'LAST_ONE'"), "1");
+  EXPECT_TRUE(Told("as ASM first read it; read from mirror copy 1"));
+  // Rewritten: the next open reads every slot whole at once.
+  ASSERT_OK(Reopen());
+  EXPECT_FALSE(Told("read from mirror copy"));
 }
 
 }  // namespace

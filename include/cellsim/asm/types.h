@@ -207,6 +207,12 @@ struct AsmReadRequest {
   // misdirected write), is then bad like a checksum failure: the next copy
   // serves the read and the bad one is repaired.
   bool verify_addresses = false;
+  // Read only this copy of each extent (0 the primary, 1 and 2 its mirrors),
+  // without failing over or repairing: for readers that check what they
+  // read themselves (raw bytes under their own checksum, which ASM cannot
+  // check) and try each copy in turn. A copy number the file does not have
+  // is OutOfRange; an offline or stale copy is Unavailable.
+  std::optional<uint32_t> copy{};
   // --- results ---
   absl::Status status{};
   uint32_t failovers = 0;       // pieces served by a non-primary copy
