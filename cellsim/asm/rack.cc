@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <system_error>
 #include <utility>
@@ -228,6 +229,7 @@ struct Rack::State {
     return env;
   }
   std::vector<std::string> repairs;  // metadata copies rewritten by Open
+  std::map<uint32_t, std::string> flash_lost_why;  // by cell: why Open found its flash lost
   std::vector<std::string> MetaPaths() const {
     return {fmt::format("{}/rack.meta0", dir), fmt::format("{}/rack.meta1", dir)};
   }
@@ -266,6 +268,7 @@ absl::Status Rack::State::OpenCell(uint32_t i, std::vector<uint32_t>* lost_flash
     reason = fmt::format("its folder {} is missing", path);
   } else if (cell::Cell::FlashLost(io, path)) {
     reason = fmt::format("its flash device is lost ({})", std::string(c.status().message()));
+    flash_lost_why[i] = std::string(c.status().message());
     content_lost = true;  // dirty lines may have held the only current data
     lost_flash->push_back(i);
   } else {
@@ -340,9 +343,10 @@ absl::Status Rack::State::ReplaceLostFlash(const std::vector<uint32_t>& lost_fla
     }
     repairs.push_back(fmt::format(
         "{}: flash device lost; replaced by a fresh one, {} extents ({}) rebuilt from the "
-        "mirrors{}",
+        "mirrors{}; the lost device: {}",
         CellName(config, i), res.extents_copied, FormatBytes(res.bytes_copied),
-        left.empty() ? "" : fmt::format("; left offline: {}", fmt::join(left, "; "))));
+        left.empty() ? "" : fmt::format("; left offline: {}", fmt::join(left, "; ")),
+        flash_lost_why[i]));
   }
   return absl::OkStatus();
 }

@@ -314,7 +314,16 @@ bool FlashDeviceLost(io::IoBackend* io, const std::string& dir) {
   absl::StatusOr<std::unique_ptr<MetadataStore>> meta = MetadataStore::Load(probe->get());
   (void)(*probe)->Close();
   // A newer format (FailedPrecondition) is not a lost device: refuse instead.
-  return !meta.ok() && meta.status().code() != absl::StatusCode::kFailedPrecondition;
+  if (!meta.ok()) return meta.status().code() != absl::StatusCode::kFailedPrecondition;
+  // The superblock loads; the cache directory it points to (checkpoint,
+  // journal) must load too, or which lines hold the newest data is unknown,
+  // as when the device is gone. A read-only open replays it, writing nothing;
+  // DataLoss is the directory's damage (a wrong size, a missing grid disk
+  // file are other errors, refused or handled as they are).
+  absl::StatusOr<std::unique_ptr<Cell>> cell =
+      Cell::Open(io, SystemClock(), dir, {.start_cleaner = false, .read_only = true});
+  if (cell.ok()) (void)(*cell)->Close();
+  return !cell.ok() && cell.status().code() == absl::StatusCode::kDataLoss;
 }
 
 absl::Status CellImpl::CreateGridDisk(const std::string& name) {

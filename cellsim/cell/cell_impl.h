@@ -43,8 +43,9 @@
 
 namespace cellsim::cell::internal {
 
-// True when `dir` is a cell folder whose flash device is missing or holds no
-// valid superblock copy (a lost device), false when it opens or `dir` is gone.
+// True when `dir` is a cell folder whose flash device is missing, holds no
+// valid superblock copy, or whose cache directory (checkpoint, journal) is
+// damaged (a lost device), false when it opens or `dir` is gone.
 bool FlashDeviceLost(io::IoBackend* io, const std::string& dir);
 
 // Physical I/O sizes above this count as large (CD_IO_*_LG); see docs/cell.md.

@@ -135,7 +135,8 @@ class Cell final : public CellService {
       io::IoBackend* io, Clock* clock, const std::string& dir,
       const CellOpenOptions& options = {});
 
-  // A lost flash device (flash.img missing, or neither superblock copy valid):
+  // A lost flash device (flash.img missing, neither superblock copy valid, or
+  // its cache directory damaged: which lines hold the newest data unknown):
   // keeps the grid disk files, moves the damaged device aside to
   // flash.img.lost.<unix time> and formats a fresh one from `config` (the cell's
   // configuration as its owner recorded it). Whatever the lost flash held
