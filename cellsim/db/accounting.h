@@ -103,10 +103,10 @@ void AccountWrite(Recorder& rec, const asmgr::AsmIoResult& r, uint64_t logical_r
 // A DiskGroup::Read of requests of `request_bytes` each.
 void AccountRead(Recorder& rec, const asmgr::AsmIoResult& r, uint64_t request_bytes);
 // For bytes under the database's own checksum, which ASM cannot check (the
-// dictionary copies, the checkpoint's undo): after `accept` refused what a
-// read of [offset, +out.size()) of ASM file `file` returned, reads the range
-// from each mirror copy in turn (ASM copy 1, then 2) into `out` until
-// `accept` takes one. Returns the copy taken, or nullopt (no mirror, or none
+// control files, the dictionary copies, the checkpoint's undo): after
+// `accept` refused what a read of [offset, +out.size()) of ASM file `file`
+// returned, reads the range from each mirror copy in turn (ASM copy 1, then
+// 2) into `out` until `accept` takes one. Returns the copy taken, or nullopt (no mirror, or none
 // accepted; `out` then holds the last read). The reads are `rec`'s.
 std::optional<uint32_t> ReadFromMirrors(Recorder& rec, asmgr::DiskGroup* dg, uint32_t file,
                                         uint64_t offset, absl::Span<uint8_t> out,

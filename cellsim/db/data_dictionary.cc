@@ -786,10 +786,10 @@ absl::Status DataEngine::LoadDictionary(std::vector<std::string>* actions, bool*
     copies[c] = ParseCopy(copy, table.dbid, &present[c], &why[c]);
     if (copies[c] || !present[c]) continue;
     // Damaged as ASM first read it: its mirrors may hold it whole.
-    std::string mirror_why;
     const std::optional<uint32_t> mirror = ReadFromMirrors(
         rec, f->dg, f->asm_file, r[0].file_offset + (copy.data() - bytes.data()), copy, [&] {
           bool here = false;
+          std::string mirror_why;
           copies[c] = ParseCopy(copy, table.dbid, &here, &mirror_why);
           return copies[c].has_value();
         });
