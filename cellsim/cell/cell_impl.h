@@ -40,6 +40,7 @@
 #include "cellsim/cell/journal.h"
 #include "cellsim/cell/range_lock.h"
 #include "cellsim/io/block_file.h"
+#include "cellsim/io/buffer_cache.h"
 
 namespace cellsim::cell::internal {
 
@@ -287,8 +288,11 @@ class StagingPool {
 
  private:
   static constexpr size_t kSlabBytes = 16 * kMaxDiskIo;
+  static constexpr size_t kSlabAlign = 2 * kMaxDiskIo;  // x86-64's 2 MiB huge page
+  // Slabs come from and go back to io's buffer cache: a cell opened after
+  // another was closed reuses its slabs' memory, already faulted in.
   struct Free {
-    void operator()(uint8_t* p) const { std::free(p); }
+    void operator()(uint8_t* p) const { io::internal::GiveBlock(p, kSlabBytes, kSlabAlign); }
   };
   Mutex mu_;
   // Huge-page aligned and advised (a 1 MiB O_DIRECT transfer then pins one

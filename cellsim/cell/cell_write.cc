@@ -30,8 +30,7 @@ uint64_t PageMask(uint32_t p0, uint32_t p1) {  // pages [p0, p1)
 uint8_t* StagingPool::Take() {
   MutexLock l(&mu_);
   if (idle_.empty()) {
-    constexpr size_t kHuge = 2 * kMaxDiskIo;  // x86-64's 2 MiB huge page
-    auto* slab = static_cast<uint8_t*>(std::aligned_alloc(kHuge, kSlabBytes));
+    auto* slab = static_cast<uint8_t*>(io::internal::TakeBlock(kSlabBytes, kSlabAlign));
     if (slab == nullptr) throw std::bad_alloc();
     (void)madvise(slab, kSlabBytes, MADV_HUGEPAGE);
     slabs_.emplace_back(slab);

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "cellsim/io/buffer_cache.h"
 #include "fmt/format.h"
 
 namespace cellsim::io {
@@ -99,15 +100,29 @@ absl::StatusOr<std::unique_ptr<IoBackend>> MakeBackend(BackendKind kind,
 // (Where THP is off the advice is ignored and nothing else changes.)
 constexpr size_t kHugePage = size_t{2} << 20;
 
+namespace {
+
+// The block under a buffer of `size` bytes: its length and alignment.
+struct Footprint {
+  size_t bytes;
+  size_t align;
+};
+Footprint FootprintOf(size_t size) {
+  const size_t align = size >= kHugePage ? kHugePage : kDirectAlignment;
+  return {AlignUp(size, align), align};
+}
+
+}  // namespace
+
+// The block comes from the buffer cache (cellsim/io/buffer_cache.h): a large
+// buffer reuses the memory of one destroyed before it, already faulted in.
 AlignedBuffer::AlignedBuffer(size_t size) : size_(size) {
   if (size == 0) return;
-  const bool huge = size >= kHugePage;
-  const size_t align = huge ? kHugePage : kDirectAlignment;
-  const size_t rounded = AlignUp(size, align);
-  data_ = static_cast<uint8_t*>(std::aligned_alloc(align, rounded));
+  const Footprint f = FootprintOf(size);
+  data_ = static_cast<uint8_t*>(internal::TakeBlock(f.bytes, f.align));
   if (data_ == nullptr) throw std::bad_alloc();
-  if (huge) (void)madvise(data_, rounded, MADV_HUGEPAGE);
-  std::memset(data_, 0, rounded);
+  if (f.align == kHugePage) (void)madvise(data_, f.bytes, MADV_HUGEPAGE);
+  std::memset(data_, 0, f.bytes);
 }
 
 AlignedBuffer::AlignedBuffer(AlignedBuffer&& o) noexcept
@@ -115,13 +130,20 @@ AlignedBuffer::AlignedBuffer(AlignedBuffer&& o) noexcept
 
 AlignedBuffer& AlignedBuffer::operator=(AlignedBuffer&& o) noexcept {
   if (this != &o) {
-    std::free(data_);
+    Release();
     data_ = std::exchange(o.data_, nullptr);
     size_ = std::exchange(o.size_, 0);
   }
   return *this;
 }
 
-AlignedBuffer::~AlignedBuffer() { std::free(data_); }
+AlignedBuffer::~AlignedBuffer() { Release(); }
+
+void AlignedBuffer::Release() {
+  if (data_ == nullptr) return;
+  const Footprint f = FootprintOf(size_);
+  internal::GiveBlock(std::exchange(data_, nullptr), f.bytes, f.align);
+  size_ = 0;
+}
 
 }  // namespace cellsim::io

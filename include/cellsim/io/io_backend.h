@@ -205,6 +205,9 @@ constexpr uint64_t AlignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a;
 constexpr bool IsAligned(uint64_t v, uint64_t a) { return v % a == 0; }
 
 // A heap buffer aligned to kDirectAlignment, zero-initialised. Move-only.
+// Buffers of 64 KiB and more reuse the memory of earlier ones (a process-wide
+// cache of at most 128 MiB), so a large buffer made and destroyed over and
+// over costs its zeroing, not fresh pages.
 class AlignedBuffer {
  public:
   AlignedBuffer() = default;
@@ -222,6 +225,8 @@ class AlignedBuffer {
   absl::Span<const uint8_t> span() const { return {data_, size_}; }
 
  private:
+  void Release();
+
   uint8_t* data_ = nullptr;
   size_t size_ = 0;
 };
