@@ -34,6 +34,27 @@ bool Archived(const FileTable& t, uint64_t sequence) {
                      [&](const ArchivedLog& a) { return a.thread == 1 && a.sequence == sequence; });
 }
 
+// Reads the first out.size() bytes of log group `g` from the first member
+// whose copy reads whole (ASM checking each redo block); the status of the
+// last member tried when none does.
+absl::Status ReadFromFirstWholeMember(asmgr::Rack* rack, Recorder& arch, const LogGroup& g,
+                                      absl::Span<uint8_t> out) {
+  absl::Status read = absl::NotFoundError("the group has no member");
+  for (const LogMember& m : g.members) {
+    absl::StatusOr<asmgr::DiskGroup*> dg = FindDiskGroup(rack, m.file.disk_group);
+    if (!dg.ok()) return dg.status();
+    std::vector<asmgr::AsmReadRequest> r(1);
+    r[0].buffer = out;
+    r[0].verify_checksums = true;
+    asmgr::AsmIoResult res;
+    read = arch.Timed(Wait::kLogArchiveIo,
+                      [&] { return (*dg)->Read(m.file.number, absl::MakeSpan(r), &res); });
+    AccountRead(arch, res, out.size());
+    if (read.ok()) break;
+  }
+  return read;
+}
+
 }  // namespace
 
 absl::Status DataEngine::MakeReusable(Recorder& rec, const LogGroup& g) {
@@ -152,17 +173,8 @@ absl::Status DataEngine::AssembleLog(Recorder& arch, const LogGroup& g, const Lo
   }
   // The headers: from the first member whose copy reads (the image read
   // before holds them unless the DataLoss was theirs).
-  for (const LogMember& m : g.members) {
-    absl::StatusOr<asmgr::DiskGroup*> dg = FindDiskGroup(db->rack, m.file.disk_group);
-    if (!dg.ok()) return dg.status();
-    std::vector<asmgr::AsmReadRequest> r(1);
-    r[0].buffer = absl::MakeSpan(image->data(), kHeaderBlocks * g.block_size);
-    r[0].verify_checksums = true;
-    asmgr::AsmIoResult res;
-    st = (*dg)->Read(m.file.number, absl::MakeSpan(r), &res);
-    AccountRead(arch, res, r[0].buffer.size());
-    if (st.ok()) break;
-  }
+  st = ReadFromFirstWholeMember(db->rack, arch, g,
+                                absl::MakeSpan(image->data(), kHeaderBlocks * g.block_size));
   if (!st.ok()) return st;
   std::copy(out.begin(), out.end(), image->begin() + kHeaderBlocks * g.block_size);
   return absl::OkStatus();
@@ -174,19 +186,7 @@ absl::Status DataEngine::ArchiveLog(const LogGroup& g, LogUse& u) {
   Recorder arch = db->SystemRecorder();  // ARCH's work, not the session's
   const uint64_t bytes = u.blocks * g.block_size;
   std::vector<uint8_t> image(bytes);
-  absl::Status read = absl::NotFoundError("the group has no member");
-  for (const LogMember& m : g.members) {  // the first member that reads
-    absl::StatusOr<asmgr::DiskGroup*> dg = FindDiskGroup(db->rack, m.file.disk_group);
-    if (!dg.ok()) return dg.status();
-    std::vector<asmgr::AsmReadRequest> r(1);
-    r[0].file_offset = 0;
-    r[0].buffer = absl::MakeSpan(image);
-    r[0].verify_checksums = true;
-    asmgr::AsmIoResult res;
-    read = arch.Timed(Wait::kLogArchiveIo, [&] { return (*dg)->Read(m.file.number, absl::MakeSpan(r), &res); });
-    AccountRead(arch, res, bytes);
-    if (read.ok()) break;
-  }
+  absl::Status read = ReadFromFirstWholeMember(db->rack, arch, g, absl::MakeSpan(image));
   if (read.code() == absl::StatusCode::kDataLoss) read = AssembleLog(arch, g, u, &image);
   if (!read.ok()) {
     return absl::Status(read.code(), fmt::format("ARCH: reading log group {} (sequence {}): {}",
