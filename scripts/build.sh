@@ -9,11 +9,12 @@
 # CELLSIM_CMAKE_ARGS (environment) adds configure arguments, e.g.
 #   CELLSIM_CMAKE_ARGS=-DCMAKE_CXX_COMPILER_LAUNCHER=ccache
 # CELLSIM_UNITY=1 (environment) compiles each library in batches of 16 sources
-# (CMake's unity build): half the compile time of a cold build, which is what
-# CI pays for its two sanitizer flavours (scripts/test.sh). Edit loops are
-# faster without it (a changed file recompiles alone), and the plain build in
-# scripts/test.sh compiles every file on its own, so a missing include still
-# fails there.
+# (CMake's unity build, also what a plain `cmake` build does by default): half
+# the compile time of a cold build, which is what CI pays for its sanitizer
+# flavours (scripts/test.sh). Without it these flavours compile file by file:
+# edit loops are faster (a changed file recompiles alone), and a source that
+# lacks an include fails there, where a unity batch could hide it. (Public
+# headers are checked one by one: tests/install/headers_alone_test.sh.)
 # When ccache is installed it is used automatically.
 set -euo pipefail
 cd "$(dirname "$0")/.."

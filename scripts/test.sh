@@ -42,7 +42,8 @@ if command -v ccache >/dev/null; then
 fi
 # Ninja when it is there (scripts/deps.sh installs it): the same compile
 # commands as the default Makefiles, scheduled across the whole build instead
-# of directory by directory: cold on 2 cores 542 s instead of ~695 s.
+# of directory by directory (cold on 2 cores, file by file: 542 s instead of
+# ~695 s; as the unity build a plain cmake build now is: 420 s).
 generator=()
 if command -v ninja >/dev/null; then generator=(-G Ninja); fi
 # A build/plain left by the other generator cannot be reconfigured: start over.
