@@ -136,6 +136,15 @@ absl::StatusOr<uint32_t> CellImpl::GridDiskIndex(const std::string& name) const 
   return absl::NotFoundError(fmt::format("cell {} has no grid disk named {}", config_.name, name));
 }
 
+namespace {
+// The rack folder holding a cell's folder, as the user named it ("DIR" when
+// the cell's folder was given alone).
+std::string RackDirOf(const std::string& cell_dir) {
+  const std::string up = std::filesystem::path(cell_dir).parent_path().string();
+  return up.empty() ? "DIR" : up;
+}
+}  // namespace
+
 absl::Status CellImpl::AttachGridDisks(bool create) {
   const uint32_t n = config_.cell_disks * static_cast<uint32_t>(config_.grid_disks.size());
   for (uint32_t d = 0; d < n; ++d) {
@@ -155,6 +164,17 @@ absl::Status CellImpl::AttachGridDisks(bool create) {
     }
     auto f = create ? io::BlockFile::Create(io_, path, options)
                     : io::BlockFile::Open(io_, path, options);
+    if (!f.ok() && !create && f.status().code() == absl::StatusCode::kFailedPrecondition) {
+      // A wrong size: truncated, or another file put in its place. Its bytes
+      // are not trusted and nothing is changed; the user is told the way out.
+      return absl::FailedPreconditionError(fmt::format(
+          "{0}: the grid disk file is damaged (truncated, or another file in its place): move it "
+          "aside and the rack opens without it where its disk group's redundancy allows (its "
+          "extents read from their mirrors), then `cellsim cellcli {1} -e 'create griddisk {2}'` "
+          "and `cellsim sql {1} -e 'alter diskgroup {3} online all'` rebuild it from them",
+          std::string(f.status().message()), RackDirOf(dir_), GridDiskName(d),
+          config_.grid_disks[d / config_.cell_disks].prefix));
+    }
     if (!f.ok()) return f.status();
     // fsync: the file's size (a sparse truncate) must survive a power loss.
     if (create) {

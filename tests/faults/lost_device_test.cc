@@ -208,6 +208,34 @@ TEST_F(LostDevice, ReplacedGridDiskIsRebuiltWhole) {
   RecordProperty("extents_rebuilt", static_cast<int>(rs.extents_copied));
 }
 
+// A grid disk file cut short (a failed copy, a stray truncate): its bytes
+// are not trusted, the open refuses naming the file and the way out, and
+// nothing is changed; following it (the file moved aside, CREATE GRIDDISK)
+// gives back every byte, rebuilt from the mirrors.
+TEST_F(LostDevice, TruncatedGridDiskFileIsRefusedNamingTheWayOutWhichWorks) {
+  ASSERT_NO_FATAL_FAILURE(Build());
+  CloseAll();
+  const std::string disk = dir() + "/cel03/DATA_CD_00_cel03.img";
+  const auto size = std::filesystem::file_size(disk);
+  std::filesystem::resize_file(disk, 1 * kMiB);
+  auto refused = asmgr::Rack::Open(io_.get(), SystemClock(), dir());
+  ASSERT_FALSE(refused.ok());
+  const std::string msg(refused.status().message());
+  EXPECT_THAT(msg, HasSubstr("DATA_CD_00_cel03.img"));
+  EXPECT_THAT(msg, HasSubstr(fmt::format("size is {} bytes, expected {}", 1 * kMiB, size)));
+  EXPECT_THAT(msg, HasSubstr("move it aside"));
+  EXPECT_THAT(msg, HasSubstr("create griddisk DATA_CD_00_cel03"));
+  EXPECT_THAT(msg, HasSubstr("alter diskgroup DATA online all"));
+  EXPECT_EQ(std::filesystem::file_size(disk), 1 * kMiB);  // left as it was
+  std::filesystem::rename(disk, disk + ".damaged");
+  ASSERT_NO_FATAL_FAILURE(OpenAll());
+  ASSERT_NO_FATAL_FAILURE(CheckDegraded());
+  ASSERT_OK(rack_->CreateGridDisk("DATA_CD_00_cel03"));
+  asmgr::ResyncResult rs;
+  ASSERT_NO_FATAL_FAILURE(OnlineAndCheck(&rs));
+  EXPECT_GT(rs.extents_copied, 0u);
+}
+
 TEST_F(LostDevice, FlashWithBothSuperblocksDestroyedIsReplacedAndRebuilt) {
   ASSERT_NO_FATAL_FAILURE(Build());
   // Fast creation left its formatted blocks only as templates in the flash of
