@@ -17,12 +17,13 @@
 #include <new>
 
 #include "benchmark/benchmark.h"
+#include "cellsim/io/buffer_cache.h"
 #include "cellsim/io/io_backend.h"
 
 namespace cellsim::io {
 namespace {
 
-constexpr size_t kHugePage = size_t{2} << 20;
+using internal::kHugePage;
 
 long MinorFaults() {
   rusage u{};

@@ -288,7 +288,7 @@ class StagingPool {
 
  private:
   static constexpr size_t kSlabBytes = 16 * kMaxDiskIo;
-  static constexpr size_t kSlabAlign = 2 * kMaxDiskIo;  // x86-64's 2 MiB huge page
+  static constexpr size_t kSlabAlign = io::internal::kHugePage;  // advised for THP
   // Slabs come from and go back to io's buffer cache: a cell opened after
   // another was closed reuses its slabs' memory, already faulted in.
   struct Free {

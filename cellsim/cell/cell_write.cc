@@ -7,7 +7,6 @@
 // flash.img are written by the journal in the chunk's submission). Larger writes, and every write in write-through
 // mode, go straight to the grid disk (DiskWriteLocked).
 #include <fmt/format.h>
-#include <sys/mman.h>
 
 #include <algorithm>
 #include <bit>
@@ -32,7 +31,6 @@ uint8_t* StagingPool::Take() {
   if (idle_.empty()) {
     auto* slab = static_cast<uint8_t*>(io::internal::TakeBlock(kSlabBytes, kSlabAlign));
     if (slab == nullptr) throw std::bad_alloc();
-    (void)madvise(slab, kSlabBytes, MADV_HUGEPAGE);
     slabs_.emplace_back(slab);
     for (size_t o = kSlabBytes; o > 0; o -= kMaxDiskIo) idle_.push_back(slab + o - kMaxDiskIo);
   }

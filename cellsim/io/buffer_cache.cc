@@ -1,10 +1,10 @@
 #include "cellsim/io/buffer_cache.h"
 
+#include <sys/mman.h>
+
 #include <cstdlib>
 #include <iterator>
 #include <list>
-#include <map>
-#include <utility>
 
 #include "cellsim/base/mutex.h"
 
@@ -27,19 +27,20 @@
 namespace cellsim::io::internal {
 namespace {
 
-// Blocks by (size, alignment), least recently given at the back of `lru_`.
+// Cached blocks, most recently given first. A list scanned for an exact
+// (size, alignment) match: it holds at most kBufferCacheBytes / 64 KiB
+// blocks, in practice a few dozen, and every take is followed by zeroing at
+// least 64 KiB, which costs far more than the scan.
 class BufferCache {
  public:
   void* Take(size_t bytes, size_t align) {
     {
       MutexLock l(&mu_);
-      // Equal keys keep their insertion order: the last one was given most
-      // recently (its pages the likeliest to be in the CPU's caches).
-      auto it = by_key_.upper_bound({bytes, align});
-      if (it != by_key_.begin() && (--it)->first == Key{bytes, align}) {
-        void* p = it->second->block;
-        lru_.erase(it->second);
-        by_key_.erase(it);
+      // The newest match: its pages are the likeliest to be in the CPU's caches.
+      for (auto it = blocks_.begin(); it != blocks_.end(); ++it) {
+        if (it->bytes != bytes || it->align != align) continue;
+        void* p = it->block;
+        blocks_.erase(it);
         cached_bytes_ -= bytes;
         ++hits_;
         CELLSIM_UNPOISON(p, bytes);
@@ -47,44 +48,45 @@ class BufferCache {
       }
       ++misses_;
     }
-    return std::aligned_alloc(align, bytes);
+    void* p = std::aligned_alloc(align, bytes);
+    // A new block of huge-page alignment is advised for transparent huge
+    // pages (io_backend.cc says why); a reused one already was.
+    if (p != nullptr && align >= kHugePage) (void)madvise(p, bytes, MADV_HUGEPAGE);
+    return p;
   }
 
   void Give(void* p, size_t bytes, size_t align) {
+    if (bytes > kBufferCacheBytes) {  // never cached
+      std::free(p);
+      return;
+    }
     std::list<Entry> evicted;
     {
       MutexLock l(&mu_);
-      if (bytes > kBufferCacheBytes) {
-        evicted.push_back({p, bytes, align});
-      } else {
-        CELLSIM_POISON(p, bytes);
-        lru_.push_front({p, bytes, align});
-        by_key_.insert({{bytes, align}, lru_.begin()});
-        cached_bytes_ += bytes;
-        while (cached_bytes_ > kBufferCacheBytes) EvictOldestLocked(&evicted);
+      CELLSIM_POISON(p, bytes);
+      blocks_.push_front({p, bytes, align});
+      cached_bytes_ += bytes;
+      while (cached_bytes_ > kBufferCacheBytes) {
+        cached_bytes_ -= blocks_.back().bytes;
+        evicted.splice(evicted.end(), blocks_, std::prev(blocks_.end()));
       }
     }
-    for (const Entry& e : evicted) {  // freed outside the lock
-      CELLSIM_UNPOISON(e.block, e.bytes);
-      std::free(e.block);
-    }
+    Free(evicted);  // outside the lock
   }
 
   BufferCacheStats Stats() {
     MutexLock l(&mu_);
-    return {hits_, misses_, cached_bytes_, lru_.size()};
+    return {hits_, misses_, cached_bytes_, blocks_.size()};
   }
 
   void Trim() {
     std::list<Entry> evicted;
     {
       MutexLock l(&mu_);
-      while (!lru_.empty()) EvictOldestLocked(&evicted);
+      evicted.swap(blocks_);
+      cached_bytes_ = 0;
     }
-    for (const Entry& e : evicted) {
-      CELLSIM_UNPOISON(e.block, e.bytes);
-      std::free(e.block);
-    }
+    Free(evicted);
   }
 
  private:
@@ -93,24 +95,16 @@ class BufferCache {
     size_t bytes;
     size_t align;
   };
-  using Key = std::pair<size_t, size_t>;  // bytes, alignment
 
-  void EvictOldestLocked(std::list<Entry>* out) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    auto last = std::prev(lru_.end());
-    auto [lo, hi] = by_key_.equal_range({last->bytes, last->align});
-    for (auto it = lo; it != hi; ++it) {
-      if (it->second == last) {
-        by_key_.erase(it);
-        break;
-      }
+  static void Free(const std::list<Entry>& blocks) {
+    for (const Entry& e : blocks) {
+      CELLSIM_UNPOISON(e.block, e.bytes);
+      std::free(e.block);
     }
-    cached_bytes_ -= last->bytes;
-    out->splice(out->end(), lru_, last);
   }
 
   Mutex mu_;
-  std::list<Entry> lru_ ABSL_GUARDED_BY(mu_);  // most recently given first
-  std::multimap<Key, std::list<Entry>::iterator> by_key_ ABSL_GUARDED_BY(mu_);
+  std::list<Entry> blocks_ ABSL_GUARDED_BY(mu_);  // most recently given first
   uint64_t cached_bytes_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t hits_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t misses_ ABSL_GUARDED_BY(mu_) = 0;

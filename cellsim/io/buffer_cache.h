@@ -29,8 +29,12 @@ inline constexpr size_t kCachedBlockMin = size_t{64} << 10;
 // The most bytes kept; the least recently given blocks are freed beyond it.
 inline constexpr size_t kBufferCacheBytes = size_t{128} << 20;
 
+// x86-64's transparent huge page: blocks aligned to it are advised for THP.
+inline constexpr size_t kHugePage = size_t{2} << 20;
+
 // A block of exactly `bytes` aligned to `align` (a power of two dividing
-// `bytes`): a cached one when there is one, else a new one; nullptr when the
+// `bytes`): a cached one when there is one, else a new one (advised for
+// transparent huge pages when `align` >= kHugePage); nullptr when the
 // allocation fails. Its contents are unspecified.
 void* TakeBlock(size_t bytes, size_t align);
 // Gives back a block from TakeBlock with the same `bytes` and `align`.

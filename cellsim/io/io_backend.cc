@@ -2,8 +2,6 @@
 // and the backend factory.
 #include "cellsim/io/io_backend.h"
 
-#include <sys/mman.h>
-
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -93,12 +91,13 @@ absl::StatusOr<std::unique_ptr<IoBackend>> MakeBackend(BackendKind kind,
   return MakeUringBackend(options);
 }
 
-// Buffers of at least one huge page are 2 MiB-aligned and advised for
-// transparent huge pages: first touch of a 64 MiB zero-fill batch buffer then
-// takes 32 page faults instead of 16384. On virtual machines, where a fault
-// costs tens of microseconds, 4 KiB faults were most of zero-fill's CPU time.
-// (Where THP is off the advice is ignored and nothing else changes.)
-constexpr size_t kHugePage = size_t{2} << 20;
+// Buffers of at least one huge page are 2 MiB-aligned, which the buffer
+// cache advises for transparent huge pages: first touch of a 64 MiB
+// zero-fill batch buffer then takes 32 page faults instead of 16384. On
+// virtual machines, where a fault costs tens of microseconds, 4 KiB faults
+// were most of zero-fill's CPU time. (Where THP is off the advice is ignored
+// and nothing else changes.)
+using internal::kHugePage;
 
 namespace {
 
@@ -121,7 +120,6 @@ AlignedBuffer::AlignedBuffer(size_t size) : size_(size) {
   const Footprint f = FootprintOf(size);
   data_ = static_cast<uint8_t*>(internal::TakeBlock(f.bytes, f.align));
   if (data_ == nullptr) throw std::bad_alloc();
-  if (f.align == kHugePage) (void)madvise(data_, f.bytes, MADV_HUGEPAGE);
   std::memset(data_, 0, f.bytes);
 }
 
