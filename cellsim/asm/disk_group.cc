@@ -231,15 +231,19 @@ absl::Status MountWithMissingDisks(DiskGroup::State& s,
                                  d.name, cat.name, MissingLabel(d, g)));
   }
   if (labels.empty()) return absl::OkStatus();
+  constexpr std::string_view kReturnThem =
+      "return the missing files, and damaged ones as they were (nothing is recreated in "
+      "their place)";
   const std::string head = fmt::format(
       "ORA-15017: diskgroup \"{}\" cannot be mounted\nORA-15040: diskgroup is incomplete\n",
       cat.name);
   if (missing_fgs.size() >= cat.copies()) {
     return absl::FailedPreconditionError(fmt::format(
         "{}{}\n{} redundancy keeps {} cop{} of every extent; disks of {} failure group{} are "
-        "missing: return the missing files (nothing is recreated in their place)",
+        "missing: {}",
         head, fmt::join(labels, "\n"), RedundancyName(cat.redundancy), cat.copies(),
-        cat.copies() == 1 ? "y" : "ies", missing_fgs.size(), missing_fgs.size() == 1 ? "" : "s"));
+        cat.copies() == 1 ? "y" : "ies", missing_fgs.size(), missing_fgs.size() == 1 ? "" : "s",
+        kReturnThem));
   }
   // Every extent needs a current copy on a present disk.
   for (const auto& [number, f] : cat.files) {
@@ -252,9 +256,8 @@ absl::Status MountWithMissingDisks(DiskGroup::State& s,
       }
       if (!current) {
         return absl::FailedPreconditionError(fmt::format(
-            "{}{}\nextent {} of {} has no current copy on a present disk: return the missing "
-            "files (nothing is recreated in their place)",
-            head, fmt::join(labels, "\n"), x, f.info.name));
+            "{}{}\nextent {} of {} has no current copy on a present disk: {}", head,
+            fmt::join(labels, "\n"), x, f.info.name, kReturnThem));
       }
     }
   }

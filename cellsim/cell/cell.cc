@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
+#include <string_view>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -136,15 +138,6 @@ absl::StatusOr<uint32_t> CellImpl::GridDiskIndex(const std::string& name) const 
   return absl::NotFoundError(fmt::format("cell {} has no grid disk named {}", config_.name, name));
 }
 
-namespace {
-// The rack folder holding a cell's folder, as the user named it ("DIR" when
-// the cell's folder was given alone).
-std::string RackDirOf(const std::string& cell_dir) {
-  const std::string up = std::filesystem::path(cell_dir).parent_path().string();
-  return up.empty() ? "DIR" : up;
-}
-}  // namespace
-
 absl::Status CellImpl::AttachGridDisks(bool create) {
   const uint32_t n = config_.cell_disks * static_cast<uint32_t>(config_.grid_disks.size());
   for (uint32_t d = 0; d < n; ++d) {
@@ -153,28 +146,31 @@ absl::Status CellImpl::AttachGridDisks(bool create) {
     const io::BlockFileOptions options{
         .block_size = kPage, .block_count = size / kPage, .direct = config_.direct_io,
         .read_only = read_only_ && !create};
+    // A lost device (missing), or a file of the wrong size (truncated, or
+    // another file in its place, whose bytes are not trusted): the cell opens
+    // without it ("not present"), nothing is changed or recreated in its
+    // place, and ASM serves its extents from the mirrors (rebuilding a
+    // damaged disk's whole content when it is replaced or put right).
     std::error_code ec;
+    std::optional<Absence> absence;
     if (!create && !std::filesystem::exists(path, ec)) {
-      // A lost device: the cell opens without it ("not present"); nothing is
-      // recreated in its place (ASM serves its extents from the mirrors).
+      absence = Absence{fmt::format("{} is missing", path)};
+    } else if (const uintmax_t found = std::filesystem::file_size(path, ec);
+               !create && !ec && found != size) {
+      absence = Absence{fmt::format("{} is damaged: its size is {} bytes, expected {} "
+                                    "(truncated, or another file in its place); CREATE "
+                                    "GRIDDISK {} replaces it",
+                                    path, found, size, GridDiskName(d)),
+                        /*damaged=*/true};
+    }
+    if (absence) {
       disks_.push_back(nullptr);
       disk_sizes_.push_back(size);
-      absent_.push_back(fmt::format("{} is missing", path));
+      absent_.push_back(std::move(*absence));
       continue;
     }
     auto f = create ? io::BlockFile::Create(io_, path, options)
                     : io::BlockFile::Open(io_, path, options);
-    if (!f.ok() && !create && f.status().code() == absl::StatusCode::kFailedPrecondition) {
-      // A wrong size: truncated, or another file put in its place. Its bytes
-      // are not trusted and nothing is changed; the user is told the way out.
-      return absl::FailedPreconditionError(fmt::format(
-          "{0}: the grid disk file is damaged (truncated, or another file in its place): move it "
-          "aside and the rack opens without it where its disk group's redundancy allows (its "
-          "extents read from their mirrors), then `cellsim cellcli {1} -e 'create griddisk {2}'` "
-          "and `cellsim sql {1} -e 'alter diskgroup {3} online all'` rebuild it from them",
-          std::string(f.status().message()), RackDirOf(dir_), GridDiskName(d),
-          config_.grid_disks[d / config_.cell_disks].prefix));
-    }
     if (!f.ok()) return f.status();
     // fsync: the file's size (a sparse truncate) must survive a power loss.
     if (create) {
@@ -189,7 +185,8 @@ absl::Status CellImpl::AttachGridDisks(bool create) {
 
 absl::Status CellImpl::AbsentDiskError(uint32_t disk) const {
   return absl::UnavailableError(fmt::format("grid disk {} of cell {} is not present: {}",
-                                            GridDiskName(disk), config_.name, absent_[disk]));
+                                            GridDiskName(disk), config_.name,
+                                            absent_[disk].reason));
 }
 
 absl::Status CellImpl::CreateFiles(const CellConfig& config, bool replace_flash,
@@ -212,7 +209,10 @@ absl::Status CellImpl::CreateFiles(const CellConfig& config, bool replace_flash,
         fmt::format("cell {}: cannot create folder {}: {}", config.name, dir_, ec.message()));
   }
   if (replace_flash) {
-    if (absl::Status s = MoveLostFlashAside(); !s.ok()) return s;
+    if (absl::Status s = MoveFileAside(dir_ + "/" + kFlashFile, "lost", "lost flash device");
+        !s.ok()) {
+      return s;
+    }
   } else if (std::filesystem::exists(dir_ + "/" + kFlashFile)) {
     return absl::AlreadyExistsError(fmt::format(
         "cell folder {} already holds a cell ({} exists)", dir_, kFlashFile));
@@ -308,18 +308,23 @@ void CellImpl::FindAllocatedSlotPages() {
   slot_allocated_ = std::move(allocated);
 }
 
-// The damaged device is kept as flash.img.lost.<unix time> (evidence, never
-// read again); a fresh flash.img takes its place.
-absl::Status CellImpl::MoveLostFlashAside() {
-  const std::string path = dir_ + "/" + kFlashFile;
+// A lost flash device is kept as flash.img.lost.<unix time>, a damaged grid
+// disk file as <name>.img.damaged.<unix time> (evidence, never read again); a
+// fresh file takes its place. An earlier one of the same name is never
+// overwritten (a simulated clock can give the same second twice).
+absl::Status CellImpl::MoveFileAside(const std::string& path, std::string_view why,
+                                     std::string_view what) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return absl::OkStatus();
-  const std::string aside = fmt::format("{}.lost.{}", path, clock_->UnixSeconds());
+  std::string aside = fmt::format("{}.{}.{}", path, why, clock_->UnixSeconds());
+  for (int n = 1; std::filesystem::exists(aside, ec); ++n) {
+    aside = fmt::format("{}.{}.{}-{}", path, why, clock_->UnixSeconds(), n);
+  }
   std::filesystem::rename(path, aside, ec);
   if (ec) {
-    return absl::FailedPreconditionError(fmt::format(
-        "cell {}: cannot move the lost flash device {} aside to {}: {}", config_.name, path,
-        aside, ec.message()));
+    return absl::FailedPreconditionError(fmt::format("cell {}: cannot move the {} {} aside to {}: {}",
+                                                     config_.name, what, path, aside,
+                                                     ec.message()));
   }
   return absl::OkStatus();
 }
@@ -356,13 +361,21 @@ absl::Status CellImpl::CreateGridDisk(const std::string& name) {
         "CELL-02701: grid disk {} already exists and is active on cell {}", name, config_.name));
   }
   const uint64_t size = disk_sizes_[*idx];
+  const std::string path = dir_ + "/" + GridDiskFileName(name);
+  // Whatever file is in its place now (the damaged one, or one put back after
+  // the open) is kept, never truncated: ASM has marked the disk's whole
+  // content for rebuilding.
+  if (absl::Status s = MoveFileAside(path, absent_[*idx].damaged ? "damaged" : "replaced",
+                                     "grid disk file");
+      !s.ok()) {
+    return s;
+  }
   auto f = io::BlockFile::Create(
-      io_, dir_ + "/" + GridDiskFileName(name),
-      {.block_size = kPage, .block_count = size / kPage, .direct = config_.direct_io});
+      io_, path, {.block_size = kPage, .block_count = size / kPage, .direct = config_.direct_io});
   if (!f.ok()) return f.status();
   if (absl::Status s = (*f)->Sync(io::SyncKind::kFull); !s.ok()) return s;
   disks_[*idx] = std::move(*f);
-  absent_[*idx].clear();
+  absent_[*idx] = Absence{};
   return absl::OkStatus();
 }
 
@@ -564,7 +577,8 @@ CellDescription CellImpl::DescribeNow() const {
                             disks_[i] == nullptr ? "not present"
                             : inactive_[i]       ? "inactive"
                                                  : "active",
-                            absent_[i]});
+                            absent_[i].reason});
+    d.grid_disks.back().content_lost = absent_[i].damaged;
     d.grid_disks.back().caching_policy = caching_[i];
   }
   d.flash_device = fmt::format("FD_00_{}", config_.name);

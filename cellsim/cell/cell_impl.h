@@ -324,8 +324,12 @@ class CellImpl {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_mu_) {
     slot_allocated_[slot] |= mask;
   }
-  [[nodiscard]] absl::Status MoveLostFlashAside();
-  // CREATE GRIDDISK of a grid disk that is not present: a new, empty file.
+  // Renames `path` to "<path>.<why>.<unix seconds>" (kept for the user, never
+  // deleted); OK when there is no such file.
+  [[nodiscard]] absl::Status MoveFileAside(const std::string& path, std::string_view why,
+                                           std::string_view what);
+  // CREATE GRIDDISK of a grid disk that is not present: a new, empty file (a
+  // damaged file in its place is moved aside first).
   [[nodiscard]] absl::Status CreateGridDisk(const std::string& name)
       ABSL_LOCKS_EXCLUDED(mode_mu_);
   [[nodiscard]] absl::Status OpenFiles() ABSL_LOCKS_EXCLUDED(state_mu_);
@@ -572,15 +576,20 @@ class CellImpl {
   int64_t creation_time_ = 0;
   std::vector<std::string> metadata_repairs_;  // set by OpenFiles
   std::atomic<FlashCacheMode> mode_{FlashCacheMode::kWriteBack};
-  // A grid disk whose file was missing at Open is null ("not present"): every
-  // request on it fails with AbsentDiskError; absent_[d] says why (else empty).
+  // A grid disk whose file was missing or damaged at Open is null ("not
+  // present"): every request on it fails with AbsentDiskError; absent_[d]
+  // says why (else its reason is empty).
   // disks_[d] and absent_[d] change after Open only in CreateGridDisk, which
   // holds mode_mu_ exclusive and the all-disks range lock: read them holding
   // mode_mu_ (shared) or a range lock of the disk. (Range locks are beyond the
   // analysis, so these two are not ABSL_GUARDED_BY.)
   std::vector<std::unique_ptr<io::BlockFile>> disks_;
   std::vector<uint64_t> disk_sizes_;
-  std::vector<std::string> absent_;
+  struct Absence {
+    std::string reason;    // "DIR/cel02/DATA_CD_00_cel02.img is missing"
+    bool damaged = false;  // the file is there, its bytes not trusted (a wrong size)
+  };
+  std::vector<Absence> absent_;
   std::unique_ptr<io::BlockFile> flash_;
   std::unique_ptr<MetadataStore> meta_;
   // Serializes settings changes (ChangeSetting: the live value, its

@@ -1,6 +1,9 @@
 #include "cellsim/cli/rack_env.h"
 
 #include <iostream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "cellsim/cli/rack_lock_cli.h"
 #include "fmt/format.h"
@@ -76,6 +79,37 @@ absl::StatusOr<IoEnv> MakeIoEnv(const RackOptions& options, const std::string& t
   return lab::MakeIoEnv(*env, trace_prefix, shared_trace);
 }
 
+namespace {
+
+// A grid disk the cells opened without (its file missing or damaged) is said
+// on every command, as a repair is: its disk group runs on the mirrors, and
+// the reason names the way out.
+void ReportAbsentGridDisks(const asmgr::Rack& rack) {
+  for (uint32_t c = 0; c < rack.cell_count(); ++c) {
+    cell::CellService* cell = rack.cell(c);
+    if (cell == nullptr) continue;
+    absl::StatusOr<cell::CellDescription> d = cell->Describe();
+    if (!d.ok()) continue;
+    std::vector<std::pair<std::string, std::vector<std::string>>> by_reason;  // a lost cell: one
+    for (const cell::GridDiskInfo& g : d->grid_disks) {
+      if (g.status != "not present") continue;
+      if (by_reason.empty() || by_reason.back().first != g.status_reason) {
+        by_reason.push_back({g.status_reason, {}});
+      }
+      by_reason.back().second.push_back(g.name);
+    }
+    for (const auto& [reason, names] : by_reason) {
+      std::cerr << fmt::format("cellsim: grid disk{} {} of cell {} {} not present (ASM serves "
+                               "{} from the mirrors): {}\n",
+                               names.size() == 1 ? "" : "s", fmt::join(names, ", "), d->name,
+                               names.size() == 1 ? "is" : "are", names.size() == 1 ? "it" : "them",
+                               reason);
+    }
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<RackEnv> OpenRackEnv(const std::string& dir, const RackOptions& options,
                                     asmgr::RackAccess access, bool report_repairs) {
   absl::StatusOr<lab::EnvOptions> env = ToEnvOptions(options, dir, access);
@@ -92,6 +126,7 @@ absl::StatusOr<RackEnv> OpenRackEnv(const std::string& dir, const RackOptions& o
     for (const std::string& r : rack->rack->metadata_repairs()) {
       std::cerr << "cellsim: " << what << ": " << r << "\n";
     }
+    ReportAbsentGridDisks(*rack->rack);
   }
   return rack;
 }

@@ -446,11 +446,34 @@ TEST_F(CorruptionTest, TruncatedFlashOrDiskIsAClearError) {
   EXPECT_EQ(Open().status().code(), absl::StatusCode::kDataLoss);
 }
 
-TEST_F(CorruptionTest, TruncatedGridDiskIsAClearError) {
-  std::filesystem::resize_file(Dir() + "/RECO_CD_01_cel01.img", 1 * kMiB);
-  auto cell = Open();
-  EXPECT_EQ(cell.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(std::string(cell.status().message()), ::testing::HasSubstr("RECO_CD_01_cel01"));
+// A grid disk file of the wrong size: the cell opens without it, as without
+// a missing one, says why, and vouches for none of its bytes (content_lost:
+// ASM rebuilds it whole); the file is left as it is.
+TEST_F(CorruptionTest, TruncatedGridDiskIsNotPresentAndSaysWhy) {
+  const std::string path = Dir() + "/RECO_CD_01_cel01.img";
+  std::filesystem::resize_file(path, 1 * kMiB);
+  ASSERT_OK_AND_ASSIGN(auto cell, Open());
+  ASSERT_OK_AND_ASSIGN(CellDescription d, cell->Describe());
+  uint32_t index = 0;
+  while (index < d.grid_disks.size() && d.grid_disks[index].name != "RECO_CD_01_cel01") ++index;
+  ASSERT_LT(index, d.grid_disks.size());
+  const GridDiskInfo& g = d.grid_disks[index];
+  EXPECT_EQ(g.status, "not present");
+  EXPECT_TRUE(g.content_lost);
+  EXPECT_THAT(g.status_reason, ::testing::HasSubstr("RECO_CD_01_cel01.img is damaged: its size "
+                                                    "is 1048576 bytes"));
+  std::vector<uint8_t> page(4096);
+  std::vector<ReadRequest> read{{.grid_disk = index, .offset = 0, .buffer = absl::MakeSpan(page)}};
+  const absl::Status st = cell->Read(absl::MakeSpan(read), nullptr);
+  EXPECT_EQ(st.code(), absl::StatusCode::kUnavailable) << st;
+  EXPECT_THAT(std::string(st.message()), ::testing::HasSubstr("is damaged"));
+  for (const GridDiskInfo& other : d.grid_disks) {
+    if (other.name != g.name) {
+      EXPECT_EQ(other.status, "active") << other.name;
+    }
+  }
+  ASSERT_OK(cell->Close());
+  EXPECT_EQ(std::filesystem::file_size(path), 1 * kMiB);
 }
 
 TEST_F(CorruptionTest, RandomMetadataDamageNeverCrashes) {

@@ -136,13 +136,17 @@ TEST(CliLostDeviceTest, MissingGridDiskIsReplacedAndRebuilt) {
 
   r = Cellsim(dir, "sql " + rack + " -e \"create tablespace during datafile '+DATA' size 4m\"");
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Every command that opens the rack says which disk is away and why.
+  EXPECT_THAT(r.err, HasSubstr("grid disk DATA_CD_01_cel02 of cell cel02 is not present (ASM "
+                               "serves it from the mirrors): "));
+  EXPECT_THAT(r.err, HasSubstr("DATA_CD_01_cel02.img is missing"));
   r = Cellsim(dir, "asmcmd " + rack + " -e \"online -G DATA -D DATA_CD_01_cel02\"");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_THAT(r.err, HasSubstr("not present"));
 
   r = Cellsim(dir, "cellcli " + rack + " -e \"create griddisk DATA_CD_01_cel02\"");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("GridDisk DATA_CD_01_cel02 successfully created"));
+  EXPECT_THAT(r.out, HasSubstr("cel02: GridDisk DATA_CD_01_cel02 successfully created"));
   EXPECT_TRUE(std::filesystem::exists(disk));
   r = Cellsim(dir, "cellcli " + rack + " -e \"create griddisk DATA_CD_01_cel02\"");
   EXPECT_NE(r.exit_code, 0);
@@ -566,6 +570,7 @@ TEST(CliCellCliTest, GridDisksGoInactiveAndComeBackResynced) {
                                "ALTER GRIDDISK DATA_CD_00_cel01 ACTIVE)"));
   r = Cellsim(dir, "sql " + rack + " -e \"create tablespace during datafile '+DATA' size 4m\"");
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, Not(HasSubstr("not present")));  // inactive disks are not absent
   r = Cellsim(dir, "cellcli " + rack + " -c cel01 alter griddisk all active");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   r = Cellsim(dir, "cellcli " + rack + " -e \"list griddisk where status != active or asmModeStatus != ONLINE\"");

@@ -74,6 +74,14 @@ absl::Status SameBytes(asmgr::Rack* rack, const Snapshot& want) {
   return absl::OkStatus();
 }
 
+std::string FirstMiB(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::string bytes(1 << 20, '\0');
+  f.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  bytes.resize(static_cast<size_t>(f.gcount()));
+  return bytes;
+}
+
 uint32_t OfflineDisks(asmgr::Rack* rack) {
   uint32_t n = 0;
   for (asmgr::DiskGroup* dg : rack->disk_groups()) n += dg->View().offline_disks;
@@ -143,6 +151,35 @@ class LostDevice : public ::testing::Test {
     return n;
   }
   std::string dir() const { return tmp_.path() + "/rack"; }
+  // The files a cell moved aside in its folder whose names start with `prefix`.
+  std::vector<std::filesystem::directory_entry> MovedAside(const std::string& cell,
+                                                           const std::string& prefix) const {
+    std::vector<std::filesystem::directory_entry> out;
+    for (const auto& e : std::filesystem::directory_iterator(dir() + "/" + cell)) {
+      if (e.path().filename().string().rfind(prefix, 0) == 0) out.push_back(e);
+    }
+    return out;
+  }
+  // DATA_CD_00_cel03's file cut to 1 MiB while the rack is down, then opened.
+  struct Victim {
+    std::string path;
+    uint64_t size = 0;  // its right size
+    asmgr::DiskGroup* group = nullptr;
+    uint32_t disk = 0;       // in `group`
+    uint64_t allocated = 0;  // its allocated AUs
+  };
+  void OpenWithVictimTruncated(Victim* v) {
+    ASSERT_NO_FATAL_FAILURE(Build());
+    CloseAll();
+    v->path = dir() + "/cel03/DATA_CD_00_cel03.img";
+    v->size = std::filesystem::file_size(v->path);
+    std::filesystem::resize_file(v->path, 1 * kMiB);
+    ASSERT_NO_FATAL_FAILURE(OpenAll());
+    ASSERT_OK_AND_ASSIGN(v->group, rack_->disk_group("DATA"));
+    ASSERT_OK_AND_ASSIGN(v->disk, v->group->FindDisk("DATA_CD_00_cel03"));
+    v->allocated = v->group->Disks()[v->disk].allocated_aus;
+    ASSERT_GT(v->allocated, 0u);
+  }
 
   TempDir tmp_;
   std::unique_ptr<io::IoBackend> io_;
@@ -209,28 +246,68 @@ TEST_F(LostDevice, ReplacedGridDiskIsRebuiltWhole) {
 }
 
 // A grid disk file cut short (a failed copy, a stray truncate): its bytes
-// are not trusted, the open refuses naming the file and the way out, and
-// nothing is changed; following it (the file moved aside, CREATE GRIDDISK)
-// gives back every byte, rebuilt from the mirrors.
-TEST_F(LostDevice, TruncatedGridDiskFileIsRefusedNamingTheWayOutWhichWorks) {
+// are not trusted. The rack opens without it, as without a missing one, and
+// leaves the file as it is; its whole content is marked for rebuilding at
+// that open, so CREATE GRIDDISK (which moves the file aside) and ONLINE ALL
+// give back every byte from the mirrors.
+TEST_F(LostDevice, TruncatedGridDiskOpensDegradedAndIsRebuiltWholeWhenReplaced) {
+  Victim v;
+  ASSERT_NO_FATAL_FAILURE(OpenWithVictimTruncated(&v));
+  const asmgr::DiskView at_open = v.group->Disks()[v.disk];
+  EXPECT_EQ(at_open.mode_status, "OFFLINE");
+  EXPECT_THAT(at_open.last_error, HasSubstr("DATA_CD_00_cel03.img is damaged"));
+  EXPECT_THAT(at_open.last_error,
+              HasSubstr(fmt::format("its size is {} bytes, expected {}", 1 * kMiB, v.size)));
+  EXPECT_THAT(at_open.last_error, HasSubstr("CREATE GRIDDISK DATA_CD_00_cel03 replaces it"));
+  EXPECT_EQ(std::filesystem::file_size(v.path), 1 * kMiB);  // left as it was
+  EXPECT_EQ(at_open.stale_aus, v.allocated);                 // all of it, already
+  ASSERT_NO_FATAL_FAILURE(CheckDegraded());
+  const uint64_t allocated = v.group->Disks()[v.disk].allocated_aus;
+  ASSERT_OK(rack_->CreateGridDisk("DATA_CD_00_cel03"));
+  EXPECT_EQ(std::filesystem::file_size(v.path), v.size);
+  EXPECT_EQ(v.group->Disks()[v.disk].stale_aus, allocated);
+  const auto aside = MovedAside("cel03", "DATA_CD_00_cel03.img.damaged.");
+  ASSERT_EQ(aside.size(), 1u);
+  EXPECT_EQ(aside[0].file_size(), 1 * kMiB);
+  asmgr::ResyncResult rs;
+  ASSERT_NO_FATAL_FAILURE(OnlineAndCheck(&rs));
+  EXPECT_EQ(rs.extents_copied, allocated);
+}
+
+// The same file put right by hand (its size restored, the cut-off part now
+// zeros): it is present again, but the open that found it damaged marked its
+// whole content stale, so ONLINE ALL rebuilds all of it, not only what was
+// written while it was away, and no zero from the cut is ever read.
+TEST_F(LostDevice, TruncatedGridDiskPutRightByHandIsStillRebuiltWhole) {
+  Victim v;
+  ASSERT_NO_FATAL_FAILURE(OpenWithVictimTruncated(&v));
+  CloseAll();
+  std::filesystem::resize_file(v.path, v.size);
+  ASSERT_NO_FATAL_FAILURE(OpenAll());
+  ASSERT_OK_AND_ASSIGN(asmgr::DiskGroup * data, rack_->disk_group("DATA"));
+  EXPECT_EQ(data->Disks()[v.disk].mode_status, "OFFLINE");  // back, but stale until ONLINE
+  EXPECT_EQ(data->Disks()[v.disk].stale_aus, v.allocated);
+  ASSERT_OK(SameBytes(rack_.get(), snapshot_));
+  asmgr::ResyncResult rs;
+  ASSERT_NO_FATAL_FAILURE(OnlineAndCheck(&rs));
+  EXPECT_EQ(rs.extents_copied, v.allocated);
+}
+
+// A file put back in a missing disk's place while the rack is open (the cell
+// still counts the disk absent): CREATE GRIDDISK moves it aside, never
+// truncating it, and rebuilds the disk whole.
+TEST_F(LostDevice, CreateGridDiskKeepsAFilePutBackWhileTheRackWasOpen) {
   ASSERT_NO_FATAL_FAILURE(Build());
   CloseAll();
   const std::string disk = dir() + "/cel03/DATA_CD_00_cel03.img";
-  const auto size = std::filesystem::file_size(disk);
-  std::filesystem::resize_file(disk, 1 * kMiB);
-  auto refused = asmgr::Rack::Open(io_.get(), SystemClock(), dir());
-  ASSERT_FALSE(refused.ok());
-  const std::string msg(refused.status().message());
-  EXPECT_THAT(msg, HasSubstr("DATA_CD_00_cel03.img"));
-  EXPECT_THAT(msg, HasSubstr(fmt::format("size is {} bytes, expected {}", 1 * kMiB, size)));
-  EXPECT_THAT(msg, HasSubstr("move it aside"));
-  EXPECT_THAT(msg, HasSubstr("create griddisk DATA_CD_00_cel03"));
-  EXPECT_THAT(msg, HasSubstr("alter diskgroup DATA online all"));
-  EXPECT_EQ(std::filesystem::file_size(disk), 1 * kMiB);  // left as it was
-  std::filesystem::rename(disk, disk + ".damaged");
+  std::filesystem::rename(disk, disk + ".away");
   ASSERT_NO_FATAL_FAILURE(OpenAll());
-  ASSERT_NO_FATAL_FAILURE(CheckDegraded());
+  std::filesystem::copy_file(disk + ".away", disk);
   ASSERT_OK(rack_->CreateGridDisk("DATA_CD_00_cel03"));
+  const auto aside = MovedAside("cel03", "DATA_CD_00_cel03.img.replaced.");
+  ASSERT_EQ(aside.size(), 1u);
+  EXPECT_EQ(aside[0].file_size(), std::filesystem::file_size(disk + ".away"));
+  EXPECT_EQ(FirstMiB(aside[0].path().string()), FirstMiB(disk + ".away"));  // its bytes kept
   asmgr::ResyncResult rs;
   ASSERT_NO_FATAL_FAILURE(OnlineAndCheck(&rs));
   EXPECT_GT(rs.extents_copied, 0u);
@@ -253,11 +330,7 @@ TEST_F(LostDevice, FlashWithBothSuperblocksDestroyedIsReplacedAndRebuilt) {
   ASSERT_FALSE(rack_->metadata_repairs().empty());
   EXPECT_THAT(rack_->metadata_repairs().back(), HasSubstr("cel02: flash device lost"));
   EXPECT_EQ(OfflineDisks(rack_.get()), 0u);
-  bool kept_aside = false;
-  for (const auto& e : std::filesystem::directory_iterator(dir() + "/cel02")) {
-    kept_aside |= e.path().filename().string().rfind("flash.img.lost.", 0) == 0;
-  }
-  EXPECT_TRUE(kept_aside);
+  EXPECT_EQ(MovedAside("cel02", "flash.img.lost.").size(), 1u);
   ASSERT_OK(ScrubClean(rack_.get()));
   ASSERT_OK(SameBytes(rack_.get(), snapshot_));
   {

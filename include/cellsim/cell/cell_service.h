@@ -134,8 +134,9 @@ struct GridDiskInfo {
   // missing"); empty when active.
   std::string status_reason{};
   // True when the cell cannot vouch for what the grid disk holds (its
-  // write-back flash, which may have held newer data, was lost): ASM rebuilds
-  // the disk's whole content from the mirrors instead of trusting it.
+  // write-back flash, which may have held newer data, was lost; its file has
+  // the wrong size): ASM rebuilds the disk's whole content from the mirrors
+  // instead of trusting it.
   bool content_lost = false;
   CachingPolicy caching_policy = CachingPolicy::kDefault;
 };
