@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The full test suite (what CI runs): installs missing packages, builds, and runs
 #   1. every test under clang ASan+UBSan: unit tests, the crash campaign, the
-#      kill -9 tests, fault scenarios, the install check, a smoke run of each
-#      benchmark, and each libFuzzer target for CELLSIM_FUZZ_SECONDS (default 10);
+#      kill -9 tests, fault scenarios, the install check, smoke runs of
+#      creation_bench and io_buffer_bench (the other benchmarks are built, not
+#      run: each of their cases costs seconds to minutes), and each libFuzzer
+#      target for CELLSIM_FUZZ_SECONDS (default 10);
 #   2. the threaded tests (label 'concurrent') again under TSan;
 #   3. the plain build a user types (`cmake -DCMAKE_BUILD_TYPE=Release`, the
 #      default compiler, no -Werror) of every target, installed, with
