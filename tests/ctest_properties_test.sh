@@ -16,6 +16,14 @@ listed() {  # listed LABEL TEST_REGEX: fails unless a test matches both
     status=1
   fi
 }
+# Every test has a label (CI's TSan run selects by label, and a test with
+# none, or whose discovery dropped them, silently runs nowhere but the
+# unlabelled runs).
+unlabelled=$(ctest --test-dir "$build" -N -LE . | grep ' Test *#') || true
+if [ -n "$unlabelled" ]; then
+  printf 'tests without a label:\n%s\n' "$unlabelled" >&2
+  status=1
+fi
 listed unit '^MutexTest\.'
 listed concurrent '^MutexTest\.'
 listed kill '^TxnCrash\.'
