@@ -238,6 +238,11 @@ struct Rack::State {
   // Opens cell i, or puts an AbsentCell in its place when its folder is
   // missing or its flash is lost (then appended to `lost_flash`).
   [[nodiscard]] absl::Status OpenCell(uint32_t i, std::vector<uint32_t>* lost_flash);
+  // FailedPrecondition when no cell folder of the configuration is in `dir`
+  // (the wrong folder given, the cells moved away): the rack is refused, not
+  // opened with every cell absent (a rack without disk groups had nothing to
+  // refuse it).
+  [[nodiscard]] absl::Status CheckSomeCellIsThere() const;
   [[nodiscard]] absl::Status MountGroups();
   // Copies a failed write left stale on disks that stayed ONLINE (a full
   // filesystem refuses a write without failing the disk) are rewritten from
@@ -277,6 +282,18 @@ absl::Status Rack::State::OpenCell(uint32_t i, std::vector<uint32_t>* lost_flash
   cells.push_back(nullptr);
   absent.push_back(std::make_unique<AbsentCell>(CellConfigFor(config, i), reason, content_lost));
   return absl::OkStatus();
+}
+
+absl::Status Rack::State::CheckSomeCellIsThere() const {
+  std::error_code ec;
+  for (uint32_t i = 0; i < config.cells; ++i) {
+    if (std::filesystem::exists(dir + "/" + CellName(config, i), ec)) return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(fmt::format(
+      "the rack in {0} has none of its {1} cells: its configuration names the folders {0}/{2} "
+      "to {0}/{3} and none is there (give the folder the rack was created in, or return its "
+      "cells' folders)",
+      dir, config.cells, CellName(config, 0), CellName(config, config.cells - 1)));
 }
 
 absl::Status Rack::State::MountGroups() {
@@ -679,6 +696,7 @@ absl::StatusOr<std::unique_ptr<Rack>> Rack::Open(io::IoBackend* io, Clock* clock
   s->clock = clock;
   s->dir = dir;
   if (absl::Status st = s->ReadMeta(); !st.ok()) return st;
+  if (absl::Status st = s->CheckSomeCellIsThere(); !st.ok()) return st;
   std::vector<uint32_t> lost_flash;
   for (uint32_t i = 0; i < s->config.cells; ++i) {
     if (absl::Status st = s->OpenCell(i, &lost_flash); !st.ok()) return st;

@@ -120,6 +120,23 @@ TEST_F(RackBadInput, RackDirectoryMissing) {
   EXPECT_THAT(std::string(st.message()), HasSubstr("holds no valid rack"));
 }
 
+// Only the rack files copied to a new folder (or the cell folders moved
+// away): no cell is there, and the rack is refused naming the folders it
+// looked for, not opened with every cell absent. (Found by fuzz_rack_meta: a
+// rack without disk groups, which had nothing else to refuse it, opened.)
+TEST_F(RackBadInput, NoCellFolderIsThere) {
+  const std::string only_meta = tmp_.path() + "/only-meta";
+  std::filesystem::create_directory(only_meta);
+  std::filesystem::copy_file(Meta(0), only_meta + "/rack.meta0");
+  std::filesystem::copy_file(Meta(1), only_meta + "/rack.meta1");
+  dir_ = only_meta;
+  const absl::Status st = Open();
+  EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition) << st;
+  EXPECT_THAT(std::string(st.message()),
+              AllOf(HasSubstr("has none of its"), HasSubstr(only_meta + "/cel01"),
+                    HasSubstr("give the folder the rack was created in")));
+}
+
 TEST_F(RackBadInput, RackFileNotARack) {
   std::vector<uint8_t> text(100, 'x');
   WriteBytes(Meta(0), text);
