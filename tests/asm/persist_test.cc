@@ -469,10 +469,7 @@ TEST(AsmPersistTest, CorruptMetadataIsDetected) {
     }
     // Mounted read-only first: the damage is said and left as it is.
     {
-      auto bytes = [](const std::string& path) {
-        std::ifstream f(path, std::ios::binary);
-        return std::string(std::istreambuf_iterator<char>(f), {});
-      };
+      auto bytes = [](const std::string& path) { return ::cellsim::testing::ReadFileText(path); };
       const std::string damaged = bytes(slot);
       DiskGroupEnv read_only = env;
       read_only.read_only = true;

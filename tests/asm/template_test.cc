@@ -49,10 +49,7 @@ uint64_t AllocatedAus(const DiskGroup& dg) {
   return n;
 }
 
-std::vector<uint8_t> ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using ::cellsim::testing::ReadFileBytes;
 
 void WriteAll(const std::string& path, const std::vector<uint8_t>& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -239,7 +236,7 @@ TEST(AsmTemplateTest, FormatOfEarlierRacksOpensWithTheGroupsCopies) {
   dg.reset();
   // Rewrite both checkpoint slots in version 1.
   ASSERT_OK_AND_ASSIGN(internal::Catalog cat,
-                       internal::Catalog::DecodeCheckpoint(ReadAll(dir.File("DATA.ckpt0")), "ckpt0"));
+                       internal::Catalog::DecodeCheckpoint(ReadFileBytes(dir.File("DATA.ckpt0")), "ckpt0"));
   const std::vector<uint8_t> v1 = cat.EncodeCheckpoint(1);
   EXPECT_EQ(v1.size() + 2, cat.EncodeCheckpoint().size());  // 2 bytes per file
   WriteAll(dir.File("DATA.ckpt0"), v1);
@@ -289,7 +286,7 @@ TEST(AsmTemplateTest, CreateRecordNamingAnAuTwiceIsDataLoss) {
   ASSERT_OK(dg->Close());
   dg.reset();
   ASSERT_OK_AND_ASSIGN(internal::Catalog cat,
-                       internal::Catalog::DecodeCheckpoint(ReadAll(dir.File("DATA.ckpt0")), "ckpt0"));
+                       internal::Catalog::DecodeCheckpoint(ReadFileBytes(dir.File("DATA.ckpt0")), "ckpt0"));
   const uint32_t partner = cat.disks[0].partners.front();
   // Three extents of two copies: disk 0 AUs a0, a1, a2 and the partner's 5, 6, 7.
   auto record = [&](uint32_t a0, uint32_t a1, uint32_t a2) {
@@ -338,7 +335,7 @@ TEST(AsmTemplateTest, UnknownOrImpossibleRedundancyIsDataLoss) {
   ASSERT_OK(dg->Close());
   dg.reset();
   ASSERT_OK_AND_ASSIGN(internal::Catalog cat,
-                       internal::Catalog::DecodeCheckpoint(ReadAll(dir.File("DATA.ckpt0")), "ckpt0"));
+                       internal::Catalog::DecodeCheckpoint(ReadFileBytes(dir.File("DATA.ckpt0")), "ckpt0"));
   const std::vector<uint8_t> good = cat.EncodeCheckpoint();
   // The file's redundancy and copies bytes sit before its extents (u32 count,
   // 1 extent x 2 copies x 8 bytes) and the checksum (8 bytes).

@@ -37,10 +37,7 @@ inline GroupSnapshot Snapshot(asmgr::DiskGroup* dg) {
   return s;
 }
 
-inline std::vector<uint8_t> ReadBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
-}
+using ::cellsim::testing::ReadFileBytes;
 inline void WriteBytes(const std::string& path, const std::vector<uint8_t>& b) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));

@@ -223,7 +223,7 @@ TEST_F(CliBadInput, RackCreateBadSizesExitTwo) {
 TEST_F(CliBadInput, RackInfoOnCorruptRack) {
   for (int slot = 0; slot < 2; ++slot) {
     const std::string p = rack_ + "/rack.meta" + std::to_string(slot);
-    std::vector<uint8_t> b = ReadBytes(p);
+    std::vector<uint8_t> b = ReadFileBytes(p);
     b[b.size() / 2] ^= 0xFF;
     WriteBytes(p, b);
   }
@@ -237,7 +237,7 @@ TEST_F(CliBadInput, RackInfoOnCorruptRack) {
 // command that writes repairs it and says that.
 TEST_F(CliBadInput, OneDamagedRackMetaCopyIsSaidByReadersAndRepairedByWriters) {
   const std::string p = rack_ + "/rack.meta0";
-  std::vector<uint8_t> b = ReadBytes(p);
+  std::vector<uint8_t> b = ReadFileBytes(p);
   b[b.size() / 2] ^= 0xFF;
   WriteBytes(p, b);
   CmdResult r = Cellsim(tmp_, "asmcmd " + rack_ + " --backend posix lsdg");
@@ -247,11 +247,11 @@ TEST_F(CliBadInput, OneDamagedRackMetaCopyIsSaidByReadersAndRepairedByWriters) {
                                "the next command that writes repairs it): " + p +
                                " is damaged (checksum mismatch); read " + rack_ +
                                "/rack.meta1 (sequence "));
-  EXPECT_EQ(ReadBytes(p), b);
+  EXPECT_EQ(ReadFileBytes(p), b);
   r = Cellsim(tmp_, "rack recover " + rack_ + " --backend posix");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out + r.err, HasSubstr(p + " was damaged (checksum mismatch); rewritten from"));
-  EXPECT_NE(ReadBytes(p), b);
+  EXPECT_NE(ReadFileBytes(p), b);
   r = Cellsim(tmp_, "asmcmd " + rack_ + " --backend posix lsdg");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.err, Not(HasSubstr("damaged")));
@@ -271,7 +271,7 @@ TEST_F(CliBadInput, RackInfoOnTruncatedAndMissingRackFiles) {
 TEST_F(CliBadInput, RackInfoOnNewerRack) {
   for (int slot = 0; slot < 2; ++slot) {
     const std::string p = rack_ + "/rack.meta" + std::to_string(slot);
-    std::vector<uint8_t> b = ReadBytes(p);
+    std::vector<uint8_t> b = ReadFileBytes(p);
     b[4] = 3;  // this build reads versions 1 and 2
     const uint64_t sum = Checksum64(absl::MakeConstSpan(b).subspan(0, b.size() - 8),
                                     asmgr::internal::kRackMetaSeed);

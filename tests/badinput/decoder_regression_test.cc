@@ -188,11 +188,7 @@ TEST(DecoderRegression, ContradictoryJournalIsDataLossAtOpen) {
   // Append, at the journal's end, a well-formed chunk that caches page 0 of
   // line 0 of disk 0, inside the template range, and never trims the template.
   const std::string flash = dir + "/flash.img";
-  std::vector<uint8_t> img;
-  {
-    std::ifstream in(flash, std::ios::binary);
-    img.assign(std::istreambuf_iterator<char>(in), {});
-  }
+  std::vector<uint8_t> img = ::cellsim::testing::ReadFileBytes(flash);
   const auto span = absl::MakeConstSpan(img);
   absl::StatusOr<cell::internal::Superblock> a =
       cell::internal::DecodeSuperblock(span.subspan(0, cell::internal::kPage), 'A');

@@ -49,7 +49,7 @@ class RackBadInput : public ::testing::Test {
 
   // Rewrites the version field of a rack.meta slot and re-seals it.
   void RackMetaVersion(int slot, uint32_t version) {
-    std::vector<uint8_t> b = ReadBytes(Meta(slot));
+    std::vector<uint8_t> b = ReadFileBytes(Meta(slot));
     ASSERT_GE(b.size(), 24u);
     for (int i = 0; i < 4; ++i) b[4 + i] = static_cast<uint8_t>(version >> (8 * i));
     const uint64_t sum = Checksum64(absl::MakeConstSpan(b).subspan(0, b.size() - 8),
@@ -65,7 +65,7 @@ class RackBadInput : public ::testing::Test {
 
 TEST_F(RackBadInput, RackFileCorruptBothSlots) {
   for (int slot = 0; slot < 2; ++slot) {
-    std::vector<uint8_t> b = ReadBytes(Meta(slot));
+    std::vector<uint8_t> b = ReadFileBytes(Meta(slot));
     b[b.size() / 2] ^= 0x40;
     WriteBytes(Meta(slot), b);
   }
@@ -79,7 +79,7 @@ TEST_F(RackBadInput, RackFileCorruptBothSlots) {
 TEST_F(RackBadInput, RackFileCorruptOneSlotOpensFromTheOther) {
   // Two slots exist so that a torn write of the newer one leaves the older;
   // a damaged slot is therefore skipped, the other one is used.
-  std::vector<uint8_t> b = ReadBytes(Meta(1));
+  std::vector<uint8_t> b = ReadFileBytes(Meta(1));
   b[9] ^= 0x01;
   WriteBytes(Meta(1), b);
   EXPECT_OK(Open());
@@ -166,7 +166,7 @@ TEST_F(RackBadInput, RackFileOneSlotNewerVersionRefuses) {
 
 TEST_F(RackBadInput, CellSuperblockNewerVersion) {
   const std::string flash = dir_ + "/cel02/flash.img";
-  const std::vector<uint8_t> pages = ReadBytes(flash);
+  const std::vector<uint8_t> pages = ReadFileBytes(flash);
   ASSERT_GE(pages.size(), 2 * cell::internal::kPage);
   int patched = 0;
   const uint32_t newer = cell::internal::kSuperblockVersion + 1;
@@ -204,7 +204,7 @@ TEST_F(RackBadInput, AsmCheckpointNewerVersion) {
   for (int slot = 0; slot < 2; ++slot) {
     const std::string p = dir_ + "/asm/DATA.ckpt" + std::to_string(slot);
     if (!std::filesystem::exists(p)) continue;
-    std::vector<uint8_t> b = ReadBytes(p);
+    std::vector<uint8_t> b = ReadFileBytes(p);
     b[4] = 3;  // this build reads versions 1 and 2
     b[5] = b[6] = b[7] = 0;
     const uint64_t sum = Checksum64(absl::MakeConstSpan(b).subspan(0, b.size() - 8),

@@ -17,7 +17,7 @@ namespace {
 using ::cellsim::testing::TempDir;
 using ::cellsim::cli::testing::Cellsim;
 using ::cellsim::cli::testing::CmdResult;
-using ::cellsim::cli::testing::Slurp;
+using ::cellsim::cli::testing::ReadFileText;
 using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -291,7 +291,7 @@ TEST(CliAsmcmdTest, FastMemberEqualsZeroFilledMemberByteForByte) {
                            "\"");
       ASSERT_EQ(r.exit_code, 0) << r.err;
       EXPECT_THAT(r.out, HasSubstr("copying +" + std::string(dg) + "/ORCL/ONLINELOG/group_5."));
-      copies[path + dg] = Slurp(out);
+      copies[path + dg] = ReadFileText(out);
     }
   }
   for (const char* dg : {"DATA", "RECO"}) {
@@ -425,7 +425,7 @@ TEST(CliRackTest, CreateRefusesANonEmptyDirectoryAndCleansUpAFailure) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr(full + " is not empty (it holds notes.txt): a rack is created in "
                                "an empty or missing directory"));
-  EXPECT_EQ(Slurp(full + "/notes.txt"), "mine");
+  EXPECT_EQ(ReadFileText(full + "/notes.txt"), "mine");
   const std::string rack = dir.File("rack");
   ASSERT_EQ(Cellsim(dir, "rack create " + rack + " " + kSmallRack).exit_code, 0);
   r = Cellsim(dir, "rack create " + rack + " " + kSmallRack);

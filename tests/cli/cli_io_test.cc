@@ -14,7 +14,7 @@ namespace {
 using ::cellsim::testing::TempDir;
 using ::cellsim::cli::testing::Cellsim;
 using ::cellsim::cli::testing::CmdResult;
-using ::cellsim::cli::testing::Slurp;
+using ::cellsim::cli::testing::ReadFileText;
 using ::testing::HasSubstr;
 
 TEST(CliProbeTest, PrintsSupportAndMode) {
@@ -68,7 +68,7 @@ TEST(CliIoZeroTest, ZeroFillsAndReportsJson) {
     EXPECT_GT(j[key].get<double>(), 0) << key;
   }
   EXPECT_LE(j["p50_us"].get<double>(), j["p999_us"].get<double>());
-  const std::string content = Slurp(file);
+  const std::string content = ReadFileText(file);
   ASSERT_EQ(content.size(), 4u << 20);
   EXPECT_EQ(content.find_first_not_of('\0'), std::string::npos);
 }

@@ -28,13 +28,7 @@ struct CmdResult {
   std::string out, err;
 };
 
-// The whole content of a file (binary-safe); empty if it cannot be opened.
-inline std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using ::cellsim::testing::ReadFileText;
 
 // Runs `[ENV] cellsim ARGS` through the shell (the tests control the words:
 // ARGS and ENV are shell text, not quoted here). stderr goes through a file
@@ -51,7 +45,7 @@ inline CmdResult Cellsim(const ::cellsim::testing::TempDir& dir, const std::stri
   while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) run.out.append(buf, n);
   const int status = pclose(pipe);
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  run.err = Slurp(err_file);
+  run.err = ReadFileText(err_file);
   return run;
 }
 

@@ -200,13 +200,9 @@ class ChildProcess {
   std::string stderr_path_;
 };
 
-// The whole content of a file; empty if it cannot be opened.
-inline std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+inline std::string ChildProcess::Stderr() const {
+  return ::cellsim::testing::ReadFileText(stderr_path_);
 }
-
-inline std::string ChildProcess::Stderr() const { return Slurp(stderr_path_); }
 
 // "killed by SIGKILL", "exited with 0", ... for messages.
 inline std::string DescribeWaitStatus(int status) {

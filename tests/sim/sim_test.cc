@@ -445,9 +445,7 @@ TEST(TraceTest, SeedDemoTraceIsValidTraceEventJson) {
   ExpectValidTrace(trace.Json(), /*simulated=*/true);
   TempDir out;
   ASSERT_OK(trace.WriteFile(out.File("seed.json")));
-  std::ifstream in(out.File("seed.json"));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(text, trace.Json() + "\n");
+  EXPECT_EQ(::cellsim::testing::ReadFileText(out.File("seed.json")), trace.Json() + "\n");
   EXPECT_FALSE(trace.WriteFile(out.File("no/such/dir/x.json")).ok());
 }
 

@@ -431,10 +431,7 @@ TEST(DriverTest, TraceFilesPerSessionReadBackByTkprof) {
   std::vector<std::string> texts;
   for (const SessionSummary& s : r.sessions) {
     ASSERT_TRUE(std::filesystem::exists(s.trace_file)) << s.trace_file;
-    std::ifstream in(s.trace_file);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    texts.push_back(ss.str());
+    texts.push_back(::cellsim::testing::ReadFileText(s.trace_file));
   }
   ASSERT_OK_AND_ASSIGN(std::vector<report::TkprofStatement> st, ParseTrace(texts));
   int64_t merges = 0;

@@ -195,10 +195,8 @@ TEST(TraceTest, WhatTheWriterWritesTkprofReadsBack) {
   w.Call("insert into t values (1)", r, 7000, 200);
   w.Call("commit", db::StatementResult{}, 10, 300);
   ASSERT_OK(w.Close());
-  std::ifstream in(tmp.File("t.trc"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  absl::StatusOr<std::vector<report::TkprofStatement>> t = ParseTrace({ss.str()});
+  absl::StatusOr<std::vector<report::TkprofStatement>> t =
+      ParseTrace({::cellsim::testing::ReadFileText(tmp.File("t.trc"))});
   ASSERT_OK(t);
   ASSERT_EQ(t->size(), 2u);
   const report::TkprofStatement& ins = (*t)[0];

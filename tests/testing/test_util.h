@@ -3,7 +3,9 @@
 #ifndef CELLSIM_TESTS_TESTING_TEST_UTIL_H_
 #define CELLSIM_TESTS_TESTING_TEST_UTIL_H_
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -29,6 +31,12 @@ class TempDir {
 
 // Allocated bytes (st_blocks * 512) of a file, to check sparseness.
 uint64_t AllocatedBytes(const std::string& path);
+
+// The whole content of a file, read at once (empty if it cannot be read):
+// byte by byte through a stream iterator, a grid disk or flash file costs
+// seconds under the sanitizers.
+std::vector<uint8_t> ReadFileBytes(const std::string& path);
+std::string ReadFileText(const std::string& path);
 
 }  // namespace cellsim::testing
 
