@@ -788,15 +788,24 @@ absl::StatusOr<DiskGroup*> Rack::CreateDiskGroup(const DiskGroupConfig& config) 
   return s_->groups.back().get();
 }
 
-absl::StatusOr<Rack::GridDiskRef> Rack::FindGridDisk(const std::string& name,
-                                                     std::string_view action) const {
+std::optional<uint32_t> Rack::cell_of_grid_disk(std::string_view grid_disk) const {
   for (uint32_t i = 0; i < s_->cells.size(); ++i) {
     const std::string cell_name = CellName(s_->config, i);
-    if (name.size() <= cell_name.size() ||
-        Upper(name.substr(name.size() - cell_name.size())) != Upper(cell_name)) {
-      continue;
+    if (grid_disk.size() > cell_name.size() &&
+        Upper(std::string(grid_disk.substr(grid_disk.size() - cell_name.size()))) ==
+            Upper(cell_name)) {
+      return i;
     }
-    cell::Cell* c = s_->cells[i].get();
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<Rack::GridDiskRef> Rack::FindGridDisk(const std::string& name,
+                                                     std::string_view action) const {
+  const std::optional<uint32_t> i = cell_of_grid_disk(name);
+  if (i) {
+    const std::string cell_name = CellName(s_->config, *i);
+    cell::Cell* c = s_->cells[*i].get();
     if (c == nullptr) {
       return absl::FailedPreconditionError(fmt::format(
           "cannot {} grid disk {}: cell {} is not present", action, name, cell_name));
@@ -806,7 +815,6 @@ absl::StatusOr<Rack::GridDiskRef> Rack::FindGridDisk(const std::string& name,
     for (const cell::GridDiskInfo& g : d->grid_disks) {
       if (Upper(g.name) == Upper(name)) return GridDiskRef{c, cell_name, g.name, g.status};
     }
-    break;
   }
   return absl::NotFoundError(fmt::format("no grid disk named {} in the rack", name));
 }

@@ -138,6 +138,23 @@ absl::StatusOr<uint32_t> CellImpl::GridDiskIndex(const std::string& name) const 
   return absl::NotFoundError(fmt::format("cell {} has no grid disk named {}", config_.name, name));
 }
 
+std::optional<CellImpl::Absence> CellImpl::ProbeGridDisk(const std::string& path, uint64_t size,
+                                                          uint32_t disk) const {
+  // A lost device (missing), or a file of the wrong size (truncated, or
+  // another file in its place, whose bytes are not trusted): the cell opens
+  // without it ("not present"), nothing is changed or recreated in its
+  // place, and ASM serves its extents from the mirrors (rebuilding a
+  // damaged disk's whole content when it is replaced or put right).
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return Absence{fmt::format("{} is missing", path)};
+  const uintmax_t found = std::filesystem::file_size(path, ec);
+  if (ec || found == size) return std::nullopt;  // an unreadable size: Open says why
+  return Absence{fmt::format("{} is damaged: its size is {} bytes, expected {} (truncated, or "
+                             "another file in its place); CREATE GRIDDISK {} replaces it",
+                             path, found, size, GridDiskName(disk)),
+                 /*damaged=*/true};
+}
+
 absl::Status CellImpl::AttachGridDisks(bool create) {
   const uint32_t n = config_.cell_disks * static_cast<uint32_t>(config_.grid_disks.size());
   for (uint32_t d = 0; d < n; ++d) {
@@ -146,24 +163,7 @@ absl::Status CellImpl::AttachGridDisks(bool create) {
     const io::BlockFileOptions options{
         .block_size = kPage, .block_count = size / kPage, .direct = config_.direct_io,
         .read_only = read_only_ && !create};
-    // A lost device (missing), or a file of the wrong size (truncated, or
-    // another file in its place, whose bytes are not trusted): the cell opens
-    // without it ("not present"), nothing is changed or recreated in its
-    // place, and ASM serves its extents from the mirrors (rebuilding a
-    // damaged disk's whole content when it is replaced or put right).
-    std::error_code ec;
-    std::optional<Absence> absence;
-    if (!create && !std::filesystem::exists(path, ec)) {
-      absence = Absence{fmt::format("{} is missing", path)};
-    } else if (const uintmax_t found = std::filesystem::file_size(path, ec);
-               !create && !ec && found != size) {
-      absence = Absence{fmt::format("{} is damaged: its size is {} bytes, expected {} "
-                                    "(truncated, or another file in its place); CREATE "
-                                    "GRIDDISK {} replaces it",
-                                    path, found, size, GridDiskName(d)),
-                        /*damaged=*/true};
-    }
-    if (absence) {
+    if (std::optional<Absence> absence = create ? std::nullopt : ProbeGridDisk(path, size, d)) {
       disks_.push_back(nullptr);
       disk_sizes_.push_back(size);
       absent_.push_back(std::move(*absence));

@@ -590,6 +590,10 @@ class CellImpl {
     bool damaged = false;  // the file is there, its bytes not trusted (a wrong size)
   };
   std::vector<Absence> absent_;
+  // Why grid disk `disk`'s file at `path` cannot serve (missing, or not
+  // `size` bytes long); nullopt when it can be opened.
+  [[nodiscard]] std::optional<Absence> ProbeGridDisk(const std::string& path, uint64_t size,
+                                                     uint32_t disk) const;
   std::unique_ptr<io::BlockFile> flash_;
   std::unique_ptr<MetadataStore> meta_;
   // Serializes settings changes (ChangeSetting: the live value, its

@@ -204,19 +204,6 @@ absl::StatusOr<std::string> RunOnCell(const CellCliCommand& c, asmgr::Rack& rack
   return absl::InternalError("unhandled CellCLI command");
 }
 
-// The cell whose name ends a grid disk's ("DATA_CD_00_cel03": cel03), which
-// CREATE GRIDDISK found it on; 0 if none does.
-uint32_t CellOfGridDisk(const asmgr::Rack& rack, const std::string& grid_disk) {
-  const std::string name = absl::AsciiStrToLower(grid_disk);
-  for (uint32_t i = 0; i < rack.cell_count(); ++i) {
-    const std::string cell = absl::AsciiStrToLower(rack.cell_name(i));
-    if (name.size() > cell.size() && name.compare(name.size() - cell.size(), cell.size(), cell) == 0) {
-      return i;
-    }
-  }
-  return 0;
-}
-
 }  // namespace
 
 absl::Status RunCellCli(const CellCliCommand& c, asmgr::Rack& rack,
@@ -226,7 +213,7 @@ absl::Status RunCellCli(const CellCliCommand& c, asmgr::Rack& rack,
     // The name says which cell; ASM records the disk's content as lost
     // first (Rack::CreateGridDisk), then the cell creates the file.
     if (absl::Status s = rack.CreateGridDisk(c.grid_disk); !s.ok()) return s;
-    emit(CellOfGridDisk(rack, c.grid_disk),
+    emit(rack.cell_of_grid_disk(c.grid_disk).value_or(0),
          fmt::format("GridDisk {} successfully created\n", c.grid_disk));
     return absl::OkStatus();
   }

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -153,6 +154,10 @@ class Rack {
   // folder missing: its disks are OFFLINE, see Open).
   cell::Cell* concrete_cell(uint32_t index) const;
   std::string cell_name(uint32_t index) const;  // "cel01"
+  // The index of the cell whose name ends grid disk name `grid_disk`
+  // ("DATA_CD_00_cel03": cel03's, case-insensitively); nullopt when no
+  // cell's does. Whether the cell has such a disk is not checked.
+  std::optional<uint32_t> cell_of_grid_disk(std::string_view grid_disk) const;
 
   // By name ("DATA" or "+DATA", case-insensitive). NotFound lists the names.
   [[nodiscard]] absl::StatusOr<DiskGroup*> disk_group(std::string_view name) const;
