@@ -534,6 +534,12 @@ TEST_F(MediaDamageTest, ALogBadInEachMemberAtAnotherBlockIsArchivedWhole) {
   ASSERT_OK(Reopen());  // recovery, then ARCH copies the log it ended in
   EXPECT_EQ(One("select count(*) from t"), rows);
   EXPECT_EQ(One(fmt::format("select count(*) from v$archived_log where sequence# = {}", seq_)), "1");
+  // ARCH timed every read as `log archive I/O`: each member's whole read (both
+  // fail), the block-by-block assembly, the headers' read, and the write; 2
+  // (a read, a write) for each other log archived since the open.
+  const uint64_t others =
+      std::stoull(One(fmt::format("select count(*) from v$archived_log where sequence# > {}", seq_)));
+  EXPECT_EQ(db_->SystemWaits()[stats::Wait::kLogArchiveIo].count, 5 + 2 * others);
   const StatementResult r = Run(fmt::format(
       "select name, blocks from v$archived_log where sequence# = {}", seq_));
   ASSERT_EQ(r.result_rows.size(), 1u);
