@@ -49,25 +49,29 @@ TEST(MutexTest, ReleasableLockGivesTheMutexUpEarly) {
 
 TEST(MutexTest, ReadersShareAndWritersExclude) {
   SharedMutex mu;
-  std::atomic<int> readers_inside{0};
-  std::atomic<int> most_readers{0};
+  std::atomic<int> readers_entered{0};
+  std::atomic<int> saw_the_other{0};
   {
-    // Two readers hold the lock at once: each waits until the other is in.
+    // Two readers hold the lock at once: each, holding it, waits until the
+    // other has entered too. Were readers exclusive, the first would give up
+    // after the deadline without seeing the second, which enters only then.
+    // (Once this kept the larger count seen with a load and a store, and two
+    // readers that did share the lock could leave 1: under TSan it failed.)
     std::vector<std::thread> threads;
     for (int t = 0; t < 2; ++t) {
       threads.emplace_back([&] {
         ReaderMutexLock l(&mu);
-        const int inside = ++readers_inside;
-        most_readers = std::max(most_readers.load(), inside);
+        ++readers_entered;
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-        while (readers_inside.load() < 2 && std::chrono::steady_clock::now() < deadline) {
+        while (readers_entered.load() < 2 && std::chrono::steady_clock::now() < deadline) {
           std::this_thread::yield();
         }
+        if (readers_entered.load() == 2) ++saw_the_other;
       });
     }
     for (std::thread& t : threads) t.join();
   }
-  EXPECT_EQ(most_readers.load(), 2);
+  EXPECT_EQ(saw_the_other.load(), 2);
   int value = 0;
   std::vector<std::thread> writers;
   for (int t = 0; t < 4; ++t) {
