@@ -505,14 +505,19 @@ bool IsZero(absl::Span<const uint8_t> b) {
   return std::all_of(b.begin(), b.end(), [](uint8_t x) { return x == 0; });
 }
 
+}  // namespace
+
+namespace internal {
+
 // Oracle's block checksum as the database checks it on every read
 // (DB_BLOCK_CHECKSUM): a data block whose flags say "checksum present" (byte
 // 15 & 0x04) and a redo block (signature 0x01 0x22) must XOR to zero over
 // their 16-bit words. Block 0 (the OS header), never-written (zero) blocks and
 // control-file blocks (sealed by the database itself) carry no such checksum.
 // With `addresses` (AsmReadRequest::verify_addresses), a data file's block
-// must also be a data block of its own address. Returns the first whole block
-// of [file_offset, +length) that fails.
+// must also be a data block of its own address, and a redo block of a log of
+// 512-byte blocks must carry its own block number. Returns the first whole
+// block of [file_offset, +length) that fails.
 
 std::optional<uint64_t> FirstBadBlock(FileType type, uint32_t block_size, uint64_t file_offset,
                                       const uint8_t* data, uint64_t length, bool addresses) {
@@ -531,10 +536,21 @@ std::optional<uint64_t> FirstBadBlock(FileType type, uint32_t block_size, uint64
       if (format::DataBlockChecksum(block) != (block[16] | (block[17] << 8))) return b;
     } else if (redo && block[0] == format::kRedoSignature && block[1] == format::kRedoFormat) {
       if (format::RedoBlockChecksum(block) != (block[14] | (block[15] << 8))) return b;
+      // LGWR's blocks carry their number in the log at bytes 4..7 (logs of
+      // 512-byte blocks: LGWR writes 512-byte blocks into a 4 KiB log too).
+      const uint32_t number = uint32_t{block[4]} | uint32_t{block[5]} << 8 |
+                              uint32_t{block[6]} << 16 | uint32_t{block[7]} << 24;
+      if (addresses && block_size == 512 && number != b) return b;
     }
   }
   return std::nullopt;
 }
+
+}  // namespace internal
+
+namespace {
+
+using internal::FirstBadBlock;
 
 // Per piece of a read: which copy served it and which copies failed (an I/O
 // error, or a block failing its checksum: the bad copies ASM repairs).

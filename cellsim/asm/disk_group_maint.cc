@@ -4,6 +4,7 @@
 #include <cstring>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "cellsim/asm/disk_group.h"
 #include "cellsim/asm/disk_group_state.h"
@@ -374,29 +375,234 @@ absl::Status DiskGroup::ResyncLostRanges(ResyncResult* result) {
   return CommitCopyJobs(*s_, jobs, /*clears_stale=*/false, res);
 }
 
+namespace {
+
+// One extent Scrub reads: its current copies on online disks.
+struct ScrubItem {
+  uint32_t file = 0, extent = 0;
+  uint64_t file_offset = 0, length = 0;
+  FileType type = FileType::kDataFile;
+  uint32_t unit = 0;  // copies are compared and judged in units of this many bytes
+  std::vector<CopyLoc> copies;
+};
+
+// A rewrite of [offset, +length) of an item's copy `target` from its copy
+// `source` (offsets inside the extent); `mismatch` indexes
+// ScrubResult::mismatches (-1: the target could not be read at all).
+struct ScrubFix {
+  size_t target = 0, source = 0;
+  uint64_t offset = 0, length = 0;
+  int64_t mismatch = -1;
+};
+
+// The extents to scrub (requires mu): every extent of every file, or of the
+// one file, or those with a copy on the one disk.
+absl::Status PlanScrub(const DiskGroup::State& s, const ScrubOptions& options,
+                       std::vector<ScrubItem>* items) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+  if (options.file.has_value() && s.cat.files.count(*options.file) == 0) {
+    return absl::NotFoundError(fmt::format("scrub of {}: no file {}", s.cat.name, *options.file));
+  }
+  if (options.disk.has_value()) {
+    if (*options.disk >= s.cat.disks.size()) {
+      return absl::InvalidArgumentError(
+          fmt::format("scrub of {}: no disk {}", s.cat.name, *options.disk));
+    }
+    const DiskRec& d = s.cat.disks[*options.disk];
+    if (!d.online) {
+      return absl::FailedPreconditionError(fmt::format(
+          "disk {} of {} is offline: its copies cannot be read to scrub (bring it online, which "
+          "resyncs it, then scrub)",
+          d.name, s.cat.name));
+    }
+  }
+  for (const auto& [num, f] : s.cat.files) {
+    if (options.file.has_value() && num != *options.file) continue;
+    uint32_t unit = std::max<uint32_t>(f.info.block_size, 512);
+    if (s.cat.au_size % unit != 0) unit = static_cast<uint32_t>(s.cat.au_size);
+    for (uint32_t x = 0; x < f.extents.size(); ++x) {
+      ScrubItem it{num, x, uint64_t{x} * s.cat.au_size, s.ExtentLength(f, x), f.info.type,
+                   unit, {}};
+      bool on_disk = !options.disk.has_value();
+      for (uint32_t c = 0; c < f.copies(); ++c) {
+        const CopyLoc l = f.extents[x][c];
+        const DiskRec& d = s.cat.disks[l.disk];
+        on_disk = on_disk || l.disk == *options.disk;
+        if (d.online && d.stale.count(l.au) == 0) it.copies.push_back(l);
+      }
+      if (on_disk) items->push_back(std::move(it));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// How far a copy's unit passes Oracle's block checks: 0 a block fails its
+// checksum, 1 a block is not the one of its address (a data block's type and
+// rdba, a redo block's number), 2 it passes both (or the file's type carries
+// no checks).
+int UnitScore(const ScrubItem& it, uint64_t offset, const uint8_t* data, uint64_t length) {
+  const uint64_t at = it.file_offset + offset;
+  if (internal::FirstBadBlock(it.type, it.unit, at, data, length, false)) return 0;
+  if (internal::FirstBadBlock(it.type, it.unit, at, data, length, true)) return 1;
+  return 2;
+}
+
+// Compares one extent's copies (data[c]; null for a copy that could not be
+// read) unit by unit. Where they differ, the group of equal copies with the
+// best UnitScore is kept, or with the same score the one most copies hold; a
+// tie keeps none. Adds mismatches to `res` and the rewrites a repair makes to
+// `fixes` (copies that could not be read are rewritten wherever a copy is kept).
+void JudgeExtent(const DiskGroup::State& s, const ScrubItem& it,
+                 const std::vector<const uint8_t*>& data, ScrubResult* res,
+                 std::vector<ScrubFix>* fixes) {
+  const size_t n = data.size();
+  // (kept, differing, judged) -> its mismatch: the blocks judged and those
+  // that could not be are reported apart.
+  std::map<std::tuple<size_t, size_t, bool>, int64_t> found;
+  auto record = [&](size_t keep, size_t other, uint64_t off, uint64_t len, bool judged,
+                    const std::string& reason) -> int64_t {
+    auto [pos, fresh] = found.emplace(std::make_tuple(keep, other, judged), 0);
+    if (fresh) {
+      uint64_t at = off;
+      while (data[keep][at] == data[other][at]) ++at;
+      pos->second = static_cast<int64_t>(res->mismatches.size());
+      res->mismatches.push_back(ScrubMismatch{
+          it.file, it.extent, it.file_offset + at, s.fixed().disks[it.copies[keep].disk].name,
+          s.fixed().disks[it.copies[other].disk].name, 0, judged, reason, false});
+    }
+    res->mismatches[pos->second].blocks += (len + it.unit - 1) / it.unit;
+    return pos->second;
+  };
+  auto fix = [&](size_t target, size_t source, uint64_t off, uint64_t len, int64_t mismatch) {
+    if (!fixes->empty()) {
+      ScrubFix& last = fixes->back();
+      if (last.target == target && last.source == source && last.offset + last.length == off &&
+          last.mismatch == mismatch) {
+        last.length += len;
+        return;
+      }
+    }
+    fixes->push_back(ScrubFix{target, source, off, len, mismatch});
+  };
+  const uint8_t* first = nullptr;  // the usual case: every copy read and equal
+  bool same = true;
+  for (const uint8_t* d : data) {
+    if (first == nullptr) first = d;
+    same = same && d != nullptr && std::memcmp(first, d, it.length) == 0;
+  }
+  if (same) return;
+  for (uint64_t off = 0; off < it.length; off += it.unit) {
+    const uint64_t len = std::min<uint64_t>(it.unit, it.length - off);
+    std::vector<std::vector<size_t>> groups;  // readable copies with equal bytes
+    for (size_t c = 0; c < n; ++c) {
+      if (data[c] == nullptr) continue;
+      auto g = std::find_if(groups.begin(), groups.end(), [&](const std::vector<size_t>& g) {
+        return std::memcmp(data[g[0]] + off, data[c] + off, len) == 0;
+      });
+      if (g == groups.end()) {
+        groups.push_back({c});
+      } else {
+        g->push_back(c);
+      }
+    }
+    if (groups.empty()) return;  // nothing readable: read_errors says so
+    std::vector<int> score(groups.size(), 2);
+    if (groups.size() > 1) {
+      for (size_t g = 0; g < groups.size(); ++g) {
+        score[g] = UnitScore(it, off, data[groups[g][0]] + off, len);
+      }
+    }
+    auto rank = [&](size_t g) { return std::make_pair(score[g], groups[g].size()); };
+    size_t best = 0;
+    for (size_t g = 1; g < groups.size(); ++g) {
+      if (rank(g) > rank(best)) best = g;
+    }
+    const size_t keep = groups[best][0];
+    bool tie = false;
+    for (size_t g = 0; g < groups.size(); ++g) {
+      if (g != best && rank(g) == rank(best)) tie = true;
+    }
+    const uint64_t block = (it.file_offset + off) / it.unit;
+    for (size_t g = 0; g < groups.size(); ++g) {
+      if (g == best) continue;
+      for (size_t c : groups[g]) {
+        if (tie) {
+          record(keep, c, off, len, false,
+                 fmt::format("block {} differs and every copy passes the same block checks with "
+                             "no majority: which is right cannot be told",
+                             block));
+          continue;
+        }
+        const std::string why =
+            score[g] == 0   ? fmt::format("block {} fails its checksum", block)
+            : score[g] == 1 ? fmt::format("block {} is not the block of its address", block)
+                            : fmt::format("block {} differs from the bytes {} copies agree on",
+                                          block, groups[best].size());
+        fix(c, keep, off, len, record(keep, c, off, len, true, why));
+      }
+    }
+    if (tie) continue;
+    for (size_t c = 0; c < n; ++c) {
+      if (data[c] == nullptr) fix(c, keep, off, len, -1);
+    }
+  }
+}
+
+// Scrub's repair: rewrites each fix's range of its target copy from its
+// source (bufs[item][copy]); marks the mismatches repaired, counts the copies
+// rewritten, and returns the copies whose write failed.
+std::vector<std::pair<CopyLoc, absl::Status>> RepairScrubbed(
+    const DiskGroup::State& s, const std::vector<ScrubItem>& items, size_t start,
+    const std::vector<std::vector<ScrubFix>>& fixes, const std::vector<std::vector<CopyIo>>& reads,
+    ScrubResult* res) {
+  std::vector<CopyIo> writes;
+  std::vector<std::pair<size_t, const ScrubFix*>> owner;  // (item, fix)
+  for (size_t i = 0; i < fixes.size(); ++i) {
+    for (const ScrubFix& f : fixes[i]) {
+      const CopyIo& target = reads[i][f.target];
+      writes.push_back(CopyIo{target.cell, target.grid_disk, target.offset + f.offset,
+                              reads[i][f.source].buffer + f.offset, f.length, {}});
+      owner.emplace_back(i, &f);
+    }
+  }
+  internal::DoCellIo(s.env, /*write=*/true, absl::MakeSpan(writes), &res->io);
+  std::vector<std::pair<CopyLoc, absl::Status>> failed;
+  std::set<std::pair<size_t, size_t>> rewritten, broken;  // (item, copy)
+  for (size_t w = 0; w < writes.size(); ++w) {
+    const auto [i, f] = owner[w];
+    if (!writes[w].status.ok()) {
+      if (broken.insert({i, f->target}).second) {
+        failed.emplace_back(items[start + i].copies[f->target], writes[w].status);
+      }
+      continue;
+    }
+    rewritten.insert({i, f->target});
+    if (f->mismatch >= 0) res->mismatches[f->mismatch].repaired = true;
+  }
+  for (size_t w = 0; w < writes.size(); ++w) {  // a copy partly rewritten is not repaired
+    const auto [i, f] = owner[w];
+    if (f->mismatch >= 0 && broken.count({i, f->target}) != 0) {
+      res->mismatches[f->mismatch].repaired = false;
+    }
+  }
+  for (const auto& key : rewritten) res->repaired += broken.count(key) == 0 ? 1 : 0;
+  return failed;
+}
+
+}  // namespace
+
 absl::Status DiskGroup::Scrub(const ScrubOptions& options, ScrubResult* result) {
   ScrubResult local;
   ScrubResult* res = result != nullptr ? result : &local;
   WriterMutexLock io_lock(&s_->io_mu);
-  struct Item {
-    uint32_t file, extent;
-    uint64_t file_offset, length;
-    std::vector<CopyLoc> copies;  // online and current
-  };
-  std::vector<Item> items;
+  if (options.repair && s_->env.read_only) {
+    return absl::FailedPreconditionError(fmt::format(
+        "scrub of {} with repair: the rack is open read-only (scrub without repair only reports)",
+        s_->fixed().name));
+  }
+  std::vector<ScrubItem> items;
   {
     MutexLock lock(&s_->mu);
-    for (const auto& [num, f] : s_->cat.files) {
-      for (uint32_t x = 0; x < f.extents.size(); ++x) {
-        Item it{num, x, uint64_t{x} * s_->cat.au_size, s_->ExtentLength(f, x), {}};
-        for (uint32_t c = 0; c < f.copies(); ++c) {
-          const CopyLoc l = f.extents[x][c];
-          const DiskRec& d = s_->cat.disks[l.disk];
-          if (d.online && d.stale.count(l.au) == 0) it.copies.push_back(l);
-        }
-        items.push_back(std::move(it));
-      }
-    }
+    if (absl::Status st = PlanScrub(*s_, options, &items); !st.ok()) return st;
   }
   std::vector<std::pair<CopyLoc, absl::Status>> failed;
   size_t start = 0;
@@ -410,66 +616,39 @@ absl::Status DiskGroup::Scrub(const ScrubOptions& options, ScrubResult* result) 
     }
     std::vector<io::AlignedBuffer> bufs;
     std::vector<CopyIo> ios;
-    std::vector<std::pair<size_t, size_t>> owner;  // (item, copy)
     for (size_t i = start; i < end; ++i) {
-      for (size_t c = 0; c < items[i].copies.size(); ++c) {
+      for (const CopyLoc l : items[i].copies) {
         bufs.emplace_back(items[i].length);
-        const CopyLoc l = items[i].copies[c];
         const DiskRec& d = s_->fixed().disks[l.disk];  // its ref
         ios.push_back(CopyIo{d.ref.cell, d.ref.grid_disk, s_->AuOffset(l.au), bufs.back().data(),
                              items[i].length, {}});
-        owner.emplace_back(i, c);
       }
     }
     internal::DoCellIo(s_->env, /*write=*/false, absl::MakeSpan(ios), &res->io);
-    std::vector<CopyIo> repairs;
-    std::vector<CopyLoc> repair_locs;
+    std::vector<std::vector<CopyIo>> reads(end - start);
+    std::vector<std::vector<ScrubFix>> fixes(end - start);
     size_t k = 0;
     for (size_t i = start; i < end; ++i) {
-      const Item& it = items[i];
+      const ScrubItem& it = items[i];
       ++res->extents_checked;
-      const size_t first = k, n = it.copies.size();
-      int ref = -1;  // first copy read successfully: the one others must match
-      for (size_t c = 0; c < n; ++c) {
-        if (ios[first + c].status.ok()) {
-          if (ref < 0) ref = static_cast<int>(c);
-        } else {
-          ++res->read_errors;
-        }
+      reads[i - start].assign(ios.begin() + k, ios.begin() + k + it.copies.size());
+      k += it.copies.size();
+      std::vector<const uint8_t*> data;
+      for (const CopyIo& x : reads[i - start]) {
+        data.push_back(x.status.ok() ? x.buffer : nullptr);
+        if (!x.status.ok()) ++res->read_errors;
       }
-      for (size_t c = 0; c < n; ++c) {
-        const CopyIo& x = ios[first + c];
-        bool bad = !x.status.ok();
-        if (ref >= 0 && static_cast<int>(c) != ref && x.status.ok()) {
-          ++res->copies_compared;
-          res->bytes_compared += it.length;
-          const uint8_t* a = ios[first + ref].buffer;
-          const uint8_t* b = x.buffer;
-          if (std::memcmp(a, b, it.length) != 0) {
-            uint64_t at = 0;
-            while (a[at] == b[at]) ++at;
-            res->mismatches.push_back(
-                ScrubMismatch{it.file, it.extent, it.file_offset + at,
-                              s_->fixed().disks[it.copies[ref].disk].name,
-                              s_->fixed().disks[it.copies[c].disk].name});
-            bad = true;
-          }
-        }
-        if (bad && options.repair && ref >= 0) {
-          repairs.push_back(CopyIo{x.cell, x.grid_disk, x.offset, ios[first + ref].buffer,
-                                   it.length, {}});
-          repair_locs.push_back(it.copies[c]);
-        }
+      const size_t readable = data.size() - std::count(data.begin(), data.end(), nullptr);
+      if (readable > 1) {
+        res->copies_compared += readable - 1;
+        res->bytes_compared += (readable - 1) * it.length;
       }
-      k += n;
+      JudgeExtent(*s_, it, data, res, &fixes[i - start]);
     }
-    internal::DoCellIo(s_->env, /*write=*/true, absl::MakeSpan(repairs), &res->io);
-    for (size_t r = 0; r < repairs.size(); ++r) {
-      if (repairs[r].status.ok()) {
-        ++res->repaired;
-      } else {
-        failed.emplace_back(repair_locs[r], repairs[r].status);
-      }
+    if (options.repair) {
+      std::vector<std::pair<CopyLoc, absl::Status>> broken =
+          RepairScrubbed(*s_, items, start, fixes, reads, res);
+      failed.insert(failed.end(), broken.begin(), broken.end());
     }
     start = end;
   }

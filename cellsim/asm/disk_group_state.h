@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,14 @@ struct CopyIo {
 // Sends every request to its cell, one batch per cell, all cells at once, and
 // adds the requests, bytes and cell statistics to `io`.
 void DoCellIo(const DiskGroupEnv& env, bool write, absl::Span<CopyIo> ios, AsmIoStats* io);
+
+// The first whole block of [file_offset, +length) of a file of `type` (its
+// `data`) that fails Oracle's block checks: a data or redo block's checksum
+// and, with `addresses`, a data file block's type and address
+// (AsmReadRequest::verify_checksums / verify_addresses). Other file types
+// carry no check ASM can make: never a bad block.
+std::optional<uint64_t> FirstBadBlock(FileType type, uint32_t block_size, uint64_t file_offset,
+                                      const uint8_t* data, uint64_t length, bool addresses);
 
 // Requests of one disk group (CopyIo::cell indexes env->cells).
 struct CellIoBatch {

@@ -12,11 +12,13 @@
 #include "cellsim/base/units.h"
 #include "cellsim/format/block_template.h"
 #include "cellsim/io/io_backend.h"
+#include "gmock/gmock.h"
 #include "testing/test_util.h"
 
 namespace cellsim::asmgr {
 namespace {
 
+using ::testing::HasSubstr;
 using testing::FakeRack;
 
 std::string Upper(std::string s) {
@@ -251,22 +253,102 @@ TEST_F(AsmIoTest, ResyncLostRangesRestoresFromPartners) {
   EXPECT_EQ(sc.read_errors, 0u);
 }
 
-TEST_F(AsmIoTest, ScrubFindsAndRepairsSilentCorruption) {
+// Two copies of a block that differ where neither fails a block check ASM
+// can make (here, random bytes, which both fail them alike): the scrub finds
+// them, says which is right cannot be told, and REPAIR rewrites neither.
+TEST_F(AsmIoTest, ScrubFindsDifferingCopiesAndRewritesNoneItCannotJudge) {
   WriteAt(0, Pattern(16 * kMiB, 7));
   ASSERT_OK_AND_ASSIGN(auto map, dg_->ExtentMap(file_.number, 3 * kMiB, 1));
   const ExtentCopy mirror = map[0].copies[1];
   rack_.cell(mirror.cell).Corrupt(mirror.grid_disk, mirror.disk_offset + 1000);
+  const std::vector<uint8_t> primary = CopyBytes(3 * kMiB, kMiB, 0);
+  const std::vector<uint8_t> damaged = CopyBytes(3 * kMiB, kMiB, 1);
+  ASSERT_NE(primary, damaged);
   ScrubResult sc;
   ASSERT_OK(dg_->Scrub({}, &sc));
   ASSERT_EQ(sc.mismatches.size(), 1u);
-  EXPECT_EQ(sc.mismatches[0].extent, 3u);
-  EXPECT_EQ(sc.mismatches[0].file_offset, 3 * kMiB + 1000);
+  const ScrubMismatch& m = sc.mismatches[0];
+  EXPECT_EQ(m.extent, 3u);
+  EXPECT_EQ(m.file_offset, 3 * kMiB + 1000);
+  EXPECT_EQ(m.blocks, 1u);
+  EXPECT_FALSE(m.judged);
+  EXPECT_THAT(m.reason, HasSubstr("block 384 differs"));
+  EXPECT_THAT(m.reason, HasSubstr("cannot be told"));
+  EXPECT_EQ(m.disk_a, dg_->Disks()[map[0].copies[0].disk].name);
+  EXPECT_EQ(m.disk_b, dg_->Disks()[mirror.disk].name);
   ScrubResult fix;
   ASSERT_OK(dg_->Scrub({.repair = true}, &fix));
-  EXPECT_EQ(fix.repaired, 1u);
-  ScrubResult again;
-  ASSERT_OK(dg_->Scrub({}, &again));
-  EXPECT_TRUE(again.mismatches.empty());
+  EXPECT_EQ(fix.repaired, 0u);
+  ASSERT_EQ(fix.mismatches.size(), 1u);
+  EXPECT_FALSE(fix.mismatches[0].repaired);
+  EXPECT_EQ(CopyBytes(3 * kMiB, kMiB, 0), primary);
+  EXPECT_EQ(CopyBytes(3 * kMiB, kMiB, 1), damaged);
+}
+
+// A redo block carries its number in the log: a copy holding another redo
+// block's bytes (a misdirected write, its own checksum right) is the one the
+// scrub judges wrong and rewrites, though it is the primary.
+TEST_F(AsmIoTest, ScrubJudgesRedoBlocksByTheirNumber) {
+  ASSERT_OK_AND_ASSIGN(FileInfo log, dg_->CreateFile({.db_name = "ORCL",
+                                                      .type = FileType::kOnlineLog,
+                                                      .tag = "group_5",
+                                                      .size_bytes = 2 * kMiB,
+                                                      .block_size = 512}));
+  const format::BlockTemplate t{format::BlockKind::kRedo, 512, 5, 2 * kMiB / 512};
+  std::vector<uint8_t> bytes(2 * kMiB);
+  format::GenerateRange(t, 0, absl::MakeSpan(bytes));
+  std::vector<AsmWriteRequest> w = {{.file_offset = 0, .data = bytes}};
+  ASSERT_OK(dg_->Write(log.number, absl::MakeSpan(w), nullptr));
+  ASSERT_OK_AND_ASSIGN(std::vector<Extent> map, dg_->ExtentMap(log.number, 0, 1));
+  const ExtentCopy primary = map[0].copies[0];
+  std::vector<cell::WriteRequest> misdirected = {
+      {.grid_disk = primary.grid_disk,
+       .offset = primary.disk_offset + 7 * 512,
+       .data = absl::MakeConstSpan(bytes.data() + 9 * 512, 512)}};
+  ASSERT_OK(rack_.cell(primary.cell).Write(absl::MakeSpan(misdirected), nullptr));
+  ScrubResult fix;
+  ASSERT_OK(dg_->Scrub({.repair = true, .file = log.number}, &fix));
+  ASSERT_EQ(fix.mismatches.size(), 1u);
+  EXPECT_EQ(fix.mismatches[0].disk_b, dg_->Disks()[primary.disk].name);
+  EXPECT_EQ(fix.mismatches[0].reason, "block 7 is not the block of its address");
+  EXPECT_TRUE(fix.mismatches[0].repaired);
+  std::vector<uint8_t> back(2 * kMiB);
+  std::vector<AsmReadRequest> r = {{.file_offset = 0, .buffer = absl::MakeSpan(back), .copy = 0}};
+  ASSERT_OK(dg_->Read(log.number, absl::MakeSpan(r), nullptr));
+  EXPECT_EQ(back, bytes);
+}
+
+// SCRUB FILE and SCRUB DISK: only the file's extents, or those with a copy on
+// the disk; a file or disk the group lacks, or an offline disk, is an error.
+TEST_F(AsmIoTest, ScrubOfOneFileOrOneDisk) {
+  ASSERT_OK_AND_ASSIGN(FileInfo other, dg_->CreateFile({.db_name = "orcl",
+                                                        .type = FileType::kDataFile,
+                                                        .tag = "OTHER",
+                                                        .size_bytes = 4 * kMiB}));
+  ScrubResult all, one;
+  ASSERT_OK(dg_->Scrub({}, &all));
+  EXPECT_EQ(all.extents_checked, 16u + 4u);
+  ASSERT_OK(dg_->Scrub({.file = other.number}, &one));
+  EXPECT_EQ(one.extents_checked, 4u);
+  ASSERT_OK_AND_ASSIGN(std::vector<Extent> map, dg_->ExtentMap(file_.number));
+  uint64_t on_disk0 = 0;
+  ASSERT_OK_AND_ASSIGN(std::vector<Extent> map2, dg_->ExtentMap(other.number));
+  for (const std::vector<Extent>* m : {&map, &map2}) {
+    for (const Extent& e : *m) {
+      on_disk0 += std::any_of(e.copies.begin(), e.copies.end(),
+                              [](const ExtentCopy& c) { return c.disk == 0; });
+    }
+  }
+  ASSERT_GT(on_disk0, 0u);
+  ScrubResult disk;
+  ASSERT_OK(dg_->Scrub({.disk = 0}, &disk));
+  EXPECT_EQ(disk.extents_checked, on_disk0);
+  EXPECT_EQ(dg_->Scrub({.file = 9999}, nullptr).code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(dg_->Scrub({.disk = 99}, nullptr).code(), absl::StatusCode::kInvalidArgument);
+  ASSERT_OK(dg_->OfflineDisk(0));
+  const absl::Status offline = dg_->Scrub({.disk = 0}, nullptr);
+  EXPECT_EQ(offline.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(offline.message(), HasSubstr("is offline"));
 }
 
 // A read of one copy returns that copy's bytes, damaged or not (no failover,

@@ -140,21 +140,41 @@ TEST(AsmTemplateTest, NormalGroupOfTwoFailureGroupsLowersAHighFile) {
   ASSERT_OK(dg->CheckConsistency());
 }
 
-TEST(AsmTemplateTest, ThreeCopiesAreWrittenReadResyncedAndScrubbed) {
-  FakeRack rack({1, 1, 1}, {{"DATA", 16 * kMiB}});
+// A NORMAL group of three one-disk failure groups with a 2 MiB control file
+// (three copies, from its template) holding `data`; `written` the write's
+// result.
+struct ThreeCopies {
+  FakeRack rack{{1, 1, 1}, {{"DATA", 16 * kMiB}}};
   cellsim::testing::TempDir dir;
-  auto io = io::MakePosixBackend();
-  ASSERT_OK_AND_ASSIGN(auto dg, DiskGroup::Create(rack.Env(io.get(), dir.path()),
-                                                  Config(rack, Redundancy::kNormal)));
-  ASSERT_OK_AND_ASSIGN(FileInfo cf,
-                       dg->CreateFile(Spec(FileType::kControlFile, "Current", 2 * kMiB)));
-  std::vector<uint8_t> data(2 * kMiB);
-  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(i * 7 + 1);
+  std::unique_ptr<io::IoBackend> io = io::MakePosixBackend();
+  std::unique_ptr<DiskGroup> dg;
+  FileInfo cf;
+  std::vector<uint8_t> data;
+  uint32_t copies_written = 0;
+  AsmIoResult written;
+
+  void Create() {
+    ASSERT_OK_AND_ASSIGN(dg, DiskGroup::Create(rack.Env(io.get(), dir.path()),
+                                               Config(rack, Redundancy::kNormal)));
+    ASSERT_OK_AND_ASSIGN(cf, dg->CreateFile(Spec(FileType::kControlFile, "Current", 2 * kMiB)));
+    data.resize(2 * kMiB);
+    for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(i * 7 + 1);
+    std::vector<AsmWriteRequest> w = {{.file_offset = 0, .data = data}};
+    ASSERT_OK(dg->Write(cf.number, absl::MakeSpan(w), &written));
+    copies_written = w[0].copies_written;
+  }
+};
+
+TEST(AsmTemplateTest, ThreeCopiesAreWrittenReadResyncedAndScrubbed) {
+  ThreeCopies t;
+  ASSERT_NO_FATAL_FAILURE(t.Create());
+  FakeRack& rack = t.rack;
+  DiskGroup* dg = t.dg.get();
+  const FileInfo& cf = t.cf;
+  std::vector<uint8_t>& data = t.data;
   std::vector<AsmWriteRequest> w = {{.file_offset = 0, .data = data}};
-  AsmIoResult wr;
-  ASSERT_OK(dg->Write(cf.number, absl::MakeSpan(w), &wr));
-  EXPECT_EQ(w[0].copies_written, 3u);
-  EXPECT_EQ(wr.io.cell_requests, 2u * 3);  // 2 extents x 3 copies
+  EXPECT_EQ(t.copies_written, 3u);
+  EXPECT_EQ(t.written.io.cell_requests, 2u * 3);  // 2 extents x 3 copies
   // Two of the three failure groups fail: a NORMAL group's data file could not
   // stay readable, the 3-way control file does. (A DBA could not take them
   // offline: ASM refuses the second, ORA-15066, as the group keeps 2 copies.)
@@ -195,6 +215,39 @@ TEST(AsmTemplateTest, ThreeCopiesAreWrittenReadResyncedAndScrubbed) {
   }
   for (uint32_t d = 0; d < 3; ++d) rack.cell(d).FailReads(0, false);
   ASSERT_OK(dg->CheckConsistency());
+}
+
+// Three copies (a control file's template), one of them damaged: the two
+// that agree are kept and REPAIR rewrites the third from them, though it is
+// the primary.
+TEST(AsmTemplateTest, ScrubRepairsTheCopyTwoOthersOutvote) {
+  ThreeCopies t;
+  ASSERT_NO_FATAL_FAILURE(t.Create());
+  ASSERT_OK_AND_ASSIGN(std::vector<Extent> map, t.dg->ExtentMap(t.cf.number, kMiB, 1));
+  const ExtentCopy primary = map[0].copies[0];
+  t.rack.cell(primary.cell).Corrupt(primary.grid_disk, primary.disk_offset + 4096 + 10);
+  ScrubResult sc;
+  ASSERT_OK(t.dg->Scrub({}, &sc));
+  ASSERT_EQ(sc.mismatches.size(), 1u);  // the damaged copy against the first that agree
+  for (const ScrubMismatch& m : sc.mismatches) {
+    EXPECT_EQ(m.file_offset, kMiB + 4096 + 10);
+    EXPECT_EQ(m.disk_b, t.dg->Disks()[primary.disk].name);
+    EXPECT_NE(m.disk_a, m.disk_b);
+    EXPECT_TRUE(m.judged);
+    EXPECT_THAT(m.reason, HasSubstr("2 copies agree on"));
+    EXPECT_FALSE(m.repaired);
+  }
+  ScrubResult fix;
+  ASSERT_OK(t.dg->Scrub({.repair = true}, &fix));
+  EXPECT_EQ(fix.repaired, 1u);
+  std::vector<uint8_t> back(t.data.size());
+  std::vector<AsmReadRequest> r = {
+      {.file_offset = 0, .buffer = absl::MakeSpan(back), .copy = 0}};
+  ASSERT_OK(t.dg->Read(t.cf.number, absl::MakeSpan(r), nullptr));
+  EXPECT_EQ(back, t.data);
+  ScrubResult again;
+  ASSERT_OK(t.dg->Scrub({}, &again));
+  EXPECT_TRUE(again.mismatches.empty());
 }
 
 TEST(AsmTemplateTest, ReopenKeepsEachFilesRedundancy) {

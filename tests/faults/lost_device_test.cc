@@ -577,6 +577,83 @@ TEST_F(BadBlock, GarbageOrAnotherBlocksBytesInOneCopyIsServedFromTheMirror) {
   CloseAll();
 }
 
+// Scrub judges copies by the block checks, not by which is the primary: the
+// copy whose block fails its checksum, or holds another block's bytes, is the
+// one reported and (with REPAIR) rewritten from the good one. A block of
+// zeros against a good block passes the same checks: reported as not
+// judged, and rewritten by neither.
+TEST_F(BadBlock, ScrubRewritesTheCopyThatFailsTheBlockChecksEvenThePrimary) {
+  const std::vector<uint8_t> next = RawRead(paths_[0], offsets_[0] + kBs, kBs);
+  auto write_raw = [&](size_t copy, const std::vector<uint8_t>& bytes) {
+    std::fstream f(paths_[copy], std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(offsets_[copy]));
+    f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(kBs));
+  };
+  FlipByte(paths_[0], offsets_[0] + 100);  // the primary copy
+  const std::vector<uint8_t> flipped = RawRead(paths_[0], offsets_[0], kBs);
+  asmgr::ScrubResult sc;
+  ASSERT_OK(data_->Scrub({}, &sc));
+  ASSERT_EQ(sc.mismatches.size(), 1u);
+  EXPECT_EQ(sc.mismatches[0].disk_a, disks_[1]);
+  EXPECT_EQ(sc.mismatches[0].disk_b, disks_[0]);
+  EXPECT_EQ(sc.mismatches[0].file_offset, kBlock * kBs + 100);
+  EXPECT_TRUE(sc.mismatches[0].judged);
+  EXPECT_EQ(sc.mismatches[0].reason, fmt::format("block {} fails its checksum", kBlock));
+  EXPECT_EQ(RawRead(paths_[0], offsets_[0], kBs), flipped);  // no REPAIR: nothing rewritten
+  const std::vector<std::pair<std::vector<uint8_t>, std::string>> bad = {
+      {flipped, "fails its checksum"}, {next, "is not the block of its address"}};
+  for (const auto& [bytes, why] : bad) {
+    write_raw(0, bytes);
+    asmgr::ScrubResult fix;
+    ASSERT_OK(data_->Scrub({.repair = true}, &fix));
+    ASSERT_EQ(fix.mismatches.size(), 1u) << why;
+    EXPECT_THAT(fix.mismatches[0].reason, HasSubstr(why));
+    EXPECT_TRUE(fix.mismatches[0].repaired);
+    EXPECT_EQ(fix.repaired, 1u);
+    EXPECT_EQ(RawRead(paths_[0], offsets_[0], kBs), good_) << why;
+    EXPECT_EQ(RawRead(paths_[1], offsets_[1], kBs), good_) << why;
+  }
+  write_raw(1, std::vector<uint8_t>(kBs, 0));
+  asmgr::ScrubResult tie;
+  ASSERT_OK(data_->Scrub({.repair = true}, &tie));
+  ASSERT_EQ(tie.mismatches.size(), 1u);
+  EXPECT_FALSE(tie.mismatches[0].judged);
+  EXPECT_THAT(tie.mismatches[0].reason, HasSubstr("cannot be told"));
+  EXPECT_EQ(tie.repaired, 0u);
+  EXPECT_EQ(RawRead(paths_[0], offsets_[0], kBs), good_);
+  EXPECT_EQ(RawRead(paths_[1], offsets_[1], kBs), std::vector<uint8_t>(kBs, 0));
+  write_raw(1, good_);
+  // A block judged and one that cannot be, between the same two copies:
+  // reported apart, and only the judged one is rewritten.
+  FlipByte(paths_[1], offsets_[1] + 100);
+  const std::vector<uint8_t> zeros(kBs, 0);
+  {
+    std::fstream f(paths_[1], std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(offsets_[1] + kBs));
+    f.write(reinterpret_cast<const char*>(zeros.data()), static_cast<std::streamsize>(kBs));
+  }
+  asmgr::ScrubResult mixed;
+  ASSERT_OK(data_->Scrub({.repair = true}, &mixed));
+  ASSERT_EQ(mixed.mismatches.size(), 2u);
+  EXPECT_TRUE(mixed.mismatches[0].judged);
+  EXPECT_TRUE(mixed.mismatches[0].repaired);
+  EXPECT_EQ(mixed.mismatches[0].blocks, 1u);
+  EXPECT_FALSE(mixed.mismatches[1].judged);
+  EXPECT_FALSE(mixed.mismatches[1].repaired);
+  EXPECT_EQ(mixed.mismatches[1].blocks, 1u);
+  EXPECT_EQ(mixed.repaired, 1u);
+  EXPECT_EQ(RawRead(paths_[1], offsets_[1], kBs), good_);
+  EXPECT_EQ(RawRead(paths_[1], offsets_[1] + kBs, kBs), zeros);
+  {
+    std::fstream f(paths_[1], std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(offsets_[1] + kBs));
+    f.write(reinterpret_cast<const char*>(next.data()), static_cast<std::streamsize>(kBs));
+  }
+  ASSERT_OK(ScrubClean(rack_.get()));
+  EXPECT_EQ(OfflineDisks(rack_.get()), 0u);
+  CloseAll();
+}
+
 TEST_F(BadBlock, EveryCopyBadIsDataLossNamingFileBlockAndDisks) {
   FlipByte(paths_[0], offsets_[0] + 200);
   FlipByte(paths_[1], offsets_[1] + 300);

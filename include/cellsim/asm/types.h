@@ -205,7 +205,8 @@ struct AsmReadRequest {
   // only (the database's dictionary copies in SYSTEM are raw bytes): a copy
   // holding garbage without a checksum flag, or another block's bytes (a
   // misdirected write), is then bad like a checksum failure: the next copy
-  // serves the read and the bad one is repaired.
+  // serves the read and the bad one is repaired. On a log of 512-byte
+  // blocks, a redo block must carry its own block number (bytes 4..7).
   bool verify_addresses = false;
   // Read only this copy of each extent (0 the primary, 1 and 2 its mirrors),
   // without failing over or repairing: for readers that check what they
@@ -273,16 +274,37 @@ struct ResyncResult {
   AsmIoStats io;
 };
 
+// Where two copies of an extent differ (DiskGroup::Scrub). The copies are
+// compared block by block (the file's block size); where they differ, the one
+// to keep is the copy whose block passes Oracle's checks when the other's
+// fails them (a data or redo block's checksum, a data block's type and
+// address, a redo block's number: FirstBadBlock in disk_group_io.cc), else
+// the bytes most copies
+// hold (HIGH redundancy). One mismatch per extent, kept copy and differing
+// copy.
 struct ScrubMismatch {
   uint32_t file = 0;
   uint32_t extent = 0;
-  uint64_t file_offset = 0;    // of the first differing byte
-  std::string disk_a{};  // the two copies that differ
+  uint64_t file_offset = 0;  // of the first byte of disk_b's copy that differs
+  // disk_b's copy differs from disk_a's. With `judged`, disk_a's copy is the
+  // one kept and disk_b's the one repaired (or, without REPAIR, to repair);
+  // without, neither could be told right and nothing is rewritten.
+  std::string disk_a{};
   std::string disk_b{};
+  uint64_t blocks = 0;  // blocks (of the file's block size) that differ
+  bool judged = false;
+  // Why disk_b's copy is the wrong one ("block 5 fails its checksum"), or
+  // why neither could be told right.
+  std::string reason{};
+  bool repaired = false;
 };
 
 struct ScrubOptions {
-  bool repair = false;  // rewrite mismatching copies from the primary
+  // Rewrite each copy judged wrong from the copy judged right. Copies that
+  // differ where neither can be told right are reported, never rewritten.
+  bool repair = false;
+  std::optional<uint32_t> file{};  // only this file (SCRUB FILE)
+  std::optional<uint32_t> disk{};  // only extents with a copy on this disk (SCRUB DISK)
 };
 
 struct ScrubResult {
@@ -290,7 +312,7 @@ struct ScrubResult {
   uint64_t copies_compared = 0;
   uint64_t bytes_compared = 0;
   uint64_t read_errors = 0;
-  uint64_t repaired = 0;
+  uint64_t repaired = 0;  // extent copies rewritten
   std::vector<ScrubMismatch> mismatches{};
   AsmIoStats io;
 };
