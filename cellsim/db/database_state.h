@@ -95,6 +95,12 @@ namespace internal {
 struct ExecOutcome {
   int64_t current = 0;  // file-table entries changed
   std::vector<FileCreation> files;
+  // What the statement reports beside its acknowledgement (StatementResult's
+  // fields of the same names): SCRUB's findings.
+  std::string feedback;
+  std::vector<std::string> headings;
+  std::vector<bool> numeric_columns;
+  std::vector<std::vector<std::string>> result_rows;
 };
 
 // The DDL statements (ddl.cc). Each runs to completion or leaves no trace.
@@ -120,6 +126,9 @@ struct ExecOutcome {
 // ALTER DISKGROUP ... ONLINE/OFFLINE (disk_state.cc).
 [[nodiscard]] absl::Status RunAlterDiskgroupDisks(Session::State& s,
                                                   const AlterDiskgroupDisks& st);
+// ALTER DISKGROUP ... SCRUB (disk_state.cc): its findings in `out`.
+[[nodiscard]] absl::Status RunScrubDiskgroup(Session::State& s, const ScrubDiskgroup& st,
+                                             ExecOutcome* out);
 
 // ORA-15001 for a disk group the rack does not have.
 [[nodiscard]] absl::StatusOr<asmgr::DiskGroup*> FindDiskGroup(asmgr::Rack* rack,

@@ -361,6 +361,7 @@ class Parser {
     absl::StatusOr<std::string> name = ParseIdentifier("a disk group name");
     if (!name.ok()) return name.status();
     st.disk_group = Upper(*name);  // ASM names are case-insensitive
+    if (AcceptKw("SCRUB")) return ParseScrub(std::move(st.disk_group));
     if (AcceptKw("ONLINE")) {
       st.online = true;
       if (AcceptKw("ALL")) {
@@ -370,13 +371,50 @@ class Parser {
     } else if (AcceptKw("OFFLINE")) {
       st.online = false;
     } else {
-      return Expected("ONLINE or OFFLINE");
+      return Expected("ONLINE, OFFLINE or SCRUB");
     }
     if (!AcceptKw("DISK")) return Expected(st.online ? "DISK or ALL" : "DISK");
     absl::StatusOr<std::string> disk = ParseIdentifier("a disk name");
     if (!disk.ok()) return disk.status();
     st.disk = Upper(*disk);
     if (absl::Status s = ExpectEnd(""); !s.ok()) return s;
+    return st;
+  }
+
+  // ... SCRUB [FILE 'name' | DISK d] [REPAIR | NOREPAIR] [POWER p] [WAIT | NOWAIT]
+  //   [FORCE | NOFORCE] [STOP], each option at most once, in Oracle's order.
+  absl::StatusOr<Statement> ParseScrub(std::string disk_group) {
+    ScrubDiskgroup st;
+    st.disk_group = std::move(disk_group);
+    if (AcceptKw("FILE")) {
+      if (Peek().kind != Tok::kString || Peek().text.empty()) {
+        return Expected("an ASM file name in quotes, e.g. '+DATA/ORCL/DATAFILE/USERS.256.1'");
+      }
+      st.file = Next().text;
+    } else if (AcceptKw("DISK")) {
+      absl::StatusOr<std::string> disk = ParseIdentifier("a disk name");
+      if (!disk.ok()) return disk.status();
+      st.disk = Upper(*disk);
+    }
+    if (AcceptKw("REPAIR")) {
+      st.repair = true;
+    } else {
+      (void)AcceptKw("NOREPAIR");
+    }
+    if (AcceptKw("POWER")) {
+      for (std::string_view p : {"AUTO", "LOW", "HIGH", "MAX"}) {
+        if (AcceptKw(p)) st.power = std::string(p);
+      }
+      if (st.power.empty()) return Expected("AUTO, LOW, HIGH or MAX");
+    }
+    for (std::string_view w : {"WAIT", "NOWAIT"}) {
+      if (st.wait.empty() && AcceptKw(w)) st.wait = std::string(w);
+    }
+    for (std::string_view f : {"FORCE", "NOFORCE"}) {
+      if (st.force.empty() && AcceptKw(f)) st.force = std::string(f);
+    }
+    st.stop = AcceptKw("STOP");
+    if (absl::Status s = ExpectEnd(st.stop ? "" : "STOP or "); !s.ok()) return s;
     return st;
   }
 

@@ -233,6 +233,7 @@ absl::StatusOr<StatementResult> Run(Session::State& s, const Statement& statemen
           },
           [&](const db::SetParameter& x) { return SetParameter(s, x); },
           [&](const AlterDiskgroupDisks& x) { return internal::RunAlterDiskgroupDisks(s, x); },
+          [&](const ScrubDiskgroup& x) { return internal::RunScrubDiskgroup(s, x, &out); },
       },
       statement);
   // Its changes to the file table are its current-mode gets (the seed's
@@ -273,6 +274,10 @@ absl::StatusOr<StatementResult> Run(Session::State& s, const Statement& statemen
   r.execute.elapsed_ns = t2 - t1;
   r.execute.current = out.current;
   r.files = std::move(out.files);
+  r.feedback = std::move(out.feedback);
+  r.headings = std::move(out.headings);
+  r.numeric_columns = std::move(out.numeric_columns);
+  r.result_rows = std::move(out.result_rows);
   return r;
 }
 

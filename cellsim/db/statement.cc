@@ -36,6 +36,13 @@ std::string IdentSql(const std::string& name) {
   return plain ? name : fmt::format("\"{}\"", name);
 }
 
+// A string literal: in quotes, a quote doubled.
+std::string StringSql(const std::string& text) {
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("''") : std::string(1, c);
+  return quoted + "'";
+}
+
 std::string FilesSql(const std::vector<FileClause>& files) {
   std::string out;
   for (const FileClause& f : files) {
@@ -93,15 +100,23 @@ struct SqlPrinter {
     return fmt::format("ALTER DATABASE {} {} RESIZE {}", s.tempfile ? "TEMPFILE" : "DATAFILE",
                        file, SizeSql(s.size_bytes));
   }
+  // Disk group and disk names are upper case (ASM's are case-insensitive).
   std::string operator()(const AlterDiskgroupDisks& s) const {
-    auto name = [](const std::string& n) {
-      const bool plain = !n.empty() && std::isalpha(static_cast<unsigned char>(n[0])) &&
-                         std::all_of(n.begin(), n.end(), IsIdentChar);
-      return plain ? n : fmt::format("\"{}\"", n);
-    };
-    if (s.disk.empty()) return fmt::format("ALTER DISKGROUP {} ONLINE ALL", name(s.disk_group));
-    return fmt::format("ALTER DISKGROUP {} {} DISK {}", name(s.disk_group),
-                       s.online ? "ONLINE" : "OFFLINE", name(s.disk));
+    if (s.disk.empty()) return fmt::format("ALTER DISKGROUP {} ONLINE ALL", IdentSql(s.disk_group));
+    return fmt::format("ALTER DISKGROUP {} {} DISK {}", IdentSql(s.disk_group),
+                       s.online ? "ONLINE" : "OFFLINE", IdentSql(s.disk));
+  }
+  std::string operator()(const ScrubDiskgroup& s) const {
+    std::string out = fmt::format("ALTER DISKGROUP {} SCRUB", IdentSql(s.disk_group));
+    if (!s.file.empty()) out += " FILE " + StringSql(s.file);
+    if (!s.disk.empty()) out += " DISK " + IdentSql(s.disk);
+    if (s.repair) out += " REPAIR";
+    if (!s.power.empty()) out += " POWER " + s.power;
+    for (const std::string* w : {&s.wait, &s.force}) {
+      if (!w->empty()) out += " " + *w;
+    }
+    if (s.stop) out += " STOP";
+    return out;
   }
   std::string operator()(const SetCellFastFileCreate& s) const {
     return fmt::format("ALTER SESSION SET \"{}\" = {}", kCellFastFileCreateParameter,
@@ -116,10 +131,8 @@ struct SqlPrinter {
     const bool plain = !name.empty() && std::isalpha(static_cast<unsigned char>(name[0])) &&
                        std::all_of(name.begin(), name.end(), IsIdentChar);
     if (!plain) name = fmt::format("\"{}\"", name);
-    if (!s.value_is_string) return fmt::format("ALTER SESSION SET {} = {}", name, s.value);
-    std::string quoted;
-    for (char c : s.value) quoted += c == '\'' ? std::string("''") : std::string(1, c);
-    return fmt::format("ALTER SESSION SET {} = '{}'", name, quoted);
+    return fmt::format("ALTER SESSION SET {} = {}", name,
+                       s.value_is_string ? StringSql(s.value) : s.value);
   }
 };
 
@@ -139,6 +152,7 @@ struct KindNamer {
   std::string_view operator()(const AlterDiskgroupDisks& s) const {
     return s.online ? "ALTER DISKGROUP ONLINE" : "ALTER DISKGROUP OFFLINE";
   }
+  std::string_view operator()(const ScrubDiskgroup&) const { return "ALTER DISKGROUP SCRUB"; }
   std::string_view operator()(const SetCellFastFileCreate&) const { return "ALTER SESSION SET"; }
   std::string_view operator()(const SetFastFileCreateMetadata&) const {
     return "ALTER SESSION SET";

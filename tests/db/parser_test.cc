@@ -91,7 +91,40 @@ TEST(ParserTest, AlterDiskgroupOnlineOffline) {
   EXPECT_THAT(std::string(ParseStatement("alter diskgroup data online").status().message()),
               ::testing::HasSubstr("expected DISK or ALL"));
   EXPECT_THAT(std::string(ParseStatement("alter diskgroup data drop disk x").status().message()),
-              ::testing::HasSubstr("expected ONLINE or OFFLINE"));
+              ::testing::HasSubstr("expected ONLINE, OFFLINE or SCRUB"));
+}
+
+TEST(ParserTest, AlterDiskgroupScrub) {
+  EXPECT_EQ(ParseAs<ScrubDiskgroup>("alter diskgroup data scrub"),
+            (ScrubDiskgroup{.disk_group = "DATA"}));
+  ScrubDiskgroup all = ParseAs<ScrubDiskgroup>(
+      "ALTER DISKGROUP data SCRUB FILE '+DATA/ORCL/DATAFILE/users.256.1' REPAIR POWER high "
+      "WAIT FORCE;");
+  EXPECT_EQ(all, (ScrubDiskgroup{"DATA", "+DATA/ORCL/DATAFILE/users.256.1", "", true, "HIGH",
+                                 "WAIT", "FORCE", false}));
+  EXPECT_EQ(ParseAs<ScrubDiskgroup>("alter diskgroup reco scrub disk reco_cd_01_cel02 norepair "
+                                    "nowait noforce"),
+            (ScrubDiskgroup{"RECO", "", "RECO_CD_01_CEL02", false, "", "NOWAIT", "NOFORCE",
+                            false}));
+  EXPECT_TRUE(ParseAs<ScrubDiskgroup>("alter diskgroup data scrub stop").stop);
+  for (const char* sql : {"alter diskgroup data scrub file '+DATA/o''k.256.1' repair power max",
+                          "alter diskgroup data scrub disk d1 nowait noforce stop",
+                          "alter diskgroup data scrub"}) {
+    absl::StatusOr<Statement> st = ParseStatement(sql);
+    ASSERT_TRUE(st.ok()) << st.status();
+    EXPECT_EQ(*ParseStatement(ToSql(*st)), *st) << ToSql(*st);
+  }
+  for (const auto& [sql, why] : std::vector<std::pair<const char*, const char*>>{
+           {"alter diskgroup data scrub power", "expected AUTO, LOW, HIGH or MAX, found end"},
+           {"alter diskgroup data scrub power 11", "expected AUTO, LOW, HIGH or MAX, found '11'"},
+           {"alter diskgroup data scrub file", "expected an ASM file name in quotes"},
+           {"alter diskgroup data scrub repair repair", "expected STOP or end of statement"},
+           {"alter diskgroup data scrub wait repair",
+            "expected STOP or end of statement, found 'repair'"},
+       }) {
+    EXPECT_THAT(std::string(ParseStatement(sql).status().message()), ::testing::HasSubstr(why))
+        << sql;
+  }
 }
 
 TEST(ParserTest, DropLogfileGroup) {

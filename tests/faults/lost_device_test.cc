@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "cellsim/asm/rack.h"
 #include "cellsim/base/units.h"
 #include "cellsim/cell/cell.h"
@@ -651,6 +652,49 @@ TEST_F(BadBlock, ScrubRewritesTheCopyThatFailsTheBlockChecksEvenThePrimary) {
   }
   ASSERT_OK(ScrubClean(rack_.get()));
   EXPECT_EQ(OfflineDisks(rack_.get()), 0u);
+  CloseAll();
+}
+
+// The same through SQL: ALTER DISKGROUP ... SCRUB reports each differing
+// copy as a row, REPAIR rewrites it, and a file or disk the group lacks is
+// Oracle's error naming it.
+TEST_F(BadBlock, AlterDiskgroupScrubReportsAndRepairs) {
+  FlipByte(paths_[0], offsets_[0] + 100);
+  auto s = db_->NewSession();
+  ASSERT_OK_AND_ASSIGN(db::StatementResult found, s->Execute("alter diskgroup data scrub"));
+  EXPECT_EQ(found.kind, "ALTER DISKGROUP SCRUB");
+  EXPECT_EQ(found.headings,
+            (std::vector<std::string>{"FILE", "EXTENT", "OFFSET", "KEPT", "DIFFERING", "BLOCKS",
+                                      "REPAIRED", "REASON"}));
+  ASSERT_EQ(found.result_rows.size(), 1u);
+  EXPECT_EQ(found.result_rows[0],
+            (std::vector<std::string>{file_.name, "0", std::to_string(kBlock * kBs + 100),
+                                      disks_[1], disks_[0], "1", "NO",
+                                      fmt::format("block {} fails its checksum", kBlock)}));
+  EXPECT_THAT(found.feedback, HasSubstr("1 copy differs: 1 judged wrong"));
+  EXPECT_THAT(found.feedback, HasSubstr("(REPAIR rewrites them)"));
+  EXPECT_THAT(found.feedback, HasSubstr("Diskgroup altered."));
+  ASSERT_OK_AND_ASSIGN(
+      db::StatementResult fixed,
+      s->Execute(fmt::format("alter diskgroup data scrub file '{}' repair power low wait",
+                             absl::AsciiStrToLower(file_.name))));
+  ASSERT_EQ(fixed.result_rows.size(), 1u);
+  EXPECT_EQ(fixed.result_rows[0][6], "YES");
+  EXPECT_THAT(fixed.feedback, HasSubstr("1 repaired."));
+  EXPECT_EQ(RawRead(paths_[0], offsets_[0], kBs), good_);
+  ASSERT_OK_AND_ASSIGN(db::StatementResult clean,
+                       s->Execute(fmt::format("alter diskgroup data scrub disk {}", disks_[0])));
+  EXPECT_TRUE(clean.result_rows.empty());
+  EXPECT_THAT(clean.feedback, HasSubstr("every copy matches"));
+  EXPECT_THAT(std::string(s->Execute("alter diskgroup data scrub disk nope").status().message()),
+              HasSubstr("ORA-15054: disk \"NOPE\" does not exist in diskgroup \"DATA\""));
+  EXPECT_THAT(
+      std::string(
+          s->Execute("alter diskgroup data scrub file '+DATA/X.1.1'").status().message()),
+      HasSubstr("ORA-15012: ASM file '+DATA/X.1.1' does not exist"));
+  EXPECT_THAT(std::string(s->Execute("alter diskgroup nope scrub").status().message()),
+              HasSubstr("ORA-15001"));
+  s.reset();
   CloseAll();
 }
 

@@ -162,10 +162,30 @@ struct AlterDiskgroupDisks {
   bool operator==(const AlterDiskgroupDisks&) const = default;
 };
 
+// ALTER DISKGROUP name SCRUB [FILE 'name' | DISK d] [REPAIR | NOREPAIR]
+//   [POWER {AUTO | LOW | HIGH | MAX}] [WAIT | NOWAIT] [FORCE | NOFORCE] [STOP]
+// (ASM's disk scrubbing): reads every copy of the group's (or the file's, or
+// the disk's) extents, compares them block by block, reports where they
+// differ and which copy fails Oracle's block checks, and with REPAIR rewrites
+// that copy from the good one (asmgr::DiskGroup::Scrub). cellsim scrubs
+// within the statement, as with WAIT, at full speed: POWER, NOWAIT and FORCE
+// are accepted and change nothing; STOP finds no scrub running.
+struct ScrubDiskgroup {
+  std::string disk_group;  // upper case, without '+'
+  std::string file;        // an ASM file name as written, or empty
+  std::string disk;        // a disk name, upper case, or empty
+  bool repair = false;
+  std::string power;       // AUTO, LOW, HIGH or MAX as written (upper case), or empty
+  std::string wait;        // WAIT or NOWAIT, or empty
+  std::string force;       // FORCE or NOFORCE, or empty
+  bool stop = false;
+  bool operator==(const ScrubDiskgroup&) const = default;
+};
+
 using Statement =
     std::variant<CreateTablespace, AlterTablespaceAddDatafile, DropTablespace, AddLogfile,
                  DropLogfileGroup, ResizeDataFile, SetCellFastFileCreate, SetFastFileCreateMetadata,
-                 SetParameter, AlterDiskgroupDisks>;
+                 SetParameter, AlterDiskgroupDisks, ScrubDiskgroup>;
 
 // Parses one statement (an optional trailing ';' is allowed). Errors:
 // InvalidArgument with "at LINE:COL: what was expected, found what", the line and
