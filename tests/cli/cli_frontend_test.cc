@@ -17,7 +17,7 @@ namespace {
 using ::cellsim::testing::TempDir;
 using ::cellsim::cli::testing::Cellsim;
 using ::cellsim::cli::testing::CmdResult;
-using ::cellsim::cli::testing::ReadFileText;
+using ::cellsim::testing::ReadFileText;
 using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;

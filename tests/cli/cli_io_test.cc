@@ -14,7 +14,7 @@ namespace {
 using ::cellsim::testing::TempDir;
 using ::cellsim::cli::testing::Cellsim;
 using ::cellsim::cli::testing::CmdResult;
-using ::cellsim::cli::testing::ReadFileText;
+using ::cellsim::testing::ReadFileText;
 using ::testing::HasSubstr;
 
 TEST(CliProbeTest, PrintsSupportAndMode) {

@@ -28,8 +28,6 @@ struct CmdResult {
   std::string out, err;
 };
 
-using ::cellsim::testing::ReadFileText;
-
 // Runs `[ENV] cellsim ARGS` through the shell (the tests control the words:
 // ARGS and ENV are shell text, not quoted here). stderr goes through a file
 // in `dir` so that stdout can be read from the pipe without deadlock.
@@ -45,7 +43,7 @@ inline CmdResult Cellsim(const ::cellsim::testing::TempDir& dir, const std::stri
   while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) run.out.append(buf, n);
   const int status = pclose(pipe);
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  run.err = ReadFileText(err_file);
+  run.err = ::cellsim::testing::ReadFileText(err_file);
   return run;
 }
 

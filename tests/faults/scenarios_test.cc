@@ -35,6 +35,7 @@ namespace {
 
 using ::cellsim::faults::testing::CheckNoLeaks;
 using ::cellsim::faults::testing::ReadAsm;
+using ::cellsim::faults::testing::ReadAsmInPieces;
 using ::cellsim::faults::testing::ScrubClean;
 using ::cellsim::faults::testing::VerifyTableFormatted;
 using ::cellsim::testing::TempDir;
@@ -179,26 +180,20 @@ class Workload {
 
   // Reads every tracked file back and compares it with the model.
   absl::Status Verify(Stack& st, uint64_t* failovers = nullptr) const {
-    // 8 MiB at a time into one buffer, compared with memcmp: a whole file's
-    // fresh pages and a byte loop cost seconds under TSan.
-    constexpr uint64_t kChunk = 8 * kMiB;
-    std::vector<uint8_t> got;
     for (const Model& m : files_) {
-      for (uint64_t off = 0; off < m.bytes.size(); off += kChunk) {
-        got.resize(std::min<uint64_t>(kChunk, m.bytes.size() - off));
-        if (absl::Status s =
-                ReadAsm(st.dg(m.group), m.number, off, absl::MakeSpan(got), failovers);
-            !s.ok()) {
-          return absl::Status(s.code(),
-                              fmt::format("reading {}: {}", m.name, std::string(s.message())));
-        }
+      auto compare = [&](uint64_t off, absl::Span<const uint8_t> got) -> absl::Status {
         const uint8_t* want = m.bytes.data() + off;
-        if (std::memcmp(got.data(), want, got.size()) == 0) continue;
+        if (std::memcmp(got.data(), want, got.size()) == 0) return absl::OkStatus();
         const size_t i = static_cast<size_t>(
             std::mismatch(got.begin(), got.end(), want).first - got.begin());
         return absl::DataLossError(
             fmt::format("{}: byte {} reads 0x{:02x}, the last acknowledged write left 0x{:02x}",
                         m.name, off + i, got[i], want[i]));
+      };
+      if (absl::Status s = ReadAsmInPieces(st.dg(m.group), m.number, m.bytes.size(),
+                                           "reading " + m.name, compare, failovers);
+          !s.ok()) {
+        return s;
       }
     }
     return absl::OkStatus();

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -21,17 +22,38 @@
 
 namespace cellsim::faults::testing {
 
+// ReadAsm's request size: a multiple of every block size.
+inline constexpr uint64_t kReadAsmPiece = 8 * kMiB;
+
 // Reads [offset, offset + out.size()) of an ASM file through ASM (primary copy,
-// failing over to mirrors), in 8 MiB requests.
+// failing over to mirrors), in kReadAsmPiece requests.
 inline absl::Status ReadAsm(asmgr::DiskGroup* dg, uint32_t file, uint64_t offset,
                             absl::Span<uint8_t> out, uint64_t* failovers = nullptr) {
-  constexpr uint64_t kChunk = 8 * kMiB;
-  for (uint64_t done = 0; done < out.size(); done += kChunk) {
+  for (uint64_t done = 0; done < out.size(); done += kReadAsmPiece) {
     std::vector<asmgr::AsmReadRequest> r(1);
     r[0].file_offset = offset + done;
-    r[0].buffer = out.subspan(done, std::min<uint64_t>(kChunk, out.size() - done));
+    r[0].buffer = out.subspan(done, std::min<uint64_t>(kReadAsmPiece, out.size() - done));
     if (absl::Status s = dg->Read(file, absl::MakeSpan(r), nullptr); !s.ok()) return s;
     if (failovers != nullptr) *failovers += r[0].failovers;
+  }
+  return absl::OkStatus();
+}
+
+// Reads [0, length) of an ASM file a kReadAsmPiece at a time into one buffer
+// and calls visit(offset, piece) with each (a whole file's buffer would be
+// fresh pages, each a page fault and a sanitizer's shadow page). Returns the
+// first read error, its message after `what` ("reading X: ..."), or the first
+// error visit returns.
+template <typename Visit>
+absl::Status ReadAsmInPieces(asmgr::DiskGroup* dg, uint32_t file, uint64_t length,
+                             std::string_view what, Visit visit, uint64_t* failovers = nullptr) {
+  std::vector<uint8_t> piece(std::min(length, kReadAsmPiece));
+  for (uint64_t off = 0; off < length; off += kReadAsmPiece) {
+    const auto got = absl::MakeSpan(piece.data(), std::min(kReadAsmPiece, length - off));
+    if (absl::Status s = ReadAsm(dg, file, off, got, failovers); !s.ok()) {
+      return absl::Status(s.code(), fmt::format("{}: {}", what, std::string(s.message())));
+    }
+    if (absl::Status s = visit(off, absl::Span<const uint8_t>(got)); !s.ok()) return s;
   }
   return absl::OkStatus();
 }
@@ -55,41 +77,33 @@ inline absl::Status VerifyFormatted(asmgr::Rack* rack, const db::AsmFileRef& ref
   absl::StatusOr<asmgr::DiskGroup*> dg = rack->disk_group(ref.disk_group);
   if (!dg.ok()) return dg.status();
   const uint64_t bs = t.block_size;
-  // 8 MiB at a time, into one buffer: a whole file's would be fresh pages,
-  // each a page fault (and a sanitizer's shadow page).
-  const uint64_t chunk_blocks = std::max<uint64_t>(1, 8 * kMiB / bs);
-  std::vector<uint8_t> bytes(std::min(t.file_blocks, chunk_blocks) * bs);
-  for (uint64_t b = 0; b < t.file_blocks; ++b) {
-    const uint64_t at = b % chunk_blocks;
-    if (at == 0) {
-      const uint64_t n = std::min(chunk_blocks, t.file_blocks - b) * bs;
-      if (absl::Status s = ReadAsm(*dg, ref.number, b * bs, absl::MakeSpan(bytes.data(), n));
-          !s.ok()) {
-        return absl::Status(s.code(), fmt::format("{}: {}", ref.name, std::string(s.message())));
+  auto verify = [&](uint64_t off, absl::Span<const uint8_t> bytes) -> absl::Status {
+    for (uint64_t at = 0; at + bs <= bytes.size(); at += bs) {
+      const uint64_t b = (off + at) / bs;
+      const auto block = bytes.subspan(at, bs);
+      if (b == 1) {
+        const bool redo = t.kind == format::BlockKind::kRedo;
+        const uint16_t want =
+            redo ? format::RedoBlockChecksum(block) : format::DataBlockChecksum(block);
+        const size_t sum = redo ? 14 : 16;
+        const uint16_t got = static_cast<uint16_t>(block[sum] | (block[sum + 1] << 8));
+        const uint8_t type = redo ? format::kRedoSignature : 0x0B;
+        if (block[0] != type || want != got) {
+          return absl::DataLossError(fmt::format(
+              "{}: header block 1 has type 0x{:02x} (want 0x{:02x}), checksum 0x{:04x} (want "
+              "0x{:04x})",
+              ref.name, block[0], type, got, want));
+        }
+        continue;
+      }
+      if (absl::Status s = format::VerifyBlock(t, b, block); !s.ok()) {
+        return absl::DataLossError(
+            fmt::format("{}: block {}: {}", ref.name, b, std::string(s.message())));
       }
     }
-    const auto block = absl::MakeConstSpan(bytes.data() + at * bs, bs);
-    if (b == 1) {
-      const bool redo = t.kind == format::BlockKind::kRedo;
-      const uint16_t want =
-          redo ? format::RedoBlockChecksum(block) : format::DataBlockChecksum(block);
-      const size_t at = redo ? 14 : 16;
-      const uint16_t got = static_cast<uint16_t>(block[at] | (block[at + 1] << 8));
-      const uint8_t type = redo ? format::kRedoSignature : 0x0B;
-      if (block[0] != type || want != got) {
-        return absl::DataLossError(fmt::format(
-            "{}: header block 1 has type 0x{:02x} (want 0x{:02x}), checksum 0x{:04x} (want "
-            "0x{:04x})",
-            ref.name, block[0], type, got, want));
-      }
-      continue;
-    }
-    if (absl::Status s = format::VerifyBlock(t, b, block); !s.ok()) {
-      return absl::DataLossError(
-          fmt::format("{}: block {}: {}", ref.name, b, std::string(s.message())));
-    }
-  }
-  return absl::OkStatus();
+    return absl::OkStatus();
+  };
+  return ReadAsmInPieces(*dg, ref.number, t.file_blocks * bs, ref.name, verify);
 }
 
 // Every AVAILABLE file of the table, except data files in `skip` (files a
