@@ -2,7 +2,7 @@
 // (V$SESSION_EVENT, V$SYSTEM_EVENT, the wait classes, V$EVENT_HISTOGRAM_MICRO),
 // what it is (V$VERSION, V$INSTANCE), its control files, and the ASM disk
 // groups, disks, files and templates it uses (V$ASM_DISKGROUP, V$ASM_DISK,
-// V$ASM_FILE, V$ASM_TEMPLATE), and its library cache's cursors (V$SQL,
+// V$ASM_FILE, V$ASM_TEMPLATE, X$KFFXP), and its library cache's cursors (V$SQL,
 // V$SQLAREA). Built when queried from the counters the
 // Recorders keep (accounting.h) and the rack.
 #include <limits.h>
@@ -291,6 +291,42 @@ ViewRows AsmViews(DataEngine& e, bool files) {
   return r;
 }
 
+// X$KFFXP, ASM's extent map: one row per copy of every extent of every file,
+// the fixed table DBAs query to find where a block lives. GROUP_KFFXP (as
+// V$ASM_FILE's GROUP_NUMBER), NUMBER_KFFXP and INCARN_KFFXP (the file),
+// PXN_KFFXP (physical extent: XNUM_KFFXP x copies + LXN_KFFXP), XNUM_KFFXP
+// (the file's extent: file bytes XNUM_KFFXP x ALLOCATION_UNIT_SIZE on),
+// LXN_KFFXP (0 the primary, 1 and 2 its mirrors), DISK_KFFXP (V$ASM_DISK's
+// DISK_NUMBER), AU_KFFXP (the AU of that disk: its grid disk's bytes from
+// AU_KFFXP x ALLOCATION_UNIT_SIZE), SIZE_KFFXP (AUs: 1, cellsim has no
+// variable extents), FLAGS_KFFXP (1: a stale copy, written while its disk
+// was offline). Oracle shows it in the ASM instance only.
+ViewRows AsmExtentMap(DataEngine& e) {
+  ViewRows r;
+  r.columns = {N("GROUP_KFFXP"), N("NUMBER_KFFXP"), N("INCARN_KFFXP"), N("PXN_KFFXP"),
+               N("XNUM_KFFXP"),  N("LXN_KFFXP"),    N("DISK_KFFXP"),   N("AU_KFFXP"),
+               N("SIZE_KFFXP"),  N("FLAGS_KFFXP")};
+  if (e.db == nullptr || e.db->rack == nullptr) return r;
+  const std::vector<asmgr::DiskGroup*> groups = e.db->rack->disk_groups();
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const uint64_t au = groups[g]->au_size();
+    for (const asmgr::FileInfo& f : groups[g]->ListFiles()) {
+      absl::StatusOr<std::vector<asmgr::Extent>> map = groups[g]->ExtentMap(f.number);
+      if (!map.ok()) continue;  // deleted meanwhile
+      for (const asmgr::Extent& x : *map) {
+        for (size_t c = 0; c < x.copies.size(); ++c) {
+          const asmgr::ExtentCopy& copy = x.copies[c];
+          r.rows.push_back({Num(g + 1), Num(f.number), Num(f.incarnation),
+                            Num(uint64_t{x.index} * x.copies.size() + c), Num(x.index), Num(c),
+                            Num(copy.disk), Num(copy.disk_offset / au), Value::Num(1),
+                            Value::Num(copy.stale ? 1 : 0)});
+        }
+      }
+    }
+  }
+  return r;
+}
+
 // V$ASM_DISKGROUP (`disks` false) or V$ASM_DISK, as a database instance sees
 // them: a disk group holding a file of this database is CONNECTED, another
 // MOUNTED; GROUP_NUMBER is the group's place in the rack, from 1 (as
@@ -438,6 +474,7 @@ std::optional<ViewRows> InstanceView(DataEngine& e, const std::string& name) {
   if (name == "V$ASM_DISK") return AsmDisks(e, true);
   if (name == "V$ASM_TEMPLATE") return AsmViews(e, false);
   if (name == "V$ASM_FILE") return AsmViews(e, true);
+  if (name == "X$KFFXP") return AsmExtentMap(e);
   if (name == "V$SQL") return SqlCursors(e, false);
   if (name == "V$SQLAREA") return SqlCursors(e, true);
   return std::nullopt;

@@ -37,7 +37,7 @@ inline constexpr int kSessionSerial = 1;
 // The instance's views (data_instance_views.cc): V$SESSION_EVENT,
 // V$SYSTEM_EVENT, V$SESSION_WAIT_CLASS, V$SYSTEM_WAIT_CLASS,
 // V$EVENT_HISTOGRAM_MICRO, V$VERSION, V$INSTANCE, V$CONTROLFILE,
-// V$ASM_DISKGROUP, V$ASM_DISK, V$ASM_FILE, V$ASM_TEMPLATE, V$SQL, V$SQLAREA;
+// V$ASM_DISKGROUP, V$ASM_DISK, V$ASM_FILE, V$ASM_TEMPLATE, X$KFFXP, V$SQL, V$SQLAREA;
 // nullopt for another name.
 std::optional<ViewRows> InstanceView(DataEngine& e, const std::string& name)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);

@@ -2,14 +2,16 @@
 // (V$SYSTEM_EVENT with its foreground columns, V$SESSION_EVENT, the wait
 // classes, V$EVENT_HISTOGRAM_MICRO), what the instance is (V$VERSION,
 // V$INSTANCE, V$CONTROLFILE, V$SESSION), the ASM it runs on
-// (V$ASM_DISKGROUP, V$ASM_DISK) and the space its files have left
+// (V$ASM_DISKGROUP, V$ASM_DISK, X$KFFXP) and the space its files have left
 // (DBA_FREE_SPACE), each checked against the counters, the rack or the
 // segments it is built from.
 #include <cstdlib>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "db/db_test_util.h"
+#include "fmt/format.h"
 #include "gtest/gtest.h"
 
 namespace cellsim::db {
@@ -214,6 +216,60 @@ TEST_F(InstanceViewsTest, AsmViewsAreTheRacksDiskGroupsAndDisks) {
   EXPECT_EQ(One("select mode_status from v$asm_disk where name = '" + name + "'"), "OFFLINE");
   EXPECT_EQ(One("select count(*) from v$asm_disk where mode_status = 'ONLINE'"),
             std::to_string(n - 1));
+}
+
+// X$KFFXP is ASM's extent map, copy for copy: the DBA's way from a block to
+// the disk and allocation unit that hold it; a copy written while its disk
+// was offline is flagged stale.
+TEST_F(InstanceViewsTest, ExtentMapViewIsEveryCopyOfEveryExtent) {
+  const std::vector<asmgr::DiskGroup*> groups = rack_->disk_groups();
+  asmgr::DiskGroup* data = groups[0];
+  ASSERT_OK_AND_ASSIGN(asmgr::FileInfo f,
+                       data->CreateFile({.db_name = "ORCL",
+                                         .type = asmgr::FileType::kDataFile,
+                                         .tag = "MAPPED",
+                                         .size_bytes = 3 * data->au_size()}));
+  size_t copies = 0;
+  for (asmgr::DiskGroup* g : groups) {
+    for (const asmgr::FileInfo& file : g->ListFiles()) {
+      copies += uint64_t{file.extents} * file.copies;
+    }
+  }
+  EXPECT_EQ(One("select count(*) from x$kffxp"), std::to_string(copies));
+  ASSERT_OK_AND_ASSIGN(std::vector<asmgr::Extent> map, data->ExtentMap(f.number));
+  ASSERT_EQ(map.size(), 3u);
+  const std::string of_file =
+      fmt::format(" from x$kffxp where group_kffxp = 1 and number_kffxp = {}", f.number);
+  const StatementResult rows =
+      Run("select pxn_kffxp, xnum_kffxp, lxn_kffxp, disk_kffxp, au_kffxp, size_kffxp, "
+          "flags_kffxp, incarn_kffxp" + of_file + " order by xnum_kffxp, lxn_kffxp");
+  ASSERT_EQ(rows.result_rows.size(), map.size() * f.copies);
+  for (size_t x = 0, k = 0; x < map.size(); ++x) {
+    for (size_t c = 0; c < map[x].copies.size(); ++c, ++k) {
+      const asmgr::ExtentCopy& copy = map[x].copies[c];
+      EXPECT_EQ(rows.result_rows[k],
+                (std::vector<std::string>{
+                    std::to_string(x * f.copies + c), std::to_string(x), std::to_string(c),
+                    std::to_string(copy.disk), std::to_string(copy.disk_offset / data->au_size()),
+                    "1", "0", std::to_string(f.incarnation)}))
+          << "extent " << x << " copy " << c;
+    }
+  }
+  // A write while a disk is offline leaves that disk's copies stale.
+  const uint32_t disk = map[0].copies[1].disk;
+  size_t on_disk = 0;
+  for (const asmgr::Extent& x : map) {
+    for (const asmgr::ExtentCopy& c : x.copies) on_disk += c.disk == disk ? 1 : 0;
+  }
+  Run(fmt::format("alter diskgroup data offline disk {}", data->Disks()[disk].name));
+  const std::vector<uint8_t> bytes(3 * data->au_size(), 0x5a);
+  std::vector<asmgr::AsmWriteRequest> w = {{.file_offset = 0, .data = bytes}};
+  ASSERT_OK(data->Write(f.number, absl::MakeSpan(w), nullptr));
+  EXPECT_EQ(One(fmt::format("select count(*){} and disk_kffxp = {} and flags_kffxp = 1", of_file,
+                            disk)),
+            std::to_string(on_disk));
+  EXPECT_EQ(One(fmt::format("select count(*){} and flags_kffxp = 1", of_file)),
+            std::to_string(on_disk));
 }
 
 // DBA_FREE_SPACE: a fresh file is free from block 128 (its headers and
