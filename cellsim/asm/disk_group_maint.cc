@@ -527,9 +527,16 @@ void JudgeExtent(const DiskGroup::State& s, const ScrubItem& it,
       for (size_t c : groups[g]) {
         if (tie) {
           record(keep, c, off, len, false,
-                 fmt::format("block {} differs and every copy passes the same block checks with "
-                             "no majority: which is right cannot be told",
-                             block));
+                 score[best] == 0
+                     ? fmt::format("block {} differs and fails its checksum on every copy, with "
+                                   "no majority: no good copy to keep",
+                                   block)
+                     : fmt::format("block {} differs and every copy {}, with no majority: "
+                                   "which is right cannot be told",
+                                   block,
+                                   score[best] == 2 ? "passes the block checks"
+                                                    : "passes its checksum but is not the block "
+                                                      "of its address"));
           continue;
         }
         const std::string why =

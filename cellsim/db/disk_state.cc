@@ -7,7 +7,6 @@
 #include "cellsim/asm/disk_group.h"
 #include "cellsim/db/data_views.h"
 #include "cellsim/db/database_state.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "fmt/format.h"
 
@@ -40,9 +39,8 @@ namespace {
 
 // SCRUB FILE 'name': its file number in `dg` (ASM names are case-insensitive).
 absl::StatusOr<uint32_t> ScrubbedFile(const asmgr::DiskGroup& dg, const ScrubDiskgroup& st) {
-  for (const asmgr::FileInfo& f : dg.ListFiles()) {
-    if (absl::EqualsIgnoreCase(f.name, st.file)) return f.number;
-  }
+  absl::StatusOr<asmgr::FileInfo> f = dg.LookupFile(st.file);
+  if (f.ok()) return f->number;
   return absl::NotFoundError(fmt::format(
       "ORA-15012: ASM file '{}' does not exist in diskgroup \"{}\" (asmcmd ls -l +{}/... lists "
       "its files)",
@@ -68,16 +66,14 @@ void ReportScrub(const asmgr::DiskGroup& dg, const ScrubDiskgroup& st,
          fmt::format("{}", m.extent), fmt::format("{}", m.file_offset), m.disk_a, m.disk_b,
          fmt::format("{}", m.blocks), m.repaired ? "YES" : "NO", m.reason});
   }
+  const size_t n = r.mismatches.size();
   std::string found =
-      r.mismatches.empty()
-          ? "every copy matches"
-          : fmt::format("{} cop{} differ{}: {} judged wrong by the block checks or a majority, "
-                        "{} repaired{}",
-                        CountWithCommas(static_cast<int64_t>(r.mismatches.size())),
-                        r.mismatches.size() == 1 ? "y" : "ies",
-                        r.mismatches.size() == 1 ? "s" : "", CountWithCommas(judged),
-                        CountWithCommas(repaired),
-                        st.repair || judged == 0 ? "" : " (REPAIR rewrites them)");
+      n == 0 ? "every copy matches"
+             : fmt::format("{} difference{} between copies: {} judged (the copy failing the block "
+                           "checks, or outvoted), {} repaired{}",
+                           CountWithCommas(static_cast<int64_t>(n)), n == 1 ? "" : "s",
+                           CountWithCommas(judged), CountWithCommas(repaired),
+                           st.repair || judged == 0 ? "" : " (REPAIR rewrites the judged ones)");
   out->feedback = fmt::format(
       "Scrub of {}: {} extents checked, {} bytes compared, {} read error{}; {}.\n"
       "Diskgroup altered.",

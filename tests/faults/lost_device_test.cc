@@ -671,8 +671,8 @@ TEST_F(BadBlock, AlterDiskgroupScrubReportsAndRepairs) {
             (std::vector<std::string>{file_.name, "0", std::to_string(kBlock * kBs + 100),
                                       disks_[1], disks_[0], "1", "NO",
                                       fmt::format("block {} fails its checksum", kBlock)}));
-  EXPECT_THAT(found.feedback, HasSubstr("1 copy differs: 1 judged wrong"));
-  EXPECT_THAT(found.feedback, HasSubstr("(REPAIR rewrites them)"));
+  EXPECT_THAT(found.feedback, HasSubstr("1 difference between copies: 1 judged"));
+  EXPECT_THAT(found.feedback, HasSubstr("(REPAIR rewrites the judged ones)"));
   EXPECT_THAT(found.feedback, HasSubstr("Diskgroup altered."));
   ASSERT_OK_AND_ASSIGN(
       db::StatementResult fixed,
