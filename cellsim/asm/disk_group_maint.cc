@@ -554,9 +554,10 @@ void JudgeExtent(const DiskGroup::State& s, const ScrubItem& it,
   }
 }
 
-// Scrub's repair: rewrites each fix's range of its target copy from its
-// source (bufs[item][copy]); marks the mismatches repaired, counts the copies
-// rewritten, and returns the copies whose write failed.
+// Scrub's repair: rewrites each fix's range of its target copy from the
+// bytes read of its source copy (reads[item][copy], item counted from
+// `start`); marks the mismatches repaired, counts the copies rewritten, and
+// returns the copies whose write failed.
 std::vector<std::pair<CopyLoc, absl::Status>> RepairScrubbed(
     const DiskGroup::State& s, const std::vector<ScrubItem>& items, size_t start,
     const std::vector<std::vector<ScrubFix>>& fixes, const std::vector<std::vector<CopyIo>>& reads,
