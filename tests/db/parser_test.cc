@@ -95,8 +95,9 @@ TEST(ParserTest, AlterDiskgroupOnlineOffline) {
 }
 
 TEST(ParserTest, AlterDiskgroupScrub) {
-  EXPECT_EQ(ParseAs<ScrubDiskgroup>("alter diskgroup data scrub"),
-            (ScrubDiskgroup{.disk_group = "DATA"}));
+  ScrubDiskgroup plain;
+  plain.disk_group = "DATA";
+  EXPECT_EQ(ParseAs<ScrubDiskgroup>("alter diskgroup data scrub"), plain);
   ScrubDiskgroup all = ParseAs<ScrubDiskgroup>(
       "ALTER DISKGROUP data SCRUB FILE '+DATA/ORCL/DATAFILE/users.256.1' REPAIR POWER high "
       "WAIT FORCE;");
