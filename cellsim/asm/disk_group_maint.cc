@@ -614,7 +614,7 @@ absl::Status DiskGroup::Scrub(const ScrubOptions& options, ScrubResult* result) 
   }
   std::vector<std::pair<CopyLoc, absl::Status>> failed;
   size_t start = 0;
-  while (start < items.size()) {
+  while (start < items.size() && !Cancelled(options.cancel)) {
     size_t end = start;
     uint64_t bytes = 0;
     while (end < items.size() &&
@@ -672,7 +672,11 @@ absl::Status DiskGroup::Scrub(const ScrubOptions& options, ScrubResult* result) 
       }
     }
     bodies.push_back(internal::MakeStaleRecord(true, locs));
-    return s_->Commit(std::move(bodies));
+    if (absl::Status st = s_->Commit(std::move(bodies)); !st.ok()) return st;
+  }
+  if (start < items.size()) {
+    return absl::CancelledError(fmt::format("scrub of {} stopped after {} of {} extents",
+                                            s_->fixed().name, start, items.size()));
   }
   return absl::OkStatus();
 }

@@ -1,5 +1,6 @@
 // ALTER DISKGROUP name ONLINE DISK d | ONLINE ALL | OFFLINE DISK d, and
 // ALTER DISKGROUP name SCRUB ...
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
@@ -94,6 +95,7 @@ absl::Status RunScrubDiskgroup(Session::State& s, const ScrubDiskgroup& st, Exec
     return absl::OkStatus();
   }
   asmgr::ScrubOptions options{.repair = st.repair};
+  options.cancel = s.cancel;
   if (!st.file.empty()) {
     absl::StatusOr<uint32_t> f = ScrubbedFile(**dg, st);
     if (!f.ok()) return f.status();
@@ -108,7 +110,15 @@ absl::Status RunScrubDiskgroup(Session::State& s, const ScrubDiskgroup& st, Exec
     options.disk = *d;
   }
   asmgr::ScrubResult result;
-  if (absl::Status r = (*dg)->Scrub(options, &result); !r.ok()) {
+  if (absl::Status r = (*dg)->Scrub(options, &result); absl::IsCancelled(r)) {
+    // What the batches done found and repaired stands; a new SCRUB starts over.
+    const auto repaired = std::count_if(result.mismatches.begin(), result.mismatches.end(),
+                                        [](const asmgr::ScrubMismatch& m) { return m.repaired; });
+    return absl::CancelledError(fmt::format(
+        "{}: {} ({} difference{} found, {} repaired; a new SCRUB starts over)", kCancelMessage,
+        std::string(r.message()), CountWithCommas(static_cast<int64_t>(result.mismatches.size())),
+        result.mismatches.size() == 1 ? "" : "s", CountWithCommas(repaired)));
+  } else if (!r.ok()) {
     return absl::Status(r.code(), fmt::format("ORA-15032: not all alterations performed: {}",
                                               std::string(r.message())));
   }

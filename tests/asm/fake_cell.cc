@@ -146,8 +146,14 @@ absl::StatusOr<cell::CellDescription> FakeCell::Describe() const {
   return d;
 }
 
+void FakeCell::OnRead(std::function<void()> hook) {
+  MutexLock l(&mu_);
+  on_read_ = std::move(hook);
+}
+
 absl::Status FakeCell::Read(absl::Span<cell::ReadRequest> requests, cell::CellIoStats* stats) {
   MutexLock l(&mu_);
+  if (on_read_) on_read_();
   absl::Status first;
   for (cell::ReadRequest& r : requests) {
     ++read_requests_;

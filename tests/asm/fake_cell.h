@@ -13,6 +13,7 @@
 #define CELLSIM_TESTS_ASM_FAKE_CELL_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -39,6 +40,9 @@ class FakeCell : public cell::CellService {
   void LoseRange(uint32_t grid_disk, uint64_t offset, uint64_t length);
   // Flips one byte of a grid disk behind ASM's back (silent corruption).
   void Corrupt(uint32_t grid_disk, uint64_t offset);
+  // Calls `hook` at the start of every Read() call (under the cell's mutex:
+  // it must not call the cell), e.g. to cancel an operation mid-way.
+  void OnRead(std::function<void()> hook);
   // Reads raw bytes, bypassing faults and counters.
   std::vector<uint8_t> Peek(uint32_t grid_disk, uint64_t offset, uint64_t length) const;
 
@@ -92,6 +96,7 @@ class FakeCell : public cell::CellService {
   std::vector<Disk> disks_ ABSL_GUARDED_BY(mu_);
   cell::FlashCacheMode mode_ ABSL_GUARDED_BY(mu_) = cell::FlashCacheMode::kWriteBack;
   bool refuse_formats_ ABSL_GUARDED_BY(mu_) = false;
+  std::function<void()> on_read_ ABSL_GUARDED_BY(mu_);
   uint64_t write_calls_ ABSL_GUARDED_BY(mu_) = 0, format_calls_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t write_requests_ ABSL_GUARDED_BY(mu_) = 0, read_requests_ ABSL_GUARDED_BY(mu_) = 0,
            format_requests_ ABSL_GUARDED_BY(mu_) = 0, bytes_written_ ABSL_GUARDED_BY(mu_) = 0;

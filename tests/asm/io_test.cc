@@ -352,6 +352,40 @@ TEST_F(AsmIoTest, ScrubOfOneFileOrOneDisk) {
   EXPECT_THAT(offline.message(), HasSubstr("is offline"));
 }
 
+// A cancel stops the scrub between batches (64 MiB of copies: 32 extents of
+// 1 MiB, two copies each): what the first batch found is in the result, the
+// second batch is not read, and the status says where it stopped.
+TEST_F(AsmIoTest, CancelledScrubStopsBetweenBatches) {
+  ASSERT_OK_AND_ASSIGN(FileInfo big, dg_->CreateFile({.db_name = "orcl",
+                                                      .type = FileType::kDataFile,
+                                                      .tag = "BIG",
+                                                      .size_bytes = 40 * kMiB}));
+  WriteAt(0, Pattern(16 * kMiB, 3));
+  for (const auto& [file, offset] : {std::pair{file_.number, 3 * kMiB}, {big.number, 39 * kMiB}}) {
+    ASSERT_OK_AND_ASSIGN(std::vector<Extent> map, dg_->ExtentMap(file, offset, 1));
+    const ExtentCopy mirror = map[0].copies[1];
+    rack_.cell(mirror.cell).Corrupt(mirror.grid_disk, mirror.disk_offset + 4096);
+  }
+  CancelFlag cancel;
+  for (uint32_t c = 0; c < 3; ++c) rack_.cell(c).OnRead([&cancel] { cancel.Cancel(); });
+  ScrubResult part;
+  const absl::Status st = dg_->Scrub({.cancel = &cancel}, &part);
+  EXPECT_EQ(st.code(), absl::StatusCode::kCancelled);
+  EXPECT_EQ(st.message(), "scrub of DATA stopped after 32 of 56 extents");
+  EXPECT_EQ(part.extents_checked, 32u);
+  ASSERT_EQ(part.mismatches.size(), 1u);
+  EXPECT_EQ(part.mismatches[0].file, file_.number);
+  EXPECT_EQ(part.mismatches[0].extent, 3u);
+  for (uint32_t c = 0; c < 3; ++c) rack_.cell(c).OnRead(nullptr);
+  cancel.Reset();
+  ScrubResult all;
+  ASSERT_OK(dg_->Scrub({.cancel = &cancel}, &all));
+  EXPECT_EQ(all.extents_checked, 56u);
+  ASSERT_EQ(all.mismatches.size(), 2u);
+  EXPECT_EQ(all.mismatches[1].file, big.number);
+  EXPECT_EQ(all.mismatches[1].extent, 39u);
+}
+
 // A read of one copy returns that copy's bytes, damaged or not (no failover,
 // no repair); a copy the file does not have is OutOfRange, an offline one
 // Unavailable.

@@ -698,6 +698,31 @@ TEST_F(BadBlock, AlterDiskgroupScrubReportsAndRepairs) {
   CloseAll();
 }
 
+// A cancelled scrub (Ctrl-C sets the session's cancel flag) is ORA-01013
+// saying how far it got; nothing after that point is rewritten, and a new
+// SCRUB starts over.
+TEST_F(BadBlock, CancelledScrubIsOra01013AndRepairsNothingAfterIt) {
+  FlipByte(paths_[0], offsets_[0] + 100);
+  auto s = db_->NewSession();
+  CancelFlag cancel;
+  s->SetCancelFlag(&cancel);
+  cancel.Cancel();
+  const absl::Status st = s->Execute("alter diskgroup data scrub repair").status();
+  EXPECT_EQ(st.code(), absl::StatusCode::kCancelled);
+  EXPECT_THAT(std::string(st.message()),
+              HasSubstr("ORA-01013: user requested cancel of current operation: scrub of DATA "
+                        "stopped after 0 of "));
+  EXPECT_THAT(std::string(st.message()),
+              HasSubstr("(0 differences found, 0 repaired; a new SCRUB starts over)"));
+  EXPECT_NE(RawRead(paths_[0], offsets_[0], kBs), good_);
+  cancel.Reset();
+  ASSERT_OK_AND_ASSIGN(db::StatementResult fixed, s->Execute("alter diskgroup data scrub repair"));
+  EXPECT_THAT(fixed.feedback, HasSubstr("1 repaired."));
+  EXPECT_EQ(RawRead(paths_[0], offsets_[0], kBs), good_);
+  s.reset();
+  CloseAll();
+}
+
 TEST_F(BadBlock, EveryCopyBadIsDataLossNamingFileBlockAndDisks) {
   FlipByte(paths_[0], offsets_[0] + 200);
   FlipByte(paths_[1], offsets_[1] + 300);

@@ -222,7 +222,10 @@ class DiskGroup {
   // Asks every cell for LostRanges (dirty flash lines lost with a flash device)
   // and rewrites the parts of this group's extents they cover from good copies.
   [[nodiscard]] absl::Status ResyncLostRanges(ResyncResult* result);
-  // Reads every copy of every extent and compares them (up to the file size).
+  // Reads every copy of every extent and compares them (up to the file size),
+  // judging and (with options.repair) rewriting copies as ScrubMismatch says.
+  // Cancelled when options.cancel stops it between batches; `result` then
+  // holds what it found and repaired so far.
   [[nodiscard]] absl::Status Scrub(const ScrubOptions& options, ScrubResult* result);
 
   // --------------------------------------------------------- views

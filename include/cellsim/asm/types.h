@@ -26,6 +26,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "cellsim/base/cancel.h"
 #include "cellsim/cell/cell_service.h"
 #include "cellsim/format/block_template.h"
 
@@ -279,9 +280,9 @@ struct ResyncResult {
 // to keep is the copy whose block passes Oracle's checks when the other's
 // fails them (a data or redo block's checksum, a data block's type and
 // address, a redo block's number: FirstBadBlock in disk_group_io.cc), else
-// the bytes most copies
-// hold (HIGH redundancy). One mismatch per extent, kept copy and differing
-// copy.
+// the bytes most copies hold (HIGH redundancy). One mismatch per extent, kept
+// copy and differing copy, and judgment: where some of the differing blocks
+// can be judged and others cannot, they are two mismatches.
 struct ScrubMismatch {
   uint32_t file = 0;
   uint32_t extent = 0;
@@ -305,6 +306,11 @@ struct ScrubOptions {
   bool repair = false;
   std::optional<uint32_t> file{};  // only this file (SCRUB FILE)
   std::optional<uint32_t> disk{};  // only extents with a copy on this disk (SCRUB DISK)
+  // Checked between batches of extents (64 MiB of copies): when set, Scrub
+  // stops there and returns Cancelled, its result holding what the batches
+  // done found and repaired (each batch's repairs are whole). Not owned;
+  // must outlive the call.
+  const CancelFlag* cancel = nullptr;
 };
 
 struct ScrubResult {
