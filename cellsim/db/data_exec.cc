@@ -13,6 +13,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "cellsim/db/all_objects.h"
+#include "cellsim/db/analytic.h"
 #include "cellsim/db/data_engine.h"
 #include "cellsim/db/data_views.h"
 #include "cellsim/db/redo_model.h"
@@ -73,8 +74,9 @@ bool IsStatementConstant(const Expr& e) {
          (e.text == "SYSDATE" || e.text == "USER");
 }
 
+// An aggregate of a grouped query (not one with OVER: an analytic function).
 bool IsAggregate(const Expr& e) {
-  return e.kind == Expr::Kind::kFunction && IsAggregateFunction(e.text);
+  return e.kind == Expr::Kind::kFunction && !e.over && IsAggregateFunction(e.text);
 }
 
 bool HasAggregate(const Expr& e) {
@@ -154,6 +156,11 @@ absl::StatusOr<std::shared_ptr<const std::vector<Value>>> SubqueryValues(const E
 }
 
 absl::StatusOr<Value> Function(const Expr& e, const Scope& scope, const EvalEnv& env) {
+  if (e.over) {  // here outside a query's output (its select list and ORDER BY)
+    return absl::InvalidArgumentError(fmt::format(
+        "ORA-30483: window functions are not allowed here ({} OVER (...): only in a query's "
+        "select list and ORDER BY)", e.text));
+  }
   if (IsAggregateFunction(e.text)) {  // here outside a grouped query's output
     return absl::InvalidArgumentError(
         fmt::format("ORA-00934: group function is not allowed here ({})", e.text));
@@ -177,7 +184,8 @@ absl::StatusOr<Value> Function(const Expr& e, const Scope& scope, const EvalEnv&
   }
   return absl::InvalidArgumentError(fmt::format(
       "ORA-00904: \"{}\": invalid identifier (cellsim's functions: {}; the aggregates COUNT, "
-      "SUM, AVG, MIN, MAX)", f, ScalarFunctionNames()));
+      "SUM, AVG, MIN, MAX, LISTAGG; with OVER: {})", f, ScalarFunctionNames(),
+      AnalyticFunctionNames()));
 }
 
 absl::StatusOr<Value> Eval(const Expr& e, const Scope& scope, const EvalEnv& env) {
@@ -550,6 +558,26 @@ absl::Status UseIndex(Ctx& c, Source& src, const Expr& where) ABSL_EXCLUSIVE_LOC
   return absl::OkStatus();
 }
 
+// ORA-30483 for an analytic function in WHERE, ON, GROUP BY or HAVING
+// (checked before any row is read): Oracle computes them after those.
+absl::Status CheckNoAnalytics(const Select& sel) {
+  std::vector<std::pair<const Expr*, std::string_view>> clauses;
+  if (sel.where) clauses.emplace_back(sel.where.get(), "WHERE");
+  for (const FromSource& f : sel.from) {
+    if (f.on) clauses.emplace_back(f.on.get(), "ON");
+  }
+  for (const ExprPtr& g : sel.group_by) clauses.emplace_back(g.get(), "GROUP BY");
+  if (sel.having) clauses.emplace_back(sel.having.get(), "HAVING");
+  for (const auto& [e, clause] : clauses) {
+    if (const Expr* f = FindExprNode(*e, [](const Expr& x) { return x.over != nullptr; })) {
+      return absl::InvalidArgumentError(fmt::format(
+          "ORA-30483: window functions are not allowed here ({} OVER (...) in {}: only in a "
+          "query's select list and ORDER BY)", f->text, clause));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // ORA-00904 for a column no source has (checked before any row is read, as
 // Oracle's parse does).
 absl::Status CheckColumns(const Expr& e, const std::vector<Source>& sources, const Scope* outer) {
@@ -756,6 +784,7 @@ absl::Status ForEachJoined(Ctx& c, const Select& sel,
   if (sel.where && HasAggregate(*sel.where)) {
     return absl::InvalidArgumentError("ORA-00934: group function is not allowed here (WHERE)");
   }
+  if (absl::Status st = CheckNoAnalytics(sel); !st.ok()) return st;
   if (checked) {
     if (absl::Status st = checked(); !st.ok()) return st;
   }
@@ -856,6 +885,10 @@ bool SameExpr(const Expr& a, const Expr& b) {
   }
   if (a.kind == Expr::Kind::kNumber) return a.number == b.number;
   if (a.text != b.text || a.subquery != b.subquery) return false;
+  for (const auto& [x, y] : {std::pair{a.over.get(), b.over.get()},
+                             std::pair{a.within_group.get(), b.within_group.get()}}) {
+    if ((x == nullptr) != (y == nullptr) || (x != nullptr && !(*x == *y))) return false;
+  }
   if (a.qualifier != b.qualifier && !a.qualifier.empty() && !b.qualifier.empty()) return false;
   for (size_t i = 0; i < a.args.size(); ++i) {
     if (!SameExpr(*a.args[i], *b.args[i])) return false;
@@ -976,6 +1009,136 @@ absl::Status AddOutputRow(const Select& sel, const std::vector<ExprPtr>& exprs,
   return absl::OkStatus();
 }
 
+// ---- analytic functions ----
+
+// The analytic function nodes of a query block's select list and ORDER BY
+// (those of its subqueries are theirs; one in another's arguments is
+// ORA-30483 when evaluated).
+void CollectAnalytics(const Expr& e, std::vector<const Expr*>* out) {
+  if (e.over) {
+    out->push_back(&e);
+    return;
+  }
+  for (const ExprPtr& a : e.args) CollectAnalytics(*a, out);
+}
+
+std::vector<const Expr*> QueryAnalytics(const Select& sel) {
+  std::vector<const Expr*> out;
+  for (const SelectItem& it : sel.items) CollectAnalytics(*it.expr, &out);
+  for (const OrderItem& o : sel.order_by) CollectAnalytics(*o.expr, &out);
+  return out;
+}
+
+// A query block's rows before its select list (joined rows WHERE kept, or
+// groups HAVING kept): EachRow calls `fn` with each one's scope and
+// environment, in order.
+using RowFn = std::function<absl::Status(const Scope&, const EvalEnv&)>;
+using EachRow = std::function<absl::Status(const RowFn& fn)>;
+using AnalyticTable = std::unordered_map<const Expr*, std::vector<Value>>;
+
+// Each analytic node's value on each row `each` gives, in order.
+absl::StatusOr<AnalyticTable> ComputeAnalytics(const std::vector<const Expr*>& nodes,
+                                               const EachRow& each) {
+  std::vector<std::vector<AnalyticInput>> inputs(nodes.size());
+  absl::Status st = each([&](const Scope& scope, const EvalEnv& env) -> absl::Status {
+    for (size_t k = 0; k < nodes.size(); ++k) {
+      const Expr& f = *nodes[k];
+      const Window& w = *f.over;
+      AnalyticInput in;
+      for (size_t a = 0; a < f.args.size(); ++a) {
+        if (f.args[a]->kind == Expr::Kind::kStar) continue;  // COUNT(*)
+        absl::StatusOr<Value> v = Eval(*f.args[a], scope, env);
+        if (!v.ok()) return v.status();
+        Row& to = a < w.arguments                    ? in.args
+                  : a < w.arguments + w.partition_by ? in.partition
+                                                     : in.order;
+        to.push_back(*std::move(v));
+      }
+      inputs[k].push_back(std::move(in));
+    }
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  AnalyticTable table;
+  for (size_t k = 0; k < nodes.size(); ++k) {
+    absl::StatusOr<std::vector<Value>> v = AnalyticValues(*nodes[k], inputs[k]);
+    if (!v.ok()) return v.status();
+    table[nodes[k]] = *std::move(v);
+  }
+  return table;
+}
+
+// A query block's output rows and ORDER BY keys from `each`'s rows: their
+// analytic functions computed first (`analytics`, when it has any), then
+// `exprs` evaluated on each row with its values.
+absl::Status OutputRows(const Select& sel, const std::vector<ExprPtr>& exprs,
+                        const std::vector<std::optional<size_t>>& order_cols,
+                        const std::vector<const Expr*>& analytics, const EachRow& each,
+                        std::vector<Row>* rows, std::vector<Row>* keys) {
+  AnalyticTable table;
+  if (!analytics.empty()) {
+    absl::StatusOr<AnalyticTable> t = ComputeAnalytics(analytics, each);
+    if (!t.ok()) return t.status();
+    table = *std::move(t);
+  }
+  size_t i = 0;
+  return each([&](const Scope& scope, const EvalEnv& env) -> absl::Status {
+    const std::function<std::optional<Value>(const Expr&)> values =
+        [&](const Expr& x) -> std::optional<Value> {
+      if (auto it = table.find(&x); it != table.end()) return it->second[i];
+      return env.group_values != nullptr ? (*env.group_values)(x) : std::nullopt;
+    };
+    EvalEnv with = env;
+    if (!table.empty()) with.group_values = &values;
+    absl::Status st = AddOutputRow(sel, exprs, order_cols, scope, with, rows, keys);
+    ++i;
+    return st;
+  });
+}
+
+// The joined rows of a query with analytic functions, kept (their values
+// copied, their sources' columns once) to be evaluated after the scan.
+class KeptRows {
+ public:
+  void Keep(const Scope& scope, const EvalEnv& env) {
+    if (columns_.empty()) {
+      for (const Binding& b : scope) {
+        qualifiers_.push_back(b.qualifier);
+        columns_.push_back(*b.columns);
+      }
+    }
+    Kept k{{}, env.rownum, env.level};
+    for (const Binding& b : scope) {
+      k.bindings.push_back(b.row != nullptr ? std::optional<Row>(*b.row) : std::nullopt);
+    }
+    rows_.push_back(std::move(k));
+  }
+  size_t size() const { return rows_.size(); }
+  // Row i's scope and environment (`env` with its ROWNUM and LEVEL).
+  Scope ScopeOf(size_t i) const {
+    Scope scope;
+    for (size_t b = 0; b < columns_.size(); ++b) {
+      const std::optional<Row>& r = rows_[i].bindings[b];
+      scope.push_back(Binding{qualifiers_[b], &columns_[b], r ? &*r : nullptr});
+    }
+    return scope;
+  }
+  EvalEnv EnvOf(size_t i, EvalEnv env) const {
+    env.rownum = rows_[i].rownum;
+    env.level = rows_[i].level;
+    return env;
+  }
+
+ private:
+  struct Kept {
+    std::vector<std::optional<Row>> bindings;  // nullopt: an outer join's side without a match
+    uint64_t rownum = 0, level = 0;
+  };
+  std::vector<std::string> qualifiers_;
+  std::vector<std::vector<Column>> columns_;
+  std::vector<Kept> rows_;
+};
+
 // ---- GROUP BY ----
 
 // The aggregate and GROUP BY nodes a grouped query's output reads, found
@@ -994,11 +1157,11 @@ absl::Status PlanGroupNode(const Select& sel, const Expr& e, GroupPlan* plan) {
     }
   }
   if (IsAggregate(e)) {
-    if (e.args.size() != 1) {
+    if (e.args.size() != 1 && !e.within_group) {
       return absl::InvalidArgumentError(
           fmt::format("ORA-00909: invalid number of arguments ({} to {})", e.args.size(), e.text));
     }
-    if (HasAggregate(*e.args[0])) {
+    if (std::any_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return HasAggregate(*a); })) {
       return absl::InvalidArgumentError(
           fmt::format("ORA-00935: group function is nested too deeply ({})", e.text));
     }
@@ -1007,6 +1170,13 @@ absl::Status PlanGroupNode(const Select& sel, const Expr& e, GroupPlan* plan) {
     }
     plan->aggregate_of[&e] = plan->aggregates.size();
     plan->aggregates.push_back(&e);
+    return absl::OkStatus();
+  }
+  if (e.over) {  // an analytic function: what its arguments and window name
+    for (const ExprPtr& a : e.args) {
+      if (a->kind == Expr::Kind::kStar) continue;  // COUNT(*) OVER
+      if (absl::Status st = PlanGroupNode(sel, *a, plan); !st.ok()) return st;
+    }
     return absl::OkStatus();
   }
   const bool pseudo = IsStatementConstant(e);
@@ -1031,11 +1201,38 @@ absl::Status PlanGroupNode(const Select& sel, const Expr& e, GroupPlan* plan) {
 struct Accumulator {
   double count = 0;  // values taken (rows for COUNT(*))
   double sum = 0;    // SUM, AVG
-  Value best;        // MIN, MAX
+  Value best;        // MIN, MAX; LISTAGG's list once made (FinishListAgg)
   std::unordered_set<std::string> seen;  // DISTINCT: the values taken
+  std::vector<std::pair<Value, Row>> items;  // LISTAGG: each value and its WITHIN GROUP keys
+  std::string separator;                     // LISTAGG's
 };
 
+// LISTAGG: the row's value and WITHIN GROUP keys, kept for FinishListAgg.
+absl::Status AccumulateListAgg(const Expr& agg, const Scope& scope, const EvalEnv& env,
+                               Accumulator* a) {
+  Row values;
+  for (const ExprPtr& x : agg.args) {
+    absl::StatusOr<Value> v = Eval(*x, scope, env);
+    if (!v.ok()) return v.status();
+    values.push_back(*std::move(v));
+  }
+  const size_t own = agg.within_group->arguments;
+  if (own > 1 && !values[1].is_null()) a->separator = values[1].text;
+  a->items.emplace_back(values[0], Row(values.begin() + static_cast<std::ptrdiff_t>(own), values.end()));
+  return absl::OkStatus();
+}
+
+absl::Status FinishListAgg(const Expr& agg, Accumulator* a) {
+  absl::StatusOr<Value> list =
+      ListAgg(std::move(a->items), agg.within_group->order_by, a->separator, agg.distinct);
+  if (!list.ok()) return list.status();
+  a->best = *std::move(list);
+  a->items.clear();
+  return absl::OkStatus();
+}
+
 absl::Status Accumulate(const Expr& agg, const Scope& scope, const EvalEnv& env, Accumulator* a) {
+  if (agg.within_group) return AccumulateListAgg(agg, scope, env, a);
   const Expr& arg = *agg.args[0];
   if (arg.kind == Expr::Kind::kStar) {  // COUNT(*)
     a->count += 1;
@@ -1058,6 +1255,7 @@ absl::Status Accumulate(const Expr& agg, const Scope& scope, const EvalEnv& env,
 }
 
 Value AggregateResult(const Expr& agg, const Accumulator& a) {
+  if (agg.within_group) return a.best;  // LISTAGG (FinishListAgg)
   if (agg.text == "COUNT") return Value::Num(a.count);
   if (a.count == 0) return Value::Null();
   if (agg.text == "MIN" || agg.text == "MAX") return a.best;
@@ -1192,6 +1390,12 @@ absl::Status GroupedRows(Ctx& c, const Select& sel, std::vector<Row>* rows,
     return absl::OkStatus();
   }, plan_groups);
   if (!st.ok()) return st;
+  for (Group& g : groups) {
+    for (size_t i = 0; i < plan.aggregates.size(); ++i) {
+      if (!plan.aggregates[i]->within_group) continue;
+      if (absl::Status f = FinishListAgg(*plan.aggregates[i], &g.acc[i]); !f.ok()) return f;
+    }
+  }
   std::stable_sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) {
     for (size_t k = 0; k < a.key.size(); ++k) {
       const int cmp = SortCompare(a.key[k], b.key[k]);
@@ -1212,20 +1416,28 @@ absl::Status GroupedRows(Ctx& c, const Select& sel, std::vector<Row>* rows,
   env.group_values = &values;
   std::vector<ExprPtr> items;
   for (const SelectItem& it : sel.items) items.push_back(it.expr);
+  std::vector<const Group*> kept;  // the groups HAVING keeps
   for (const Group& g : groups) {
     at = &g;
-    std::vector<Row> key_rows;
-    const Scope scope = grouped.ScopeOf(g.key, &key_rows);
     if (sel.having) {
-      absl::StatusOr<Value> h = Eval(*sel.having, scope, env);
+      std::vector<Row> key_rows;
+      absl::StatusOr<Value> h = Eval(*sel.having, grouped.ScopeOf(g.key, &key_rows), env);
       if (!h.ok()) return grouped.Explain(sel, h.status());
       if (!Truthy(*h)) continue;
     }
-    if (absl::Status st = AddOutputRow(sel, items, order_cols, scope, env, rows, keys); !st.ok()) {
-      return grouped.Explain(sel, st);
-    }
+    kept.push_back(&g);
   }
-  return absl::OkStatus();
+  const EachRow each = [&](const RowFn& fn) -> absl::Status {
+    for (const Group* g : kept) {
+      at = g;
+      std::vector<Row> key_rows;
+      if (absl::Status st = fn(grouped.ScopeOf(g->key, &key_rows), env); !st.ok()) {
+        return grouped.Explain(sel, st);
+      }
+    }
+    return absl::OkStatus();
+  };
+  return OutputRows(sel, items, order_cols, QueryAnalytics(sel), each, rows, keys);
 }
 
 // SELECT ... FOR UPDATE: row `rid` of the query's table becomes the
@@ -1300,7 +1512,21 @@ absl::Status PlainRows(Ctx& c, const Select& sel, std::vector<Row>* rows, std::v
   std::vector<ExprPtr> exprs;
   std::vector<size_t> item_pos;
   std::vector<std::optional<size_t>> order_cols;
-  return ForEachJoined(c, sel, [&](const Scope& scope, const RowId& rid) -> absl::Status {
+  const auto expand = [&](const Scope& scope) -> absl::Status {
+    ExpandItems(sel, scope, &exprs, headings, &item_pos);
+    *expanded = true;
+    for (const OrderItem& o : sel.order_by) {
+      absl::StatusOr<std::optional<size_t>> col = OrderColumn(sel, o, item_pos, exprs.size());
+      if (!col.ok()) return col.status();
+      order_cols.push_back(*col);
+    }
+    return absl::OkStatus();
+  };
+  // With analytic functions the rows are kept, and evaluated once the scan
+  // is over; without, each as the scan finds it.
+  const std::vector<const Expr*> analytics = QueryAnalytics(sel);
+  KeptRows kept;
+  absl::Status st = ForEachJoined(c, sel, [&](const Scope& scope, const RowId& rid) -> absl::Status {
     c.e.mu.AssertHeld();  // the scan runs under it
     if (&sel == c.for_update) {
       bool skip = false;
@@ -1308,17 +1534,24 @@ absl::Status PlainRows(Ctx& c, const Select& sel, std::vector<Row>* rows, std::v
         return st;
       }
     }
+    if (!analytics.empty()) {
+      kept.Keep(scope, c.env);
+      return absl::OkStatus();
+    }
     if (!*expanded) {
-      ExpandItems(sel, scope, &exprs, headings, &item_pos);
-      *expanded = true;
-      for (const OrderItem& o : sel.order_by) {
-        absl::StatusOr<std::optional<size_t>> col = OrderColumn(sel, o, item_pos, exprs.size());
-        if (!col.ok()) return col.status();
-        order_cols.push_back(*col);
-      }
+      if (absl::Status st = expand(scope); !st.ok()) return st;
     }
     return AddOutputRow(sel, exprs, order_cols, scope, c.env, rows, keys);
   });
+  if (!st.ok() || analytics.empty() || kept.size() == 0) return st;
+  if (absl::Status st = expand(kept.ScopeOf(0)); !st.ok()) return st;
+  const EachRow each = [&](const RowFn& fn) -> absl::Status {
+    for (size_t i = 0; i < kept.size(); ++i) {
+      if (absl::Status st = fn(kept.ScopeOf(i), kept.EnvOf(i, c.env)); !st.ok()) return st;
+    }
+    return absl::OkStatus();
+  };
+  return OutputRows(sel, exprs, order_cols, analytics, each, rows, keys);
 }
 
 // DISTINCT, UNION ...: the first of equal rows stays (with its key).
@@ -1739,7 +1972,7 @@ absl::Status ScanSelect(DataEngine& e, Session::State& s, SessionData& sd, Recor
   Ctx c{e, s, sd, rec, EvalEnv{stmt}};
   c.e.mu.AssertHeld();  // c.e is e, whose mu the caller holds
   if (IsGrouped(sel) || sel.distinct || !sel.order_by.empty() || !sel.set_operations.empty() ||
-      sel.offset_rows || sel.fetch_rows) {
+      sel.offset_rows || sel.fetch_rows || !QueryAnalytics(sel).empty()) {
     // Rows that need all the others first: the query's rows, then each.
     absl::StatusOr<std::vector<Row>> rows = RunSelectRows(c, sel, cols, nullptr);
     if (!rows.ok()) return rows.status();
@@ -1854,7 +2087,12 @@ internal::Column FunctionShape(const Expr& x, const std::vector<Source>& sources
   if (f == "ADD_MONTHS" || f == "LAST_DAY" || f == "TO_DATE") return date;
   if (f == "TRUNC" || f == "ROUND") return arg(0).type == ColType::kDate ? date : number;
   if (f == "NVL" || f == "COALESCE" || f == "GREATEST" || f == "LEAST") return Widest(args(0, 1));
-  if (f == "MIN" || f == "MAX") return arg(0);
+  if (f == "MIN" || f == "MAX" || f == "FIRST_VALUE" || f == "LAST_VALUE") return arg(0);
+  if (f == "LISTAGG") return text(kMaxVarchar2);
+  if (f == "LAG" || f == "LEAD") {  // LAG(x, n, default): x's type, or the default's
+    return x.args.size() > 2 && x.args[2]->kind != Expr::Kind::kNull ? Widest({arg(0), arg(2)})
+                                                                      : arg(0);
+  }
   if (f == "DECODE") {  // DECODE(x, s1, r1, ..., [default])
     std::vector<internal::Column> results = args(2, 2);
     if (x.args.size() >= 4 && x.args.size() % 2 == 0 &&

@@ -7,10 +7,13 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "cellsim/db/analytic.h"
 #include "cellsim/db/data_statement.h"
 #include "cellsim/db/sql_lexer.h"
 #include "cellsim/db/sql_text.h"
@@ -497,15 +500,163 @@ class DataParser {
       } while (AcceptP(","));
     }
     if (absl::Status s = ExpectP(")"); !s.ok()) return s;
-    // Analytic and ordered-set aggregates: say so, not "expected FROM".
-    if (IsW("OVER") || IsW("WITHIN") || IsW("KEEP")) {
-      return Error(fmt::format("{}(...) {} is not supported: cellsim has no analytic functions "
-                               "(OVER), ordered-set aggregates (WITHIN GROUP) or KEEP (docs/sql.md "
+    if (name == "LISTAGG") return WithinGroup(std::move(e));
+    if (IsW("OVER")) return Over(std::move(e));
+    // Other ordered-set aggregates: say so, not "expected FROM".
+    if (IsW("WITHIN") || IsW("KEEP")) {
+      return Error(fmt::format("{}(...) {} is not supported: cellsim's one ordered-set "
+                               "aggregate is LISTAGG, and it has no KEEP (docs/sql.md "
                                "\"Queries\")",
                                name, Peek().text),
                    "ORA-00923: FROM keyword not found where expected");
     }
+    if (internal::IsAnalyticOnlyFunction(name)) {
+      return Error(fmt::format("{}(...) without OVER (...): it is an analytic function", name),
+                   "ORA-30484: missing OVER clause, or invalid identifier found for window "
+                   "function");
+    }
     return e;
+  }
+  // LISTAGG([DISTINCT] x [, 'separator']) WITHIN GROUP (ORDER BY e [ASC | DESC]
+  // [NULLS ...], ...) [OVER (PARTITION BY ...)]: the ORDER BY expressions go
+  // after LISTAGG's own arguments (Expr::within_group).
+  absl::StatusOr<ExprPtr> WithinGroup(ExprPtr e) {
+    if (e->args.empty() || e->args.size() > 2) {
+      return Error(fmt::format("LISTAGG takes 1 or 2 arguments, not {}", e->args.size()),
+                   "ORA-00909: invalid number of arguments");
+    }
+    if (e->args.size() == 2 && e->args[1]->kind != Expr::Kind::kString &&
+        e->args[1]->kind != Expr::Kind::kNull) {
+      return Error("LISTAGG's separator must be a string literal",
+                   "ORA-30496: Argument should be a constant.");
+    }
+    if (!AcceptW("WITHIN")) {
+      return Error(fmt::format("expected WITHIN GROUP (ORDER BY ...) after LISTAGG(...), found {}",
+                               Describe(Peek())),
+                   "ORA-02000: missing WITHIN keyword");
+    }
+    if (absl::Status s = ExpectW("GROUP"); !s.ok()) return s;
+    if (absl::Status s = ExpectP("("); !s.ok()) return s;
+    if (absl::Status s = ExpectW("ORDER"); !s.ok()) return s;
+    if (absl::Status s = ExpectW("BY"); !s.ok()) return s;
+    auto w = std::make_shared<Window>();
+    w->arguments = e->args.size();
+    do {
+      absl::StatusOr<ExprPtr> x = Or();
+      if (!x.ok()) return x.status();
+      e->args.push_back(*x);
+      absl::StatusOr<std::pair<bool, std::optional<bool>>> dir = SortDirection();
+      if (!dir.ok()) return dir.status();
+      w->order_by.push_back({dir->first, dir->second});
+    } while (AcceptP(","));
+    if (absl::Status s = ExpectP(")"); !s.ok()) return s;
+    e->within_group = std::move(w);
+    if (IsW("OVER")) return Over(std::move(e));
+    return e;
+  }
+  // f(...) OVER ([PARTITION BY e, ...] [ORDER BY e [ASC|DESC] [NULLS FIRST|LAST],
+  // ...] [{ROWS | RANGE} {BETWEEN bound AND bound | bound}]): the window's
+  // expressions go after the function's own arguments (Window).
+  absl::StatusOr<ExprPtr> Over(ExprPtr e) {
+    const size_t at = Peek().pos;
+    Next();  // OVER
+    if (absl::Status s = ExpectP("("); !s.ok()) return s;
+    auto w = std::make_shared<Window>();
+    w->arguments = e->args.size();
+    auto expressions = [&](const std::function<absl::Status()>& after_each) -> absl::Status {
+      if (absl::Status s = ExpectW("BY"); !s.ok()) return s;
+      do {
+        absl::StatusOr<ExprPtr> x = Or();
+        if (!x.ok()) return x.status();
+        e->args.push_back(*x);
+        if (absl::Status s = after_each(); !s.ok()) return s;
+      } while (AcceptP(","));
+      return absl::OkStatus();
+    };
+    if (AcceptW("PARTITION")) {
+      absl::Status s = expressions([&] {
+        ++w->partition_by;
+        return absl::OkStatus();
+      });
+      if (!s.ok()) return s;
+    }
+    if (AcceptW("ORDER")) {
+      absl::Status s = expressions([&]() -> absl::Status {
+        absl::StatusOr<std::pair<bool, std::optional<bool>>> dir = SortDirection();
+        if (!dir.ok()) return dir.status();
+        w->order_by.push_back({dir->first, dir->second});
+        return absl::OkStatus();
+      });
+      if (!s.ok()) return s;
+    }
+    if (IsW("ROWS") || IsW("RANGE")) {
+      absl::StatusOr<Window::Frame> frame = WindowFrame();
+      if (!frame.ok()) return frame.status();
+      w->frame = *frame;
+    }
+    if (absl::Status s = ExpectP(")"); !s.ok()) return s;
+    if (std::optional<internal::AnalyticError> bad = internal::CheckAnalytic(e->text, e->distinct, *w)) {
+      return ErrorAt(at, bad->what, bad->code);
+    }
+    e->over = std::move(w);
+    return e;
+  }
+  // [ASC | DESC] [NULLS FIRST | NULLS LAST] after an ORDER BY expression.
+  absl::StatusOr<std::pair<bool, std::optional<bool>>> SortDirection() {
+    bool descending = false;
+    std::optional<bool> nulls_first;
+    if (AcceptW("DESC")) descending = true;
+    else AcceptW("ASC");
+    if (AcceptW("NULLS")) {
+      if (AcceptW("FIRST")) nulls_first = true;
+      else if (AcceptW("LAST")) nulls_first = false;
+      else return Error(fmt::format("expected FIRST or LAST after NULLS, found {}", Describe(Peek())));
+    }
+    return std::make_pair(descending, nulls_first);
+  }
+  // {ROWS | RANGE} {BETWEEN bound AND bound | bound}: a bound alone is the
+  // start, CURRENT ROW the end.
+  absl::StatusOr<Window::Frame> WindowFrame() {
+    Window::Frame fr;
+    fr.rows = Next().text == "ROWS";
+    const bool between = AcceptW("BETWEEN");
+    absl::StatusOr<Window::Bound> start = FrameBound();
+    if (!start.ok()) return start.status();
+    fr.start = *start;
+    if (between) {
+      if (absl::Status s = ExpectW("AND"); !s.ok()) return s;
+      absl::StatusOr<Window::Bound> end = FrameBound();
+      if (!end.ok()) return end.status();
+      fr.end = *end;
+    }
+    return fr;
+  }
+  // UNBOUNDED {PRECEDING | FOLLOWING} | CURRENT ROW | n {PRECEDING | FOLLOWING}.
+  absl::StatusOr<Window::Bound> FrameBound() {
+    using K = Window::Bound::Kind;
+    Window::Bound b;
+    if (AcceptW("CURRENT")) {
+      if (absl::Status s = ExpectW("ROW"); !s.ok()) return s;
+      return b;
+    }
+    const bool unbounded = AcceptW("UNBOUNDED");
+    if (!unbounded) {
+      if (Peek().kind != Tok::kNumber) {
+        return Error(fmt::format("expected UNBOUNDED, CURRENT ROW or a number, found {}",
+                                 Describe(Peek())),
+                     "ORA-00905: missing keyword");
+      }
+      b.offset = std::strtod(Next().text.c_str(), nullptr);
+    }
+    if (AcceptW("PRECEDING")) {
+      b.kind = unbounded ? K::kUnboundedPreceding : K::kPreceding;
+    } else if (AcceptW("FOLLOWING")) {
+      b.kind = unbounded ? K::kUnboundedFollowing : K::kFollowing;
+    } else {
+      return Error(fmt::format("expected PRECEDING or FOLLOWING, found {}", Describe(Peek())),
+                   "ORA-00905: missing keyword");
+    }
+    return b;
   }
 
   // ---- SELECT ----
@@ -538,15 +689,9 @@ class DataParser {
       do {
         absl::StatusOr<ExprPtr> e = Or();
         if (!e.ok()) return e.status();
-        OrderItem o{*e, false, std::nullopt};
-        if (AcceptW("DESC")) o.descending = true;
-        else AcceptW("ASC");
-        if (AcceptW("NULLS")) {
-          if (AcceptW("FIRST")) o.nulls_first = true;
-          else if (AcceptW("LAST")) o.nulls_first = false;
-          else return Error(fmt::format("expected FIRST or LAST after NULLS, found {}", Describe(Peek())));
-        }
-        sel->order_by.push_back(o);
+        absl::StatusOr<std::pair<bool, std::optional<bool>>> dir = SortDirection();
+        if (!dir.ok()) return dir.status();
+        sel->order_by.push_back(OrderItem{*e, dir->first, dir->second});
       } while (AcceptP(","));
     }
     if (absl::Status s = RowLimit(sel.get()); !s.ok()) return s;
@@ -1116,6 +1261,9 @@ class DataParser {
       } else if (pseudo || e.kind == Expr::Kind::kSequence) {
         refused = ErrorAt(start, fmt::format("{} in a CHECK constraint", e.text),
                           "ORA-02436: date or system variable wrongly specified in CHECK constraint");
+      } else if (e.over) {
+        refused = ErrorAt(start, fmt::format("{} OVER (...) in a CHECK constraint", e.text),
+                          "ORA-30483: window functions are not allowed here");
       } else if (e.kind == Expr::Kind::kFunction && IsAggregateFunction(e.text)) {
         refused = ErrorAt(start, fmt::format("{} in a CHECK constraint", e.text),
                           "ORA-00934: group function is not allowed here");
@@ -1482,6 +1630,10 @@ class DataParser {
     if (e.kind == Expr::Kind::kStar) {
       return ErrorAt(start, "'*' in a column's DEFAULT", "ORA-00936: missing expression");
     }
+    if (e.over) {
+      return ErrorAt(start, fmt::format("{} OVER (...) in a column's DEFAULT", e.text),
+                     "ORA-30483: window functions are not allowed here");
+    }
     if (e.kind == Expr::Kind::kFunction && IsAggregateFunction(e.text)) {
       return ErrorAt(start, fmt::format("{} in a column's DEFAULT", e.text),
                      "ORA-00934: group function is not allowed here");
@@ -1701,7 +1853,8 @@ absl::StatusOr<DataStatement> ParseDataStatement(std::string_view sql) {
 }
 
 bool IsAggregateFunction(std::string_view name) {
-  return name == "COUNT" || name == "SUM" || name == "AVG" || name == "MIN" || name == "MAX";
+  return name == "COUNT" || name == "SUM" || name == "AVG" || name == "MIN" || name == "MAX" ||
+         name == "LISTAGG";
 }
 
 const Expr* FindExprNode(const Expr& e, const std::function<bool(const Expr&)>& pred) {

@@ -43,7 +43,13 @@
 // LEVEL, s.NEXTVAL and s.CURRVAL, + - * / ||, = <> != < <= > >= [NOT] LIKE, [NOT] IN (...),
 // [NOT] BETWEEN a AND b, IS [NOT] NULL,
 // AND / OR / NOT, the aggregates COUNT(*), COUNT / SUM / AVG / MIN / MAX
-// ([DISTINCT] e), and the scalar functions docs/sql.md lists.
+// ([DISTINCT] e), and the scalar functions docs/sql.md lists. In a select
+// list and ORDER BY, analytic functions: f(...) OVER ([PARTITION BY e, ...]
+// [ORDER BY e [ASC|DESC] [NULLS FIRST|LAST], ...] [{ROWS | RANGE} frame])
+// for ROW_NUMBER, RANK, DENSE_RANK, PERCENT_RANK, CUME_DIST, NTILE, LAG,
+// LEAD, FIRST_VALUE, LAST_VALUE, RATIO_TO_REPORT and the aggregates; the
+// ordered-set aggregate LISTAGG([DISTINCT] e [, 'separator']) WITHIN GROUP
+// (ORDER BY ...) [OVER (PARTITION BY ...)].
 //
 // Usage:
 //   if (IsDataStatement(sql)) { absl::StatusOr<DataStatement> st = ParseDataStatement(sql); }
@@ -66,6 +72,39 @@
 namespace cellsim::db {
 
 struct Select;
+
+// An analytic function's OVER (...) clause (Expr::over). Its PARTITION BY and
+// ORDER BY expressions are the function node's args after the function's
+// own, so that every walk of an expression's args sees them:
+//   args = [own (`arguments`)..., PARTITION BY (`partition_by`)..., ORDER BY...]
+// with one ORDER BY expression per `order_by` key. `frame` unset: with ORDER
+// BY, RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW (the current row's
+// peers included); without, the whole partition.
+struct Window {
+  struct Key {
+    bool descending = false;
+    std::optional<bool> nulls_first{};  // unset: NULLs last going up, first going down
+    bool operator==(const Key&) const = default;
+  };
+  struct Bound {
+    enum class Kind : uint8_t {
+      kUnboundedPreceding, kPreceding, kCurrentRow, kFollowing, kUnboundedFollowing
+    };
+    Kind kind = Kind::kCurrentRow;
+    double offset = 0;  // kPreceding / kFollowing: rows (ROWS) or units of the ORDER BY key (RANGE)
+    bool operator==(const Bound&) const = default;
+  };
+  struct Frame {
+    bool rows = false;  // ROWS (rows around the current one) or RANGE (by the ORDER BY key)
+    Bound start{}, end{};
+    bool operator==(const Frame&) const = default;
+  };
+  size_t arguments = 0;
+  size_t partition_by = 0;
+  std::vector<Key> order_by{};
+  std::optional<Frame> frame{};
+  bool operator==(const Window&) const = default;
+};
 
 // One expression node. Kind decides which members are used.
 //   kCase: CASE [x] WHEN w THEN t ... [ELSE e] END; args = [x,] w1, t1, w2, t2, ... [, e];
@@ -90,6 +129,10 @@ struct Expr {
   bool negated = false;        // NOT IN, IS NOT NULL
   bool distinct = false;       // kFunction: an aggregate's DISTINCT (COUNT(DISTINCT c))
   std::shared_ptr<Select> subquery;  // kSubquery, kInList (SELECT ...), kExists
+  std::shared_ptr<const Window> over;  // kFunction: OVER (...), an analytic function
+  // kFunction LISTAGG: WITHIN GROUP (ORDER BY ...), its expressions the args
+  // after LISTAGG's own (`arguments`), one per order_by key (no partition).
+  std::shared_ptr<const Window> within_group;
 };
 using ExprPtr = std::shared_ptr<Expr>;
 
@@ -366,7 +409,7 @@ bool IsDataStatement(std::string_view sql);
 // Oracle code (ORA-00900, ORA-00905, ORA-00907, ORA-00933, ...).
 [[nodiscard]] absl::StatusOr<DataStatement> ParseDataStatement(std::string_view sql);
 // Whether `name` (uppercased) is one of the aggregates: COUNT, SUM, AVG,
-// MIN, MAX.
+// MIN, MAX, LISTAGG.
 bool IsAggregateFunction(std::string_view name);
 // The first node of `e` (itself, then its operands depth first; not inside
 // its subqueries) for which `pred` holds, or null.
