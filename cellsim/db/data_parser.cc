@@ -845,9 +845,12 @@ class DataParser {
       if (!e.ok()) return e.status();
       const size_t end = Peek().pos;
       SelectItem item{*e, OptionalAlias(), ""};
-      const std::string written = WrittenFrom(start, end);
-      // SQL*Plus heads a plain column (and s.NEXTVAL) with its name (no
-      // qualifier), anything else with the text as written.
+      // Oracle names a plain column (and s.NEXTVAL) by its name (no
+      // qualifier), anything else by its text as written, in capitals and
+      // without blanks, quoted literals' included: `empno || ' ' || ename`
+      // is EMPNO||''||ENAME.
+      std::string written = WrittenFrom(start, end);
+      std::erase_if(written, [](char c) { return std::isspace(static_cast<unsigned char>(c)); });
       const bool named =
           item.expr->kind == Expr::Kind::kColumn || item.expr->kind == Expr::Kind::kSequence;
       item.heading = !item.alias.empty() ? item.alias : named ? item.expr->text : Upper(written);

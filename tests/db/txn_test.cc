@@ -68,6 +68,18 @@ TEST(DataParserTest, SeedStatementsParse) {
   EXPECT_THAT(std::string(bad.status().message()), HasSubstr("at 1:18"));
 }
 
+// Oracle names an expression's column by its text in capitals without
+// blanks (quoted literals' too), a column by its name, an alias as given.
+TEST(DataParserTest, AColumnHeadingIsTheExpressionWithoutBlanks) {
+  absl::StatusOr<DataStatement> st = ParseDataStatement(
+      "select nvl(null, 1), empno || ' ' || ename,\n count( * ), e.sal, sal * 12 annual from emp e");
+  ASSERT_TRUE(st.ok()) << st.status();
+  std::vector<std::string> headings;
+  for (const SelectItem& it : std::get<Select>(*st).items) headings.push_back(it.heading);
+  EXPECT_EQ(headings, (std::vector<std::string>{"NVL(NULL,1)", "EMPNO||''||ENAME", "COUNT(*)",
+                                                "SAL", "ANNUAL"}));
+}
+
 TEST_F(TxnTest, SeedStatementsEndToEnd) {
   EXPECT_EQ(Run(kCreateGtt).feedback, "Table created.");
   EXPECT_EQ(Run(kCreateTxcount).feedback, "Table created.");

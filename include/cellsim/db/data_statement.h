@@ -139,7 +139,7 @@ using ExprPtr = std::shared_ptr<Expr>;
 struct SelectItem {
   ExprPtr expr;
   std::string alias;    // uppercased; "" when none
-  std::string heading;  // what SQL*Plus prints: the alias, else the text as written (upper)
+  std::string heading;  // what SQL*Plus prints: the alias, else the text as written (upper, no blanks)
 };
 
 struct FromSource {
