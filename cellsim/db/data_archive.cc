@@ -55,6 +55,18 @@ absl::Status ReadFromFirstWholeMember(asmgr::Rack* rack, Recorder& arch, const L
   return read;
 }
 
+// Whether `image` (log `g` read from one member) holds every redo block
+// LGWR wrote of sequence u.sequence (blocks 2 to u.blocks).
+bool HoldsSequence(const LogGroup& g, const LogUse& u, absl::Span<const uint8_t> image) {
+  if (g.block_size != redo::kRedoBlock) return true;  // 4 KiB logs: numbered otherwise
+  for (uint64_t b = 2; b < u.blocks && (b + 1) * redo::kRedoBlock <= image.size(); ++b) {
+    if (!ValidRedoBlock(image.subspan(b * redo::kRedoBlock, redo::kRedoBlock), b, u.sequence)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 absl::Status DataEngine::MakeReusable(Recorder& rec, const LogGroup& g) {
@@ -109,6 +121,9 @@ absl::Status DataEngine::NextLog(Recorder& rec, const std::vector<const LogGroup
   if (archivelog && next != current_group_index) {
     if (absl::Status st = MakeReusable(rec, *g); !st.ok()) return st;
   }
+  // LGWR tries the group's INVALID members again: they take this sequence
+  // from its first block, or become INVALID again.
+  for (const LogMember& m : g->members) invalid_log_members.erase(m.file.name);
   const LogGroup* old = groups[current_group_index];
   ++scn;  // a log switch advances the SCN: each log's range is not empty
   const int64_t now = db->clock->UnixSeconds();
@@ -187,6 +202,10 @@ absl::Status DataEngine::ArchiveLog(const LogGroup& g, LogUse& u) {
   const uint64_t bytes = u.blocks * g.block_size;
   std::vector<uint8_t> image(bytes);
   absl::Status read = ReadFromFirstWholeMember(db->rack, arch, g, absl::MakeSpan(image));
+  // A member LGWR stopped writing (INVALID) reads whole but holds an older
+  // log past that point: then the log is assembled block by block from the
+  // members that hold each block of this sequence.
+  if (read.ok() && !HoldsSequence(g, u, image)) read = absl::DataLossError("a stale member");
   if (read.code() == absl::StatusCode::kDataLoss) read = AssembleLog(arch, g, u, &image);
   if (!read.ok()) {
     return absl::Status(read.code(), fmt::format("ARCH: reading log group {} (sequence {}): {}",

@@ -977,6 +977,53 @@ void DataEngine::SetLogFlushBytes(const std::vector<const LogGroup*>& groups) {
                                          std::max<uint64_t>(log_flush_bytes, kRedoPayload));
 }
 
+// The redo blocks `out` at LGWR's position in every member of `g` not
+// INVALID. As Oracle's LGWR: a member whose write fails while another
+// member takes the redo becomes INVALID (invalid_log_members) and the
+// write succeeds; when no member takes it, the write fails (Oracle's LGWR
+// would end the instance; here the redo stays in the log buffer for the
+// next write).
+absl::Status DataEngine::WriteRedoToMembers(const LogGroup& g, absl::Span<const uint8_t> out) {
+  Recorder lgwr = db->SystemRecorder();  // LGWR's work, not the session's
+  std::vector<std::pair<const LogMember*, absl::Status>> failed;
+  size_t written = 0;
+  for (const LogMember& m : g.members) {
+    if (invalid_log_members.count(m.file.name) != 0) continue;
+    absl::StatusOr<asmgr::DiskGroup*> dg = FindDiskGroup(db->rack, m.file.disk_group);
+    absl::Status st = dg.status();
+    if (dg.ok()) {
+      std::vector<asmgr::AsmWriteRequest> w(1);
+      w[0].file_offset = log_block * redo::kRedoBlock;
+      w[0].data = out;
+      asmgr::AsmIoResult res;
+      st = (*dg)->Write(m.file.number, absl::MakeSpan(w), &res);
+      AccountWrite(lgwr, res, 1, out.size());
+    }
+    if (st.ok()) {
+      ++written;
+    } else {
+      failed.emplace_back(&m, std::move(st));
+    }
+  }
+  if (written == 0 && failed.empty()) {
+    return absl::FailedPreconditionError(fmt::format(
+        "LGWR: every member of log group {} is INVALID (V$LOGFILE)", g.group));
+  }
+  if (written == 0) {
+    const auto& [m, st] = failed.front();
+    return absl::Status(st.code(), fmt::format("LGWR: writing {}{}: {}", m->file.name,
+                                               g.members.size() > 1 ? " (no member of the group "
+                                                                      "could be written)" : "",
+                                               std::string(st.message())));
+  }
+  for (const auto& [m, st] : failed) {
+    invalid_log_members[m->file.name] = fmt::format(
+        "ORA-00345: redo log write error block {} count {}: {}", log_block,
+        out.size() / redo::kRedoBlock, std::string(st.message()));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status DataEngine::WriteRedo(const LogGroup& g, size_t bytes) {
   const uint64_t blocks = (bytes + kRedoPayload - 1) / kRedoPayload;
   std::vector<uint8_t> out(blocks * kRedoBlock, 0);
@@ -998,21 +1045,7 @@ absl::Status DataEngine::WriteRedo(const LogGroup& g, size_t bytes) {
   }
   const uint64_t wastage = blocks * kRedoPayload - bytes;
   const uint64_t t0 = db->clock->NowNanos();
-  for (const LogMember& m : g.members) {
-    absl::StatusOr<asmgr::DiskGroup*> dg = FindDiskGroup(db->rack, m.file.disk_group);
-    if (!dg.ok()) return dg.status();
-    std::vector<asmgr::AsmWriteRequest> w(1);
-    w[0].file_offset = log_block * kRedoBlock;
-    w[0].data = absl::MakeConstSpan(out);
-    asmgr::AsmIoResult res;
-    absl::Status st = (*dg)->Write(m.file.number, absl::MakeSpan(w), &res);
-    Recorder lgwr = db->SystemRecorder();  // LGWR's work, not the session's
-    AccountWrite(lgwr, res, 1, out.size());
-    if (!st.ok()) {
-      return absl::Status(st.code(), fmt::format("LGWR: writing {}: {}", m.file.name,
-                                                 std::string(st.message())));
-    }
-  }
+  if (absl::Status st = WriteRedoToMembers(g, out); !st.ok()) return st;
   db->SystemRecorder().Wait(Wait::kLogFileParallelWrite, db->clock->NowNanos() - t0);
   db->sys_stats.Add(Stat::kRedoWrites, 1);
   db->sys_stats.Add(Stat::kRedoBlocksWritten, static_cast<int64_t>(blocks));

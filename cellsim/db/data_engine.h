@@ -391,6 +391,13 @@ struct DataEngine {
   int64_t log_first_time ABSL_GUARDED_BY(mu) = 0;     // when it became CURRENT (0: not known)
   std::map<uint32_t, LogUse> log_use ABSL_GUARDED_BY(mu);  // by group#, the logs left behind
   std::vector<LogHistoryEntry> log_history ABSL_GUARDED_BY(mu);  // oldest first (V$LOG_HISTORY)
+  // Online log members LGWR could not write while another member of their
+  // group took the redo (V$LOGFILE STATUS INVALID), by member name: why.
+  // LGWR writes them no more while their group is CURRENT and tries them
+  // again when it next switches into it. Kept in memory only: after a
+  // restart LGWR tries every member again (recovery and ARCH take each redo
+  // block from a member that holds it whole, for its number and sequence).
+  std::map<std::string, std::string> invalid_log_members ABSL_GUARDED_BY(mu);
   // Time the last FlushLog spent on a log switch (checkpoint, ARCH): the
   // session's `log file switch ...` waits, which its `log file sync` excludes.
   uint64_t switch_wait_ns ABSL_GUARDED_BY(mu) = 0;
@@ -653,8 +660,11 @@ struct DataEngine {
   void EndTransaction(SessionData& sd) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   absl::Status FlushLog(Recorder& rec, bool sync) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // LGWR's write of the first `bytes` of the log buffer (whole redo blocks
-  // but the last) at the CURRENT log's position in every member of `g`.
+  // but the last) at the CURRENT log's position in every member of `g`
+  // (WriteRedoToMembers: those not INVALID; OK when one took it).
   absl::Status WriteRedo(const LogGroup& g, size_t bytes)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  absl::Status WriteRedoToMembers(const LogGroup& g, absl::Span<const uint8_t> out)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // log_flush_bytes for thread 1's `groups`.
   void SetLogFlushBytes(const std::vector<const LogGroup*>& groups) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
@@ -823,6 +833,9 @@ IndexDef* FindIndexNamed(DataEngine& e, const std::string& name, TableDef** tabl
 absl::Status CheckSegmentTablespace(DataEngine& e, const std::string& tablespace)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
 
+// Whether `b` is a redo block as LGWR wrote it for log sequence `seq` at
+// `block_no` (its number, sequence and checksum; data_recovery.cc).
+bool ValidRedoBlock(absl::Span<const uint8_t> b, uint64_t block_no, uint64_t seq);
 // Thread 1's online log groups, by group# (data_engine.cc).
 std::vector<const LogGroup*> Thread1Groups(const FileTable& t);
 // Read consistency (statement level): a statement of `reader` sees a row

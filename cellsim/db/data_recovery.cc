@@ -131,7 +131,8 @@ bool DecodeSnapshot(absl::Span<const uint8_t> bytes, TxnUndo* out) {
   return d.remaining() == 0;
 }
 
-// A redo block as LGWR wrote it for log sequence `seq` at `block_no`?
+}  // namespace
+
 bool ValidRedoBlock(absl::Span<const uint8_t> b, uint64_t block_no, uint64_t seq) {
   uint32_t no = 0, s = 0;
   uint16_t used = 0, sum = 0;
@@ -147,6 +148,8 @@ bool ValidRedoBlock(absl::Span<const uint8_t> b, uint64_t block_no, uint64_t seq
   copy[14] = copy[15] = 0;
   return format::RedoBlockChecksum(copy) == sum;
 }
+
+namespace {
 
 // Recovery's work and what it tells.
 struct Replay {

@@ -140,7 +140,9 @@ ViewRows Logs(DataEngine& e, bool files) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
                  N("CON_ID")};
     for (const LogGroup* g : groups) {
       for (const LogMember& m : g->members) {
-        r.rows.push_back({Value::Num(g->group), Value::Null(), Value::Str("ONLINE"),
+        const bool invalid = e.invalid_log_members.count(m.file.name) != 0;
+        r.rows.push_back({Value::Num(g->group), invalid ? Value::Str("INVALID") : Value::Null(),
+                          Value::Str("ONLINE"),
                           Value::Str(m.file.name), Value::Str("NO"), Value::Num(0)});
       }
     }

@@ -17,6 +17,7 @@
 #include "cellsim/db/control_file.h"
 #include "cellsim/db/database.h"
 #include "cellsim/format/block_template.h"
+#include "cellsim/io/fault_injection.h"
 #include "cellsim/io/io_backend.h"
 #include "db/db_test_util.h"
 #include "gtest/gtest.h"
@@ -722,6 +723,123 @@ TEST_F(MediaDamageTest, ABitFlippedEvery4KiBOfOneCellIsSurvived) {
   Run("commit");
   ASSERT_OK(Reopen());
   EXPECT_EQ(One("select count(*) from t"), std::to_string(std::stoll(rows) + 1));
+}
+
+// A multiplexed log group whose member cannot be written: as Oracle's LGWR,
+// cellsim's goes on with the members it can write, shows the other INVALID
+// in V$LOGFILE, and tries it again when it next switches into its group.
+// The rack writes through to the grid disks (what fails there fails the
+// write), and both control files are in +DATA (a +RECO copy would fail
+// first, as ORA-00221 ends an Oracle instance).
+class LostMemberTest : public testing::SqlTest {
+ protected:
+  void Configure(DatabaseOptions* o) const override {
+    o->all_objects_rows = 500;
+    o->control_files.recovery_disk_group = "";
+  }
+  asmgr::RackConfig MakeRackConfig() const override {
+    asmgr::RackConfig c =
+        testing::SmallRack(asmgr::Redundancy::kNormal, cell::FlashCacheMode::kWriteThrough);
+    c.disk_groups.push_back({.name = "REDO", .redundancy = asmgr::Redundancy::kNormal,
+                             .au_size = 4 * kMiB, .grid_disk_size = 128 * kMiB});
+    return c;
+  }
+  std::unique_ptr<io::IoBackend> MakeBackend() const override {
+    auto f = std::make_unique<io::FaultInjectionBackend>(io::MakePosixBackend());
+    fault_ = f.get();
+    return f;
+  }
+  // Inserts 300 rows in their own transaction.
+  void InsertAndCommit(int batch) {
+    Run(fmt::format("insert into t select object_id + {}, object_name from all_objects "
+                    "where object_id <= 300", batch * 1000));
+    Run("commit");
+  }
+  mutable io::FaultInjectionBackend* fault_ = nullptr;
+};
+
+TEST_F(LostMemberTest, LgwrGoesOnWithTheMemberItCanWriteAndRecoveryReadsIt) {
+  Run("create table t (id number, pad varchar2(100))");
+  InsertAndCommit(0);
+  const std::string batch = One("select count(*) from t");
+  const std::string rows = std::to_string(6 * std::stoll(batch));
+  const std::string current = One("select group# from v$log where status = 'CURRENT'");
+  fault_->FailAll({.ops = io::kOpWrite, .path_substring = "RECO_CD"});
+  for (int i = 1; i <= 5; ++i) InsertAndCommit(i);  // each commit acknowledged
+  EXPECT_GT(fault_->InjectedFailures(), 0u);
+  const StatementResult files = Run(
+      "select group#, member from v$logfile where status = 'INVALID'");
+  ASSERT_EQ(files.result_rows.size(), 1u);
+  EXPECT_EQ(files.result_rows[0][0], current);
+  EXPECT_EQ(files.result_rows[0][1].rfind("+RECO/", 0), 0u) << files.result_rows[0][1];
+  EXPECT_EQ(One("select count(*) from t"), rows);
+  // kill -9: the +RECO member holds none of the five commits; the +DATA one
+  // holds them all, and recovery reads each redo block from a member that
+  // holds it whole.
+  Crash();
+  fault_->ClearFaults();
+  ASSERT_OK(Reopen());
+  EXPECT_EQ(One("select count(*) from t"), rows);
+  EXPECT_EQ(One("select count(*) from v$logfile where status = 'INVALID'"), "0");
+}
+
+TEST_F(LostMemberTest, ACommitNoMemberTakesFailsNamingTheMembers) {
+  Run("create table t (id number, pad varchar2(100))");
+  InsertAndCommit(0);
+  Run("insert into t values (1, 'x')");
+  fault_->FailAll({.ops = io::kOpWrite, .path_substring = "_CD_"});
+  const std::string error = Error("commit");
+  EXPECT_THAT(error, HasSubstr("LGWR: writing +DATA/"));
+  EXPECT_THAT(error, HasSubstr("(no member of the group could be written)"));
+  EXPECT_EQ(One("select count(*) from v$logfile where status = 'INVALID'"), "0");
+  fault_->ClearFaults();
+  Crash();
+}
+
+// ARCH copies a log whose first member reads whole but holds, at one block,
+// an older log's block (a write the device acknowledged and lost, or a
+// member LGWR stopped writing) block by block from the members that hold
+// each block of this sequence, as recovery reads it: not the stale block.
+TEST_F(LostMemberTest, ArchTakesEachBlockOfTheSequenceNotAnOlderLogsBlock) {
+  Run("alter database archivelog");
+  Run("create table t (id number, pad varchar2(100))");
+  for (int i = 0; i < 3; ++i) InsertAndCommit(i);
+  const uint32_t group =
+      static_cast<uint32_t>(std::stoul(One("select group# from v$log where status = 'CURRENT'")));
+  const uint32_t seq = static_cast<uint32_t>(
+      std::stoul(One("select sequence# from v$log where status = 'CURRENT'")));
+  const FileTable table = db_->file_table();
+  const LogGroup* g = table.FindLogGroup(group);
+  ASSERT_NE(g, nullptr);
+  ASSERT_EQ(g->members.size(), 2u);
+  ASSERT_OK_AND_ASSIGN(asmgr::DiskGroup * data, rack_->disk_group(g->members[0].file.disk_group));
+  ASSERT_OK_AND_ASSIGN(asmgr::DiskGroup * reco, rack_->disk_group(g->members[1].file.disk_group));
+  const std::vector<uint8_t> good = testing::ReadAsmFile(reco, g->members[1].file.number, 64 * 512);
+  // Block 5 of the first member: block 5 of another round of this group
+  // (sequence seq - 3, or seq + 3 this early), its checksum right.
+  constexpr uint64_t kBlock = 5;
+  std::vector<uint8_t> stale(good.begin() + kBlock * 512, good.begin() + (kBlock + 1) * 512);
+  const uint32_t old_seq = seq > 3 ? seq - 3 : seq + 3;
+  std::memcpy(&stale[8], &old_seq, 4);
+  stale[14] = stale[15] = 0;
+  const uint16_t sum = format::RedoBlockChecksum(stale);
+  std::memcpy(&stale[14], &sum, 2);
+  std::vector<asmgr::AsmWriteRequest> w(1);
+  w[0].file_offset = kBlock * 512;
+  w[0].data = stale;
+  ASSERT_OK(data->Write(g->members[0].file.number, absl::MakeSpan(w), nullptr));
+  Run("alter system switch logfile");  // ARCH copies sequence seq
+  const StatementResult arch =
+      Run(fmt::format("select name, blocks from v$archived_log where sequence# = {}", seq));
+  ASSERT_EQ(arch.result_rows.size(), 1u);
+  uint32_t number = 0;
+  for (const asmgr::FileInfo& f : reco->ListFiles()) {
+    if (arch.result_rows[0][0].find(f.name) != std::string::npos) number = f.number;
+  }
+  ASSERT_NE(number, 0u);
+  const std::vector<uint8_t> archived = testing::ReadAsmFile(reco, number, 64 * 512);
+  EXPECT_TRUE(std::equal(archived.begin() + kBlock * 512, archived.begin() + (kBlock + 1) * 512,
+                         good.begin() + kBlock * 512));
 }
 
 }  // namespace
