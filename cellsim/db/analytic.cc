@@ -17,9 +17,14 @@ namespace {
 
 using Bound = Window::Bound;
 
-constexpr std::array<std::string_view, 11> kAnalyticOnly = {
-    "ROW_NUMBER", "RANK",     "DENSE_RANK", "PERCENT_RANK",  "CUME_DIST",      "NTILE",
-    "LAG",        "LEAD",     "FIRST_VALUE", "LAST_VALUE",   "RATIO_TO_REPORT"};
+constexpr std::array<std::string_view, 12> kAnalyticOnly = {
+    "ROW_NUMBER", "RANK",        "DENSE_RANK", "PERCENT_RANK", "CUME_DIST",      "NTILE",
+    "LAG",        "LEAD",        "FIRST_VALUE", "LAST_VALUE",  "NTH_VALUE",      "RATIO_TO_REPORT"};
+
+// The functions that may IGNORE NULLS.
+bool TakesNulls(std::string_view f) {
+  return f == "LAG" || f == "LEAD" || f == "FIRST_VALUE" || f == "LAST_VALUE" || f == "NTH_VALUE";
+}
 
 bool IsRanking(std::string_view f) {
   return f == "ROW_NUMBER" || f == "RANK" || f == "DENSE_RANK" || f == "PERCENT_RANK" ||
@@ -29,7 +34,8 @@ bool IsRanking(std::string_view f) {
 // Whether the function's value depends on a window frame (the others take
 // their position or their whole partition).
 bool TakesFrame(std::string_view f) {
-  return f == "FIRST_VALUE" || f == "LAST_VALUE" || (IsAggregateFunction(f) && f != "LISTAGG");
+  return f == "FIRST_VALUE" || f == "LAST_VALUE" || f == "NTH_VALUE" ||
+         (IsAggregateFunction(f) && f != "LISTAGG");
 }
 
 // The numbers of arguments `f` takes: [fewest, most].
@@ -37,6 +43,7 @@ std::pair<size_t, size_t> ArgumentCounts(std::string_view f) {
   if (IsRanking(f)) return {0, 0};
   if (f == "LISTAGG") return {1, SIZE_MAX};  // its own and its WITHIN GROUP's (checked by the parser)
   if (f == "LAG" || f == "LEAD") return {1, 3};
+  if (f == "NTH_VALUE") return {2, 2};
   return {1, 1};
 }
 
@@ -199,8 +206,19 @@ class PartitionValues {
     return absl::OkStatus();
   }
 
-  // LAG (-1) / LEAD (+1): the value `offset` rows away, else the default.
+  // The rows whose value (first argument) counts: all, or with IGNORE NULLS
+  // those whose value is not NULL; in order.
+  std::vector<size_t> Counted() const {
+    std::vector<size_t> out;
+    for (size_t i = 0; i < at_.size(); ++i) {
+      if (!w_.ignore_nulls || !Args(i)[0].is_null()) out.push_back(i);
+    }
+    return out;
+  }
+
+  // LAG (-1) / LEAD (+1): the value `offset` counted rows away, else the default.
   absl::Status Offset(int direction) {
+    const std::vector<size_t> counted = Counted();
     for (size_t i = 0; i < at_.size(); ++i) {
       const Row& a = Args(i);
       absl::StatusOr<std::optional<int64_t>> off = std::optional<int64_t>(1);
@@ -210,9 +228,14 @@ class PartitionValues {
         Set(i, Value::Null());
         continue;
       }
-      const int64_t j = static_cast<int64_t>(i) + direction * **off;
-      if (j >= 0 && j < static_cast<int64_t>(at_.size())) {
-        Set(i, Args(static_cast<size_t>(j))[0]);
+      // Counted rows before i, or (LEAD) up to and including i.
+      const int64_t before = std::lower_bound(counted.begin(), counted.end(), direction < 0 ? i : i + 1) - counted.begin();
+      const int64_t k = direction < 0 ? before - **off : before + **off - 1;
+      const bool self = **off == 0;  // offset 0: the row itself, counted or not
+      if (self) {
+        Set(i, a[0]);
+      } else if (k >= 0 && k < static_cast<int64_t>(counted.size())) {
+        Set(i, Args(counted[static_cast<size_t>(k)])[0]);
       } else {
         Set(i, a.size() > 2 ? a[2] : Value::Null());
       }
@@ -328,6 +351,36 @@ class PartitionValues {
     return start ? first_failing(before) : first_failing(not_after) - 1;
   }
 
+  // FIRST_VALUE, LAST_VALUE, NTH_VALUE(x, n) [FROM LAST]: the value of the
+  // frame's first, last or n-th counted row (NULL when there is none).
+  absl::Status NthInFrame(const std::vector<std::pair<int64_t, int64_t>>& frames) {
+    const std::string& f = f_.text;
+    const std::vector<size_t> counted = Counted();
+    for (size_t i = 0; i < at_.size(); ++i) {
+      int64_t nth = 1;
+      if (f == "NTH_VALUE") {
+        absl::StatusOr<std::optional<int64_t>> n = Count(Args(i)[1], f, true);
+        if (!n.ok()) return n.status();
+        if (!n->has_value()) {
+          Set(i, Value::Null());
+          continue;
+        }
+        nth = **n;
+      }
+      const bool from_last = f == "LAST_VALUE" || w_.from_last;
+      const auto [first, last] = frames[i];
+      // The counted rows in [first, last]: [lo, hi) of `counted`.
+      const int64_t lo = std::lower_bound(counted.begin(), counted.end(), static_cast<size_t>(std::max<int64_t>(first, 0))) - counted.begin();
+      const int64_t hi = last < first ? lo : std::upper_bound(counted.begin(), counted.end(), static_cast<size_t>(last)) - counted.begin();
+      if (hi - lo < nth) {
+        Set(i, Value::Null());
+        continue;
+      }
+      Set(i, Args(counted[static_cast<size_t>(from_last ? hi - nth : lo + nth - 1)])[0]);
+    }
+    return absl::OkStatus();
+  }
+
   // One frame's aggregate, rows added one at a time.
   struct Accumulator {
     double count = 0, sum = 0;
@@ -376,14 +429,7 @@ class PartitionValues {
       if (!fr.ok()) return fr.status();
       frames[i] = *fr;
     }
-    if (f == "FIRST_VALUE" || f == "LAST_VALUE") {
-      for (size_t i = 0; i < n; ++i) {
-        const auto [first, last] = frames[i];
-        Set(i, first > last ? Value::Null()
-                            : Args(static_cast<size_t>(f == "FIRST_VALUE" ? first : last))[0]);
-      }
-      return absl::OkStatus();
-    }
+    if (f == "FIRST_VALUE" || f == "LAST_VALUE" || f == "NTH_VALUE") return NthInFrame(frames);
     const bool star = Args(0).empty();  // COUNT(*)
     std::vector<double> num(n, 0);
     if (f == "SUM" || f == "AVG") {
@@ -435,7 +481,7 @@ bool IsAnalyticOnlyFunction(std::string_view name) {
 
 std::string_view AnalyticFunctionNames() {
   return "ROW_NUMBER, RANK, DENSE_RANK, PERCENT_RANK, CUME_DIST, NTILE, LAG, LEAD, FIRST_VALUE, "
-         "LAST_VALUE, RATIO_TO_REPORT, COUNT, SUM, AVG, MIN, MAX, LISTAGG (PARTITION BY only)";
+         "LAST_VALUE, NTH_VALUE, RATIO_TO_REPORT, COUNT, SUM, AVG, MIN, MAX, LISTAGG (PARTITION BY only)";
 }
 
 std::optional<AnalyticError> CheckAnalytic(std::string_view name, bool distinct, const Window& w) {
@@ -451,6 +497,17 @@ std::optional<AnalyticError> CheckAnalytic(std::string_view name, bool distinct,
                                                     : fmt::format("{} to {}", fewest, most),
                                      most == 1 ? "" : "s", w.arguments),
                          "ORA-00909: invalid number of arguments"};
+  }
+  if (w.ignore_nulls && !TakesNulls(name)) {
+    return AnalyticError{fmt::format("{} takes no IGNORE NULLS (those that do: LAG, LEAD, "
+                                     "FIRST_VALUE, LAST_VALUE, NTH_VALUE)", name),
+                         "ORA-30484: missing OVER clause, or invalid identifier found for window "
+                         "function"};
+  }
+  if (w.from_last && name != "NTH_VALUE") {
+    return AnalyticError{fmt::format("{} takes no FROM FIRST / FROM LAST (NTH_VALUE does)", name),
+                         "ORA-30484: missing OVER clause, or invalid identifier found for window "
+                         "function"};
   }
   const bool ordered = !w.order_by.empty();
   const bool needs_order = IsRanking(name) || name == "NTILE" || name == "LAG" || name == "LEAD";

@@ -1429,6 +1429,7 @@ absl::Status GroupedRows(Ctx& c, const Select& sel, std::vector<Row>* rows,
   }
   const EachRow each = [&](const RowFn& fn) -> absl::Status {
     for (const Group* g : kept) {
+      if (absl::Status st = CheckCancelEvery4096Rows(c.sd); !st.ok()) return st;  // Ctrl-C
       at = g;
       std::vector<Row> key_rows;
       if (absl::Status st = fn(grouped.ScopeOf(g->key, &key_rows), env); !st.ok()) {
@@ -1547,6 +1548,7 @@ absl::Status PlainRows(Ctx& c, const Select& sel, std::vector<Row>* rows, std::v
   if (absl::Status st = expand(kept.ScopeOf(0)); !st.ok()) return st;
   const EachRow each = [&](const RowFn& fn) -> absl::Status {
     for (size_t i = 0; i < kept.size(); ++i) {
+      if (absl::Status st = CheckCancelEvery4096Rows(c.sd); !st.ok()) return st;  // Ctrl-C
       if (absl::Status st = fn(kept.ScopeOf(i), kept.EnvOf(i, c.env)); !st.ok()) return st;
     }
     return absl::OkStatus();
@@ -2087,7 +2089,9 @@ internal::Column FunctionShape(const Expr& x, const std::vector<Source>& sources
   if (f == "ADD_MONTHS" || f == "LAST_DAY" || f == "TO_DATE") return date;
   if (f == "TRUNC" || f == "ROUND") return arg(0).type == ColType::kDate ? date : number;
   if (f == "NVL" || f == "COALESCE" || f == "GREATEST" || f == "LEAST") return Widest(args(0, 1));
-  if (f == "MIN" || f == "MAX" || f == "FIRST_VALUE" || f == "LAST_VALUE") return arg(0);
+  if (f == "MIN" || f == "MAX" || f == "FIRST_VALUE" || f == "LAST_VALUE" || f == "NTH_VALUE") {
+    return arg(0);
+  }
   if (f == "LISTAGG") return text(kMaxVarchar2);
   if (f == "LAG" || f == "LEAD") {  // LAG(x, n, default): x's type, or the default's
     return x.args.size() > 2 && x.args[2]->kind != Expr::Kind::kNull ? Widest({arg(0), arg(2)})

@@ -37,6 +37,14 @@ struct Token {
   size_t pos = 0;
 };
 
+// What may come between an analytic function's arguments and OVER:
+// [FROM FIRST | FROM LAST] [IGNORE NULLS | RESPECT NULLS] (Window).
+struct NullsAndDirection {
+  bool ignore_nulls = false;
+  bool from_last = false;
+  bool written = false;  // any of them written
+};
+
 class DataParser {
  public:
   explicit DataParser(std::string_view sql) : sql_(sql) {}
@@ -492,16 +500,32 @@ class DataParser {
     if (name == "EXTRACT") return Extract(e);
     if (AcceptW("DISTINCT") || AcceptW("UNIQUE")) e->distinct = true;
     else AcceptW("ALL");
+    // IGNORE | RESPECT NULLS after the first argument, or (with FROM FIRST |
+    // FROM LAST) after the arguments: an analytic function's (Window).
+    NullsAndDirection options;
     if (!IsP(")")) {
       do {
         absl::StatusOr<ExprPtr> a = Or();
         if (!a.ok()) return a;
         e->args.push_back(*a);
+        if (e->args.size() == 1) AcceptNulls(&options);
       } while (AcceptP(","));
     }
     if (absl::Status s = ExpectP(")"); !s.ok()) return s;
     if (name == "LISTAGG") return WithinGroup(std::move(e));
-    if (IsW("OVER")) return Over(std::move(e));
+    if (IsW("FROM") && (IsW("FIRST", 1) || IsW("LAST", 1))) {  // not a query's FROM
+      Next();
+      options.from_last = Next().text == "LAST";
+      options.written = true;
+    }
+    AcceptNulls(&options);
+    if (options.written && !IsW("OVER")) {
+      return Error(fmt::format("expected OVER after {}(...) {}, found {}", name,
+                               "IGNORE NULLS / FROM ...", Describe(Peek())),
+                   "ORA-30484: missing OVER clause, or invalid identifier found for window "
+                   "function");
+    }
+    if (IsW("OVER")) return Over(std::move(e), options);
     // Other ordered-set aggregates: say so, not "expected FROM".
     if (IsW("WITHIN") || IsW("KEEP")) {
       return Error(fmt::format("{}(...) {} is not supported: cellsim's one ordered-set "
@@ -551,18 +575,28 @@ class DataParser {
     } while (AcceptP(","));
     if (absl::Status s = ExpectP(")"); !s.ok()) return s;
     e->within_group = std::move(w);
-    if (IsW("OVER")) return Over(std::move(e));
+    if (IsW("OVER")) return Over(std::move(e), NullsAndDirection{});
     return e;
+  }
+  // [IGNORE NULLS | RESPECT NULLS] (IGNORE or RESPECT alone is left: an
+  // alias, or an error the caller reports).
+  void AcceptNulls(NullsAndDirection* o) {
+    if ((!IsW("IGNORE") && !IsW("RESPECT")) || !IsW("NULLS", 1)) return;
+    o->ignore_nulls = Next().text == "IGNORE";
+    Next();  // NULLS
+    o->written = true;
   }
   // f(...) OVER ([PARTITION BY e, ...] [ORDER BY e [ASC|DESC] [NULLS FIRST|LAST],
   // ...] [{ROWS | RANGE} {BETWEEN bound AND bound | bound}]): the window's
   // expressions go after the function's own arguments (Window).
-  absl::StatusOr<ExprPtr> Over(ExprPtr e) {
+  absl::StatusOr<ExprPtr> Over(ExprPtr e, const NullsAndDirection& options) {
     const size_t at = Peek().pos;
     Next();  // OVER
     if (absl::Status s = ExpectP("("); !s.ok()) return s;
     auto w = std::make_shared<Window>();
     w->arguments = e->args.size();
+    w->ignore_nulls = options.ignore_nulls;
+    w->from_last = options.from_last;
     auto expressions = [&](const std::function<absl::Status()>& after_each) -> absl::Status {
       if (absl::Status s = ExpectW("BY"); !s.ok()) return s;
       do {

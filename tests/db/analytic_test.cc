@@ -102,6 +102,39 @@ TEST_F(AnalyticTest, LagLeadAndRatioToReport) {
                    {"6", "500", "-1", "carol", "0.375"}}));
 }
 
+// IGNORE NULLS: rows whose value is NULL do not count (LAG / LEAD skip
+// them; LAST_VALUE ... IGNORE NULLS fills down the last known value);
+// NTH_VALUE counts from the frame's start, or FROM LAST from its end.
+TEST_F(AnalyticTest, IgnoreNullsAndNthValue) {
+  EXPECT_EQ(Run("select id, lag(sal) ignore nulls over (order by id), "
+                "lead(sal) ignore nulls over (order by id), "
+                "lag(sal ignore nulls, 2) over (order by id), "
+                "last_value(sal) ignore nulls over (order by id rows between unbounded preceding "
+                "and current row), "
+                "nth_value(sal, 2) over (order by id), "
+                "nth_value(sal, 2) from last over (order by id rows between unbounded preceding "
+                "and unbounded following), "
+                "nth_value(sal, 4) ignore nulls over (order by id rows between unbounded "
+                "preceding and unbounded following), "
+                "nth_value(sal, 4) respect nulls over (order by id rows between unbounded "
+                "preceding and unbounded following) from emp order by id")
+                .result_rows,
+            (Cells{{"1", "", "2000", "", "1000", "", "500", "500", ""},
+                   {"2", "1000", "1500", "", "2000", "2000", "500", "500", ""},
+                   {"3", "2000", "500", "1000", "1500", "2000", "500", "500", ""},
+                   {"4", "1500", "500", "2000", "1500", "2000", "500", "500", ""},
+                   {"5", "1500", "1500", "2000", "500", "2000", "500", "500", ""},
+                   {"6", "500", "", "1500", "1500", "2000", "500", "500", ""}}));
+  EXPECT_THAT(Error("select rank() ignore nulls over (order by id) from emp"),
+              HasSubstr("RANK takes no IGNORE NULLS"));
+  EXPECT_THAT(Error("select lag(sal) from last over (order by id) from emp"),
+              HasSubstr("LAG takes no FROM FIRST / FROM LAST"));
+  EXPECT_THAT(Error("select lag(sal) ignore nulls from emp"), HasSubstr("ORA-30484"));
+  EXPECT_THAT(Error("select nth_value(sal, 0) over (order by id) from emp"),
+              HasSubstr("ORA-01428"));
+  EXPECT_THAT(Error("select nth_value(sal) over (order by id) from emp"), HasSubstr("ORA-00909"));
+}
+
 // After WHERE, GROUP BY and HAVING; before DISTINCT, ORDER BY and the row
 // limit; in a subquery, a view, INSERT ... SELECT and CTAS.
 TEST_F(AnalyticTest, ComputedWhereOracleComputesThem) {

@@ -47,7 +47,9 @@
 // list and ORDER BY, analytic functions: f(...) OVER ([PARTITION BY e, ...]
 // [ORDER BY e [ASC|DESC] [NULLS FIRST|LAST], ...] [{ROWS | RANGE} frame])
 // for ROW_NUMBER, RANK, DENSE_RANK, PERCENT_RANK, CUME_DIST, NTILE, LAG,
-// LEAD, FIRST_VALUE, LAST_VALUE, RATIO_TO_REPORT and the aggregates; the
+// LEAD, FIRST_VALUE, LAST_VALUE, NTH_VALUE ([FROM FIRST | FROM LAST]
+// [RESPECT | IGNORE NULLS] before OVER, or IGNORE NULLS after the first
+// argument), RATIO_TO_REPORT and the aggregates; the
 // ordered-set aggregate LISTAGG([DISTINCT] e [, 'separator']) WITHIN GROUP
 // (ORDER BY ...) [OVER (PARTITION BY ...)].
 //
@@ -103,6 +105,11 @@ struct Window {
   size_t partition_by = 0;
   std::vector<Key> order_by{};
   std::optional<Frame> frame{};
+  // IGNORE NULLS (LAG, LEAD, FIRST_VALUE, LAST_VALUE, NTH_VALUE: rows whose
+  // value is NULL do not count); FROM LAST (NTH_VALUE: counted from the
+  // frame's end).
+  bool ignore_nulls = false;
+  bool from_last = false;
   bool operator==(const Window&) const = default;
 };
 
