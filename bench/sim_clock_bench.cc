@@ -58,8 +58,10 @@ absl::StatusOr<Run> ZeroFill1GiB(bool simulated) {
   }
   absl::StatusOr<Run> run;
   {
+    asmgr::RackOpenOptions options;  // named: g++ 12 warns of a temporary's std::function
+    options.wrap = wrap;
     auto rack = asmgr::Rack::Create(io.get(), clock, dir + "/r", asmgr::DefaultRackConfig(),
-                                    asmgr::RackOpenOptions{.wrap = wrap});
+                                    options);
     if (!rack.ok()) return rack.status();
     auto db = db::Database::Create(rack->get());
     if (!db.ok()) return db.status();

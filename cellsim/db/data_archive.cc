@@ -175,7 +175,7 @@ absl::Status DataEngine::AssembleLog(Recorder& arch, const LogGroup& g, const Lo
   // Blocks missing only at the end: past the end of the redo (a log copied
   // whole). One before a whole block: damage on every member.
   if (!missing.empty() && missing.back() - missing.front() + 1 != missing.size()) {
-    missing.resize(1);
+    missing.erase(missing.begin() + 1, missing.end());  // the first (not resize: a g++ 12 warning)
   } else if (!missing.empty() && missing.back() + 1 == u.blocks) {
     missing.clear();
   }

@@ -1006,7 +1006,7 @@ absl::Status DataEngine::WriteRedoToMembers(const LogGroup& g, absl::Span<const 
     }
   }
   if (written == 0 && failed.empty()) {
-    return absl::FailedPreconditionError(fmt::format(
+    return absl::UnavailableError(fmt::format(
         "LGWR: every member of log group {} is INVALID (V$LOGFILE)", g.group));
   }
   if (written == 0) {

@@ -431,7 +431,7 @@ TEST_F(CorruptionTest, TornTailIsDroppedAndAcknowledgedDataKept) {
   ASSERT_OK(cell->CheckConsistency());
 }
 
-TEST_F(CorruptionTest, TruncatedFlashOrDiskIsAClearError) {
+TEST_F(CorruptionTest, TruncatedFlashIsAClearError) {
   const std::string flash = Dir() + "/flash.img";
   const uint64_t size = std::filesystem::file_size(flash);
   std::filesystem::resize_file(flash, size - 65536);
