@@ -269,9 +269,8 @@ class PartitionValues {
       const Row& a = Args(i);
       items.emplace_back(a[0], Row(a.begin() + static_cast<std::ptrdiff_t>(own), a.end()));
     }
-    const std::string separator = own > 1 && !Args(0)[1].is_null() ? Args(0)[1].text : "";
     absl::StatusOr<Value> list =
-        ListAgg(std::move(items), f_.within_group->order_by, separator, f_.distinct);
+        ListAgg(std::move(items), f_.within_group->order_by, ListAggSeparator(f_), f_.distinct);
     if (!list.ok()) return list.status();
     for (size_t i = 0; i < at_.size(); ++i) Set(i, *list);
     return absl::OkStatus();
@@ -533,6 +532,11 @@ std::optional<AnalyticError> CheckAnalytic(std::string_view name, bool distinct,
     return CheckFrame(w);
   }
   return std::nullopt;
+}
+
+std::string ListAggSeparator(const Expr& listagg) {
+  const size_t own = listagg.within_group ? listagg.within_group->arguments : 0;
+  return own > 1 && listagg.args[1]->kind == Expr::Kind::kString ? listagg.args[1]->text : "";
 }
 
 absl::StatusOr<Value> ListAgg(std::vector<std::pair<Value, Row>> items,

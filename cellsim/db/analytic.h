@@ -54,6 +54,10 @@ absl::StatusOr<Value> ListAgg(std::vector<std::pair<Value, Row>> items,
                               const std::vector<Window::Key>& keys, const std::string& separator,
                               bool distinct);
 
+// LISTAGG's separator: its second argument, a string literal (the parser
+// takes no other), or "" without one.
+std::string ListAggSeparator(const Expr& listagg);
+
 // One row's inputs to one analytic function, evaluated on the row.
 struct AnalyticInput {
   Row partition;  // the PARTITION BY values

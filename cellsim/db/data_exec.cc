@@ -1204,27 +1204,26 @@ struct Accumulator {
   Value best;        // MIN, MAX; LISTAGG's list once made (FinishListAgg)
   std::unordered_set<std::string> seen;  // DISTINCT: the values taken
   std::vector<std::pair<Value, Row>> items;  // LISTAGG: each value and its WITHIN GROUP keys
-  std::string separator;                     // LISTAGG's
 };
 
-// LISTAGG: the row's value and WITHIN GROUP keys, kept for FinishListAgg.
+// LISTAGG: the row's value and WITHIN GROUP keys (its separator is a
+// literal), kept for FinishListAgg.
 absl::Status AccumulateListAgg(const Expr& agg, const Scope& scope, const EvalEnv& env,
                                Accumulator* a) {
   Row values;
-  for (const ExprPtr& x : agg.args) {
-    absl::StatusOr<Value> v = Eval(*x, scope, env);
+  for (size_t i = 0; i < agg.args.size(); ++i) {
+    if (i > 0 && i < agg.within_group->arguments) continue;  // the separator
+    absl::StatusOr<Value> v = Eval(*agg.args[i], scope, env);
     if (!v.ok()) return v.status();
     values.push_back(*std::move(v));
   }
-  const size_t own = agg.within_group->arguments;
-  if (own > 1 && !values[1].is_null()) a->separator = values[1].text;
-  a->items.emplace_back(values[0], Row(values.begin() + static_cast<std::ptrdiff_t>(own), values.end()));
+  a->items.emplace_back(values[0], Row(values.begin() + 1, values.end()));
   return absl::OkStatus();
 }
 
 absl::Status FinishListAgg(const Expr& agg, Accumulator* a) {
-  absl::StatusOr<Value> list =
-      ListAgg(std::move(a->items), agg.within_group->order_by, a->separator, agg.distinct);
+  absl::StatusOr<Value> list = ListAgg(std::move(a->items), agg.within_group->order_by,
+                                       ListAggSeparator(agg), agg.distinct);
   if (!list.ok()) return list.status();
   a->best = *std::move(list);
   a->items.clear();

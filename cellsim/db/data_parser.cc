@@ -562,21 +562,27 @@ class DataParser {
     if (absl::Status s = ExpectW("GROUP"); !s.ok()) return s;
     if (absl::Status s = ExpectP("("); !s.ok()) return s;
     if (absl::Status s = ExpectW("ORDER"); !s.ok()) return s;
-    if (absl::Status s = ExpectW("BY"); !s.ok()) return s;
     auto w = std::make_shared<Window>();
     w->arguments = e->args.size();
-    do {
-      absl::StatusOr<ExprPtr> x = Or();
-      if (!x.ok()) return x.status();
-      e->args.push_back(*x);
-      absl::StatusOr<std::pair<bool, std::optional<bool>>> dir = SortDirection();
-      if (!dir.ok()) return dir.status();
-      w->order_by.push_back({dir->first, dir->second});
-    } while (AcceptP(","));
+    if (absl::Status s = WindowOrderBy(*e, *w); !s.ok()) return s;
     if (absl::Status s = ExpectP(")"); !s.ok()) return s;
     e->within_group = std::move(w);
     if (IsW("OVER")) return Over(std::move(e), NullsAndDirection{});
     return e;
+  }
+  // BY e [ASC | DESC] [NULLS FIRST | LAST], ... after ORDER in OVER (...) or
+  // WITHIN GROUP (...): each expression an arg of `e`, each direction a key of `w`.
+  absl::Status WindowOrderBy(Expr& e, Window& w) {
+    if (absl::Status s = ExpectW("BY"); !s.ok()) return s;
+    do {
+      absl::StatusOr<ExprPtr> x = Or();
+      if (!x.ok()) return x.status();
+      e.args.push_back(*x);
+      absl::StatusOr<std::pair<bool, std::optional<bool>>> dir = SortDirection();
+      if (!dir.ok()) return dir.status();
+      w.order_by.push_back({dir->first, dir->second});
+    } while (AcceptP(","));
+    return absl::OkStatus();
   }
   // [IGNORE NULLS | RESPECT NULLS] (IGNORE or RESPECT alone is left: an
   // alias, or an error the caller reports).
@@ -597,31 +603,17 @@ class DataParser {
     w->arguments = e->args.size();
     w->ignore_nulls = options.ignore_nulls;
     w->from_last = options.from_last;
-    auto expressions = [&](const std::function<absl::Status()>& after_each) -> absl::Status {
+    if (AcceptW("PARTITION")) {
       if (absl::Status s = ExpectW("BY"); !s.ok()) return s;
       do {
         absl::StatusOr<ExprPtr> x = Or();
         if (!x.ok()) return x.status();
         e->args.push_back(*x);
-        if (absl::Status s = after_each(); !s.ok()) return s;
-      } while (AcceptP(","));
-      return absl::OkStatus();
-    };
-    if (AcceptW("PARTITION")) {
-      absl::Status s = expressions([&] {
         ++w->partition_by;
-        return absl::OkStatus();
-      });
-      if (!s.ok()) return s;
+      } while (AcceptP(","));
     }
     if (AcceptW("ORDER")) {
-      absl::Status s = expressions([&]() -> absl::Status {
-        absl::StatusOr<std::pair<bool, std::optional<bool>>> dir = SortDirection();
-        if (!dir.ok()) return dir.status();
-        w->order_by.push_back({dir->first, dir->second});
-        return absl::OkStatus();
-      });
-      if (!s.ok()) return s;
+      if (absl::Status s = WindowOrderBy(*e, *w); !s.ok()) return s;
     }
     if (IsW("ROWS") || IsW("RANGE")) {
       absl::StatusOr<Window::Frame> frame = WindowFrame();
