@@ -570,6 +570,16 @@ class DataParser {
     if (IsW("OVER")) return Over(std::move(e), NullsAndDirection{});
     return e;
   }
+  // BY e, ... after GROUP or PARTITION: the expressions, appended to `out`.
+  absl::Status ByList(std::vector<ExprPtr>* out) {
+    if (absl::Status s = ExpectW("BY"); !s.ok()) return s;
+    do {
+      absl::StatusOr<ExprPtr> x = Or();
+      if (!x.ok()) return x.status();
+      out->push_back(*x);
+    } while (AcceptP(","));
+    return absl::OkStatus();
+  }
   // BY e [ASC | DESC] [NULLS FIRST | LAST], ... after ORDER in OVER (...) or
   // WITHIN GROUP (...): each expression an arg of `e`, each direction a key of `w`.
   absl::Status WindowOrderBy(Expr& e, Window& w) {
@@ -604,13 +614,9 @@ class DataParser {
     w->ignore_nulls = options.ignore_nulls;
     w->from_last = options.from_last;
     if (AcceptW("PARTITION")) {
-      if (absl::Status s = ExpectW("BY"); !s.ok()) return s;
-      do {
-        absl::StatusOr<ExprPtr> x = Or();
-        if (!x.ok()) return x.status();
-        e->args.push_back(*x);
-        ++w->partition_by;
-      } while (AcceptP(","));
+      const size_t before = e->args.size();
+      if (absl::Status s = ByList(&e->args); !s.ok()) return s;
+      w->partition_by = e->args.size() - before;
     }
     if (AcceptW("ORDER")) {
       if (absl::Status s = WindowOrderBy(*e, *w); !s.ok()) return s;
@@ -907,12 +913,7 @@ class DataParser {
       sel->connect_by_level = static_cast<uint64_t>(std::max(1.0, std::min(last, 1e18)));
     }
     if (AcceptW("GROUP")) {
-      if (absl::Status s = ExpectW("BY"); !s.ok()) return s;
-      do {
-        absl::StatusOr<ExprPtr> e = Or();
-        if (!e.ok()) return e.status();
-        sel->group_by.push_back(*e);
-      } while (AcceptP(","));
+      if (absl::Status s = ByList(&sel->group_by); !s.ok()) return s;
     }
     if (AcceptW("HAVING")) {
       absl::StatusOr<ExprPtr> h = Or();
