@@ -288,11 +288,13 @@ static absl::Status RecordCopyFailures(DiskGroup::State& s,
   return s.Commit(std::move(bodies));
 }
 
-// The failed copies of a write to mark stale. A piece that no copy took for
-// lack of space is not acknowledged and changed nothing a reader may rely on:
-// its first current copy stays current (marking every copy stale would make
-// the extent's acknowledged contents unreadable); the others are marked stale
-// and resync from it.
+// The failed copies of a write to mark stale. A piece that no copy took (a
+// full filesystem, a read-only one, a dead path to every copy) is not
+// acknowledged: as ASM, which never offlines the last copy of an extent, its
+// first current copy stays current and its disk online (marking every copy
+// stale would make the extent's acknowledged contents unreadable for good,
+// even once the disks work again; a torn block there fails its checksum);
+// the others are marked stale and resync from it.
 static std::vector<std::pair<CopyLoc, absl::Status>> CopiesToMarkStale(
     const std::vector<Piece>& pieces, const std::vector<CopyIo>& ios,
     const std::vector<std::pair<size_t, uint32_t>>& owner) {
@@ -301,8 +303,7 @@ static std::vector<std::pair<CopyLoc, absl::Status>> CopiesToMarkStale(
   for (size_t k = 0; k < ios.size(); ++k) {
     const auto [i, c] = owner[k];
     if (ios[k].status.ok()) continue;
-    if (pieces[i].landed == 0 && IsOutOfSpace(ios[k].status) && pieces[i].usable[c] &&
-        kept.insert(i).second) {
+    if (pieces[i].landed == 0 && pieces[i].usable[c] && kept.insert(i).second) {
       continue;
     }
     out.emplace_back(pieces[i].locs[c], ios[k].status);
@@ -841,6 +842,9 @@ struct FormatTally {
   std::vector<uint32_t> landed;
   std::map<uint32_t, absl::Status> first_error;
   std::vector<std::pair<CopyLoc, absl::Status>> failed;
+  // The failed copies to mark stale: all but the first of an extent no copy
+  // of which was formatted (as a write's, CopiesToMarkStale).
+  std::vector<std::pair<CopyLoc, absl::Status>> stale;
   // A cell that refuses the request itself (a bad range, a fast creation its
   // flash metadata has no room for, a write-through cell asked for metadata
   // only) has a working disk: the format fails, but no disk goes offline.
@@ -872,6 +876,14 @@ static FormatTally TallyFormat(const FormatPlan& plan, absl::Span<const FormatCo
       t.failed.emplace_back(jb.loc, st);
       t.first_error.emplace(jb.extent, st);
     }
+  }
+  std::set<uint32_t> kept;  // extents that keep a current copy
+  for (size_t j = 0; j < plan.jobs.size(); ++j) {
+    const FormatCopyJob& jb = plan.jobs[j];
+    const absl::Status& st = copies[j].status;
+    if (st.ok() || is_refusal(st)) continue;
+    if (t.landed[jb.extent - first] == 0 && kept.insert(jb.extent).second) continue;
+    t.stale.emplace_back(jb.loc, st);
   }
   return t;
 }
@@ -951,7 +963,7 @@ absl::Status DiskGroup::FormatFiles(absl::Span<FileFormat> formats) {
     absl::Status meta;
     {
       MutexLock lock(&s.mu);
-      meta = RecordCopyFailures(s, tally.failed, &f.result->result);
+      meta = RecordCopyFailures(s, tally.stale, &f.result->result);
     }
     f.status = FormatError(s, f.file, plans[sent[k]], tally, meta);
   }

@@ -413,10 +413,8 @@ absl::Status DataEngine::EnsureCached(Recorder& rec, uint32_t file,
 // covers them (the write-ahead rule); then the dictionary records where
 // recovery starts.
 absl::Status DataEngine::Checkpoint(Recorder& rec, bool clean) {
-  if (absl::Status st = FlushLog(rec, true);
-      !st.ok() && st.code() != absl::StatusCode::kFailedPrecondition) {
-    return st;
-  }
+  // No exception: a block whose redo is not on disk is not written.
+  if (absl::Status st = FlushLog(rec, true); !st.ok()) return st;
   std::map<uint32_t, std::vector<std::pair<uint32_t, CachedBlock*>>> by_file;
   for (auto& [key, cb] : cache) {
     if (cb.dirty && !cb.temp) by_file[static_cast<uint32_t>(key >> 32)].push_back({static_cast<uint32_t>(key), &cb});
@@ -660,11 +658,18 @@ absl::Status DataEngine::Commit(Recorder& rec, SessionData& sd) {
     FreeSegment(it->second);
     it = sd.gtt_segments.erase(it);
   }
-  if (!had) return absl::OkStatus();
+  if (!had && !commit_unwritten) return absl::OkStatus();
   // log file sync: the foreground waits for LGWR to write up to its commit.
   const uint64_t t0 = db->clock->NowNanos();
   switch_wait_ns = 0;
   absl::Status st = FlushLog(rec, true);
+  commit_unwritten = !st.ok();
+  if (!st.ok()) {
+    st = absl::Status(st.code(), fmt::format(
+        "{}; the commit is not acknowledged: its record waits in the log buffer, so COMMIT again "
+        "once the log can be written (a crash before that undoes the transaction)",
+        std::string(st.message())));
+  }
   const uint64_t waited = db->clock->NowNanos() - t0;
   // P2 sync scn: the SCN the commit waits to have written (P1 buffer#, a
   // redo buffer number, has no counterpart here).
@@ -1010,11 +1015,17 @@ absl::Status DataEngine::WriteRedoToMembers(const LogGroup& g, absl::Span<const 
         "LGWR: every member of log group {} is INVALID (V$LOGFILE)", g.group));
   }
   if (written == 0) {
-    const auto& [m, st] = failed.front();
-    return absl::Status(st.code(), fmt::format("LGWR: writing {}{}: {}", m->file.name,
-                                               g.members.size() > 1 ? " (no member of the group "
-                                                                      "could be written)" : "",
-                                               std::string(st.message())));
+    // Each member's failure: they may differ (one disk group full, the
+    // other's disks failing).
+    std::string what;
+    for (const auto& [m, st] : failed) {
+      what += fmt::format("{}{}: {}", what.empty() ? "" : "; ", m->file.name,
+                          std::string(st.message()));
+    }
+    return absl::Status(failed.front().second.code(),
+                        fmt::format("LGWR: writing {}{}", what,
+                                    g.members.size() > 1 ? " (no member of the group could be "
+                                                           "written)" : ""));
   }
   for (const auto& [m, st] : failed) {
     invalid_log_members[m->file.name] = fmt::format(

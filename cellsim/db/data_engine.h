@@ -398,6 +398,10 @@ struct DataEngine {
   // restart LGWR tries every member again (recovery and ARCH take each redo
   // block from a member that holds it whole, for its number and sequence).
   std::map<std::string, std::string> invalid_log_members ABSL_GUARDED_BY(mu);
+  // A COMMIT's log write failed: its commit record waits in log_buffer, and
+  // the next COMMIT (of any session, with a transaction or without) writes
+  // it before it is acknowledged.
+  bool commit_unwritten ABSL_GUARDED_BY(mu) = false;
   // Time the last FlushLog spent on a log switch (checkpoint, ARCH): the
   // session's `log file switch ...` waits, which its `log file sync` excludes.
   uint64_t switch_wait_ns ABSL_GUARDED_BY(mu) = 0;

@@ -144,9 +144,7 @@ bool ValidRedoBlock(absl::Span<const uint8_t> b, uint64_t block_no, uint64_t seq
       s != static_cast<uint32_t>(seq) || used > redo::kRedoBlock - redo::kRedoBlockHeader) {
     return false;
   }
-  std::vector<uint8_t> copy(b.begin(), b.end());
-  copy[14] = copy[15] = 0;
-  return format::RedoBlockChecksum(copy) == sum;
+  return format::RedoBlockChecksum(b) == sum;  // takes bytes 14..15 as zero
 }
 
 namespace {

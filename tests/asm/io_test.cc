@@ -205,6 +205,32 @@ TEST_F(AsmIoTest, WriteFailsWhenNoCopyLands) {
   EXPECT_THAT(std::string(st.message()), ::testing::HasSubstr("no copy of extent 0"));
 }
 
+// A write no copy took is not acknowledged and must not cost the extent its
+// acknowledged contents: once the disks take writes again, they read back
+// (before, every copy was marked stale and the extent was unreadable for good).
+TEST_F(AsmIoTest, AWriteNoCopyTookLeavesTheExtentsDataReadable) {
+  const auto before = Pattern(64 * kKiB, 7);
+  WriteAt(0, before);
+  for (uint32_t c = 0; c < 3; ++c) {
+    for (uint32_t g = 0; g < 2; ++g) rack_.cell(c).FailWrites(g, true);
+  }
+  const auto lost = Pattern(64 * kKiB, 8);
+  std::vector<AsmWriteRequest> w = {{.file_offset = 0, .data = lost}};
+  AsmIoResult r;
+  EXPECT_FALSE(dg_->Write(file_.number, absl::MakeSpan(w), &r).ok());
+  for (uint32_t c = 0; c < 3; ++c) {
+    for (uint32_t g = 0; g < 2; ++g) rack_.cell(c).FailWrites(g, false);
+  }
+  EXPECT_EQ(ReadAt(0, before.size()), before);
+  // The copy kept current stays on an online disk; the other was marked
+  // stale and resyncs from it.
+  ASSERT_OK_AND_ASSIGN(auto map, dg_->ExtentMap(file_.number, 0, 1));
+  ASSERT_EQ(map[0].copies.size(), 2u);
+  EXPECT_TRUE(map[0].copies[0].online && !map[0].copies[0].stale);
+  EXPECT_TRUE(map[0].copies[1].stale);
+  EXPECT_EQ(r.disks_taken_offline.size(), 1u);
+}
+
 TEST_F(AsmIoTest, ReadFailsOverAndRepairsPrimary) {
   const auto data = Pattern(2 * kMiB, 5);
   WriteAt(0, data);

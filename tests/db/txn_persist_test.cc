@@ -3,6 +3,7 @@
 // files after the checkpoint at Close and are read back after reopen; GTT
 // definitions persist, their contents never do; a damaged dictionary copy is
 // survived, two are refused with a clear error.
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -790,10 +791,92 @@ TEST_F(LostMemberTest, ACommitNoMemberTakesFailsNamingTheMembers) {
   fault_->FailAll({.ops = io::kOpWrite, .path_substring = "_CD_"});
   const std::string error = Error("commit");
   EXPECT_THAT(error, HasSubstr("LGWR: writing +DATA/"));
+  EXPECT_THAT(error, HasSubstr("; +RECO/"));  // every member, with its failure
   EXPECT_THAT(error, HasSubstr("(no member of the group could be written)"));
   EXPECT_EQ(One("select count(*) from v$logfile where status = 'INVALID'"), "0");
   fault_->ClearFaults();
   Crash();
+}
+
+// A COMMIT whose log write failed is not acknowledged; a COMMIT typed again
+// once the log can be written is, and must write the first one's redo
+// before it says so (before, it found no transaction and said "Commit
+// complete." with the redo still in the log buffer: a crash then lost it).
+TEST_F(LostMemberTest, ACommitAgainAfterAFailedLogWriteWritesTheRedo) {
+  Run("create table t (id number, pad varchar2(100))");
+  InsertAndCommit(0);
+  const std::string batch = One("select count(*) from t");
+  Run("insert into t select object_id + 1000, object_name from all_objects "
+      "where object_id <= 300");
+  fault_->FailAll({.ops = io::kOpWrite, .path_substring = "_CD_"});
+  EXPECT_THAT(Error("commit"), HasSubstr("COMMIT again"));
+  fault_->ClearFaults();
+  Run("commit");  // acknowledged now
+  Crash();
+  ASSERT_OK(Reopen());
+  EXPECT_EQ(One("select count(*) from t"), std::to_string(2 * std::stoll(batch)));
+}
+
+// Every write failing for a while (the path to the storage lost and back):
+// the statements meanwhile fail, nothing acknowledged is lost, and the
+// database opens again and takes commits.
+TEST_F(LostMemberTest, EveryWriteFailingForAWhileLosesNothingAcknowledged) {
+  Run("create table t (id number, pad varchar2(100))");
+  InsertAndCommit(0);
+  const long long batch = std::stoll(One("select count(*) from t"));
+  fault_->FailAll({.ops = io::kOpWrite, .path_substring = "_CD_"});
+  Run("update t set pad = 'lost'");
+  EXPECT_FALSE(Error("commit").empty());
+  EXPECT_FALSE(Error("alter system checkpoint").empty());
+  EXPECT_FALSE(Error("create table u (x number)").empty());
+  fault_->ClearFaults();
+  Crash();
+  ASSERT_OK(Reopen());
+  EXPECT_EQ(One("select count(*) from t"), std::to_string(batch));
+  InsertAndCommit(1);
+  ASSERT_OK(Reopen());  // a clean stop and open
+  EXPECT_EQ(One("select count(*) from t"), std::to_string(2 * batch));
+}
+
+// The same, and the instance carries on once the writes work again: the
+// next commit writes the failed one's record too (both acknowledged then),
+// the disks the failures took offline come back with ONLINE ALL, and a
+// crash after loses neither.
+TEST_F(LostMemberTest, AfterAWhileOfFailedWritesTheInstanceCarriesOn) {
+  Run("create table t (id number, pad varchar2(100))");
+  InsertAndCommit(0);
+  const long long batch = std::stoll(One("select count(*) from t"));
+  fault_->FailAll({.ops = io::kOpWrite, .path_substring = "_CD_"});
+  Run("update t set pad = 'kept'");
+  EXPECT_FALSE(Error("commit").empty());
+  EXPECT_FALSE(Error("alter system checkpoint").empty());
+  fault_->ClearFaults();
+  InsertAndCommit(1);
+  Run("alter system checkpoint");
+  Run("alter diskgroup data online all");
+  Run("alter diskgroup reco online all");
+  Crash();
+  ASSERT_OK(Reopen());
+  EXPECT_EQ(One("select count(*) from t"), std::to_string(2 * batch));
+  EXPECT_EQ(One("select count(*) from t where pad = 'kept'"), std::to_string(batch));
+  EXPECT_EQ(One("select count(*) from v$asm_disk where mode_status <> 'ONLINE'"), "0");
+}
+
+// The write-ahead rule holds when LGWR fails for any reason: a checkpoint
+// whose log write fails (here a read-only filesystem, which is
+// FailedPrecondition) writes no data block, and says so.
+TEST_F(LostMemberTest, ACheckpointWritesNoBlockWhoseRedoIsNotWritten) {
+  Run("create table t (id number, pad varchar2(100))");
+  InsertAndCommit(0);
+  Run("update t set pad = 'changed'");  // its redo still in the log buffer
+  fault_->FailAll({.ops = io::kOpWrite, .path_substring = "_CD_"}, EROFS);
+  const std::string error = Error("alter system checkpoint");
+  EXPECT_THAT(error, HasSubstr("LGWR: writing"));
+  EXPECT_THAT(error, ::testing::Not(HasSubstr("DBWR")));
+  fault_->ClearFaults();
+  Crash();
+  ASSERT_OK(Reopen());
+  EXPECT_EQ(One("select count(*) from t where pad = 'changed'"), "0");
 }
 
 // ARCH copies a log whose first member reads whole but holds, at one block,
