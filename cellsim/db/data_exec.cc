@@ -95,15 +95,83 @@ bool Like(const std::string& text, const std::string& pattern) {
   return std::regex_match(text, std::regex(re));
 }
 
-// The binding and column `e` names in `scope` (the first that has it).
-std::optional<std::pair<const Binding*, size_t>> FindColumn(const Expr& e, const Scope& scope) {
-  for (const Binding& b : scope) {
-    if (!e.qualifier.empty() && b.qualifier != e.qualifier) continue;
-    for (size_t i = 0; i < b.columns->size(); ++i) {
-      if ((*b.columns)[i].name == e.text) return std::make_pair(&b, i);
-    }
+std::optional<size_t> ColumnIndex(const std::vector<Column>& columns, const std::string& name) {
+  for (size_t i = 0; i < columns.size(); ++i) {
+    if (columns[i].name == name) return i;
   }
   return std::nullopt;
+}
+
+// The binding and column `e` names in `scope`: the first that has it; for
+// a name without qualifier, the first whose row is there (an outer join's
+// side without a match has none), so that a column of JOIN ... USING is
+// either side's value, as Oracle's COALESCE of the two.
+std::optional<std::pair<const Binding*, size_t>> FindColumn(const Expr& e, const Scope& scope) {
+  std::optional<std::pair<const Binding*, size_t>> first;
+  for (const Binding& b : scope) {
+    if (!e.qualifier.empty() && b.qualifier != e.qualifier) continue;
+    if (std::optional<size_t> i = ColumnIndex(*b.columns, e.text)) {
+      if (!e.qualifier.empty() || b.row != nullptr) return std::make_pair(&b, *i);
+      if (!first) first = std::make_pair(&b, *i);
+    }
+  }
+  return first;
+}
+
+// The columns join `i` of `sel` matches on: its USING list, or for NATURAL
+// JOIN every column of source i a source before it has (in the order the
+// sources before give them). `scope`: a binding per source.
+std::vector<std::string> UsingColumns(const Select& sel, const Scope& scope, size_t i) {
+  const FromSource& f = sel.from[i];
+  if (!f.natural) return f.using_columns;
+  std::vector<std::string> names;
+  for (size_t j = 0; j < i; ++j) {
+    for (const Column& col : *scope[j].columns) {
+      if (ColumnIndex(*scope[i].columns, col.name) &&
+          std::find(names.begin(), names.end(), col.name) == names.end()) {
+        names.push_back(col.name);
+      }
+    }
+  }
+  return names;
+}
+
+// SELECT *'s columns: each source's in turn, except that a join with USING
+// (or NATURAL) puts its columns first, once (as Oracle: the join's common
+// columns, then the other columns of the sources before it, then its own),
+// named without qualifier (either side's value).
+struct StarColumn {
+  size_t binding = 0;
+  size_t column = 0;
+  bool shared = false;  // a USING column
+};
+std::vector<StarColumn> StarColumns(const Select& sel, const Scope& scope) {
+  std::vector<StarColumn> out;
+  const bool joins = scope.size() == sel.from.size();
+  const auto name_of = [&](const StarColumn& c) -> const std::string& {
+    return (*scope[c.binding].columns)[c.column].name;
+  };
+  for (size_t i = 0; i < scope.size(); ++i) {
+    const std::vector<std::string> shared =
+        joins && i > 0 ? UsingColumns(sel, scope, i) : std::vector<std::string>{};
+    const auto is_shared = [&](const std::string& name) {
+      return std::find(shared.begin(), shared.end(), name) != shared.end();
+    };
+    std::vector<StarColumn> next;
+    for (const std::string& name : shared) {
+      auto it = std::find_if(out.begin(), out.end(),
+                             [&](const StarColumn& c) { return name_of(c) == name; });
+      if (it != out.end()) next.push_back({it->binding, it->column, true});
+    }
+    for (const StarColumn& c : out) {
+      if (!is_shared(name_of(c))) next.push_back(c);
+    }
+    for (size_t k = 0; k < scope[i].columns->size(); ++k) {
+      if (!is_shared((*scope[i].columns)[k].name)) next.push_back({i, k, false});
+    }
+    out = std::move(next);
+  }
+  return out;
 }
 
 absl::StatusOr<Value> ColumnValue(const Expr& e, const Scope& scope, const EvalEnv& env) {
@@ -759,6 +827,82 @@ absl::Status AddQuerySubqueries(Ctx& c, const Select& sel, const std::vector<Sou
   return AddSubqueryRows(c, roots, &holder);
 }
 
+// A column of JOIN ... USING: where it is in a source before the join and
+// in the joined source.
+struct UsingPair {
+  size_t left = 0;         // the first source before the join that has it
+  size_t left_column = 0;
+  size_t column = 0;       // in the joined source
+};
+
+// Each join's USING (or NATURAL) columns; ORA-00904 for a USING column a
+// side does not have.
+absl::StatusOr<std::vector<std::vector<UsingPair>>> UsingPairs(const Select& sel,
+                                                               const std::vector<Source>& sources) {
+  std::vector<std::vector<UsingPair>> pairs(sources.size());
+  Scope shapes;
+  for (const Source& src : sources) shapes.push_back(Binding{src.qualifier, &src.columns, nullptr});
+  for (size_t i = 1; i < sources.size(); ++i) {
+    for (const std::string& name : UsingColumns(sel, shapes, i)) {
+      UsingPair p;
+      std::optional<size_t> left;
+      for (size_t j = 0; j < i && !left; ++j) {
+        if ((left = ColumnIndex(sources[j].columns, name))) p = {j, *left, 0};
+      }
+      std::optional<size_t> own = ColumnIndex(sources[i].columns, name);
+      if (!left || !own) {
+        return absl::InvalidArgumentError(fmt::format(
+            "ORA-00904: \"{}\": invalid identifier (USING ({}): {} column {})", name, name,
+            !left ? "no source before the join has a" : "the joined source has no", name));
+      }
+      p.column = *own;
+      pairs[i].push_back(p);
+    }
+  }
+  return pairs;
+}
+
+// Whether the joined row `r` equals, on every USING column, the rows before
+// it in `scope` (NULL equals nothing, as in `=`).
+bool UsingMatch(const std::vector<UsingPair>& pairs, const Scope& scope, const Row& r) {
+  for (const UsingPair& p : pairs) {
+    const Row* left = scope[p.left].row;
+    if (left == nullptr) return false;
+    const Value& a = (*left)[p.left_column];
+    const Value& b = r[p.column];
+    if (a.is_null() || b.is_null() || Compare(a, b) != 0) return false;
+  }
+  return true;
+}
+
+// The rows of every source but the first (small: V$ views, DUAL,
+// subqueries), and for a RIGHT or FULL join a flag per row: whether a row
+// before it met it.
+absl::Status MaterializeJoined(const Select& sel, std::vector<Source>& sources,
+                               std::vector<std::vector<Row>>* rest,
+                               std::vector<std::vector<bool>>* met) {
+  for (size_t i = 1; i < sources.size(); ++i) {
+    absl::Status st = sources[i].scan([&](const Row& r, const RowId&) {
+      (*rest)[i].push_back(r);
+      return true;
+    });
+    if (!st.ok()) return st;
+    if (sel.from[i].KeepsOwnRows()) (*met)[i].assign((*rest)[i].size(), false);
+  }
+  return absl::OkStatus();
+}
+
+// The scope of row `r` of source `i` that no row before it met (a RIGHT or
+// FULL join): the sources before it empty (NULL).
+Scope UnmatchedScope(const std::vector<Source>& sources, size_t i, const Row& r) {
+  Scope scope;
+  for (size_t j = 0; j < i; ++j) {
+    scope.push_back(Binding{sources[j].qualifier, &sources[j].columns, nullptr});
+  }
+  scope.push_back(Binding{sources[i].qualifier, &sources[i].columns, &r});
+  return scope;
+}
+
 // `checked`, when given, runs once the names are resolved and before any row
 // is read (a grouped query's own checks: Oracle reports an unknown column
 // before a column outside GROUP BY).
@@ -795,15 +939,11 @@ absl::Status ForEachJoined(Ctx& c, const Select& sel,
       if (absl::Status st = UseIndex(c, sources[0], *sel.where); !st.ok()) return st;
     }
   }
-  // Materialise all but the first source (small: V$ views, DUAL, subqueries).
+  absl::StatusOr<std::vector<std::vector<UsingPair>>> using_pairs = UsingPairs(sel, sources);
+  if (!using_pairs.ok()) return using_pairs.status();
   std::vector<std::vector<Row>> rest(sources.size());
-  for (size_t i = 1; i < sources.size(); ++i) {
-    absl::Status st = sources[i].scan([&](const Row& r, const RowId&) {
-      rest[i].push_back(r);
-      return true;
-    });
-    if (!st.ok()) return st;
-  }
+  std::vector<std::vector<bool>> met(sources.size());
+  if (absl::Status st = MaterializeJoined(sel, sources, &rest, &met); !st.ok()) return st;
   const uint64_t levels = sel.connect_by_level.value_or(1);
   // ROWNUM and LEVEL of the row at hand, for WHERE and for `fn` (the select
   // list, ORDER BY keys): a row's ROWNUM is one more than the rows WHERE has
@@ -839,10 +979,11 @@ absl::Status ForEachJoined(Ctx& c, const Select& sel,
       return inner.ok();
     }
     bool matched = false;
-    for (const Row& r : rest[i]) {
+    for (size_t k = 0; k < rest[i].size(); ++k) {
+      const Row& r = rest[i][k];
       scope.push_back(Binding{sources[i].qualifier, &sources[i].columns, &r});
-      bool keep = true;
-      if (sel.from[i].on) {
+      bool keep = UsingMatch((*using_pairs)[i], scope, r);
+      if (keep && sel.from[i].on) {
         absl::StatusOr<Value> on = Eval(*sel.from[i].on, scope, c.env);
         if (!on.ok()) {
           inner = on.status();
@@ -853,12 +994,13 @@ absl::Status ForEachJoined(Ctx& c, const Select& sel,
       bool go = true;
       if (keep) {
         matched = true;
+        if (!met[i].empty()) met[i][k] = true;
         go = join(scope, i + 1, rid);
       }
       scope.pop_back();
       if (!go) return false;
     }
-    if (!matched && sel.from[i].left_join) {
+    if (!matched && sel.from[i].KeepsRowsBefore()) {
       scope.push_back(Binding{sources[i].qualifier, &sources[i].columns, nullptr});
       const bool go = join(scope, i + 1, rid);
       scope.pop_back();
@@ -870,6 +1012,15 @@ absl::Status ForEachJoined(Ctx& c, const Select& sel,
     Scope scope{Binding{sources[0].qualifier, &sources[0].columns, &r}};
     return join(scope, 1, rid);
   });
+  // RIGHT and FULL joins: the source's rows no row before it matched, with
+  // the sources before it empty (NULL).
+  for (size_t i = 1; st.ok() && inner.ok() && i < sources.size(); ++i) {
+    for (size_t k = 0; k < met[i].size(); ++k) {
+      if (met[i][k]) continue;
+      Scope scope = UnmatchedScope(sources, i, rest[i][k]);
+      if (!join(scope, i + 1, RowId{})) break;
+    }
+  }
   c.env = outer_env;
   if (!st.ok()) return st;
   return inner;
@@ -910,16 +1061,23 @@ void ExpandItems(const Select& sel, const Scope& scope, std::vector<ExprPtr>* ex
   for (const SelectItem& it : sel.items) {
     item_pos->push_back(exprs->size());
     if (it.expr->kind == Expr::Kind::kStar) {
-      for (const Binding& b : scope) {
-        if (!it.expr->qualifier.empty() && it.expr->qualifier != b.qualifier) continue;
-        for (const internal::Column& col : *b.columns) {
-          auto e = std::make_shared<Expr>();
-          e->kind = Expr::Kind::kColumn;
-          e->qualifier = b.qualifier;
-          e->text = col.name;
-          exprs->push_back(e);
-          headings->push_back(col.name);
+      const auto add = [&](const Binding& b, size_t k, bool qualified) {
+        auto e = std::make_shared<Expr>();
+        e->kind = Expr::Kind::kColumn;
+        if (qualified) e->qualifier = b.qualifier;
+        e->text = (*b.columns)[k].name;
+        exprs->push_back(e);
+        headings->push_back(e->text);
+      };
+      if (it.expr->qualifier.empty()) {
+        for (const StarColumn& sc : StarColumns(sel, scope)) {
+          add(scope[sc.binding], sc.column, !sc.shared);
         }
+        continue;
+      }
+      for (const Binding& b : scope) {
+        if (it.expr->qualifier != b.qualifier) continue;
+        for (size_t k = 0; k < b.columns->size(); ++k) add(b, k, true);
       }
       continue;
     }

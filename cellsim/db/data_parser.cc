@@ -197,9 +197,22 @@ class DataParser {
     return (IsW("OFFSET") && Peek(1).kind == Tok::kNumber) ||
            (IsW("FETCH") && (IsW("FIRST", 1) || IsW("NEXT", 1)));
   }
+  // A join's words start here: [NATURAL] [INNER | CROSS | {LEFT | RIGHT |
+  // FULL} [OUTER]] JOIN (the words are not reserved: elsewhere they can be
+  // aliases).
+  bool AtJoin() const {
+    size_t k = IsW("NATURAL") ? 1 : 0;
+    if (IsW("LEFT", k) || IsW("RIGHT", k) || IsW("FULL", k)) {
+      ++k;
+      if (IsW("OUTER", k)) ++k;
+    } else if (IsW("INNER", k) || IsW("CROSS", k)) {
+      ++k;
+    }
+    return IsW("JOIN", k);
+  }
   std::string OptionalAlias() {
     AcceptW("AS");
-    if (AtRowLimit()) return "";
+    if (AtRowLimit() || AtJoin()) return "";
     if ((Peek().kind == Tok::kWord && !IsReserved(Peek())) || Peek().kind == Tok::kQuoted) {
       return Next().text;
     }
@@ -945,26 +958,64 @@ class DataParser {
       if (AcceptP(",")) {
         absl::StatusOr<FromSource> s = Source();
         if (!s.ok()) return s.status();
+        s->join = FromSource::Join::kCross;
         sel.from.push_back(*s);
         continue;
       }
-      const bool left = AcceptW("LEFT");
-      if (left) AcceptW("OUTER");
-      const bool inner = !left && AcceptW("INNER");
-      if (left || inner || IsW("JOIN")) {
-        if (absl::Status st = ExpectW("JOIN"); !st.ok()) return st;
-        absl::StatusOr<FromSource> s = Source();
-        if (!s.ok()) return s.status();
-        if (absl::Status st = ExpectW("ON"); !st.ok()) return st;
-        absl::StatusOr<ExprPtr> on = Or();
-        if (!on.ok()) return on.status();
-        s->left_join = left;
-        s->on = *on;
-        sel.from.push_back(*s);
-        continue;
-      }
-      return absl::OkStatus();
+      if (!AtJoin()) return absl::OkStatus();
+      absl::StatusOr<FromSource> s = JoinedSource();
+      if (!s.ok()) return s.status();
+      sel.from.push_back(*s);
     }
+  }
+  // [NATURAL] [INNER | CROSS | {LEFT | RIGHT | FULL} [OUTER]] JOIN source
+  // {ON condition | USING (column, ...)} (neither after NATURAL or CROSS).
+  absl::StatusOr<FromSource> JoinedSource() {
+    const bool natural = AcceptW("NATURAL");
+    FromSource::Join join = FromSource::Join::kInner;
+    if (AcceptW("LEFT")) {
+      join = FromSource::Join::kLeft;
+    } else if (AcceptW("RIGHT")) {
+      join = FromSource::Join::kRight;
+    } else if (AcceptW("FULL")) {
+      join = FromSource::Join::kFull;
+    } else if (AcceptW("CROSS")) {
+      join = FromSource::Join::kCross;
+    } else {
+      AcceptW("INNER");
+    }
+    if (join != FromSource::Join::kInner && join != FromSource::Join::kCross) AcceptW("OUTER");
+    if (absl::Status st = ExpectW("JOIN"); !st.ok()) return st;
+    absl::StatusOr<FromSource> s = Source();
+    if (!s.ok()) return s.status();
+    s->join = join;
+    s->natural = natural;
+    if (natural || join == FromSource::Join::kCross) {
+      if (IsW("ON") || IsW("USING")) {
+        return Error(fmt::format("{} JOIN takes no {}", natural ? "NATURAL" : "CROSS", Peek().text),
+                     "ORA-00933: SQL command not properly ended");
+      }
+      return s;
+    }
+    if (AcceptW("USING")) {
+      if (absl::Status st = ExpectP("("); !st.ok()) return st;
+      do {
+        if (IsP(".", 1)) {
+          return ErrorAt(Peek().pos, "a column of USING (...) takes no qualifier",
+                         "ORA-01748: only simple column names allowed here");
+        }
+        absl::StatusOr<std::string> c = Identifier("a column name");
+        if (!c.ok()) return c.status();
+        s->using_columns.push_back(*c);
+      } while (AcceptP(","));
+      if (absl::Status st = ExpectP(")"); !st.ok()) return st;
+      return s;
+    }
+    if (absl::Status st = ExpectW("ON"); !st.ok()) return st;
+    absl::StatusOr<ExprPtr> on = Or();
+    if (!on.ok()) return on.status();
+    s->on = *on;
+    return s;
   }
 
   // ---- statements ----

@@ -153,8 +153,18 @@ struct FromSource {
   std::string table;                 // uppercased name ("" for a subquery)
   std::shared_ptr<Select> subquery;  // (SELECT ...)
   std::string alias;                 // uppercased ("" when none)
-  bool left_join = false;            // joined by LEFT [OUTER] JOIN ... ON
+  // How this source joins the ones before it (the first source: kNone; a
+  // comma: kCross without a condition). LEFT keeps the rows before without a
+  // match, RIGHT this source's rows without a match, FULL both.
+  enum class Join { kNone, kCross, kInner, kLeft, kRight, kFull };
+  Join join = Join::kNone;
   ExprPtr on;                        // the ON condition of a JOIN
+  // JOIN ... USING (c, ...): the columns equal on both sides (uppercased),
+  // shown once; NATURAL JOIN: every column both sides have.
+  std::vector<std::string> using_columns;
+  bool natural = false;
+  bool KeepsRowsBefore() const { return join == Join::kLeft || join == Join::kFull; }
+  bool KeepsOwnRows() const { return join == Join::kRight || join == Join::kFull; }
 };
 
 struct OrderItem {
