@@ -56,9 +56,29 @@ ViewRows UndoStat(DataEngine& e, bool temp) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) 
   const FileTable table = e.FileTableCopy();
   const Tablespace* undo = table.FindTablespace("UNDOTBS1");
   const double tsn = undo != nullptr ? undo->number : 0;
-  for (auto it = e.undostat.rbegin(); it != e.undostat.rend(); ++it) {  // newest first
-    const UndoStatBucket& b = *it;
-    if (temp && !b.temp_used) continue;
+  // V$UNDOSTAT: a row for every 10-minute interval since the instance
+  // started, the current (partial) one first, at most 576 (4 days), as
+  // Oracle's histogram (an interval without undo has zeros); V$TEMPUNDOSTAT:
+  // the intervals that used temporary undo.
+  std::vector<UndoStatBucket> rows;
+  if (temp) {
+    for (auto it = e.undostat.rbegin(); it != e.undostat.rend(); ++it) {
+      if (it->temp_used) rows.push_back(*it);
+    }
+  } else {
+    const int64_t now = e.db->clock->UnixSeconds();
+    const int64_t current = now - now % 600;
+    int64_t first = e.db->startup_unix - e.db->startup_unix % 600;
+    if (!e.undostat.empty()) first = std::min(first, e.undostat.front().begin_unix);
+    first = std::max(first, current - 575 * 600);
+    auto it = e.undostat.rbegin();
+    for (int64_t begin = current; begin >= first; begin -= 600) {
+      while (it != e.undostat.rend() && it->begin_unix > begin) ++it;
+      rows.push_back(it != e.undostat.rend() && it->begin_unix == begin ? *it
+                                                                       : UndoStatBucket{begin});
+    }
+  }
+  for (const UndoStatBucket& b : rows) {  // newest first
     const Value begin = Value::Date(b.begin_unix), end = Value::Date(b.begin_unix + 600);
     if (temp) {
       r.rows.push_back({begin, end, Value::Num(tsn), Value::Num(b.temp_txncount),

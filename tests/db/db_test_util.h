@@ -77,10 +77,13 @@ class SqlTest : public ::testing::Test {
   virtual std::unique_ptr<io::IoBackend> MakeBackend() const { return io::MakePosixBackend(); }
   // The rack the test makes (SmallRack(), write-back flash, by default).
   virtual asmgr::RackConfig MakeRackConfig() const { return SmallRack(); }
+  // The clock the rack and the database run on (a ManualClock in the tests
+  // of time: V$UNDOSTAT's intervals).
+  virtual Clock* clock() const { return SystemClock(); }
 
   void SetUp() override {
     io_ = MakeBackend();
-    ASSERT_OK_AND_ASSIGN(rack_, asmgr::Rack::Create(io_.get(), SystemClock(), dir(), MakeRackConfig()));
+    ASSERT_OK_AND_ASSIGN(rack_, asmgr::Rack::Create(io_.get(), clock(), dir(), MakeRackConfig()));
     DatabaseOptions o;
     o.standard_files.create = true;
     Configure(&o);
@@ -107,7 +110,7 @@ class SqlTest : public ::testing::Test {
   absl::Status Reopen() {
     Shutdown();
     absl::StatusOr<std::unique_ptr<asmgr::Rack>> rack =
-        asmgr::Rack::Open(io_.get(), SystemClock(), dir());
+        asmgr::Rack::Open(io_.get(), clock(), dir());
     if (!rack.ok()) return rack.status();
     rack_ = *std::move(rack);
     DatabaseOptions o;

@@ -1283,6 +1283,35 @@ TEST_F(TxnTest, ViewsShowTransactionsLogsAndStatistics) {
   EXPECT_EQ(Run("show parameter temp_undo_enabled").result_rows[0][2], "TRUE");
 }
 
+// V$UNDOSTAT is Oracle's histogram: a row for every 10-minute interval since
+// the instance started, the current one first, zeros where no undo was
+// written (before, only intervals with undo had a row, and a fresh
+// instance's V$UNDOSTAT was empty).
+class UndoStatTest : public testing::SqlTest {
+ protected:
+  Clock* clock() const override { return &clock_; }
+  // 22:11:20 UTC: the interval 22:10-22:20.
+  mutable ManualClock clock_{0, 1'700'000'000 - 1'700'000'000 % 600 + 80};
+};
+
+TEST_F(UndoStatTest, EveryTenMinuteIntervalSinceStartupHasARow) {
+  ASSERT_OK(Reopen());  // a new instance
+  EXPECT_EQ(Run("select undoblks, txncount from v$undostat").result_rows,
+            (std::vector<std::vector<std::string>>{{"0", "0"}}));
+  Run("create table t (n number)");
+  Run("insert into t values (1)");
+  Run("commit");
+  clock_.Advance(uint64_t{25} * 60 * 1'000'000'000);  // 22:36:20
+  Run("insert into t values (2)");
+  Run("commit");
+  const StatementResult r = Run(
+      "select to_char(begin_time, 'HH24:MI'), to_char(end_time, 'HH24:MI'), "
+      "sign(undoblks), txncount from v$undostat");
+  EXPECT_EQ(r.result_rows, (std::vector<std::vector<std::string>>{{"22:30", "22:40", "1", "1"},
+                                                                   {"22:20", "22:30", "0", "0"},
+                                                                   {"22:10", "22:20", "1", "1"}}));
+}
+
 TEST_F(TxnTest, GttNeedsATemporaryTablespace) {
   // A database without TEMP: GTT rows cannot be stored, temp undo has no home.
   Shutdown();
