@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "absl/strings/ascii.h"
+#include "cellsim/db/regexp_functions.h"
 
 namespace cellsim::db::internal {
 namespace {
@@ -101,8 +102,8 @@ absl::StatusOr<Value> Finite(double d) {
 std::string_view ScalarFunctionNames() {
   return "ABS, ADD_MONTHS, CEIL, COALESCE, CONCAT, DECODE, EXP, FLOOR, GREATEST, INITCAP, INSTR, "
          "LAST_DAY, LEAST, LENGTH, LN, LOWER, LPAD, LTRIM, MOD, NULLIF, NVL, NVL2, POWER, REPLACE, "
-         "ROUND, RPAD, RTRIM, SIGN, SQRT, SUBSTR, SYS_CONTEXT, TO_CHAR, TO_DATE, TO_NUMBER, TRIM, "
-         "TRUNC, UPPER";
+         "REGEXP_COUNT, REGEXP_INSTR, REGEXP_LIKE, REGEXP_REPLACE, REGEXP_SUBSTR, ROUND, RPAD, "
+         "RTRIM, SIGN, SQRT, SUBSTR, SYS_CONTEXT, TO_CHAR, TO_DATE, TO_NUMBER, TRIM, TRUNC, UPPER";
 }
 
 namespace {
@@ -506,6 +507,7 @@ std::optional<Call::R> Call::Numbers() const {
 std::optional<absl::StatusOr<Value>> ScalarFunction(std::string_view f,
                                                     const std::vector<Value>& a,
                                                     int64_t now_unix) {
+  if (std::optional<absl::StatusOr<Value>> v = RegexpFunction(f, a)) return v;
   const Call call(f, a, now_unix);
   if (std::optional<Call::R> v = call.NullAware()) return v;
   const size_t n = a.size();
