@@ -125,7 +125,7 @@ std::vector<std::string> UsingColumns(const Select& sel, const Scope& scope, siz
   const FromSource& f = sel.from[i];
   if (!f.natural) return f.using_columns;
   std::vector<std::string> names;
-  for (size_t j = 0; j < i; ++j) {
+  for (size_t j = JoinGroupStart(sel.from, i); j < i; ++j) {
     for (const Column& col : *scope[j].columns) {
       if (ColumnIndex(*scope[i].columns, col.name) &&
           std::find(names.begin(), names.end(), col.name) == names.end()) {
@@ -157,14 +157,22 @@ std::vector<StarColumn> StarColumns(const Select& sel, const Scope& scope) {
     const auto is_shared = [&](const std::string& name) {
       return std::find(shared.begin(), shared.end(), name) != shared.end();
     };
+    // The join's left side is the sources since the last comma: the shared
+    // columns go first among its columns, once.
+    const size_t group = joins ? JoinGroupStart(sel.from, i) : 0;
     std::vector<StarColumn> next;
+    std::vector<bool> taken(out.size(), false);
+    for (size_t k = 0; k < out.size() && out[k].binding < group; ++k) next.push_back(out[k]);
     for (const std::string& name : shared) {
-      auto it = std::find_if(out.begin(), out.end(),
-                             [&](const StarColumn& c) { return name_of(c) == name; });
-      if (it != out.end()) next.push_back({it->binding, it->column, true});
+      for (size_t k = 0; k < out.size(); ++k) {
+        if (taken[k] || out[k].binding < group || name_of(out[k]) != name) continue;
+        next.push_back({out[k].binding, out[k].column, true});
+        taken[k] = true;
+        break;
+      }
     }
-    for (const StarColumn& c : out) {
-      if (!is_shared(name_of(c))) next.push_back(c);
+    for (size_t k = 0; k < out.size(); ++k) {
+      if (out[k].binding >= group && !taken[k]) next.push_back(out[k]);
     }
     for (size_t k = 0; k < scope[i].columns->size(); ++k) {
       if (!is_shared((*scope[i].columns)[k].name)) next.push_back({i, k, false});
@@ -846,7 +854,7 @@ absl::StatusOr<std::vector<std::vector<UsingPair>>> UsingPairs(const Select& sel
     for (const std::string& name : UsingColumns(sel, shapes, i)) {
       UsingPair p;
       std::optional<size_t> left;
-      for (size_t j = 0; j < i && !left; ++j) {
+      for (size_t j = JoinGroupStart(sel.from, i); j < i && !left; ++j) {
         if ((left = ColumnIndex(sources[j].columns, name))) p = {j, *left, 0};
       }
       std::optional<size_t> own = ColumnIndex(sources[i].columns, name);
@@ -1070,8 +1078,13 @@ void ExpandItems(const Select& sel, const Scope& scope, std::vector<ExprPtr>* ex
         headings->push_back(e->text);
       };
       if (it.expr->qualifier.empty()) {
+        // A USING column is its left side's value, or with a RIGHT or FULL
+        // join (never after a comma) either side's: named without
+        // qualifier, the first binding whose row is there.
+        const bool coalesce = std::any_of(sel.from.begin(), sel.from.end(),
+                                          [](const FromSource& f) { return f.KeepsOwnRows(); });
         for (const StarColumn& sc : StarColumns(sel, scope)) {
-          add(scope[sc.binding], sc.column, !sc.shared);
+          add(scope[sc.binding], sc.column, !sc.shared || !coalesce);
         }
         continue;
       }
@@ -2324,15 +2337,32 @@ absl::StatusOr<std::vector<internal::Column>> ShapeOf(Ctx& c, const Select& sel)
     if (!src.ok()) return src.status();
     sources.push_back(*std::move(src));
   }
+  // An outer join's optional side may be NULL whatever its columns say.
+  for (size_t i = 1; i < sources.size(); ++i) {
+    const auto nullable = [](Source& src) {
+      for (internal::Column& col : src.columns) col.not_null = false;
+    };
+    if (sel.from[i].KeepsRowsBefore()) nullable(sources[i]);
+    if (sel.from[i].KeepsOwnRows()) std::for_each(sources.begin(), sources.begin() + i, nullable);
+  }
+  Scope shapes;
+  for (const Source& src : sources) shapes.push_back(Binding{src.qualifier, &src.columns, nullptr});
+  const auto add = [&](internal::Column col) {
+    col.default_sql.clear();
+    col.identity = IdentityKind::kNone;
+    cols.push_back(std::move(col));
+  };
   for (const SelectItem& it : sel.items) {
     if (it.expr->kind == Expr::Kind::kStar) {
-      for (const Source& src : sources) {
-        if (!it.expr->qualifier.empty() && it.expr->qualifier != src.qualifier) continue;
-        for (internal::Column col : src.columns) {
-          col.default_sql.clear();
-          col.identity = IdentityKind::kNone;
-          cols.push_back(std::move(col));
+      if (it.expr->qualifier.empty()) {  // as ExpandItems: USING columns once, first
+        for (const StarColumn& sc : StarColumns(sel, shapes)) {
+          add(sources[sc.binding].columns[sc.column]);
         }
+        continue;
+      }
+      for (const Source& src : sources) {
+        if (it.expr->qualifier != src.qualifier) continue;
+        for (const internal::Column& col : src.columns) add(col);
       }
       continue;
     }

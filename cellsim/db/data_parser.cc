@@ -958,13 +958,21 @@ class DataParser {
       if (AcceptP(",")) {
         absl::StatusOr<FromSource> s = Source();
         if (!s.ok()) return s.status();
-        s->join = FromSource::Join::kCross;
+        s->join = FromSource::Join::kComma;
         sel.from.push_back(*s);
         continue;
       }
       if (!AtJoin()) return absl::OkStatus();
+      const size_t at = Peek().pos;
       absl::StatusOr<FromSource> s = JoinedSource();
       if (!s.ok()) return s.status();
+      if (s->KeepsOwnRows() && JoinGroupStart(sel.from, sel.from.size() + 1) != 0) {
+        // Oracle joins it to the sources since the comma, then crosses the
+        // result with those before; cellsim would join it to them all.
+        return ErrorAt(at, "a RIGHT or FULL JOIN after a comma in FROM is not supported (put the "
+                       "join in a subquery: FROM a, (SELECT ... FROM b RIGHT JOIN c ON ...))",
+                       "ORA-00900: invalid SQL statement");
+      }
       sel.from.push_back(*s);
     }
   }

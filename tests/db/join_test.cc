@@ -92,6 +92,38 @@ TEST_F(JoinTest, TheRedoLabsJoinOfVMystatAndVStatname) {
   Run("rollback");
 }
 
+// A view's and CREATE TABLE AS SELECT's columns are the query's: a USING
+// column once (before, their shape listed it twice: ORA-00957 for the view,
+// ORA-01722 for the table, whose rows had one column fewer); an outer
+// join's optional side may be NULL, whatever its table says.
+TEST_F(JoinTest, ViewsAndTablesOfAJoinHaveItsColumns) {
+  Run("create view v as select * from emp join dept using (dept)");
+  EXPECT_EQ(Run("select * from v order by id").headings, (Names{"DEPT", "ID", "NAME", "DNAME"}));
+  Run("create table j as select * from emp natural join dept");
+  EXPECT_EQ(One("select count(*) from j"), "3");
+  Run("alter table dept modify (dname not null)");
+  Run("create table o as select * from emp left join dept using (dept)");
+  EXPECT_EQ(Run("select column_name, nullable from user_tab_columns where table_name = 'O' "
+                "order by column_id").result_rows,
+            (Cells{{"DEPT", "Y"}, {"ID", "Y"}, {"NAME", "Y"}, {"DNAME", "Y"}}));
+  EXPECT_EQ(One("select count(*) from o where dname is null"), "2");
+}
+
+// A comma binds less tightly than JOIN: `a, b JOIN c USING (x)` joins b
+// and c on x, then crosses the result with a.
+TEST_F(JoinTest, AJoinAfterACommaJoinsTheSourcesSinceTheComma) {
+  const StatementResult r = Run("select * from dept d0, emp join dept using (dept) "
+                                "where d0.dept = 30 order by id");
+  EXPECT_EQ(r.headings, (Names{"DEPT", "DNAME", "DEPT", "ID", "NAME", "DNAME"}));
+  EXPECT_EQ(r.result_rows, (Cells{{"30", "empty", "10", "1", "alice", "sales"},
+                                  {"30", "empty", "20", "2", "bob", "ops"},
+                                  {"30", "empty", "10", "3", "carol", "sales"}}));
+  EXPECT_EQ(One("select count(*) from dept d0, emp natural join dept"), "9");
+  // Not joined to every source before it, as cellsim would: refused.
+  EXPECT_THAT(Error("select count(*) from dept d0, emp right join dept on emp.dept = dept.dept"),
+              HasSubstr("RIGHT or FULL JOIN after a comma"));
+}
+
 TEST_F(JoinTest, BadJoinsAreOracleErrors) {
   EXPECT_THAT(Error("select * from emp join dept using (emp.dept)"), HasSubstr("ORA-01748"));
   EXPECT_THAT(Error("select * from emp join dept using (dname)"),

@@ -153,10 +153,11 @@ struct FromSource {
   std::string table;                 // uppercased name ("" for a subquery)
   std::shared_ptr<Select> subquery;  // (SELECT ...)
   std::string alias;                 // uppercased ("" when none)
-  // How this source joins the ones before it (the first source: kNone; a
-  // comma: kCross without a condition). LEFT keeps the rows before without a
-  // match, RIGHT this source's rows without a match, FULL both.
-  enum class Join { kNone, kCross, kInner, kLeft, kRight, kFull };
+  // How this source joins the ones before it (the first source: kNone).
+  // LEFT keeps the rows before without a match, RIGHT this source's rows
+  // without a match, FULL both. A comma binds less tightly than JOIN: a
+  // join's left side is the sources since the last comma (JoinGroupStart).
+  enum class Join { kNone, kComma, kCross, kInner, kLeft, kRight, kFull };
   Join join = Join::kNone;
   ExprPtr on;                        // the ON condition of a JOIN
   // JOIN ... USING (c, ...): the columns equal on both sides (uppercased),
@@ -166,6 +167,16 @@ struct FromSource {
   bool KeepsRowsBefore() const { return join == Join::kLeft || join == Join::kFull; }
   bool KeepsOwnRows() const { return join == Join::kRight || join == Join::kFull; }
 };
+
+// The first source of join `i`'s left side in `from`: the source after the
+// last comma before it (0 without one).
+inline size_t JoinGroupStart(const std::vector<FromSource>& from, size_t i) {
+  size_t g = 0;
+  for (size_t j = 1; j < i && j < from.size(); ++j) {
+    if (from[j].join == FromSource::Join::kComma) g = j;
+  }
+  return g;
+}
 
 struct OrderItem {
   ExprPtr expr;
