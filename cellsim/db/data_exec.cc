@@ -12,6 +12,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "cellsim/base/sql_like.h"
 #include "cellsim/db/all_objects.h"
 #include "cellsim/db/analytic.h"
 #include "cellsim/db/data_engine.h"
@@ -84,16 +85,6 @@ bool HasAggregate(const Expr& e) {
   return std::any_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return HasAggregate(*a); });
 }
 
-bool Like(const std::string& text, const std::string& pattern) {
-  std::string re;
-  for (char c : pattern) {
-    if (c == '%') re += ".*";
-    else if (c == '_') re += ".";
-    else if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos) re += std::string("\\") + c;
-    else re += c;
-  }
-  return std::regex_match(text, std::regex(re));
-}
 
 std::optional<size_t> ColumnIndex(const std::vector<Column>& columns, const std::string& name) {
   for (size_t i = 0; i < columns.size(); ++i) {
@@ -371,7 +362,9 @@ absl::StatusOr<Value> Eval(const Expr& e, const Scope& scope, const EvalEnv& env
   }
   if (op == "||") return Concatenate(*a, *b);
   if (a->is_null() || b->is_null()) return Value::Null();  // comparisons, LIKE, arithmetic
-  if (op == "LIKE") return Bool(Like(ValueText(*a), ValueText(*b)) != e.negated);
+  if (op == "LIKE") {
+    return Bool(::cellsim::internal::SqlLike(ValueText(*a), ValueText(*b)) != e.negated);
+  }
   if (op == "=" || op == "<>" || op == "<" || op == "<=" || op == ">" || op == ">=") {
     const int c = Compare(*a, *b);
     return Bool(op == "=" ? c == 0 : op == "<>" ? c != 0 : op == "<" ? c < 0 : op == "<=" ? c <= 0

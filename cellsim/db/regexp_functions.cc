@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "cellsim/base/user_regex.h"
 #include "cellsim/db/sql_functions.h"
 
 namespace cellsim::db::internal {
@@ -33,6 +34,13 @@ absl::StatusOr<const std::regex*> Compiled(const std::string& pattern, const std
       return Ora(fmt::format("ORA-01760: illegal argument for function (match parameter '{}': "
                              "cellsim takes i, c, n and m)", match));
     }
+  }
+  // libstdc++'s std::regex overflows on huge repeat counts and builds a
+  // state per repetition: the limits the other user patterns have.
+  if (absl::Status st = ::cellsim::internal::CheckUserRegex(
+          pattern, "ORA-12733: regular expression too long");
+      !st.ok()) {
+    return st;
   }
   // 'n': '.' matches a newline too (ECMAScript's does not): outside a
   // bracket expression, an unescaped '.' becomes [\s\S].

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "absl/status/status.h"
+#include "cellsim/base/sql_like.h"
 #include "cellsim/base/user_regex.h"
 #include "cellsim/report/text_format.h"
 
@@ -69,24 +70,7 @@ std::string FilterText(const MystatsOptions& o) {
 }  // namespace
 
 bool SqlLike(std::string_view text, std::string_view pattern) {
-  // Iterative wildcard match with backtracking to the last '%'.
-  size_t t = 0, p = 0, star_p = std::string_view::npos, star_t = 0;
-  while (t < text.size()) {
-    if (p < pattern.size() && (pattern[p] == '_' || pattern[p] == text[t])) {
-      ++t;
-      ++p;
-    } else if (p < pattern.size() && pattern[p] == '%') {
-      star_p = p++;
-      star_t = t;
-    } else if (star_p != std::string_view::npos) {
-      p = star_p + 1;
-      t = ++star_t;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '%') ++p;
-  return p == pattern.size();
+  return ::cellsim::internal::SqlLike(text, pattern);
 }
 
 absl::StatusOr<MystatsOptions> ParseMystatsOptions(std::string_view args) {

@@ -63,6 +63,10 @@ TEST(RegexpFunctions, BadArgumentsAreOracleErrors) {
   EXPECT_THAT(Call("REGEXP_LIKE", {S("abc"), S("b"), S("q")}), HasSubstr("ORA-01760"));
   EXPECT_THAT(Call("REGEXP_COUNT", {S("abc"), S("b"), N(0)}), HasSubstr("ORA-01428"));
   EXPECT_THAT(Call("REGEXP_SUBSTR", {S("abc")}), HasSubstr("ORA-00909"));
+  // What std::regex cannot take safely (a repeat count that overflows its
+  // parser, or a state per repetition) is refused before it compiles.
+  EXPECT_THAT(Call("REGEXP_LIKE", {S("a"), S("a{99999999999999999999}")}), HasSubstr("ORA-12733"));
+  EXPECT_THAT(Call("REGEXP_LIKE", {S("a"), S("a{100000000}")}), HasSubstr("ORA-12733"));
 }
 
 class RegexpQueryTest : public testing::SqlTest {
@@ -81,6 +85,29 @@ TEST_F(RegexpQueryTest, RegexpLikeIsAConditionAndTheOthersAreValues) {
   EXPECT_EQ(One("select listagg(regexp_substr(s, '[0-9]+'), ',') within group (order by s) "
                 "from t"),
             "22,1,333");
+}
+
+// LIKE (its own matcher, not a regex): '%' any bytes, a newline too, '_'
+// one byte, regex characters themselves.
+TEST_F(RegexpQueryTest, LikeMatchesAsOracle) {
+  const auto like = [&](const std::string& text, const std::string& pattern) {
+    return One("select count(*) from dual where '" + text + "' like '" + pattern + "'");
+  };
+  EXPECT_EQ(like("abc", "a%"), "1");
+  EXPECT_EQ(like("abc", "%c"), "1");
+  EXPECT_EQ(like("abc", "a_c"), "1");
+  EXPECT_EQ(like("abc", "_"), "0");
+  EXPECT_EQ(like("abc", "ab"), "0");
+  EXPECT_EQ(like("abc", "a%%"), "1");
+  EXPECT_EQ(like("aXbYbZc", "a%b%c"), "1");  // the first %b must give way
+  EXPECT_EQ(like("aXbYbZ", "a%b%c"), "0");
+  EXPECT_EQ(like("a.c", "a.c"), "1");
+  EXPECT_EQ(like("abc", "a.c"), "0");
+  EXPECT_EQ(like("a(b", "a(%"), "1");
+  EXPECT_EQ(like("a\nb", "a%b"), "1");  // a newline in the literal
+  EXPECT_EQ(like("a\nb", "a_b"), "1");
+  EXPECT_EQ(One("select count(*) from dual where 'abc' not like '%z%'"), "1");
+  EXPECT_EQ(One("select count(*) from dual where null like '%'"), "0");
 }
 
 }  // namespace

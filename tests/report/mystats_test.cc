@@ -206,6 +206,10 @@ TEST(MystatsTest, SqlLike) {
   EXPECT_FALSE(SqlLike("redo size", "redo_"));
   EXPECT_FALSE(SqlLike("Redo size", "redo%"));  // LIKE is case-sensitive
   EXPECT_TRUE(SqlLike("", "%"));
+  // A '%' of the pattern is the wildcard also where the text holds a '%'
+  // (it matched it literally, and "%x" was not LIKE '%').
+  EXPECT_TRUE(SqlLike("%x", "%"));
+  EXPECT_TRUE(SqlLike("a%b%c", "a%c"));
   EXPECT_TRUE(SqlLike("abcabd", "%ab_"));
 }
 
