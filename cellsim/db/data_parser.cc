@@ -966,7 +966,7 @@ class DataParser {
       const size_t at = Peek().pos;
       absl::StatusOr<FromSource> s = JoinedSource();
       if (!s.ok()) return s.status();
-      if (s->KeepsOwnRows() && JoinGroupStart(sel.from, sel.from.size() + 1) != 0) {
+      if (s->KeepsOwnRows() && JoinGroupStart(sel.from, sel.from.size()) != 0) {
         // Oracle joins it to the sources since the comma, then crosses the
         // result with those before; cellsim would join it to them all.
         return ErrorAt(at, "a RIGHT or FULL JOIN after a comma in FROM is not supported (put the "

@@ -756,6 +756,20 @@ class LostMemberTest : public testing::SqlTest {
                     "where object_id <= 300", batch * 1000));
     Run("commit");
   }
+  // A table t with one committed batch, then every write of a cell's grid
+  // disks failing: an update of every row to `pad` whose COMMIT and the
+  // checkpoint after it fail. The writes fail until ClearFaults. Returns
+  // the batch's row count.
+  long long CommitThenFailEveryWrite(const std::string& pad) {
+    Run("create table t (id number, pad varchar2(100))");
+    InsertAndCommit(0);
+    const long long batch = std::stoll(One("select count(*) from t"));
+    fault_->FailAll({.ops = io::kOpWrite, .path_substring = "_CD_"});
+    Run(fmt::format("update t set pad = '{}'", pad));
+    EXPECT_FALSE(Error("commit").empty());
+    EXPECT_FALSE(Error("alter system checkpoint").empty());
+    return batch;
+  }
   mutable io::FaultInjectionBackend* fault_ = nullptr;
 };
 
@@ -821,13 +835,7 @@ TEST_F(LostMemberTest, ACommitAgainAfterAFailedLogWriteWritesTheRedo) {
 // the statements meanwhile fail, nothing acknowledged is lost, and the
 // database opens again and takes commits.
 TEST_F(LostMemberTest, EveryWriteFailingForAWhileLosesNothingAcknowledged) {
-  Run("create table t (id number, pad varchar2(100))");
-  InsertAndCommit(0);
-  const long long batch = std::stoll(One("select count(*) from t"));
-  fault_->FailAll({.ops = io::kOpWrite, .path_substring = "_CD_"});
-  Run("update t set pad = 'lost'");
-  EXPECT_FALSE(Error("commit").empty());
-  EXPECT_FALSE(Error("alter system checkpoint").empty());
+  const long long batch = CommitThenFailEveryWrite("lost");
   EXPECT_FALSE(Error("create table u (x number)").empty());
   fault_->ClearFaults();
   Crash();
@@ -843,13 +851,7 @@ TEST_F(LostMemberTest, EveryWriteFailingForAWhileLosesNothingAcknowledged) {
 // the disks the failures took offline come back with ONLINE ALL, and a
 // crash after loses neither.
 TEST_F(LostMemberTest, AfterAWhileOfFailedWritesTheInstanceCarriesOn) {
-  Run("create table t (id number, pad varchar2(100))");
-  InsertAndCommit(0);
-  const long long batch = std::stoll(One("select count(*) from t"));
-  fault_->FailAll({.ops = io::kOpWrite, .path_substring = "_CD_"});
-  Run("update t set pad = 'kept'");
-  EXPECT_FALSE(Error("commit").empty());
-  EXPECT_FALSE(Error("alter system checkpoint").empty());
+  const long long batch = CommitThenFailEveryWrite("kept");
   fault_->ClearFaults();
   InsertAndCommit(1);
   Run("alter system checkpoint");

@@ -169,10 +169,11 @@ struct FromSource {
 };
 
 // The first source of join `i`'s left side in `from`: the source after the
-// last comma before it (0 without one).
+// last comma before it (0 without one). `i` may be from.size(): the group a
+// source joined next would join.
 inline size_t JoinGroupStart(const std::vector<FromSource>& from, size_t i) {
   size_t g = 0;
-  for (size_t j = 1; j < i && j < from.size(); ++j) {
+  for (size_t j = 1; j < i; ++j) {
     if (from[j].join == FromSource::Join::kComma) g = j;
   }
   return g;
