@@ -17,6 +17,7 @@
 #include "cellsim/db/analytic.h"
 #include "cellsim/db/data_engine.h"
 #include "cellsim/db/data_views.h"
+#include "cellsim/db/join_index.h"
 #include "cellsim/db/redo_model.h"
 #include "cellsim/db/sql_functions.h"
 
@@ -904,6 +905,251 @@ Scope UnmatchedScope(const std::vector<Source>& sources, size_t i, const Row& r)
   return scope;
 }
 
+// ORA-00918 for a column named without a qualifier in `e` that two sources
+// have, as Oracle (a column of JOIN ... USING or NATURAL JOIN, `shared`,
+// excepted: it is the join's one value). Not `e`'s subqueries: their own.
+absl::Status CheckUnambiguousIn(const Expr& e, absl::Span<const Source> sources,
+                                const std::set<std::string>& shared) {
+  if (e.kind == Expr::Kind::kColumn && e.qualifier.empty() && !shared.contains(e.text)) {
+    std::vector<std::string> holders;
+    for (const Source& src : sources) {
+      if (ColumnIndex(src.columns, e.text)) holders.push_back(src.qualifier);
+    }
+    if (holders.size() > 1) {
+      return absl::InvalidArgumentError(fmt::format(
+          "ORA-00918: column ambiguously defined ({}: {} have it; name it {}.{})", e.text,
+          fmt::join(holders, ", "), holders[0], e.text));
+    }
+  }
+  for (const ExprPtr& a : e.args) {
+    if (absl::Status st = CheckUnambiguousIn(*a, sources, shared); !st.ok()) return st;
+  }
+  return absl::OkStatus();
+}
+
+// CheckUnambiguousIn for each expression of `sel` over its FROM list.
+absl::Status CheckUnambiguous(const Select& sel, const std::vector<Source>& sources) {
+  if (sources.size() < 2) return absl::OkStatus();
+  Scope shapes;
+  for (const Source& src : sources) shapes.push_back(Binding{src.qualifier, &src.columns, nullptr});
+  std::set<std::string> shared;
+  for (size_t i = 1; i < sources.size(); ++i) {
+    for (std::string& name : UsingColumns(sel, shapes, i)) shared.insert(std::move(name));
+  }
+  // A join's ON sees the sources up to it; the rest all of them.
+  std::vector<std::pair<const Expr*, size_t>> exprs = {{sel.where.get(), sources.size()},
+                                                       {sel.having.get(), sources.size()}};
+  for (const SelectItem& it : sel.items) exprs.emplace_back(it.expr.get(), sources.size());
+  for (const ExprPtr& g : sel.group_by) exprs.emplace_back(g.get(), sources.size());
+  for (size_t i = 0; i < sel.from.size(); ++i) exprs.emplace_back(sel.from[i].on.get(), i + 1);
+  for (const auto& [e, seen] : exprs) {
+    if (e == nullptr) continue;
+    absl::Status st = CheckUnambiguousIn(*e, absl::MakeConstSpan(sources).first(seen), shared);
+    if (!st.ok()) return st;
+  }
+  return absl::OkStatus();
+}
+
+// Where column reference `e` is among sources[0, limit): the one source
+// that has it (by its qualifier, or for a name without one the only source
+// with that column) and the column; nullopt when none does or several do.
+std::optional<std::pair<size_t, size_t>> OnlySourceOf(const Expr& e,
+                                                      const std::vector<Source>& sources,
+                                                      size_t limit) {
+  if (e.kind != Expr::Kind::kColumn) return std::nullopt;
+  std::optional<std::pair<size_t, size_t>> found;
+  for (size_t j = 0; j < limit; ++j) {
+    if (!e.qualifier.empty() && sources[j].qualifier != e.qualifier) continue;
+    if (std::optional<size_t> col = ColumnIndex(sources[j].columns, e.text)) {
+      if (found) return std::nullopt;
+      found = std::make_pair(j, *col);
+    }
+  }
+  return found;
+}
+
+// The terms of `e`'s top-level ANDs (`e` itself when it is no AND).
+void Conjuncts(const Expr& e, std::vector<const Expr*>* out) {
+  if (e.kind == Expr::Kind::kBinary && e.text == "AND" && e.args.size() == 2) {
+    Conjuncts(*e.args[0], out);
+    Conjuncts(*e.args[1], out);
+    return;
+  }
+  out->push_back(&e);
+}
+
+// An equality a join's rows must meet: their column `column` equal to
+// column `left_column` of source `left`, one before the join.
+struct JoinEquality {
+  size_t left = 0;
+  size_t left_column = 0;
+  size_t column = 0;
+};
+
+// The equality join `i` looks its rows up by (JoinIndex): its first USING
+// column; else the first `x = y` ANDed in its ON between a column of the
+// joined source and one of a source before; else, when no join of the FROM
+// list is an outer one (so that WHERE sees a row of every source), such an
+// equality ANDed in WHERE. nullopt when there is none: every row is tried.
+// The condition is still evaluated in full for the rows found.
+std::optional<JoinEquality> JoinEqualityOf(const Select& sel, const std::vector<Source>& sources,
+                                           const std::vector<UsingPair>& using_pairs, size_t i) {
+  if (!using_pairs.empty()) {
+    return JoinEquality{using_pairs[0].left, using_pairs[0].left_column, using_pairs[0].column};
+  }
+  const bool inner_only = std::none_of(sel.from.begin(), sel.from.end(), [](const FromSource& f) {
+    return f.KeepsRowsBefore() || f.KeepsOwnRows();
+  });
+  // ON sees the sources up to the join; WHERE all of them.
+  for (const auto& [cond, limit] : {std::pair{sel.from[i].on.get(), i + 1},
+                                    std::pair{inner_only ? sel.where.get() : nullptr,
+                                              sources.size()}}) {
+    if (cond == nullptr) continue;
+    std::vector<const Expr*> terms;
+    Conjuncts(*cond, &terms);
+    for (const Expr* x : terms) {
+      if (x->kind != Expr::Kind::kBinary || x->text != "=" || x->args.size() != 2) continue;
+      std::optional<std::pair<size_t, size_t>> a = OnlySourceOf(*x->args[0], sources, limit);
+      std::optional<std::pair<size_t, size_t>> b = OnlySourceOf(*x->args[1], sources, limit);
+      if (!a || !b) continue;
+      if (a->first != i) std::swap(a, b);
+      if (a->first == i && b->first < i) return JoinEquality{b->first, b->second, a->second};
+    }
+  }
+  return std::nullopt;
+}
+
+// ForEachJoined's rows: the first source's streamed, each further source's
+// kept (MaterializeJoined) and, for a join with an equality, looked up by it
+// (a JoinIndex) rather than tried row by row; then, for RIGHT and FULL
+// joins, the rows no row before met.
+class JoinWalk {
+ public:
+  using RowFn = std::function<absl::Status(const Scope&, const RowId&)>;
+  JoinWalk(Ctx& c, const Select& sel, std::vector<Source>& sources,
+           const std::vector<std::vector<UsingPair>>& using_pairs, const RowFn& fn)
+      : c_(c), sel_(sel), sources_(sources), using_pairs_(using_pairs), fn_(fn),
+        outer_env_(c.env), levels_(sel.connect_by_level.value_or(1)) {}
+
+  absl::Status Run() {
+    rest_.resize(sources_.size());
+    met_.resize(sources_.size());
+    if (absl::Status st = MaterializeJoined(sel_, sources_, &rest_, &met_); !st.ok()) return st;
+    equalities_.resize(sources_.size());
+    indexes_.resize(sources_.size());
+    for (size_t i = 1; i < sources_.size(); ++i) {
+      equalities_[i] = JoinEqualityOf(sel_, sources_, using_pairs_[i], i);
+      if (equalities_[i]) indexes_[i].emplace(rest_[i], equalities_[i]->column);
+    }
+    absl::Status st = sources_[0].scan([&](const Row& r, const RowId& rid) {
+      Scope scope{Binding{sources_[0].qualifier, &sources_[0].columns, &r}};
+      return Join(scope, 1, rid);
+    });
+    // RIGHT and FULL joins: the source's rows no row before it matched, with
+    // the sources before it empty (NULL).
+    for (size_t i = 1; st.ok() && inner_.ok() && i < sources_.size(); ++i) {
+      for (size_t k = 0; k < met_[i].size(); ++k) {
+        if (met_[i][k]) continue;
+        Scope scope = UnmatchedScope(sources_, i, rest_[i][k]);
+        if (!Join(scope, i + 1, RowId{})) break;
+      }
+    }
+    c_.env = outer_env_;
+    if (!st.ok()) return st;
+    return inner_;
+  }
+
+ private:
+  // A whole combination: ROWNUM and LEVEL of the row at hand, for WHERE and
+  // for `fn` (the select list, ORDER BY keys): a row's ROWNUM is one more
+  // than the rows WHERE has accepted before it (so `rownum > 1` accepts
+  // none, as in Oracle), given before ORDER BY sorts. WHERE filters each
+  // row of the CONNECT BY hierarchy, as Oracle applies it after CONNECT BY.
+  bool Emit(Scope& scope, const RowId& rid) {
+    for (uint64_t l = 0; l < levels_; ++l) {
+      // Ctrl-C: the session's 4,096th row, counted across every scan of the
+      // statement, may stop it.
+      inner_ = CheckCancelEvery4096Rows(c_.sd);
+      if (!inner_.ok()) return false;
+      c_.env.level = sel_.connect_by_level ? l + 1 : 0;
+      c_.env.rownum = accepted_ + 1;
+      if (sel_.where) {
+        absl::StatusOr<Value> w = Eval(*sel_.where, scope, c_.env);
+        if (!w.ok()) {
+          inner_ = w.status();
+          return false;
+        }
+        if (!Truthy(*w)) continue;
+      }
+      ++accepted_;
+      inner_ = fn_(scope, rid);
+      if (!inner_.ok()) break;
+    }
+    c_.env = outer_env_;  // a join's ON sees no ROWNUM
+    return inner_.ok();
+  }
+
+  // The rows of source `i` that may join `scope` (the rows of the sources
+  // before it): those its equality finds, else all of them.
+  std::optional<absl::Span<const uint32_t>> Candidates(const Scope& scope, size_t i) const {
+    if (!indexes_[i]) return std::nullopt;
+    const JoinEquality& eq = *equalities_[i];
+    const Row* left = scope[eq.left].row;
+    return indexes_[i]->Find(left == nullptr ? Value::Null() : (*left)[eq.left_column]);
+  }
+
+  // Joins source `i`'s rows to `scope`, then the sources after it; false to stop.
+  bool Join(Scope& scope, size_t i, const RowId& rid) {
+    if (i == sources_.size()) return Emit(scope, rid);
+    const std::optional<absl::Span<const uint32_t>> found = Candidates(scope, i);
+    const size_t n = found ? found->size() : rest_[i].size();
+    bool matched = false;
+    for (size_t h = 0; h < n; ++h) {
+      const size_t k = found ? (*found)[h] : h;
+      const Row& r = rest_[i][k];
+      scope.push_back(Binding{sources_[i].qualifier, &sources_[i].columns, &r});
+      bool keep = UsingMatch(using_pairs_[i], scope, r);
+      if (keep && sel_.from[i].on) {
+        absl::StatusOr<Value> on = Eval(*sel_.from[i].on, scope, c_.env);
+        if (!on.ok()) {
+          inner_ = on.status();
+          return false;
+        }
+        keep = Truthy(*on);
+      }
+      bool go = true;
+      if (keep) {
+        matched = true;
+        if (!met_[i].empty()) met_[i][k] = true;
+        go = Join(scope, i + 1, rid);
+      }
+      scope.pop_back();
+      if (!go) return false;
+    }
+    if (!matched && sel_.from[i].KeepsRowsBefore()) {
+      scope.push_back(Binding{sources_[i].qualifier, &sources_[i].columns, nullptr});
+      const bool go = Join(scope, i + 1, rid);
+      scope.pop_back();
+      return go;
+    }
+    return true;
+  }
+
+  Ctx& c_;
+  const Select& sel_;
+  std::vector<Source>& sources_;
+  const std::vector<std::vector<UsingPair>>& using_pairs_;
+  const RowFn& fn_;
+  const EvalEnv outer_env_;
+  const uint64_t levels_;
+  std::vector<std::vector<Row>> rest_;
+  std::vector<std::vector<bool>> met_;
+  std::vector<std::optional<JoinEquality>> equalities_;
+  std::vector<std::optional<JoinIndex>> indexes_;  // by equalities_[i], over rest_[i]
+  uint64_t accepted_ = 0;
+  absl::Status inner_;
+};
+
 // `checked`, when given, runs once the names are resolved and before any row
 // is read (a grouped query's own checks: Oracle reports an unknown column
 // before a column outside GROUP BY).
@@ -926,6 +1172,7 @@ absl::Status ForEachJoined(Ctx& c, const Select& sel,
   if (sel.having) {
     if (absl::Status st = CheckColumns(*sel.having, sources, c.env.outer); !st.ok()) return st;
   }
+  if (absl::Status st = CheckUnambiguous(sel, sources); !st.ok()) return st;
   if (sel.where && HasAggregate(*sel.where)) {
     return absl::InvalidArgumentError("ORA-00934: group function is not allowed here (WHERE)");
   }
@@ -942,89 +1189,8 @@ absl::Status ForEachJoined(Ctx& c, const Select& sel,
   }
   absl::StatusOr<std::vector<std::vector<UsingPair>>> using_pairs = UsingPairs(sel, sources);
   if (!using_pairs.ok()) return using_pairs.status();
-  std::vector<std::vector<Row>> rest(sources.size());
-  std::vector<std::vector<bool>> met(sources.size());
-  if (absl::Status st = MaterializeJoined(sel, sources, &rest, &met); !st.ok()) return st;
-  const uint64_t levels = sel.connect_by_level.value_or(1);
-  // ROWNUM and LEVEL of the row at hand, for WHERE and for `fn` (the select
-  // list, ORDER BY keys): a row's ROWNUM is one more than the rows WHERE has
-  // accepted before it (so `rownum > 1` accepts none, as in Oracle), given
-  // before ORDER BY sorts. WHERE filters each row of the CONNECT BY
-  // hierarchy, as Oracle applies it after CONNECT BY.
-  const EvalEnv outer_env = c.env;
-  uint64_t accepted = 0;
-  absl::Status inner;
-  std::function<bool(Scope&, size_t, const RowId&)> join = [&](Scope& scope, size_t i,
-                                                               const RowId& rid) -> bool {
-    if (i == sources.size()) {
-      for (uint64_t l = 0; l < levels; ++l) {
-        // Ctrl-C: the session's 4,096th row, counted across every scan of
-        // the statement, may stop it.
-        inner = CheckCancelEvery4096Rows(c.sd);
-        if (!inner.ok()) return false;
-        c.env.level = sel.connect_by_level ? l + 1 : 0;
-        c.env.rownum = accepted + 1;
-        if (sel.where) {
-          absl::StatusOr<Value> w = Eval(*sel.where, scope, c.env);
-          if (!w.ok()) {
-            inner = w.status();
-            return false;
-          }
-          if (!Truthy(*w)) continue;
-        }
-        ++accepted;
-        inner = fn(scope, rid);
-        if (!inner.ok()) break;
-      }
-      c.env = outer_env;  // a join's ON sees no ROWNUM
-      return inner.ok();
-    }
-    bool matched = false;
-    for (size_t k = 0; k < rest[i].size(); ++k) {
-      const Row& r = rest[i][k];
-      scope.push_back(Binding{sources[i].qualifier, &sources[i].columns, &r});
-      bool keep = UsingMatch((*using_pairs)[i], scope, r);
-      if (keep && sel.from[i].on) {
-        absl::StatusOr<Value> on = Eval(*sel.from[i].on, scope, c.env);
-        if (!on.ok()) {
-          inner = on.status();
-          return false;
-        }
-        keep = Truthy(*on);
-      }
-      bool go = true;
-      if (keep) {
-        matched = true;
-        if (!met[i].empty()) met[i][k] = true;
-        go = join(scope, i + 1, rid);
-      }
-      scope.pop_back();
-      if (!go) return false;
-    }
-    if (!matched && sel.from[i].KeepsRowsBefore()) {
-      scope.push_back(Binding{sources[i].qualifier, &sources[i].columns, nullptr});
-      const bool go = join(scope, i + 1, rid);
-      scope.pop_back();
-      return go;
-    }
-    return true;
-  };
-  absl::Status st = sources[0].scan([&](const Row& r, const RowId& rid) {
-    Scope scope{Binding{sources[0].qualifier, &sources[0].columns, &r}};
-    return join(scope, 1, rid);
-  });
-  // RIGHT and FULL joins: the source's rows no row before it matched, with
-  // the sources before it empty (NULL).
-  for (size_t i = 1; st.ok() && inner.ok() && i < sources.size(); ++i) {
-    for (size_t k = 0; k < met[i].size(); ++k) {
-      if (met[i][k]) continue;
-      Scope scope = UnmatchedScope(sources, i, rest[i][k]);
-      if (!join(scope, i + 1, RowId{})) break;
-    }
-  }
-  c.env = outer_env;
-  if (!st.ok()) return st;
-  return inner;
+  JoinWalk walk(c, sel, sources, *using_pairs, fn);
+  return walk.Run();
 }
 
 // The same expression, as Oracle matches a select-list, HAVING or ORDER BY

@@ -45,6 +45,10 @@ int Compare(const Value& a, const Value& b) {
     const double dx = num(a), dy = num(b);
     return dx < dy ? -1 : dx > dy ? 1 : 0;
   }
+  if (a.kind == Value::Kind::kString && b.kind == Value::Kind::kString) {
+    const int c = a.text.compare(b.text);  // ValueText's text, without copying it
+    return c < 0 ? -1 : c > 0 ? 1 : 0;
+  }
   const std::string x = ValueText(a), y = ValueText(b);
   return x < y ? -1 : x > y ? 1 : 0;
 }

@@ -39,8 +39,8 @@ TEST_F(JoinTest, UsingMatchesItsColumnsAndShowsThemOnceFirst) {
   EXPECT_EQ(r.result_rows, (Cells{{"10", "1", "alice", "sales"},
                                   {"20", "2", "bob", "ops"},
                                   {"10", "3", "carol", "sales"}}));
-  // The same rows as ON, and the column named without qualifier.
-  EXPECT_EQ(Run("select id, dept, dname from emp e join dept d on e.dept = d.dept order by id")
+  // The same rows as ON; with USING the column is named without qualifier.
+  EXPECT_EQ(Run("select id, e.dept, dname from emp e join dept d on e.dept = d.dept order by id")
                 .result_rows,
             Run("select id, dept, dname from emp join dept using (dept) order by id").result_rows);
   // NATURAL JOIN: USING every column both have.
@@ -124,6 +124,60 @@ TEST_F(JoinTest, AJoinAfterACommaJoinsTheSourcesSinceTheComma) {
               HasSubstr("RIGHT or FULL JOIN after a comma"));
 }
 
+// A join with an equality (USING, ON a.x = b.y, a WHERE's a.x = b.y
+// between inner joins) looks the joined source's rows up by it; the same
+// join written so that no equality of two columns is there (`a.k + 0`)
+// tries every row. Both give the same rows in the same order: NULLs,
+// repeated keys, DATEs, text, and a text column against a number, which
+// `=` converts (so '010' equals 10 and the lookup must not miss it).
+TEST_F(JoinTest, AnEqualityLooksTheRowsUpAndGivesTheRowsEveryRowWould) {
+  Run("create table a (id number, k number, s varchar2(10), d date)");
+  Run("create table b (id number, k number, s varchar2(10), d date, code varchar2(10))");
+  Run("insert into a select object_id, case when mod(object_id, 11) = 0 then null else "
+      "mod(object_id, 7) end, 's' || mod(object_id, 5), trunc(sysdate) + mod(object_id, 3) "
+      "from all_objects");
+  Run("insert into b select object_id, case when mod(object_id, 13) = 0 then null else "
+      "mod(object_id, 9) end, 's' || mod(object_id, 4), trunc(sysdate) + mod(object_id, 4), "
+      "case mod(object_id, 3) when 0 then '00' || mod(object_id, 9) when 1 then "
+      "to_char(mod(object_id, 9)) end from all_objects where object_id <= 60");
+  Run("commit");
+  const std::vector<std::pair<std::string, std::string>> same = {
+      {"select a.id, b.id from a join b on a.k = b.k",
+       "select a.id, b.id from a join b on a.k + 0 = b.k"},
+      {"select a.id, b.id from a join b on b.k = a.k and b.id > 5",
+       "select a.id, b.id from a join b on b.k = a.k + 0 and b.id > 5"},
+      {"select a.id, b.id from a join b using (k)",
+       "select a.id, b.id from a join b on a.k + 0 = b.k"},
+      {"select a.id, b.id from a, b where a.k = b.k and a.id < 50",
+       "select a.id, b.id from a, b where a.k + 0 = b.k and a.id < 50"},
+      {"select a.id, b.id from a left join b on a.k = b.k",
+       "select a.id, b.id from a left join b on a.k + 0 = b.k"},
+      {"select a.id, b.id from a full join b on a.k = b.k",
+       "select a.id, b.id from a full join b on a.k + 0 = b.k"},
+      {"select a.id, b.id from a right join b on a.s = b.s",
+       "select a.id, b.id from a right join b on a.s || '' = b.s"},
+      {"select a.id, b.id from a join b on a.d = b.d",
+       "select a.id, b.id from a join b on a.d + 0 = b.d"},
+      {"select a.id, b.id from a join b on a.k = b.code",
+       "select a.id, b.id from a join b on a.k + 0 = b.code"},
+      {"select a.id, b.id, c.id from a, b, b c where a.k = c.k and b.s = c.s and b.id < 9",
+       "select a.id, b.id, c.id from a, b, b c where a.k + 0 = c.k and b.s = c.s || '' "
+       "and b.id < 9"},
+      {"select a.id, b.id from a left join b on a.k = b.k where a.k = b.k",
+       "select a.id, b.id from a left join b on a.k + 0 = b.k where a.k + 0 = b.k"},
+  };
+  for (const auto& [indexed, every_row] : same) {
+    SCOPED_TRACE(indexed);
+    const Cells rows = Run(indexed).result_rows;
+    EXPECT_GT(rows.size(), 10u);
+    EXPECT_EQ(rows, Run(every_row).result_rows);
+  }
+  // '010' and '10' are 10 to `=` against a number.
+  EXPECT_EQ(One("select count(*) from a join b on a.k = b.code where b.code like '0%'"),
+            One("select count(*) from a join b on a.k = to_number(b.code) where b.code like '0%'"));
+  EXPECT_NE(One("select count(*) from a join b on a.k = b.code where b.code like '0%'"), "0");
+}
+
 TEST_F(JoinTest, BadJoinsAreOracleErrors) {
   EXPECT_THAT(Error("select * from emp join dept using (emp.dept)"), HasSubstr("ORA-01748"));
   EXPECT_THAT(Error("select * from emp join dept using (dname)"),
@@ -134,6 +188,34 @@ TEST_F(JoinTest, BadJoinsAreOracleErrors) {
   EXPECT_THAT(Error("select * from emp natural join dept on (1 = 1)"), HasSubstr("ORA-00933"));
   EXPECT_THAT(Error("select * from emp cross join dept using (dept)"), HasSubstr("ORA-00933"));
   EXPECT_THAT(Error("select * from emp left join dept"), HasSubstr("expected ON"));
+}
+
+// A column two sources have is ambiguous without a qualifier (before, the
+// first source's value was taken): in the select list, WHERE, GROUP BY and
+// ON; a USING or NATURAL JOIN column is the join's one value, and an ON
+// sees only the sources up to its join.
+TEST_F(JoinTest, AColumnTwoSourcesHaveNeedsAQualifier) {
+  EXPECT_THAT(Error("select dept from emp e, dept d where e.dept = d.dept"),
+              HasSubstr("ORA-00918: column ambiguously defined (DEPT: E, D have it; name it "
+                        "E.DEPT)"));
+  EXPECT_THAT(Error("select count(*) from emp, dept where dept = 10"), HasSubstr("ORA-00918"));
+  EXPECT_THAT(Error("select count(*) from emp join dept on dept = 10"), HasSubstr("ORA-00918"));
+  EXPECT_THAT(Error("select count(*) from emp e, dept d group by dept"), HasSubstr("ORA-00918"));
+  EXPECT_EQ(One("select count(*) from emp, emp"), "25");
+  EXPECT_THAT(Error("select id from emp, emp"), HasSubstr("ORA-00918"));
+  EXPECT_EQ(One("select count(*) from emp join dept using (dept) where dept = 10"), "2");
+  EXPECT_EQ(One("select count(*) from emp natural join dept where dept = 10"), "2");
+  EXPECT_EQ(One("select count(*) from emp e join dept d on e.dept = d.dept where dname = 'ops'"),
+            "1");
+  // The first ON's `name` is emp's alone; the second join's source has one too.
+  EXPECT_EQ(One("select count(*) from emp join dept d on name = 'bob' and emp.dept = d.dept "
+                "join emp e2 on e2.id = emp.id"),
+            "1");
+  // A subquery's names are its own sources' first, not ambiguous with the
+  // query around it.
+  EXPECT_EQ(One("select count(*) from emp o where exists (select 1 from dept d where "
+                "d.dept = o.dept and dept = 10)"),
+            "2");
 }
 
 }  // namespace

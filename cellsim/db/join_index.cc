@@ -1,0 +1,50 @@
+#include "cellsim/db/join_index.h"
+
+#include <algorithm>
+#include <limits>
+#include <type_traits>
+
+#include "cellsim/db/sql_functions.h"
+
+namespace cellsim::db::internal {
+
+JoinIndex::JoinIndex(const std::vector<Row>& rows, size_t column) : rows_(&rows), column_(column) {
+  if (rows.size() > std::numeric_limits<uint32_t>::max()) {
+    usable_ = false;
+    return;
+  }
+  order_.reserve(rows.size());
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const Value& v = rows[k][column];
+    if (v.is_null()) continue;
+    if (kind_ == Value::Kind::kNull) kind_ = v.kind;
+    if (v.kind != kind_) {
+      usable_ = false;
+      order_.clear();
+      return;
+    }
+    order_.push_back(static_cast<uint32_t>(k));
+  }
+  std::stable_sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) {
+    return Compare(rows[a][column], rows[b][column]) < 0;
+  });
+}
+
+std::optional<absl::Span<const uint32_t>> JoinIndex::Find(const Value& v) const {
+  if (!usable_) return std::nullopt;
+  if (v.is_null() || kind_ == Value::Kind::kNull) return absl::Span<const uint32_t>();
+  if (v.kind != kind_) return std::nullopt;
+  const std::vector<Row>& rows = *rows_;
+  const auto [lo, hi] = std::equal_range(
+      order_.begin(), order_.end(), v, [&](const auto& a, const auto& b) {
+        // One of a, b is a position, the other `v`.
+        if constexpr (std::is_same_v<std::decay_t<decltype(a)>, uint32_t>) {
+          return Compare(rows[a][column_], b) < 0;
+        } else {
+          return Compare(a, rows[b][column_]) < 0;
+        }
+      });
+  return absl::MakeConstSpan(order_.data() + (lo - order_.begin()), static_cast<size_t>(hi - lo));
+}
+
+}  // namespace cellsim::db::internal

@@ -1,0 +1,50 @@
+// Private: the rows of a join's source by one column's value, so that an
+// equality between it and a source before it (JOIN ... USING, ON a.x = b.y,
+// or a WHERE's a.x = b.y between inner joins) visits only the rows it can
+// keep rather than all of them for each row before (a nested loop).
+//
+// Rows are ordered by Compare, the order `=` uses, so that the rows found
+// are exactly those for which `=` is TRUE: the index is used only when the
+// column's non-NULL values are all of one kind (numbers, DATEs among them,
+// or text), as Compare converts between kinds. The rows found keep their
+// order in `rows`, so a join gives its rows in the same order either way.
+//
+// Thread-safety: immutable once built; `rows` must outlive it unchanged.
+#ifndef CELLSIM_DB_JOIN_INDEX_H_
+#define CELLSIM_DB_JOIN_INDEX_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "cellsim/db/row_format.h"
+
+namespace cellsim::db::internal {
+
+class JoinIndex {
+ public:
+  // Orders `rows` by their column `column` (rows whose value is NULL left
+  // out: `=` is never TRUE for them).
+  JoinIndex(const std::vector<Row>& rows, size_t column);
+
+  // Whether lookups can answer: the column's non-NULL values are of one kind.
+  bool usable() const { return usable_; }
+
+  // The positions in `rows` of the rows whose value equals `v`, in their
+  // order in `rows`; none for a NULL `v`. nullopt when the index cannot
+  // answer (not usable, or `v` of another kind than the column's): the
+  // caller then visits every row.
+  std::optional<absl::Span<const uint32_t>> Find(const Value& v) const;
+
+ private:
+  const std::vector<Row>* rows_;
+  size_t column_;
+  Value::Kind kind_ = Value::Kind::kNull;  // of the non-NULL values (kNull: none)
+  bool usable_ = true;
+  std::vector<uint32_t> order_;  // positions of the non-NULL rows, stable-sorted by value
+};
+
+}  // namespace cellsim::db::internal
+
+#endif  // CELLSIM_DB_JOIN_INDEX_H_

@@ -1,0 +1,53 @@
+// JoinIndex: the rows of a join's source by one column's value.
+#include "cellsim/db/join_index.h"
+
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace cellsim::db::internal {
+namespace {
+
+std::vector<uint32_t> Positions(const std::optional<absl::Span<const uint32_t>>& found) {
+  EXPECT_TRUE(found.has_value());
+  if (!found) return {};
+  return {found->begin(), found->end()};
+}
+
+TEST(JoinIndexTest, FindsTheRowsEqualToAValueInTheirOrder) {
+  const std::vector<Row> rows = {{Value::Num(3)}, {Value::Num(1)}, {Value::Null()},
+                                 {Value::Num(3)}, {Value::Num(2)}, {Value::Num(3)}};
+  const JoinIndex index(rows, 0);
+  ASSERT_TRUE(index.usable());
+  EXPECT_EQ(Positions(index.Find(Value::Num(3))), (std::vector<uint32_t>{0, 3, 5}));
+  EXPECT_EQ(Positions(index.Find(Value::Num(1))), (std::vector<uint32_t>{1}));
+  EXPECT_TRUE(Positions(index.Find(Value::Num(4))).empty());
+  // NULL equals nothing, not even the NULL row.
+  EXPECT_TRUE(Positions(index.Find(Value::Null())).empty());
+  EXPECT_TRUE(Positions(index.Find(Value::Str(""))).empty());  // '' is NULL
+  // Text against numbers converts: the caller tries every row.
+  EXPECT_FALSE(index.Find(Value::Str("3")).has_value());
+}
+
+TEST(JoinIndexTest, DatesAreNumbersAndTextIsText) {
+  const std::vector<Row> dates = {{Value::Date(86400)}, {Value::Num(86400)}, {Value::Date(0)}};
+  EXPECT_EQ(Positions(JoinIndex(dates, 0).Find(Value::Date(86400))), (std::vector<uint32_t>{0, 1}));
+  const std::vector<Row> text = {{Value::Str("b")}, {Value::Str("a")}, {Value::Str("b ")},
+                                 {Value::Str("b")}};
+  const JoinIndex index(text, 0);
+  EXPECT_EQ(Positions(index.Find(Value::Str("b"))), (std::vector<uint32_t>{0, 3}));
+  EXPECT_FALSE(index.Find(Value::Num(1)).has_value());
+}
+
+TEST(JoinIndexTest, AColumnOfTextAndNumbersIsNotLookedUp) {
+  const std::vector<Row> rows = {{Value::Num(10)}, {Value::Str("010")}};
+  const JoinIndex index(rows, 0);
+  EXPECT_FALSE(index.usable());
+  EXPECT_FALSE(index.Find(Value::Num(10)).has_value());
+  // All NULL: nothing is found, whatever the value.
+  const std::vector<Row> nulls = {{Value::Null()}, {Value::Null()}};
+  EXPECT_TRUE(Positions(JoinIndex(nulls, 0).Find(Value::Str("x"))).empty());
+}
+
+}  // namespace
+}  // namespace cellsim::db::internal
