@@ -5,7 +5,10 @@
 
 #include <stdlib.h>
 
+#include <filesystem>
+#include <memory>
 #include <string>
+#include <system_error>
 
 #include <fmt/format.h>
 
@@ -31,6 +34,28 @@ inline LabOptions SmallLabOptions() {
   o.database.standard_files.create = true;
   return o;
 }
+
+// A lab in a new temporary folder, closed and the folder removed with it.
+struct TempLab {
+  std::string dir;
+  std::unique_ptr<Lab> lab;
+
+  // Creates the lab with `o` in a new folder "cellsim-<what>-XXXXXX".
+  absl::Status StartLab(const char* what, const LabOptions& o) {
+    dir = MakeTemp(what);
+    if (dir.empty()) return absl::InternalError("cannot create a temporary directory");
+    absl::StatusOr<std::unique_ptr<Lab>> l = Lab::Create(dir + "/lab", o);
+    if (!l.ok()) return l.status();
+    lab = *std::move(l);
+    return absl::OkStatus();
+  }
+  ~TempLab() {
+    if (lab) (void)lab->Close();
+    lab.reset();
+    std::error_code ec;
+    if (!dir.empty()) std::filesystem::remove_all(dir, ec);
+  }
+};
 
 }  // namespace cellsim::bench
 

@@ -45,26 +45,12 @@ using bench::MakeTemp;
 
 // A lab of 3 write-back cells x 2 disks with the standard files (SYSTEM ...
 // USERS, thread 1's groups 1-3 with a member in +DATA and one in +RECO).
-struct CommitLab {
-  std::string dir;
-  std::unique_ptr<Lab> lab;
-
+struct CommitLab : bench::TempLab {
   absl::Status Start() {
-    dir = MakeTemp("commitbench");
-    if (dir.empty()) return absl::InternalError("cannot create a temporary directory");
     LabOptions o = bench::SmallLabOptions();
     o.database.standard_files.users_bytes = 256ull << 20;
     o.database.standard_files.log_bytes = 128ull << 20;
-    absl::StatusOr<std::unique_ptr<Lab>> l = Lab::Create(dir + "/lab", o);
-    if (!l.ok()) return l.status();
-    lab = *std::move(l);
-    return absl::OkStatus();
-  }
-  ~CommitLab() {
-    if (lab) (void)lab->Close();
-    lab.reset();
-    std::error_code ec;
-    if (!dir.empty()) std::filesystem::remove_all(dir, ec);
+    return StartLab("commitbench", o);
   }
 };
 

@@ -15,7 +15,6 @@
 
 #include <chrono>
 #include <cstring>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,28 +34,15 @@ constexpr uint64_t kRows = 70000;
 constexpr size_t kBlock = 8192;
 
 // A lab of 3 cells x 2 disks with the standard files and the seed's GTT.
-struct InsertLab {
-  std::string dir;
-  std::unique_ptr<Lab> lab;
-
+struct InsertLab : bench::TempLab {
   absl::Status Start() {
-    dir = bench::MakeTemp("insertbench");
-    if (dir.empty()) return absl::InternalError("cannot create a temporary directory");
     LabOptions o = bench::SmallLabOptions();
     o.database.all_objects_rows = kRows;
-    absl::StatusOr<std::unique_ptr<Lab>> l = Lab::Create(dir + "/lab", o);
-    if (!l.ok()) return l.status();
-    lab = *std::move(l);
+    if (absl::Status st = StartLab("insertbench", o); !st.ok()) return st;
     absl::StatusOr<db::StatementResult> r = lab->Sql(
         "create global temporary table sqlrun_gtt on commit delete rows as "
         "select * from all_objects where 1=0");
     return r.ok() ? absl::OkStatus() : r.status();
-  }
-  ~InsertLab() {
-    if (lab) (void)lab->Close();
-    lab.reset();
-    std::error_code ec;
-    if (!dir.empty()) std::filesystem::remove_all(dir, ec);
   }
 };
 
