@@ -8,7 +8,7 @@
 //     lookup serves: every row of one side tried for each row of the other
 //     (the nested loop every join was before).
 // And a self join of the big table on its key (100,000 x 100,000), which the
-// nested loop could not finish.
+// nested loop could not finish, and an IN (SELECT ...) of 1,000 values.
 //
 //   build/release/bench/join_bench --benchmark_counters_tabular=true
 //
@@ -92,6 +92,14 @@ void BM_PeerJoinEveryRow(benchmark::State& state) {
   RunQuery(state, "select count(*) from big b, grp r where b.g + 0 = r.g and gname = 'g7'", "1000");
 }
 BENCHMARK(BM_PeerJoinEveryRow)->Unit(benchmark::kMillisecond);
+
+// IN (SELECT ...) of 1,000 values, looked up (ValueSet) for each of the
+// 100,000 rows: two scans of big.
+void BM_InSubquery(benchmark::State& state) {
+  RunQuery(state, "select count(*) from big where id in (select id from big where id <= 1000)",
+           "1000");
+}
+BENCHMARK(BM_InSubquery)->Unit(benchmark::kMillisecond);
 
 void BM_SelfJoinOnKey(benchmark::State& state) {
   RunQuery(state, "select count(*) from big b join big c on b.id = c.id", "100000");

@@ -214,13 +214,54 @@ absl::StatusOr<std::shared_ptr<const std::vector<Value>>> SubqueryValues(const E
                                                                          const EvalEnv& env) {
   if (env.stmt.subqueries != nullptr) {
     if (auto it = env.stmt.subqueries->find(&e); it != env.stmt.subqueries->end()) {
-      return std::shared_ptr<const std::vector<Value>>(env.stmt.subqueries, &it->second);
+      return std::shared_ptr<const std::vector<Value>>(env.stmt.subqueries, &it->second.values);
     }
   }
   if (env.stmt.correlated != nullptr) return env.stmt.correlated->run(e, scope, env);
   return absl::UnimplementedError(
       "a subquery is not supported here (cellsim runs subqueries in a SELECT's select list, "
       "WHERE, HAVING and ORDER BY, in UPDATE and DELETE, and in INSERT VALUES)");
+}
+
+// The ValueSet of IN (SELECT ...) node `e` when it ran before the rows and
+// gave more than kInSetMinValues values; null otherwise.
+constexpr size_t kInSetMinValues = 8;
+const ValueSet* InSetOf(const Expr& e, const EvalEnv& env) {
+  if (!e.subquery || env.stmt.subqueries == nullptr) return nullptr;
+  auto it = env.stmt.subqueries->find(&e);
+  return it == env.stmt.subqueries->end() ? nullptr : it->second.in_set.get();
+}
+
+// x [NOT] IN (a, b) or IN (SELECT ...): TRUE on a match, else UNKNOWN when
+// x or an element is NULL, else FALSE (so NOT IN with a NULL in the list
+// keeps no row).
+absl::StatusOr<Value> InList(const Expr& e, const Scope& scope, const EvalEnv& env) {
+  absl::StatusOr<Value> v = Eval(*e.args[0], scope, env);
+  if (!v.ok()) return v;
+  bool found = false, unknown = v->is_null();
+  auto take = [&](const Value& x) {
+    if (x.is_null()) unknown = true;
+    else if (!v->is_null() && Compare(*v, x) == 0) found = true;
+  };
+  // A long list run before the rows: looked up (InSetOf), unless the set
+  // cannot answer (values of two kinds, which `=` converts).
+  const ValueSet* set = v->is_null() ? nullptr : InSetOf(e, env);
+  const std::optional<bool> in = set != nullptr ? set->Contains(*v) : std::nullopt;
+  if (in) {
+    found = *in;
+    unknown = set->has_null();
+  } else if (e.subquery) {
+    absl::StatusOr<std::shared_ptr<const std::vector<Value>>> rows = SubqueryValues(e, scope, env);
+    if (!rows.ok()) return rows.status();
+    for (size_t i = 0; i < (*rows)->size() && !found; ++i) take((**rows)[i]);
+  }
+  for (size_t i = 1; i < e.args.size() && !found; ++i) {
+    absl::StatusOr<Value> x = Eval(*e.args[i], scope, env);
+    if (!x.ok()) return x;
+    take(*x);
+  }
+  if (!found && unknown) return Value::Null();
+  return Bool(found != e.negated);
 }
 
 absl::StatusOr<Value> Function(const Expr& e, const Scope& scope, const EvalEnv& env) {
@@ -278,29 +319,7 @@ absl::StatusOr<Value> Eval(const Expr& e, const Scope& scope, const EvalEnv& env
       if (!v.ok()) return v;
       return Bool(v->is_null() != e.negated);
     }
-    case Expr::Kind::kInList: {
-      // x IN (a, b): TRUE on a match, else UNKNOWN when x or an element is
-      // NULL, else FALSE (so NOT IN with a NULL in the list keeps no row).
-      absl::StatusOr<Value> v = Eval(*e.args[0], scope, env);
-      if (!v.ok()) return v;
-      bool found = false, unknown = v->is_null();
-      auto take = [&](const Value& x) {
-        if (x.is_null()) unknown = true;
-        else if (!v->is_null() && Compare(*v, x) == 0) found = true;
-      };
-      if (e.subquery) {
-        absl::StatusOr<std::shared_ptr<const std::vector<Value>>> rows = SubqueryValues(e, scope, env);
-        if (!rows.ok()) return rows.status();
-        for (size_t i = 0; i < (*rows)->size() && !found; ++i) take((**rows)[i]);
-      }
-      for (size_t i = 1; i < e.args.size() && !found; ++i) {
-        absl::StatusOr<Value> x = Eval(*e.args[i], scope, env);
-        if (!x.ok()) return x;
-        take(*x);
-      }
-      if (!found && unknown) return Value::Null();
-      return Bool(found != e.negated);
-    }
+    case Expr::Kind::kInList: return InList(e, scope, env);
     case Expr::Kind::kExists: {
       absl::StatusOr<std::shared_ptr<const std::vector<Value>>> rows = SubqueryValues(e, scope, env);
       if (!rows.ok()) return rows.status();
@@ -792,7 +811,11 @@ absl::Status AddSubqueryRows(Ctx& c, const std::vector<const Expr*>& roots, cons
     }
     absl::StatusOr<std::vector<Value>> v = SubqueryColumn(*node, *r, cols.size());
     if (!v.ok()) return v.status();
-    (*rows)[node] = *std::move(v);
+    SubqueryResult& kept = (*rows)[node];
+    kept.values = *std::move(v);
+    if (node->kind == Expr::Kind::kInList && kept.values.size() > kInSetMinValues) {
+      kept.in_set = std::make_shared<const ValueSet>(kept.values);
+    }
   }
   c.env.stmt.subqueries = std::move(rows);
   c.env.stmt.correlated = nullptr;
@@ -1105,6 +1128,9 @@ class JoinWalk {
     const size_t n = found ? found->size() : rest_[i].size();
     bool matched = false;
     for (size_t h = 0; h < n; ++h) {
+      // Ctrl-C, here too: a join whose ON keeps few rows may try many.
+      inner_ = CheckCancelEvery4096Rows(c_.sd);
+      if (!inner_.ok()) return false;
       const size_t k = found ? (*found)[h] : h;
       const Row& r = rest_[i][k];
       scope.push_back(Binding{sources_[i].qualifier, &sources_[i].columns, &r});

@@ -58,9 +58,16 @@ std::string ParameterValue(DataEngine& e, SessionData& sd, const std::string& na
 
 std::string CountWithCommas(int64_t n);
 
-// The first column of each subquery a statement's expressions hold (a
-// scalar subquery's or an IN (SELECT ...)'s), run once before the rows are.
-using SubqueryRows = std::unordered_map<const Expr*, std::vector<Value>>;
+class ValueSet;  // join_index.h
+// The first column of a subquery's rows; for an IN (SELECT ...) of more
+// than a few rows, also as a ValueSet for `x IN` to look x up.
+struct SubqueryResult {
+  std::vector<Value> values;
+  std::shared_ptr<const ValueSet> in_set;  // null: compare with each value
+};
+// The subqueries a statement's expressions hold (a scalar subquery, an IN
+// (SELECT ...), EXISTS), run once before the rows are.
+using SubqueryRows = std::unordered_map<const Expr*, SubqueryResult>;
 // The correlated subqueries of a statement, run for each row (data_exec.cc).
 struct CorrelatedSubqueries;
 

@@ -47,4 +47,32 @@ std::optional<absl::Span<const uint32_t>> JoinIndex::Find(const Value& v) const 
   return absl::MakeConstSpan(order_.data() + (lo - order_.begin()), static_cast<size_t>(hi - lo));
 }
 
+ValueSet::ValueSet(std::vector<Value> values) {
+  sorted_.reserve(values.size());
+  for (Value& v : values) {
+    if (v.is_null()) {
+      has_null_ = true;
+      continue;
+    }
+    if (kind_ == Value::Kind::kNull) kind_ = v.kind;
+    if (v.kind != kind_) usable_ = false;
+    sorted_.push_back(std::move(v));
+  }
+  if (!usable_) {
+    sorted_.clear();
+    return;
+  }
+  std::sort(sorted_.begin(), sorted_.end(),
+            [](const Value& a, const Value& b) { return Compare(a, b) < 0; });
+}
+
+std::optional<bool> ValueSet::Contains(const Value& v) const {
+  if (!usable_ || v.is_null()) return std::nullopt;
+  if (kind_ == Value::Kind::kNull) return false;  // no value but NULLs
+  if (v.kind != kind_) return std::nullopt;
+  const auto it = std::lower_bound(sorted_.begin(), sorted_.end(), v,
+                                   [](const Value& a, const Value& b) { return Compare(a, b) < 0; });
+  return it != sorted_.end() && Compare(*it, v) == 0;
+}
+
 }  // namespace cellsim::db::internal

@@ -1,15 +1,22 @@
-// Private: the rows of a join's source by one column's value, so that an
+// Private: lookups by value where a query would otherwise try every row.
+//
+// JoinIndex: the rows of a join's source by one column's value, so that an
 // equality between it and a source before it (JOIN ... USING, ON a.x = b.y,
 // or a WHERE's a.x = b.y between inner joins) visits only the rows it can
-// keep rather than all of them for each row before (a nested loop).
+// keep rather than all of them for each row before (a nested loop). The
+// rows found keep their order in `rows`, so a join gives its rows in the
+// same order either way.
 //
-// Rows are ordered by Compare, the order `=` uses, so that the rows found
-// are exactly those for which `=` is TRUE: the index is used only when the
-// column's non-NULL values are all of one kind (numbers, DATEs among them,
-// or text), as Compare converts between kinds. The rows found keep their
-// order in `rows`, so a join gives its rows in the same order either way.
+// ValueSet: the values of an IN (SELECT ...) list, so that `x IN (...)`
+// does not compare x with each.
 //
-// Thread-safety: immutable once built; `rows` must outlive it unchanged.
+// Both order values by Compare, the order `=` uses, so that what they find
+// is exactly what `=` finds TRUE: they answer only when the values are all
+// of one kind (numbers, DATEs among them, or text), as Compare converts
+// between kinds; otherwise the caller compares each value as before.
+//
+// Thread-safety: immutable once built; JoinIndex's `rows` must outlive it
+// unchanged.
 #ifndef CELLSIM_DB_JOIN_INDEX_H_
 #define CELLSIM_DB_JOIN_INDEX_H_
 
@@ -43,6 +50,25 @@ class JoinIndex {
   Value::Kind kind_ = Value::Kind::kNull;  // of the non-NULL values (kNull: none)
   bool usable_ = true;
   std::vector<uint32_t> order_;  // positions of the non-NULL rows, stable-sorted by value
+};
+
+class ValueSet {
+ public:
+  explicit ValueSet(std::vector<Value> values);
+
+  // Whether a value of the list is NULL (`x IN` it is then UNKNOWN where
+  // not TRUE).
+  bool has_null() const { return has_null_; }
+
+  // Whether `v` (not NULL) equals a value of the list; nullopt when the set
+  // cannot answer (values of two kinds, or `v` of another kind than theirs).
+  std::optional<bool> Contains(const Value& v) const;
+
+ private:
+  std::vector<Value> sorted_;  // the non-NULL values, sorted by Compare
+  Value::Kind kind_ = Value::Kind::kNull;
+  bool usable_ = true;
+  bool has_null_ = false;
 };
 
 }  // namespace cellsim::db::internal

@@ -1,4 +1,5 @@
-// JoinIndex: the rows of a join's source by one column's value.
+// JoinIndex: the rows of a join's source by one column's value; ValueSet:
+// an IN list's values.
 #include "cellsim/db/join_index.h"
 
 #include <vector>
@@ -47,6 +48,22 @@ TEST(JoinIndexTest, AColumnOfTextAndNumbersIsNotLookedUp) {
   // All NULL: nothing is found, whatever the value.
   const std::vector<Row> nulls = {{Value::Null()}, {Value::Null()}};
   EXPECT_TRUE(Positions(JoinIndex(nulls, 0).Find(Value::Str("x"))).empty());
+}
+
+TEST(ValueSetTest, AnswersWhetherAValueIsInTheList) {
+  const ValueSet set({Value::Num(5), Value::Num(1), Value::Num(5), Value::Date(3)});
+  EXPECT_EQ(set.Contains(Value::Num(5)), true);
+  EXPECT_EQ(set.Contains(Value::Num(3)), true);  // a DATE's number, as Compare has it
+  EXPECT_EQ(set.Contains(Value::Num(2)), false);
+  EXPECT_FALSE(set.has_null());
+  EXPECT_FALSE(set.Contains(Value::Str("5")).has_value());  // `=` converts: compare each
+  EXPECT_FALSE(set.Contains(Value::Null()).has_value());
+  const ValueSet text({Value::Str("b"), Value::Null(), Value::Str("a")});
+  EXPECT_TRUE(text.has_null());
+  EXPECT_EQ(text.Contains(Value::Str("a")), true);
+  EXPECT_EQ(text.Contains(Value::Str("c")), false);
+  EXPECT_FALSE(ValueSet({Value::Num(1), Value::Str("1")}).Contains(Value::Num(1)).has_value());
+  EXPECT_EQ(ValueSet({Value::Null()}).Contains(Value::Num(1)), false);
 }
 
 }  // namespace

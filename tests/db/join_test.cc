@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "cellsim/base/cancel.h"
 #include "db/db_test_util.h"
 #include "gtest/gtest.h"
 
@@ -29,6 +30,20 @@ class JoinTest : public testing::SqlTest {
     for (const char* row : {"10, 'sales'", "20, 'ops'", "30, 'empty'"}) {
       Run(std::string("insert into dept values (") + row + ")");
     }
+    Run("commit");
+  }
+  // a (100 rows) and b (60): k with NULLs and repeats, s text, d DATEs,
+  // b.code text that is a number, sometimes with leading zeros, or NULL.
+  void CreateAAndB() {
+    Run("create table a (id number, k number, s varchar2(10), d date)");
+    Run("create table b (id number, k number, s varchar2(10), d date, code varchar2(10))");
+    Run("insert into a select object_id, case when mod(object_id, 11) = 0 then null else "
+        "mod(object_id, 7) end, 's' || mod(object_id, 5), trunc(sysdate) + mod(object_id, 3) "
+        "from all_objects");
+    Run("insert into b select object_id, case when mod(object_id, 13) = 0 then null else "
+        "mod(object_id, 9) end, 's' || mod(object_id, 4), trunc(sysdate) + mod(object_id, 4), "
+        "case mod(object_id, 3) when 0 then '00' || mod(object_id, 9) when 1 then "
+        "to_char(mod(object_id, 9)) end from all_objects where object_id <= 60");
     Run("commit");
   }
 };
@@ -131,16 +146,7 @@ TEST_F(JoinTest, AJoinAfterACommaJoinsTheSourcesSinceTheComma) {
 // repeated keys, DATEs, text, and a text column against a number, which
 // `=` converts (so '010' equals 10 and the lookup must not miss it).
 TEST_F(JoinTest, AnEqualityLooksTheRowsUpAndGivesTheRowsEveryRowWould) {
-  Run("create table a (id number, k number, s varchar2(10), d date)");
-  Run("create table b (id number, k number, s varchar2(10), d date, code varchar2(10))");
-  Run("insert into a select object_id, case when mod(object_id, 11) = 0 then null else "
-      "mod(object_id, 7) end, 's' || mod(object_id, 5), trunc(sysdate) + mod(object_id, 3) "
-      "from all_objects");
-  Run("insert into b select object_id, case when mod(object_id, 13) = 0 then null else "
-      "mod(object_id, 9) end, 's' || mod(object_id, 4), trunc(sysdate) + mod(object_id, 4), "
-      "case mod(object_id, 3) when 0 then '00' || mod(object_id, 9) when 1 then "
-      "to_char(mod(object_id, 9)) end from all_objects where object_id <= 60");
-  Run("commit");
+  CreateAAndB();
   const std::vector<std::pair<std::string, std::string>> same = {
       {"select a.id, b.id from a join b on a.k = b.k",
        "select a.id, b.id from a join b on a.k + 0 = b.k"},
@@ -176,6 +182,49 @@ TEST_F(JoinTest, AnEqualityLooksTheRowsUpAndGivesTheRowsEveryRowWould) {
   EXPECT_EQ(One("select count(*) from a join b on a.k = b.code where b.code like '0%'"),
             One("select count(*) from a join b on a.k = to_number(b.code) where b.code like '0%'"));
   EXPECT_NE(One("select count(*) from a join b on a.k = b.code where b.code like '0%'"), "0");
+}
+
+// `x IN (SELECT ...)` of more than a few values looks x up rather than
+// comparing it with each: the same counts as EXISTS (a correlated subquery,
+// which compares row by row), with NULLs in the list (NOT IN then keeps no
+// row), DATEs, text, and text against a number (compared one by one).
+TEST_F(JoinTest, InASubqueryLooksTheValueUp) {
+  CreateAAndB();
+  const std::vector<std::pair<std::string, std::string>> same = {
+      {"k in (select k from b)", "exists (select 1 from b where b.k = a.k)"},
+      {"k not in (select k from b where k > 3)",
+       "k is not null and not exists (select 1 from b where b.k = a.k and b.k > 3)"},
+      {"s in (select s from b where id > 20)", "exists (select 1 from b where b.s = a.s and id > 20)"},
+      {"d in (select d from b where mod(id, 2) = 0)",
+       "exists (select 1 from b where b.d = a.d and mod(id, 2) = 0)"},
+      {"k in (select code from b)", "exists (select 1 from b where b.code = a.k)"},
+      {"k + 10 in (select id from b)", "exists (select 1 from b where b.id = a.k + 10)"},
+  };
+  for (const auto& [in, exists] : same) {
+    SCOPED_TRACE(in);
+    const std::string count = One("select count(*) from a where " + in);
+    EXPECT_NE(count, "0");
+    EXPECT_NE(count, One("select count(*) from a"));
+    EXPECT_EQ(count, One("select count(*) from a where " + exists));
+  }
+  // b.k has NULLs: NOT IN is never TRUE, IN is TRUE or UNKNOWN.
+  EXPECT_EQ(One("select count(*) from a where k not in (select k from b)"), "0");
+  EXPECT_EQ(One("select count(*) from a where not (k in (select k from b))"), "0");
+}
+
+// Ctrl-C stops a join whose ON keeps no row (before, only rows that got
+// through every join were counted toward the check: 6,000 tries here, none
+// kept, and `select count(*) from big b join big c on b.g = c.g and b.id <
+// 0` of 1,000,000 rows ignored Ctrl-C).
+TEST_F(JoinTest, CtrlCStopsAJoinWhoseOnKeepsNoRow) {
+  CreateAAndB();
+  CancelFlag cancel;
+  s_->SetCancelFlag(&cancel);
+  cancel.Cancel();
+  const absl::StatusOr<StatementResult> r = s_->Execute("select count(*) from a join b on a.id < 0");
+  EXPECT_TRUE(absl::IsCancelled(r.status())) << r.status();
+  s_->SetCancelFlag(nullptr);
+  EXPECT_EQ(One("select count(*) from a join b on a.id < 0"), "0");
 }
 
 TEST_F(JoinTest, BadJoinsAreOracleErrors) {
