@@ -214,7 +214,7 @@ absl::StatusOr<std::shared_ptr<const std::vector<Value>>> SubqueryValues(const E
                                                                          const EvalEnv& env) {
   if (env.stmt.subqueries != nullptr) {
     if (auto it = env.stmt.subqueries->find(&e); it != env.stmt.subqueries->end()) {
-      return std::shared_ptr<const std::vector<Value>>(env.stmt.subqueries, &it->second.values);
+      return std::shared_ptr<const std::vector<Value>>(it->second, &it->second->values);
     }
   }
   if (env.stmt.correlated != nullptr) return env.stmt.correlated->run(e, scope, env);
@@ -229,7 +229,7 @@ constexpr size_t kInSetMinValues = 8;
 const ValueSet* InSetOf(const Expr& e, const EvalEnv& env) {
   if (!e.subquery || env.stmt.subqueries == nullptr) return nullptr;
   auto it = env.stmt.subqueries->find(&e);
-  return it == env.stmt.subqueries->end() ? nullptr : it->second.in_set.get();
+  return it == env.stmt.subqueries->end() ? nullptr : it->second->in_set.get();
 }
 
 // x [NOT] IN (a, b) or IN (SELECT ...): TRUE on a match, else UNKNOWN when
@@ -811,11 +811,12 @@ absl::Status AddSubqueryRows(Ctx& c, const std::vector<const Expr*>& roots, cons
     }
     absl::StatusOr<std::vector<Value>> v = SubqueryColumn(*node, *r, cols.size());
     if (!v.ok()) return v.status();
-    SubqueryResult& kept = (*rows)[node];
-    kept.values = *std::move(v);
-    if (node->kind == Expr::Kind::kInList && kept.values.size() > kInSetMinValues) {
-      kept.in_set = std::make_shared<const ValueSet>(kept.values);
+    auto kept = std::make_shared<SubqueryResult>();
+    kept->values = *std::move(v);
+    if (node->kind == Expr::Kind::kInList && kept->values.size() > kInSetMinValues) {
+      kept->in_set = std::make_shared<const ValueSet>(kept->values);
     }
+    (*rows)[node] = std::move(kept);
   }
   c.env.stmt.subqueries = std::move(rows);
   c.env.stmt.correlated = nullptr;

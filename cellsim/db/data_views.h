@@ -66,8 +66,10 @@ struct SubqueryResult {
   std::shared_ptr<const ValueSet> in_set;  // null: compare with each value
 };
 // The subqueries a statement's expressions hold (a scalar subquery, an IN
-// (SELECT ...), EXISTS), run once before the rows are.
-using SubqueryRows = std::unordered_map<const Expr*, SubqueryResult>;
+// (SELECT ...), EXISTS), run once before the rows are. Shared, so that the
+// map a query's subqueries extend (a correlated subquery's, for each row
+// around it) copies pointers, not the values.
+using SubqueryRows = std::unordered_map<const Expr*, std::shared_ptr<const SubqueryResult>>;
 // The correlated subqueries of a statement, run for each row (data_exec.cc).
 struct CorrelatedSubqueries;
 
