@@ -63,7 +63,10 @@ class ValueSet;  // join_index.h
 // than a few rows, also as a ValueSet for `x IN` to look x up.
 struct SubqueryResult {
   std::vector<Value> values;
-  std::shared_ptr<const ValueSet> in_set;  // null: compare with each value
+  std::shared_ptr<const ValueSet> in_set;  // over `values` (null: compare with each)
+  SubqueryResult() = default;
+  SubqueryResult(const SubqueryResult&) = delete;  // in_set points into `values`
+  SubqueryResult& operator=(const SubqueryResult&) = delete;
 };
 // The subqueries a statement's expressions hold (a scalar subquery, an IN
 // (SELECT ...), EXISTS), run once before the rows are. Shared, so that the

@@ -15,8 +15,10 @@
 // of one kind (numbers, DATEs among them, or text), as Compare converts
 // between kinds; otherwise the caller compares each value as before.
 //
-// Thread-safety: immutable once built; JoinIndex's `rows` must outlive it
-// unchanged.
+// Both keep positions into what they were built over, which must outlive
+// them unchanged.
+//
+// Thread-safety: immutable once built.
 #ifndef CELLSIM_DB_JOIN_INDEX_H_
 #define CELLSIM_DB_JOIN_INDEX_H_
 
@@ -54,7 +56,9 @@ class JoinIndex {
 
 class ValueSet {
  public:
-  explicit ValueSet(std::vector<Value> values);
+  // Orders `values` (kept where they are).
+  explicit ValueSet(const std::vector<Value>& values);
+  explicit ValueSet(const std::vector<Value>&& values) = delete;  // must outlive it
 
   // Whether a value of the list is NULL (`x IN` it is then UNKNOWN where
   // not TRUE).
@@ -65,7 +69,8 @@ class ValueSet {
   std::optional<bool> Contains(const Value& v) const;
 
  private:
-  std::vector<Value> sorted_;  // the non-NULL values, sorted by Compare
+  const std::vector<Value>* values_;
+  std::vector<uint32_t> order_;  // positions of the non-NULL values, sorted by value
   Value::Kind kind_ = Value::Kind::kNull;
   bool usable_ = true;
   bool has_null_ = false;

@@ -51,19 +51,23 @@ TEST(JoinIndexTest, AColumnOfTextAndNumbersIsNotLookedUp) {
 }
 
 TEST(ValueSetTest, AnswersWhetherAValueIsInTheList) {
-  const ValueSet set({Value::Num(5), Value::Num(1), Value::Num(5), Value::Date(3)});
+  const std::vector<Value> numbers = {Value::Num(5), Value::Num(1), Value::Num(5), Value::Date(3)};
+  const ValueSet set(numbers);
   EXPECT_EQ(set.Contains(Value::Num(5)), true);
   EXPECT_EQ(set.Contains(Value::Num(3)), true);  // a DATE's number, as Compare has it
   EXPECT_EQ(set.Contains(Value::Num(2)), false);
   EXPECT_FALSE(set.has_null());
   EXPECT_FALSE(set.Contains(Value::Str("5")).has_value());  // `=` converts: compare each
   EXPECT_FALSE(set.Contains(Value::Null()).has_value());
-  const ValueSet text({Value::Str("b"), Value::Null(), Value::Str("a")});
+  const std::vector<Value> letters = {Value::Str("b"), Value::Null(), Value::Str("a")};
+  const ValueSet text(letters);
   EXPECT_TRUE(text.has_null());
   EXPECT_EQ(text.Contains(Value::Str("a")), true);
   EXPECT_EQ(text.Contains(Value::Str("c")), false);
-  EXPECT_FALSE(ValueSet({Value::Num(1), Value::Str("1")}).Contains(Value::Num(1)).has_value());
-  EXPECT_EQ(ValueSet({Value::Null()}).Contains(Value::Num(1)), false);
+  const std::vector<Value> mixed = {Value::Num(1), Value::Str("1")};
+  EXPECT_FALSE(ValueSet(mixed).Contains(Value::Num(1)).has_value());
+  const std::vector<Value> nulls = {Value::Null()};
+  EXPECT_EQ(ValueSet(nulls).Contains(Value::Num(1)), false);
 }
 
 }  // namespace
