@@ -239,9 +239,15 @@ absl::StatusOr<Value> InList(const Expr& e, const Scope& scope, const EvalEnv& e
   absl::StatusOr<Value> v = Eval(*e.args[0], scope, env);
   if (!v.ok()) return v;
   bool found = false, unknown = v->is_null();
+  absl::Status converted;  // take's conversion error (ORA-01722 ...), if any
   auto take = [&](const Value& x) {
-    if (x.is_null()) unknown = true;
-    else if (!v->is_null() && Compare(*v, x) == 0) found = true;
+    if (x.is_null()) {
+      unknown = true;
+    } else if (!v->is_null()) {
+      absl::StatusOr<int> c = CompareConverting(*v, x);
+      if (!c.ok()) converted = c.status();
+      found = c.ok() && *c == 0;
+    }
   };
   // A long list run before the rows: looked up (InSetOf), unless the set
   // cannot answer (values of two kinds, which `=` converts).
@@ -253,13 +259,14 @@ absl::StatusOr<Value> InList(const Expr& e, const Scope& scope, const EvalEnv& e
   } else if (e.subquery) {
     absl::StatusOr<std::shared_ptr<const std::vector<Value>>> rows = SubqueryValues(e, scope, env);
     if (!rows.ok()) return rows.status();
-    for (size_t i = 0; i < (*rows)->size() && !found; ++i) take((**rows)[i]);
+    for (size_t i = 0; i < (*rows)->size() && !found && converted.ok(); ++i) take((**rows)[i]);
   }
-  for (size_t i = 1; i < e.args.size() && !found; ++i) {
+  for (size_t i = 1; i < e.args.size() && !found && converted.ok(); ++i) {
     absl::StatusOr<Value> x = Eval(*e.args[i], scope, env);
     if (!x.ok()) return x;
     take(*x);
   }
+  if (!converted.ok()) return converted;
   if (!found && unknown) return Value::Null();
   return Bool(found != e.negated);
 }
@@ -349,7 +356,12 @@ absl::StatusOr<Value> Eval(const Expr& e, const Scope& scope, const EvalEnv& env
       for (; i + 1 < e.args.size(); i += 2) {
         absl::StatusOr<Value> w = Eval(*e.args[i], scope, env);
         if (!w.ok()) return w;
-        const bool hit = simple ? !x.is_null() && !w->is_null() && Compare(x, *w) == 0 : Truthy(*w);
+        bool hit = !simple && Truthy(*w);
+        if (simple && !x.is_null() && !w->is_null()) {
+          // CASE x WHEN w: one datatype, as Oracle requires (no conversion).
+          if (TypeName(x) != TypeName(*w)) return InconsistentTypes(TypeName(x), TypeName(*w));
+          hit = Compare(x, *w) == 0;
+        }
         if (hit) return Eval(*e.args[i + 1], scope, env);
       }
       if (i < e.args.size()) return Eval(*e.args[i], scope, env);  // ELSE
@@ -386,7 +398,9 @@ absl::StatusOr<Value> Eval(const Expr& e, const Scope& scope, const EvalEnv& env
     return Bool(::cellsim::internal::SqlLike(ValueText(*a), ValueText(*b)) != e.negated);
   }
   if (op == "=" || op == "<>" || op == "<" || op == "<=" || op == ">" || op == ">=") {
-    const int c = Compare(*a, *b);
+    absl::StatusOr<int> compared = CompareConverting(*a, *b);
+    if (!compared.ok()) return compared.status();
+    const int c = *compared;
     return Bool(op == "=" ? c == 0 : op == "<>" ? c != 0 : op == "<" ? c < 0 : op == "<=" ? c <= 0
                 : op == ">" ? c > 0 : c >= 0);
   }
@@ -576,8 +590,9 @@ std::optional<Value> ProbeValue(const Ctx& c, const Source& src, const Expr& x) 
 }
 
 // Index range scan: a `column = literal` conjunct of WHERE on a column an
-// index of the table leads with (a NUMBER column and a number, a VARCHAR2
-// column and a string: where the comparison is the stored bytes') makes the
+// index of the table leads with (a NUMBER column and a number or text that
+// reads as one, a VARCHAR2 column and a string: where the comparison is the
+// stored bytes') makes the
 // source read the rows the index finds; WHERE still filters them. In a
 // correlated subquery the outer row's column is a literal for this run.
 absl::Status UseIndex(Ctx& c, Source& src, const Expr& where) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.e.mu) {
@@ -614,8 +629,15 @@ absl::Status UseIndex(Ctx& c, Source& src, const Expr& where) ABSL_EXCLUSIVE_LOC
     absl::StatusOr<size_t> k = ColumnOf(*t, col->text);
     if (!k.ok()) continue;
     const ColType type = t->columns[*k].type;
-    const Value v = *std::move(probe);
-    if (!(type == ColType::kNumber && v.kind == Value::Kind::kNumber) &&
+    Value v = *std::move(probe);
+    if (type == ColType::kNumber && v.kind == Value::Kind::kString) {
+      // `id = '5'`: Oracle reads the text as a number (WHERE raises
+      // ORA-01722 for text that is none).
+      absl::StatusOr<double> d = ToNumber(v);
+      if (!d.ok()) continue;
+      v = Value::Num(*d);
+    }
+    if (!(type == ColType::kNumber && v.kind == Value::Kind::kNumber && !v.is_date) &&
         !(type == ColType::kVarchar2 && v.kind == Value::Kind::kString)) {
       continue;
     }
@@ -890,13 +912,16 @@ absl::StatusOr<std::vector<std::vector<UsingPair>>> UsingPairs(const Select& sel
 
 // Whether the joined row `r` equals, on every USING column, the rows before
 // it in `scope` (NULL equals nothing, as in `=`).
-bool UsingMatch(const std::vector<UsingPair>& pairs, const Scope& scope, const Row& r) {
+absl::StatusOr<bool> UsingMatch(const std::vector<UsingPair>& pairs, const Scope& scope, const Row& r) {
   for (const UsingPair& p : pairs) {
     const Row* left = scope[p.left].row;
     if (left == nullptr) return false;
     const Value& a = (*left)[p.left_column];
     const Value& b = r[p.column];
-    if (a.is_null() || b.is_null() || Compare(a, b) != 0) return false;
+    if (a.is_null() || b.is_null()) return false;
+    absl::StatusOr<int> c = CompareConverting(a, b);
+    if (!c.ok()) return c.status();
+    if (*c != 0) return false;
   }
   return true;
 }
@@ -1135,7 +1160,13 @@ class JoinWalk {
       const size_t k = found ? (*found)[h] : h;
       const Row& r = rest_[i][k];
       scope.push_back(Binding{sources_[i].qualifier, &sources_[i].columns, &r});
-      bool keep = UsingMatch(using_pairs_[i], scope, r);
+      absl::StatusOr<bool> using_match = UsingMatch(using_pairs_[i], scope, r);
+      if (!using_match.ok()) {
+        inner_ = using_match.status();
+        scope.pop_back();
+        return false;
+      }
+      bool keep = *using_match;
       if (keep && sel_.from[i].on) {
         absl::StatusOr<Value> on = Eval(*sel_.from[i].on, scope, c_.env);
         if (!on.ok()) {

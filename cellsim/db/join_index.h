@@ -12,8 +12,9 @@
 //
 // Both order values by Compare, the order `=` uses, so that what they find
 // is exactly what `=` finds TRUE: they answer only when the values are all
-// of one kind (numbers, DATEs among them, or text), as Compare converts
-// between kinds; otherwise the caller compares each value as before.
+// of one datatype (TypeName's NUMBER, DATE or CHAR) and so is the value
+// looked up, as `=` converts between datatypes (or raises their error);
+// otherwise the caller compares each value as before.
 //
 // Both keep positions into what they were built over, which must outlive
 // them unchanged.
@@ -24,6 +25,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "absl/types/span.h"
@@ -37,19 +39,19 @@ class JoinIndex {
   // out: `=` is never TRUE for them).
   JoinIndex(const std::vector<Row>& rows, size_t column);
 
-  // Whether lookups can answer: the column's non-NULL values are of one kind.
+  // Whether lookups can answer: the column's non-NULL values are of one datatype.
   bool usable() const { return usable_; }
 
   // The positions in `rows` of the rows whose value equals `v`, in their
   // order in `rows`; none for a NULL `v`. nullopt when the index cannot
-  // answer (not usable, or `v` of another kind than the column's): the
+  // answer (not usable, or `v` of another datatype than the column's): the
   // caller then visits every row.
   std::optional<absl::Span<const uint32_t>> Find(const Value& v) const;
 
  private:
   const std::vector<Row>* rows_;
   size_t column_;
-  Value::Kind kind_ = Value::Kind::kNull;  // of the non-NULL values (kNull: none)
+  std::string_view type_;  // TypeName of the non-NULL values (empty: none)
   bool usable_ = true;
   std::vector<uint32_t> order_;  // positions of the non-NULL rows, stable-sorted by value
 };
@@ -65,13 +67,13 @@ class ValueSet {
   bool has_null() const { return has_null_; }
 
   // Whether `v` (not NULL) equals a value of the list; nullopt when the set
-  // cannot answer (values of two kinds, or `v` of another kind than theirs).
+  // cannot answer (values of two datatypes, or `v` of another than theirs).
   std::optional<bool> Contains(const Value& v) const;
 
  private:
   const std::vector<Value>* values_;
   std::vector<uint32_t> order_;  // positions of the non-NULL values, sorted by value
-  Value::Kind kind_ = Value::Kind::kNull;
+  std::string_view type_;  // TypeName of the non-NULL values (empty: none)
   bool usable_ = true;
   bool has_null_ = false;
 };

@@ -53,6 +53,39 @@ int Compare(const Value& a, const Value& b) {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
+std::string_view TypeName(const Value& v) {
+  return v.is_date ? "DATE" : v.kind == Value::Kind::kNumber ? "NUMBER" : "CHAR";
+}
+
+absl::StatusOr<int> CompareConverting(const Value& a, const Value& b) {
+  const bool a_text = a.kind == Value::Kind::kString, b_text = b.kind == Value::Kind::kString;
+  if (a_text == b_text) {
+    if (!a_text && a.is_date != b.is_date) return InconsistentTypes(TypeName(a), TypeName(b));
+    return Compare(a, b);
+  }
+  const Value& text = a_text ? a : b;
+  const Value& other = a_text ? b : a;
+  absl::StatusOr<Value> converted = ConvertLike(text, other);
+  if (!converted.ok()) return converted.status();
+  return a_text ? Compare(*converted, b) : Compare(a, *converted);
+}
+
+absl::StatusOr<Value> ConvertLike(const Value& v, const Value& like) {
+  if (like.kind == Value::Kind::kString) {
+    return v.kind == Value::Kind::kString ? v : Value::Str(ValueText(v));
+  }
+  if (!like.is_date) {
+    absl::StatusOr<double> d = ToNumber(v);
+    if (!d.ok()) return d.status();
+    return Value::Num(*d);
+  }
+  if (v.is_date) return v;
+  if (v.kind == Value::Kind::kNumber) return InconsistentTypes("DATE", "NUMBER");
+  absl::StatusOr<int64_t> d = ParseDate(v.text, kDefaultDateFormat, 0);
+  if (!d.ok()) return d.status();
+  return Value::Date(*d);
+}
+
 absl::StatusOr<double> ToNumber(const Value& v) {
   if (v.is_date) return InconsistentTypes("NUMBER", "DATE");
   if (v.kind == Value::Kind::kNumber) return v.number;
@@ -222,16 +255,26 @@ std::optional<Call::R> Call::NullAware() const {
   }
   if (f == "NULLIF") {
     if (!arity(2, 2)) return wrong();
-    if (!a[0].is_null() && !a[1].is_null() && Compare(a[0], a[1]) == 0) return R(Value::Null());
-    return R(a[0]);
+    if (a[0].is_null() || a[1].is_null()) return R(a[0]);
+    // One datatype, as Oracle requires (no conversion).
+    if (TypeName(a[0]) != TypeName(a[1])) return InconsistentTypes(TypeName(a[0]), TypeName(a[1]));
+    return R(Compare(a[0], a[1]) == 0 ? Value::Null() : a[0]);
   }
   if (f == "DECODE") {
     if (n < 3) return wrong();
+    // expr and each search value are converted to the first search value's
+    // datatype (DECODE(1, '01', ...) compares '1' with '01').
     for (size_t k = 1; k + 1 < n; k += 2) {
-      const bool both_null = a[0].is_null() && a[k].is_null();
-      if (both_null || (!a[0].is_null() && !a[k].is_null() && Compare(a[0], a[k]) == 0)) {
-        return R(a[k + 1]);
+      if (a[0].is_null() || a[k].is_null()) {
+        if (a[0].is_null() && a[k].is_null()) return R(a[k + 1]);
+        continue;
       }
+      const Value& like = a[1].is_null() ? a[0] : a[1];
+      absl::StatusOr<Value> x = ConvertLike(a[0], like);
+      if (!x.ok()) return x;
+      absl::StatusOr<Value> y = ConvertLike(a[k], like);
+      if (!y.ok()) return y;
+      if (Compare(*x, *y) == 0) return R(a[k + 1]);
     }
     return R(n % 2 == 0 ? a[n - 1] : Value::Null());
   }
@@ -356,10 +399,13 @@ std::optional<Call::R> Call::Text() const {
     return R(Value::Str(f == "LPAD" ? fill + s : s + fill));
   }
   if (f == "GREATEST" || f == "LEAST") {
+    // Every argument converted to the first's datatype (none is NULL here).
     Value best = a[0];
     for (size_t k = 1; k < n; ++k) {
-      const int c = Compare(a[k], best);
-      if ((f == "GREATEST" && c > 0) || (f == "LEAST" && c < 0)) best = a[k];
+      absl::StatusOr<Value> x = ConvertLike(a[k], a[0]);
+      if (!x.ok()) return x;
+      const int c = Compare(*x, best);
+      if ((f == "GREATEST" && c > 0) || (f == "LEAST" && c < 0)) best = *std::move(x);
     }
     return R(best);
   }

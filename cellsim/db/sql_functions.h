@@ -26,10 +26,28 @@ inline constexpr size_t kMaxVarchar2 = 4000;
 // ORA-00932: inconsistent datatypes: expected X got Y.
 absl::Status InconsistentTypes(std::string_view expected, std::string_view got);
 
-// Orders two non-NULL values: numbers (and DATEs) by value, a DATE against
+// Orders two non-NULL values, a total order for sorts and lookups (ORDER
+// BY, MIN and MAX, JoinIndex): numbers (and DATEs) by value, a DATE against
 // text by the text read in the session's date format, text by bytes, a
-// number against text by the text's number.
+// number against text by the text's number (0 when it is none).
 int Compare(const Value& a, const Value& b);
+
+// The comparison a condition makes (=, <>, <, IN, a join's USING), a and b
+// not NULL: Compare's, with Oracle's implicit conversions and their errors:
+// text against a number is read as a number (ORA-01722 when it is none),
+// text against a DATE in the session's date format (ParseDate's error when
+// it does not match), and a DATE against a number is ORA-00932.
+absl::StatusOr<int> CompareConverting(const Value& a, const Value& b);
+
+// Oracle's name for a non-NULL value's datatype in ORA-00932: NUMBER, DATE
+// or CHAR.
+std::string_view TypeName(const Value& v);
+
+// `v` converted to the datatype of `like` (both not NULL), as DECODE and
+// GREATEST convert their arguments to their first one's: to text as
+// ValueText shows it, to a number (ToNumber's errors), or to a DATE (text
+// in the session's date format; a number is ORA-00932).
+absl::StatusOr<Value> ConvertLike(const Value& v, const Value& like);
 
 // A value as a number: ORA-01722 for text that is not one, ORA-00932 for a DATE.
 absl::StatusOr<double> ToNumber(const Value& v);

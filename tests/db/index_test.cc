@@ -305,10 +305,11 @@ TEST_F(IndexTest, GttIndexEntriesArePerSessionAndGoAtCommit) {
 // row's value: the same rows as its full scans, NULLs and type mismatches
 // included.
 TEST_F(IndexTest, CorrelatedSubqueriesProbeTheIndexWithTheOuterValue) {
-  Run("create table p (id number, name varchar2(128))");
+  Run("create table p (id number, name varchar2(128), code varchar2(10))");
   Run("create table c (pid number, tag varchar2(128), n number)");
-  Run("insert into p select object_id, object_name from all_objects where rownum <= 1000");
-  Run("insert into p values (null, 'nameless')");
+  Run("insert into p select object_id, object_name, to_char(object_id + 2) from all_objects "
+      "where rownum <= 1000");
+  Run("insert into p values (null, 'nameless', null)");
   Run("insert into c select object_id * 2, object_name, mod(object_id, 3) from all_objects "
       "where rownum <= 1000");
   Run("insert into c values (null, 'nameless', 0)");
@@ -320,8 +321,9 @@ TEST_F(IndexTest, CorrelatedSubqueriesProbeTheIndexWithTheOuterValue) {
           " and not exists (select 1 from c where pid = x.id and n = 1)",
       "select count(*) from p where " + outer +
           " and (select count(*) from c where c.tag = p.name) > 0",
+      // Text that reads as a number probes a NUMBER index as that number.
       "select count(*) from p where " + outer +
-          " and exists (select 1 from c where c.pid = p.name)",
+          " and exists (select 1 from c where c.pid = p.code)",
       "select max((select max(n) from c where c.pid = p.id + 2)) from p where " + outer,
   };
   auto results = [&] {
@@ -331,6 +333,7 @@ TEST_F(IndexTest, CorrelatedSubqueriesProbeTheIndexWithTheOuterValue) {
   };
   const auto scanned = results();
   EXPECT_NE(scanned[0], "0");
+  EXPECT_NE(scanned[3], "0");
   Run("create index c_pid on c (pid)");
   Run("create index c_tag on c (tag)");
   EXPECT_EQ(results(), scanned);

@@ -424,6 +424,45 @@ TEST_F(TxnTest, DatesAndFunctionsAreOracles) {
   EXPECT_THAT(Error("select soundex('a') from dual"), HasSubstr("ORA-00904"));
 }
 
+// A comparison converts as Oracle does, and fails where Oracle fails: text
+// against a number is read as a number (ORA-01722 for a row whose text is
+// none: it was read as 0), text against a DATE in the session's format, a
+// DATE against a number is ORA-00932. DECODE and GREATEST convert to their
+// first argument's datatype; CASE and NULLIF take one datatype only.
+TEST_F(TxnTest, AComparisonConvertsTextAsOracleDoesAndFailsWhereOracleFails) {
+  Run("create table t (id number, s varchar2(10), at date)");
+  Run("insert into t values (1, '10', '15-MAR-26')");
+  Run("insert into t values (2, 'abc', '16-MAR-26')");
+  Run("insert into t values (3, ' 7 ', null)");
+  EXPECT_THAT(Error("select count(*) from t where s = 10"), HasSubstr("ORA-01722: invalid number ('abc')"));
+  EXPECT_THAT(Error("select count(*) from t where s = 0"), HasSubstr("ORA-01722"));
+  EXPECT_EQ(One("select count(*) from t where id <> 2 and s < 9"), "1");  // ' 7 ' is 7
+  EXPECT_EQ(One("select count(*) from t where id = '1'"), "1");
+  EXPECT_EQ(One("select count(*) from t where id in ('1', 3)"), "2");
+  EXPECT_THAT(Error("select count(*) from t where id = 'one'"), HasSubstr("ORA-01722"));
+  EXPECT_THAT(Error("select count(*) from t where id in (5, 'x')"), HasSubstr("ORA-01722"));
+  EXPECT_THAT(Error("select count(*) from t where id in (select s from t)"), HasSubstr("ORA-01722"));
+  EXPECT_THAT(Error("select count(*) from t a join t b on a.id = b.s"), HasSubstr("ORA-01722"));
+  Run("create table u (id varchar2(5))");
+  Run("insert into u values ('1')");
+  EXPECT_EQ(One("select count(*) from t join u using (id)"), "1");
+  Run("insert into u values ('x')");
+  EXPECT_THAT(Error("select count(*) from t join u using (id)"), HasSubstr("ORA-01722"));
+  EXPECT_EQ(One("select count(*) from t where at >= '16-MAR-26'"), "1");
+  EXPECT_THAT(Error("select count(*) from t where at > 'soon'"), HasSubstr("ORA-01858"));
+  EXPECT_THAT(Error("select count(*) from t where at > 5"),
+              HasSubstr("ORA-00932: inconsistent datatypes: expected DATE got NUMBER"));
+  EXPECT_EQ(Run("select decode(1, '01', 'y', 'n'), decode(1, 1, 'y', 'n'), decode('1', 1, 'y', 'n'), "
+                "greatest('10', 9), greatest(9, '10'), least('b', 'a', 'c') from dual").result_rows,
+            (Cells{{"n", "y", "y", "9", "10", "a"}}));
+  EXPECT_THAT(Error("select decode('a', 1, 'y', 'n') from dual"), HasSubstr("ORA-01722"));
+  EXPECT_THAT(Error("select greatest(1, 'x') from dual"), HasSubstr("ORA-01722"));
+  EXPECT_THAT(Error("select case 1 when '1' then 'y' end from dual"),
+              HasSubstr("ORA-00932: inconsistent datatypes: expected NUMBER got CHAR"));
+  EXPECT_THAT(Error("select nullif(1, '1') from dual"), HasSubstr("ORA-00932"));
+  EXPECT_EQ(One("select case s when 'abc' then 'found' end from t where id = 2"), "found");
+}
+
 TEST_F(TxnTest, NumberPrecisionScaleAndNotNullAreKept) {
   Run("create table p (a number(5,2) not null, b integer, c number(3), e number(*,1), "
       "f number(4,-2), g number)");
