@@ -6,9 +6,15 @@
 //     join reads without joining them (the join's floor);
 //   - the same join with the equality written `b.g + 0 = r.g`, which no
 //     lookup serves: every row of one side tried for each row of the other
-//     (the nested loop every join was before).
-// And a self join of the big table on its key (100,000 x 100,000), which the
-// nested loop could not finish, and an IN (SELECT ...) of 1,000 values.
+//     (the nested loop every join was before);
+//   - the same join with grp's own term written `(gname = 'g7' or b.id <
+//     0)`, which names both sources, so only WHERE decides it, after the
+//     join (as every WHERE term was before a source's own terms picked its
+//     rows first).
+// And a join whose big side is picked by its index (`b.id = 4207`) beside
+// the same with `b.id + 0`, which the index cannot serve; a self join of the
+// big table on its key (100,000 x 100,000), which the nested loop could not
+// finish, and an IN (SELECT ...) of 1,000 values.
 //
 //   build/release/bench/join_bench --benchmark_counters_tabular=true
 //
@@ -40,7 +46,7 @@ struct JoinLab : bench::TempLab {
           std::string("create table grp (g number, gname varchar2(10))"),
           std::string("insert into grp select level - 1, 'g' || (level - 1) from dual "
                       "connect by level <= 100"),
-          std::string("commit")}) {
+          std::string("create index big_id on big (id)"), std::string("commit")}) {
       if (absl::StatusOr<db::StatementResult> r = lab->Sql(sql); !r.ok()) return r.status();
     }
     return absl::OkStatus();
@@ -89,9 +95,26 @@ void BM_JoinCommaWhere(benchmark::State& state) {
 BENCHMARK(BM_JoinCommaWhere)->Unit(benchmark::kMillisecond);
 
 void BM_PeerJoinEveryRow(benchmark::State& state) {
-  RunQuery(state, "select count(*) from big b, grp r where b.g + 0 = r.g and gname = 'g7'", "1000");
+  RunQuery(state, "select count(*) from big b, grp r where b.g + 0 = r.g and (gname = 'g7' or b.id < 0)",
+           "1000");
 }
 BENCHMARK(BM_PeerJoinEveryRow)->Unit(benchmark::kMillisecond);
+
+void BM_PeerJoinFilteredAfter(benchmark::State& state) {
+  RunQuery(state, "select count(*) from big b, grp r where b.g = r.g and (gname = 'g7' or b.id < 0)",
+           "1000");
+}
+BENCHMARK(BM_PeerJoinFilteredAfter)->Unit(benchmark::kMillisecond);
+
+void BM_JoinByIndexOfASource(benchmark::State& state) {
+  RunQuery(state, "select count(*) from big b, grp r where b.g = r.g and b.id = 4207", "1");
+}
+BENCHMARK(BM_JoinByIndexOfASource)->Unit(benchmark::kMillisecond);
+
+void BM_PeerJoinScanningTheSource(benchmark::State& state) {
+  RunQuery(state, "select count(*) from big b, grp r where b.g = r.g and b.id + 0 = 4207", "1");
+}
+BENCHMARK(BM_PeerJoinScanningTheSource)->Unit(benchmark::kMillisecond);
 
 // IN (SELECT ...) of 1,000 values, looked up (ValueSet) for each of the
 // 100,000 rows: two scans of big.

@@ -595,17 +595,8 @@ std::optional<Value> ProbeValue(const Ctx& c, const Source& src, const Expr& x) 
 // stored bytes') makes the
 // source read the rows the index finds; WHERE still filters them. In a
 // correlated subquery the outer row's column is a literal for this run.
-absl::Status UseIndex(Ctx& c, Source& src, const Expr& where) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.e.mu) {
-  std::vector<const Expr*> conjuncts;
-  std::function<void(const Expr&)> flatten = [&](const Expr& x) {
-    if (x.kind == Expr::Kind::kBinary && x.text == "AND") {
-      flatten(*x.args[0]);
-      flatten(*x.args[1]);
-    } else {
-      conjuncts.push_back(&x);
-    }
-  };
-  flatten(where);
+absl::Status UseIndex(Ctx& c, Source& src, const std::vector<const Expr*>& conjuncts)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.e.mu) {
   TableDef* t = src.table;
   // An index holds other open transactions' keys, not the committed ones
   // the statement sees: while one has changed the table, its rows are
@@ -926,23 +917,6 @@ absl::StatusOr<bool> UsingMatch(const std::vector<UsingPair>& pairs, const Scope
   return true;
 }
 
-// The rows of every source but the first (small: V$ views, DUAL,
-// subqueries), and for a RIGHT or FULL join a flag per row: whether a row
-// before it met it.
-absl::Status MaterializeJoined(const Select& sel, std::vector<Source>& sources,
-                               std::vector<std::vector<Row>>* rest,
-                               std::vector<std::vector<bool>>* met) {
-  for (size_t i = 1; i < sources.size(); ++i) {
-    absl::Status st = sources[i].scan([&](const Row& r, const RowId&) {
-      (*rest)[i].push_back(r);
-      return true;
-    });
-    if (!st.ok()) return st;
-    if (sel.from[i].KeepsOwnRows()) (*met)[i].assign((*rest)[i].size(), false);
-  }
-  return absl::OkStatus();
-}
-
 // The scope of row `r` of source `i` that no row before it met (a RIGHT or
 // FULL join): the sources before it empty (NULL).
 Scope UnmatchedScope(const std::vector<Source>& sources, size_t i, const Row& r) {
@@ -1027,6 +1001,57 @@ void Conjuncts(const Expr& e, std::vector<const Expr*>* out) {
   out->push_back(&e);
 }
 
+// Whether every join of the FROM list is an inner one (or a comma), so that
+// WHERE sees a row of every source.
+bool InnerJoinsOnly(const Select& sel) {
+  return std::none_of(sel.from.begin(), sel.from.end(), [](const FromSource& f) {
+    return f.KeepsRowsBefore() || f.KeepsOwnRows();
+  });
+}
+
+// Whether every column `e` names is one of source `i`'s (and it names one):
+// none of another source, of the query around this one, no pseudocolumn
+// (ROWNUM, LEVEL) and no subquery; SYSDATE and USER are allowed.
+bool NamesOnlySource(const Expr& e, const std::vector<Source>& sources, size_t i, bool* named) {
+  if (e.subquery) return false;
+  if (e.kind == Expr::Kind::kColumn) {
+    std::optional<std::pair<size_t, size_t>> at = OnlySourceOf(e, sources, sources.size());
+    if (!at) return IsStatementConstant(e);
+    *named = true;
+    return at->first == i;
+  }
+  for (const ExprPtr& a : e.args) {
+    if (!NamesOnlySource(*a, sources, i, named)) return false;
+  }
+  return true;
+}
+
+// For each source of a join, the terms ANDed in WHERE that name only its
+// columns: they can pick its rows before the join (an index finds them,
+// or they are filtered as they are read) rather than after it, as Oracle
+// applies a table's own predicates at its access. Only when every join is an
+// inner one (an outer join's NULL row must reach WHERE) and there is no
+// CONNECT BY; WHERE still decides every joined row.
+std::vector<std::vector<const Expr*>> SourceFilters(const Select& sel,
+                                                    const std::vector<Source>& sources) {
+  std::vector<std::vector<const Expr*>> filters(sources.size());
+  if (sources.size() < 2 || !sel.where || !InnerJoinsOnly(sel) || sel.connect_by_level) {
+    return filters;
+  }
+  std::vector<const Expr*> terms;
+  Conjuncts(*sel.where, &terms);
+  for (const Expr* x : terms) {
+    for (size_t i = 0; i < sources.size(); ++i) {
+      bool named = false;
+      if (NamesOnlySource(*x, sources, i, &named) && named) {
+        filters[i].push_back(x);
+        break;
+      }
+    }
+  }
+  return filters;
+}
+
 // An equality a join's rows must meet: their column `column` equal to
 // column `left_column` of source `left`, one before the join.
 struct JoinEquality {
@@ -1046,9 +1071,7 @@ std::optional<JoinEquality> JoinEqualityOf(const Select& sel, const std::vector<
   if (!using_pairs.empty()) {
     return JoinEquality{using_pairs[0].left, using_pairs[0].left_column, using_pairs[0].column};
   }
-  const bool inner_only = std::none_of(sel.from.begin(), sel.from.end(), [](const FromSource& f) {
-    return f.KeepsRowsBefore() || f.KeepsOwnRows();
-  });
+  const bool inner_only = InnerJoinsOnly(sel);
   // ON sees the sources up to the join; WHERE all of them.
   for (const auto& [cond, limit] : {std::pair{sel.from[i].on.get(), i + 1},
                                     std::pair{inner_only ? sel.where.get() : nullptr,
@@ -1069,21 +1092,24 @@ std::optional<JoinEquality> JoinEqualityOf(const Select& sel, const std::vector<
 }
 
 // ForEachJoined's rows: the first source's streamed, each further source's
-// kept (MaterializeJoined) and, for a join with an equality, looked up by it
+// kept (Materialize) and, for a join with an equality, looked up by it
 // (a JoinIndex) rather than tried row by row; then, for RIGHT and FULL
-// joins, the rows no row before met.
+// joins, the rows no row before met. A source's own WHERE terms
+// (SourceFilters) drop its rows before they join.
 class JoinWalk {
  public:
   using RowFn = std::function<absl::Status(const Scope&, const RowId&)>;
   JoinWalk(Ctx& c, const Select& sel, std::vector<Source>& sources,
-           const std::vector<std::vector<UsingPair>>& using_pairs, const RowFn& fn)
-      : c_(c), sel_(sel), sources_(sources), using_pairs_(using_pairs), fn_(fn),
-        outer_env_(c.env), levels_(sel.connect_by_level.value_or(1)) {}
+           const std::vector<std::vector<UsingPair>>& using_pairs,
+           std::vector<std::vector<const Expr*>> filters, const RowFn& fn)
+      : c_(c), sel_(sel), sources_(sources), using_pairs_(using_pairs),
+        filters_(std::move(filters)), fn_(fn), outer_env_(c.env),
+        levels_(sel.connect_by_level.value_or(1)) {}
 
   absl::Status Run() {
     rest_.resize(sources_.size());
     met_.resize(sources_.size());
-    if (absl::Status st = MaterializeJoined(sel_, sources_, &rest_, &met_); !st.ok()) return st;
+    if (absl::Status st = Materialize(); !st.ok()) return st;
     equalities_.resize(sources_.size());
     indexes_.resize(sources_.size());
     for (size_t i = 1; i < sources_.size(); ++i) {
@@ -1091,6 +1117,7 @@ class JoinWalk {
       if (equalities_[i]) indexes_[i].emplace(rest_[i], equalities_[i]->column);
     }
     absl::Status st = sources_[0].scan([&](const Row& r, const RowId& rid) {
+      if (!Passes(0, r)) return inner_.ok();
       Scope scope{Binding{sources_[0].qualifier, &sources_[0].columns, &r}};
       return Join(scope, 1, rid);
     });
@@ -1109,6 +1136,39 @@ class JoinWalk {
   }
 
  private:
+  // The rows of every source but the first that pass its filters (small:
+  // V$ views, DUAL, subqueries, or what a filter keeps), and for a RIGHT or
+  // FULL join a flag per row: whether a row before it met it.
+  absl::Status Materialize() {
+    for (size_t i = 1; i < sources_.size() && inner_.ok(); ++i) {
+      absl::Status st = sources_[i].scan([&](const Row& r, const RowId&) {
+        if (Passes(i, r)) rest_[i].push_back(r);
+        return inner_.ok();
+      });
+      if (!st.ok()) return st;
+      if (sel_.from[i].KeepsOwnRows()) met_[i].assign(rest_[i].size(), false);
+    }
+    return inner_;
+  }
+
+  // Whether row `r` of source `i` passes its filters (every one TRUE); false
+  // with inner_ set when one fails or Ctrl-C stops the statement.
+  bool Passes(size_t i, const Row& r) {
+    if (filters_[i].empty()) return true;
+    inner_ = CheckCancelEvery4096Rows(c_.sd);
+    if (!inner_.ok()) return false;
+    const Scope scope{Binding{sources_[i].qualifier, &sources_[i].columns, &r}};
+    for (const Expr* f : filters_[i]) {
+      absl::StatusOr<Value> v = Eval(*f, scope, c_.env);
+      if (!v.ok()) {
+        inner_ = v.status();
+        return false;
+      }
+      if (!Truthy(*v)) return false;
+    }
+    return true;
+  }
+
   // A whole combination: ROWNUM and LEVEL of the row at hand, for WHERE and
   // for `fn` (the select list, ORDER BY keys): a row's ROWNUM is one more
   // than the rows WHERE has accepted before it (so `rownum > 1` accepts
@@ -1197,6 +1257,7 @@ class JoinWalk {
   const Select& sel_;
   std::vector<Source>& sources_;
   const std::vector<std::vector<UsingPair>>& using_pairs_;
+  const std::vector<std::vector<const Expr*>> filters_;  // SourceFilters, by source
   const RowFn& fn_;
   const EvalEnv outer_env_;
   const uint64_t levels_;
@@ -1239,15 +1300,21 @@ absl::Status ForEachJoined(Ctx& c, const Select& sel,
     if (absl::Status st = checked(); !st.ok()) return st;
   }
   if (absl::Status st = AddQuerySubqueries(c, sel, sources); !st.ok()) return st;
+  std::vector<std::vector<const Expr*>> filters = SourceFilters(sel, sources);
   if (sel.where) {
     if (absl::Status st = CheckColumns(*sel.where, sources, c.env.outer); !st.ok()) return st;
-    if (sources.size() == 1 && sources[0].table != nullptr && !sources[0].table->indexes.empty()) {
-      if (absl::Status st = UseIndex(c, sources[0], *sel.where); !st.ok()) return st;
-    }
+    // A single source: every WHERE term may find its rows by an index; in
+    // a join, a source's own terms (filters).
+    if (sources.size() == 1) Conjuncts(*sel.where, &filters[0]);
   }
+  for (size_t i = 0; i < sources.size(); ++i) {
+    if (filters[i].empty() || sources[i].table == nullptr || sources[i].table->indexes.empty()) continue;
+    if (absl::Status st = UseIndex(c, sources[i], filters[i]); !st.ok()) return st;
+  }
+  if (sources.size() == 1) filters[0].clear();  // WHERE itself filters a single source
   absl::StatusOr<std::vector<std::vector<UsingPair>>> using_pairs = UsingPairs(sel, sources);
   if (!using_pairs.ok()) return using_pairs.status();
-  JoinWalk walk(c, sel, sources, *using_pairs, fn);
+  JoinWalk walk(c, sel, sources, *using_pairs, std::move(filters), fn);
   return walk.Run();
 }
 
