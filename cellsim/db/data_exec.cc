@@ -379,7 +379,7 @@ absl::StatusOr<Value> Eval(const Expr& e, const Scope& scope, const EvalEnv& env
   }
   absl::StatusOr<Value> a = Eval(*e.args[0], scope, env);
   if (!a.ok()) return a;
-  const std::string& op = e.text;
+  const std::string_view op = e.text;  // (a view: `op == "AND"` then needs no strlen per row)
   // AND / OR: FALSE AND x is FALSE, TRUE OR x is TRUE, whatever x is;
   // otherwise a NULL side makes UNKNOWN.
   if (op == "AND" && !a->is_null() && !Truthy(*a)) return Bool(false);

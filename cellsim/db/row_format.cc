@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cctype>
 #include <cfloat>
 #include <cmath>
@@ -96,17 +97,40 @@ std::vector<uint8_t> EncodeNumber(double d) {
   return out;
 }
 
+namespace {
+
+// 100^k for k in [0, kMaxPower100], each the double nearest it.
+constexpr int kMaxPower100 = 150;
+const std::array<double, kMaxPower100 + 1>& Powers100() {
+  static const std::array<double, kMaxPower100 + 1> powers = [] {
+    std::array<double, kMaxPower100 + 1> p{};
+    for (int k = 0; k <= kMaxPower100; ++k) p[k] = std::pow(100.0, k);
+    return p;
+  }();
+  return powers;
+}
+
+}  // namespace
+
 double DecodeNumber(absl::Span<const uint8_t> b) {
   if (b.empty() || (b.size() == 1 && b[0] == 0x80)) return 0;
   const bool neg = (b[0] & 0x80) == 0;
   const int exp = neg ? ((~b[0]) & 0x7F) - 65 : (b[0] & 0x7F) - 65;
-  double r = 0;
-  double scale = std::pow(100.0, exp);
+  // The base-100 digits as one whole number (exact up to 2^53), then one
+  // scaling by a power of 100: one rounding, no pow() per value.
+  double digits = 0;
+  int count = 0;
   for (size_t i = 1; i < b.size(); ++i) {
     if (neg && b[i] == 102) break;
-    const int digit = neg ? 101 - b[i] : b[i] - 1;
-    r += digit * scale;
-    scale /= 100;
+    digits = digits * 100 + (neg ? 101 - b[i] : b[i] - 1);
+    ++count;
+  }
+  const int k = exp - (count - 1);  // the last digit's power of 100
+  double r;
+  if (k >= 0) {
+    r = k <= kMaxPower100 ? digits * Powers100()[k] : digits * std::pow(100.0, k);
+  } else {
+    r = -k <= kMaxPower100 ? digits / Powers100()[-k] : digits / std::pow(100.0, -k);
   }
   return neg ? -r : r;
 }

@@ -62,9 +62,12 @@ struct Value {
   bool is_date = false;
 
   static Value Null() { return {}; }
-  static Value Num(double d) { return Value{Kind::kNumber, d, "", false}; }
+  // (std::string() rather than "": no strlen and copy per value.)
+  static Value Num(double d) { return Value{Kind::kNumber, d, std::string(), false}; }
   static Value Str(std::string s) { return Value{Kind::kString, 0, std::move(s), false}; }
-  static Value Date(int64_t unix) { return Value{Kind::kNumber, static_cast<double>(unix), "", true}; }
+  static Value Date(int64_t unix) {
+    return Value{Kind::kNumber, static_cast<double>(unix), std::string(), true};
+  }
   bool is_null() const { return kind == Kind::kNull || (kind == Kind::kString && text.empty()); }
 };
 using Row = std::vector<Value>;

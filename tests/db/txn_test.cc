@@ -463,6 +463,20 @@ TEST_F(TxnTest, AComparisonConvertsTextAsOracleDoesAndFailsWhereOracleFails) {
   EXPECT_EQ(One("select case s when 'abc' then 'found' end from t where id = 2"), "found");
 }
 
+// A stored NUMBER reads back as the value written: `where x = 0.7` finds
+// the row `insert ... values (0.7)` wrote (it read back as 0.7 + 1 ulp
+// before the decoding scaled its digits once, and matched no row).
+TEST_F(TxnTest, AStoredDecimalEqualsTheLiteralItWasWrittenFrom) {
+  Run("create table money (x number)");
+  const std::vector<std::string> values = {"0.7", "-0.7", "0.07", "1234567.89", "3.14159265358979",
+                                           "0.00001", "99999999.99", "1e-100", "123456789012345"};
+  for (const std::string& v : values) Run("insert into money values (" + v + ")");
+  for (const std::string& v : values) {
+    EXPECT_EQ(One("select count(*) from money where x = " + v), "1") << v;
+  }
+  EXPECT_EQ(One("select x * 10 - 7 from money where x = 0.7"), "0");
+}
+
 TEST_F(TxnTest, NumberPrecisionScaleAndNotNullAreKept) {
   Run("create table p (a number(5,2) not null, b integer, c number(3), e number(*,1), "
       "f number(4,-2), g number)");

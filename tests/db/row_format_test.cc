@@ -1,0 +1,66 @@
+// Oracle's NUMBER encoding (row_format.h): EncodeNumber keeps 15 significant
+// digits in base-100 digits; DecodeNumber gives back the double nearest the
+// decimal it holds.
+#include <cmath>
+#include <cstdlib>
+#include <random>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "cellsim/db/row_format.h"
+#include "gtest/gtest.h"
+
+namespace cellsim::db::internal {
+namespace {
+
+double Roundtrip(double d) { return DecodeNumber(EncodeNumber(d)); }
+
+// A random decimal of 1 to 15 digits times 10^[lo, hi], either sign.
+std::string RandomDecimal(std::mt19937_64& gen, int lo, int hi) {
+  std::uniform_int_distribution<int> digits(1, 15), exponent(lo, hi), sign(0, 1);
+  std::uniform_int_distribution<uint64_t> any;
+  const int n = digits(gen);
+  const uint64_t mantissa = 1 + any(gen) % static_cast<uint64_t>(std::pow(10, n));
+  return fmt::format("{}{}e{}", sign(gen) ? "-" : "", mantissa, exponent(gen));
+}
+
+// Exact where the scaling power of 100 is (10^-22 .. 10^22 around the
+// digits): the double nearest the decimal, as strtod reads it.
+TEST(NumberFormatTest, ADecimalOfFifteenDigitsComesBackAsItsNearestDouble) {
+  for (const char* text : {"0.1", "12.34", "-12.34", "123456789012345", "0.000123", "-0.5", "100",
+                           "1.005", "4294967296", "-99999999999999.9", "3.14159265358979"}) {
+    SCOPED_TRACE(text);
+    const double d = std::strtod(text, nullptr);
+    EXPECT_EQ(Roundtrip(d), d);
+  }
+  std::mt19937_64 gen(20261206);
+  int different = 0;
+  for (int i = 0; i < 100000; ++i) {
+    const std::string text = RandomDecimal(gen, -20, 8);
+    const double d = std::strtod(text.c_str(), nullptr);
+    if (Roundtrip(d) != d && ++different <= 5) {
+      ADD_FAILURE() << text << ": " << fmt::format("{:.17g}", Roundtrip(d));
+    }
+  }
+  EXPECT_EQ(different, 0);
+  EXPECT_EQ(Roundtrip(0), 0);
+}
+
+// Over NUMBER's whole range (1e-130 .. 9.99e125), within one unit in the
+// last place.
+TEST(NumberFormatTest, EveryDecimalOfNumbersRangeComesBackWithinAnUlp) {
+  std::mt19937_64 gen(61202026);
+  for (int i = 0; i < 100000; ++i) {
+    const std::string text = RandomDecimal(gen, -129, 110);
+    const double d = std::strtod(text.c_str(), nullptr);
+    const double back = Roundtrip(d);
+    ASSERT_LE(std::fabs(back - d), std::fabs(d) * 0x1p-52) << text << ": " << fmt::format("{:.17g}", back);
+  }
+  for (const double d : {1e-130, -1e-130, 9.99999999999999e125}) {
+    EXPECT_LE(std::fabs(Roundtrip(d) - d), std::fabs(d) * 0x1p-52) << d;
+  }
+}
+
+}  // namespace
+}  // namespace cellsim::db::internal
