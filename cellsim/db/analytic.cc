@@ -1,5 +1,7 @@
 #include "cellsim/db/analytic.h"
 
+#include "cellsim/db/aggregate.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -35,7 +37,7 @@ bool IsRanking(std::string_view f) {
 // their position or their whole partition).
 bool TakesFrame(std::string_view f) {
   return f == "FIRST_VALUE" || f == "LAST_VALUE" || f == "NTH_VALUE" ||
-         (IsAggregateFunction(f) && f != "LISTAGG");
+         (IsAggregateFunction(f) && f != "LISTAGG" && f != "MEDIAN");
 }
 
 // The numbers of arguments `f` takes: [fewest, most].
@@ -382,15 +384,14 @@ class PartitionValues {
 
   // One frame's aggregate, rows added one at a time.
   struct Accumulator {
-    double count = 0, sum = 0;
-    Value best;
+    explicit Accumulator(std::string_view f) : value(f) {}
+    Aggregate value;
     std::set<std::string> seen;  // DISTINCT
   };
 
   void Add(Accumulator& a, size_t r, bool star, const std::vector<double>& num) const {
-    const std::string& f = f_.text;
     if (star) {
-      a.count += 1;
+      a.value.AddRow();
       return;
     }
     const Value& v = Args(r)[0];
@@ -398,21 +399,10 @@ class PartitionValues {
     if (f_.distinct && !a.seen.insert(fmt::format("{}{}:{}", v.number, v.is_date, v.text)).second) {
       return;
     }
-    if (a.count == 0 || (f == "MIN" && Compare(v, a.best) < 0) ||
-        (f == "MAX" && Compare(v, a.best) > 0)) {
-      a.best = v;
-    }
-    a.sum += num[r];
-    a.count += 1;
+    a.value.Add(v, num[r]);
   }
 
-  Value Result(const Accumulator& a) const {
-    const std::string& f = f_.text;
-    if (f == "COUNT") return Value::Num(a.count);
-    if (a.count == 0) return Value::Null();
-    if (f == "MIN" || f == "MAX") return a.best;
-    return Value::Num(f == "SUM" ? a.sum : a.sum / a.count);
-  }
+  static Value Result(const Accumulator& a) { return a.value.Result(); }
 
   // The frame functions. Frames start and end no earlier than the row
   // before's (the rows are in order): frames that all start at the
@@ -431,7 +421,7 @@ class PartitionValues {
     if (f == "FIRST_VALUE" || f == "LAST_VALUE" || f == "NTH_VALUE") return NthInFrame(frames);
     const bool star = Args(0).empty();  // COUNT(*)
     std::vector<double> num(n, 0);
-    if (f == "SUM" || f == "AVG") {
+    if (IsNumericAggregate(f)) {
       for (size_t i = 0; i < n; ++i) {
         if (Args(i)[0].is_null()) continue;
         absl::StatusOr<double> x = ToNumber(Args(i)[0]);
@@ -444,7 +434,7 @@ class PartitionValues {
     const bool backward = std::all_of(frames.begin(), frames.end(), [&](const auto& fr) {
       return fr.second == static_cast<int64_t>(n) - 1;
     });
-    Accumulator grown;
+    Accumulator grown(f);
     int64_t reached = forward ? -1 : static_cast<int64_t>(n);
     for (size_t k = 0; k < n; ++k) {
       const size_t i = backward && !forward ? n - 1 - k : k;
@@ -456,7 +446,7 @@ class PartitionValues {
         while (reached > first) Add(grown, static_cast<size_t>(--reached), star, num);
         Set(i, Result(grown));
       } else {
-        Accumulator a;
+        Accumulator a(f);
         for (int64_t j = first; j <= last; ++j) Add(a, static_cast<size_t>(j), star, num);
         Set(i, Result(a));
       }
@@ -480,7 +470,8 @@ bool IsAnalyticOnlyFunction(std::string_view name) {
 
 std::string_view AnalyticFunctionNames() {
   return "ROW_NUMBER, RANK, DENSE_RANK, PERCENT_RANK, CUME_DIST, NTILE, LAG, LEAD, FIRST_VALUE, "
-         "LAST_VALUE, NTH_VALUE, RATIO_TO_REPORT, COUNT, SUM, AVG, MIN, MAX, LISTAGG (PARTITION BY only)";
+         "LAST_VALUE, NTH_VALUE, RATIO_TO_REPORT, COUNT, SUM, AVG, MIN, MAX, VARIANCE, VAR_SAMP, "
+         "VAR_POP, STDDEV, STDDEV_SAMP, STDDEV_POP, LISTAGG and MEDIAN (PARTITION BY only)";
 }
 
 std::optional<AnalyticError> CheckAnalytic(std::string_view name, bool distinct, const Window& w) {
@@ -514,7 +505,11 @@ std::optional<AnalyticError> CheckAnalytic(std::string_view name, bool distinct,
     return AnalyticError{fmt::format("{} needs ORDER BY in its OVER clause", name),
                          "ORA-30485: missing ORDER BY expression in the window specification"};
   }
-  if (ordered && (distinct || name == "RATIO_TO_REPORT" || name == "LISTAGG")) {
+  if (distinct && !AllowsDistinct(name)) {
+    return AnalyticError{fmt::format("{} takes no DISTINCT", name),
+                         "ORA-30482: DISTINCT option not allowed for this function"};
+  }
+  if (ordered && (distinct || name == "RATIO_TO_REPORT" || name == "LISTAGG" || name == "MEDIAN")) {
     return AnalyticError{fmt::format("{}{} takes no ORDER BY in its OVER clause",
                                      distinct ? "DISTINCT in " : "", name),
                          "ORA-30487: ORDER BY not allowed here"};

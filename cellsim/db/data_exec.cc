@@ -14,6 +14,7 @@
 #include "absl/strings/match.h"
 #include "cellsim/base/sql_like.h"
 #include "cellsim/db/all_objects.h"
+#include "cellsim/db/aggregate.h"
 #include "cellsim/db/analytic.h"
 #include "cellsim/db/data_engine.h"
 #include "cellsim/db/data_views.h"
@@ -271,6 +272,13 @@ absl::StatusOr<Value> InList(const Expr& e, const Scope& scope, const EvalEnv& e
   return Bool(found != e.negated);
 }
 
+// ORA-00904 for a function cellsim does not have, with those it has.
+absl::Status UnknownFunction(std::string_view f) {
+  return absl::InvalidArgumentError(fmt::format(
+      "ORA-00904: \"{}\": invalid identifier (cellsim's functions: {}; the aggregates {}; with "
+      "OVER: {})", f, ScalarFunctionNames(), AggregateFunctionNames(), AnalyticFunctionNames()));
+}
+
 absl::StatusOr<Value> Function(const Expr& e, const Scope& scope, const EvalEnv& env) {
   if (e.over) {  // here outside a query's output (its select list and ORDER BY)
     return absl::InvalidArgumentError(fmt::format(
@@ -298,10 +306,7 @@ absl::StatusOr<Value> Function(const Expr& e, const Scope& scope, const EvalEnv&
   if (std::optional<absl::StatusOr<Value>> v = ScalarFunction(f, a, env.stmt.sysdate_unix)) {
     return *std::move(v);
   }
-  return absl::InvalidArgumentError(fmt::format(
-      "ORA-00904: \"{}\": invalid identifier (cellsim's functions: {}; the aggregates COUNT, "
-      "SUM, AVG, MIN, MAX, LISTAGG; with OVER: {})", f, ScalarFunctionNames(),
-      AnalyticFunctionNames()));
+  return UnknownFunction(f);
 }
 
 absl::StatusOr<Value> Eval(const Expr& e, const Scope& scope, const EvalEnv& env) {
@@ -1612,6 +1617,10 @@ absl::Status PlanGroupNode(const Select& sel, const Expr& e, GroupPlan* plan) {
     }
   }
   if (IsAggregate(e)) {
+    if (e.distinct && !AllowsDistinct(e.text)) {
+      return absl::InvalidArgumentError(fmt::format(
+          "ORA-30482: DISTINCT option not allowed for this function ({})", e.text));
+    }
     if (e.args.size() != 1 && !e.within_group) {
       return absl::InvalidArgumentError(
           fmt::format("ORA-00909: invalid number of arguments ({} to {})", e.args.size(), e.text));
@@ -1634,6 +1643,8 @@ absl::Status PlanGroupNode(const Select& sel, const Expr& e, GroupPlan* plan) {
     }
     return absl::OkStatus();
   }
+  // A function cellsim lacks: ORA-00904 for it, not ORA-00937 for its column.
+  if (e.kind == Expr::Kind::kFunction && !IsScalarFunction(e.text)) return UnknownFunction(e.text);
   const bool pseudo = IsStatementConstant(e);
   if ((e.kind == Expr::Kind::kColumn && !pseudo) || e.kind == Expr::Kind::kStar) {
     const std::string what = e.kind == Expr::Kind::kStar ? "*"
@@ -1654,12 +1665,20 @@ absl::Status PlanGroupNode(const Select& sel, const Expr& e, GroupPlan* plan) {
 
 // One aggregate's running state in one group.
 struct Accumulator {
-  double count = 0;  // values taken (rows for COUNT(*))
-  double sum = 0;    // SUM, AVG
-  Value best;        // MIN, MAX; LISTAGG's list once made (FinishListAgg)
+  explicit Accumulator(const Expr& agg) : value(agg.text) {}
+  Aggregate value;   // (the Expr, and so its name, outlives it)
+  Value list;        // LISTAGG's list once made (FinishListAgg)
   std::unordered_set<std::string> seen;  // DISTINCT: the values taken
   std::vector<std::pair<Value, Row>> items;  // LISTAGG: each value and its WITHIN GROUP keys
 };
+
+// A group's accumulators, one per aggregate of `plan`.
+std::vector<Accumulator> NewAccumulators(const std::vector<const Expr*>& aggregates) {
+  std::vector<Accumulator> acc;
+  acc.reserve(aggregates.size());
+  for (const Expr* agg : aggregates) acc.emplace_back(*agg);
+  return acc;
+}
 
 // LISTAGG: the row's value and WITHIN GROUP keys (its separator is a
 // literal), kept for FinishListAgg.
@@ -1680,7 +1699,7 @@ absl::Status FinishListAgg(const Expr& agg, Accumulator* a) {
   absl::StatusOr<Value> list = ListAgg(std::move(a->items), agg.within_group->order_by,
                                        ListAggSeparator(agg), agg.distinct);
   if (!list.ok()) return list.status();
-  a->best = *std::move(list);
+  a->list = *std::move(list);
   a->items.clear();
   return absl::OkStatus();
 }
@@ -1689,32 +1708,26 @@ absl::Status Accumulate(const Expr& agg, const Scope& scope, const EvalEnv& env,
   if (agg.within_group) return AccumulateListAgg(agg, scope, env, a);
   const Expr& arg = *agg.args[0];
   if (arg.kind == Expr::Kind::kStar) {  // COUNT(*)
-    a->count += 1;
+    a->value.AddRow();
     return absl::OkStatus();
   }
   absl::StatusOr<Value> v = Eval(arg, scope, env);
   if (!v.ok()) return v.status();
   if (v->is_null()) return absl::OkStatus();  // aggregates skip NULLs
   if (agg.distinct && !a->seen.insert(ValueKey(*v)).second) return absl::OkStatus();
-  if (agg.text == "MIN" || agg.text == "MAX") {
-    const int c = a->count == 0 ? 0 : Compare(*v, a->best);
-    if (a->count == 0 || (agg.text == "MIN" ? c < 0 : c > 0)) a->best = *v;
-  } else if (agg.text != "COUNT") {
-    absl::StatusOr<double> x = ToNumber(*v);
-    if (!x.ok()) return x.status();
-    a->sum += *x;
+  double x = 0;
+  if (IsNumericAggregate(agg.text)) {
+    absl::StatusOr<double> number = ToNumber(*v);
+    if (!number.ok()) return number.status();
+    x = *number;
   }
-  a->count += 1;
+  a->value.Add(*v, x);
   return absl::OkStatus();
 }
 
 Value AggregateResult(const Expr& agg, const Accumulator& a) {
-  if (agg.within_group) return a.best;  // LISTAGG (FinishListAgg)
-  if (agg.text == "COUNT") return Value::Num(a.count);
-  if (a.count == 0) return Value::Null();
-  if (agg.text == "MIN" || agg.text == "MAX") return a.best;
-  if (agg.text == "SUM") return Value::Num(a.sum);
-  return Value::Num(a.sum / a.count);  // AVG
+  if (agg.within_group) return a.list;  // LISTAGG (FinishListAgg)
+  return a.value.Result();
 }
 
 // A grouped query's rows and ORDER BY keys: the joined rows WHERE keeps, in
@@ -1818,7 +1831,7 @@ absl::Status GroupedRows(Ctx& c, const Select& sel, std::vector<Row>* rows,
         if (absl::Status st = PlanGroupNode(sel, *o.expr, &plan); !st.ok()) return st;
       }
     }
-    if (sel.group_by.empty()) groups.push_back({Row{}, std::vector<Accumulator>(plan.aggregates.size())});
+    if (sel.group_by.empty()) groups.push_back({Row{}, NewAccumulators(plan.aggregates)});
     return absl::OkStatus();
   };
   GroupedColumns grouped;
@@ -1833,7 +1846,7 @@ absl::Status GroupedRows(Ctx& c, const Select& sel, std::vector<Row>* rows,
     size_t gi = 0;
     if (!sel.group_by.empty()) {
       auto [it, added] = index.try_emplace(RowKey(key), groups.size());
-      if (added) groups.push_back({std::move(key), std::vector<Accumulator>(plan.aggregates.size())});
+      if (added) groups.push_back({std::move(key), NewAccumulators(plan.aggregates)});
       gi = it->second;
     }
     for (size_t i = 0; i < plan.aggregates.size(); ++i) {

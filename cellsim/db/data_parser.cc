@@ -1941,11 +1941,6 @@ absl::StatusOr<DataStatement> ParseDataStatement(std::string_view sql) {
   return DataParser(sql).Parse();
 }
 
-bool IsAggregateFunction(std::string_view name) {
-  return name == "COUNT" || name == "SUM" || name == "AVG" || name == "MIN" || name == "MAX" ||
-         name == "LISTAGG";
-}
-
 const Expr* FindExprNode(const Expr& e, const std::function<bool(const Expr&)>& pred) {
   if (pred(e)) return &e;
   for (const ExprPtr& a : e.args) {

@@ -6,8 +6,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
+#include <set>
+#include <string>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_split.h"
 #include "cellsim/db/regexp_functions.h"
 
 namespace cellsim::db::internal {
@@ -141,6 +145,18 @@ std::string_view ScalarFunctionNames() {
          "LAST_DAY, LEAST, LENGTH, LN, LOWER, LPAD, LTRIM, MOD, NULLIF, NVL, NVL2, POWER, REPLACE, "
          "REGEXP_COUNT, REGEXP_INSTR, REGEXP_LIKE, REGEXP_REPLACE, REGEXP_SUBSTR, ROUND, RPAD, "
          "RTRIM, SIGN, SQRT, SUBSTR, SYS_CONTEXT, TO_CHAR, TO_DATE, TO_NUMBER, TRIM, TRUNC, UPPER";
+}
+
+bool IsScalarFunction(std::string_view name) {
+  static const std::set<std::string, std::less<>> names = [] {
+    std::set<std::string, std::less<>> set;
+    const std::string_view all = ScalarFunctionNames();
+    for (absl::string_view n : absl::StrSplit(absl::string_view(all.data(), all.size()), ", ")) {
+      set.emplace(n);
+    }
+    return set;
+  }();
+  return names.find(name) != names.end();
 }
 
 namespace {

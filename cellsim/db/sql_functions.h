@@ -71,6 +71,8 @@ std::optional<absl::StatusOr<Value>> ScalarFunction(std::string_view name,
                                                     int64_t now_unix);
 // The names ScalarFunction knows, for error messages.
 std::string_view ScalarFunctionNames();
+// Whether `name` (uppercased) is one of them.
+bool IsScalarFunction(std::string_view name);
 
 }  // namespace cellsim::db::internal
 

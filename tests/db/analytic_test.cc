@@ -251,6 +251,42 @@ TEST_F(AnalyticTest, ListAggJoinsAGroupsValuesInOrder) {
               HasSubstr("ORA-01489: result of string concatenation is too long"));
 }
 
+// VARIANCE, STDDEV (sample; 0 for one value), their _SAMP (NULL for one
+// value) and _POP forms, and MEDIAN (the middle value, or the mean of the
+// two middle ones): as aggregates and over a window.
+TEST_F(AnalyticTest, StatisticsAndMedianAsAggregatesAndOverAWindow) {
+  EXPECT_EQ(Run("select dept, variance(sal), var_samp(sal), var_pop(sal), stddev(sal), "
+                "stddev_samp(sal), stddev_pop(sal), median(sal) from emp group by dept order by dept")
+                .result_rows,
+            (Cells{{"10", "83333.33333", "83333.33333", "55555.55556", "288.6751346", "288.6751346",
+                    "235.7022604", "1500"},
+                   {"20", "1125000", "1125000", "562500", "1060.660172", "1060.660172", "750", "1250"},
+                   {"", "", "", "", "", "", "", ""}}));
+  EXPECT_EQ(Run("select variance(sal), var_samp(sal), stddev(sal), stddev_samp(sal), median(sal) "
+                "from emp where id = 1").result_rows,
+            (Cells{{"0", "", "0", "", "1000"}}));
+  EXPECT_EQ(Run("select variance(distinct sal), stddev(distinct sal) from emp where dept = 10")
+                .result_rows,
+            (Cells{{"125000", "353.5533906"}}));
+  EXPECT_EQ(Run("select id, median(sal) over (partition by dept), stddev(sal) over (order by id) "
+                "from emp order by id").result_rows,
+            (Cells{{"1", "1500", "0"},
+                   {"2", "1250", "707.1067812"},
+                   {"3", "1500", "500"},
+                   {"4", "", "500"},
+                   {"5", "1250", "645.4972244"},
+                   {"6", "1500", "570.0877125"}}));
+  EXPECT_THAT(Error("select median(distinct sal) from emp"), HasSubstr("ORA-30482"));
+  EXPECT_THAT(Error("select median(sal) over (order by id) from emp"), HasSubstr("ORA-30487"));
+  EXPECT_THAT(Error("select stddev(name) from emp"), HasSubstr("ORA-01722"));
+  // A function cellsim lacks is named as such, not taken for a column
+  // outside GROUP BY.
+  EXPECT_THAT(Error("select stdev(sal) from emp"),
+              HasSubstr("ORA-00904: \"STDEV\": invalid identifier (cellsim's functions:"));
+  EXPECT_THAT(Error("select dept, stdev(sal) from emp group by dept"), HasSubstr("ORA-00904"));
+  EXPECT_THAT(Error("select count(*), soundex(name) from emp"), HasSubstr("\"SOUNDEX\""));
+}
+
 TEST(AnalyticParseTest, TheWindowIsPartOfTheExpression) {
   absl::StatusOr<DataStatement> st = ParseDataStatement(
       "select sum(sal) over (partition by dept, x order by sal desc nulls last, id rows between "

@@ -438,7 +438,8 @@ bool IsDataStatement(std::string_view sql);
 // Oracle code (ORA-00900, ORA-00905, ORA-00907, ORA-00933, ...).
 [[nodiscard]] absl::StatusOr<DataStatement> ParseDataStatement(std::string_view sql);
 // Whether `name` (uppercased) is one of the aggregates: COUNT, SUM, AVG,
-// MIN, MAX, LISTAGG.
+// MIN, MAX, LISTAGG, MEDIAN, VARIANCE, VAR_SAMP, VAR_POP, STDDEV,
+// STDDEV_SAMP, STDDEV_POP.
 bool IsAggregateFunction(std::string_view name);
 // The first node of `e` (itself, then its operands depth first; not inside
 // its subqueries) for which `pred` holds, or null.
