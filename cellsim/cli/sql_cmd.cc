@@ -21,10 +21,12 @@
 
 #include <unistd.h>
 
+#include "absl/strings/ascii.h"
 #include "cellsim/cli/commands.h"
 #include "cellsim/cli/interrupt.h"
 #include "cellsim/cli/progress.h"
 #include "cellsim/cli/rack_env.h"
+#include "cellsim/cli/substitution.h"
 #include "cellsim/db/statement.h"
 #include "cellsim/report/json.h"
 #include "cellsim/report/mystats.h"
@@ -44,6 +46,7 @@ struct SqlArgs {
   bool standard_files = false;
   uint64_t all_objects_rows = 70000;
   bool interactive = false;  // -i: a SQL> prompt even when standard input is not a terminal
+  std::vector<std::string> defines;  // --define NAME=VALUE
   RackOptions rack;
 };
 
@@ -178,8 +181,8 @@ absl::Status ParseExitOptions(const std::vector<std::string>& w, size_t i, Error
   return absl::OkStatus();
 }
 
-// SQL*Plus's display commands in a script: SET (AUTOCOMMIT, TIMING and
-// AUTOTRACE are honoured; the layout options LINESIZE, PAGESIZE, ... are
+// SQL*Plus's display commands in a script: SET (AUTOCOMMIT, TIMING,
+// AUTOTRACE, DEFINE, SCAN and VERIFY are honoured; the layout options LINESIZE, PAGESIZE, ... are
 // accepted and change nothing, as cellsim lays results out its own way), PROMPT (prints its
 // text), and COLUMN, CLEAR, BREAK, TTITLE, BTITLE, REM[ARK], PAUSE, SPOOL
 // (accepted; SPOOL says it writes nothing). nullopt: not one of them; an
@@ -188,6 +191,8 @@ struct DisplayCommand {
   std::optional<bool> autocommit;  // SET AUTOCOMMIT ON / OFF
   std::optional<bool> timing;      // SET TIMING ON / OFF
   std::optional<lab::SqlPlusSettings> autotrace;  // SET AUTOTRACE ... (its two fields)
+  std::optional<std::string> define;  // SET DEFINE OFF | ON | c (SET SCAN OFF | ON)
+  std::optional<bool> verify;      // SET VERIFY ON / OFF
   std::string print;               // PROMPT's text (with its newline)
   std::string note;                // to stderr
 };
@@ -289,13 +294,29 @@ absl::StatusOr<std::optional<DisplayCommand>> ParseDisplayCommand(std::string_vi
     d.autotrace = *at;
     return d;
   }
+  const std::string value = w.size() > 2 ? upper_w[2] : "";
+  if (Abbreviates(option, "DEFINE", 3) || option == "SCAN") {
+    if (option == "SCAN" && value != "ON" && value != "OFF") {
+      return absl::InvalidArgumentError(fmt::format("SP2-0265: scan must be set equal to ON or OFF (found '{}')", value));
+    }
+    d.define = w.size() > 2 ? w[2] : "";
+    return d;
+  }
+  if (Abbreviates(option, "VERIFY", 3)) {
+    if (value != "ON" && value != "OFF") {
+      return absl::InvalidArgumentError(
+          fmt::format("SP2-0265: verify must be set equal to ON or OFF (found '{}')", value));
+    }
+    d.verify = value == "ON";
+    return d;
+  }
   static const char* kLayout[] = {
       "LINESIZE", "LINES", "PAGESIZE", "PAGES", "ECHO", "FEEDBACK", "FEED",
-      "HEADING", "HEA", "SERVEROUTPUT", "SERVEROUT", "VERIFY", "VER", "TRIMSPOOL", "TRIMS",
+      "HEADING", "HEA", "SERVEROUTPUT", "SERVEROUT", "TRIMSPOOL", "TRIMS",
       "TRIMOUT", "TRIM", "LONG", "NUMWIDTH", "NUM", "TERMOUT", "TERM", "TAB", "WRAP", "NULL",
-      "NUMFORMAT", "SQLPROMPT", "DEFINE", "DEF", "TIME", "COLSEP", "ARRAYSIZE", "ARRAY",
+      "NUMFORMAT", "SQLPROMPT", "TIME", "COLSEP", "ARRAYSIZE", "ARRAY",
       "UNDERLINE", "NEWPAGE", "EMBEDDED", "LONGCHUNKSIZE", "MARKUP",
-      "SQLBLANKLINES", "FLUSH", "SHOWMODE", "SCAN", "CONCAT", "ESCAPE", "RECSEP", "HEADSEP"};
+      "SQLBLANKLINES", "FLUSH", "SHOWMODE", "CONCAT", "ESCAPE", "RECSEP", "HEADSEP"};
   for (const char* o : kLayout) {
     if (option == o) return d;
   }
@@ -314,7 +335,42 @@ struct ScriptRun {
   bool autocommit = false;    // SET AUTOCOMMIT ON: a commit after each statement
   lab::SqlPlusSettings display;  // SET TIMING, SET AUTOTRACE
   bool interactive = false;   // at a SQL> prompt: an error is printed alone
+  SubstitutionVariables variables;  // DEFINE, &name
+  bool can_ask = false;       // a terminal (or the prompt) to ask an undefined &name's value of
 };
+
+// SQL*Plus's question for an undefined &name: at the SQL> prompt or a
+// terminal, "Enter value for name: " and a line of standard input; nullopt
+// elsewhere (a script with no terminal: the statement fails, naming it).
+std::optional<std::string> AskValue(const ScriptRun& run, std::string_view name) {
+  if (!run.can_ask) return std::nullopt;
+  std::cout << "Enter value for " << absl::AsciiStrToLower(std::string(name)) << ": " << std::flush;
+  std::string line;
+  if (run.interactive) {
+    if (ReadPromptLine(&line) != PromptRead::kLine) return std::nullopt;
+  } else if (!std::getline(std::cin, line)) {
+    return std::nullopt;
+  }
+  return line;
+}
+
+// Statement `i`'s substitution variables replaced (with SET VERIFY's lines
+// printed), or a SQL*Plus command of them run (DEFINE, UNDEFINE: true).
+absl::StatusOr<bool> Substitute(std::vector<std::string>& statements, size_t i, ScriptRun* run,
+                                std::ostream& feedback) {
+  std::string verify;
+  absl::StatusOr<std::string> text = run->variables.Substitute(
+      statements[i], [run](std::string_view name) { return AskValue(*run, name); },
+      db::IsSqlPlusCommandStart(statements[i]) ? nullptr : &verify);
+  if (!text.ok()) return text.status();
+  statements[i] = *std::move(text);
+  feedback << verify;
+  std::optional<absl::StatusOr<std::string>> command = run->variables.Command(statements[i]);
+  if (!command.has_value()) return false;
+  if (!command->ok()) return command->status();
+  feedback << **command << std::flush;
+  return true;
+}
 
 // Where a statement came from: the folder of its script ("" for -e and
 // standard input: the current folder) and how deep @ nested it.
@@ -375,7 +431,10 @@ void RunStatements(db::Session& session, std::vector<std::string>& statements,
       run->failed_index = i;
       return;
     }
-    absl::StatusOr<std::optional<ErrorAction>> whenever = ParseWhenever(statements[i], run->on_error);
+    absl::StatusOr<bool> defined = Substitute(statements, i, run, feedback);
+    if (defined.ok() && *defined) continue;
+    absl::StatusOr<std::optional<ErrorAction>> whenever =
+        defined.ok() ? ParseWhenever(statements[i], run->on_error) : defined.status();
     if (whenever.ok() && whenever->has_value()) {
       run->on_error = **whenever;
       continue;
@@ -415,6 +474,10 @@ void RunStatements(db::Session& session, std::vector<std::string>& statements,
         if (dc.autotrace.has_value()) {
           run->display.autotrace_statistics = dc.autotrace->autotrace_statistics;
           run->display.autotrace_traceonly = dc.autotrace->autotrace_traceonly;
+        }
+        if (dc.verify.has_value()) run->variables.SetVerify(*dc.verify);
+        if (dc.define.has_value()) {
+          if (absl::Status st = run->variables.SetDefine(*dc.define); !st.ok()) whenever = st;
         }
         feedback << dc.print << std::flush;
         std::cerr << dc.note;
@@ -584,6 +647,11 @@ void RunSql(const SqlArgs& a, CommandContext& ctx) {
     std::cerr << fmt::format("Database {} recovery: {}\n", env->db->name(), action);
   }
   ScriptRun run;
+  run.can_ask = interactive || (isatty(STDIN_FILENO) != 0 && file != "-");
+  for (const std::string& d : a.defines) {
+    const size_t eq = d.find('=');
+    run.variables.Define(d.substr(0, eq), eq == std::string::npos ? "" : d.substr(eq + 1));
+  }
   stats::StatValues stats_before, stats_after;
   stats::WaitValues waits_before, waits_after;
   const uint64_t t0 = env->io.clock->NowNanos();
@@ -671,6 +739,14 @@ void RegisterSql(CLI::App& app, CommandContext& ctx) {
                 "Read statements one at a time at a SQL> prompt, as SQL*Plus does (the default "
                 "when standard input is a terminal and neither -e nor -f is given): an error "
                 "is printed and the prompt comes back; Ctrl-C undoes the running statement");
+  sql->add_option("--define", args->defines,
+                  "NAME=VALUE: a substitution variable, as SQL*Plus's DEFINE NAME = VALUE "
+                  "(&NAME in a statement is VALUE; repeatable)")
+      ->check([](const std::string& d) {
+        const size_t eq = d.find('=');
+        return eq == std::string::npos || eq == 0 ? std::string("expected NAME=VALUE, found '" + d + "'")
+                                                  : std::string();
+      });
   AddRackOptions(sql, &args->rack);
 }
 

@@ -173,12 +173,14 @@ bool IsSqlPlusCommandStart(std::string_view text) {
   if (!text.empty() && text[0] == '@') return true;  // @script, @@script
   for (std::string_view word : {"START", "SHOW", "WHENEVER", "ARCHIVE", "EXIT", "QUIT", "DESC", "DESCRIBE",
                                 "SET", "PROMPT", "COLUMN", "COL", "SPOOL", "REM", "REMARK",
-                                "TTITLE", "BTITLE", "BREAK", "CLEAR", "PAUSE"}) {
+                                "TTITLE", "BTITLE", "BREAK", "CLEAR", "PAUSE", "DEFINE", "DEF",
+                                "UNDEFINE", "UNDEF"}) {
     if (text.size() < word.size() || internal::Upper(text.substr(0, word.size())) != word) continue;
     if (text.size() > word.size() && std::isspace(static_cast<unsigned char>(text[word.size()]))) {
       return true;
     }
-    const bool alone_ok = word == "EXIT" || word == "QUIT" || word == "PROMPT" || word == "PAUSE";
+    const bool alone_ok = word == "EXIT" || word == "QUIT" || word == "PROMPT" || word == "PAUSE" ||
+                          word == "DEFINE" || word == "DEF";
     if (alone_ok && (text.size() == word.size() || text[word.size()] == ';')) return true;
   }
   return false;

@@ -134,6 +134,44 @@ TEST_F(CliBadInput, SqlPlusDisplayCommandsInScripts) {
   EXPECT_EQ(r.exit_code, 0) << "the script stopped at SET BOGUS, before d2\n" << r.err;
 }
 
+// SQL*Plus's substitution variables: DEFINE and &name / &&name / &name.
+// (SET VERIFY prints the old and new lines), DEFINE x and DEFINE alone
+// list values, SET DEFINE OFF takes & as it is, --define gives a value; an
+// undefined &name with no terminal to ask is an error naming it, and stops
+// the script there.
+TEST_F(CliBadInput, SubstitutionVariablesAsSqlPlus) {
+  CmdResult r = SqlScript("subst.sql",
+      "create tablespace small datafile '+DATA' size 2m;\n"
+      "create table t (id number, s varchar2(20)) tablespace small;\n"
+      "define n = 3\n"
+      "define tab = 't'\n"
+      "insert into &tab values (&n, 'row &n');\n"
+      "insert into &tab values (&n + 1, '&tab._copy');\n"
+      "define n\n"
+      "set verify off\n"
+      "select s from &&tab where id = &N + 1;\n"
+      "set define off\n"
+      "select 'A&B' ab from dual;\n"
+      "set define on\n"
+      "undefine n\n"
+      "select &n from dual;\n"
+      "select 'never' from dual;\n");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.out, AllOf(HasSubstr("old   1: insert into &tab values (&n, 'row &n')\n"
+                                     "new   1: insert into t values (3, 'row 3')\n"),
+                           HasSubstr("DEFINE N               = \"3\" (CHAR)"), HasSubstr("t_copy"),
+                           HasSubstr("A&B"), Not(HasSubstr("never")),
+                           Not(HasSubstr("old   1: select s"))));
+  EXPECT_THAT(r.err, AllOf(HasSubstr("statement 14 failed"),
+                           HasSubstr("SP2-0546: substitution variable &N has no value")));
+  r = Cellsim(tmp_, "sql " + rack_ + " --backend posix --define n=41 -e \"select &n + 1 x from dual\"");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("42"));
+  r = Cellsim(tmp_, "sql " + rack_ + " --backend posix --define n -e \"select 1 from dual\"");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr("--define: expected NAME=VALUE, found 'n'"));
+}
+
 // SET TIMING OFF leaves "Elapsed" out; SET AUTOTRACE TRACEONLY STATISTICS
 // prints each statement's statistics in SQL*Plus's layout and not a query's
 // rows; AUTOTRACE ON (plans and statistics) says cellsim has no plans; a

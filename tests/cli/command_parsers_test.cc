@@ -10,6 +10,7 @@
 #include "cellsim/cli/interrupt.h"
 #include "cellsim/cli/progress.h"
 #include "cellsim/cli/rack_env.h"
+#include "cellsim/cli/substitution.h"
 #include "testing/test_util.h"
 
 namespace cellsim::cli {
@@ -267,6 +268,40 @@ TEST(FixedWallClockTest, WallStandsStillMonotonicMoves) {
   const uint64_t a = c.NowNanos();
   EXPECT_GE(c.NowNanos(), a);
   EXPECT_EQ(c.UnixSeconds(), 1'700'000'000);
+}
+
+// &name, &&name and &name. as SQL*Plus reads them; `&` before no name stays.
+TEST(SubstitutionVariablesTest, ReplacesNamesAsSqlPlusReadsThem) {
+  SubstitutionVariables v;
+  v.Define("x", "5");
+  v.Define("T", "emp");
+  std::string verify;
+  EXPECT_EQ(*v.Substitute("select &x, &X. || 'a', '&t._1', 'a & b', '&' from &&t", nullptr, &verify),
+            "select 5, 5 || 'a', 'emp_1', 'a & b', '&' from emp");
+  EXPECT_EQ(verify, "old   1: select &x, &X. || 'a', '&t._1', 'a & b', '&' from &&t\n"
+                    "new   1: select 5, 5 || 'a', 'emp_1', 'a & b', '&' from emp\n");
+  // Asked once for &&y, which then keeps its value; asked each time for &z.
+  int asked = 0;
+  const SubstitutionVariables::Ask ask = [&](std::string_view name) {
+    ++asked;
+    return std::optional<std::string>(std::string(name) == "Y" ? "7" : "8");
+  };
+  EXPECT_EQ(*v.Substitute("&&y &y &z &z", ask, nullptr), "7 7 8 8");
+  EXPECT_EQ(asked, 3);
+  EXPECT_FALSE(v.Substitute("&nothing", nullptr, nullptr).ok());
+  ASSERT_TRUE(v.SetDefine("^").ok());
+  EXPECT_EQ(*v.Substitute("^x & &x", nullptr, nullptr), "5 & &x");
+  ASSERT_TRUE(v.SetDefine("off").ok());
+  EXPECT_EQ(*v.Substitute("^x", nullptr, nullptr), "^x");
+  EXPECT_FALSE(v.SetDefine("maybe").ok());
+  // DEFINE and UNDEFINE.
+  ASSERT_TRUE(v.Command("define w = 'a b'").has_value());
+  EXPECT_EQ(**v.Command("define W"), "DEFINE W               = \"a b\" (CHAR)\n");
+  EXPECT_EQ(**v.Command("undefine w x"), "");
+  EXPECT_FALSE(v.Command("def w")->ok());
+  EXPECT_FALSE(v.Command("define a-b = 1")->ok());
+  EXPECT_FALSE(v.Command("select 1 from dual").has_value());
+  EXPECT_FALSE(v.Command("defined").has_value());
 }
 
 }  // namespace
