@@ -871,33 +871,51 @@ absl::Status AddQuerySubqueries(Ctx& c, const Select& sel, const std::vector<Sou
   return AddSubqueryRows(c, roots, &holder);
 }
 
-// A column of JOIN ... USING: where it is in a source before the join and
-// in the joined source.
-struct UsingPair {
-  size_t left = 0;         // the first source before the join that has it
-  size_t left_column = 0;
-  size_t column = 0;       // in the joined source
+// A column of one source of the FROM list.
+struct SourceColumn {
+  size_t source = 0;
+  size_t column = 0;
 };
+
+// An equality a join's rows must meet: their column `column` equal to the
+// value of `left`'s first column whose source has a row: for ON and WHERE
+// one column of a source before the join; for USING (and NATURAL) that
+// column of each source of the join's left side that has it, in order, so
+// that its value is either side's: the COALESCE of both after an outer
+// join, as Oracle's (`a full join b using (k) join c using (k)` matches c
+// to b's k where a has no row).
+struct JoinEquality {
+  std::vector<SourceColumn> left;
+  size_t column = 0;
+};
+
+// The value `left` gives in `scope` (its first column whose source has a
+// row); null when none has.
+const Value* LeftValue(const std::vector<SourceColumn>& left, const Scope& scope) {
+  for (const SourceColumn& at : left) {
+    if (const Row* row = scope[at.source].row) return &(*row)[at.column];
+  }
+  return nullptr;
+}
 
 // Each join's USING (or NATURAL) columns; ORA-00904 for a USING column a
 // side does not have.
-absl::StatusOr<std::vector<std::vector<UsingPair>>> UsingPairs(const Select& sel,
-                                                               const std::vector<Source>& sources) {
-  std::vector<std::vector<UsingPair>> pairs(sources.size());
+absl::StatusOr<std::vector<std::vector<JoinEquality>>> UsingPairs(
+    const Select& sel, const std::vector<Source>& sources) {
+  std::vector<std::vector<JoinEquality>> pairs(sources.size());
   Scope shapes;
   for (const Source& src : sources) shapes.push_back(Binding{src.qualifier, &src.columns, nullptr});
   for (size_t i = 1; i < sources.size(); ++i) {
     for (const std::string& name : UsingColumns(sel, shapes, i)) {
-      UsingPair p;
-      std::optional<size_t> left;
-      for (size_t j = JoinGroupStart(sel.from, i); j < i && !left; ++j) {
-        if ((left = ColumnIndex(sources[j].columns, name))) p = {j, *left, 0};
+      JoinEquality p;
+      for (size_t j = JoinGroupStart(sel.from, i); j < i; ++j) {
+        if (std::optional<size_t> at = ColumnIndex(sources[j].columns, name)) p.left.push_back({j, *at});
       }
       std::optional<size_t> own = ColumnIndex(sources[i].columns, name);
-      if (!left || !own) {
+      if (p.left.empty() || !own) {
         return absl::InvalidArgumentError(fmt::format(
             "ORA-00904: \"{}\": invalid identifier (USING ({}): {} column {})", name, name,
-            !left ? "no source before the join has a" : "the joined source has no", name));
+            p.left.empty() ? "no source before the join has a" : "the joined source has no", name));
       }
       p.column = *own;
       pairs[i].push_back(p);
@@ -908,14 +926,13 @@ absl::StatusOr<std::vector<std::vector<UsingPair>>> UsingPairs(const Select& sel
 
 // Whether the joined row `r` equals, on every USING column, the rows before
 // it in `scope` (NULL equals nothing, as in `=`).
-absl::StatusOr<bool> UsingMatch(const std::vector<UsingPair>& pairs, const Scope& scope, const Row& r) {
-  for (const UsingPair& p : pairs) {
-    const Row* left = scope[p.left].row;
-    if (left == nullptr) return false;
-    const Value& a = (*left)[p.left_column];
+absl::StatusOr<bool> UsingMatch(const std::vector<JoinEquality>& pairs, const Scope& scope,
+                                const Row& r) {
+  for (const JoinEquality& p : pairs) {
+    const Value* a = LeftValue(p.left, scope);
     const Value& b = r[p.column];
-    if (a.is_null() || b.is_null()) return false;
-    absl::StatusOr<int> c = CompareConverting(a, b);
+    if (a == nullptr || a->is_null() || b.is_null()) return false;
+    absl::StatusOr<int> c = CompareConverting(*a, b);
     if (!c.ok()) return c.status();
     if (*c != 0) return false;
   }
@@ -1057,14 +1074,6 @@ std::vector<std::vector<const Expr*>> SourceFilters(const Select& sel,
   return filters;
 }
 
-// An equality a join's rows must meet: their column `column` equal to
-// column `left_column` of source `left`, one before the join.
-struct JoinEquality {
-  size_t left = 0;
-  size_t left_column = 0;
-  size_t column = 0;
-};
-
 // The equality join `i` looks its rows up by (JoinIndex): its first USING
 // column; else the first `x = y` ANDed in its ON between a column of the
 // joined source and one of a source before; else, when no join of the FROM
@@ -1072,10 +1081,8 @@ struct JoinEquality {
 // equality ANDed in WHERE. nullopt when there is none: every row is tried.
 // The condition is still evaluated in full for the rows found.
 std::optional<JoinEquality> JoinEqualityOf(const Select& sel, const std::vector<Source>& sources,
-                                           const std::vector<UsingPair>& using_pairs, size_t i) {
-  if (!using_pairs.empty()) {
-    return JoinEquality{using_pairs[0].left, using_pairs[0].left_column, using_pairs[0].column};
-  }
+                                           const std::vector<JoinEquality>& using_pairs, size_t i) {
+  if (!using_pairs.empty()) return using_pairs[0];
   const bool inner_only = InnerJoinsOnly(sel);
   // ON sees the sources up to the join; WHERE all of them.
   for (const auto& [cond, limit] : {std::pair{sel.from[i].on.get(), i + 1},
@@ -1090,7 +1097,7 @@ std::optional<JoinEquality> JoinEqualityOf(const Select& sel, const std::vector<
       std::optional<std::pair<size_t, size_t>> b = OnlySourceOf(*x->args[1], sources, limit);
       if (!a || !b) continue;
       if (a->first != i) std::swap(a, b);
-      if (a->first == i && b->first < i) return JoinEquality{b->first, b->second, a->second};
+      if (a->first == i && b->first < i) return JoinEquality{{{b->first, b->second}}, a->second};
     }
   }
   return std::nullopt;
@@ -1105,7 +1112,7 @@ class JoinWalk {
  public:
   using RowFn = std::function<absl::Status(const Scope&, const RowId&)>;
   JoinWalk(Ctx& c, const Select& sel, std::vector<Source>& sources,
-           const std::vector<std::vector<UsingPair>>& using_pairs,
+           const std::vector<std::vector<JoinEquality>>& using_pairs,
            std::vector<std::vector<const Expr*>> filters, const RowFn& fn)
       : c_(c), sel_(sel), sources_(sources), using_pairs_(using_pairs),
         filters_(std::move(filters)), fn_(fn), outer_env_(c.env),
@@ -1207,9 +1214,8 @@ class JoinWalk {
   // before it): those its equality finds, else all of them.
   std::optional<absl::Span<const uint32_t>> Candidates(const Scope& scope, size_t i) const {
     if (!indexes_[i]) return std::nullopt;
-    const JoinEquality& eq = *equalities_[i];
-    const Row* left = scope[eq.left].row;
-    return indexes_[i]->Find(left == nullptr ? Value::Null() : (*left)[eq.left_column]);
+    const Value* left = LeftValue(equalities_[i]->left, scope);
+    return indexes_[i]->Find(left == nullptr ? Value::Null() : *left);
   }
 
   // Joins source `i`'s rows to `scope`, then the sources after it; false to stop.
@@ -1261,7 +1267,7 @@ class JoinWalk {
   Ctx& c_;
   const Select& sel_;
   std::vector<Source>& sources_;
-  const std::vector<std::vector<UsingPair>>& using_pairs_;
+  const std::vector<std::vector<JoinEquality>>& using_pairs_;
   const std::vector<std::vector<const Expr*>> filters_;  // SourceFilters, by source
   const RowFn& fn_;
   const EvalEnv outer_env_;
@@ -1317,7 +1323,7 @@ absl::Status ForEachJoined(Ctx& c, const Select& sel,
     if (absl::Status st = UseIndex(c, sources[i], filters[i]); !st.ok()) return st;
   }
   if (sources.size() == 1) filters[0].clear();  // WHERE itself filters a single source
-  absl::StatusOr<std::vector<std::vector<UsingPair>>> using_pairs = UsingPairs(sel, sources);
+  absl::StatusOr<std::vector<std::vector<JoinEquality>>> using_pairs = UsingPairs(sel, sources);
   if (!using_pairs.ok()) return using_pairs.status();
   JoinWalk walk(c, sel, sources, *using_pairs, std::move(filters), fn);
   return walk.Run();

@@ -267,6 +267,27 @@ TEST_F(JoinTest, AColumnTwoSourcesHaveNeedsAQualifier) {
             "2");
 }
 
+// A USING column after an outer join is either side's value (Oracle's
+// COALESCE): a join after `emp full join dept using (dept)` matches dept
+// 30, which only dept has (before, it took emp's, NULL there, and lost the
+// row), and looks it up by that value.
+TEST_F(JoinTest, AUsingColumnAfterAnOuterJoinIsEitherSidesValue) {
+  Run("create table x (dept number, tag varchar2(10))");
+  Run("insert into x values (30, 'thirty')");
+  Run("insert into x values (10, 'ten')");
+  const Cells expected = {{"10", "alice", "sales", "ten"},
+                          {"10", "carol", "sales", "ten"},
+                          {"30", "", "empty", "thirty"}};
+  EXPECT_EQ(Run("select dept, e.name, d.dname, x.tag from emp e full join dept d using (dept) "
+                "join x using (dept) order by 1, 2").result_rows,
+            expected);
+  EXPECT_EQ(Run("select dept, e.name, d.dname, x.tag from emp e right join dept d using (dept) "
+                "join x using (dept) order by 1, 2").result_rows,
+            expected);
+  EXPECT_EQ(One("select count(*) from emp e full join dept d using (dept) join x on x.dept = d.dept"),
+            "3");
+}
+
 // A WHERE term that names one source's columns picks that source's rows
 // before the join (an index finds them, or they are dropped as they are
 // read): the same rows as the terms written so that they name two sources
