@@ -253,6 +253,10 @@ absl::StatusOr<std::optional<DisplayCommand>> ParseDisplayCommand(std::string_vi
     d.print = std::string(at == std::string_view::npos ? "" : text.substr(at)) + "\n";
     return d;
   }
+  if ((first == "SHOW" || first == "SHO") && w.size() == 2 && upper_w[1] == "USER") {
+    d.print = "USER is \"CELLSIM\"\n";  // the one schema (docs/sql.md)
+    return d;
+  }
   if (first == "SPOOL") {
     d.note = "cellsim sql: SPOOL writes nothing here (ignored): redirect the command's output "
              "instead\n";

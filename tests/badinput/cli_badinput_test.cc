@@ -143,6 +143,7 @@ TEST_F(CliBadInput, SubstitutionVariablesAsSqlPlus) {
   CmdResult r = SqlScript("subst.sql",
       "create tablespace small datafile '+DATA' size 2m;\n"
       "create table t (id number, s varchar2(20)) tablespace small;\n"
+      "show user\n"
       "define n = 3\n"
       "define tab = 't'\n"
       "insert into &tab values (&n, 'row &n');\n"
@@ -160,9 +161,9 @@ TEST_F(CliBadInput, SubstitutionVariablesAsSqlPlus) {
   EXPECT_THAT(r.out, AllOf(HasSubstr("old   1: insert into &tab values (&n, 'row &n')\n"
                                      "new   1: insert into t values (3, 'row 3')\n"),
                            HasSubstr("DEFINE N               = \"3\" (CHAR)"), HasSubstr("t_copy"),
-                           HasSubstr("A&B"), Not(HasSubstr("never")),
+                           HasSubstr("A&B"), Not(HasSubstr("never")), HasSubstr("USER is \"CELLSIM\"\n"),
                            Not(HasSubstr("old   1: select s"))));
-  EXPECT_THAT(r.err, AllOf(HasSubstr("statement 14 failed"),
+  EXPECT_THAT(r.err, AllOf(HasSubstr("statement 15 failed"),
                            HasSubstr("SP2-0546: substitution variable &N has no value")));
   r = Cellsim(tmp_, "sql " + rack_ + " --backend posix --define n=41 -e \"select &n + 1 x from dual\"");
   EXPECT_EQ(r.exit_code, 0) << r.err;
