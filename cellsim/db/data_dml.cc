@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <set>
 
@@ -11,6 +12,7 @@
 #include "cellsim/db/all_objects.h"
 #include "cellsim/db/data_engine.h"
 #include "cellsim/db/data_views.h"
+#include "cellsim/db/sql_functions.h"
 #include "cellsim/db/redo_model.h"
 
 namespace cellsim::db::internal {
@@ -351,18 +353,12 @@ absl::StatusOr<Row> RowToInsert(const TableDef& t, const std::vector<size_t>& ta
   return row;
 }
 
-// VALUES (...) into `t` (null expressions: the keyword DEFAULT); `column_defaults`
-// from ColumnDefaults.
-absl::StatusOr<int64_t> InsertValues(Dml& d, TableDef& t, const std::vector<std::string>& cols,
-                                     const std::vector<ExprPtr>& exprs,
-                                     const ColumnDefaultValues& column_defaults,
-                                     const Row* src_row, const std::vector<Column>* src_cols,
-                                     const std::string& src_q)
-    ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
-  absl::StatusOr<std::vector<size_t>> targets = Targets(t, cols, exprs.size());
-  if (!targets.ok()) return targets.status();
-  if (absl::Status st = CheckIdentityTargets(t, *targets, &exprs); !st.ok()) return st;
-  BeginSequenceRow(d.env);
+// The row VALUES (...) gives `t` (null expressions: the keyword DEFAULT),
+// evaluated over the source row, if any; `targets` from Targets.
+absl::StatusOr<Row> ValuesRow(Dml& d, const TableDef& t, const std::vector<size_t>& targets,
+                              const std::vector<ExprPtr>& exprs,
+                              const ColumnDefaultValues& column_defaults, const Row* src_row,
+                              const std::vector<Column>* src_cols, const std::string& src_q) {
   Row values(exprs.size());
   std::vector<bool> keyword(exprs.size(), false);
   static const std::vector<Column> kNone;
@@ -377,7 +373,23 @@ absl::StatusOr<int64_t> InsertValues(Dml& d, TableDef& t, const std::vector<std:
     if (!v.ok()) return v.status();
     values[i] = *std::move(v);
   }
-  absl::StatusOr<Row> row = RowToInsert(t, *targets, values, &keyword, column_defaults, d.env);
+  return RowToInsert(t, targets, values, &keyword, column_defaults, d.env);
+}
+
+// VALUES (...) into `t` (null expressions: the keyword DEFAULT); `column_defaults`
+// from ColumnDefaults.
+absl::StatusOr<int64_t> InsertValues(Dml& d, TableDef& t, const std::vector<std::string>& cols,
+                                     const std::vector<ExprPtr>& exprs,
+                                     const ColumnDefaultValues& column_defaults,
+                                     const Row* src_row, const std::vector<Column>* src_cols,
+                                     const std::string& src_q)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
+  absl::StatusOr<std::vector<size_t>> targets = Targets(t, cols, exprs.size());
+  if (!targets.ok()) return targets.status();
+  if (absl::Status st = CheckIdentityTargets(t, *targets, &exprs); !st.ok()) return st;
+  BeginSequenceRow(d.env);
+  absl::StatusOr<Row> row =
+      ValuesRow(d, t, *targets, exprs, column_defaults, src_row, src_cols, src_q);
   if (!row.ok()) return row.status();
   RowInserter ins(d, t, false);
   if (absl::Status st = ins.Add(*row); !st.ok()) return st;
@@ -763,8 +775,94 @@ absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out)
   return absl::OkStatus();
 }
 
+// One INTO of a multitable INSERT, resolved before any row is read.
+struct IntoTarget {
+  const InsertInto* into;
+  TableDef* table;
+  ColumnDefaultValues defaults;
+  std::optional<std::vector<size_t>> columns;  // Targets' (without VALUES: from the first row)
+};
+
+// INSERT ALL | FIRST: each INTO's table, defaults and columns found first
+// (ORA-00942, ORA-00904, ORA-00913 before any row); then for each row of
+// the subquery the INTOs of the WHENs that fire, each table's rows through
+// one array inserter, as INSERT ... SELECT's. NEXTVAL is drawn once per
+// subquery row, whichever INTOs use it (Oracle's rule).
+absl::Status MultitableInsertRun(Dml& d, const Insert& ins, DataOutcome* out)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
+  std::vector<std::vector<IntoTarget>> targets(ins.multitable.size());
+  std::map<TableDef*, std::unique_ptr<RowInserter>> inserters;
+  std::vector<const Expr*> roots;
+  for (size_t w = 0; w < ins.multitable.size(); ++w) {
+    roots.push_back(ins.multitable[w].when.get());
+    for (const InsertInto& into : ins.multitable[w].into) {
+      absl::StatusOr<TableDef*> t = FindDmlTarget(d.e, into.table);
+      if (!t.ok()) return t.status();
+      absl::StatusOr<ColumnDefaultValues> defaults = ColumnDefaults(**t, d.env);
+      if (!defaults.ok()) return defaults.status();
+      IntoTarget target{&into, *t, *std::move(defaults), std::nullopt};
+      if (!into.values.empty()) {
+        absl::StatusOr<std::vector<size_t>> to = Targets(**t, into.columns, into.values.size());
+        if (!to.ok()) return to.status();
+        if (absl::Status st = CheckIdentityTargets(**t, *to, &into.values); !st.ok()) return st;
+        target.columns = *std::move(to);
+      }
+      for (const ExprPtr& v : into.values) roots.push_back(v.get());
+      targets[w].push_back(std::move(target));
+      if (!inserters.count(*t)) inserters.emplace(*t, std::make_unique<RowInserter>(d, **t, true));
+    }
+  }
+  if (absl::Status sq = RunSubqueries(d.e, d.s, d.sd, d.rec, roots, &d.env); !sq.ok()) return sq;
+  std::vector<Column> cols;  // the subquery's, set before its first row
+  auto insert = [&](IntoTarget& to, const Row& r) -> absl::Status {
+    d.e.mu.AssertHeld();
+    TableDef& t = *to.table;
+    absl::StatusOr<Row> row;
+    if (to.into->values.empty()) {
+      if (!to.columns) {
+        absl::StatusOr<std::vector<size_t>> c = Targets(t, to.into->columns, r.size());
+        if (!c.ok()) return c.status();
+        if (absl::Status st = CheckIdentityTargets(t, *c, nullptr); !st.ok()) return st;
+        to.columns = *std::move(c);
+      }
+      row = RowToInsert(t, *to.columns, r, nullptr, to.defaults, d.env);
+    } else {
+      row = ValuesRow(d, t, *to.columns, to.into->values, to.defaults, &r, &cols, "");
+    }
+    if (!row.ok()) return row.status();
+    return inserters.at(&t)->Add(*std::move(row));
+  };
+  absl::Status st = ScanSelect(d.e, d.s, d.sd, d.rec, d.env, *ins.select, [&](const Row& r) -> absl::Status {
+    bool fired = false;  // a WHEN (or the unconditional INTOs) took the row
+    for (size_t w = 0; w < ins.multitable.size(); ++w) {
+      const InsertWhen& when = ins.multitable[w];
+      if ((when.otherwise || ins.first) && fired) break;
+      if (when.when) {
+        absl::StatusOr<Value> c = EvalIn(*when.when, cols, r, "", nullptr, nullptr, "", d.env);
+        if (!c.ok()) return c.status();
+        if (!Truthy(*c)) continue;
+      }
+      fired = true;
+      for (IntoTarget& to : targets[w]) {
+        if (absl::Status added = insert(to, r); !added.ok()) return added;
+      }
+    }
+    return absl::OkStatus();
+  }, &cols);
+  int64_t rows = 0;
+  for (auto& [t, inserter] : inserters) {
+    st = FlushEvenOnError(*inserter, st);
+    rows += inserter->rows();
+  }
+  if (!st.ok()) return st;
+  out->rows = rows;
+  out->feedback = Rows(rows, "created");
+  return absl::OkStatus();
+}
+
 absl::Status InsertRun(Dml& d, const Insert& ins, DataOutcome* out)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
+  if (!ins.multitable.empty()) return MultitableInsertRun(d, ins, out);
   absl::StatusOr<TableDef*> t = FindDmlTarget(d.e, ins.table);
   if (!t.ok()) return t.status();
   absl::StatusOr<ColumnDefaultValues> defaults = ColumnDefaults(**t, d.env);

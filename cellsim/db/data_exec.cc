@@ -65,9 +65,6 @@ namespace {
 
 absl::StatusOr<Value> Eval(const Expr& e, const Scope& scope, const EvalEnv& env);
 
-// Conditions are three-valued, as in SQL: 1 (TRUE), 0 (FALSE) or NULL
-// (UNKNOWN); WHERE, ON and HAVING keep a row only for TRUE.
-bool Truthy(const Value& v) { return v.kind == Value::Kind::kNumber && v.number != 0; }
 Value Bool(bool b) { return Value::Num(b ? 1 : 0); }
 
 // SYSDATE and USER: columns by their syntax, one value for the whole

@@ -1732,28 +1732,89 @@ class DataParser {
     }
     return absl::OkStatus();
   }
-  absl::StatusOr<DataStatement> InsertStatement() {
+  // A multitable INSERT's INTO table [(columns)] [VALUES (...)].
+  absl::StatusOr<InsertInto> IntoClause() {
     if (absl::Status s = ExpectW("INTO"); !s.ok()) return s;
-    Insert ins;
+    InsertInto into;
     absl::StatusOr<std::string> n = TableName();
     if (!n.ok()) return n.status();
-    ins.table = *n;
+    into.table = *n;
     if (IsP("(")) {
       absl::StatusOr<std::vector<std::string>> cols = ColumnList();
       if (!cols.ok()) return cols.status();
-      ins.columns = *cols;
+      into.columns = *cols;
     }
     if (AcceptW("VALUES")) {
       absl::StatusOr<std::vector<ExprPtr>> v = ValuesList();
       if (!v.ok()) return v.status();
-      ins.values = *v;
-    } else if (IsQuery()) {
+      into.values = *v;
+    }
+    return into;
+  }
+  // One or more INTO clauses.
+  absl::Status IntoClauses(std::vector<InsertInto>* into) {
+    do {
+      absl::StatusOr<InsertInto> one = IntoClause();
+      if (!one.ok()) return one.status();
+      into->push_back(*std::move(one));
+    } while (IsW("INTO"));
+    return absl::OkStatus();
+  }
+  // INSERT ALL | FIRST [WHEN c THEN] INTO ... [ELSE INTO ...] subquery.
+  absl::StatusOr<DataStatement> MultitableInsert() {
+    Insert ins;
+    ins.first = AcceptW("FIRST");
+    if (!ins.first) (void)AcceptW("ALL");
+    if (!IsW("WHEN")) {
+      if (ins.first) {
+        return Error(fmt::format("expected WHEN after INSERT FIRST, found {}", Describe(Peek())),
+                     "ORA-00905: missing keyword");
+      }
+      InsertWhen every;
+      if (absl::Status s = IntoClauses(&every.into); !s.ok()) return s;
+      ins.multitable.push_back(std::move(every));
+    }
+    while (AcceptW("WHEN")) {
+      InsertWhen w;
+      absl::StatusOr<ExprPtr> c = Or();
+      if (!c.ok()) return c.status();
+      w.when = *c;
+      if (absl::Status s = ExpectW("THEN"); !s.ok()) return s;
+      if (absl::Status s = IntoClauses(&w.into); !s.ok()) return s;
+      ins.multitable.push_back(std::move(w));
+    }
+    if (AcceptW("ELSE")) {
+      InsertWhen otherwise;
+      otherwise.otherwise = true;
+      if (absl::Status s = IntoClauses(&otherwise.into); !s.ok()) return s;
+      ins.multitable.push_back(std::move(otherwise));
+    }
+    if (!IsQuery()) {
+      return Error(fmt::format("expected the subquery whose rows the INTOs insert (SELECT ...), "
+                               "found {}", Describe(Peek())),
+                   "ORA-00928: missing SELECT keyword");
+    }
+    absl::StatusOr<std::shared_ptr<Select>> sel = SelectBody();
+    if (!sel.ok()) return sel.status();
+    ins.select = *sel;
+    return DataStatement(ins);
+  }
+  absl::StatusOr<DataStatement> InsertStatement() {
+    if (IsW("ALL") || IsW("FIRST")) return MultitableInsert();
+    absl::StatusOr<InsertInto> into = IntoClause();
+    if (!into.ok()) return into.status();
+    Insert ins;
+    ins.table = std::move(into->table);
+    ins.columns = std::move(into->columns);
+    ins.values = std::move(into->values);
+    if (ins.values.empty()) {  // INSERT INTO t [(c, ...)] SELECT ...
+      if (!IsQuery()) {
+        return Error(fmt::format("expected VALUES or SELECT, found {}", Describe(Peek())),
+                     "ORA-00926: missing VALUES keyword");
+      }
       absl::StatusOr<std::shared_ptr<Select>> s = SelectBody();
       if (!s.ok()) return s.status();
       ins.select = *s;
-    } else {
-      return Error(fmt::format("expected VALUES or SELECT, found {}", Describe(Peek())),
-                   "ORA-00926: missing VALUES keyword");
     }
     return DataStatement(ins);
   }

@@ -119,6 +119,20 @@ absl::Status CheckInsert(const Insert& x) {
   for (const ExprPtr& v : x.values) {
     if (absl::Status st = CheckValue(v.get()); !st.ok()) return st;
   }
+  for (const InsertWhen& w : x.multitable) {
+    if (absl::Status st = Nowhere(w.when.get(), "in a multitable INSERT's WHEN"); !st.ok()) return st;
+    for (const InsertInto& into : w.into) {
+      for (const ExprPtr& v : into.values) {
+        if (absl::Status st = CheckValue(v.get()); !st.ok()) return st;
+      }
+    }
+  }
+  if (!x.multitable.empty()) {  // Oracle: a multitable INSERT's subquery draws none
+    if (const Expr* s = FindSequenceInSelect(*x.select)) {
+      return NotAllowed(*s, "in a multitable INSERT's subquery");
+    }
+    return absl::OkStatus();
+  }
   return x.select ? CheckTopQuery(*x.select) : absl::OkStatus();
 }
 
@@ -392,6 +406,11 @@ absl::Status CheckSequencePlacement(const DataStatement& st, std::set<std::strin
   if (const auto* x = std::get_if<Select>(&st)) items(*x);
   if (const auto* x = std::get_if<Insert>(&st)) {
     for (const ExprPtr& v : x->values) roots.push_back(v.get());
+    for (const InsertWhen& w : x->multitable) {
+      for (const InsertInto& into : w.into) {
+        for (const ExprPtr& v : into.values) roots.push_back(v.get());
+      }
+    }
     if (x->select) items(*x->select);
   }
   if (const auto* x = std::get_if<Update>(&st)) {

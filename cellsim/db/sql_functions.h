@@ -23,6 +23,10 @@ namespace cellsim::db::internal {
 // The longest VARCHAR2 value (bytes), as SQL's string results are bounded.
 inline constexpr size_t kMaxVarchar2 = 4000;
 
+// Conditions are three-valued, as in SQL: 1 (TRUE), 0 (FALSE) or NULL
+// (UNKNOWN); WHERE, ON, HAVING and a WHEN keep a row only for TRUE.
+inline bool Truthy(const Value& v) { return v.kind == Value::Kind::kNumber && v.number != 0; }
+
 // ORA-00932: inconsistent datatypes: expected X got Y.
 absl::Status InconsistentTypes(std::string_view expected, std::string_view got);
 

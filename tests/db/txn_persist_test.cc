@@ -29,6 +29,7 @@ namespace cellsim::db {
 namespace {
 
 using ::testing::HasSubstr;
+using Cells = std::vector<std::vector<std::string>>;
 
 class PersistTest : public testing::SqlTest {
  protected:
@@ -318,6 +319,52 @@ TEST_F(PersistTest, AnOverwrittenTableBlockIsORA01578NotLostRows) {
 // Instance recovery in-process: the database is abandoned without Close (what
 // kill -9 leaves: the data files as of the last checkpoint, the online logs as
 // LGWR wrote them); the next open rolls forward and back.
+// INSERT ALL / FIRST: several rows from one SELECT FROM DUAL, a WHEN per
+// row with its ELSE, FIRST's first TRUE WHEN, the subquery's columns where
+// an INTO has no VALUES, one NEXTVAL per subquery row; a failing row undoes
+// every INTO's rows; what committed survives a crash (its redo), what did
+// not is rolled back.
+TEST_F(PersistTest, MultitableInsertsAreOraclesAndRecoverAfterACrash) {
+  Run("create table lo (id number not null, s varchar2(10))");
+  Run("create table hi (id number, s varchar2(10))");
+  Run("create sequence q");
+  EXPECT_EQ(Run("insert all into lo values (1, 'one') into lo values (2, 'two') into hi (id) "
+                "values (3) select * from dual").feedback,
+            "3 rows created.");
+  EXPECT_EQ(Run("insert all when id < 3 then into lo values (id + 10, s) when id >= 2 then into hi "
+                "else into hi values (-1, 'else') select id, s from lo").rows,
+            3);  // 1 -> lo; 2 -> lo and hi (no VALUES: the subquery's id, s)
+  EXPECT_EQ(Run("insert first when id > 10 then into hi values (id, 'big') when id > 0 then into "
+                "lo values (id + 100, s) select id, s from lo where id < 20").rows,
+            4);  // 1, 2 -> lo (101, 102); 11, 12 -> hi
+  EXPECT_EQ(Run("select count(*), sum(id) from lo").result_rows, (Cells{{"6", "229"}}));
+  EXPECT_EQ(Run("select count(*), sum(id) from hi").result_rows, (Cells{{"4", "28"}}));
+  // One draw per subquery row, whichever INTOs take it.
+  Run("insert all into lo values (q.nextval + 1000, 'seq') into hi values (q.nextval + 1000, 'seq') "
+      "select level from dual connect by level <= 3");
+  EXPECT_EQ(One("select count(*) from lo l join hi h on l.id = h.id where l.s = 'seq'"), "3");
+  // A row that fails (NULL into lo's NOT NULL id) undoes the statement's rows in both tables.
+  EXPECT_THAT(Error("insert all into hi values (id, 'undone') into lo values (case when id = 2 then "
+                    "null else id end, 'undone') select level id from dual connect by level <= 3"),
+              HasSubstr("ORA-01400"));
+  EXPECT_EQ(One("select count(*) from hi where s = 'undone'"), "0");
+  // Errors before any row: each INTO's table and columns.
+  EXPECT_THAT(Error("insert all into lo values (1, 'x') into nope values (1) select * from dual"),
+              HasSubstr("ORA-00942"));
+  EXPECT_THAT(Error("insert all into lo values (1, 'x', 3) select * from dual"), HasSubstr("ORA-00913"));
+  EXPECT_THAT(Error("insert first into lo values (1, 'x') select * from dual"), HasSubstr("ORA-00905"));
+  EXPECT_THAT(Error("insert all into lo values (1, 'x')"), HasSubstr("ORA-00928"));
+  EXPECT_THAT(Error("insert all into lo values (id, 'x') select q.nextval id from dual"),
+              HasSubstr("ORA-02287"));
+  Run("commit");
+  Run("insert all into lo values (-7, 'open') into hi values (-7, 'open') "
+      "select * from dual");
+  Crash();
+  ASSERT_OK(Reopen());
+  EXPECT_EQ(Run("select count(*), sum(id) from lo").result_rows, (Cells{{"9", "3235"}}));
+  EXPECT_EQ(Run("select count(*), sum(id) from hi").result_rows, (Cells{{"7", "3034"}}));
+}
+
 TEST_F(PersistTest, OpenAfterACrashRecoversCommittedAndRollsBackTheRest) {
   std::unique_ptr<Session> other = db_->NewSession();
   Run("create table t (id number, v number, pad varchar2(200))");

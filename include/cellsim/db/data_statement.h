@@ -314,11 +314,33 @@ struct AnalyzeValidate {
   bool cascade = false;
 };
 
+// One INTO of a multitable INSERT: its table, columns (empty: all, in
+// order) and VALUES over the subquery's columns (empty: the subquery's
+// columns in order; a null value: the keyword DEFAULT).
+struct InsertInto {
+  std::string table;
+  std::vector<std::string> columns;
+  std::vector<ExprPtr> values;
+};
+
+// A multitable INSERT's WHEN condition THEN INTO ...; `when` null: every
+// row (INSERT ALL INTO ... without WHEN) or, with `otherwise`, the ELSE.
+struct InsertWhen {
+  ExprPtr when;
+  bool otherwise = false;
+  std::vector<InsertInto> into;
+};
+
 struct Insert {
   std::string table;
   std::vector<std::string> columns;  // empty: all, in order
   std::vector<ExprPtr> values;       // VALUES (...); null: the keyword DEFAULT
   std::shared_ptr<Select> select;    // or INSERT ... SELECT
+  // INSERT ALL | FIRST [WHEN ...] INTO ... SELECT ...: for each row of
+  // `select`, the INTOs of every WHEN whose condition is TRUE (FIRST: of
+  // the first such WHEN), else of the ELSE; `table` is then empty.
+  std::vector<InsertWhen> multitable;
+  bool first = false;  // INSERT FIRST
 };
 
 struct Assignment {
