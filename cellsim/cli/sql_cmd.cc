@@ -383,22 +383,32 @@ struct Origin {
   int depth = 0;
 };
 
-// SQL*Plus's @script, @@script and START script: the script's statements, to
-// run in place of the command (.sql added to a name without an extension;
-// @@ is relative to the calling script's folder, @ and START to the current
-// one, as in SQL*Plus). nullopt: not such a command. SP2-0310 for a file
-// that cannot be read, SP2-0309 past 20 levels.
-absl::StatusOr<std::optional<std::pair<std::vector<std::string>, Origin>>> NestedScript(
-    std::string_view text, const Origin& from) {
+// A script that @ runs: its statements, where they come from, and the
+// arguments after its name (&1, &2 ... in it).
+struct NestedRun {
+  std::vector<std::string> statements;
+  Origin origin;
+  std::vector<std::string> arguments;
+};
+
+// SQL*Plus's @script, @@script and START script [arg ...]: the script's
+// statements, to run in place of the command (.sql added to a name without
+// an extension; @@ is relative to the calling script's folder, @ and START
+// to the current one, as in SQL*Plus). nullopt: not such a command.
+// SP2-0310 for a file that cannot be read, SP2-0309 past 20 levels.
+absl::StatusOr<std::optional<NestedRun>> NestedScript(std::string_view text, const Origin& from) {
   const std::vector<std::string> w = Words(text, false);
   if (w.empty()) return std::nullopt;
   std::string name;
   bool relative_to_script = false;
+  size_t name_at = 1;  // the word holding the name (0: glued to @ / @@)
   if (w[0].rfind("@@", 0) == 0) {
-    name = w[0].size() > 2 ? w[0].substr(2) : (w.size() > 1 ? w[1] : "");
+    name_at = w[0].size() > 2 ? 0 : 1;
+    name = name_at == 0 ? w[0].substr(2) : (w.size() > 1 ? w[1] : "");
     relative_to_script = true;
   } else if (w[0][0] == '@') {
-    name = w[0].size() > 1 ? w[0].substr(1) : (w.size() > 1 ? w[1] : "");
+    name_at = w[0].size() > 1 ? 0 : 1;
+    name = name_at == 0 ? w[0].substr(1) : (w.size() > 1 ? w[1] : "");
   } else if (Words(w[0], true)[0] == "START") {
     name = w.size() > 1 ? w[1] : "";
   } else {
@@ -418,8 +428,14 @@ absl::StatusOr<std::optional<std::pair<std::vector<std::string>, Origin>>> Neste
   }
   std::stringstream ss;
   ss << in.rdbuf();
-  return std::make_pair(db::SplitStatements(ss.str()),
-                        Origin{path.parent_path().string(), from.depth + 1});
+  NestedRun run{db::SplitStatements(ss.str()), Origin{path.parent_path().string(), from.depth + 1},
+                {}};
+  for (size_t k = name_at + 1; k < w.size(); ++k) {  // a quoted argument loses its quotes
+    const std::string& arg = w[k];
+    const bool quoted = arg.size() >= 2 && (arg[0] == '\'' || arg[0] == '"') && arg.back() == arg[0];
+    run.arguments.push_back(quoted ? arg.substr(1, arg.size() - 2) : arg);
+  }
+  return run;
 }
 
 // Runs `statements` in `session` in order, printing each one's feedback; a
@@ -446,10 +462,13 @@ void RunStatements(db::Session& session, std::vector<std::string>& statements,
     if (whenever.ok()) {
       auto nested = NestedScript(statements[i], origins[i]);
       if (nested.ok() && nested->has_value()) {
-        auto& [inner, origin] = **nested;
+        NestedRun& inner = **nested;
         const auto at = static_cast<std::ptrdiff_t>(i) + 1;
-        origins.insert(origins.begin() + at, inner.size(), origin);
-        statements.insert(statements.begin() + at, inner.begin(), inner.end());
+        origins.insert(origins.begin() + at, inner.statements.size(), inner.origin);
+        statements.insert(statements.begin() + at, inner.statements.begin(), inner.statements.end());
+        for (size_t k = 0; k < inner.arguments.size(); ++k) {  // &1, &2 ...
+          run->variables.Define(std::to_string(k + 1), inner.arguments[k]);
+        }
         continue;
       }
       if (!nested.ok()) whenever = nested.status();

@@ -165,6 +165,11 @@ TEST_F(CliBadInput, SubstitutionVariablesAsSqlPlus) {
                            Not(HasSubstr("old   1: select s"))));
   EXPECT_THAT(r.err, AllOf(HasSubstr("statement 15 failed"),
                            HasSubstr("SP2-0546: substitution variable &N has no value")));
+  // @script's arguments are &1, &2 ... in it.
+  std::ofstream(tmp_.path() + "/args.sql") << "select &1 * &2 product from dual;\n";
+  r = SqlScript("caller.sql", "@" + tmp_.path() + "/args 6 '7'\n");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("new   1: select 6 * 7 product from dual"));
   r = Cellsim(tmp_, "sql " + rack_ + " --backend posix --define n=41 -e \"select &n + 1 x from dual\"");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("42"));
