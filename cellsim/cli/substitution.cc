@@ -1,7 +1,7 @@
 #include "cellsim/cli/substitution.h"
 
+#include <algorithm>
 #include <cctype>
-#include <ctime>
 #include <vector>
 
 #include "absl/strings/ascii.h"

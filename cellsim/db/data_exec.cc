@@ -895,9 +895,9 @@ const Value* LeftValue(const std::vector<SourceColumn>& left, const Scope& scope
   return nullptr;
 }
 
-// Each join's USING (or NATURAL) columns; ORA-00904 for a USING column a
-// side does not have.
-absl::StatusOr<std::vector<std::vector<JoinEquality>>> UsingPairs(
+// Each join's USING (or NATURAL) columns as equalities; ORA-00904 for a
+// USING column a side does not have.
+absl::StatusOr<std::vector<std::vector<JoinEquality>>> UsingEqualities(
     const Select& sel, const std::vector<Source>& sources) {
   std::vector<std::vector<JoinEquality>> pairs(sources.size());
   Scope shapes;
@@ -1078,8 +1078,8 @@ std::vector<std::vector<const Expr*>> SourceFilters(const Select& sel,
 // equality ANDed in WHERE. nullopt when there is none: every row is tried.
 // The condition is still evaluated in full for the rows found.
 std::optional<JoinEquality> JoinEqualityOf(const Select& sel, const std::vector<Source>& sources,
-                                           const std::vector<JoinEquality>& using_pairs, size_t i) {
-  if (!using_pairs.empty()) return using_pairs[0];
+                                           const std::vector<JoinEquality>& using_equalities, size_t i) {
+  if (!using_equalities.empty()) return using_equalities[0];
   const bool inner_only = InnerJoinsOnly(sel);
   // ON sees the sources up to the join; WHERE all of them.
   for (const auto& [cond, limit] : {std::pair{sel.from[i].on.get(), i + 1},
@@ -1109,9 +1109,9 @@ class JoinWalk {
  public:
   using RowFn = std::function<absl::Status(const Scope&, const RowId&)>;
   JoinWalk(Ctx& c, const Select& sel, std::vector<Source>& sources,
-           const std::vector<std::vector<JoinEquality>>& using_pairs,
+           const std::vector<std::vector<JoinEquality>>& using_equalities,
            std::vector<std::vector<const Expr*>> filters, const RowFn& fn)
-      : c_(c), sel_(sel), sources_(sources), using_pairs_(using_pairs),
+      : c_(c), sel_(sel), sources_(sources), using_equalities_(using_equalities),
         filters_(std::move(filters)), fn_(fn), outer_env_(c.env),
         levels_(sel.connect_by_level.value_or(1)) {}
 
@@ -1122,7 +1122,7 @@ class JoinWalk {
     equalities_.resize(sources_.size());
     indexes_.resize(sources_.size());
     for (size_t i = 1; i < sources_.size(); ++i) {
-      equalities_[i] = JoinEqualityOf(sel_, sources_, using_pairs_[i], i);
+      equalities_[i] = JoinEqualityOf(sel_, sources_, using_equalities_[i], i);
       if (equalities_[i]) indexes_[i].emplace(rest_[i], equalities_[i]->column);
     }
     absl::Status st = sources_[0].scan([&](const Row& r, const RowId& rid) {
@@ -1228,7 +1228,7 @@ class JoinWalk {
       const size_t k = found ? (*found)[h] : h;
       const Row& r = rest_[i][k];
       scope.push_back(Binding{sources_[i].qualifier, &sources_[i].columns, &r});
-      absl::StatusOr<bool> using_match = UsingMatch(using_pairs_[i], scope, r);
+      absl::StatusOr<bool> using_match = UsingMatch(using_equalities_[i], scope, r);
       if (!using_match.ok()) {
         inner_ = using_match.status();
         scope.pop_back();
@@ -1264,7 +1264,7 @@ class JoinWalk {
   Ctx& c_;
   const Select& sel_;
   std::vector<Source>& sources_;
-  const std::vector<std::vector<JoinEquality>>& using_pairs_;
+  const std::vector<std::vector<JoinEquality>>& using_equalities_;
   const std::vector<std::vector<const Expr*>> filters_;  // SourceFilters, by source
   const RowFn& fn_;
   const EvalEnv outer_env_;
@@ -1320,9 +1320,9 @@ absl::Status ForEachJoined(Ctx& c, const Select& sel,
     if (absl::Status st = UseIndex(c, sources[i], filters[i]); !st.ok()) return st;
   }
   if (sources.size() == 1) filters[0].clear();  // WHERE itself filters a single source
-  absl::StatusOr<std::vector<std::vector<JoinEquality>>> using_pairs = UsingPairs(sel, sources);
-  if (!using_pairs.ok()) return using_pairs.status();
-  JoinWalk walk(c, sel, sources, *using_pairs, std::move(filters), fn);
+  absl::StatusOr<std::vector<std::vector<JoinEquality>>> using_equalities = UsingEqualities(sel, sources);
+  if (!using_equalities.ok()) return using_equalities.status();
+  JoinWalk walk(c, sel, sources, *using_equalities, std::move(filters), fn);
   return walk.Run();
 }
 

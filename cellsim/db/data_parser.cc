@@ -1790,8 +1790,8 @@ class DataParser {
       ins.multitable.push_back(std::move(otherwise));
     }
     if (!IsQuery()) {
-      return Error(fmt::format("expected the subquery whose rows the INTOs insert (SELECT ...), "
-                               "found {}", Describe(Peek())),
+      return Error(fmt::format("expected VALUES, another INTO or the subquery whose rows the "
+                               "INTOs insert (SELECT ...), found {}", Describe(Peek())),
                    "ORA-00928: missing SELECT keyword");
     }
     absl::StatusOr<std::shared_ptr<Select>> sel = SelectBody();
@@ -1801,6 +1801,10 @@ class DataParser {
   }
   absl::StatusOr<DataStatement> InsertStatement() {
     if (IsW("ALL") || IsW("FIRST")) return MultitableInsert();
+    if (!IsW("INTO")) {
+      return Error(fmt::format("expected INTO, ALL or FIRST, found {}", Describe(Peek())),
+                   "ORA-00905: missing keyword");
+    }
     absl::StatusOr<InsertInto> into = IntoClause();
     if (!into.ok()) return into.status();
     Insert ins;

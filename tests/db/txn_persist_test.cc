@@ -354,6 +354,9 @@ TEST_F(PersistTest, MultitableInsertsAreOraclesAndRecoverAfterACrash) {
   EXPECT_THAT(Error("insert all into lo values (1, 'x', 3) select * from dual"), HasSubstr("ORA-00913"));
   EXPECT_THAT(Error("insert first into lo values (1, 'x') select * from dual"), HasSubstr("ORA-00905"));
   EXPECT_THAT(Error("insert all into lo values (1, 'x')"), HasSubstr("ORA-00928"));
+  EXPECT_THAT(Error("insert all into lo valuse (1, 'x') select * from dual"),
+              HasSubstr("expected VALUES, another INTO or the subquery"));
+  EXPECT_THAT(Error("insert al into lo values (1, 'x')"), HasSubstr("expected INTO, ALL or FIRST"));
   EXPECT_THAT(Error("insert all into lo values (id, 'x') select q.nextval id from dual"),
               HasSubstr("ORA-02287"));
   Run("commit");
