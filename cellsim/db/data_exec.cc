@@ -462,7 +462,19 @@ void ScanRows(Source& src, std::vector<Row> made) {
 
 absl::StatusOr<ViewRows> ViewRowsOf(Ctx& c, const ViewDef& v) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.e.mu);
 
-absl::StatusOr<Source> TableSource(Ctx& c, const FromSource& f)
+// The column names a query block may read (NamedColumns); null: every one.
+using ColumnNames = std::set<std::string, std::less<>>;
+
+// Which of `t`'s columns a scan decodes: those `named` (the others stay
+// NULL: the query never reads them); null (every one) without `named`.
+std::shared_ptr<const std::vector<bool>> WantedColumns(const TableDef& t, const ColumnNames* named) {
+  if (named == nullptr) return nullptr;
+  auto wanted = std::make_shared<std::vector<bool>>(t.columns.size());
+  for (size_t i = 0; i < t.columns.size(); ++i) (*wanted)[i] = named->count(t.columns[i].name) != 0;
+  return wanted;
+}
+
+absl::StatusOr<Source> TableSource(Ctx& c, const FromSource& f, const ColumnNames* named = nullptr)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.e.mu) {
   Source src;
   src.qualifier = f.alias.empty() ? f.table : f.alias;
@@ -537,7 +549,8 @@ absl::StatusOr<Source> TableSource(Ctx& c, const FromSource& f)
   DataEngine* e = &c.e;
   const SessionData* reader = &c.sd;
   Recorder* rec = &c.rec;  // (the statement's: it outlives the scan)
-  src.scan = [t, seg, e, reader, rec](const auto& cb) {
+  std::shared_ptr<const std::vector<bool>> wanted = WantedColumns(*t, named);
+  src.scan = [t, seg, e, reader, rec, wanted](const auto& cb) {
     e->mu.AssertHeld();  // the scan runs inside the statement, under the engine's mu
     if (seg == nullptr) return absl::OkStatus();
     // Only committed rows and the session's own (CommittedView).
@@ -567,7 +580,7 @@ absl::StatusOr<Source> TableSource(Ctx& c, const FromSource& f)
           if (rebuilt) CountUndoRecordApplied(*rec);
         }
         if (!bytes.has_value()) continue;
-        if (!cb(DecodeRow(t->columns, *bytes), RowId{seg->file_number, b, slot})) {
+        if (!cb(DecodeRow(t->columns, *bytes, wanted.get()), RowId{seg->file_number, b, slot})) {
           return absl::OkStatus();
         }
       }
@@ -1277,6 +1290,50 @@ class JoinWalk {
   absl::Status inner_;
 };
 
+// The column names `e` reads, its subqueries' included (a correlated one
+// names the query around it); `all` when it reads every column (`*`).
+void CollectColumnNames(const Select& sel, ColumnNames* out, bool* all);
+void CollectColumnNames(const Expr& e, ColumnNames* out, bool* all) {
+  if (e.kind == Expr::Kind::kColumn) out->insert(e.text);
+  if (e.subquery) CollectColumnNames(*e.subquery, out, all);
+  for (const ExprPtr& a : e.args) {
+    if (a) CollectColumnNames(*a, out, all);
+  }
+}
+
+void CollectColumnNames(const Select& sel, ColumnNames* out, bool* all) {
+  auto expr = [&](const ExprPtr& e) {
+    if (e) CollectColumnNames(*e, out, all);
+  };
+  for (const SelectItem& it : sel.items) {
+    if (it.expr->kind == Expr::Kind::kStar) *all = true;
+    expr(it.expr);
+  }
+  for (const FromSource& f : sel.from) {
+    if (f.natural) *all = true;  // the columns both sides have
+    out->insert(f.using_columns.begin(), f.using_columns.end());
+    expr(f.on);
+    if (f.subquery) CollectColumnNames(*f.subquery, out, all);
+  }
+  expr(sel.where);
+  for (const ExprPtr& g : sel.group_by) expr(g);
+  expr(sel.having);
+  for (const SetOperation& op : sel.set_operations) CollectColumnNames(*op.query, out, all);
+  for (const OrderItem& o : sel.order_by) expr(o.expr);
+}
+
+// The column names query block `sel` may read anywhere (select list, FROM's
+// ON and USING, WHERE, GROUP BY, HAVING, ORDER BY, every subquery in it);
+// nullopt when it reads every column (`*`, NATURAL JOIN). A table's scan
+// decodes only these: a column never named is never read.
+std::optional<ColumnNames> NamedColumns(const Select& sel) {
+  ColumnNames names;
+  bool all = false;
+  CollectColumnNames(sel, &names, &all);
+  if (all) return std::nullopt;
+  return names;
+}
+
 // `checked`, when given, runs once the names are resolved and before any row
 // is read (a grouped query's own checks: Oracle reports an unknown column
 // before a column outside GROUP BY).
@@ -1285,8 +1342,9 @@ absl::Status ForEachJoined(Ctx& c, const Select& sel,
                            const std::function<absl::Status()>& checked = nullptr)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.e.mu) {
   std::vector<Source> sources;
+  const std::optional<ColumnNames> named = NamedColumns(sel);
   for (const FromSource& f : sel.from) {
-    absl::StatusOr<Source> s = TableSource(c, f);
+    absl::StatusOr<Source> s = TableSource(c, f, named ? &*named : nullptr);
     if (!s.ok()) return s.status();
     sources.push_back(*std::move(s));
   }

@@ -289,7 +289,8 @@ std::vector<uint8_t> RowFromImages(const std::vector<std::vector<uint8_t>>& imag
   return out;
 }
 
-Row DecodeRow(const std::vector<Column>& cols, absl::Span<const uint8_t> b) {
+Row DecodeRow(const std::vector<Column>& cols, absl::Span<const uint8_t> b,
+              const std::vector<bool>* wanted) {
   Row row(cols.size());
   if (b.size() < 3) return row;
   const size_t cc = std::min<size_t>(b[2], cols.size());
@@ -304,6 +305,7 @@ Row DecodeRow(const std::vector<Column>& cols, absl::Span<const uint8_t> b) {
     len = std::min(len, b.size() - p);
     absl::Span<const uint8_t> d = b.subspan(p, len);
     p += len;
+    if (wanted != nullptr && !(*wanted)[i]) continue;
     switch (cols[i].type) {
       case ColType::kNumber:
         row[i] = Value::Num(DecodeNumber(d));

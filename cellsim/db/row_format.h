@@ -99,7 +99,10 @@ std::optional<std::string> CoerceForColumn(const Column& c, Value& v);
 
 // A whole row in Oracle's row format.
 std::vector<uint8_t> EncodeRow(const std::vector<Column>& cols, const Row& row);
-Row DecodeRow(const std::vector<Column>& cols, absl::Span<const uint8_t> bytes);
+// `wanted`, when given: only the columns it marks are decoded, the others
+// left NULL (a query's scan that reads a few columns of a wide row).
+Row DecodeRow(const std::vector<Column>& cols, absl::Span<const uint8_t> bytes,
+              const std::vector<bool>* wanted = nullptr);
 // A stored row's column images (each its length byte(s) and data; a NULL is
 // the single byte 0xFF), and the row made of `images` (flag and lock of a live
 // row; trailing NULLs not stored). Redo of an update carries the images that

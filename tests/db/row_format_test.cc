@@ -62,5 +62,24 @@ TEST(NumberFormatTest, EveryDecimalOfNumbersRangeComesBackWithinAnUlp) {
   }
 }
 
+// A scan that reads some columns decodes only those; the rest stay NULL.
+TEST(RowFormatTest, DecodeRowDecodesOnlyTheWantedColumns) {
+  const std::vector<Column> cols = {{"ID", ColType::kNumber}, {"NAME", ColType::kVarchar2, 40},
+                                    {"AT", ColType::kDate}};
+  const Row row = {Value::Num(12.5), Value::Str("a name longer than fifteen"), Value::Date(86400)};
+  const std::vector<uint8_t> bytes = EncodeRow(cols, row);
+  const Row all = DecodeRow(cols, bytes);
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0].number, 12.5);
+  EXPECT_EQ(all[1].text, "a name longer than fifteen");
+  EXPECT_EQ(all[2].number, 86400);
+  const std::vector<bool> wanted = {false, true, true};
+  const Row some = DecodeRow(cols, bytes, &wanted);
+  EXPECT_TRUE(some[0].is_null());
+  EXPECT_EQ(some[1].text, all[1].text);
+  EXPECT_TRUE(some[2].is_date);
+  EXPECT_EQ(some[2].number, 86400);
+}
+
 }  // namespace
 }  // namespace cellsim::db::internal
