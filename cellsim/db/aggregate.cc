@@ -39,30 +39,51 @@ bool IsNumericAggregate(std::string_view f) {
   return f == "SUM" || f == "AVG" || f == "MEDIAN" || IsStatistic(f);
 }
 
+Aggregate::Aggregate(std::string_view f)
+    : kind_(f == "COUNT"    ? Kind::kCount
+            : f == "SUM"    ? Kind::kSum
+            : f == "AVG"    ? Kind::kAvg
+            : f == "MIN"    ? Kind::kMin
+            : f == "MAX"    ? Kind::kMax
+            : f == "MEDIAN" ? Kind::kMedian
+                            : Kind::kStatistic),
+      f_(f) {}
+
 void Aggregate::Add(const Value& v, double x) {
   count_ += 1;
-  if (f_ == "MIN" || f_ == "MAX") {
-    const int c = count_ == 1 ? 0 : Compare(v, best_);
-    if (count_ == 1 || (f_ == "MIN" ? c < 0 : c > 0)) best_ = v;
-    return;
-  }
-  sum_ += x;
-  const double delta = x - mean_;
-  mean_ += delta / count_;
-  m2_ += delta * (x - mean_);
-  if (f_ == "MEDIAN") {
-    sorted_ = sorted_ && (values_.empty() || values_.back() <= x);
-    values_.push_back(x);
+  switch (kind_) {
+    case Kind::kCount:
+      return;
+    case Kind::kMin:
+    case Kind::kMax: {
+      const int c = count_ == 1 ? 0 : Compare(v, best_);
+      if (count_ == 1 || (kind_ == Kind::kMin ? c < 0 : c > 0)) best_ = v;
+      return;
+    }
+    case Kind::kSum:
+    case Kind::kAvg:
+      sum_ += x;
+      return;
+    case Kind::kMedian:
+      sorted_ = sorted_ && (values_.empty() || values_.back() <= x);
+      values_.push_back(x);
+      return;
+    case Kind::kStatistic: {  // Welford: only where a variance is asked for
+      const double delta = x - mean_;
+      mean_ += delta / count_;
+      m2_ += delta * (x - mean_);
+      return;
+    }
   }
 }
 
 Value Aggregate::Result() const {
-  if (f_ == "COUNT") return Value::Num(count_);
+  if (kind_ == Kind::kCount) return Value::Num(count_);
   if (count_ == 0) return Value::Null();
-  if (f_ == "MIN" || f_ == "MAX") return best_;
-  if (f_ == "SUM") return Value::Num(sum_);
-  if (f_ == "AVG") return Value::Num(sum_ / count_);
-  if (f_ == "MEDIAN") {
+  if (kind_ == Kind::kMin || kind_ == Kind::kMax) return best_;
+  if (kind_ == Kind::kSum) return Value::Num(sum_);
+  if (kind_ == Kind::kAvg) return Value::Num(sum_ / count_);
+  if (kind_ == Kind::kMedian) {
     if (!sorted_) {
       std::sort(values_.begin(), values_.end());
       sorted_ = true;

@@ -10,6 +10,7 @@
 #ifndef CELLSIM_DB_AGGREGATE_H_
 #define CELLSIM_DB_AGGREGATE_H_
 
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -32,7 +33,7 @@ bool IsNumericAggregate(std::string_view f);
 class Aggregate {
  public:
   // `f`: the function's name (uppercased), as IsAggregateFunction has it.
-  explicit Aggregate(std::string_view f) : f_(f) {}
+  explicit Aggregate(std::string_view f);
 
   // COUNT(*): one more row.
   void AddRow() { count_ += 1; }
@@ -45,6 +46,9 @@ class Aggregate {
   Value Result() const;
 
  private:
+  // The function, told once (Add runs per row): what it keeps.
+  enum class Kind : uint8_t { kCount, kSum, kAvg, kMin, kMax, kMedian, kStatistic };
+  Kind kind_;
   std::string_view f_;
   double count_ = 0;
   double sum_ = 0;

@@ -775,6 +775,21 @@ absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out)
   return absl::OkStatus();
 }
 
+// The row a subquery's row `r` gives `t`, its values into `columns` (every
+// column when empty): `targets` (Targets') found from the first row, as
+// every row has its shape.
+absl::StatusOr<Row> SelectedRow(const TableDef& t, const std::vector<std::string>& columns,
+                                const Row& r, std::optional<std::vector<size_t>>* targets,
+                                const ColumnDefaultValues& defaults, const StatementEnv& env) {
+  if (!targets->has_value()) {
+    absl::StatusOr<std::vector<size_t>> to = Targets(t, columns, r.size());
+    if (!to.ok()) return to.status();
+    if (absl::Status id = CheckIdentityTargets(t, *to, nullptr); !id.ok()) return id;
+    *targets = *std::move(to);
+  }
+  return RowToInsert(t, **targets, r, nullptr, defaults, env);
+}
+
 // One INTO of a multitable INSERT, resolved before any row is read.
 struct IntoTarget {
   const InsertInto* into;
@@ -819,13 +834,7 @@ absl::Status MultitableInsertRun(Dml& d, const Insert& ins, DataOutcome* out)
     TableDef& t = *to.table;
     absl::StatusOr<Row> row;
     if (to.into->values.empty()) {
-      if (!to.columns) {
-        absl::StatusOr<std::vector<size_t>> c = Targets(t, to.into->columns, r.size());
-        if (!c.ok()) return c.status();
-        if (absl::Status st = CheckIdentityTargets(t, *c, nullptr); !st.ok()) return st;
-        to.columns = *std::move(c);
-      }
-      row = RowToInsert(t, *to.columns, r, nullptr, to.defaults, d.env);
+      row = SelectedRow(t, to.into->columns, r, &to.columns, to.defaults, d.env);
     } else {
       row = ValuesRow(d, t, *to.columns, to.into->values, to.defaults, &r, &cols, "");
     }
@@ -882,20 +891,12 @@ absl::Status InsertRun(Dml& d, const Insert& ins, DataOutcome* out)
   std::vector<Column> cols;
   std::optional<absl::Status> fast;
   if (ins.columns.empty()) fast = InsertAllObjects(d, **t, *ins.select, w);
-  std::optional<std::vector<size_t>> targets;  // from the first row (every row has its shape)
+  std::optional<std::vector<size_t>> targets;  // from the first row
   absl::Status st = fast ? *fast
                          : ScanSelect(d.e, d.s, d.sd, d.rec, d.env, *ins.select,
                                       [&](const Row& r) -> absl::Status {
-                                        if (!targets) {
-                                          absl::StatusOr<std::vector<size_t>> to =
-                                              Targets(**t, ins.columns, r.size());
-                                          if (!to.ok()) return to.status();
-                                          absl::Status id = CheckIdentityTargets(**t, *to, nullptr);
-                                          if (!id.ok()) return id;
-                                          targets = *std::move(to);
-                                        }
-                                        absl::StatusOr<Row> row =
-                                            RowToInsert(**t, *targets, r, nullptr, *defaults, d.env);
+                                        absl::StatusOr<Row> row = SelectedRow(
+                                            **t, ins.columns, r, &targets, *defaults, d.env);
                                         if (!row.ok()) return row.status();
                                         return w.Add(*row);
                                       }, &cols);
