@@ -641,14 +641,16 @@ const DataEngine::RowLockWaiter* RowLockWaitOf(DataEngine& e, uint32_t sid)
 
 // V$SESSION: each session; ACTIVE when in a call (the one asking, and a
 // session waiting for a row lock), else INACTIVE; USERNAME
-// and SCHEMANAME CELLSIM, TYPE USER, PROGRAM cellsim. EVENT, WAIT_CLASS, STATE
+// and SCHEMANAME CELLSIM, TYPE USER, PROCESS and PROGRAM its client's
+// (Session::SetClient; this process, cellsim). EVENT, WAIT_CLASS, STATE
 // and SECONDS_IN_WAIT: the wait it is in (a row lock's, STATE WAITING, with
 // BLOCKING_SESSION its holder), else its last wait (WAITED KNOWN TIME or
 // WAITED SHORT TIME; all null before its first).
 ViewRows Sessions(DataEngine& e, SessionData& self) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   ViewRows r;
   r.columns = {N("SID"),        N("SERIAL#"),         S("USERNAME"),        S("STATUS"),
-               S("SCHEMANAME"), S("TYPE"),            S("PROGRAM"),         N("SQL_HASH_VALUE"),
+               S("SCHEMANAME"), S("TYPE"),            S("PROCESS"),         S("PROGRAM"),
+               N("SQL_HASH_VALUE"),
                S("SQL_ID"),     N("PREV_HASH_VALUE"), S("PREV_SQL_ID"),     D("LOGON_TIME"),
                S("EVENT"),      S("WAIT_CLASS"),      S("STATE"),           N("SECONDS_IN_WAIT"),
                N("BLOCKING_SESSION")};
@@ -664,7 +666,8 @@ ViewRows Sessions(DataEngine& e, SessionData& self) ABSL_EXCLUSIVE_LOCKS_REQUIRE
     const DataEngine::RowLockWaiter* w = RowLockWaitOf(e, sid);
     Row row{Value::Num(sid),         Value::Num(kSessionSerial), Value::Str("CELLSIM"),
             Value::Str(w != nullptr || other == &self ? "ACTIVE" : "INACTIVE"),
-            Value::Str("CELLSIM"),   Value::Str("USER"),     Value::Str("cellsim")};
+            Value::Str("CELLSIM"),   Value::Str("USER"),     Value::Str(other->session->process),
+            Value::Str(other->session->program)};
     const LibraryCache::SessionSql running = e.db->library_cache.SqlOf(sid);
     sql(running.current, &row);
     sql(running.previous, &row);

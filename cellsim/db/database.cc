@@ -2,6 +2,8 @@
 // and the instance-wide statistics.
 #include "cellsim/db/database.h"
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include <set>
@@ -262,6 +264,7 @@ std::unique_ptr<Session> Database::NewSession() {
   st->db = s_.get();
   st->sid = s_->next_sid.fetch_add(1);
   st->logon_unix = s_->clock->UnixSeconds();
+  st->process = std::to_string(getpid());
   s_->sessions.fetch_add(1);
   st->data = std::make_shared<internal::SessionData>();
   st->data->sid = st->sid;

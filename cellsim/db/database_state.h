@@ -68,6 +68,7 @@ struct Session::State {
   Database::State* db = nullptr;
   uint32_t sid = 0;
   int64_t logon_unix = 0;  // V$SESSION.LOGON_TIME
+  std::string program = "cellsim", process;  // V$SESSION.PROGRAM, PROCESS (SetClient)
   stats::StatSet stats;
   stats::WaitSet waits;
   stats::WaitHistory wait_history;  // V$SESSION_WAIT_HISTORY, the trace's WAIT lines

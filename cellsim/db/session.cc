@@ -77,6 +77,18 @@ Session::~Session() {
 }
 
 uint32_t Session::sid() const { return s_->sid; }
+void Session::SetClient(std::string program, std::string process) {
+  // Other sessions read them (V$SESSION) under the engine's lock.
+  const std::shared_ptr<internal::DataEngine> engine = s_->db->CurrentEngine();
+  if (engine == nullptr) {
+    s_->program = std::move(program);
+    s_->process = std::move(process);
+    return;
+  }
+  MutexLock lock(&engine->mu);
+  s_->program = std::move(program);
+  s_->process = std::move(process);
+}
 
 bool Session::InTransaction() const {
   const std::shared_ptr<internal::DataEngine> engine = s_->db->CurrentEngine();

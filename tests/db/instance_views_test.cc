@@ -5,6 +5,8 @@
 // (V$ASM_DISKGROUP, V$ASM_DISK, X$KFFXP) and the space its files have left
 // (DBA_FREE_SPACE), each checked against the counters, the rack or the
 // segments it is built from.
+#include <unistd.h>
+
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -184,6 +186,14 @@ TEST_F(InstanceViewsTest, VersionInstanceControlFilesAndSessions) {
                                       "cellsim"}));
   EXPECT_EQ(ses.result_rows[1][2], "INACTIVE");
   EXPECT_EQ(One("select count(*) from v$session where logon_time > sysdate - 1"), "2");
+  // PROCESS and PROGRAM: this process by default, or the client a session
+  // serves (Session::SetClient: `cellsim instance` names each `cellsim sql`).
+  EXPECT_EQ(One(fmt::format("select process from v$session where sid = {}", s_->sid())),
+            std::to_string(getpid()));
+  other->SetClient("cellsim sql", "4242");
+  EXPECT_EQ(One(fmt::format("select process || ' ' || program from v$session where sid = {}",
+                            other->sid())),
+            "4242 cellsim sql");
 }
 
 TEST_F(InstanceViewsTest, AsmViewsAreTheRacksDiskGroupsAndDisks) {

@@ -359,6 +359,11 @@ class Session {
   [[nodiscard]] absl::StatusOr<StatementResult> Execute(const Statement& statement);
 
   uint32_t sid() const;
+  // Who the session serves, as V$SESSION shows it: PROGRAM (default
+  // "cellsim") and PROCESS, the client's operating-system process id
+  // (default: this process's). `cellsim instance` names each client's
+  // `cellsim sql` and its pid. Thread-compatible, like Execute.
+  void SetClient(std::string program, std::string process);
   // Whether the session has a transaction open (changes not yet committed or
   // rolled back): the destructor rolls it back.
   bool InTransaction() const;
