@@ -13,11 +13,16 @@
 #include "absl/strings/ascii.h"
 #include "cellsim/cell/cell.h"
 #include "cellsim/cli/commands.h"
+#include "cellsim/cli/console.h"
+#include "cellsim/cli/instance.h"
+#include "cellsim/cli/served_commands.h"
 #include "cellsim/cli/progress.h"
 #include "cellsim/cli/rack_env.h"
 #include "cellsim/lab/command_run.h"
 #include "cellsim/report/cellcli.h"
 #include "fmt/format.h"
+#include "fmt/ranges.h"
+#include "nlohmann/json.hpp"
 
 namespace cellsim::cli {
 namespace {
@@ -30,77 +35,113 @@ struct CellCliArgs {
   RackOptions rack;
 };
 
-void RunCellCli(const CellCliArgs& a, CommandContext& ctx) {
-  const std::string cmd = "cellcli";
-  if (a.commands.empty()) {
-    return Fail(ctx, cmd, "nothing to run: give a command (`cellcli DIR list cell`) or -e COMMAND",
-                kExitUsage);
+absl::StatusOr<std::vector<CellCliCommand>> ParseCellCliCommands(
+    const std::vector<std::string>& texts) {
+  if (texts.empty()) {
+    return absl::InvalidArgumentError(
+        "nothing to run: give a command (`cellcli DIR list cell`) or -e COMMAND");
   }
   std::vector<CellCliCommand> parsed;
-  for (const std::string& text : a.commands) {
+  for (const std::string& text : texts) {
     absl::StatusOr<CellCliCommand> c = ParseCellCliCommand(text);
-    if (!c.ok()) return Fail(ctx, cmd, c.status());
+    if (!c.ok()) return c.status();
     parsed.push_back(*c);
   }
-  // LIST and DESCRIBE read; ALTER (flush, flashCacheMode, cachingPolicy) and CREATE write.
-  bool writes = false;
-  for (const CellCliCommand& c : parsed) {
-    writes |= c.kind != CellCliCommand::Kind::kList && c.kind != CellCliCommand::Kind::kDescribe;
-  }
-  absl::StatusOr<RackEnv> env = OpenRackEnv(
-      a.dir, a.rack, writes ? asmgr::RackAccess::kReadWrite : asmgr::RackAccess::kReadOnly);
-  if (!env.ok()) return Fail(ctx, cmd, env.status());
+  return parsed;
+}
+
+// Runs `parsed` in order on the cells `cells` names (every cell when
+// empty; with more than one, each line prefixed by its cell's name, as dcli
+// does), printing on `console`; the first error (InvalidArgument for a cell
+// the rack does not have).
+absl::Status RunCellCliCommands(const std::vector<CellCliCommand>& parsed,
+                         const std::vector<std::string>& cells, bool utc, asmgr::Rack& rack,
+                         Console& console) {
   std::vector<uint32_t> chosen;
   std::vector<std::string> names;
-  for (uint32_t i = 0; i < env->rack->cell_count(); ++i) names.push_back(env->rack->cell_name(i));
-  if (a.cells.empty()) {
+  for (uint32_t i = 0; i < rack.cell_count(); ++i) names.push_back(rack.cell_name(i));
+  if (cells.empty()) {
     for (uint32_t i = 0; i < names.size(); ++i) chosen.push_back(i);
-  } else {
-    for (const std::string& want : a.cells) {
-      bool found = false;
-      for (uint32_t i = 0; i < names.size(); ++i) {
-        if (absl::AsciiStrToLower(want) == names[i]) {
-          chosen.push_back(i);
-          found = true;
-        }
-      }
-      if (!found) {
-        (void)env->Close();
-        return Fail(ctx, cmd,
-                    fmt::format("-c {}: no such cell (the rack has {})", want, fmt::join(names, ", ")),
-                    kExitUsage);
+  }
+  for (const std::string& want : cells) {
+    bool found = false;
+    for (uint32_t i = 0; i < names.size(); ++i) {
+      if (absl::AsciiStrToLower(want) == names[i]) {
+        chosen.push_back(i);
+        found = true;
       }
     }
+    if (!found) {
+      return absl::InvalidArgumentError(
+          fmt::format("-c {}: no such cell (the rack has {})", want, fmt::join(names, ", ")));
+    }
   }
-  const bool prefix = a.cells.size() != 1;
+  const bool prefix = cells.size() != 1;
   // ALTER FLASHCACHE ALL FLUSH draws a progress bar per cell.
   std::unique_ptr<ProgressBar> bar;
   uint64_t total = 0;
   lab::CommandRunOptions run{
-      .utc = a.utc, .flush_progress = [&](uint32_t cell, const cell::FlushProgress& p) {
+      .utc = utc, .flush_progress = [&](uint32_t cell, const cell::FlushProgress& p) {
         if (bar == nullptr) {
-          bar = std::make_unique<ProgressBar>(fmt::format("{} flush", names[cell]));
+          bar = std::make_unique<ProgressBar>(fmt::format("{} flush", names[cell]),
+                                              /*force=*/false, console.err_fd);
           total = 0;
         }
         total = std::max(total, p.bytes_destaged + p.dirty_bytes_remaining);
         bar->Update("flush", p.bytes_destaged, total);
       }};
-  absl::Status failure;
   for (const CellCliCommand& c : parsed) {
-    failure = lab::RunCellCli(c, *env->rack, chosen, run,
-                              [&](uint32_t cell, const std::string& text) {
-                                if (bar != nullptr) bar->Finish();
-                                bar.reset();
-                                std::cout << (prefix ? lab::PrefixLines(text, names[cell]) : text);
-                                std::cout.flush();
-                              });
+    const auto print = [&](uint32_t cell, const std::string& text) {
+      if (bar != nullptr) bar->Finish();
+      bar.reset();
+      *console.out << (prefix ? lab::PrefixLines(text, names[cell]) : text) << std::flush;
+    };
+    absl::Status failure = lab::RunCellCli(c, rack, chosen, run, print);
     bar.reset();
-    if (!failure.ok()) break;
+    if (!failure.ok()) return failure;
   }
+  return absl::OkStatus();
+}
+
+void RunCellCli(const CellCliArgs& a, CommandContext& ctx) {
+  const std::string cmd = "cellcli";
+  absl::StatusOr<std::vector<CellCliCommand>> parsed = ParseCellCliCommands(a.commands);
+  if (!parsed.ok()) return Fail(ctx, cmd, parsed.status());
+  const nlohmann::json request = {{"commands", a.commands}, {"cells", a.cells}, {"utc", a.utc}};
+  if (std::optional<int> code = RunInInstance(a.dir, a.rack, cmd, request.dump())) {
+    ctx.exit_code = *code;
+    return;
+  }
+  // LIST and DESCRIBE read; ALTER (flush, flashCacheMode, cachingPolicy) and CREATE write.
+  bool writes = false;
+  for (const CellCliCommand& c : *parsed) {
+    writes |= c.kind != CellCliCommand::Kind::kList && c.kind != CellCliCommand::Kind::kDescribe;
+  }
+  absl::StatusOr<RackEnv> env = OpenRackEnv(
+      a.dir, a.rack, writes ? asmgr::RackAccess::kReadWrite : asmgr::RackAccess::kReadOnly);
+  if (!env.ok()) return Fail(ctx, cmd, env.status());
+  Console console;
+  const absl::Status failure = RunCellCliCommands(*parsed, a.cells, a.utc, *env->rack, console);
   if (FailFirst(ctx, cmd, failure, env->Close())) return;
 }
 
 }  // namespace
+
+int ServeCellCli(lab::RackEnv& env, const std::string& request, pid_t /*client_pid*/,
+                 Console& console) {
+  const nlohmann::json j = nlohmann::json::parse(request, nullptr, /*allow_exceptions=*/false);
+  std::optional<std::vector<std::string>> texts = StringsOf(j, "commands");
+  std::optional<std::vector<std::string>> cells = StringsOf(j, "cells");
+  if (!texts.has_value() || !cells.has_value()) {
+    return ReportFailure(console, "cellcli",
+                         absl::InvalidArgumentError("the instance cannot read this request"));
+  }
+  absl::StatusOr<std::vector<CellCliCommand>> parsed = ParseCellCliCommands(*texts);
+  if (!parsed.ok()) return ReportFailure(console, "cellcli", parsed.status());
+  const absl::Status failure =
+      RunCellCliCommands(*parsed, *cells, j.value("utc", false), *env.rack, console);
+  return failure.ok() ? 0 : ReportFailure(console, "cellcli", failure);
+}
 
 void RegisterCellCli(CLI::App& app, CommandContext& ctx) {
   auto [c, args] = AddCommand<CellCliArgs>(

@@ -69,6 +69,7 @@ void RegisterCellCli(CLI::App& app, CommandContext& ctx);  // cellcli_cmd.cc
 void RegisterAsmcmd(CLI::App& app, CommandContext& ctx);   // asmcmd_cmd.cc
 void RegisterWrite(CLI::App& app, CommandContext& ctx);    // write_cmd.cc
 void RegisterSqlrun(CLI::App& app, CommandContext& ctx);   // sqlrun_cmd.cc (and tkprof)
+void RegisterInstance(CLI::App& app, CommandContext& ctx);  // instance.cc
 
 }  // namespace cellsim::cli
 

@@ -60,22 +60,38 @@ void ForgetInterrupt() {
   g_flag.Reset();
 }
 
-PromptRead ReadPromptLine(std::string* line) {
+namespace {
+
+class ProcessSignals final : public Interrupts {
+ public:
+  const CancelFlag* flag() const override { return InterruptFlag(); }
+  int signal() const override { return InterruptSignal(); }
+  void Forget() override { ForgetInterrupt(); }
+};
+
+}  // namespace
+
+Interrupts& ProcessInterrupts() {
+  static ProcessSignals signals;
+  return signals;
+}
+
+PromptRead ReadPromptLine(int fd, Interrupts& interrupts, std::string* line) {
   line->clear();
   // A signal may be handled on any of the process's threads, so the wait for
   // input polls the flag rather than counting on its read being interrupted.
   while (true) {
-    if (InterruptSignal() == SIGINT) {  // Ctrl-C: drop the line, forget the signal
-      ForgetInterrupt();
+    if (interrupts.signal() == SIGINT) {  // Ctrl-C: drop the line, forget the signal
+      interrupts.Forget();
       return PromptRead::kInterrupted;
     }
-    if (InterruptSignal() != 0) return PromptRead::kEnd;
-    pollfd in{STDIN_FILENO, POLLIN, 0};
+    if (interrupts.signal() != 0) return PromptRead::kEnd;
+    pollfd in{fd, POLLIN, 0};
     const int ready = poll(&in, 1, /*timeout_ms=*/50);
     if (ready < 0 && errno == EINTR) continue;
     if (ready == 0) continue;
     char c = 0;
-    const ssize_t n = ready < 0 ? -1 : read(STDIN_FILENO, &c, 1);
+    const ssize_t n = ready < 0 ? -1 : read(fd, &c, 1);
     if (n < 0 && errno == EINTR) continue;
     if (n == 1 && c != '\n') {
       line->push_back(c);

@@ -28,13 +28,33 @@ int InterruptExitCode();
 // signal is a first one again.
 void ForgetInterrupt();
 
-// Reads one line of standard input (without its '\n') at an interactive
-// prompt, watching the flag while it waits: SIGINT is forgotten once it has
+// What interrupts one session: the process's own signals
+// (ProcessInterrupts()), or, for a session `cellsim instance` serves, the
+// signals its client forwards (instance.cc). Thread-safe: the flag is set
+// from a signal handler or another thread, and read by the session's.
+class Interrupts {
+ public:
+  virtual ~Interrupts() = default;
+  // Set by an interrupt; the session checks it (Session::SetCancelFlag).
+  virtual const CancelFlag* flag() const = 0;
+  // The signal that set it (0 when none).
+  virtual int signal() const = 0;
+  // Forgets a handled interrupt (ForgetInterrupt, for this source).
+  virtual void Forget() = 0;
+  // 128 + signal() (the shell's convention), or 1 when none arrived.
+  int ExitCode() const { return signal() == 0 ? 1 : 128 + signal(); }
+};
+
+// The process's signals: InterruptFlag(), InterruptSignal(), ForgetInterrupt().
+Interrupts& ProcessInterrupts();
+
+// Reads one line of `fd` (without its '\n') at an interactive prompt,
+// watching `interrupts` while it waits: SIGINT is forgotten once it has
 // dropped the line being typed (kInterrupted, as at a shell's prompt); SIGTERM
 // or SIGHUP end the input with the flag set (kEnd), as does end of input.
-// Needs a live InterruptScope to see signals.
+// The process's signals need a live InterruptScope to be seen.
 enum class PromptRead { kLine, kInterrupted, kEnd };
-PromptRead ReadPromptLine(std::string* line);
+PromptRead ReadPromptLine(int fd, Interrupts& interrupts, std::string* line);
 
 class InterruptScope {
  public:

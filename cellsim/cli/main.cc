@@ -47,6 +47,7 @@ constexpr RegisterFn kCommandGroups[] = {
     RegisterAsmcmd,
     RegisterWrite,
     RegisterSqlrun,
+    RegisterInstance,
 };
 }  // namespace
 

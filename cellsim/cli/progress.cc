@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 
 #include "cellsim/base/clock.h"
@@ -13,9 +14,9 @@
 namespace cellsim::cli {
 namespace {
 
-size_t TerminalWidth() {
+size_t TerminalWidth(int fd) {
   struct winsize ws {};
-  if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40) return ws.ws_col;
+  if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40) return ws.ws_col;
   return 80;
 }
 
@@ -39,12 +40,22 @@ std::string RenderProgressLine(std::string_view label, uint64_t done, uint64_t t
   return head + std::string(full, '#') + std::string(cells - full, '-') + "]" + tail;
 }
 
-ProgressBar::ProgressBar(std::string label, bool force)
-    : label_(std::move(label)), enabled_(force || isatty(STDERR_FILENO) == 1) {
+ProgressBar::ProgressBar(std::string label, bool force, int fd)
+    : label_(std::move(label)), fd_(fd), enabled_(force || isatty(fd) == 1) {
   start_ns_ = SystemClock()->NowNanos();
 }
 
 ProgressBar::~ProgressBar() { Finish(); }
+
+void ProgressBar::Draw(const std::string& text) {
+  size_t at = 0;
+  while (at < text.size()) {  // a short write or a signal: go on; an error: give up
+    const ssize_t n = write(fd_, text.data() + at, text.size() - at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    at += static_cast<size_t>(n);
+  }
+}
 
 void ProgressBar::Update(const std::string& item, uint64_t done, uint64_t total) {
   if (!enabled_) return;
@@ -62,16 +73,15 @@ void ProgressBar::Update(const std::string& item, uint64_t done, uint64_t total)
   last_draw_ns_ = now;
   drawn_ = true;
   const std::string line = RenderProgressLine(
-      label_, sum_done, sum_total, static_cast<double>(now - start_ns_) / 1e9, TerminalWidth() - 1);
-  std::fprintf(stderr, "\r%s\033[K", line.c_str());
-  std::fflush(stderr);
+      label_, sum_done, sum_total, static_cast<double>(now - start_ns_) / 1e9,
+      TerminalWidth(fd_) - 1);
+  Draw("\r" + line + "\033[K");
 }
 
 void ProgressBar::Finish() {
   MutexLock lock(&mu_);
   if (!drawn_) return;
-  std::fprintf(stderr, "\r\033[K");
-  std::fflush(stderr);
+  Draw("\r\033[K");
   drawn_ = false;
 }
 

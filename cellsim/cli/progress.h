@@ -1,4 +1,4 @@
-// A one-line progress bar on stderr for long operations (zero-filling a 4 GiB
+// A one-line progress bar on stderr (or a session's: `cellsim instance`) for long operations (zero-filling a 4 GiB
 // redo log, flushing a flash cache). It draws only when stderr is a terminal,
 // so pipes, files and tests see no control characters, and redraws at most
 // ten times a second so that it costs nothing next to the I/O it reports.
@@ -32,8 +32,9 @@ std::string RenderProgressLine(std::string_view label, uint64_t done, uint64_t t
 
 class ProgressBar {
  public:
-  // `force` draws even when stderr is not a terminal (for tests of the bar).
-  explicit ProgressBar(std::string label, bool force = false);
+  // Draws on `fd` (a session's stderr) when it is a terminal; `force` draws
+  // even when it is not (for tests of the bar).
+  explicit ProgressBar(std::string label, bool force = false, int fd = 2);
   ~ProgressBar();
   ProgressBar(const ProgressBar&) = delete;
   ProgressBar& operator=(const ProgressBar&) = delete;
@@ -45,7 +46,10 @@ class ProgressBar {
   void Finish() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
+  void Draw(const std::string& text) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   const std::string label_;
+  const int fd_;
   const bool enabled_;
   uint64_t start_ns_ = 0;  // set by the constructor
   Mutex mu_;

@@ -145,10 +145,24 @@ absl::StatusOr<RackEnv> CreateRackEnv(const std::string& dir, const RackOptions&
   return rack;
 }
 
-void WarnStandardFilesTooLate(const db::Database& db, std::string_view command) {
+std::string RackOptionsGiven(const RackOptions& options) {
+  const RackOptions defaults;
+  std::vector<std::string> given;
+  if (options.backend != defaults.backend) given.push_back("--backend");
+  if (options.fixed_time.has_value()) given.push_back("--fixed-time");
+  if (options.sim.profile != defaults.sim.profile) given.push_back("--profile");
+  if (options.sim.rack != defaults.sim.rack) given.push_back("--rack");
+  if (options.sim.clock != defaults.sim.clock) given.push_back("--clock");
+  if (options.sim.model_only != defaults.sim.model_only) given.push_back("--model-only");
+  if (options.sim.trace != defaults.sim.trace) given.push_back("--trace");
+  return fmt::format("{}", fmt::join(given, ", "));
+}
+
+void WarnStandardFilesTooLate(const db::Database& db, std::string_view command,
+                              std::ostream& out) {
   const std::vector<std::string> missing = lab::MissingStandardTablespaces(db);
   if (missing.empty()) return;
-  std::cerr << fmt::format(
+  out << fmt::format(
       "{}: --standard-files changed nothing: database {} already exists, and the standard files "
       "are made only when a database is created; it has no {}. Create them (e.g. CREATE "
       "TABLESPACE {} DATAFILE '+DATA' SIZE 64M) or start from a new rack (cellsim rack create).\n",

@@ -14,6 +14,7 @@
 #define CELLSIM_CLI_RACK_ENV_H_
 
 #include <cstdint>
+#include <iostream>
 #include <optional>
 #include <string>
 
@@ -50,6 +51,11 @@ struct RackOptions {
   lab::SimOptions sim;
 };
 
+// The options in `options` that differ from their defaults, as the flags
+// that set them ("--profile, --fixed-time"), --lock-timeout aside; "" when
+// none. A command an instance serves takes the instance's.
+std::string RackOptionsGiven(const RackOptions& options);
+
 // Adds the required positional DIR (the rack directory) to `cmd`.
 void AddRackDirArgument(CLI::App* cmd, std::string* dir);
 // Adds --backend, --fixed-time, --lock-timeout and the simulated-clock options to `cmd`.
@@ -85,9 +91,10 @@ void AddIoModeOption(CLI::App* cmd, std::string* mode);
 
 // `--standard-files` given for a database that already existed: they are
 // made only when the database is created, so say which standard tablespaces
-// it lacks and how to get them (stderr, prefixed with `command`); nothing
+// it lacks and how to get them (to `out`, prefixed with `command`); nothing
 // when it has them all.
-void WarnStandardFilesTooLate(const db::Database& db, std::string_view command);
+void WarnStandardFilesTooLate(const db::Database& db, std::string_view command,
+                              std::ostream& out = std::cerr);
 
 }  // namespace cellsim::cli
 

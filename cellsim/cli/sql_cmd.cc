@@ -13,6 +13,7 @@
 // SQL*Plus's WHENEVER SQLERROR (docs/sql.md "Errors in scripts").
 #include <algorithm>
 #include <cctype>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -26,7 +27,11 @@
 #include "cellsim/cli/interrupt.h"
 #include "cellsim/cli/progress.h"
 #include "cellsim/cli/rack_env.h"
+#include "cellsim/cli/served_commands.h"
 #include "cellsim/cli/substitution.h"
+#include "cellsim/cli/instance.h"
+#include "cellsim/cli/console.h"
+#include "nlohmann/json.hpp"
 #include "cellsim/db/statement.h"
 #include "cellsim/report/json.h"
 #include "cellsim/report/mystats.h"
@@ -50,13 +55,11 @@ struct SqlArgs {
   RackOptions rack;
 };
 
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  if (path == "-") {  // standard input, as SQL*Plus reads `sqlplus ... < script.sql`
-    std::stringstream ss;
-    ss << std::cin.rdbuf();
-    return ss.str();
-  }
-  std::ifstream in(path);
+// `path`'s text: `-` is the console's input, as SQL*Plus reads `sqlplus ...
+// < script.sql`; a relative path starts from the console's folder.
+absl::StatusOr<std::string> ReadScript(const std::string& path, Console& console) {
+  if (path == "-") return ReadAll(console.in, *console.interrupts);
+  std::ifstream in(std::filesystem::path(console.cwd) / path);
   if (!in) return absl::NotFoundError(fmt::format("cannot read -f {}: no such file", path));
   std::stringstream ss;
   ss << in.rdbuf();
@@ -65,11 +68,12 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
 
 absl::Status PrintReport(const SqlArgs& a, const std::vector<db::StatementResult>& results,
                          const stats::StatValues& stats, const stats::WaitValues& waits,
-                         double interval_s, const report::MystatsOptions& mystats) {
+                         double interval_s, const report::MystatsOptions& mystats,
+                         std::ostream& out) {
   if (a.report == "tkprof") {
     std::vector<report::TkprofStatement> t;
     for (const db::StatementResult& r : results) t.push_back(ToTkprof(r));
-    std::cout << "\n" << report::RenderTkprof(t);
+    out << "\n" << report::RenderTkprof(t);
   } else if (a.report == "mystats") {
     double cpu_s = 0;
     for (const db::StatementResult& r : results) cpu_s += static_cast<double>(r.cpu_ns) / 1e9;
@@ -80,7 +84,7 @@ absl::Status PrintReport(const SqlArgs& a, const std::vector<db::StatementResult
                             .report_time_unix = static_cast<int64_t>(time(nullptr))};
     absl::StatusOr<std::string> text = report::RenderMystats(in, mystats);
     if (!text.ok()) return text.status();
-    std::cout << "\n" << *text;
+    out << "\n" << *text;
   }
   return absl::OkStatus();
 }
@@ -333,6 +337,7 @@ struct ScriptRun {
   std::vector<db::StatementResult> results;  // of the statements that succeeded
   absl::Status failure;                      // the error that stopped the run
   size_t failed_index = 0;
+  std::string failed_text;  // its statement
   ErrorAction on_error;  // cellsim's default: stop at the first error
   size_t continued = 0;  // statements that failed under WHENEVER SQLERROR CONTINUE
   std::optional<int> exited;  // the code of the EXIT / QUIT that ended the run
@@ -341,6 +346,7 @@ struct ScriptRun {
   bool interactive = false;   // at a SQL> prompt: an error is printed alone
   SubstitutionVariables variables;  // DEFINE, &name
   bool can_ask = false;       // a terminal (or the prompt) to ask an undefined &name's value of
+  Console* console = nullptr;  // where it prints and reads (set before it runs)
 };
 
 // SQL*Plus's question for an undefined &name: at the SQL> prompt or a
@@ -348,13 +354,10 @@ struct ScriptRun {
 // elsewhere (a script with no terminal: the statement fails, naming it).
 std::optional<std::string> AskValue(const ScriptRun& run, std::string_view name) {
   if (!run.can_ask) return std::nullopt;
-  std::cout << "Enter value for " << absl::AsciiStrToLower(std::string(name)) << ": " << std::flush;
+  Console& c = *run.console;
+  *c.out << "Enter value for " << absl::AsciiStrToLower(std::string(name)) << ": " << std::flush;
   std::string line;
-  if (run.interactive) {
-    if (ReadPromptLine(&line) != PromptRead::kLine) return std::nullopt;
-  } else if (!std::getline(std::cin, line)) {
-    return std::nullopt;
-  }
+  if (ReadPromptLine(c.in, *c.interrupts, &line) != PromptRead::kLine) return std::nullopt;
   return line;
 }
 
@@ -394,9 +397,11 @@ struct NestedRun {
 // SQL*Plus's @script, @@script and START script [arg ...]: the script's
 // statements, to run in place of the command (.sql added to a name without
 // an extension; @@ is relative to the calling script's folder, @ and START
-// to the current one, as in SQL*Plus). nullopt: not such a command.
-// SP2-0310 for a file that cannot be read, SP2-0309 past 20 levels.
-absl::StatusOr<std::optional<NestedRun>> NestedScript(std::string_view text, const Origin& from) {
+// to the current one (`cwd`; "": the process's), as in SQL*Plus). nullopt:
+// not such a command. SP2-0310 for a file that cannot be read, SP2-0309 past
+// 20 levels.
+absl::StatusOr<std::optional<NestedRun>> NestedScript(std::string_view text, const Origin& from,
+                                                      const std::string& cwd) {
   const std::vector<std::string> w = Words(text, false);
   if (w.empty()) return std::nullopt;
   std::string name;
@@ -421,7 +426,11 @@ absl::StatusOr<std::optional<NestedRun>> NestedScript(std::string_view text, con
   }
   std::filesystem::path path(name);
   if (path.extension().empty()) path += ".sql";
-  if (path.is_relative() && relative_to_script && !from.dir.empty()) path = from.dir / path;
+  if (path.is_relative() && relative_to_script && !from.dir.empty()) {
+    path = from.dir / path;
+  } else if (path.is_relative() && !cwd.empty()) {
+    path = cwd / path;
+  }
   std::ifstream in(path);
   if (!in) {
     return absl::NotFoundError(fmt::format("SP2-0310: unable to open file \"{}\"", path.string()));
@@ -444,11 +453,13 @@ absl::StatusOr<std::optional<NestedRun>> NestedScript(std::string_view text, con
 void RunStatements(db::Session& session, std::vector<std::string>& statements,
                    std::vector<Origin>& origins, const SqlArgs& a, ProgressBar& bar,
                    ScriptRun* run) {
-  std::ostream& feedback = a.report == "json" ? std::cerr : std::cout;
+  Console& c = *run->console;
+  std::ostream& feedback = a.report == "json" ? *c.err : *c.out;
   for (size_t i = 0; i < statements.size(); ++i) {
-    if (InterruptFlag()->cancelled()) {
+    if (c.interrupts->flag()->cancelled()) {
       run->failure = absl::CancelledError(fmt::format("{} (not started)", db::kCancelMessage));
       run->failed_index = i;
+      run->failed_text = statements[i];
       return;
     }
     absl::StatusOr<bool> defined = Substitute(statements, i, run, feedback);
@@ -460,7 +471,7 @@ void RunStatements(db::Session& session, std::vector<std::string>& statements,
       continue;
     }
     if (whenever.ok()) {
-      auto nested = NestedScript(statements[i], origins[i]);
+      auto nested = NestedScript(statements[i], origins[i], c.cwd);
       if (nested.ok() && nested->has_value()) {
         NestedRun& inner = **nested;
         const auto at = static_cast<std::ptrdiff_t>(i) + 1;
@@ -481,6 +492,7 @@ void RunStatements(db::Session& session, std::vector<std::string>& statements,
         if (!finished.ok()) {
           run->failure = finished.status();
           run->failed_index = i;
+          run->failed_text = statements[i];
           return;
         }
         run->exited = (*exit)->exit_code;
@@ -503,7 +515,7 @@ void RunStatements(db::Session& session, std::vector<std::string>& statements,
           if (absl::Status st = run->variables.SetDefine(*dc.define); !st.ok()) whenever = st;
         }
         feedback << dc.print << std::flush;
-        std::cerr << dc.note;
+        *c.err << dc.note << std::flush;
         continue;
       }
       if (!display.ok()) whenever = display.status();
@@ -517,19 +529,23 @@ void RunStatements(db::Session& session, std::vector<std::string>& statements,
       if (run->on_error.exit || r.status().code() == absl::StatusCode::kCancelled) {
         run->failure = r.status();
         run->failed_index = i;
+        run->failed_text = statements[i];
         return;
       }
       ++run->continued;
       if (run->interactive) {
-        std::cerr << std::string(r.status().message()) << "\n";
+        *c.err << std::string(r.status().message()) << "\n" << std::flush;
       } else {
-        std::cerr << fmt::format("cellsim sql: statement {} failed (continuing):\n  {}\n{}\n",
-                                 i + 1, statements[i], std::string(r.status().message()));
+        *c.err << fmt::format("cellsim sql: statement {} failed (continuing):\n  {}\n{}\n",
+                              i + 1, statements[i], std::string(r.status().message()))
+               << std::flush;
       }
       continue;
     }
     feedback << SqlPlusResult(*r, run->display) << std::flush;  // a harness or a pipe sees each acknowledgement at once
-    if (a.report == "json") std::cout << report::StatementJson(ToReportResult(*r)) << "\n";
+    if (a.report == "json") {
+      *c.out << report::StatementJson(ToReportResult(*r)) << "\n" << std::flush;
+    }
     const bool dml = r->kind == "INSERT" || r->kind == "UPDATE" || r->kind == "DELETE" ||
                      r->kind == "MERGE";
     run->results.push_back(std::move(*r));
@@ -538,6 +554,7 @@ void RunStatements(db::Session& session, std::vector<std::string>& statements,
       if (!c.ok()) {
         run->failure = c.status();
         run->failed_index = i;
+        run->failed_text = statements[i];
         return;
       }
       feedback << "Commit complete.\n" << std::flush;
@@ -554,17 +571,18 @@ void RunStatements(db::Session& session, std::vector<std::string>& statements,
 // Ctrl-C while a statement runs undoes it (ORA-01013) and returns to the
 // prompt. EXIT, QUIT or the end of input ends the session.
 void RunInteractive(db::Session& session, const SqlArgs& a, ProgressBar& bar, ScriptRun* run) {
+  Console& c = *run->console;
   run->interactive = true;
   run->on_error.exit = false;
   std::string buffer, last;
   int line_no = 1;
   while (true) {
-    std::cout << (buffer.empty() ? std::string("SQL> ") : fmt::format("{:3}  ", line_no))
-              << std::flush;
+    *c.out << (buffer.empty() ? std::string("SQL> ") : fmt::format("{:3}  ", line_no))
+           << std::flush;
     std::string line;
-    const PromptRead got = ReadPromptLine(&line);
+    const PromptRead got = ReadPromptLine(c.in, *c.interrupts, &line);
     if (got != PromptRead::kLine) {
-      std::cout << "\n";
+      *c.out << "\n" << std::flush;
       if (got == PromptRead::kEnd) return;
       buffer.clear();
       line_no = 1;
@@ -600,137 +618,264 @@ void RunInteractive(db::Session& session, const SqlArgs& a, ProgressBar& bar, Sc
     line_no = 1;
     std::vector<Origin> origins(statements.size());
     RunStatements(session, statements, origins, a, bar, run);
-    if (run->failure.code() == absl::StatusCode::kCancelled) {
-      std::cerr << std::string(run->failure.message()) << "\n";
+    if (run->failure.code() == absl::StatusCode::kCancelled &&
+        c.interrupts->signal() == SIGINT) {  // Ctrl-C: the statement undone, the prompt back
+      *c.err << std::string(run->failure.message()) << "\n" << std::flush;
       run->failure = absl::OkStatus();
-      ForgetInterrupt();
+      c.interrupts->Forget();
       continue;
     }
     if (!run->failure.ok() || run->exited.has_value()) return;
   }
 }
 
-void RunSql(const SqlArgs& a, CommandContext& ctx) {
-  const std::string cmd = "sql";
-  std::vector<std::string> statements = a.statements;
-  std::vector<Origin> origins(statements.size());
+// What a run of `cellsim sql` has to do: its statements (the -e ones, then
+// the -f script's or standard input's) and where each comes from, whether it
+// prompts, and its report's options.
+struct SqlWork {
+  std::vector<std::string> statements;
+  std::vector<Origin> origins;
+  bool interactive = false;
+  std::string file;  // the script read after the -e statements ("-": standard input)
+  report::MystatsOptions mystats;
+};
+
+// `a`'s work, its script read through `c`. InvalidArgument: a usage error
+// (exit code 2).
+absl::StatusOr<SqlWork> GatherWork(const SqlArgs& a, Console& c) {
+  SqlWork w;
+  w.statements = a.statements;
+  w.origins.resize(w.statements.size());
   // At a terminal with nothing to run: SQL*Plus's prompt.
-  const bool interactive =
-      a.interactive || (a.statements.empty() && a.file.empty() && isatty(STDIN_FILENO) != 0);
-  if (interactive && (!a.statements.empty() || !a.file.empty())) {
-    return Fail(ctx, cmd, "-i (a SQL> prompt) reads its statements from standard input: give "
-                "no -e or -f with it", kExitUsage);
+  w.interactive = a.interactive || (a.statements.empty() && a.file.empty() && isatty(c.in) != 0);
+  if (w.interactive && (!a.statements.empty() || !a.file.empty())) {
+    return absl::InvalidArgumentError(
+        "-i (a SQL> prompt) reads its statements from standard input: give no -e or -f with it");
   }
   // Without -e or -f, a script on standard input (not a terminal) runs.
-  const std::string file =
-      !a.file.empty() ? a.file : (a.statements.empty() && !interactive ? "-" : "");
-  if (!file.empty()) {
-    absl::StatusOr<std::string> script = ReadFile(file);
-    if (!script.ok()) return Fail(ctx, cmd, std::string(script.status().message()), kExitUsage);
-    const Origin origin{file == "-" ? "" : std::filesystem::path(file).parent_path().string(), 0};
+  w.file = !a.file.empty() ? a.file : (a.statements.empty() && !w.interactive ? "-" : "");
+  if (!w.file.empty()) {
+    absl::StatusOr<std::string> script = ReadScript(w.file, c);
+    if (!script.ok() && script.status().code() == absl::StatusCode::kCancelled) {
+      return script.status();
+    }
+    if (!script.ok()) return absl::InvalidArgumentError(script.status().message());
+    const std::string folder =
+        w.file == "-" ? "" : std::filesystem::path(w.file).parent_path().string();
+    const Origin origin{folder, 0};
     for (std::string& s : db::SplitStatements(*script)) {
-      statements.push_back(std::move(s));
-      origins.push_back(origin);
+      w.statements.push_back(std::move(s));
+      w.origins.push_back(origin);
     }
   }
-  if (statements.empty() && !interactive) {
-    return Fail(ctx, cmd,
-                "nothing to run: give -e STATEMENT, -f FILE, or a script on standard input "
-                "(`cellsim sql DIR < script.sql`)",
-                kExitUsage);
+  if (w.statements.empty() && !w.interactive) {
+    return absl::InvalidArgumentError(
+        "nothing to run: give -e STATEMENT, -f FILE, or a script on standard input "
+        "(`cellsim sql DIR < script.sql`)");
   }
   absl::StatusOr<report::MystatsOptions> mystats = report::ParseMystatsOptions(a.mystats_options);
-  if (!mystats.ok()) return Fail(ctx, cmd, "--mystats: " + std::string(mystats.status().message()), kExitUsage);
+  if (!mystats.ok()) {
+    return absl::InvalidArgumentError("--mystats: " + std::string(mystats.status().message()));
+  }
+  w.mystats = *std::move(mystats);
+  return w;
+}
 
-  // Ctrl-C / kill from here on: a lock wait ends, the running statement
-  // undoes itself (ORA-01013), the rack closes cleanly.
-  InterruptScope interrupts;
-  absl::StatusOr<RackEnv> env = OpenRackEnv(a.dir, a.rack);
-  if (!env.ok()) {
-    Fail(ctx, cmd, env.status());
-    if (env.status().code() == absl::StatusCode::kCancelled) ctx.exit_code = InterruptExitCode();
-    return;
-  }
-  bool created = false;
-  db::DatabaseOptions options = env->io.db_options;  // the profile's I/O shape, if any
-  options.standard_files.create = a.standard_files;
-  options.all_objects_rows = a.all_objects_rows;
-  if (absl::Status s = OpenOrCreateDatabase(*env, &created, options); !s.ok()) {
-    (void)env->Close();
-    return Fail(ctx, cmd, s);
-  }
-  if (created) {
-    std::cerr << fmt::format("Database {} created (control files {}).\n", env->db->name(),
-                             fmt::join(env->db->control_files(), ", "));
-  } else if (a.standard_files) {
-    WarnStandardFilesTooLate(*env->db, "cellsim sql");
-  }
-  // What mounting had to undo after a crash or a kill (an interrupted creation).
-  for (const std::string& action : env->db->recovery_actions()) {
-    std::cerr << fmt::format("Database {} recovery: {}\n", env->db->name(), action);
-  }
-  ScriptRun run;
-  run.can_ask = interactive || (isatty(STDIN_FILENO) != 0 && file != "-");
+int ExitCodeOf(const absl::Status& s) {
+  return s.code() == absl::StatusCode::kInvalidArgument ? kExitUsage : kExitFailure;
+}
+
+// Runs `w` in a new session of `db` on run->console (which must be set):
+// its statements, then the report `a` asks for (*reported: its error).
+// `client_pid`: an instance's client (V$SESSION's PROCESS), whose session
+// waits for a row another session holds, as Oracle's do; nullopt: this
+// process's run, given ORA-00054 at once (it has no other session).
+void RunSession(db::Database& db, const Clock& clock, const SqlArgs& a, SqlWork& w,
+                std::optional<pid_t> client_pid, ScriptRun* run, absl::Status* reported) {
+  Console& c = *run->console;
+  run->can_ask = w.interactive || (isatty(c.in) != 0 && w.file != "-");
   for (const std::string& d : a.defines) {
     const size_t eq = d.find('=');
-    run.variables.Define(d.substr(0, eq), eq == std::string::npos ? "" : d.substr(eq + 1));
+    run->variables.Define(d.substr(0, eq), eq == std::string::npos ? "" : d.substr(eq + 1));
   }
   stats::StatValues stats_before, stats_after;
   stats::WaitValues waits_before, waits_after;
-  const uint64_t t0 = env->io.clock->NowNanos();
+  const uint64_t t0 = clock.NowNanos();
   {
-    std::unique_ptr<db::Session> session = env->db->NewSession();
-    session->SetCancelFlag(InterruptFlag());
-    ProgressBar bar("formatting");
+    std::unique_ptr<db::Session> session = db.NewSession();
+    session->SetCancelFlag(c.interrupts->flag());
+    if (client_pid.has_value()) {
+      session->SetClient("cellsim sql", std::to_string(*client_pid));
+      session->SetRowLockWait(db::kRowLockWaitForever);
+    }
+    ProgressBar bar("formatting", /*force=*/false, c.err_fd);
     session->SetProgressCallback(
         [&bar](const db::CreationProgress& p) { bar.Update(p.file, p.bytes_done, p.bytes_total); });
     stats_before = session->Stats();
     waits_before = session->Waits();
-    if (interactive) {
-      RunInteractive(*session, a, bar, &run);
+    if (w.interactive) {
+      RunInteractive(*session, a, bar, run);
     } else {
-      RunStatements(*session, statements, origins, a, bar, &run);
+      RunStatements(*session, w.statements, w.origins, a, bar, run);
     }
     stats_after = session->Stats();
     waits_after = session->Waits();
     if (session->InTransaction()) {  // ending the session rolls it back: say so
-      std::cerr << "cellsim sql: the session ended with uncommitted changes: rolled back "
-                   "(unlike SQL*Plus, cellsim sql does not commit at the end: end the script "
-                   "with COMMIT, or EXIT, which commits)\n";
+      *c.err << "cellsim sql: the session ended with uncommitted changes: rolled back "
+                "(unlike SQL*Plus, cellsim sql does not commit at the end: end the script "
+                "with COMMIT, or EXIT, which commits)\n"
+             << std::flush;
     }
   }
-  const double interval_s = static_cast<double>(env->io.clock->NowNanos() - t0) / 1e9;
-  absl::Status reported = PrintReport(a, run.results, stats_after - stats_before,
-                                      waits_after - waits_before, interval_s, *mystats);
-  absl::Status closed = env->Close();
+  const double interval_s = static_cast<double>(clock.NowNanos() - t0) / 1e9;
+  *reported = PrintReport(a, run->results, stats_after - stats_before, waits_after - waits_before,
+                          interval_s, w.mystats, *c.out);
+  *c.out << std::flush;
+}
+
+// The end of a run: its failure (or notes) on the console, and its exit
+// code. `closed`: the rack's close (OK when an instance keeps it open).
+int FinishRun(const SqlWork& w, const ScriptRun& run, const absl::Status& reported,
+              const absl::Status& closed) {
+  Console& c = *run.console;
   if (!run.failure.ok()) {
-    std::cerr << fmt::format("cellsim sql: statement {} failed:\n  {}\n{}\n", run.failed_index + 1,
-                             statements[run.failed_index], std::string(run.failure.message()));
-    ctx.exit_code =
-        run.failure.code() == absl::StatusCode::kInvalidArgument ? kExitUsage : kExitFailure;
-    if (run.on_error.exit_code.has_value()) ctx.exit_code = *run.on_error.exit_code;
-    if (run.failure.code() == absl::StatusCode::kCancelled) ctx.exit_code = InterruptExitCode();
-    return;
+    *c.err << fmt::format("cellsim sql: statement {} failed:\n  {}\n{}\n", run.failed_index + 1,
+                          run.failed_text, std::string(run.failure.message()))
+           << std::flush;
+    if (run.failure.code() == absl::StatusCode::kCancelled) return c.interrupts->ExitCode();
+    return run.on_error.exit_code.value_or(ExitCodeOf(run.failure));
   }
-  if (run.continued > 0 && !interactive) {
-    std::cerr << fmt::format("cellsim sql: {} of {} statements failed (WHENEVER SQLERROR CONTINUE)\n",
-                             run.continued, statements.size());
+  if (run.continued > 0 && !w.interactive) {
+    *c.err << fmt::format("cellsim sql: {} of {} statements failed (WHENEVER SQLERROR CONTINUE)\n",
+                          run.continued, w.statements.size())
+           << std::flush;
   }
-  if (run.exited.has_value()) ctx.exit_code = *run.exited;
   // A signal after the last statement committed (even while the rack closed)
   // cannot undo anything, but the command still reports it.
-  if (InterruptFlag()->cancelled()) {
-    std::cerr << (interactive ? "cellsim sql: ended by a signal at the SQL> prompt\n"
-                              : "cellsim sql: interrupted after the last statement completed "
-                                "(nothing to undo)\n");
-    ctx.exit_code = InterruptExitCode();
+  if (c.interrupts->flag()->cancelled()) {
+    *c.err << (w.interactive ? "cellsim sql: ended by a signal at the SQL> prompt\n"
+                             : "cellsim sql: interrupted after the last statement completed "
+                               "(nothing to undo)\n")
+           << std::flush;
+    return c.interrupts->ExitCode();
+  }
+  for (const absl::Status* s : {&reported, &closed}) {
+    if (!s->ok()) {
+      *c.err << "cellsim sql: " << s->message() << "\n" << std::flush;
+      return ExitCodeOf(*s);
+    }
+  }
+  return run.exited.value_or(0);
+}
+
+nlohmann::json ArgsJson(const SqlArgs& a) {
+  return {{"statements", a.statements},     {"file", a.file},
+          {"report", a.report},             {"mystats", a.mystats_options},
+          {"standard_files", a.standard_files}, {"all_objects_rows", a.all_objects_rows},
+          {"interactive", a.interactive},   {"defines", a.defines}};
+}
+
+void RunSql(const SqlArgs& a, CommandContext& ctx) {
+  const std::string cmd = "sql";
+  SqlArgs sent = a;  // to the instance serving the rack, if one does
+  std::error_code ec;
+  if (!sent.file.empty() && sent.file != "-") {  // the instance's folder is not ours
+    sent.file = std::filesystem::absolute(sent.file, ec).string();
+  }
+  if (std::optional<int> code = RunInInstance(a.dir, a.rack, cmd, ArgsJson(sent).dump())) {
+    ctx.exit_code = *code;
     return;
   }
-  if (!reported.ok()) return Fail(ctx, cmd, reported);
-  if (!closed.ok()) return Fail(ctx, cmd, closed);
+  Console console;
+  absl::StatusOr<SqlWork> work = GatherWork(a, console);
+  if (!work.ok()) return Fail(ctx, cmd, std::string(work.status().message()), kExitUsage);
+
+  // Ctrl-C / kill from here on: a lock wait ends, the running statement
+  // undoes itself (ORA-01013), the rack closes cleanly.
+  InterruptScope interrupts;
+  std::optional<RackEnv> env =
+      OpenRackAndDatabase(a.dir, a.rack, a.standard_files, a.all_objects_rows, cmd, ctx);
+  if (!env.has_value()) return;
+  ScriptRun run;
+  run.console = &console;
+  absl::Status reported;
+  RunSession(*env->db, *env->io.clock, a, *work, /*client_pid=*/std::nullopt, &run, &reported);
+  const absl::Status closed = env->Close();
+  ctx.exit_code = FinishRun(*work, run, reported, closed);
 }
 
 }  // namespace
+
+std::optional<RackEnv> OpenRackAndDatabase(const std::string& dir, const RackOptions& rack,
+                                           bool standard_files, uint64_t all_objects_rows,
+                                           const std::string& command, CommandContext& ctx,
+                                           const std::function<absl::Status()>& between) {
+  absl::StatusOr<RackEnv> env = OpenRackEnv(dir, rack);
+  if (!env.ok()) {
+    Fail(ctx, command, env.status());
+    if (env.status().code() == absl::StatusCode::kCancelled) ctx.exit_code = InterruptExitCode();
+    return std::nullopt;
+  }
+  bool created = false;
+  db::DatabaseOptions options = env->io.db_options;  // the profile's I/O shape, if any
+  options.standard_files.create = standard_files;
+  options.all_objects_rows = all_objects_rows;
+  absl::Status s = between != nullptr ? between() : absl::OkStatus();
+  if (s.ok()) s = OpenOrCreateDatabase(*env, &created, options);
+  if (!s.ok()) {
+    (void)env->Close();
+    Fail(ctx, command, s);
+    return std::nullopt;
+  }
+  ReportOpen(*env->db, created, standard_files, std::cerr);
+  return *std::move(env);
+}
+
+void ReportOpen(const db::Database& db, bool created, bool standard_files, std::ostream& out) {
+  if (created) {
+    out << fmt::format("Database {} created (control files {}).\n", db.name(),
+                       fmt::join(db.control_files(), ", "));
+  } else if (standard_files) {
+    WarnStandardFilesTooLate(db, "cellsim sql", out);
+  }
+  // What mounting had to undo after a crash or a kill (an interrupted creation).
+  for (const std::string& action : db.recovery_actions()) {
+    out << fmt::format("Database {} recovery: {}\n", db.name(), action);
+  }
+  out << std::flush;
+}
+
+int ServeSql(lab::RackEnv& env, const std::string& request, pid_t client_pid, Console& console) {
+  SqlArgs a;
+  try {
+    const nlohmann::json j = nlohmann::json::parse(request);
+    a.statements = j.at("statements").get<std::vector<std::string>>();
+    a.file = j.at("file").get<std::string>();
+    a.report = j.at("report").get<std::string>();
+    a.mystats_options = j.at("mystats").get<std::string>();
+    a.standard_files = j.at("standard_files").get<bool>();
+    a.all_objects_rows = j.at("all_objects_rows").get<uint64_t>();
+    a.interactive = j.at("interactive").get<bool>();
+    a.defines = j.at("defines").get<std::vector<std::string>>();
+  } catch (const nlohmann::json::exception& e) {
+    *console.err << "cellsim sql: the instance cannot read this client's request (a cellsim of "
+                    "another version?): "
+                 << e.what() << "\n" << std::flush;
+    return kExitUsage;
+  }
+  absl::StatusOr<SqlWork> work = GatherWork(a, console);
+  if (!work.ok()) {
+    *console.err << "cellsim sql: " << work.status().message() << "\n" << std::flush;
+    return work.status().code() == absl::StatusCode::kCancelled ? console.interrupts->ExitCode()
+                                                                 : kExitUsage;
+  }
+  if (a.standard_files) WarnStandardFilesTooLate(*env.db, "cellsim sql", *console.err);
+  ScriptRun run;
+  run.console = &console;
+  absl::Status reported;
+  RunSession(*env.db, *env.io.clock, a, *work, client_pid, &run, &reported);
+  return FinishRun(*work, run, reported, absl::OkStatus());
+}
 
 void RegisterSql(CLI::App& app, CommandContext& ctx) {
   auto [sql, args] = AddCommand<SqlArgs>(

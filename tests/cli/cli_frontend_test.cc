@@ -399,7 +399,7 @@ TEST(CliBadInputTest, UsageErrorsExitTwoAndNameTheUnknownSubcommand) {
   CmdResult r = Cellsim(dir, "sq " + dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("cellsim: unknown subcommand 'sq' (subcommands: probe, io, demo, "
-                               "rack, sql, cellcli, asmcmd, write, sqlrun, tkprof)"));
+                               "rack, sql, cellcli, asmcmd, write, sqlrun, tkprof, instance)"));
   r = Cellsim(dir, "rack craete " + dir.File("r"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("cellsim rack: unknown subcommand 'craete' (subcommands: create, "

@@ -1,0 +1,475 @@
+#include "cellsim/cli/instance.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <list>
+#include <memory>
+#include <thread>
+
+#include "cellsim/cli/commands.h"
+#include "cellsim/cli/console.h"
+#include "cellsim/cli/interrupt.h"
+#include "cellsim/cli/rack_env.h"
+#include "cellsim/cli/served_commands.h"
+#include "fmt/format.h"
+#include "nlohmann/json.hpp"
+
+namespace cellsim::cli {
+namespace {
+
+constexpr int kWireVersion = 1;
+constexpr char kSignalMsg = 'I';  // client -> instance: + u8 signal
+constexpr char kForgotMsg = 'F';  // instance -> client: the last signal is handled
+constexpr char kExitMsg = 'X';    // instance -> client: + i32 exit code
+
+// The socket's address. A path too long for sun_path goes through
+// /proc/self/fd/N of the directory, opened O_PATH (*dir_fd, which the caller
+// closes after bind or connect).
+bool SocketAddress(const std::string& dir, sockaddr_un* addr, int* dir_fd) {
+  *dir_fd = -1;
+  std::string path = InstanceSocketPath(dir);
+  *addr = {};
+  addr->sun_family = AF_UNIX;
+  if (path.size() >= sizeof addr->sun_path) {
+    *dir_fd = open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (*dir_fd < 0) return false;
+    path = fmt::format("/proc/self/fd/{}/instance.sock", *dir_fd);
+  }
+  std::memcpy(addr->sun_path, path.c_str(), path.size() + 1);
+  return true;
+}
+
+bool SendAll(int fd, const void* data, size_t n) {
+  const char* p = static_cast<const char*>(data);
+  while (n > 0) {
+    const ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+// Reads exactly `n` bytes, waiting up to `timeout_ms` in all (-1: forever).
+bool RecvAll(int fd, void* data, size_t n, int timeout_ms) {
+  char* p = static_cast<char*>(data);
+  while (n > 0) {
+    pollfd pf{fd, POLLIN, 0};
+    const int ready = poll(&pf, 1, timeout_ms);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) return false;
+    const ssize_t r = recv(fd, p, n, 0);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    p += r;
+    n -= static_cast<size_t>(r);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string InstanceSocketPath(const std::string& dir) { return dir + "/instance.sock"; }
+
+std::optional<InstanceClient> InstanceClient::Connect(const std::string& dir) {
+  sockaddr_un addr;
+  int dir_fd = -1;
+  if (!SocketAddress(dir, &addr, &dir_fd)) return std::nullopt;
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    if (dir_fd >= 0) close(dir_fd);
+    return std::nullopt;
+  }
+  int rc;
+  do {
+    rc = connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
+  } while (rc != 0 && errno == EINTR);
+  if (dir_fd >= 0) close(dir_fd);
+  ucred peer{};
+  socklen_t len = sizeof peer;
+  if (rc != 0 || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) != 0) {
+    close(fd);  // ENOENT: no instance; ECONNREFUSED: a killed one's socket
+    return std::nullopt;
+  }
+  return InstanceClient(fd, peer.pid, dir);
+}
+
+InstanceClient::InstanceClient(InstanceClient&& o) noexcept
+    : fd_(std::exchange(o.fd_, -1)), pid_(o.pid_), dir_(std::move(o.dir_)) {}
+
+InstanceClient::~InstanceClient() {
+  if (fd_ >= 0) close(fd_);
+}
+
+int InstanceClient::Run(const std::string& command, const std::string& request,
+                        const std::string& cwd) {
+  const std::string body =
+      nlohmann::json{{"version", kWireVersion}, {"command", command}, {"request", request},
+                     {"cwd", cwd}}
+          .dump();
+  const uint32_t length = static_cast<uint32_t>(body.size());
+  const int fds[3] = {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof fds)] = {};
+  iovec iov{const_cast<uint32_t*>(&length), sizeof length};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  cmsghdr* cm = CMSG_FIRSTHDR(&msg);
+  cm->cmsg_level = SOL_SOCKET;
+  cm->cmsg_type = SCM_RIGHTS;
+  cm->cmsg_len = CMSG_LEN(sizeof fds);
+  std::memcpy(CMSG_DATA(cm), fds, sizeof fds);
+  ssize_t sent;
+  do {
+    sent = sendmsg(fd_, &msg, MSG_NOSIGNAL);
+  } while (sent < 0 && errno == EINTR);
+  const auto gone = [this] {
+    std::cerr << fmt::format(
+        "cellsim: ORA-03113: end-of-file on communication channel: the instance serving {} "
+        "(pid {}) ended before this session did\n",
+        dir_, pid_);
+    return kExitFailure;
+  };
+  if (sent != static_cast<ssize_t>(sizeof length) || !SendAll(fd_, body.data(), body.size())) {
+    return gone();
+  }
+  bool forwarded = false;  // the pending signal went to the instance
+  while (true) {
+    const int sig = InterruptSignal();
+    if (sig != 0 && !forwarded) {
+      const char m[2] = {kSignalMsg, static_cast<char>(sig)};
+      forwarded = SendAll(fd_, m, sizeof m);
+    }
+    pollfd pf{fd_, POLLIN, 0};
+    const int ready = poll(&pf, 1, /*timeout_ms=*/50);
+    if (ready == 0 || (ready < 0 && errno == EINTR)) continue;
+    char what = 0;
+    if (ready < 0 || !RecvAll(fd_, &what, 1, -1)) return gone();
+    if (what == kForgotMsg) {
+      ForgetInterrupt();
+      forwarded = false;
+    } else if (what == kExitMsg) {
+      int32_t code = 0;
+      if (!RecvAll(fd_, &code, sizeof code, -1)) return gone();
+      return code;
+    }
+  }
+}
+
+std::optional<int> RunInInstance(const std::string& dir, const RackOptions& rack,
+                                 const std::string& command, const std::string& request) {
+  std::optional<InstanceClient> instance = InstanceClient::Connect(dir);
+  if (!instance.has_value()) return std::nullopt;
+  if (const std::string given = RackOptionsGiven(rack); !given.empty()) {
+    std::cerr << fmt::format(
+        "cellsim {}: {}: the instance serving {} (pid {}) was started with its own rack options, "
+        "which its sessions share: give them to `cellsim instance`, or stop it (Ctrl-C or kill "
+        "{})\n",
+        command, given, dir, instance->instance_pid(), instance->instance_pid());
+    return kExitUsage;
+  }
+  std::error_code ec;
+  const std::string cwd = std::filesystem::current_path(ec).string();
+  InterruptScope interrupts;  // Ctrl-C and kill go to the instance's session
+  return instance->Run(command, request, cwd);
+}
+
+std::optional<std::vector<std::string>> StringsOf(const nlohmann::json& request,
+                                                  const std::string& key) {
+  if (!request.is_object() || !request.contains(key) || !request[key].is_array()) {
+    return std::nullopt;
+  }
+  std::vector<std::string> out;
+  for (const nlohmann::json& s : request[key]) {
+    if (!s.is_string()) return std::nullopt;
+    out.push_back(s.get<std::string>());
+  }
+  return out;
+}
+
+namespace {
+
+// A client's signals, as the instance's reader receives them; the session's
+// Forget tells the client.
+class ClientInterrupts final : public Interrupts {
+ public:
+  explicit ClientInterrupts(int socket) : socket_(socket) {}
+  const CancelFlag* flag() const override { return &flag_; }
+  int signal() const override { return signal_.load(std::memory_order_relaxed); }
+  void Forget() override {
+    signal_.store(0, std::memory_order_relaxed);
+    flag_.Reset();
+    const char m = kForgotMsg;
+    (void)SendAll(socket_, &m, 1);
+  }
+  void Raise(int sig) {
+    int expected = 0;
+    if (signal_.compare_exchange_strong(expected, sig, std::memory_order_relaxed)) flag_.Cancel();
+  }
+
+ private:
+  const int socket_;
+  CancelFlag flag_;
+  std::atomic<int> signal_{0};
+};
+
+// One client's run: its socket, its interrupts and the thread serving it.
+struct Client {
+  Client(int fd, int number, pid_t client_pid)
+      : socket(fd), id(number), pid(client_pid), interrupts(fd) {}
+  ~Client() { close(socket); }
+  const int socket;
+  const int id;
+  const pid_t pid;  // the client's process (SO_PEERCRED)
+  ClientInterrupts interrupts;
+  // The main loop polls its socket for signals: once its request is in
+  // (until then the serving thread reads it), until it ends.
+  std::atomic<bool> reading{false};
+  std::atomic<bool> done{false};
+  std::thread thread;
+};
+
+// Receives the client's descriptors and request. False: a client that
+// spoke no cellsim (or too slowly).
+bool ReceiveRequest(int sock, int fds[3], nlohmann::json* request) {
+  uint32_t length = 0;
+  alignas(cmsghdr) char control[CMSG_SPACE(3 * sizeof(int))] = {};
+  iovec iov{&length, sizeof length};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  pollfd pf{sock, POLLIN, 0};
+  if (poll(&pf, 1, /*timeout_ms=*/10'000) <= 0) return false;
+  if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != static_cast<ssize_t>(sizeof length)) return false;
+  cmsghdr* cm = CMSG_FIRSTHDR(&msg);
+  if (cm == nullptr || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(3 * sizeof(int))) {
+    return false;
+  }
+  std::memcpy(fds, CMSG_DATA(cm), 3 * sizeof(int));
+  std::string body(length, '\0');
+  if (length > (1u << 26) || !RecvAll(sock, body.data(), length, 10'000)) {
+    for (int i = 0; i < 3; ++i) close(fds[i]);
+    return false;
+  }
+  *request = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (request->is_discarded()) {
+    for (int i = 0; i < 3; ++i) close(fds[i]);
+    return false;
+  }
+  return true;
+}
+
+struct InstanceArgs {
+  std::string dir;
+  bool standard_files = false;
+  uint64_t all_objects_rows = 70000;
+  RackOptions rack;
+};
+
+// Serves one client on its own thread: its `cellsim sql` in a session of
+// env.db, then its exit code.
+void Serve(lab::RackEnv& env, Client& c, const std::atomic<bool>& shutting_down) {
+  int fds[3] = {-1, -1, -1};
+  nlohmann::json request;
+  int code = kExitUsage;
+  const bool received = ReceiveRequest(c.socket, fds, &request);
+  c.reading.store(received);
+  if (!received) {
+    std::cerr << fmt::format("session {}: no request came (not a cellsim client?)\n", c.id);
+  }
+  if (received) {
+    FdOStream out(fds[1]), err(fds[2]);
+    Console console{.in = fds[0], .out = &out, .err = &err, .err_fd = fds[2],
+                    .interrupts = &c.interrupts, .cwd = request.value("cwd", "")};
+    using ServeFn = int (*)(lab::RackEnv&, const std::string&, pid_t, Console&);
+    const std::string command = request.value("command", "");
+    const ServeFn serve = command == "sql"       ? ServeSql
+                          : command == "asmcmd"  ? ServeAsmcmd
+                          : command == "cellcli" ? ServeCellCli
+                                                 : nullptr;
+    if (request.value("version", 0) != kWireVersion || serve == nullptr) {
+      err << fmt::format("cellsim: the instance (cellsim of wire version {}) cannot run this "
+                         "client's request: stop it, or use the cellsim that started it\n",
+                         kWireVersion)
+          << std::flush;
+    } else {
+      code = serve(env, request.value("request", ""), c.pid, console);
+      if (shutting_down.load()) {
+        err << "ORA-01089: immediate shutdown or close in progress - no operations are permitted\n"
+            << std::flush;
+        code = kExitFailure;
+      }
+    }
+    out.flush();
+    err.flush();
+    for (int fd : fds) close(fd);
+  }
+  char m[1 + sizeof(int32_t)] = {kExitMsg};
+  const int32_t code32 = code;
+  std::memcpy(m + 1, &code32, sizeof code32);
+  (void)SendAll(c.socket, m, sizeof m);
+  std::cerr << fmt::format("session {}: ended (exit {})\n", c.id, code);
+  c.done.store(true);
+}
+
+// The listening socket at DIR/instance.sock (a stale one replaced: the rack
+// lock, which the caller holds, says no other instance serves DIR).
+absl::StatusOr<int> Listen(const std::string& dir) {
+  sockaddr_un addr;
+  int dir_fd = -1;
+  if (!SocketAddress(dir, &addr, &dir_fd)) {
+    return absl::InternalError(fmt::format("cannot open {}: {}", dir, strerror(errno)));
+  }
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  unlink(addr.sun_path);
+  const bool ok = fd >= 0 && bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0 &&
+                  listen(fd, 16) == 0;
+  const int saved = errno;
+  if (dir_fd >= 0) close(dir_fd);
+  if (!ok) {
+    if (fd >= 0) close(fd);
+    return absl::InternalError(fmt::format("cannot listen on {}: {}", InstanceSocketPath(dir),
+                                           strerror(saved)));
+  }
+  return fd;
+}
+
+// Reads what a client sent while its session runs: signals, or its end.
+void ReadClient(Client& c) {
+  char m[2];
+  const ssize_t n = recv(c.socket, m, sizeof m, MSG_DONTWAIT);
+  if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+  if (n == 2 && m[0] == kSignalMsg) {
+    c.interrupts.Raise(static_cast<unsigned char>(m[1]));
+    return;
+  }
+  if (n == 1 && m[0] == kSignalMsg && RecvAll(c.socket, m + 1, 1, 1000)) {
+    c.interrupts.Raise(static_cast<unsigned char>(m[1]));
+    return;
+  }
+  // The client is gone (or spoke nonsense): its session ends, its work undone.
+  c.interrupts.Raise(SIGHUP);
+  c.reading.store(false);
+}
+
+// Accepts clients and watches them until the instance's own signal.
+void ServeUntilShutdown(lab::RackEnv& env, int listener,
+                        std::list<std::unique_ptr<Client>>& clients,
+                        std::atomic<bool>& shutting_down) {
+  int next_id = 1;
+  while (!InterruptFlag()->cancelled()) {
+    std::vector<pollfd> pf{{listener, POLLIN, 0}};
+    std::vector<Client*> polled;
+    for (auto it = clients.begin(); it != clients.end();) {
+      if ((*it)->done.load()) {  // reap
+        (*it)->thread.join();
+        it = clients.erase(it);
+        continue;
+      }
+      if ((*it)->reading.load()) {
+        pf.push_back({(*it)->socket, POLLIN, 0});
+        polled.push_back(it->get());
+      }
+      ++it;
+    }
+    const int ready = poll(pf.data(), pf.size(), /*timeout_ms=*/100);
+    if (ready <= 0) continue;
+    for (size_t i = 1; i < pf.size(); ++i) {
+      if (pf[i].revents != 0) ReadClient(*polled[i - 1]);
+    }
+    if ((pf[0].revents & POLLIN) == 0) continue;
+    const int fd = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) continue;
+    ucred peer{};
+    socklen_t len = sizeof peer;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) != 0 || peer.uid != getuid()) {
+      close(fd);  // only the instance's own user runs sessions in it
+      continue;
+    }
+    auto c = std::make_unique<Client>(fd, next_id++, peer.pid);
+    std::cerr << fmt::format("session {}: pid {} connected\n", c->id, peer.pid);
+    Client& ref = *c;
+    c->thread = std::thread([&env, &ref, &shutting_down] { Serve(env, ref, shutting_down); });
+    clients.push_back(std::move(c));
+  }
+  shutting_down.store(true);
+}
+
+void RunInstance(const InstanceArgs& a, CommandContext& ctx) {
+  const std::string cmd = "instance";
+  signal(SIGPIPE, SIG_IGN);  // a client gone mid-write is an EPIPE, not the instance's end
+  InterruptScope interrupts;
+  // Listening before the database opens (its creation may take a while):
+  // a client that comes meanwhile waits in the queue, not for the lock.
+  int listener = -1;
+  std::optional<RackEnv> env = OpenRackAndDatabase(
+      a.dir, a.rack, a.standard_files, a.all_objects_rows, cmd, ctx, [&]() -> absl::Status {
+        absl::StatusOr<int> fd = Listen(a.dir);
+        if (!fd.ok()) return fd.status();
+        listener = *fd;
+        return absl::OkStatus();
+      });
+  if (!env.has_value()) {
+    if (listener >= 0) {
+      close(listener);
+      unlink(InstanceSocketPath(a.dir).c_str());
+    }
+    return;
+  }
+  std::cerr << fmt::format(
+      "Instance {} started (pid {}, clock: {}): `cellsim sql {}` runs in it. Ctrl-C or kill {} "
+      "shuts it down (SHUTDOWN IMMEDIATE).\n",
+      env->db->name(), getpid(), env->io.ClockDescription(), a.dir, getpid());
+  std::list<std::unique_ptr<Client>> clients;
+  std::atomic<bool> shutting_down{false};
+  ServeUntilShutdown(*env, listener, clients, shutting_down);
+  close(listener);
+  unlink(InstanceSocketPath(a.dir).c_str());
+  std::cerr << fmt::format("Instance {}: shutting down (SHUTDOWN IMMEDIATE): {} session(s) "
+                           "cancelled, their open transactions rolled back\n",
+                           env->db->name(), clients.size());
+  for (auto& c : clients) c->interrupts.Raise(SIGTERM);
+  for (auto& c : clients) c->thread.join();
+  clients.clear();
+  const absl::Status closed = env->Close();
+  if (!closed.ok()) return Fail(ctx, cmd, closed);
+  std::cerr << fmt::format("Instance shut down: the rack in {} is closed.\n", a.dir);
+  ctx.exit_code = 0;  // stopping it by a signal is how it ends
+}
+
+}  // namespace
+
+void RegisterInstance(CLI::App& app, CommandContext& ctx) {
+  auto [instance, args] = AddCommand<InstanceArgs>(
+      app, ctx, "instance",
+      "Start an instance on rack DIR: one process that keeps the database open and serves "
+      "`cellsim sql DIR` from other terminals as sessions of one database (read consistency, "
+      "row locks, waits), until Ctrl-C or kill (SHUTDOWN IMMEDIATE); see docs/cli.md",
+      RunInstance);
+  AddRackDirArgument(instance, &args->dir);
+  instance->add_flag("--standard-files", args->standard_files,
+                     "When the database is created: also create SYSTEM, SYSAUX, UNDOTBS1, TEMP, "
+                     "USERS and thread 1's log groups 1-3");
+  instance->add_option("--all-objects-rows", args->all_objects_rows,
+                       "Rows of the built-in ALL_OBJECTS view")
+      ->capture_default_str();
+  AddRackOptions(instance, &args->rack);
+}
+
+}  // namespace cellsim::cli

@@ -1,0 +1,298 @@
+// `cellsim instance` (cellsim/cli/instance.h): one process serves the
+// `cellsim sql` runs of other processes as sessions of one database. Through
+// the real binary, as users meet it: two terminals (one a SQL> prompt on a
+// pipe) see each other's commits and not each other's uncommitted changes,
+// and one waits for a row the other holds; Ctrl-C reaches the session; a
+// client killed with -9 loses only its own uncommitted work; SIGTERM to the
+// instance is SHUTDOWN IMMEDIATE; kill -9 of the instance leaves its clients
+// ORA-03113 and the next open instance recovery; options that belong to the
+// instance are refused by its clients; asmcmd and cellcli run in it too, and
+// a second instance (or a command that opens the rack itself) waits for the
+// rack's lock naming the first.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "faults/child_process.h"
+#include "gtest/gtest.h"
+#include "gmock/gmock.h"
+#include "testing/test_util.h"
+
+#ifndef CELLSIM_BIN
+#error "CELLSIM_BIN must name the cellsim binary (target_compile_definitions)"
+#endif
+
+namespace cellsim::faults::testing {
+namespace {
+
+using ::cellsim::testing::TempDir;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::string MakeRack(const TempDir& tmp) {
+  const std::string rack = tmp.File("rack");
+  const CmdRun r = Cellsim(tmp.File("create.err"),
+                           {"rack", "create", rack, "--cells", "1", "--disks-per-cell", "2",
+                            "--disk-group", "DATA:EXTERNAL:512m", "--disk-group",
+                            "RECO:EXTERNAL:256m", "--flash-size", "64m"});
+  EXPECT_TRUE(r.ok()) << r.err;
+  return rack;
+}
+
+// Waits up to a minute for `pred`; false when it never held.
+template <typename Pred>
+bool WaitUntil(Pred pred) {
+  for (int i = 0; i < 1200; ++i) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+// `cellsim instance RACK` started and serving (its "started" line written).
+ChildProcess StartInstance(const std::string& rack, const std::string& err,
+                           std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {"instance", rack};
+  args.insert(args.end(), extra.begin(), extra.end());
+  ChildProcess instance = CellsimChild(args, err);
+  EXPECT_TRUE(instance.started()) << instance.error();
+  EXPECT_TRUE(WaitUntil([&] {
+    return instance.Exited() || instance.Stderr().find(" started (pid") != std::string::npos;
+  }));
+  EXPECT_FALSE(instance.Exited()) << instance.Stderr();
+  EXPECT_TRUE(std::filesystem::exists(rack + "/instance.sock"));
+  return instance;
+}
+
+// Table T with one row (1, 1), made through the instance serving `rack`.
+CmdRun MakeTableT(const TempDir& tmp, const std::string& rack) {
+  return Cellsim(tmp.File("t.err"), {"sql", rack, "-e", "create table t (id number, x number)",
+                                     "-e", "insert into t values (1, 1)", "-e", "commit"});
+}
+
+// Waits for `child` to exit within a minute; its wait status, or -1 (killed).
+int WaitBriefly(ChildProcess& child) {
+  if (!WaitUntil([&] { return child.Exited(); })) {
+    child.Kill();
+    child.Wait();
+    return -1;
+  }
+  return child.Wait();
+}
+
+TEST(Instance, TwoTerminalsAreTwoSessionsOfOneDatabase) {
+  TempDir tmp;
+  const std::string rack = MakeRack(tmp);
+  ChildProcess instance = StartInstance(rack, tmp.File("instance.err"), {"--standard-files"});
+  CmdRun r = Cellsim(tmp.File("e1"), {"sql", rack, "-e", "create table acct (id number primary key, "
+                                      "bal number)", "-e", "insert into acct values (1, 100)",
+                                      "-e", "insert into acct values (2, 200)", "-e", "commit"});
+  ASSERT_TRUE(r.ok()) << r.err;
+
+  // Terminal A: a SQL> prompt that changes row 1 and does not commit.
+  ChildProcess a = CellsimChild({"sql", rack, "-i"}, tmp.File("a.err"), /*stdin_pipe=*/true);
+  ASSERT_TRUE(a.ReadUntil("SQL> ")) << a.Stderr();
+  ASSERT_TRUE(a.WriteStdin("update acct set bal = bal - 30 where id = 1;\n"));
+  std::optional<std::string> out = a.ReadUntil("SQL> ");
+  ASSERT_TRUE(out) << a.Stderr();
+  EXPECT_THAT(*out, HasSubstr("1 row updated."));
+
+  // Terminal B reads at once (no lock wait: A's session is not the rack's
+  // owner) and sees the committed 100, not A's uncommitted 70.
+  r = Cellsim(tmp.File("e2"), {"sql", rack, "-e", "select bal from acct where id = 1"});
+  ASSERT_TRUE(r.ok()) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\n100\n"));
+
+  // Terminal C changes the same row: it waits for A's transaction, and a
+  // fourth session sees it waiting and who blocks it.
+  ChildProcess c = CellsimChild({"sql", rack, "-e", "update acct set bal = bal + 5 where id = 1",
+                                 "-e", "commit"},
+                                tmp.File("c.err"));
+  ASSERT_TRUE(WaitUntil([&] {
+    const CmdRun s = Cellsim(tmp.File("e3"),
+                             {"sql", rack, "-e",
+                              "select process, program, event, blocking_session from v$session "
+                              "where blocking_session is not null"});
+    // The waiting session is C's `cellsim sql`, named by its pid.
+    return s.out.find("enq: TX - row lock contention") != std::string::npos &&
+           s.out.find(std::to_string(c.pid()) + " ") != std::string::npos &&
+           s.out.find("cellsim sql") != std::string::npos;
+  })) << c.Stderr();
+  EXPECT_FALSE(c.Exited()) << c.Stderr();
+
+  ASSERT_TRUE(a.WriteStdin("commit;\n"));
+  out = a.ReadUntil("SQL> ");
+  ASSERT_TRUE(out) << a.Stderr();
+  EXPECT_THAT(*out, HasSubstr("Commit complete."));
+  const int c_status = WaitBriefly(c);
+  EXPECT_TRUE(WIFEXITED(c_status) && WEXITSTATUS(c_status) == 0) << c.Stderr();
+  ASSERT_TRUE(a.WriteStdin("select bal from acct where id = 1;\nexit\n"));
+  out = a.ReadUntil("SQL> ");
+  ASSERT_TRUE(out) << a.Stderr();
+  EXPECT_THAT(*out, HasSubstr("\n 75\n"));  // A's commit, then C's
+  int a_status = WaitBriefly(a);
+  EXPECT_TRUE(WIFEXITED(a_status) && WEXITSTATUS(a_status) == 0) << a.Stderr();
+
+  r = Cellsim(tmp.File("e4"), {"sql", rack, "-e", "select sum(bal) from acct"});
+  ASSERT_TRUE(r.ok()) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\n     275\n"));  // 100 - 30 + 5 + 200: nothing lost
+  instance.Signal(SIGTERM);
+  const int status = WaitBriefly(instance);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << instance.Stderr();
+  EXPECT_FALSE(std::filesystem::exists(rack + "/instance.sock"));
+  EXPECT_THAT(instance.Stderr(), HasSubstr("Instance shut down"));
+}
+
+TEST(Instance, CtrlCAndAKilledClientEndOnlyTheirOwnWork) {
+  TempDir tmp;
+  const std::string rack = MakeRack(tmp);
+  ChildProcess instance = StartInstance(rack, tmp.File("instance.err"), {"--standard-files"});
+  CmdRun r = MakeTableT(tmp, rack);
+  ASSERT_TRUE(r.ok()) << r.err;
+
+  // Ctrl-C of a client mid-statement: the statement is cancelled in the
+  // instance (ORA-01013), the client ends 128 + SIGINT, the instance goes on.
+  ChildProcess q = CellsimChild({"sql", rack, "-e", "update t set x = 2", "-e",
+                                 "select count(*) from all_objects a, all_objects b"},
+                                tmp.File("q.err"));
+  std::optional<std::string> line;
+  while ((line = q.ReadLine()) && line->find("1 row updated.") == std::string::npos) {
+  }
+  ASSERT_TRUE(line) << q.Stderr();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the join is running
+  EXPECT_FALSE(q.Exited()) << q.Stderr();
+  q.Signal(SIGINT);
+  int status = WaitBriefly(q);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGINT)
+      << DescribeWaitStatus(status) << q.Stderr();
+  EXPECT_THAT(q.Stderr(), HasSubstr("ORA-01013"));
+
+  // A client killed with -9 while its transaction holds the row: the
+  // instance rolls it back (as PMON does), so the row is free again and its
+  // change is gone.
+  ChildProcess a = CellsimChild({"sql", rack, "-i"}, tmp.File("a.err"), /*stdin_pipe=*/true);
+  ASSERT_TRUE(a.ReadUntil("SQL> ")) << a.Stderr();
+  ASSERT_TRUE(a.WriteStdin("update t set x = 50 where id = 1;\n"));
+  ASSERT_TRUE(a.ReadUntil("SQL> ")) << a.Stderr();
+  a.Kill();
+  a.Wait();
+  ChildProcess b = CellsimChild({"sql", rack, "-e", "update t set x = x + 10", "-e", "commit",
+                                 "-e", "select x from t"},
+                                tmp.File("b.err"));
+  status = WaitBriefly(b);  // a row never freed would keep it waiting: killed after a minute
+  std::string b_out;
+  while (auto line = b.ReadLine()) b_out += *line + "\n";
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << b.Stderr();
+  EXPECT_THAT(b_out, HasSubstr("\n11\n"));  // 1 + 10: neither 2 nor 50 stayed
+  EXPECT_THAT(instance.Stderr(), HasSubstr("ended (exit 130)"));
+  EXPECT_FALSE(instance.Exited()) << instance.Stderr();
+}
+
+TEST(Instance, ShutdownImmediateAndKillNineKeepOnlyCommittedWork) {
+  TempDir tmp;
+  const std::string rack = MakeRack(tmp);
+  ChildProcess instance = StartInstance(rack, tmp.File("i1.err"), {"--standard-files"});
+  CmdRun r = MakeTableT(tmp, rack);
+  ASSERT_TRUE(r.ok()) << r.err;
+  ChildProcess a = CellsimChild({"sql", rack, "-i"}, tmp.File("a.err"), /*stdin_pipe=*/true);
+  ASSERT_TRUE(a.ReadUntil("SQL> ")) << a.Stderr();
+  ASSERT_TRUE(a.WriteStdin("update t set x = 99;\n"));
+  ASSERT_TRUE(a.ReadUntil("SQL> ")) << a.Stderr();
+  instance.Signal(SIGTERM);  // SHUTDOWN IMMEDIATE: A's transaction is rolled back
+  int status = WaitBriefly(a);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << DescribeWaitStatus(status);
+  EXPECT_THAT(a.Stderr(), HasSubstr("ORA-01089"));
+  status = WaitBriefly(instance);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << instance.Stderr();
+  EXPECT_THAT(instance.Stderr(), HasSubstr("rolled back"));
+
+  // No instance: `cellsim sql` opens the rack itself, and finds x = 1.
+  r = Cellsim(tmp.File("e2"), {"sql", rack, "-e", "select x from t"});
+  ASSERT_TRUE(r.ok()) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\n1\n"));
+  EXPECT_THAT(r.err, Not(HasSubstr("recovery")));  // the shutdown closed it cleanly
+
+  // kill -9 of the instance: a client mid-statement gets ORA-03113; the
+  // socket it leaves is ignored, and the next open recovers the commits.
+  ChildProcess second = StartInstance(rack, tmp.File("i2.err"));
+  r = Cellsim(tmp.File("e3"), {"sql", rack, "-e", "update t set x = 7", "-e", "commit"});
+  ASSERT_TRUE(r.ok()) << r.err;
+  ChildProcess q = CellsimChild({"sql", rack, "-e", "update t set x = 8", "-e",
+                                 "select count(*) from all_objects a, all_objects b"},
+                                tmp.File("q.err"));
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  second.Kill();
+  second.Wait();
+  status = WaitBriefly(q);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << DescribeWaitStatus(status);
+  EXPECT_THAT(q.Stderr(), HasSubstr("ORA-03113"));
+  EXPECT_TRUE(std::filesystem::exists(rack + "/instance.sock"));
+  r = Cellsim(tmp.File("e4"), {"sql", rack, "-e", "select x from t"});
+  ASSERT_TRUE(r.ok()) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\n7\n"));
+  EXPECT_THAT(r.err, HasSubstr("instance recovery"));
+}
+
+TEST(Instance, ItsOptionsAndItsRackAreItsOwn) {
+  TempDir tmp;
+  const std::string rack = MakeRack(tmp);
+  ChildProcess instance = StartInstance(rack, tmp.File("instance.err"));
+  // A client asking for another clock cannot have it: the instance's is shared.
+  CmdRun r = Cellsim(tmp.File("e1"), {"sql", rack, "--profile", "x3-2", "-e", "select 1 from dual"});
+  EXPECT_EQ(r.exit_code(), 2);
+  EXPECT_THAT(r.err, HasSubstr("--profile"));
+  EXPECT_THAT(r.err, HasSubstr("cellsim instance"));
+  // --lock-timeout has nothing to wait for: accepted.
+  r = Cellsim(tmp.File("e2"), {"sql", rack, "--lock-timeout", "1s", "-e", "select 1 from dual"});
+  EXPECT_TRUE(r.ok()) << r.err;
+  // A second instance, or a command that opens the rack itself, waits for
+  // the lock and names the instance holding it.
+  r = Cellsim(tmp.File("e3"), {"instance", rack, "--lock-timeout", "0"});
+  EXPECT_EQ(r.exit_code(), 1);
+  EXPECT_THAT(r.err, HasSubstr("cellsim instance"));
+  r = Cellsim(tmp.File("e4"), {"rack", "info", rack, "--lock-timeout", "200ms"});
+  EXPECT_EQ(r.exit_code(), 1);
+  EXPECT_THAT(r.err, HasSubstr("cellsim instance"));
+  // asmcmd and cellcli run in the instance, beside its sessions, on its
+  // open rack; their errors and exit codes reach the client.
+  r = Cellsim(tmp.File("e5"), {"asmcmd", rack, "lsdg", "--suppressheader"});
+  EXPECT_TRUE(r.ok()) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("DATA/"));
+  EXPECT_THAT(r.out, HasSubstr("RECO/"));
+  r = Cellsim(tmp.File("e6"), {"cellcli", rack, "-e", "list griddisk attributes name, status"});
+  EXPECT_TRUE(r.ok()) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("DATA_CD_00_cel01"));
+  r = Cellsim(tmp.File("e7"), {"cellcli", rack, "-c", "cel09", "-e", "list cell"});
+  EXPECT_EQ(r.exit_code(), 2);
+  EXPECT_THAT(r.err, HasSubstr("cel09: no such cell"));
+  r = Cellsim(tmp.File("e8"), {"asmcmd", rack, "--profile", "x3-2", "lsdg"});
+  EXPECT_EQ(r.exit_code(), 2);
+  EXPECT_THAT(r.err, HasSubstr("cellsim asmcmd: --profile"));
+  // A script piped in, @ with a relative path (the client's folder, not
+  // the instance's), and a failing statement's exit code all reach the client.
+  {
+    std::ofstream(tmp.File("inner.sql")) << "select 'inner' from dual;\n";
+  }
+  ChildProcess s = CellsimChild({"sql", rack}, tmp.File("s.err"), /*stdin_pipe=*/true);
+  ASSERT_TRUE(s.WriteStdin("@" + tmp.File("inner.sql") + "\nselect nosuch from dual;\n"));
+  s.CloseStdin();
+  std::string s_out;
+  while (auto line = s.ReadLine()) s_out += *line + "\n";
+  const int status = WaitBriefly(s);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2) << DescribeWaitStatus(status);
+  EXPECT_THAT(s_out, HasSubstr("inner"));
+  EXPECT_THAT(s.Stderr(), HasSubstr("ORA-00904"));
+  instance.Signal(SIGINT);
+  EXPECT_EQ(WaitBriefly(instance), 0) << instance.Stderr();
+}
+
+}  // namespace
+}  // namespace cellsim::faults::testing
