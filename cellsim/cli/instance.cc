@@ -302,6 +302,7 @@ void Serve(lab::RackEnv& env, Client& c, const std::atomic<bool>& shutting_down)
     const ServeFn serve = command == "sql"       ? ServeSql
                           : command == "asmcmd"  ? ServeAsmcmd
                           : command == "cellcli" ? ServeCellCli
+                          : command == "sqlrun"  ? ServeSqlrun
                                                  : nullptr;
     if (request.value("version", 0) != kWireVersion || serve == nullptr) {
       err << fmt::format("cellsim: the instance (cellsim of wire version {}) cannot run this "
@@ -433,8 +434,8 @@ void RunInstance(const InstanceArgs& a, CommandContext& ctx) {
     return;
   }
   std::cerr << fmt::format(
-      "Instance {} started (pid {}, clock: {}): `cellsim sql {}` runs in it. Ctrl-C or kill {} "
-      "shuts it down (SHUTDOWN IMMEDIATE).\n",
+      "Instance {} started (pid {}, clock: {}): `cellsim sql|sqlrun|asmcmd|cellcli {}` run in "
+      "it. Ctrl-C or kill {} shuts it down (SHUTDOWN IMMEDIATE).\n",
       env->db->name(), getpid(), env->io.ClockDescription(), a.dir, getpid());
   std::list<std::unique_ptr<Client>> clients;
   std::atomic<bool> shutting_down{false};

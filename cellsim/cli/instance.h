@@ -7,13 +7,13 @@
 // own. So two terminals are two sessions of one database: one sees what the
 // other committed and not what it has not (read consistency), and one waits
 // for a row the other holds (enq: TX - row lock contention) until it commits,
-// rolls back or presses Ctrl-C. `cellsim asmcmd DIR` and `cellsim cellcli
-// DIR` run in it the same way, on its open rack.
+// rolls back or presses Ctrl-C. `cellsim sqlrun DIR` (its sessions),
+// `cellsim asmcmd DIR` and `cellsim cellcli DIR` run in it the same way.
 //
 // The wire (one connection per client run, both ends this binary):
 //   client -> instance: u32 length + the three descriptors (SCM_RIGHTS),
 //                       then `length` bytes of JSON {"version", "command"
-//                       (sql, asmcmd, cellcli), "request" (the command's
+//                       (sql, sqlrun, asmcmd, cellcli), "request" (the command's
 //                       options, JSON text), "cwd"}; later 'I' + u8 signal for each
 //                       signal the client gets (Ctrl-C: SIGINT).
 //   instance -> client: 'F' when the session has handled the last signal
@@ -69,7 +69,7 @@ class InstanceClient {
   std::string dir_;
 };
 
-// `cellsim COMMAND` ("sql", "asmcmd", "cellcli"; `request`: its options as
+// `cellsim COMMAND` ("sql", "sqlrun", "asmcmd", "cellcli"; `request`: its options as
 // JSON, which the command's Serve function reads) run by the instance
 // serving `dir`, if one does: the exit code it ends with (2, said on
 // stderr, when `rack` sets options that are the instance's); nullopt when

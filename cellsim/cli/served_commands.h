@@ -43,6 +43,10 @@ int ServeSql(lab::RackEnv& env, const std::string& request, pid_t client_pid, Co
 // client's (relative to its folder).
 int ServeAsmcmd(lab::RackEnv& env, const std::string& request, pid_t client_pid,
                 Console& console);
+// `cellsim sqlrun` (sqlrun_cmd.cc): its sessions are the instance's, beside
+// the others (its paths are the client's, made absolute by it).
+int ServeSqlrun(lab::RackEnv& env, const std::string& request, pid_t client_pid,
+                Console& console);
 // `cellsim cellcli` (cellcli_cmd.cc) on env.rack's cells.
 int ServeCellCli(lab::RackEnv& env, const std::string& request, pid_t client_pid,
                  Console& console);

@@ -16,11 +16,15 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include "cellsim/cli/commands.h"
+#include "cellsim/cli/console.h"
+#include "cellsim/cli/instance.h"
+#include "cellsim/cli/served_commands.h"
 #include "cellsim/cli/interrupt.h"
 #include "cellsim/cli/rack_env.h"
 #include "cellsim/db/statement.h"
@@ -65,7 +69,8 @@ absl::StatusOr<std::string> ReadText(const std::string& path, const std::string&
 
 // --setup scripts, in one session, as SQL*Plus runs them (an error is shown and
 // the script goes on, SQL*Plus's default WHENEVER SQLERROR CONTINUE).
-absl::Status RunSetup(db::Database* db, const std::vector<std::string>& files) {
+absl::Status RunSetup(db::Database* db, const std::vector<std::string>& files,
+                      std::ostream& err) {
   std::unique_ptr<db::Session> s = db->NewSession();
   for (const std::string& f : files) {
     absl::StatusOr<std::string> text = ReadText(f, "--setup ");
@@ -73,7 +78,7 @@ absl::Status RunSetup(db::Database* db, const std::vector<std::string>& files) {
     for (const std::string& sql : db::SplitStatements(*text)) {
       absl::StatusOr<db::StatementResult> r = s->Execute(sql);
       if (!r.ok()) {
-        std::cerr << fmt::format("--setup {}: {}\n  {}\n", f, sql, std::string(r.status().message()));
+        err << fmt::format("--setup {}: {}\n  {}\n", f, sql, std::string(r.status().message()));
       }
     }
   }
@@ -156,26 +161,130 @@ nlohmann::json ResultJson(const SqlrunArgs& a, const sqlrun::RunResult& r, const
 }
 
 void PrintSummary(const SqlrunArgs& a, const sqlrun::RunResult& r, const std::string& clock,
-                  double wall_s) {
+                  double wall_s, std::ostream& out) {
   int64_t commits = 0, rollbacks = 0, errors = 0;
   for (const sqlrun::SessionSummary& s : r.sessions) {
     commits += s.commits;
     rollbacks += s.rollbacks;
     errors += s.errors;
   }
-  std::cout << fmt::format(
+  out << fmt::format(
       "\nsqlrun: {} sessions, runtime {} s, exe-mode {}, connect-mode {}, tx-behavior {}, "
       "exe-delay {} s\nclock: {}; timer {:.2f} s, run {:.1f} s, wall {:.1f} s\nexecutions {}  commits {}  "
       "rollbacks {}  errors {}\n",
       a.max_sessions, a.runtime, a.exe_mode, a.connect_mode, a.tx_behavior, a.exe_delay, clock,
       r.timer_s, r.elapsed_s, wall_s, r.final_sample.executions, commits, rollbacks, errors);
-  std::cout << sqlrun::RenderStatsReport(r.final_sample);
+  out << sqlrun::RenderStatsReport(r.final_sample);
   for (const sqlrun::SessionSummary& s : r.sessions) {
-    if (!s.trace_file.empty()) std::cout << fmt::format("trace file: {}\n", s.trace_file);
+    if (!s.trace_file.empty()) out << fmt::format("trace file: {}\n", s.trace_file);
   }
 }
 
-// Opens the rack and database, runs --setup, the workload and the reports.
+// The options a client sends the instance (RunInInstance): every one of
+// `a` but the rack's, its paths made absolute (they are the client's).
+nlohmann::json ArgsJson(const SqlrunArgs& a) {
+  std::error_code ec;
+  const auto abs = [&ec](const std::string& p) {
+    return p.empty() ? p : std::filesystem::absolute(p, ec).lexically_normal().string();
+  };
+  std::vector<std::string> setup;
+  for (const std::string& f : a.setup) setup.push_back(abs(f));
+  return {{"sqldir", abs(a.sqldir)},         {"driver", a.driver},
+          {"sqlfile", abs(a.sqlfile)},       {"parmfile", abs(a.parmfile)},
+          {"exe_mode", a.exe_mode},          {"connect_mode", a.connect_mode},
+          {"tx_behavior", a.tx_behavior},    {"connect_delay", a.connect_delay},
+          {"exe_delay", a.exe_delay},        {"tx_per_transaction", a.tx_per_transaction},
+          {"max_sessions", a.max_sessions},  {"runtime", a.runtime},
+          {"bind_array_size", a.bind_array_size}, {"schema", a.schema},
+          {"trace", a.trace},                {"trace_dir", abs(a.trace_dir)},
+          {"tracefile_id", a.tracefile_id},  {"monitor", a.monitor},
+          {"json", a.json},                  {"allseg", a.allseg},
+          {"setup", setup},                  {"seed", a.seed},
+          {"standard_files", a.standard_files}, {"all_objects_rows", a.all_objects_rows},
+          {"tally_sql", a.tally_sql}};
+}
+
+SqlrunArgs ArgsFromJson(const nlohmann::json& j) {
+  SqlrunArgs a;
+  a.sqldir = j.value("sqldir", a.sqldir);
+  a.driver = j.value("driver", a.driver);
+  a.sqlfile = j.value("sqlfile", a.sqlfile);
+  a.parmfile = j.value("parmfile", a.parmfile);
+  a.exe_mode = j.value("exe_mode", a.exe_mode);
+  a.connect_mode = j.value("connect_mode", a.connect_mode);
+  a.tx_behavior = j.value("tx_behavior", a.tx_behavior);
+  a.connect_delay = j.value("connect_delay", a.connect_delay);
+  a.exe_delay = j.value("exe_delay", a.exe_delay);
+  a.tx_per_transaction = j.value("tx_per_transaction", a.tx_per_transaction);
+  a.max_sessions = j.value("max_sessions", a.max_sessions);
+  a.runtime = j.value("runtime", a.runtime);
+  a.bind_array_size = j.value("bind_array_size", a.bind_array_size);
+  a.schema = j.value("schema", a.schema);
+  a.trace = j.value("trace", a.trace);
+  a.trace_dir = j.value("trace_dir", a.trace_dir);
+  a.tracefile_id = j.value("tracefile_id", a.tracefile_id);
+  a.monitor = j.value("monitor", a.monitor);
+  a.json = j.value("json", a.json);
+  a.allseg = j.value("allseg", a.allseg);
+  a.setup = j.value("setup", a.setup);
+  a.seed = j.value("seed", a.seed);
+  a.standard_files = j.value("standard_files", a.standard_files);
+  a.all_objects_rows = j.value("all_objects_rows", a.all_objects_rows);
+  a.tally_sql = j.value("tally_sql", a.tally_sql);
+  return a;
+}
+
+// Runs --setup, the workload and the reports on `db` (open), printing on
+// `console`; its exit code (0, 1: a session or the rack failed, 2: a
+// --setup file cannot be read; 128 + signal when interrupted).
+int RunWorkload(db::Database& db, const std::string& clock, const SqlrunArgs& a,
+                const sqlrun::SqlDir& dir, sqlrun::RunOptions options, Console& console) {
+  if (absl::Status s = RunSetup(&db, a.setup, *console.err); !s.ok()) {
+    return ReportFailure(console, "sqlrun", absl::InvalidArgumentError(s.message()));
+  }
+  options.cancel = console.interrupts->flag();
+  const bool live = !a.json && isatty(console.err_fd) == 1;
+  options.on_sample = [&a, live, &console](const sqlrun::Sample& s) {
+    if (live) *console.err << LiveLine(s) << std::flush;
+    if (a.monitor > 0 && !a.json) *console.out << sqlrun::RenderStatsReport(s) << std::flush;
+  };
+  const auto wall0 = std::chrono::steady_clock::now();
+  absl::StatusOr<sqlrun::RunResult> r = sqlrun::RunSqlDir(&db, dir, options);
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  if (live) *console.err << "\n";
+  std::vector<sqlrun::AllsegRow> allseg;
+  absl::Status reported = r.status();
+  if (r.ok() && a.allseg) {
+    std::unique_ptr<db::Session> s = db.NewSession();
+    absl::StatusOr<std::vector<sqlrun::AllsegRow>> rows = sqlrun::QueryAllseg(*s);
+    reported = rows.status();
+    if (rows.ok()) allseg = std::move(*rows);
+  }
+  int code = 0;
+  if (r.ok() && reported.ok()) {
+    if (a.json) {
+      *console.out << ResultJson(a, *r, clock, allseg, wall_s).dump(2) << "\n";
+    } else {
+      PrintSummary(a, *r, clock, wall_s, *console.out);
+      if (a.allseg) *console.out << sqlrun::RenderAllseg(allseg);
+    }
+    *console.out << std::flush;
+    for (const std::string& w : r->warnings) *console.err << "cellsim sqlrun: warning: " << w << "\n";
+    for (const sqlrun::SessionSummary& s : r->sessions) {
+      if (s.error.empty()) continue;
+      *console.err << fmt::format("cellsim sqlrun: session sid {} stopped: {}\n", s.sid, s.error);
+      code = kExitFailure;
+    }
+    *console.err << std::flush;
+  }
+  if (!reported.ok()) return ReportFailure(console, "sqlrun", reported);
+  if (console.interrupts->flag()->cancelled()) return console.interrupts->ExitCode();
+  return code;
+}
+
+// Opens the rack and database (or asks the instance serving it), runs
+// --setup, the workload and the reports.
 void RunSqlrun(const SqlrunArgs& a, CommandContext& ctx) {
   const std::string cmd = "sqlrun";
   absl::StatusOr<sqlrun::RunOptions> options = ToRunOptions(a);
@@ -183,8 +292,11 @@ void RunSqlrun(const SqlrunArgs& a, CommandContext& ctx) {
   sqlrun::SqlDirOptions d{.sqldir = a.sqldir, .driver = a.driver, .sqlfile = a.sqlfile, .parmfile = a.parmfile};
   absl::StatusOr<sqlrun::SqlDir> dir = sqlrun::LoadSqlDir(d);
   if (!dir.ok()) return Fail(ctx, cmd, std::string(dir.status().message()), kExitUsage);
+  if (std::optional<int> code = RunInInstance(a.dir, a.rack, cmd, ArgsJson(a).dump())) {
+    ctx.exit_code = *code;
+    return;
+  }
   InterruptScope interrupts;
-  options->cancel = InterruptFlag();
   absl::StatusOr<RackEnv> env = OpenRackEnv(a.dir, a.rack);
   if (!env.ok()) return Fail(ctx, cmd, env.status());
   db::DatabaseOptions dbo = env->io.db_options;
@@ -196,45 +308,12 @@ void RunSqlrun(const SqlrunArgs& a, CommandContext& ctx) {
     return Fail(ctx, cmd, s);
   }
   if (!created && a.standard_files) WarnStandardFilesTooLate(*env->db, "cellsim sqlrun");
-  if (absl::Status s = RunSetup(env->db.get(), a.setup); !s.ok()) {
-    (void)env->Close();
-    return Fail(ctx, cmd, std::string(s.message()), kExitUsage);
-  }
-  const bool live = !a.json && isatty(STDERR_FILENO) == 1;
-  options->on_sample = [&a, live](const sqlrun::Sample& s) {
-    if (live) std::cerr << LiveLine(s) << std::flush;
-    if (a.monitor > 0 && !a.json) std::cout << sqlrun::RenderStatsReport(s) << std::flush;
-  };
-  const std::string clock = env->io.ClockDescription();
-  const auto wall0 = std::chrono::steady_clock::now();
-  absl::StatusOr<sqlrun::RunResult> r = sqlrun::RunSqlDir(env->db.get(), *dir, *options);
-  const double wall_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-  if (live) std::cerr << "\n";
-  std::vector<sqlrun::AllsegRow> allseg;
-  absl::Status reported = r.status();
-  if (r.ok() && a.allseg) {
-    std::unique_ptr<db::Session> s = env->db->NewSession();
-    absl::StatusOr<std::vector<sqlrun::AllsegRow>> rows = sqlrun::QueryAllseg(*s);
-    reported = rows.status();
-    if (rows.ok()) allseg = std::move(*rows);
-  }
-  if (r.ok() && reported.ok()) {
-    if (a.json) {
-      std::cout << ResultJson(a, *r, clock, allseg, wall_s).dump(2) << "\n";
-    } else {
-      PrintSummary(a, *r, clock, wall_s);
-      if (a.allseg) std::cout << sqlrun::RenderAllseg(allseg);
-    }
-    for (const std::string& w : r->warnings) std::cerr << "cellsim sqlrun: warning: " << w << "\n";
-    for (const sqlrun::SessionSummary& s : r->sessions) {
-      if (s.error.empty()) continue;
-      std::cerr << fmt::format("cellsim sqlrun: session sid {} stopped: {}\n", s.sid, s.error);
-      ctx.exit_code = kExitFailure;
-    }
-  }
-  if (FailFirst(ctx, cmd, reported, env->Close())) return;
-  if (InterruptFlag()->cancelled()) ctx.exit_code = InterruptExitCode();
+  Console console;
+  const int code =
+      RunWorkload(*env->db, env->io.ClockDescription(), a, *dir, *options, console);
+  const absl::Status closed = env->Close();
+  ctx.exit_code = code;
+  if (code == 0 && !closed.ok()) Fail(ctx, cmd, closed);
 }
 
 struct TkprofArgs {
@@ -293,6 +372,33 @@ void AddSqlrunOptions(CLI::App* c, SqlrunArgs* a) {
 }
 
 }  // namespace
+
+int ServeSqlrun(lab::RackEnv& env, const std::string& request, pid_t client_pid,
+                Console& console) {
+  const nlohmann::json j = nlohmann::json::parse(request, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) {
+    return ReportFailure(console, "sqlrun",
+                         absl::InvalidArgumentError("the instance cannot read this request"));
+  }
+  SqlrunArgs a;
+  try {
+    a = ArgsFromJson(j);
+  } catch (const nlohmann::json::exception& e) {
+    return ReportFailure(console, "sqlrun", absl::InvalidArgumentError(e.what()));
+  }
+  absl::StatusOr<sqlrun::RunOptions> options = ToRunOptions(a);
+  if (!options.ok()) return ReportFailure(console, "sqlrun", options.status());
+  options->client_program = "cellsim sqlrun";  // its sessions in V$SESSION
+  options->client_process = std::to_string(client_pid);
+  sqlrun::SqlDirOptions d{
+      .sqldir = a.sqldir, .driver = a.driver, .sqlfile = a.sqlfile, .parmfile = a.parmfile};
+  absl::StatusOr<sqlrun::SqlDir> dir = sqlrun::LoadSqlDir(d);
+  if (!dir.ok()) {
+    return ReportFailure(console, "sqlrun", absl::InvalidArgumentError(dir.status().message()));
+  }
+  if (a.standard_files) WarnStandardFilesTooLate(*env.db, "cellsim sqlrun", *console.err);
+  return RunWorkload(*env.db, env.io.ClockDescription(), a, *dir, *options, console);
+}
 
 void RegisterSqlrun(CLI::App& app, CommandContext& ctx) {
   auto [c, args] = AddCommand<SqlrunArgs>(

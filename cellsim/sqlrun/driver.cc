@@ -276,6 +276,9 @@ class SessionLoop {
 // parameters.conf, current_schema, tracing, the tsunami wait.
 absl::Status SessionLoop::Connect() {
   session_ = run_.db->NewSession();
+  if (!run_.o.client_program.empty()) {
+    session_->SetClient(run_.o.client_program, run_.o.client_process);
+  }
   // Ctrl-C ends a real-clock session's wait in the engine (ORA-01013, an
   // interruption, not an error of the run).
   if (!run_.pacer.simulated()) session_->SetCancelFlag(run_.o.cancel);

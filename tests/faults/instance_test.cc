@@ -6,7 +6,8 @@
 // client killed with -9 loses only its own uncommitted work; SIGTERM to the
 // instance is SHUTDOWN IMMEDIATE; kill -9 of the instance leaves its clients
 // ORA-03113 and the next open instance recovery; options that belong to the
-// instance are refused by its clients; asmcmd and cellcli run in it too, and
+// instance are refused by its clients; sqlrun (its sessions in V$SESSION),
+// asmcmd and cellcli run in it too, and
 // a second instance (or a command that opens the rack itself) waits for the
 // rack's lock naming the first.
 #include <signal.h>
@@ -17,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -34,6 +36,7 @@ namespace cellsim::faults::testing {
 namespace {
 
 using ::cellsim::testing::TempDir;
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -239,6 +242,44 @@ TEST(Instance, ShutdownImmediateAndKillNineKeepOnlyCommittedWork) {
   ASSERT_TRUE(r.ok()) << r.err;
   EXPECT_THAT(r.out, HasSubstr("\n7\n"));
   EXPECT_THAT(r.err, HasSubstr("instance recovery"));
+}
+
+// A Sqlrun workload run through the instance: its sessions are the
+// instance's (another terminal sees them in V$SESSION, named by the
+// client's pid), and every commit it counts is in the table.
+TEST(Instance, SqlrunSessionsAreTheInstances) {
+  TempDir tmp;
+  const std::string rack = MakeRack(tmp);
+  ChildProcess instance = StartInstance(rack, tmp.File("instance.err"), {"--standard-files"});
+  CmdRun r = MakeTableT(tmp, rack);
+  ASSERT_TRUE(r.ok()) << r.err;
+  const std::string sql = tmp.File("SQL/Oracle");
+  std::filesystem::create_directories(sql);
+  std::ofstream(sql + "/sqlfile.conf") << ",\n1,bump.sql,\n";
+  std::ofstream(sql + "/bump.sql") << "update t set x = x + 1 where id = 1\n";
+  ChildProcess w = CellsimChild({"sqlrun", rack, "--sqldir", tmp.File("SQL"), "--max-sessions",
+                                 "2", "--runtime", "3", "--exe-delay", "0.05", "--tx-behavior",
+                                 "commit", "--connect-mode", "flood"},
+                                tmp.File("w.err"));
+  ASSERT_TRUE(WaitUntil([&] {
+    const CmdRun s = Cellsim(tmp.File("e2"), {"sql", rack, "-e",
+                                              "select count(*) from v$session where program = "
+                                              "'cellsim sqlrun' and process = '" +
+                                                  std::to_string(w.pid()) + "'"});
+    return w.Exited() || std::regex_search(s.out, std::regex("\n *2\n"));
+  })) << w.Stderr();
+  EXPECT_FALSE(w.Exited()) << w.Stderr();
+  const int status = WaitBriefly(w);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << w.Stderr();
+  std::string out;
+  while (auto line = w.ReadLine()) out += *line + "\n";
+  const size_t at = out.find("commits ");
+  ASSERT_NE(at, std::string::npos) << out;
+  const int commits = std::stoi(out.substr(at + 8));
+  EXPECT_GT(commits, 0);
+  r = Cellsim(tmp.File("e3"), {"sql", rack, "-e", "select x - 1 from t"});
+  ASSERT_TRUE(r.ok()) << r.err;
+  EXPECT_THAT(r.out, ContainsRegex("\n *" + std::to_string(commits) + "\n"));
 }
 
 TEST(Instance, ItsOptionsAndItsRackAreItsOwn) {

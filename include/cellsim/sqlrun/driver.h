@@ -127,6 +127,9 @@ struct RunOptions {
   bool record_events = false;
   CostModel cost;
   const CancelFlag* cancel = nullptr;  // stops the run between statements
+  // V$SESSION's PROGRAM and PROCESS of the workload's sessions
+  // (Session::SetClient); "": the database's defaults.
+  std::string client_program, client_process;
 };
 
 struct RunResult {
