@@ -16,6 +16,7 @@
 #include <list>
 #include <memory>
 #include <thread>
+#include <type_traits>
 
 #include "cellsim/cli/commands.h"
 #include "cellsim/cli/console.h"
@@ -291,26 +292,41 @@ void Serve(lab::RackEnv& env, Client& c, const std::atomic<bool>& shutting_down)
   const bool received = ReceiveRequest(c.socket, fds, &request);
   c.reading.store(received);
   if (!received) {
-    std::cerr << fmt::format("session {}: no request came (not a cellsim client?)\n", c.id);
+    std::cerr << fmt::format(
+        "session {}: no request came (the client gave up, or is not a cellsim client)\n", c.id);
   }
   if (received) {
     FdOStream out(fds[1]), err(fds[2]);
+    // A field of the wrong type is the client's error, not the instance's end.
+    const auto field = [&request](const char* key, const auto& otherwise) {
+      using T = std::decay_t<decltype(otherwise)>;
+      const auto it = request.find(key);
+      const bool fits = it != request.end() &&
+                        (std::is_same_v<T, std::string> ? it->is_string() : it->is_number_integer());
+      return fits ? it->template get<T>() : otherwise;
+    };
     Console console{.in = fds[0], .out = &out, .err = &err, .err_fd = fds[2],
-                    .interrupts = &c.interrupts, .cwd = request.value("cwd", "")};
+                    .interrupts = &c.interrupts, .cwd = field("cwd", std::string())};
     using ServeFn = int (*)(lab::RackEnv&, const std::string&, pid_t, Console&);
-    const std::string command = request.value("command", "");
+    const std::string command = field("command", std::string());
     const ServeFn serve = command == "sql"       ? ServeSql
                           : command == "asmcmd"  ? ServeAsmcmd
                           : command == "cellcli" ? ServeCellCli
                           : command == "sqlrun"  ? ServeSqlrun
                                                  : nullptr;
-    if (request.value("version", 0) != kWireVersion || serve == nullptr) {
+    if (field("version", 0) != kWireVersion || serve == nullptr) {
       err << fmt::format("cellsim: the instance (cellsim of wire version {}) cannot run this "
                          "client's request: stop it, or use the cellsim that started it\n",
                          kWireVersion)
           << std::flush;
     } else {
-      code = serve(env, request.value("request", ""), c.pid, console);
+      try {
+        code = serve(env, field("request", std::string()), c.pid, console);
+      } catch (const nlohmann::json::exception& e) {  // a request field of the wrong type
+        code = ReportFailure(console, command,
+                             absl::InvalidArgumentError(fmt::format(
+                                 "the instance cannot read this request: {}", e.what())));
+      }
       if (shutting_down.load()) {
         err << "ORA-01089: immediate shutdown or close in progress - no operations are permitted\n"
             << std::flush;
