@@ -104,11 +104,11 @@ std::optional<InstanceClient> InstanceClient::Connect(const std::string& dir) {
     close(fd);  // ENOENT: no instance; ECONNREFUSED: a killed one's socket
     return std::nullopt;
   }
-  return InstanceClient(fd, peer.pid, dir);
+  return InstanceClient(fd, peer.pid, peer.uid, dir);
 }
 
 InstanceClient::InstanceClient(InstanceClient&& o) noexcept
-    : fd_(std::exchange(o.fd_, -1)), pid_(o.pid_), dir_(std::move(o.dir_)) {}
+    : fd_(std::exchange(o.fd_, -1)), pid_(o.pid_), uid_(o.uid_), dir_(std::move(o.dir_)) {}
 
 InstanceClient::~InstanceClient() {
   if (fd_ >= 0) close(fd_);
@@ -175,6 +175,13 @@ std::optional<int> RunInInstance(const std::string& dir, const RackOptions& rack
                                  const std::string& command, const std::string& request) {
   std::optional<InstanceClient> instance = InstanceClient::Connect(dir);
   if (!instance.has_value()) return std::nullopt;
+  if (instance->instance_uid() != geteuid()) {  // it would refuse us
+    std::cerr << fmt::format(
+        "cellsim {}: the instance serving {} (pid {}) runs as uid {}, and only that user's "
+        "commands run in it (this one is uid {}): run it as that user, or stop the instance\n",
+        command, dir, instance->instance_pid(), instance->instance_uid(), geteuid());
+    return kExitFailure;
+  }
   if (const std::string given = RackOptionsGiven(rack); !given.empty()) {
     std::cerr << fmt::format(
         "cellsim {}: {}: the instance serving {} (pid {}) was started with its own rack options, "
@@ -187,6 +194,22 @@ std::optional<int> RunInInstance(const std::string& dir, const RackOptions& rack
   const std::string cwd = std::filesystem::current_path(ec).string();
   InterruptScope interrupts;  // Ctrl-C and kill go to the instance's session
   return instance->Run(command, request, cwd);
+}
+
+void PutDatabaseFlags(const DatabaseFlags& flags, nlohmann::json* request) {
+  (*request)["standard_files"] = flags.standard_files;
+  (*request)["all_objects_rows"] = flags.all_objects_rows.has_value()
+                                       ? nlohmann::json(*flags.all_objects_rows)
+                                       : nlohmann::json(nullptr);
+}
+
+DatabaseFlags GetDatabaseFlags(const nlohmann::json& request) {
+  DatabaseFlags flags;
+  flags.standard_files = request.value("standard_files", false);
+  if (const auto it = request.find("all_objects_rows"); it != request.end() && !it->is_null()) {
+    flags.all_objects_rows = it->get<uint64_t>();
+  }
+  return flags;
 }
 
 std::optional<std::vector<std::string>> StringsOf(const nlohmann::json& request,
@@ -241,6 +264,7 @@ struct Client {
   // (until then the serving thread reads it), until it ends.
   std::atomic<bool> reading{false};
   std::atomic<bool> done{false};
+  std::atomic<bool> shut_down{false};  // the instance's shutdown cancelled it
   std::thread thread;
 };
 
@@ -278,14 +302,29 @@ bool ReceiveRequest(int sock, int fds[3], nlohmann::json* request) {
 
 struct InstanceArgs {
   std::string dir;
-  bool standard_files = false;
-  uint64_t all_objects_rows = 70000;
+  DatabaseFlags database;  // --standard-files, --all-objects-rows
   RackOptions rack;
 };
 
-// Serves one client on its own thread: its `cellsim sql` in a session of
-// env.db, then its exit code.
-void Serve(lab::RackEnv& env, Client& c, const std::atomic<bool>& shutting_down) {
+// What the instance says to a request that sets what only the instance
+// sets (the open database's --all-objects-rows, when it differs); "" when
+// nothing.
+std::string InstanceSettingGiven(const std::string& request, const InstanceArgs& instance) {
+  const nlohmann::json j = nlohmann::json::parse(request, nullptr, /*allow_exceptions=*/false);
+  const uint64_t rows = instance.database.Apply({}).all_objects_rows;
+  const auto it = j.is_object() ? j.find("all_objects_rows") : j.end();
+  if (!j.is_object() || it == j.end() || !it->is_number_unsigned() || it->get<uint64_t>() == rows) {
+    return "";
+  }
+  return fmt::format(
+      "--all-objects-rows {}: the instance serving {} (pid {}) opened its database with {}, "
+      "which its sessions share: give it to `cellsim instance`, or leave it out",
+      it->get<uint64_t>(), instance.dir, getpid(), rows);
+}
+
+// Serves one client on its own thread: its command (`cellsim sql`: a
+// session of env.db), then its exit code.
+void Serve(lab::RackEnv& env, const InstanceArgs& instance, Client& c) {
   int fds[3] = {-1, -1, -1};
   nlohmann::json request;
   int code = kExitUsage;
@@ -313,12 +352,19 @@ void Serve(lab::RackEnv& env, Client& c, const std::atomic<bool>& shutting_down)
                           : command == "asmcmd"  ? ServeAsmcmd
                           : command == "cellcli" ? ServeCellCli
                           : command == "sqlrun"  ? ServeSqlrun
+                          : command == "rack info" ? ServeRackInfo
+                          : command == "rack recover" ? ServeRackRecover
+                          : command == "write"   ? ServeWrite
                                                  : nullptr;
     if (field("version", 0) != kWireVersion || serve == nullptr) {
       err << fmt::format("cellsim: the instance (cellsim of wire version {}) cannot run this "
                          "client's request: stop it, or use the cellsim that started it\n",
                          kWireVersion)
           << std::flush;
+    } else if (const std::string given = InstanceSettingGiven(field("request", std::string()),
+                                                              instance);
+               !given.empty()) {
+      code = ReportFailure(console, command, absl::InvalidArgumentError(given));
     } else {
       try {
         code = serve(env, field("request", std::string()), c.pid, console);
@@ -327,7 +373,9 @@ void Serve(lab::RackEnv& env, Client& c, const std::atomic<bool>& shutting_down)
                              absl::InvalidArgumentError(fmt::format(
                                  "the instance cannot read this request: {}", e.what())));
       }
-      if (shutting_down.load()) {
+      // Ended by the shutdown (not by its client's own signal, nor done
+      // before the shutdown reached it: then its exit code stands).
+      if (c.shut_down.load() && code == c.interrupts.ExitCode()) {
         err << "ORA-01089: immediate shutdown or close in progress - no operations are permitted\n"
             << std::flush;
         code = kExitFailure;
@@ -386,9 +434,8 @@ void ReadClient(Client& c) {
 }
 
 // Accepts clients and watches them until the instance's own signal.
-void ServeUntilShutdown(lab::RackEnv& env, int listener,
-                        std::list<std::unique_ptr<Client>>& clients,
-                        std::atomic<bool>& shutting_down) {
+void ServeUntilShutdown(lab::RackEnv& env, const InstanceArgs& instance, int listener,
+                        std::list<std::unique_ptr<Client>>& clients) {
   int next_id = 1;
   while (!InterruptFlag()->cancelled()) {
     std::vector<pollfd> pf{{listener, POLLIN, 0}};
@@ -415,17 +462,17 @@ void ServeUntilShutdown(lab::RackEnv& env, int listener,
     if (fd < 0) continue;
     ucred peer{};
     socklen_t len = sizeof peer;
-    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) != 0 || peer.uid != getuid()) {
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) != 0 || peer.uid != geteuid()) {
       close(fd);  // only the instance's own user runs sessions in it
       continue;
     }
     auto c = std::make_unique<Client>(fd, next_id++, peer.pid);
     std::cerr << fmt::format("session {}: pid {} connected\n", c->id, peer.pid);
     Client& ref = *c;
-    c->thread = std::thread([&env, &ref, &shutting_down] { Serve(env, ref, shutting_down); });
+    c->thread = std::thread(
+        [&env, &instance, &ref] { Serve(env, instance, ref); });
     clients.push_back(std::move(c));
   }
-  shutting_down.store(true);
 }
 
 void RunInstance(const InstanceArgs& a, CommandContext& ctx) {
@@ -436,7 +483,7 @@ void RunInstance(const InstanceArgs& a, CommandContext& ctx) {
   // a client that comes meanwhile waits in the queue, not for the lock.
   int listener = -1;
   std::optional<RackEnv> env = OpenRackAndDatabase(
-      a.dir, a.rack, a.standard_files, a.all_objects_rows, cmd, ctx, [&]() -> absl::Status {
+      a.dir, a.rack, a.database, cmd, ctx, [&]() -> absl::Status {
         absl::StatusOr<int> fd = Listen(a.dir);
         if (!fd.ok()) return fd.status();
         listener = *fd;
@@ -450,18 +497,23 @@ void RunInstance(const InstanceArgs& a, CommandContext& ctx) {
     return;
   }
   std::cerr << fmt::format(
-      "Instance {} started (pid {}, clock: {}): `cellsim sql|sqlrun|asmcmd|cellcli {}` run in "
-      "it. Ctrl-C or kill {} shuts it down (SHUTDOWN IMMEDIATE).\n",
+      "Instance {} started (pid {}, clock: {}): `cellsim sql|sqlrun|asmcmd|cellcli|write|rack "
+      "info {}` run in it. Ctrl-C or kill {} shuts it down (SHUTDOWN IMMEDIATE).\n",
       env->db->name(), getpid(), env->io.ClockDescription(), a.dir, getpid());
   std::list<std::unique_ptr<Client>> clients;
-  std::atomic<bool> shutting_down{false};
-  ServeUntilShutdown(*env, listener, clients, shutting_down);
+  ServeUntilShutdown(*env, a, listener, clients);
   close(listener);
   unlink(InstanceSocketPath(a.dir).c_str());
+  size_t cancelled = 0;
+  for (auto& c : clients) {
+    if (c->done.load()) continue;  // ended on its own: not the shutdown's
+    c->shut_down.store(true);      // before the signal its session answers
+    c->interrupts.Raise(SIGTERM);
+    ++cancelled;
+  }
   std::cerr << fmt::format("Instance {}: shutting down (SHUTDOWN IMMEDIATE): {} session(s) "
                            "cancelled, their open transactions rolled back\n",
-                           env->db->name(), clients.size());
-  for (auto& c : clients) c->interrupts.Raise(SIGTERM);
+                           env->db->name(), cancelled);
   for (auto& c : clients) c->thread.join();
   clients.clear();
   const absl::Status closed = env->Close();
@@ -480,12 +532,7 @@ void RegisterInstance(CLI::App& app, CommandContext& ctx) {
       "row locks, waits), until Ctrl-C or kill (SHUTDOWN IMMEDIATE); see docs/cli.md",
       RunInstance);
   AddRackDirArgument(instance, &args->dir);
-  instance->add_flag("--standard-files", args->standard_files,
-                     "When the database is created: also create SYSTEM, SYSAUX, UNDOTBS1, TEMP, "
-                     "USERS and thread 1's log groups 1-3");
-  instance->add_option("--all-objects-rows", args->all_objects_rows,
-                       "Rows of the built-in ALL_OBJECTS view")
-      ->capture_default_str();
+  AddDatabaseFlags(instance, &args->database);
   AddRackOptions(instance, &args->rack);
 }
 

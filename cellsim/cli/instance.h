@@ -8,12 +8,14 @@
 // other committed and not what it has not (read consistency), and one waits
 // for a row the other holds (enq: TX - row lock contention) until it commits,
 // rolls back or presses Ctrl-C. `cellsim sqlrun DIR` (its sessions),
-// `cellsim asmcmd DIR` and `cellsim cellcli DIR` run in it the same way.
+// `cellsim asmcmd DIR`, `cellsim cellcli DIR`, `cellsim write DIR` and
+// `cellsim rack info|recover DIR` run in it the same way.
 //
 // The wire (one connection per client run, both ends this binary):
 //   client -> instance: u32 length + the three descriptors (SCM_RIGHTS),
 //                       then `length` bytes of JSON {"version", "command"
-//                       (sql, sqlrun, asmcmd, cellcli), "request" (the command's
+//                       (sql, sqlrun, asmcmd, cellcli, write, "rack info",
+//                       "rack recover"), "request" (the command's
 //                       options, JSON text), "cwd"}; later 'I' + u8 signal for each
 //                       signal the client gets (Ctrl-C: SIGINT).
 //   instance -> client: 'F' when the session has handled the last signal
@@ -54,6 +56,7 @@ class InstanceClient {
   ~InstanceClient();
 
   pid_t instance_pid() const { return pid_; }
+  uid_t instance_uid() const { return uid_; }
 
   // Runs `command` ("sql"; `request`: its options as JSON; `cwd`: where its
   // relative paths start) in the instance with this process's standard
@@ -63,21 +66,31 @@ class InstanceClient {
   int Run(const std::string& command, const std::string& request, const std::string& cwd);
 
  private:
-  InstanceClient(int fd, pid_t pid, std::string dir) : fd_(fd), pid_(pid), dir_(std::move(dir)) {}
+  InstanceClient(int fd, pid_t pid, uid_t uid, std::string dir)
+      : fd_(fd), pid_(pid), uid_(uid), dir_(std::move(dir)) {}
   int fd_ = -1;
   pid_t pid_ = 0;
+  uid_t uid_ = 0;
   std::string dir_;
 };
 
-// `cellsim COMMAND` ("sql", "sqlrun", "asmcmd", "cellcli"; `request`: its options as
-// JSON, which the command's Serve function reads) run by the instance
-// serving `dir`, if one does: the exit code it ends with (2, said on
-// stderr, when `rack` sets options that are the instance's); nullopt when
+// `cellsim COMMAND` ("sql", "sqlrun", "asmcmd", "cellcli", "write", "rack
+// info", "rack recover"; `request`: its options as JSON, which the
+// command's Serve function reads) run by the instance serving `dir`, if one
+// does: the exit code it ends with (2, said on
+// stderr, when `rack` sets options that are the instance's; 1 when the
+// instance is another user's: only its own user's commands run in it); nullopt when
 // no instance serves `dir` (the caller opens the rack itself). Relative
 // paths in `request` are the caller's: they start from its folder, which is
 // sent along.
 std::optional<int> RunInInstance(const std::string& dir, const RackOptions& rack,
                                  const std::string& command, const std::string& request);
+
+// The database flags of a command's request (`--all-objects-rows` null when
+// the client did not give it: the instance's applies). Get throws
+// nlohmann::json::type_error for a field of the wrong type.
+void PutDatabaseFlags(const DatabaseFlags& flags, nlohmann::json* request);
+DatabaseFlags GetDatabaseFlags(const nlohmann::json& request);
 
 // A request's list of strings `key` (a command's -e texts); nullopt when
 // `request` is not an object holding one.

@@ -4,14 +4,20 @@
 // rack directory (cells, grid disks, flash, ASM disk groups) that `sql`,
 // `cellcli` and `asmcmd` then work on. The defaults are those of
 // asmgr::DefaultRackConfig(); --disk-group (repeatable) replaces its groups.
+#include <unistd.h>
+
 #include <iostream>
+#include <ostream>
 
 #include "absl/strings/ascii.h"
 #include "cellsim/base/units.h"
 #include "cellsim/lab/command_parsers.h"
 #include "cellsim/cli/commands.h"
+#include "cellsim/cli/console.h"
+#include "cellsim/cli/instance.h"
 #include "cellsim/cli/rack_env.h"
 #include "cellsim/cli/rack_lock_cli.h"
+#include "cellsim/cli/served_commands.h"
 #include "cellsim/report/asmcmd.h"
 #include "fmt/format.h"
 
@@ -53,13 +59,13 @@ std::string DescribeConfig(const asmgr::RackConfig& c) {
 
 // The rack's state as the other front ends show it: cells with their flash
 // cache mode, disk groups (lsdg) and the database, if any.
-absl::Status PrintInfo(const RackEnv& env) {
+absl::Status PrintInfo(const RackEnv& env, std::ostream& out = std::cout) {
   const asmgr::Rack& rack = *env.rack;
-  std::cout << fmt::format("rack {}\n", rack.dir()) << DescribeConfig(rack.config()) << "\n";
+  out << fmt::format("rack {}\n", rack.dir()) << DescribeConfig(rack.config()) << "\n";
   for (uint32_t i = 0; i < rack.cell_count(); ++i) {
     absl::StatusOr<cell::CellDescription> d = rack.cell(i)->Describe();
     if (!d.ok()) return d.status();
-    std::cout << fmt::format("{}: flashCacheMode {}, flash cache {} ({}), {} grid disks\n",
+    out << fmt::format("{}: flashCacheMode {}, flash cache {} ({}), {} grid disks\n",
                              d->name, cell::FlashCacheModeName(d->flash_cache_mode),
                              FormatBytes(d->flash_cache_size_bytes), d->flash_cache_status,
                              d->grid_disks.size());
@@ -67,7 +73,7 @@ absl::Status PrintInfo(const RackEnv& env) {
   const report::AsmSnapshot snap = SnapshotAsm(rack);
   absl::StatusOr<std::string> lsdg = report::RenderLsdg(snap);
   if (!lsdg.ok()) return lsdg.status();
-  std::cout << "\n" << *lsdg << "\n";
+  out << "\n" << *lsdg << "\n";
   std::vector<std::string> control_files;
   for (const report::AsmDiskGroupSnapshot& g : snap.groups) {
     for (const asmgr::FileView& f : g.files) {
@@ -75,11 +81,17 @@ absl::Status PrintInfo(const RackEnv& env) {
     }
   }
   if (control_files.empty()) {
-    std::cout << "database: none yet (`cellsim sql` creates ORCL on first use)\n";
+    out << "database: none yet (`cellsim sql` creates ORCL on first use)\n";
   } else {
-    std::cout << "database control files:\n";
-    for (const std::string& n : control_files) std::cout << "  " << n << "\n";
+    out << "database control files:\n";
+    for (const std::string& n : control_files) out << "  " << n << "\n";
   }
+  if (env.db != nullptr) {  // served by the instance that has it open
+    out << fmt::format("instance: pid {} has the rack and database {} open and serves its "
+                       "sessions (`cellsim instance`)\n",
+                       getpid(), env.db->name());
+  }
+  out << std::flush;
   return absl::OkStatus();
 }
 
@@ -120,6 +132,10 @@ void RunCreate(const CreateArgs& a, CommandContext& ctx) {
 
 void RunInfo(const InfoArgs& a, CommandContext& ctx) {
   const std::string cmd = "rack info";
+  if (std::optional<int> code = RunInInstance(a.dir, a.rack, cmd, "{}")) {
+    ctx.exit_code = *code;
+    return;
+  }
   absl::StatusOr<RackEnv> env = OpenRackEnv(a.dir, a.rack, asmgr::RackAccess::kReadOnly);
   if (!env.ok()) return Fail(ctx, cmd, env.status());
   absl::Status printed = PrintInfo(*env);
@@ -131,6 +147,10 @@ void RunInfo(const InfoArgs& a, CommandContext& ctx) {
 // statements), says what was done, and closes.
 void RunRecover(const InfoArgs& a, CommandContext& ctx) {
   const std::string cmd = "rack recover";
+  if (std::optional<int> code = RunInInstance(a.dir, a.rack, cmd, "{}")) {
+    ctx.exit_code = *code;
+    return;
+  }
   absl::StatusOr<RackEnv> env =
       OpenRackEnv(a.dir, a.rack, asmgr::RackAccess::kReadWrite, /*report_repairs=*/false);
   if (!env.ok()) return Fail(ctx, cmd, env.status());
@@ -153,6 +173,31 @@ void RunRecover(const InfoArgs& a, CommandContext& ctx) {
 }
 
 }  // namespace
+
+int ServeRackInfo(lab::RackEnv& env, const std::string& /*request*/, pid_t /*client_pid*/,
+                  Console& console) {
+  const absl::Status printed = PrintInfo(env, *console.out);
+  return printed.ok() ? 0 : ReportFailure(console, "rack info", printed);
+}
+
+int ServeRackRecover(lab::RackEnv& env, const std::string& /*request*/, pid_t /*client_pid*/,
+                     Console& console) {
+  std::vector<std::string> actions = env.rack->metadata_repairs();
+  for (const std::string& action : env.db->recovery_actions()) {
+    actions.push_back(fmt::format("database {}: {}", env.db->name(), action));
+  }
+  for (const std::string& action : actions) {
+    *console.out << "recovery (when the instance opened the rack): " << action << "\n";
+  }
+  *console.out << fmt::format(
+                      "Rack in {} is open in the instance (pid {}), which recovered it when it "
+                      "started{}: cells, disk groups and the database are consistent; nothing "
+                      "to do.\n",
+                      env.rack->dir(), getpid(),
+                      actions.empty() ? " (nothing was half-done)" : "")
+               << std::flush;
+  return 0;
+}
 
 void RegisterRack(CLI::App& app, CommandContext& ctx) {
   CLI::App* rack = app.add_subcommand("rack", "Create or describe a persistent rack directory");

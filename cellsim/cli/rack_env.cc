@@ -158,6 +158,22 @@ std::string RackOptionsGiven(const RackOptions& options) {
   return fmt::format("{}", fmt::join(given, ", "));
 }
 
+db::DatabaseOptions DatabaseFlags::Apply(db::DatabaseOptions base) const {
+  base.standard_files.create = standard_files;
+  if (all_objects_rows.has_value()) base.all_objects_rows = *all_objects_rows;
+  return base;
+}
+
+void AddDatabaseFlags(CLI::App* cmd, DatabaseFlags* flags) {
+  cmd->add_flag("--standard-files", flags->standard_files,
+                "When the database is created: also create SYSTEM, SYSAUX, UNDOTBS1, TEMP, USERS "
+                "and thread 1's log groups 1-3 (needed by tables and DML)");
+  cmd->add_option("--all-objects-rows", flags->all_objects_rows,
+                  fmt::format("Rows of the built-in ALL_OBJECTS view (default {}; a setting of "
+                              "the open database, not stored: give it at every open)",
+                              db::DatabaseOptions{}.all_objects_rows));
+}
+
 void WarnStandardFilesTooLate(const db::Database& db, std::string_view command,
                               std::ostream& out) {
   const std::vector<std::string> missing = lab::MissingStandardTablespaces(db);

@@ -89,6 +89,17 @@ void AddIoModeOption(CLI::App* cmd, std::string* mode);
                                                    const asmgr::RackConfig& config,
                                                    const std::string& io_mode, bool quiet);
 
+// The options of the commands that open the rack's database and create it
+// when the rack has none (sql, sqlrun, instance).
+struct DatabaseFlags {
+  bool standard_files = false;               // --standard-files
+  std::optional<uint64_t> all_objects_rows;  // --all-objects-rows N; unset: the default
+  // `base` (the profile's I/O shape) with these flags applied.
+  db::DatabaseOptions Apply(db::DatabaseOptions base) const;
+};
+// Adds --standard-files and --all-objects-rows to `cmd`.
+void AddDatabaseFlags(CLI::App* cmd, DatabaseFlags* flags);
+
 // `--standard-files` given for a database that already existed: they are
 // made only when the database is created, so say which standard tablespaces
 // it lacks and how to get them (to `out`, prefixed with `command`); nothing

@@ -50,10 +50,18 @@ absl::StatusOr<asmgr::RackOpenOptions> MakeRackOpenOptions(const std::string& di
                     lock_timeout.find_first_not_of("0123456789.") == std::string::npos;
   const std::string shown = bare ? lock_timeout + " s" : lock_timeout;
   options.lock.on_wait = [dir, access, shown](const std::string& holders) {
+    // Two terminals on one rack take turns; an instance serves both at once.
+    const bool instance = holders.find("cellsim instance") != std::string::npos ||
+                          CommandLine().rfind("cellsim instance", 0) == 0;
     std::cerr << fmt::format(
         "cellsim: the rack in {} is in use by {}; waiting up to {} for the {} lock "
-        "(--lock-timeout)\n",
-        dir, holders, shown, asmgr::RackAccessName(access));
+        "(--lock-timeout){}\n",
+        dir, holders, shown, asmgr::RackAccessName(access),
+        instance ? ""
+                 : fmt::format(". To run sessions side by side, start `cellsim instance {}` "
+                               "in a terminal of its own: sql, sqlrun, asmcmd, cellcli, write "
+                               "and rack info then run in it",
+                               dir));
   };
   return options;
 }

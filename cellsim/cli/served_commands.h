@@ -27,7 +27,7 @@ namespace cellsim::cli {
 // there). nullopt after an error, said as Fail says it, with ctx's exit code
 // (128 + signal when a signal ended the lock wait).
 std::optional<RackEnv> OpenRackAndDatabase(const std::string& dir, const RackOptions& rack,
-                                           bool standard_files, uint64_t all_objects_rows,
+                                           const DatabaseFlags& flags,
                                            const std::string& command, CommandContext& ctx,
                                            const std::function<absl::Status()>& between = nullptr);
 
@@ -50,6 +50,20 @@ int ServeSqlrun(lab::RackEnv& env, const std::string& request, pid_t client_pid,
 // `cellsim cellcli` (cellcli_cmd.cc) on env.rack's cells.
 int ServeCellCli(lab::RackEnv& env, const std::string& request, pid_t client_pid,
                  Console& console);
+
+// `cellsim write` (write_cmd.cc) on env.rack beside the sessions: each
+// acknowledged write on the client's output; the client's signal (or its
+// end) stops it.
+int ServeWrite(lab::RackEnv& env, const std::string& request, pid_t client_pid,
+               Console& console);
+// `cellsim rack info` (rack_cmd.cc): the rack as the instance has it open,
+// and the instance.
+int ServeRackInfo(lab::RackEnv& env, const std::string& request, pid_t client_pid,
+                  Console& console);
+// `cellsim rack recover` (rack_cmd.cc): nothing to do (the instance's open
+// recovered the rack); what that open did.
+int ServeRackRecover(lab::RackEnv& env, const std::string& request, pid_t client_pid,
+                     Console& console);
 
 }  // namespace cellsim::cli
 

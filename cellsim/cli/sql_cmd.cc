@@ -48,8 +48,7 @@ struct SqlArgs {
   std::string file;
   std::string report = "none";
   std::string mystats_options;
-  bool standard_files = false;
-  uint64_t all_objects_rows = 70000;
+  DatabaseFlags database;  // --standard-files, --all-objects-rows
   bool interactive = false;  // -i: a SQL> prompt even when standard input is not a terminal
   std::vector<std::string> defines;  // --define NAME=VALUE
   RackOptions rack;
@@ -769,10 +768,11 @@ int FinishRun(const SqlWork& w, const ScriptRun& run, const absl::Status& report
 }
 
 nlohmann::json ArgsJson(const SqlArgs& a) {
-  return {{"statements", a.statements},     {"file", a.file},
-          {"report", a.report},             {"mystats", a.mystats_options},
-          {"standard_files", a.standard_files}, {"all_objects_rows", a.all_objects_rows},
-          {"interactive", a.interactive},   {"defines", a.defines}};
+  nlohmann::json j = {{"statements", a.statements}, {"file", a.file},
+                      {"report", a.report},         {"mystats", a.mystats_options},
+                      {"interactive", a.interactive}, {"defines", a.defines}};
+  PutDatabaseFlags(a.database, &j);
+  return j;
 }
 
 void RunSql(const SqlArgs& a, CommandContext& ctx) {
@@ -794,7 +794,7 @@ void RunSql(const SqlArgs& a, CommandContext& ctx) {
   // undoes itself (ORA-01013), the rack closes cleanly.
   InterruptScope interrupts;
   std::optional<RackEnv> env =
-      OpenRackAndDatabase(a.dir, a.rack, a.standard_files, a.all_objects_rows, cmd, ctx);
+      OpenRackAndDatabase(a.dir, a.rack, a.database, cmd, ctx);
   if (!env.has_value()) return;
   ScriptRun run;
   run.console = &console;
@@ -807,7 +807,7 @@ void RunSql(const SqlArgs& a, CommandContext& ctx) {
 }  // namespace
 
 std::optional<RackEnv> OpenRackAndDatabase(const std::string& dir, const RackOptions& rack,
-                                           bool standard_files, uint64_t all_objects_rows,
+                                           const DatabaseFlags& flags,
                                            const std::string& command, CommandContext& ctx,
                                            const std::function<absl::Status()>& between) {
   absl::StatusOr<RackEnv> env = OpenRackEnv(dir, rack);
@@ -817,9 +817,8 @@ std::optional<RackEnv> OpenRackAndDatabase(const std::string& dir, const RackOpt
     return std::nullopt;
   }
   bool created = false;
-  db::DatabaseOptions options = env->io.db_options;  // the profile's I/O shape, if any
-  options.standard_files.create = standard_files;
-  options.all_objects_rows = all_objects_rows;
+  // The profile's I/O shape, if any, and the flags.
+  const db::DatabaseOptions options = flags.Apply(env->io.db_options);
   absl::Status s = between != nullptr ? between() : absl::OkStatus();
   if (s.ok()) s = OpenOrCreateDatabase(*env, &created, options);
   if (!s.ok()) {
@@ -827,7 +826,7 @@ std::optional<RackEnv> OpenRackAndDatabase(const std::string& dir, const RackOpt
     Fail(ctx, command, s);
     return std::nullopt;
   }
-  ReportOpen(*env->db, created, standard_files, std::cerr);
+  ReportOpen(*env->db, created, flags.standard_files, std::cerr);
   return *std::move(env);
 }
 
@@ -853,8 +852,7 @@ int ServeSql(lab::RackEnv& env, const std::string& request, pid_t client_pid, Co
     a.file = j.at("file").get<std::string>();
     a.report = j.at("report").get<std::string>();
     a.mystats_options = j.at("mystats").get<std::string>();
-    a.standard_files = j.at("standard_files").get<bool>();
-    a.all_objects_rows = j.at("all_objects_rows").get<uint64_t>();
+    a.database = GetDatabaseFlags(j);
     a.interactive = j.at("interactive").get<bool>();
     a.defines = j.at("defines").get<std::vector<std::string>>();
   } catch (const nlohmann::json::exception& e) {
@@ -869,7 +867,9 @@ int ServeSql(lab::RackEnv& env, const std::string& request, pid_t client_pid, Co
     return work.status().code() == absl::StatusCode::kCancelled ? console.interrupts->ExitCode()
                                                                  : kExitUsage;
   }
-  if (a.standard_files) WarnStandardFilesTooLate(*env.db, "cellsim sql", *console.err);
+  if (a.database.standard_files) {
+    WarnStandardFilesTooLate(*env.db, "cellsim sql", *console.err);
+  }
   ScriptRun run;
   run.console = &console;
   absl::Status reported;
@@ -897,12 +897,7 @@ void RegisterSql(CLI::App& app, CommandContext& ctx) {
   sql->add_option("--mystats", args->mystats_options,
                   "Options of the mystats report, as `@mystats stop ...`: t=N l=LIKE n=NOTLIKE "
                   "r=REGEXP");
-  sql->add_flag("--standard-files", args->standard_files,
-                "When the database is created: also create SYSTEM, SYSAUX, UNDOTBS1, TEMP, USERS "
-                "and thread 1's log groups 1-3 (needed by tables and DML)");
-  sql->add_option("--all-objects-rows", args->all_objects_rows,
-                  "Rows of the built-in ALL_OBJECTS view")
-      ->capture_default_str();
+  AddDatabaseFlags(sql, &args->database);
   sql->add_flag("-i,--interactive", args->interactive,
                 "Read statements one at a time at a SQL> prompt, as SQL*Plus does (the default "
                 "when standard input is a terminal and neither -e nor -f is given): an error "

@@ -53,8 +53,7 @@ struct SqlrunArgs {
   bool json = false, allseg = false;
   std::vector<std::string> setup;
   uint64_t seed = 1;
-  bool standard_files = false;
-  uint64_t all_objects_rows = 70000;
+  DatabaseFlags database;  // --standard-files, --all-objects-rows
   std::string tally_sql = "select txacts from txcount";
   RackOptions rack;
 };
@@ -189,7 +188,7 @@ nlohmann::json ArgsJson(const SqlrunArgs& a) {
   };
   std::vector<std::string> setup;
   for (const std::string& f : a.setup) setup.push_back(abs(f));
-  return {{"sqldir", abs(a.sqldir)},         {"driver", a.driver},
+  nlohmann::json j = {{"sqldir", abs(a.sqldir)},         {"driver", a.driver},
           {"sqlfile", abs(a.sqlfile)},       {"parmfile", abs(a.parmfile)},
           {"exe_mode", a.exe_mode},          {"connect_mode", a.connect_mode},
           {"tx_behavior", a.tx_behavior},    {"connect_delay", a.connect_delay},
@@ -200,8 +199,9 @@ nlohmann::json ArgsJson(const SqlrunArgs& a) {
           {"tracefile_id", a.tracefile_id},  {"monitor", a.monitor},
           {"json", a.json},                  {"allseg", a.allseg},
           {"setup", setup},                  {"seed", a.seed},
-          {"standard_files", a.standard_files}, {"all_objects_rows", a.all_objects_rows},
           {"tally_sql", a.tally_sql}};
+  PutDatabaseFlags(a.database, &j);
+  return j;
 }
 
 SqlrunArgs ArgsFromJson(const nlohmann::json& j) {
@@ -228,8 +228,7 @@ SqlrunArgs ArgsFromJson(const nlohmann::json& j) {
   a.allseg = j.value("allseg", a.allseg);
   a.setup = j.value("setup", a.setup);
   a.seed = j.value("seed", a.seed);
-  a.standard_files = j.value("standard_files", a.standard_files);
-  a.all_objects_rows = j.value("all_objects_rows", a.all_objects_rows);
+  a.database = GetDatabaseFlags(j);
   a.tally_sql = j.value("tally_sql", a.tally_sql);
   return a;
 }
@@ -299,15 +298,13 @@ void RunSqlrun(const SqlrunArgs& a, CommandContext& ctx) {
   InterruptScope interrupts;
   absl::StatusOr<RackEnv> env = OpenRackEnv(a.dir, a.rack);
   if (!env.ok()) return Fail(ctx, cmd, env.status());
-  db::DatabaseOptions dbo = env->io.db_options;
-  dbo.standard_files.create = a.standard_files;
-  dbo.all_objects_rows = a.all_objects_rows;
+  const db::DatabaseOptions dbo = a.database.Apply(env->io.db_options);
   bool created = false;
   if (absl::Status s = OpenOrCreateDatabase(*env, &created, dbo); !s.ok()) {
     (void)env->Close();
     return Fail(ctx, cmd, s);
   }
-  if (!created && a.standard_files) WarnStandardFilesTooLate(*env->db, "cellsim sqlrun");
+  if (!created && a.database.standard_files) WarnStandardFilesTooLate(*env->db, "cellsim sqlrun");
   Console console;
   const int code =
       RunWorkload(*env->db, env->io.ClockDescription(), a, *dir, *options, console);
@@ -366,9 +363,7 @@ void AddSqlrunOptions(CLI::App* c, SqlrunArgs* a) {
   c->add_option("--seed", a->seed, "Random modes: session i draws from seed + i")->capture_default_str();
   c->add_option("--tally-sql", a->tally_sql, "The monitor's TXCOUNT query (summed; the seed's sum(txacts))")
       ->capture_default_str();
-  c->add_flag("--standard-files", a->standard_files, "When the database is created: its standard files (see `cellsim sql`)");
-  c->add_option("--all-objects-rows", a->all_objects_rows, "Rows of the built-in ALL_OBJECTS view (an instance setting: give it at every open)")
-      ->capture_default_str();
+  AddDatabaseFlags(c, &a->database);
 }
 
 }  // namespace
@@ -396,7 +391,9 @@ int ServeSqlrun(lab::RackEnv& env, const std::string& request, pid_t client_pid,
   if (!dir.ok()) {
     return ReportFailure(console, "sqlrun", absl::InvalidArgumentError(dir.status().message()));
   }
-  if (a.standard_files) WarnStandardFilesTooLate(*env.db, "cellsim sqlrun", *console.err);
+  if (a.database.standard_files) {
+    WarnStandardFilesTooLate(*env.db, "cellsim sqlrun", *console.err);
+  }
   return RunWorkload(*env.db, env.io.ClockDescription(), a, *dir, *options, console);
 }
 

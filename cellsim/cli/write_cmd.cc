@@ -12,19 +12,27 @@
 // so a harness that kills the process (kill -9) knows exactly which writes the
 // storage acknowledged: after a reopen each of them must read back. --count 0
 // writes until the process is killed. Exit codes as every command: 1 when a
-// write fails (its error on stderr), 2 for bad input.
+// write fails (its error on stderr), 2 for bad input. While `cellsim
+// instance` serves the rack, the instance runs the workload beside its
+// sessions (the acks still come on this process's stdout); this process's
+// Ctrl-C, kill or end stops it after the batch in flight.
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <tuple>
 
 #include "cellsim/base/checksum.h"
 #include "cellsim/base/units.h"
 #include "cellsim/cli/commands.h"
+#include "cellsim/cli/console.h"
+#include "cellsim/cli/instance.h"
 #include "cellsim/cli/rack_env.h"
+#include "cellsim/cli/served_commands.h"
 #include "cellsim/cli/write_workload.h"
 #include "cellsim/db/database.h"
 #include "cellsim/report/asmcmd.h"
 #include "fmt/format.h"
+#include "nlohmann/json.hpp"
 
 namespace cellsim::cli {
 namespace {
@@ -67,7 +75,8 @@ absl::StatusOr<std::pair<asmgr::DiskGroup*, asmgr::FileInfo>> FindTarget(const a
 // random writes would destroy: an online log, or a data file of SYSTEM,
 // SYSAUX, an undo tablespace or one holding a table or index segment. A data
 // file of an empty tablespace, a tempfile, or a rack without a database is
-// fine. The database is opened to ask its dictionary, then closed.
+// fine. The database asked is env.db when it is open (an instance's), else
+// it is opened to ask its dictionary, then closed.
 absl::Status CheckNotDatabaseData(RackEnv& env, const asmgr::FileInfo& info) {
   auto refuse = [&](const std::string& what) {
     return absl::FailedPreconditionError(fmt::format(
@@ -77,11 +86,17 @@ absl::Status CheckNotDatabaseData(RackEnv& env, const asmgr::FileInfo& info) {
   };
   if (info.type == asmgr::FileType::kOnlineLog) return refuse("an online redo log of the database");
   if (info.type != asmgr::FileType::kDataFile) return absl::OkStatus();
-  absl::StatusOr<std::unique_ptr<db::Database>> db = db::Database::Open(env.rack.get());
-  if (db.status().code() == absl::StatusCode::kNotFound) return absl::OkStatus();
-  if (!db.ok()) return db.status();
+  std::unique_ptr<db::Database> opened;
+  db::Database* db = env.db.get();
+  if (db == nullptr) {
+    absl::StatusOr<std::unique_ptr<db::Database>> o = db::Database::Open(env.rack.get());
+    if (o.status().code() == absl::StatusCode::kNotFound) return absl::OkStatus();
+    if (!o.ok()) return o.status();
+    opened = std::move(*o);
+    db = opened.get();
+  }
   auto ask = [&](const std::string& sql) -> absl::StatusOr<std::vector<std::vector<std::string>>> {
-    absl::StatusOr<db::StatementResult> r = (*db)->NewSession()->Execute(sql);
+    absl::StatusOr<db::StatementResult> r = db->NewSession()->Execute(sql);
     if (!r.ok()) return r.status();
     return r->result_rows;
   };
@@ -103,30 +118,24 @@ absl::Status CheckNotDatabaseData(RackEnv& env, const asmgr::FileInfo& info) {
                                    name, (*segments)[0][0]));
     }
   }
-  absl::Status closed = (*db)->Close();
+  absl::Status closed = opened != nullptr ? opened->Close() : absl::OkStatus();
   return verdict.ok() ? closed : verdict;
 }
 
-void RunWrite(const WriteArgs& a, CommandContext& ctx) {
-  const std::string cmd = "write";
+// The workload's target and shape, checked: InvalidArgument for bad input,
+// FailedPrecondition for a file the database keeps.
+absl::StatusOr<std::tuple<asmgr::DiskGroup*, asmgr::FileInfo, WriteWorkloadSpec>> PrepareWrite(
+    RackEnv& env, const WriteArgs& a) {
   absl::StatusOr<uint64_t> block_size = ParseSize(a.block_size);
   if (!block_size.ok() || *block_size > (1u << 30)) {
-    return Fail(ctx, cmd, fmt::format("--block-size '{}' is not a size like 8k", a.block_size),
-                kExitUsage);
+    return absl::InvalidArgumentError(
+        fmt::format("--block-size '{}' is not a size like 8k", a.block_size));
   }
-  absl::StatusOr<RackEnv> env = OpenRackEnv(a.dir, a.rack);
-  if (!env.ok()) return Fail(ctx, cmd, env.status());
-  auto target = FindTarget(*env->rack, a.file);
-  if (!target.ok()) {
-    (void)env->Close();
-    return Fail(ctx, cmd, target.status());
-  }
+  auto target = FindTarget(*env.rack, a.file);
+  if (!target.ok()) return target.status();
   auto [dg, info] = *target;
   if (!a.force) {
-    if (absl::Status s = CheckNotDatabaseData(*env, info); !s.ok()) {
-      (void)env->Close();
-      return Fail(ctx, cmd, s);
-    }
+    if (absl::Status s = CheckNotDatabaseData(env, info); !s.ok()) return s;
   }
   const WriteWorkloadSpec spec{.seed = a.seed,
                                .file_size = info.size_bytes,
@@ -134,18 +143,27 @@ void RunWrite(const WriteArgs& a, CommandContext& ctx) {
                                .max_blocks = a.max_blocks,
                                .batch = a.batch};
   if (absl::Status v = spec.Validate(); !v.ok()) {
-    (void)env->Close();
-    return Fail(ctx, cmd, fmt::format("--file {}: {}", info.name, std::string(v.message())),
-                kExitUsage);
+    return absl::InvalidArgumentError(
+        fmt::format("--file {}: {}", info.name, std::string(v.message())));
   }
-  std::cerr << fmt::format("writing to {} ({}), seed {}, {} writes{}, batches of {}\n", info.name,
-                           FormatBytes(info.size_bytes), a.seed,
-                           a.count == 0 ? std::string("unlimited") : std::to_string(a.count),
-                           a.count == 0 ? " (until killed)" : "", a.batch);
+  return std::make_tuple(dg, info, spec);
+}
+
+// Runs the workload `a` asks for on env.rack, each acknowledged batch's
+// lines written to the console at once; stops at the console's signal.
+// Its exit code (128 + signal when a signal stopped it).
+int RunWriteWorkload(RackEnv& env, const WriteArgs& a, Console& console) {
+  auto prepared = PrepareWrite(env, a);
+  if (!prepared.ok()) return ReportFailure(console, "write", prepared.status());
+  auto& [dg, info, spec] = *prepared;
+  *console.err << fmt::format("writing to {} ({}), seed {}, {} writes{}, batches of {}\n",
+                              info.name, FormatBytes(info.size_bytes), a.seed,
+                              a.count == 0 ? std::string("unlimited") : std::to_string(a.count),
+                              a.count == 0 ? " (until killed)" : "", a.batch)
+               << std::flush;
   const auto t0 = std::chrono::steady_clock::now();
   uint64_t done = 0, bytes = 0;
-  absl::Status failure;
-  while (a.count == 0 || done < a.count) {
+  while ((a.count == 0 || done < a.count) && !console.interrupts->flag()->cancelled()) {
     const uint64_t n = a.count == 0 ? a.batch : std::min<uint64_t>(a.batch, a.count - done);
     std::vector<WorkloadWrite> writes;
     std::vector<asmgr::AsmWriteRequest> requests;
@@ -154,11 +172,12 @@ void RunWrite(const WriteArgs& a, CommandContext& ctx) {
       requests.push_back({.file_offset = w.offset, .data = w.data});
     }
     asmgr::AsmIoResult result;
-    failure = dg->Write(info.number, absl::MakeSpan(requests), &result);
-    if (!failure.ok()) {
-      failure = absl::Status(failure.code(), fmt::format("write {} of {}: {}", done, info.name,
-                                                         std::string(failure.message())));
-      break;
+    if (absl::Status failure = dg->Write(info.number, absl::MakeSpan(requests), &result);
+        !failure.ok()) {
+      return ReportFailure(console, "write",
+                           absl::Status(failure.code(),
+                                        fmt::format("write {} of {}: {}", done, info.name,
+                                                    std::string(failure.message()))));
     }
     std::string lines;
     for (const WorkloadWrite& w : writes) {
@@ -166,18 +185,58 @@ void RunWrite(const WriteArgs& a, CommandContext& ctx) {
                            Checksum64(w.data));
       bytes += w.data.size();
     }
-    // One write(2) per batch, at once: what was printed is what was acknowledged.
-    std::fwrite(lines.data(), 1, lines.size(), stdout);
-    std::fflush(stdout);
+    // Written at once: what was printed is what was acknowledged.
+    *console.out << lines << std::flush;
     done += n;
   }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (FailFirst(ctx, cmd, failure, env->Close())) return;
-  std::cerr << fmt::format("{} writes ({}) acknowledged in {:.2f} s\n", done, FormatBytes(bytes),
-                           s);
+  *console.err << fmt::format("{} writes ({}) acknowledged in {:.2f} s{}\n", done,
+                              FormatBytes(bytes), s,
+                              console.interrupts->signal() != 0 ? ", then a signal stopped them"
+                                                                : "")
+               << std::flush;
+  return console.interrupts->signal() != 0 ? console.interrupts->ExitCode() : 0;
+}
+
+nlohmann::json ArgsJson(const WriteArgs& a) {
+  return {{"file", a.file},         {"seed", a.seed},   {"count", a.count},
+          {"block_size", a.block_size}, {"max_blocks", a.max_blocks}, {"batch", a.batch},
+          {"force", a.force}};
+}
+
+void RunWrite(const WriteArgs& a, CommandContext& ctx) {
+  const std::string cmd = "write";
+  if (std::optional<int> code = RunInInstance(a.dir, a.rack, cmd, ArgsJson(a).dump())) {
+    ctx.exit_code = *code;
+    return;
+  }
+  absl::StatusOr<RackEnv> env = OpenRackEnv(a.dir, a.rack);
+  if (!env.ok()) return Fail(ctx, cmd, env.status());
+  Console console;
+  ctx.exit_code = RunWriteWorkload(*env, a, console);
+  const absl::Status closed = env->Close();
+  if (ctx.exit_code == 0 && !closed.ok()) Fail(ctx, cmd, closed);
 }
 
 }  // namespace
+
+int ServeWrite(lab::RackEnv& env, const std::string& request, pid_t /*client_pid*/,
+               Console& console) {
+  const nlohmann::json j = nlohmann::json::parse(request, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) {
+    return ReportFailure(console, "write",
+                         absl::InvalidArgumentError("the instance cannot read this request"));
+  }
+  WriteArgs a;
+  a.file = j.value("file", a.file);  // a field of the wrong type: the caller reports it
+  a.seed = j.value("seed", a.seed);
+  a.count = j.value("count", a.count);
+  a.block_size = j.value("block_size", a.block_size);
+  a.max_blocks = j.value("max_blocks", a.max_blocks);
+  a.batch = j.value("batch", a.batch);
+  a.force = j.value("force", a.force);
+  return RunWriteWorkload(env, a, console);
+}
 
 void RegisterWrite(CLI::App& app, CommandContext& ctx) {
   auto [w, args] = AddCommand<WriteArgs>(

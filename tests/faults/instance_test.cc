@@ -18,11 +18,14 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <iterator>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "cellsim/cli/write_workload.h"
 #include "faults/child_process.h"
 #include "gtest/gtest.h"
 #include "gmock/gmock.h"
@@ -299,9 +302,17 @@ TEST(Instance, ItsOptionsAndItsRackAreItsOwn) {
   r = Cellsim(tmp.File("e3"), {"instance", rack, "--lock-timeout", "0"});
   EXPECT_EQ(r.exit_code(), 1);
   EXPECT_THAT(r.err, HasSubstr("cellsim instance"));
-  r = Cellsim(tmp.File("e4"), {"rack", "info", rack, "--lock-timeout", "200ms"});
-  EXPECT_EQ(r.exit_code(), 1);
-  EXPECT_THAT(r.err, HasSubstr("cellsim instance"));
+  // A setting of the open database is the instance's too; the same value is
+  // no conflict.
+  r = Cellsim(tmp.File("e4"), {"sql", rack, "--all-objects-rows", "10", "-e",
+                               "select count(*) from all_objects"});
+  EXPECT_EQ(r.exit_code(), 2);
+  EXPECT_THAT(r.err, HasSubstr("--all-objects-rows 10: the instance serving"));
+  EXPECT_THAT(r.err, HasSubstr("opened its database with 70000"));
+  r = Cellsim(tmp.File("e4"), {"sql", rack, "--all-objects-rows", "70000", "-e",
+                               "select count(*) from all_objects"});
+  EXPECT_TRUE(r.ok()) << r.err;
+  EXPECT_THAT(r.out, ContainsRegex("\n *70000\n"));
   // asmcmd and cellcli run in the instance, beside its sessions, on its
   // open rack; their errors and exit codes reach the client.
   r = Cellsim(tmp.File("e5"), {"asmcmd", rack, "lsdg", "--suppressheader"});
@@ -333,6 +344,80 @@ TEST(Instance, ItsOptionsAndItsRackAreItsOwn) {
   EXPECT_THAT(s.Stderr(), HasSubstr("ORA-00904"));
   instance.Signal(SIGINT);
   EXPECT_EQ(WaitBriefly(instance), 0) << instance.Stderr();
+}
+
+// Parses "ack INDEX OFFSET LENGTH XXH64" (`cellsim write`).
+bool ParseWriteAck(const std::string& line, uint64_t* index, uint64_t* offset) {
+  std::istringstream in(line);
+  std::string word;
+  uint64_t length = 0;
+  return static_cast<bool>(in >> word >> *index >> *offset >> length) && word == "ack";
+}
+
+// `cp`'s copy of ASM file `file` out through the instance serving `rack`.
+std::vector<uint8_t> CopyOut(const TempDir& tmp, const std::string& rack, const std::string& file,
+                             const std::string& local) {
+  const CmdRun r = Cellsim(tmp.File("cp.err"), {"asmcmd", rack, "cp", file, local});
+  EXPECT_TRUE(r.ok()) << r.err;
+  std::ifstream in(local, std::ios::binary);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(Instance, WriteAndRackInfoAndRecoverRunInIt) {
+  TempDir tmp;
+  const std::string rack = MakeRack(tmp);
+  ChildProcess instance = StartInstance(rack, tmp.File("instance.err"), {"--standard-files"});
+  CmdRun r = Cellsim(tmp.File("e1"), {"sql", rack, "-e",
+                                      "create tablespace scratch datafile '+DATA' size 8m"});
+  ASSERT_TRUE(r.ok()) << r.err;
+  // rack info describes the rack the instance has open, and the instance.
+  r = Cellsim(tmp.File("e2"), {"rack", "info", rack});
+  ASSERT_TRUE(r.ok()) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("disk group +DATA"));
+  EXPECT_THAT(r.out, HasSubstr("database control files:"));
+  EXPECT_THAT(r.out, HasSubstr("instance: pid " + std::to_string(instance.pid())));
+  // rack recover has nothing to do: the instance's open recovered the rack.
+  r = Cellsim(tmp.File("e3"), {"rack", "recover", rack});
+  ASSERT_TRUE(r.ok()) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("is open in the instance (pid " + std::to_string(instance.pid())));
+
+  // A write workload runs in the instance until its client's Ctrl-C; what
+  // it acknowledged is what the file holds, then and after a restart. A
+  // data file the database keeps is refused there as on its own.
+  r = Cellsim(tmp.File("e4"), {"write", rack, "--file", "+DATA/ORCL/DATAFILE/SYSTEM.*"});
+  EXPECT_EQ(r.exit_code(), 1);
+  EXPECT_THAT(r.err, HasSubstr("refusing to write random data into a data file of tablespace "
+                               "SYSTEM"));
+  const std::string file = "+DATA/ORCL/DATAFILE/SCRATCH.*";
+  std::vector<uint8_t> expected = CopyOut(tmp, rack, file, tmp.File("before"));
+  ASSERT_FALSE(expected.empty());
+  ChildProcess w = CellsimChild({"write", rack, "--file", file, "--count", "0"},
+                                tmp.File("w.err"));
+  std::vector<std::pair<uint64_t, uint64_t>> acks;  // index, offset
+  while (auto line = w.ReadLine()) {
+    uint64_t index = 0, offset = 0;
+    ASSERT_TRUE(ParseWriteAck(*line, &index, &offset)) << *line;
+    ASSERT_EQ(index, acks.size());
+    acks.emplace_back(index, offset);
+    if (acks.size() == 200) w.Signal(SIGINT);
+  }
+  const int status = WaitBriefly(w);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 130) << DescribeWaitStatus(status);
+  EXPECT_THAT(w.Stderr(), HasSubstr("then a signal stopped them"));
+  ASSERT_GE(acks.size(), 200u);
+  const cli::WriteWorkloadSpec spec{.seed = 1, .file_size = expected.size()};
+  for (const auto& [index, offset] : acks) {
+    const cli::WorkloadWrite write = cli::MakeWorkloadWrite(spec, index);
+    ASSERT_EQ(write.offset, offset);
+    std::copy(write.data.begin(), write.data.end(), expected.begin() + write.offset);
+  }
+  EXPECT_TRUE(CopyOut(tmp, rack, file, tmp.File("after")) == expected);
+  instance.Signal(SIGTERM);
+  EXPECT_EQ(WaitBriefly(instance), 0) << instance.Stderr();
+  EXPECT_TRUE(CopyOut(tmp, rack, file, tmp.File("restarted")) == expected);
+  r = Cellsim(tmp.File("e5"), {"rack", "info", rack});  // on its own now: no instance
+  ASSERT_TRUE(r.ok()) << r.err;
+  EXPECT_THAT(r.out, Not(HasSubstr("instance: pid")));
 }
 
 }  // namespace

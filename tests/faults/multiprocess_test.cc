@@ -250,6 +250,7 @@ TEST(MultiProcess, WaitingNamesTheHolderAndGivesUpAfterTheTimeout) {
   CmdRun r = Cellsim(tmp.File("e1"), {"asmcmd", rack, "-e", "lsdg", "--lock-timeout", "300ms"});
   EXPECT_EQ(r.exit_code(), 1);
   EXPECT_THAT(r.err, HasSubstr("waiting up to 300ms for the read lock"));
+  EXPECT_THAT(r.err, HasSubstr("start `cellsim instance " + rack + "`"));  // the way out
   EXPECT_THAT(r.err, HasSubstr(me));
   EXPECT_THAT(r.err, HasSubstr("gave up waiting for the read lock after 0.3 s"));
   // A writer with --lock-timeout 0 fails at once.
