@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "cellsim/db/database.h"
@@ -37,7 +38,10 @@ absl::StatusOr<std::string> ReadAll(int fd, Interrupts& interrupts) {
   }
 }
 
-FdOStream::Buf::Buf(int fd) : fd_(fd) { setp(buf_.data(), buf_.data() + buf_.size()); }
+FdOStream::Buf::Buf(int fd, std::function<void(int)> on_broken)
+    : fd_(fd), on_broken_(std::move(on_broken)) {
+  setp(buf_.data(), buf_.data() + buf_.size());
+}
 
 bool FdOStream::Buf::Drain() {
   const char* p = pbase();
@@ -45,7 +49,9 @@ bool FdOStream::Buf::Drain() {
     const ssize_t n = ::write(fd_, p, static_cast<size_t>(pptr() - p));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {  // the reader is gone: what is left has nowhere to go
+      const int error = n < 0 ? errno : EPIPE;
       setp(buf_.data(), buf_.data() + buf_.size());
+      if (on_broken_ != nullptr) std::exchange(on_broken_, nullptr)(error);
       return false;
     }
     p += n;
@@ -65,7 +71,10 @@ FdOStream::Buf::int_type FdOStream::Buf::overflow(int_type c) {
   return traits_type::not_eof(c);
 }
 
-FdOStream::FdOStream(int fd) : std::ostream(nullptr), buf_(fd) { rdbuf(&buf_); }
+FdOStream::FdOStream(int fd, std::function<void(int)> on_broken)
+    : std::ostream(nullptr), buf_(fd, std::move(on_broken)) {
+  rdbuf(&buf_);
+}
 
 FdOStream::~FdOStream() { buf_.pubsync(); }
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <functional>
 #include <iostream>
 #include <ostream>
 #include <streambuf>
@@ -47,11 +48,12 @@ absl::StatusOr<std::string> ReadAll(int fd, Interrupts& interrupts);
 
 // An output stream on a descriptor it does not own, buffered until a flush
 // (std::flush, std::endl) or 4 KiB. A write that fails (the reader is gone:
-// EPIPE) sets badbit; nothing raises SIGPIPE (a process writing to its
-// clients' descriptors ignores it: IgnoreSigpipe).
+// EPIPE) sets badbit and calls `on_broken` (if given) once with its errno;
+// nothing raises SIGPIPE (a process writing to its clients' descriptors
+// ignores it).
 class FdOStream : public std::ostream {
  public:
-  explicit FdOStream(int fd);
+  explicit FdOStream(int fd, std::function<void(int error)> on_broken = nullptr);
   ~FdOStream() override;
   FdOStream(const FdOStream&) = delete;
   FdOStream& operator=(const FdOStream&) = delete;
@@ -59,13 +61,14 @@ class FdOStream : public std::ostream {
  private:
   class Buf : public std::streambuf {
    public:
-    explicit Buf(int fd);
+    Buf(int fd, std::function<void(int)> on_broken);
     int sync() override;
     int_type overflow(int_type c) override;
 
    private:
     bool Drain();
     const int fd_;
+    std::function<void(int)> on_broken_;  // reset once called
     std::array<char, 4096> buf_{};
   };
   Buf buf_;

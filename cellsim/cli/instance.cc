@@ -335,7 +335,12 @@ void Serve(lab::RackEnv& env, const InstanceArgs& instance, Client& c) {
         "session {}: no request came (the client gave up, or is not a cellsim client)\n", c.id);
   }
   if (received) {
-    FdOStream out(fds[1]), err(fds[2]);
+    // Output nobody reads any more (`cellsim sql ... | head`) ends the
+    // session as SIGPIPE ends a process writing it.
+    const auto broken = [&c](int error) {
+      if (error == EPIPE) c.interrupts.Raise(SIGPIPE);
+    };
+    FdOStream out(fds[1], broken), err(fds[2], broken);
     // A field of the wrong type is the client's error, not the instance's end.
     const auto field = [&request](const char* key, const auto& otherwise) {
       using T = std::decay_t<decltype(otherwise)>;

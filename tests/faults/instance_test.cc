@@ -200,6 +200,20 @@ TEST(Instance, CtrlCAndAKilledClientEndOnlyTheirOwnWork) {
   EXPECT_THAT(b_out, HasSubstr("\n11\n"));  // 1 + 10: neither 2 nor 50 stayed
   EXPECT_THAT(instance.Stderr(), HasSubstr("ended (exit 130)"));
   EXPECT_FALSE(instance.Exited()) << instance.Stderr();
+
+  // A client whose output nobody reads any more (`| head`) ends as SIGPIPE
+  // ends a `cellsim sql` on its own: the statements after are not run.
+  std::ofstream(tmp.File("long.sql")) << "select level from dual connect by level <= 200000;\n"
+                                         "update t set x = 99;\ncommit;\n";
+  std::ofstream(tmp.File("pipe.sh"))
+      << "'" << CELLSIM_BIN << "' sql '" << rack << "' -f '" << tmp.File("long.sql")
+      << "' 2>/dev/null | head -c 10 >/dev/null\necho ${PIPESTATUS[0]}\n";
+  r = RunToEnd({"/bin/bash", tmp.File("pipe.sh")}, tmp.File("pipe.err"));
+  ASSERT_TRUE(r.ok()) << r.err;
+  EXPECT_EQ(r.out, std::to_string(128 + SIGPIPE) + "\n");
+  r = Cellsim(tmp.File("e3"), {"sql", rack, "-e", "select x from t"});
+  EXPECT_THAT(r.out, HasSubstr("\n11\n"));  // not 99
+  EXPECT_FALSE(instance.Exited()) << instance.Stderr();
 }
 
 TEST(Instance, ShutdownImmediateAndKillNineKeepOnlyCommittedWork) {
