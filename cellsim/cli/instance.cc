@@ -234,21 +234,32 @@ class ClientInterrupts final : public Interrupts {
   explicit ClientInterrupts(int socket) : socket_(socket) {}
   const CancelFlag* flag() const override { return &flag_; }
   int signal() const override { return signal_.load(std::memory_order_relaxed); }
+  std::string cause() const override {
+    const char* cause = cause_.load();
+    return cause != nullptr ? cause : "a signal";
+  }
   void Forget() override {
     signal_.store(0, std::memory_order_relaxed);
+    cause_.store(nullptr);
     flag_.Reset();
     const char m = kForgotMsg;
     (void)SendAll(socket_, &m, 1);
   }
-  void Raise(int sig) {
+  // `cause` (a literal) names the sender when it is not the client's own
+  // signal.
+  void Raise(int sig, const char* cause = nullptr) {
     int expected = 0;
-    if (signal_.compare_exchange_strong(expected, sig, std::memory_order_relaxed)) flag_.Cancel();
+    if (signal_.compare_exchange_strong(expected, sig, std::memory_order_relaxed)) {
+      cause_.store(cause);
+      flag_.Cancel();
+    }
   }
 
  private:
   const int socket_;
   CancelFlag flag_;
   std::atomic<int> signal_{0};
+  std::atomic<const char*> cause_{nullptr};
 };
 
 // One client's run: its socket, its interrupts and the thread serving it.
@@ -338,7 +349,7 @@ void Serve(lab::RackEnv& env, const InstanceArgs& instance, Client& c) {
     // Output nobody reads any more (`cellsim sql ... | head`) ends the
     // session as SIGPIPE ends a process writing it.
     const auto broken = [&c](int error) {
-      if (error == EPIPE) c.interrupts.Raise(SIGPIPE);
+      if (error == EPIPE) c.interrupts.Raise(SIGPIPE, "its closed output (SIGPIPE)");
     };
     FdOStream out(fds[1], broken), err(fds[2], broken);
     // A field of the wrong type is the client's error, not the instance's end.
@@ -353,6 +364,7 @@ void Serve(lab::RackEnv& env, const InstanceArgs& instance, Client& c) {
                     .interrupts = &c.interrupts, .cwd = field("cwd", std::string())};
     using ServeFn = int (*)(lab::RackEnv&, const std::string&, pid_t, Console&);
     const std::string command = field("command", std::string());
+    std::cerr << fmt::format("session {}: cellsim {:.40}\n", c.id, command);
     const ServeFn serve = command == "sql"       ? ServeSql
                           : command == "asmcmd"  ? ServeAsmcmd
                           : command == "cellcli" ? ServeCellCli
@@ -513,7 +525,7 @@ void RunInstance(const InstanceArgs& a, CommandContext& ctx) {
   for (auto& c : clients) {
     if (c->done.load()) continue;  // ended on its own: not the shutdown's
     c->shut_down.store(true);      // before the signal its session answers
-    c->interrupts.Raise(SIGTERM);
+    c->interrupts.Raise(SIGTERM, "SHUTDOWN IMMEDIATE");
     ++cancelled;
   }
   std::cerr << fmt::format("Instance {}: shutting down (SHUTDOWN IMMEDIATE): {} session(s) "

@@ -43,6 +43,8 @@ class Interrupts {
   virtual void Forget() = 0;
   // 128 + signal() (the shell's convention), or 1 when none arrived.
   int ExitCode() const { return signal() == 0 ? 1 : 128 + signal(); }
+  // What sent it, for messages ("ended by a signal at the SQL> prompt").
+  virtual std::string cause() const { return "a signal"; }
 };
 
 // The process's signals: InterruptFlag(), InterruptSignal(), ForgetInterrupt().

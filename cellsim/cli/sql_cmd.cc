@@ -752,7 +752,8 @@ int FinishRun(const SqlWork& w, const ScriptRun& run, const absl::Status& report
   // A signal after the last statement committed (even while the rack closed)
   // cannot undo anything, but the command still reports it.
   if (c.interrupts->flag()->cancelled()) {
-    *c.err << (w.interactive ? "cellsim sql: ended by a signal at the SQL> prompt\n"
+    *c.err << (w.interactive ? "cellsim sql: ended by " + c.interrupts->cause() +
+                                   " at the SQL> prompt\n"
                              : "cellsim sql: interrupted after the last statement completed "
                                "(nothing to undo)\n")
            << std::flush;

@@ -192,8 +192,9 @@ int RunWriteWorkload(RackEnv& env, const WriteArgs& a, Console& console) {
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   *console.err << fmt::format("{} writes ({}) acknowledged in {:.2f} s{}\n", done,
                               FormatBytes(bytes), s,
-                              console.interrupts->signal() != 0 ? ", then a signal stopped them"
-                                                                : "")
+                              console.interrupts->signal() != 0
+                                  ? ", then " + console.interrupts->cause() + " stopped them"
+                                  : std::string())
                << std::flush;
   return console.interrupts->signal() != 0 ? console.interrupts->ExitCode() : 0;
 }

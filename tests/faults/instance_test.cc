@@ -229,10 +229,12 @@ TEST(Instance, ShutdownImmediateAndKillNineKeepOnlyCommittedWork) {
   instance.Signal(SIGTERM);  // SHUTDOWN IMMEDIATE: A's transaction is rolled back
   int status = WaitBriefly(a);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << DescribeWaitStatus(status);
+  EXPECT_THAT(a.Stderr(), HasSubstr("ended by SHUTDOWN IMMEDIATE at the SQL> prompt"));
   EXPECT_THAT(a.Stderr(), HasSubstr("ORA-01089"));
   status = WaitBriefly(instance);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << instance.Stderr();
   EXPECT_THAT(instance.Stderr(), HasSubstr("rolled back"));
+  EXPECT_THAT(instance.Stderr(), HasSubstr(": cellsim sql\n"));  // each session's command
 
   // No instance: `cellsim sql` opens the rack itself, and finds x = 1.
   r = Cellsim(tmp.File("e2"), {"sql", rack, "-e", "select x from t"});
