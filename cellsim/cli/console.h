@@ -35,6 +35,12 @@ struct Console {
   int err_fd = STDERR_FILENO;      // `err`'s descriptor: the progress bar draws there
   Interrupts* interrupts = &ProcessInterrupts();
   std::string cwd;  // where relative paths (@script) start; "": the process's own folder
+  // Asks the instance for SHUTDOWN `mode` (NORMAL, IMMEDIATE, TRANSACTIONAL
+  // or ABORT), for a session `cellsim instance` serves: an error when it
+  // cannot (ORA-01090: another is under way), else the session ends its run
+  // and the instance does the rest once it has (and says so to its client).
+  // Empty on its own: the run's caller closes the database itself.
+  std::function<absl::Status(const std::string& mode)> shutdown;
 };
 
 // `status`'s message on the console's error stream as a command's error

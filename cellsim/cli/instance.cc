@@ -18,6 +18,7 @@
 #include <thread>
 #include <type_traits>
 
+#include "cellsim/base/mutex.h"
 #include "cellsim/cli/commands.h"
 #include "cellsim/cli/console.h"
 #include "cellsim/cli/interrupt.h"
@@ -279,6 +280,85 @@ struct Client {
   std::thread thread;
 };
 
+// A session's SHUTDOWN, shared by the sessions' threads and the main loop.
+// The session asks (Request) from its statement, ends its run, and says so
+// (Ended); from then on new sessions are refused (ORA-01090). NORMAL: the
+// main loop waits for the other sessions to end; IMMEDIATE: it cancels
+// them; both then close the database and tell the session's thread
+// (Closed), which tells its client. ABORT: the session's thread ends the
+// process once its client has its exit code (as kill -9: the next open
+// recovers).
+class ShutdownRequest {
+ public:
+  // From session `by`'s statement: OK, or why not.
+  absl::Status Request(const Client* by, const std::string& mode) {
+    MutexLock l(&mu_);
+    if (by_ != nullptr || begun_) {
+      return absl::FailedPreconditionError(
+          "ORA-01090: shutdown in progress - connection is not permitted");
+    }
+    if (mode == "TRANSACTIONAL") {
+      return absl::UnimplementedError(
+          "SHUTDOWN TRANSACTIONAL: cellsim's instance does not wait for the other sessions' "
+          "transactions one by one: SHUTDOWN NORMAL waits for the sessions to end, IMMEDIATE "
+          "rolls their transactions back");
+    }
+    by_ = by;
+    mode_ = mode;
+    return absl::OkStatus();
+  }
+  // From session `c`'s thread once its run has ended (its db::Session is
+  // gone): the mode it asked for ("" if none).
+  std::string Ended(const Client* c) {
+    MutexLock l(&mu_);
+    if (by_ != c) return "";
+    ended_ = true;
+    return mode_;
+  }
+  // From the asking session's thread: the close's status, once closed.
+  absl::Status WaitClosed() {
+    MutexLock l(&mu_);
+    while (!closed_.has_value()) done_.Wait(&mu_);
+    return *closed_;
+  }
+  // Whether a shutdown was asked for: new sessions are refused.
+  bool asked() const {
+    MutexLock l(&mu_);
+    return by_ != nullptr || begun_;
+  }
+  // NORMAL or IMMEDIATE asked by `*by` whose run has ended (else ""), for
+  // the main loop.
+  std::string pending(const Client** by) const {
+    MutexLock l(&mu_);
+    *by = by_;
+    return mode_ == "ABORT" || !ended_ ? "" : mode_;
+  }
+  // From the main loop, once it shuts down: later requests are refused; the
+  // session that asked for NORMAL or IMMEDIATE (null: none, a signal) and
+  // its mode ("" for a signal's IMMEDIATE).
+  const Client* Begin(std::string* mode) {
+    MutexLock l(&mu_);
+    begun_ = true;
+    *mode = mode_ == "ABORT" ? "" : mode_;
+    return mode_ == "ABORT" ? nullptr : by_;
+  }
+  // From the main loop: the database is closed; the session that asked goes on.
+  void Closed(const absl::Status& status) {
+    MutexLock l(&mu_);
+    closed_ = status;
+    done_.SignalAll();
+  }
+
+ private:
+  mutable Mutex mu_;
+  CondVar done_;
+  const Client* by_ ABSL_GUARDED_BY(mu_) = nullptr;
+  std::string mode_ ABSL_GUARDED_BY(mu_);
+  bool begun_ ABSL_GUARDED_BY(mu_) = false;
+  bool ended_ ABSL_GUARDED_BY(mu_) = false;  // by_'s run has ended
+  std::optional<absl::Status> closed_ ABSL_GUARDED_BY(mu_);
+};
+
 // Receives the client's descriptors and request. False: a client that
 // spoke no cellsim (or too slowly).
 bool ReceiveRequest(int sock, int fds[3], nlohmann::json* request) {
@@ -335,10 +415,12 @@ std::string InstanceSettingGiven(const std::string& request, const InstanceArgs&
 
 // Serves one client on its own thread: its command (`cellsim sql`: a
 // session of env.db), then its exit code.
-void Serve(lab::RackEnv& env, const InstanceArgs& instance, Client& c) {
+void Serve(lab::RackEnv& env, const InstanceArgs& instance, ShutdownRequest& shutdown,
+           Client& c) {
   int fds[3] = {-1, -1, -1};
   nlohmann::json request;
   int code = kExitUsage;
+  std::string shutdown_mode;  // the SHUTDOWN this session asked for
   const bool received = ReceiveRequest(c.socket, fds, &request);
   c.reading.store(received);
   if (!received) {
@@ -361,7 +443,18 @@ void Serve(lab::RackEnv& env, const InstanceArgs& instance, Client& c) {
       return fits ? it->template get<T>() : otherwise;
     };
     Console console{.in = fds[0], .out = &out, .err = &err, .err_fd = fds[2],
-                    .interrupts = &c.interrupts, .cwd = field("cwd", std::string())};
+                    .interrupts = &c.interrupts, .cwd = field("cwd", std::string()),
+                    .shutdown = [&shutdown, &c](const std::string& mode) {
+                      absl::Status asked = shutdown.Request(&c, mode);
+                      if (asked.ok()) {
+                        std::cerr << fmt::format("session {}: SHUTDOWN {}{}\n", c.id, mode,
+                                                 mode == "NORMAL"
+                                                     ? " (new sessions are refused; waiting "
+                                                       "for the others to end)"
+                                                     : "");
+                      }
+                      return asked;
+                    }};
     using ServeFn = int (*)(lab::RackEnv&, const std::string&, pid_t, Console&);
     const std::string command = field("command", std::string());
     std::cerr << fmt::format("session {}: cellsim {:.40}\n", c.id, command);
@@ -373,7 +466,11 @@ void Serve(lab::RackEnv& env, const InstanceArgs& instance, Client& c) {
                           : command == "rack recover" ? ServeRackRecover
                           : command == "write"   ? ServeWrite
                                                  : nullptr;
-    if (field("version", 0) != kWireVersion || serve == nullptr) {
+    if (shutdown.asked()) {
+      code = ReportFailure(console, command,
+                           absl::FailedPreconditionError(
+                               "ORA-01090: shutdown in progress - connection is not permitted"));
+    } else if (field("version", 0) != kWireVersion || serve == nullptr) {
       err << fmt::format("cellsim: the instance (cellsim of wire version {}) cannot run this "
                          "client's request: stop it, or use the cellsim that started it\n",
                          kWireVersion)
@@ -397,6 +494,13 @@ void Serve(lab::RackEnv& env, const InstanceArgs& instance, Client& c) {
             << std::flush;
         code = kExitFailure;
       }
+      // This session's SHUTDOWN: its run has ended, so the instance does it.
+      shutdown_mode = shutdown.Ended(&c);
+      if (!shutdown_mode.empty() && shutdown_mode != "ABORT") {
+        const absl::Status closed = shutdown.WaitClosed();
+        if (!closed.ok()) code = ReportFailure(console, command, closed);
+      }
+      if (code == 0 && !shutdown_mode.empty()) out << ShutdownFeedback(shutdown_mode);
     }
     out.flush();
     err.flush();
@@ -407,6 +511,14 @@ void Serve(lab::RackEnv& env, const InstanceArgs& instance, Client& c) {
   std::memcpy(m + 1, &code32, sizeof code32);
   (void)SendAll(c.socket, m, sizeof m);
   std::cerr << fmt::format("session {}: ended (exit {})\n", c.id, code);
+  if (shutdown_mode == "ABORT") {  // as kill -9: nothing closed, the next open recovers
+    unlink(InstanceSocketPath(instance.dir).c_str());
+    std::cerr << fmt::format("Instance ended by SHUTDOWN ABORT (session {}): the next open of {} "
+                             "runs instance recovery.\n",
+                             c.id, instance.dir)
+              << std::flush;
+    _exit(0);
+  }
   c.done.store(true);
 }
 
@@ -450,11 +562,26 @@ void ReadClient(Client& c) {
   c.reading.store(false);
 }
 
-// Accepts clients and watches them until the instance's own signal.
-void ServeUntilShutdown(lab::RackEnv& env, const InstanceArgs& instance, int listener,
+// Whether a session's SHUTDOWN ends the main loop now: IMMEDIATE at once,
+// NORMAL once every other session has ended.
+bool ShutdownDue(const ShutdownRequest& shutdown,
+                 const std::list<std::unique_ptr<Client>>& clients) {
+  const Client* by = nullptr;
+  const std::string mode = shutdown.pending(&by);
+  if (mode != "NORMAL") return mode == "IMMEDIATE";
+  for (const auto& c : clients) {
+    if (c.get() != by && !c->done.load()) return false;
+  }
+  return true;
+}
+
+// Accepts clients and watches them until the instance's own signal or a
+// session's SHUTDOWN.
+void ServeUntilShutdown(lab::RackEnv& env, const InstanceArgs& instance,
+                        ShutdownRequest& shutdown, int listener,
                         std::list<std::unique_ptr<Client>>& clients) {
   int next_id = 1;
-  while (!InterruptFlag()->cancelled()) {
+  while (!InterruptFlag()->cancelled() && !ShutdownDue(shutdown, clients)) {
     std::vector<pollfd> pf{{listener, POLLIN, 0}};
     std::vector<Client*> polled;
     for (auto it = clients.begin(); it != clients.end();) {
@@ -487,7 +614,7 @@ void ServeUntilShutdown(lab::RackEnv& env, const InstanceArgs& instance, int lis
     std::cerr << fmt::format("session {}: pid {} connected\n", c->id, peer.pid);
     Client& ref = *c;
     c->thread = std::thread(
-        [&env, &instance, &ref] { Serve(env, instance, ref); });
+        [&env, &instance, &shutdown, &ref] { Serve(env, instance, shutdown, ref); });
     clients.push_back(std::move(c));
   }
 }
@@ -518,22 +645,34 @@ void RunInstance(const InstanceArgs& a, CommandContext& ctx) {
       "info {}` run in it. Ctrl-C or kill {} shuts it down (SHUTDOWN IMMEDIATE).\n",
       env->db->name(), getpid(), env->io.ClockDescription(), a.dir, getpid());
   std::list<std::unique_ptr<Client>> clients;
-  ServeUntilShutdown(*env, a, listener, clients);
+  ShutdownRequest shutdown;
+  ServeUntilShutdown(*env, a, shutdown, listener, clients);
   close(listener);
   unlink(InstanceSocketPath(a.dir).c_str());
+  std::string mode;
+  const Client* by = shutdown.Begin(&mode);  // the session that asked, which goes on
   size_t cancelled = 0;
   for (auto& c : clients) {
-    if (c->done.load()) continue;  // ended on its own: not the shutdown's
-    c->shut_down.store(true);      // before the signal its session answers
+    if (c.get() == by || c->done.load()) continue;  // ended on its own: not the shutdown's
+    c->shut_down.store(true);  // before the signal its session answers
     c->interrupts.Raise(SIGTERM, "SHUTDOWN IMMEDIATE");
     ++cancelled;
   }
-  std::cerr << fmt::format("Instance {}: shutting down (SHUTDOWN IMMEDIATE): {} session(s) "
-                           "cancelled, their open transactions rolled back\n",
-                           env->db->name(), cancelled);
-  for (auto& c : clients) c->thread.join();
-  clients.clear();
+  std::cerr << fmt::format("Instance {}: shutting down ({}): {} session(s) cancelled, their open "
+                           "transactions rolled back\n",
+                           env->db->name(),
+                           by == nullptr ? std::string("SHUTDOWN IMMEDIATE")
+                                         : fmt::format("SHUTDOWN {} by session {}", mode, by->id),
+                           cancelled);
+  for (auto& c : clients) {
+    if (c.get() != by) c->thread.join();
+  }
   const absl::Status closed = env->Close();
+  shutdown.Closed(closed);  // the session that asked says so, or the close's error
+  for (auto& c : clients) {
+    if (c.get() == by) c->thread.join();
+  }
+  clients.clear();
   if (!closed.ok()) return Fail(ctx, cmd, closed);
   std::cerr << fmt::format("Instance shut down: the rack in {} is closed.\n", a.dir);
   ctx.exit_code = 0;  // stopping it by a signal is how it ends

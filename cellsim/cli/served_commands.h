@@ -31,6 +31,10 @@ std::optional<RackEnv> OpenRackAndDatabase(const std::string& dir, const RackOpt
                                            const std::string& command, CommandContext& ctx,
                                            const std::function<absl::Status()>& between = nullptr);
 
+// What SQL*Plus prints once SHUTDOWN `mode` is done ("Database closed.
+// ...", or for ABORT "ORACLE instance shut down.").
+std::string ShutdownFeedback(const std::string& mode);
+
 // What opening `db` did, as `cellsim sql` says it: "Database ORCL created
 // ...", the standard files asked for too late, each recovery action.
 void ReportOpen(const db::Database& db, bool created, bool standard_files, std::ostream& out);

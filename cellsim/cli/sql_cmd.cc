@@ -151,6 +151,31 @@ absl::StatusOr<std::optional<ErrorAction>> ParseExit(std::string_view text) {
   return a;
 }
 
+// Parses SQL*Plus's `SHUTDOWN [NORMAL | IMMEDIATE | TRANSACTIONAL [LOCAL] |
+// ABORT]` (any case): its mode (NORMAL when none is given). STARTUP is
+// ORA-01081 (the database is open). nullopt: neither.
+absl::StatusOr<std::optional<std::string>> ParseShutdown(std::string_view text) {
+  std::vector<std::string> w = Words(text, true);
+  if (!w.empty() && !w.back().empty() && w.back().back() == ';') w.back().pop_back();
+  if (!w.empty() && w.back().empty()) w.pop_back();
+  if (w.empty()) return std::nullopt;
+  if (w[0] == "STARTUP") {
+    return absl::FailedPreconditionError(
+        "ORA-01081: cannot start already-running ORACLE - shut it down first");
+  }
+  if (w[0] != "SHUTDOWN") return std::nullopt;
+  const std::string mode = w.size() > 1 ? w[1] : "NORMAL";
+  const bool local = w.size() == 3 && mode == "TRANSACTIONAL" && w[2] == "LOCAL";
+  if ((w.size() > 2 && !local) ||
+      (mode != "NORMAL" && mode != "IMMEDIATE" && mode != "TRANSACTIONAL" && mode != "ABORT")) {
+    return absl::InvalidArgumentError(fmt::format(
+        "SP2-0717: illegal SHUTDOWN option: {} (SHUTDOWN [NORMAL | IMMEDIATE | TRANSACTIONAL "
+        "[LOCAL] | ABORT])",
+        std::string(text)));
+  }
+  return mode;
+}
+
 absl::Status ParseExitOptions(const std::vector<std::string>& w, size_t i, ErrorAction* out) {
   ErrorAction& a = *out;
   a.finish = a.exit ? "commit" : "";  // SQL*Plus: EXIT commits unless told; CONTINUE does nothing
@@ -340,6 +365,7 @@ struct ScriptRun {
   ErrorAction on_error;  // cellsim's default: stop at the first error
   size_t continued = 0;  // statements that failed under WHENEVER SQLERROR CONTINUE
   std::optional<int> exited;  // the code of the EXIT / QUIT that ended the run
+  std::string shutdown;       // the SHUTDOWN mode that ended it, to do after it (on its own)
   bool autocommit = false;    // SET AUTOCOMMIT ON: a commit after each statement
   lab::SqlPlusSettings display;  // SET TIMING, SET AUTOTRACE
   bool interactive = false;   // at a SQL> prompt: an error is printed alone
@@ -446,6 +472,41 @@ absl::StatusOr<std::optional<NestedRun>> NestedScript(std::string_view text, con
   return run;
 }
 
+// SQL*Plus's EXIT / QUIT (the transaction committed or rolled back first)
+// and SHUTDOWN (refused in a transaction: ORA-01097; an instance's is asked
+// for now, through the console, and a run on its own does it once it has
+// ended: RunSql): true when `text` ended the run (run->failure set when
+// EXIT's COMMIT or ROLLBACK failed), false when it is neither; an error: the
+// command's, as a failed statement's.
+absl::StatusOr<bool> RunEndingCommand(db::Session& session, const std::string& text,
+                                      ScriptRun* run) {
+  absl::StatusOr<std::optional<ErrorAction>> exit = ParseExit(text);
+  if (!exit.ok()) return exit.status();
+  if (exit->has_value()) {
+    absl::StatusOr<db::StatementResult> finished = session.Execute((*exit)->finish);
+    if (!finished.ok()) {
+      run->failure = finished.status();
+      return true;
+    }
+    run->exited = (*exit)->exit_code;
+    return true;
+  }
+  absl::StatusOr<std::optional<std::string>> shutdown = ParseShutdown(text);
+  if (!shutdown.ok()) return shutdown.status();
+  if (!shutdown->has_value()) return false;
+  if (session.InTransaction()) {
+    return absl::FailedPreconditionError(
+        "ORA-01097: cannot shutdown while in a transaction - commit or rollback first");
+  }
+  Console& c = *run->console;
+  if (c.shutdown != nullptr) {
+    if (absl::Status asked = c.shutdown(**shutdown); !asked.ok()) return asked;
+  }
+  run->shutdown = **shutdown;
+  run->exited = 0;
+  return true;
+}
+
 // Runs `statements` in `session` in order, printing each one's feedback; a
 // WHENEVER SQLERROR command changes what an error does from there on; @
 // puts a script's statements in its place (in `statements` and `origins`).
@@ -484,20 +545,16 @@ void RunStatements(db::Session& session, std::vector<std::string>& statements,
       if (!nested.ok()) whenever = nested.status();
     }
     if (whenever.ok()) {
-      absl::StatusOr<std::optional<ErrorAction>> exit = ParseExit(statements[i]);
-      if (exit.ok() && exit->has_value()) {
-        // The run ends here; what it did is committed (or rolled back) first.
-        absl::StatusOr<db::StatementResult> finished = session.Execute((*exit)->finish);
-        if (!finished.ok()) {
-          run->failure = finished.status();
+      // EXIT, QUIT or SHUTDOWN: the run ends here (or the command failed).
+      absl::StatusOr<bool> ended = RunEndingCommand(session, statements[i], run);
+      if (ended.ok() && *ended) {
+        if (!run->failure.ok()) {  // EXIT's COMMIT failed: the run ends with it
           run->failed_index = i;
           run->failed_text = statements[i];
-          return;
         }
-        run->exited = (*exit)->exit_code;
         return;
       }
-      if (!exit.ok()) whenever = exit.status();
+      if (!ended.ok()) whenever = ended.status();
     }
     if (whenever.ok()) {
       absl::StatusOr<std::optional<DisplayCommand>> display = ParseDisplayCommand(statements[i]);
@@ -801,11 +858,22 @@ void RunSql(const SqlArgs& a, CommandContext& ctx) {
   run.console = &console;
   absl::Status reported;
   RunSession(*env->db, *env->io.clock, a, *work, /*client_pid=*/std::nullopt, &run, &reported);
+  if (run.shutdown == "ABORT") {  // as kill -9: nothing is closed, the next open recovers
+    std::cout << ShutdownFeedback(run.shutdown) << std::flush;
+    std::cerr << std::flush;
+    _exit(0);
+  }
   const absl::Status closed = env->Close();
+  if (!run.shutdown.empty() && closed.ok()) std::cout << ShutdownFeedback(run.shutdown) << std::flush;
   ctx.exit_code = FinishRun(*work, run, reported, closed);
 }
 
 }  // namespace
+
+std::string ShutdownFeedback(const std::string& mode) {
+  return mode == "ABORT" ? "ORACLE instance shut down.\n"
+                         : "Database closed.\nDatabase dismounted.\nORACLE instance shut down.\n";
+}
 
 std::optional<RackEnv> OpenRackAndDatabase(const std::string& dir, const RackOptions& rack,
                                            const DatabaseFlags& flags,

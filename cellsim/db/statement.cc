@@ -174,13 +174,14 @@ bool IsSqlPlusCommandStart(std::string_view text) {
   for (std::string_view word : {"START", "SHOW", "WHENEVER", "ARCHIVE", "EXIT", "QUIT", "DESC", "DESCRIBE",
                                 "SET", "PROMPT", "COLUMN", "COL", "SPOOL", "REM", "REMARK",
                                 "TTITLE", "BTITLE", "BREAK", "CLEAR", "PAUSE", "DEFINE", "DEF",
-                                "UNDEFINE", "UNDEF"}) {
+                                "UNDEFINE", "UNDEF", "SHUTDOWN", "STARTUP"}) {
     if (text.size() < word.size() || internal::Upper(text.substr(0, word.size())) != word) continue;
     if (text.size() > word.size() && std::isspace(static_cast<unsigned char>(text[word.size()]))) {
       return true;
     }
     const bool alone_ok = word == "EXIT" || word == "QUIT" || word == "PROMPT" || word == "PAUSE" ||
-                          word == "DEFINE" || word == "DEF";
+                          word == "DEFINE" || word == "DEF" || word == "SHUTDOWN" ||
+                          word == "STARTUP";
     if (alone_ok && (text.size() == word.size() || text[word.size()] == ';')) return true;
   }
   return false;

@@ -362,6 +362,76 @@ TEST(Instance, ItsOptionsAndItsRackAreItsOwn) {
   EXPECT_EQ(WaitBriefly(instance), 0) << instance.Stderr();
 }
 
+// SQL*Plus's SHUTDOWN from a session: IMMEDIATE rolls the others back and
+// closes; NORMAL waits for them to end, refusing new ones (ORA-01090);
+// ABORT ends the instance as kill -9 does (the next open recovers); a
+// session in a transaction may not (ORA-01097). On its own the same.
+TEST(Instance, ASessionShutsTheInstanceDown) {
+  TempDir tmp;
+  const std::string rack = MakeRack(tmp);
+  ChildProcess instance = StartInstance(rack, tmp.File("i1.err"), {"--standard-files"});
+  CmdRun r = MakeTableT(tmp, rack);
+  ASSERT_TRUE(r.ok()) << r.err;
+  r = Cellsim(tmp.File("e1"), {"sql", rack, "-e", "insert into t values (2, 2)", "-e", "shutdown"});
+  EXPECT_EQ(r.exit_code(), 1);
+  EXPECT_THAT(r.err, HasSubstr("ORA-01097"));
+  ChildProcess a = CellsimChild({"sql", rack, "-i"}, tmp.File("a.err"), /*stdin_pipe=*/true);
+  ASSERT_TRUE(a.ReadUntil("SQL> ")) << a.Stderr();
+  ASSERT_TRUE(a.WriteStdin("update t set x = 99;\n"));
+  ASSERT_TRUE(a.ReadUntil("SQL> ")) << a.Stderr();
+  r = Cellsim(tmp.File("e2"), {"sql", rack, "-e", "shutdown immediate"});
+  EXPECT_TRUE(r.ok()) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Database closed.\nDatabase dismounted.\nORACLE instance shut down."));
+  int status = WaitBriefly(a);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << DescribeWaitStatus(status);
+  EXPECT_THAT(a.Stderr(), HasSubstr("ORA-01089"));
+  EXPECT_EQ(WaitBriefly(instance), 0) << instance.Stderr();
+  EXPECT_THAT(instance.Stderr(), HasSubstr("SHUTDOWN IMMEDIATE by session"));
+
+  // NORMAL waits for the other session, and refuses a new one meanwhile.
+  ChildProcess second = StartInstance(rack, tmp.File("i2.err"));
+  ChildProcess b = CellsimChild({"sql", rack, "-i"}, tmp.File("b.err"), /*stdin_pipe=*/true);
+  ASSERT_TRUE(b.ReadUntil("SQL> ")) << b.Stderr();
+  ChildProcess n = CellsimChild({"sql", rack, "-e", "shutdown normal"}, tmp.File("n.err"));
+  ASSERT_TRUE(WaitUntil([&] {
+    return n.Exited() || second.Stderr().find("session 2: SHUTDOWN NORMAL") != std::string::npos;
+  }));
+  r = Cellsim(tmp.File("e3"), {"sql", rack, "-e", "select 1 from dual"});
+  EXPECT_EQ(r.exit_code(), 1);
+  EXPECT_THAT(r.err, HasSubstr("ORA-01090"));
+  EXPECT_FALSE(n.Exited()) << n.Stderr();  // still waiting for B
+  b.CloseStdin();                            // B ends its session
+  EXPECT_EQ(WaitBriefly(b), 0) << b.Stderr();
+  status = WaitBriefly(n);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << n.Stderr();
+  EXPECT_THAT(n.ReadUntil("ORACLE instance shut down."), ::testing::Optional(HasSubstr("Database closed.")));
+  EXPECT_EQ(WaitBriefly(second), 0) << second.Stderr();
+
+  // ABORT: the instance ends at once; the next open recovers the commit.
+  ChildProcess third = StartInstance(rack, tmp.File("i3.err"));
+  r = Cellsim(tmp.File("e4"), {"sql", rack, "-e", "update t set x = 43", "-e", "commit", "-e",
+                               "shutdown abort"});
+  EXPECT_TRUE(r.ok()) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("ORACLE instance shut down."));
+  EXPECT_THAT(r.out, Not(HasSubstr("Database closed.")));
+  EXPECT_EQ(WaitBriefly(third), 0) << third.Stderr();
+  EXPECT_FALSE(std::filesystem::exists(rack + "/instance.sock"));
+  r = Cellsim(tmp.File("e5"), {"sql", rack, "-e", "select x from t", "-e", "shutdown abort"});
+  EXPECT_TRUE(r.ok()) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\n43\n"));
+  EXPECT_THAT(r.err, HasSubstr("instance recovery"));  // after the instance's ABORT
+  // On its own too: its own ABORT leaves recovery to the next open, and
+  // IMMEDIATE closes (the open after it has nothing to recover).
+  r = Cellsim(tmp.File("e6"), {"sql", rack, "-e", "shutdown immediate"});
+  EXPECT_TRUE(r.ok()) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("instance recovery"));
+  EXPECT_THAT(r.out, HasSubstr("Database dismounted."));
+  r = Cellsim(tmp.File("e7"), {"sql", rack, "-e", "startup"});
+  EXPECT_EQ(r.exit_code(), 1);
+  EXPECT_THAT(r.err, HasSubstr("ORA-01081"));
+  EXPECT_THAT(r.err, Not(HasSubstr("instance recovery")));
+}
+
 // Parses "ack INDEX OFFSET LENGTH XXH64" (`cellsim write`).
 bool ParseWriteAck(const std::string& line, uint64_t* index, uint64_t* offset) {
   std::istringstream in(line);
