@@ -313,6 +313,7 @@ class ShutdownRequest {
     MutexLock l(&mu_);
     if (by_ != c) return "";
     ended_ = true;
+    done_.SignalAll();
     return mode_;
   }
   // From the asking session's thread: the close's status, once closed.
@@ -336,11 +337,15 @@ class ShutdownRequest {
   // From the main loop, once it shuts down: later requests are refused; the
   // session that asked for NORMAL or IMMEDIATE (null: none, a signal) and
   // its mode ("" for a signal's IMMEDIATE).
+  // Waits for that session's run to end (a signal may have come first):
+  // its db::Session must be gone before the database closes.
   const Client* Begin(std::string* mode) {
     MutexLock l(&mu_);
     begun_ = true;
     *mode = mode_ == "ABORT" ? "" : mode_;
-    return mode_ == "ABORT" ? nullptr : by_;
+    if (mode_ == "ABORT" || by_ == nullptr) return nullptr;
+    while (!ended_) done_.Wait(&mu_);
+    return by_;
   }
   // From the main loop: the database is closed; the session that asked goes on.
   void Closed(const absl::Status& status) {

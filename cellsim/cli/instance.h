@@ -25,7 +25,10 @@
 // session. SIGINT or SIGTERM to the instance is SHUTDOWN IMMEDIATE: every
 // running statement is cancelled, every open transaction rolled back, each
 // client told ORA-01089, and the database and rack close cleanly; kill -9
-// leaves the next open instance recovery, and its clients ORA-03113.
+// leaves the next open instance recovery, and its clients ORA-03113. A
+// session's SQL*Plus SHUTDOWN does the same from inside: IMMEDIATE as
+// SIGTERM, NORMAL after the other sessions have ended (new ones refused:
+// ORA-01090), ABORT as kill -9 once its own client has its answer.
 #ifndef CELLSIM_CLI_INSTANCE_H_
 #define CELLSIM_CLI_INSTANCE_H_
 
