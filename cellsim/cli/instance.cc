@@ -283,8 +283,9 @@ struct Client {
 // A session's SHUTDOWN, shared by the sessions' threads and the main loop.
 // The session asks (Request) from its statement, ends its run, and says so
 // (Ended); from then on new sessions are refused (ORA-01090). NORMAL: the
-// main loop waits for the other sessions to end; IMMEDIATE: it cancels
-// them; both then close the database and tell the session's thread
+// main loop waits for the other sessions to end; TRANSACTIONAL: for their
+// transactions to end, then cancels them; IMMEDIATE: it cancels them at
+// once; all then close the database and tell the session's thread
 // (Closed), which tells its client. ABORT: the session's thread ends the
 // process once its client has its exit code (as kill -9: the next open
 // recovers).
@@ -296,12 +297,6 @@ class ShutdownRequest {
     if (by_ != nullptr || begun_) {
       return absl::FailedPreconditionError(
           "ORA-01090: shutdown in progress - connection is not permitted");
-    }
-    if (mode == "TRANSACTIONAL") {
-      return absl::UnimplementedError(
-          "SHUTDOWN TRANSACTIONAL: cellsim's instance does not wait for the other sessions' "
-          "transactions one by one: SHUTDOWN NORMAL waits for the sessions to end, IMMEDIATE "
-          "rolls their transactions back");
     }
     by_ = by;
     mode_ = mode;
@@ -452,11 +447,14 @@ void Serve(lab::RackEnv& env, const InstanceArgs& instance, ShutdownRequest& shu
                     .shutdown = [&shutdown, &c](const std::string& mode) {
                       absl::Status asked = shutdown.Request(&c, mode);
                       if (asked.ok()) {
-                        std::cerr << fmt::format("session {}: SHUTDOWN {}{}\n", c.id, mode,
-                                                 mode == "NORMAL"
-                                                     ? " (new sessions are refused; waiting "
-                                                       "for the others to end)"
-                                                     : "");
+                        std::cerr << fmt::format(
+                            "session {}: SHUTDOWN {}{}\n", c.id, mode,
+                            mode == "NORMAL" ? " (new sessions are refused; waiting for the "
+                                               "others to end)"
+                            : mode == "TRANSACTIONAL"
+                                ? " (new sessions are refused; waiting for the open "
+                                  "transactions to end)"
+                                : "");
                       }
                       return asked;
                     }};
@@ -568,11 +566,19 @@ void ReadClient(Client& c) {
 }
 
 // Whether a session's SHUTDOWN ends the main loop now: IMMEDIATE at once,
-// NORMAL once every other session has ended.
+// TRANSACTIONAL once no transaction is open (V$TRANSACTION, asked through
+// `*probe`, made on first use), NORMAL once every other session has ended.
 bool ShutdownDue(const ShutdownRequest& shutdown,
-                 const std::list<std::unique_ptr<Client>>& clients) {
+                 const std::list<std::unique_ptr<Client>>& clients, db::Database& db,
+                 std::unique_ptr<db::Session>* probe) {
   const Client* by = nullptr;
   const std::string mode = shutdown.pending(&by);
+  if (mode == "TRANSACTIONAL") {
+    if (*probe == nullptr) *probe = db.NewSession();
+    absl::StatusOr<db::StatementResult> open =
+        (*probe)->Execute("select count(*) from v$transaction");
+    return open.ok() && !open->result_rows.empty() && open->result_rows[0][0] == "0";
+  }
   if (mode != "NORMAL") return mode == "IMMEDIATE";
   for (const auto& c : clients) {
     if (c.get() != by && !c->done.load()) return false;
@@ -586,7 +592,8 @@ void ServeUntilShutdown(lab::RackEnv& env, const InstanceArgs& instance,
                         ShutdownRequest& shutdown, int listener,
                         std::list<std::unique_ptr<Client>>& clients) {
   int next_id = 1;
-  while (!InterruptFlag()->cancelled() && !ShutdownDue(shutdown, clients)) {
+  std::unique_ptr<db::Session> probe;  // SHUTDOWN TRANSACTIONAL's
+  while (!InterruptFlag()->cancelled() && !ShutdownDue(shutdown, clients, *env.db, &probe)) {
     std::vector<pollfd> pf{{listener, POLLIN, 0}};
     std::vector<Client*> polled;
     for (auto it = clients.begin(); it != clients.end();) {

@@ -364,7 +364,7 @@ TEST(Instance, ItsOptionsAndItsRackAreItsOwn) {
 
 // SQL*Plus's SHUTDOWN from a session: IMMEDIATE rolls the others back and
 // closes; NORMAL waits for them to end, refusing new ones (ORA-01090);
-// ABORT ends the instance as kill -9 does (the next open recovers); a
+// TRANSACTIONAL waits for their transactions; ABORT ends the instance as kill -9 does (the next open recovers); a
 // session in a transaction may not (ORA-01097). On its own the same.
 TEST(Instance, ASessionShutsTheInstanceDown) {
   TempDir tmp;
@@ -406,6 +406,27 @@ TEST(Instance, ASessionShutsTheInstanceDown) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << n.Stderr();
   EXPECT_THAT(n.ReadUntil("ORACLE instance shut down."), ::testing::Optional(HasSubstr("Database closed.")));
   EXPECT_EQ(WaitBriefly(second), 0) << second.Stderr();
+
+  // TRANSACTIONAL waits for the other session's transaction, then ends it.
+  ChildProcess fourth = StartInstance(rack, tmp.File("i4.err"));
+  ChildProcess d = CellsimChild({"sql", rack, "-i"}, tmp.File("d.err"), /*stdin_pipe=*/true);
+  ASSERT_TRUE(d.ReadUntil("SQL> ")) << d.Stderr();
+  ASSERT_TRUE(d.WriteStdin("update t set x = 17;\n"));
+  ASSERT_TRUE(d.ReadUntil("SQL> ")) << d.Stderr();
+  ChildProcess tx = CellsimChild({"sql", rack, "-e", "shutdown transactional"}, tmp.File("tx.err"));
+  ASSERT_TRUE(WaitUntil([&] {
+    return tx.Exited() ||
+           fourth.Stderr().find("session 2: SHUTDOWN TRANSACTIONAL") != std::string::npos;
+  }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_FALSE(tx.Exited()) << tx.Stderr();  // D's transaction is open
+  ASSERT_TRUE(d.WriteStdin("commit;\n"));
+  EXPECT_TRUE(WIFEXITED(WaitBriefly(tx)) && tx.Wait() == 0) << tx.Stderr();
+  status = WaitBriefly(d);  // ended by the shutdown, its commit kept
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << DescribeWaitStatus(status);
+  EXPECT_EQ(WaitBriefly(fourth), 0) << fourth.Stderr();
+  r = Cellsim(tmp.File("e8"), {"sql", rack, "-e", "select x from t"});
+  EXPECT_THAT(r.out, HasSubstr("\n17\n"));
 
   // ABORT: the instance ends at once; the next open recovers the commit.
   ChildProcess third = StartInstance(rack, tmp.File("i3.err"));
