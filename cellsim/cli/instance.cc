@@ -30,7 +30,7 @@
 namespace cellsim::cli {
 namespace {
 
-constexpr int kWireVersion = 1;
+constexpr int kWireVersion = 2;
 constexpr char kSignalMsg = 'I';  // client -> instance: + u8 signal
 constexpr char kForgotMsg = 'F';  // instance -> client: the last signal is handled
 constexpr char kExitMsg = 'X';    // instance -> client: + i32 exit code
@@ -197,20 +197,19 @@ std::optional<int> RunInInstance(const std::string& dir, const RackOptions& rack
   return instance->Run(command, request, cwd);
 }
 
-void PutDatabaseFlags(const DatabaseFlags& flags, nlohmann::json* request) {
-  (*request)["standard_files"] = flags.standard_files;
-  (*request)["all_objects_rows"] = flags.all_objects_rows.has_value()
-                                       ? nlohmann::json(*flags.all_objects_rows)
-                                       : nlohmann::json(nullptr);
+void to_json(nlohmann::json& j, const DatabaseFlags& flags) {
+  j = {{"standard_files", flags.standard_files},
+       {"all_objects_rows", flags.all_objects_rows.has_value()
+                                ? nlohmann::json(*flags.all_objects_rows)
+                                : nlohmann::json(nullptr)}};
 }
 
-DatabaseFlags GetDatabaseFlags(const nlohmann::json& request) {
-  DatabaseFlags flags;
-  flags.standard_files = request.value("standard_files", false);
-  if (const auto it = request.find("all_objects_rows"); it != request.end() && !it->is_null()) {
+void from_json(const nlohmann::json& j, DatabaseFlags& flags) {
+  flags = DatabaseFlags();
+  flags.standard_files = j.value("standard_files", false);
+  if (const auto it = j.find("all_objects_rows"); it != j.end() && !it->is_null()) {
     flags.all_objects_rows = it->get<uint64_t>();
   }
-  return flags;
 }
 
 std::optional<std::vector<std::string>> StringsOf(const nlohmann::json& request,
@@ -401,10 +400,12 @@ struct InstanceArgs {
 // sets (the open database's --all-objects-rows, when it differs); "" when
 // nothing.
 std::string InstanceSettingGiven(const std::string& request, const InstanceArgs& instance) {
-  const nlohmann::json j = nlohmann::json::parse(request, nullptr, /*allow_exceptions=*/false);
+  const nlohmann::json r = nlohmann::json::parse(request, nullptr, /*allow_exceptions=*/false);
   const uint64_t rows = instance.database.Apply({}).all_objects_rows;
-  const auto it = j.is_object() ? j.find("all_objects_rows") : j.end();
-  if (!j.is_object() || it == j.end() || !it->is_number_unsigned() || it->get<uint64_t>() == rows) {
+  const auto flags = r.is_object() ? r.find("database") : r.end();
+  const bool given = flags != r.end() && flags->is_object();
+  const auto it = given ? flags->find("all_objects_rows") : r.end();
+  if (!given || it == flags->end() || !it->is_number_unsigned() || it->get<uint64_t>() == rows) {
     return "";
   }
   return fmt::format(
@@ -663,19 +664,24 @@ void RunInstance(const InstanceArgs& a, CommandContext& ctx) {
   unlink(InstanceSocketPath(a.dir).c_str());
   std::string mode;
   const Client* by = shutdown.Begin(&mode);  // the session that asked, which goes on
+  if (mode.empty()) mode = "IMMEDIATE";      // a signal's
+  // The cause each ended session names ("ended by SHUTDOWN TRANSACTIONAL").
+  const char* cause = mode == "NORMAL"          ? "SHUTDOWN NORMAL"
+                      : mode == "TRANSACTIONAL" ? "SHUTDOWN TRANSACTIONAL"
+                                                : "SHUTDOWN IMMEDIATE";
   size_t cancelled = 0;
   for (auto& c : clients) {
     if (c.get() == by || c->done.load()) continue;  // ended on its own: not the shutdown's
     c->shut_down.store(true);  // before the signal its session answers
-    c->interrupts.Raise(SIGTERM, "SHUTDOWN IMMEDIATE");
+    c->interrupts.Raise(SIGTERM, cause);
     ++cancelled;
   }
-  std::cerr << fmt::format("Instance {}: shutting down ({}): {} session(s) cancelled, their open "
-                           "transactions rolled back\n",
-                           env->db->name(),
-                           by == nullptr ? std::string("SHUTDOWN IMMEDIATE")
-                                         : fmt::format("SHUTDOWN {} by session {}", mode, by->id),
-                           cancelled);
+  std::cerr << fmt::format(
+      "Instance {}: shutting down ({}{}): {} session(s) ended{}\n", env->db->name(), cause,
+      by == nullptr ? std::string() : fmt::format(" by session {}", by->id), cancelled,
+      cancelled == 0             ? ""
+      : mode == "TRANSACTIONAL" ? " once V$TRANSACTION was empty"
+                                : ", their open transactions rolled back");
   for (auto& c : clients) {
     if (c.get() != by) c->thread.join();
   }

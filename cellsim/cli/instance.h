@@ -89,11 +89,14 @@ class InstanceClient {
 std::optional<int> RunInInstance(const std::string& dir, const RackOptions& rack,
                                  const std::string& command, const std::string& request);
 
-// The database flags of a command's request (`--all-objects-rows` null when
-// the client did not give it: the instance's applies). Get throws
-// nlohmann::json::type_error for a field of the wrong type.
-void PutDatabaseFlags(const DatabaseFlags& flags, nlohmann::json* request);
-DatabaseFlags GetDatabaseFlags(const nlohmann::json& request);
+// The database flags in a command's request, as nlohmann::json converts
+// them (`--all-objects-rows` null when the client did not give it: the
+// instance's applies). from_json throws nlohmann::json::type_error for a
+// field of the wrong type. A command's arguments (WriteArgs, SqlArgs, ...)
+// convert with NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT: one list of
+// the fields a client sends, a missing one taking its default.
+void to_json(nlohmann::json& j, const DatabaseFlags& flags);
+void from_json(const nlohmann::json& j, DatabaseFlags& flags);
 
 // A request's list of strings `key` (a command's -e texts); nullopt when
 // `request` is not an object holding one.

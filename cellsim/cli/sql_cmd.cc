@@ -53,6 +53,9 @@ struct SqlArgs {
   std::vector<std::string> defines;  // --define NAME=VALUE
   RackOptions rack;
 };
+// What a client sends the instance serving the rack.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SqlArgs, statements, file, report,
+                                                mystats_options, database, interactive, defines)
 
 // `path`'s text: `-` is the console's input, as SQL*Plus reads `sqlplus ...
 // < script.sql`; a relative path starts from the console's folder.
@@ -825,14 +828,6 @@ int FinishRun(const SqlWork& w, const ScriptRun& run, const absl::Status& report
   return run.exited.value_or(0);
 }
 
-nlohmann::json ArgsJson(const SqlArgs& a) {
-  nlohmann::json j = {{"statements", a.statements}, {"file", a.file},
-                      {"report", a.report},         {"mystats", a.mystats_options},
-                      {"interactive", a.interactive}, {"defines", a.defines}};
-  PutDatabaseFlags(a.database, &j);
-  return j;
-}
-
 void RunSql(const SqlArgs& a, CommandContext& ctx) {
   const std::string cmd = "sql";
   SqlArgs sent = a;  // to the instance serving the rack, if one does
@@ -840,7 +835,7 @@ void RunSql(const SqlArgs& a, CommandContext& ctx) {
   if (!sent.file.empty() && sent.file != "-") {  // the instance's folder is not ours
     sent.file = std::filesystem::absolute(sent.file, ec).string();
   }
-  if (std::optional<int> code = RunInInstance(a.dir, a.rack, cmd, ArgsJson(sent).dump())) {
+  if (std::optional<int> code = RunInInstance(a.dir, a.rack, cmd, nlohmann::json(sent).dump())) {
     ctx.exit_code = *code;
     return;
   }
@@ -916,14 +911,7 @@ void ReportOpen(const db::Database& db, bool created, bool standard_files, std::
 int ServeSql(lab::RackEnv& env, const std::string& request, pid_t client_pid, Console& console) {
   SqlArgs a;
   try {
-    const nlohmann::json j = nlohmann::json::parse(request);
-    a.statements = j.at("statements").get<std::vector<std::string>>();
-    a.file = j.at("file").get<std::string>();
-    a.report = j.at("report").get<std::string>();
-    a.mystats_options = j.at("mystats").get<std::string>();
-    a.database = GetDatabaseFlags(j);
-    a.interactive = j.at("interactive").get<bool>();
-    a.defines = j.at("defines").get<std::vector<std::string>>();
+    a = nlohmann::json::parse(request).get<SqlArgs>();
   } catch (const nlohmann::json::exception& e) {
     *console.err << "cellsim sql: the instance cannot read this client's request (a cellsim of "
                     "another version?): "

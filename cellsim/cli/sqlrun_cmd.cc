@@ -180,56 +180,22 @@ void PrintSummary(const SqlrunArgs& a, const sqlrun::RunResult& r, const std::st
 }
 
 // The options a client sends the instance (RunInInstance): every one of
-// `a` but the rack's, its paths made absolute (they are the client's).
-nlohmann::json ArgsJson(const SqlrunArgs& a) {
-  std::error_code ec;
-  const auto abs = [&ec](const std::string& p) {
-    return p.empty() ? p : std::filesystem::absolute(p, ec).lexically_normal().string();
-  };
-  std::vector<std::string> setup;
-  for (const std::string& f : a.setup) setup.push_back(abs(f));
-  nlohmann::json j = {{"sqldir", abs(a.sqldir)},         {"driver", a.driver},
-          {"sqlfile", abs(a.sqlfile)},       {"parmfile", abs(a.parmfile)},
-          {"exe_mode", a.exe_mode},          {"connect_mode", a.connect_mode},
-          {"tx_behavior", a.tx_behavior},    {"connect_delay", a.connect_delay},
-          {"exe_delay", a.exe_delay},        {"tx_per_transaction", a.tx_per_transaction},
-          {"max_sessions", a.max_sessions},  {"runtime", a.runtime},
-          {"bind_array_size", a.bind_array_size}, {"schema", a.schema},
-          {"trace", a.trace},                {"trace_dir", abs(a.trace_dir)},
-          {"tracefile_id", a.tracefile_id},  {"monitor", a.monitor},
-          {"json", a.json},                  {"allseg", a.allseg},
-          {"setup", setup},                  {"seed", a.seed},
-          {"tally_sql", a.tally_sql}};
-  PutDatabaseFlags(a.database, &j);
-  return j;
-}
+// `a` but the rack's and the accepted-for-compatibility ones, its paths made
+// absolute (they are the client's).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SqlrunArgs, sqldir, driver, sqlfile, parmfile,
+                                                exe_mode, connect_mode, tx_behavior,
+                                                connect_delay, exe_delay, tx_per_transaction,
+                                                max_sessions, runtime, bind_array_size, schema,
+                                                trace, trace_dir, tracefile_id, monitor, json,
+                                                allseg, setup, seed, database, tally_sql)
 
-SqlrunArgs ArgsFromJson(const nlohmann::json& j) {
-  SqlrunArgs a;
-  a.sqldir = j.value("sqldir", a.sqldir);
-  a.driver = j.value("driver", a.driver);
-  a.sqlfile = j.value("sqlfile", a.sqlfile);
-  a.parmfile = j.value("parmfile", a.parmfile);
-  a.exe_mode = j.value("exe_mode", a.exe_mode);
-  a.connect_mode = j.value("connect_mode", a.connect_mode);
-  a.tx_behavior = j.value("tx_behavior", a.tx_behavior);
-  a.connect_delay = j.value("connect_delay", a.connect_delay);
-  a.exe_delay = j.value("exe_delay", a.exe_delay);
-  a.tx_per_transaction = j.value("tx_per_transaction", a.tx_per_transaction);
-  a.max_sessions = j.value("max_sessions", a.max_sessions);
-  a.runtime = j.value("runtime", a.runtime);
-  a.bind_array_size = j.value("bind_array_size", a.bind_array_size);
-  a.schema = j.value("schema", a.schema);
-  a.trace = j.value("trace", a.trace);
-  a.trace_dir = j.value("trace_dir", a.trace_dir);
-  a.tracefile_id = j.value("tracefile_id", a.tracefile_id);
-  a.monitor = j.value("monitor", a.monitor);
-  a.json = j.value("json", a.json);
-  a.allseg = j.value("allseg", a.allseg);
-  a.setup = j.value("setup", a.setup);
-  a.seed = j.value("seed", a.seed);
-  a.database = GetDatabaseFlags(j);
-  a.tally_sql = j.value("tally_sql", a.tally_sql);
+nlohmann::json ArgsJson(SqlrunArgs a) {
+  std::error_code ec;
+  const auto abs = [&ec](std::string* p) {
+    if (!p->empty()) *p = std::filesystem::absolute(*p, ec).lexically_normal().string();
+  };
+  for (std::string* p : {&a.sqldir, &a.sqlfile, &a.parmfile, &a.trace_dir}) abs(p);
+  for (std::string& f : a.setup) abs(&f);
   return a;
 }
 
@@ -377,7 +343,7 @@ int ServeSqlrun(lab::RackEnv& env, const std::string& request, pid_t client_pid,
   }
   SqlrunArgs a;
   try {
-    a = ArgsFromJson(j);
+    a = j.get<SqlrunArgs>();
   } catch (const nlohmann::json::exception& e) {
     return ReportFailure(console, "sqlrun", absl::InvalidArgumentError(e.what()));
   }

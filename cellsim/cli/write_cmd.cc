@@ -48,6 +48,9 @@ struct WriteArgs {
   bool force = false;
   RackOptions rack;
 };
+// What a client sends the instance serving the rack.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WriteArgs, file, seed, count, block_size,
+                                                max_blocks, batch, force)
 
 // The ASM file a --file argument names: a full name or a pattern matching
 // exactly one file ("+DATA/ORCL/DATAFILE/USERS.*").
@@ -199,15 +202,9 @@ int RunWriteWorkload(RackEnv& env, const WriteArgs& a, Console& console) {
   return console.interrupts->signal() != 0 ? console.interrupts->ExitCode() : 0;
 }
 
-nlohmann::json ArgsJson(const WriteArgs& a) {
-  return {{"file", a.file},         {"seed", a.seed},   {"count", a.count},
-          {"block_size", a.block_size}, {"max_blocks", a.max_blocks}, {"batch", a.batch},
-          {"force", a.force}};
-}
-
 void RunWrite(const WriteArgs& a, CommandContext& ctx) {
   const std::string cmd = "write";
-  if (std::optional<int> code = RunInInstance(a.dir, a.rack, cmd, ArgsJson(a).dump())) {
+  if (std::optional<int> code = RunInInstance(a.dir, a.rack, cmd, nlohmann::json(a).dump())) {
     ctx.exit_code = *code;
     return;
   }
@@ -228,15 +225,8 @@ int ServeWrite(lab::RackEnv& env, const std::string& request, pid_t /*client_pid
     return ReportFailure(console, "write",
                          absl::InvalidArgumentError("the instance cannot read this request"));
   }
-  WriteArgs a;
-  a.file = j.value("file", a.file);  // a field of the wrong type: the caller reports it
-  a.seed = j.value("seed", a.seed);
-  a.count = j.value("count", a.count);
-  a.block_size = j.value("block_size", a.block_size);
-  a.max_blocks = j.value("max_blocks", a.max_blocks);
-  a.batch = j.value("batch", a.batch);
-  a.force = j.value("force", a.force);
-  return RunWriteWorkload(env, a, console);
+  // A field of the wrong type throws: the caller reports it.
+  return RunWriteWorkload(env, j.get<WriteArgs>(), console);
 }
 
 void RegisterWrite(CLI::App& app, CommandContext& ctx) {

@@ -424,7 +424,9 @@ TEST(Instance, ASessionShutsTheInstanceDown) {
   EXPECT_TRUE(WIFEXITED(WaitBriefly(tx)) && tx.Wait() == 0) << tx.Stderr();
   status = WaitBriefly(d);  // ended by the shutdown, its commit kept
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << DescribeWaitStatus(status);
+  EXPECT_THAT(d.Stderr(), HasSubstr("ended by SHUTDOWN TRANSACTIONAL at the SQL> prompt"));
   EXPECT_EQ(WaitBriefly(fourth), 0) << fourth.Stderr();
+  EXPECT_THAT(fourth.Stderr(), HasSubstr("1 session(s) ended once V$TRANSACTION was empty"));
   r = Cellsim(tmp.File("e8"), {"sql", rack, "-e", "select x from t"});
   EXPECT_THAT(r.out, HasSubstr("\n17\n"));
 
