@@ -26,7 +26,20 @@
 #include "absl/status/statusor.h"
 #include "cellsim/cli/interrupt.h"
 
+namespace cellsim {
+class Clock;
+namespace db {
+class Database;
+}  // namespace db
+}  // namespace cellsim
+
 namespace cellsim::cli {
+
+// A database a session's STARTUP opened, and its clock.
+struct OpenedDatabase {
+  db::Database* db = nullptr;
+  const Clock* clock = nullptr;
+};
 
 struct Console {
   int in = STDIN_FILENO;           // the prompt's and `-`'s input
@@ -35,12 +48,21 @@ struct Console {
   int err_fd = STDERR_FILENO;      // `err`'s descriptor: the progress bar draws there
   Interrupts* interrupts = &ProcessInterrupts();
   std::string cwd;  // where relative paths (@script) start; "": the process's own folder
-  // Asks the instance for SHUTDOWN `mode` (NORMAL, IMMEDIATE, TRANSACTIONAL
-  // or ABORT), for a session `cellsim instance` serves: an error when it
-  // cannot (ORA-01090: another is under way), else the session ends its run
-  // and the instance does the rest once it has (and says so to its client).
-  // Empty on its own: the run's caller closes the database itself.
+  // SQL*Plus's SHUTDOWN and STARTUP, for `cellsim sql`'s run:
+  // - shutdown: asks for SHUTDOWN `mode` (NORMAL, IMMEDIATE, TRANSACTIONAL
+  //   or ABORT) when a session `cellsim instance` serves: an error when it
+  //   cannot (ORA-01090: another is under way). Empty on its own.
+  // - close: once the session that asked for a SHUTDOWN other than ABORT
+  //   has ended, closes the database (on its own: the rack; served: waits
+  //   for the instance to close it): OK or the close's error. The run then
+  //   goes on without a database (ORA-01034), as SQL*Plus does connected to
+  //   an idle instance. ABORT ends the run: its caller ends the process (or
+  //   the instance) as kill -9 does.
+  // - startup: STARTUP after that: the database opened again, or why not.
+  //   Empty: STARTUP cannot (a served session: the instance has ended).
   std::function<absl::Status(const std::string& mode)> shutdown;
+  std::function<absl::Status(const std::string& mode)> close;
+  std::function<absl::StatusOr<OpenedDatabase>()> startup;
 };
 
 // `status`'s message on the console's error stream as a command's error

@@ -458,6 +458,11 @@ void Serve(lab::RackEnv& env, const InstanceArgs& instance, ShutdownRequest& shu
                                 : "");
                       }
                       return asked;
+                    },
+                    // Once this session's run has let its db::Session go.
+                    .close = [&shutdown, &c](const std::string& /*mode*/) {
+                      (void)shutdown.Ended(&c);
+                      return shutdown.WaitClosed();
                     }};
     using ServeFn = int (*)(lab::RackEnv&, const std::string&, pid_t, Console&);
     const std::string command = field("command", std::string());
@@ -498,13 +503,10 @@ void Serve(lab::RackEnv& env, const InstanceArgs& instance, ShutdownRequest& shu
             << std::flush;
         code = kExitFailure;
       }
-      // This session's SHUTDOWN: its run has ended, so the instance does it.
+      // This session's SHUTDOWN ABORT: its run has ended, the instance ends
+      // (the others' close through Console::close, as the run goes on).
       shutdown_mode = shutdown.Ended(&c);
-      if (!shutdown_mode.empty() && shutdown_mode != "ABORT") {
-        const absl::Status closed = shutdown.WaitClosed();
-        if (!closed.ok()) code = ReportFailure(console, command, closed);
-      }
-      if (code == 0 && !shutdown_mode.empty()) out << ShutdownFeedback(shutdown_mode);
+      if (shutdown_mode == "ABORT") out << ShutdownFeedback(shutdown_mode);
     }
     out.flush();
     err.flush();
@@ -686,13 +688,20 @@ void RunInstance(const InstanceArgs& a, CommandContext& ctx) {
     if (c.get() != by) c->thread.join();
   }
   const absl::Status closed = env->Close();
+  if (closed.ok()) {
+    std::cerr << fmt::format("Instance shut down: the rack in {} is closed{}.\n", a.dir,
+                             by == nullptr ? std::string()
+                                           : fmt::format(" (session {} goes on without a "
+                                                         "database until it ends)",
+                                                         by->id))
+              << std::flush;
+  }
   shutdown.Closed(closed);  // the session that asked says so, or the close's error
   for (auto& c : clients) {
     if (c.get() == by) c->thread.join();
   }
   clients.clear();
   if (!closed.ok()) return Fail(ctx, cmd, closed);
-  std::cerr << fmt::format("Instance shut down: the rack in {} is closed.\n", a.dir);
   ctx.exit_code = 0;  // stopping it by a signal is how it ends
 }
 

@@ -28,7 +28,10 @@
 // leaves the next open instance recovery, and its clients ORA-03113. A
 // session's SQL*Plus SHUTDOWN does the same from inside: IMMEDIATE as
 // SIGTERM, NORMAL after the other sessions have ended (new ones refused:
-// ORA-01090), ABORT as kill -9 once its own client has its answer.
+// ORA-01090), TRANSACTIONAL once V$TRANSACTION is empty, ABORT as kill -9
+// once its own client has its answer. The asking session (but ABORT's)
+// goes on without a database (ORA-01034) until it ends; the process then
+// ends.
 #ifndef CELLSIM_CLI_INSTANCE_H_
 #define CELLSIM_CLI_INSTANCE_H_
 

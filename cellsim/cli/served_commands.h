@@ -30,6 +30,12 @@ std::optional<RackEnv> OpenRackAndDatabase(const std::string& dir, const RackOpt
                                            const DatabaseFlags& flags,
                                            const std::string& command, CommandContext& ctx,
                                            const std::function<absl::Status()>& between = nullptr);
+// OpenRackAndDatabase's work, but what the open did said on `report`: the
+// rack and database, or the error (a Cancelled one: a signal ended the lock
+// wait).
+absl::StatusOr<RackEnv> OpenDatabaseEnv(const std::string& dir, const RackOptions& rack,
+                                        const DatabaseFlags& flags, std::ostream& report,
+                                        const std::function<absl::Status()>& between = nullptr);
 
 // What SQL*Plus prints once SHUTDOWN `mode` is done ("Database closed.
 // ...", or for ABORT "ORACLE instance shut down.").

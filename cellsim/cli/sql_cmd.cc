@@ -19,6 +19,7 @@
 #include <optional>
 #include <iostream>
 #include <sstream>
+#include <utility>
 
 #include <unistd.h>
 
@@ -155,16 +156,20 @@ absl::StatusOr<std::optional<ErrorAction>> ParseExit(std::string_view text) {
 }
 
 // Parses SQL*Plus's `SHUTDOWN [NORMAL | IMMEDIATE | TRANSACTIONAL [LOCAL] |
-// ABORT]` (any case): its mode (NORMAL when none is given). STARTUP is
-// ORA-01081 (the database is open). nullopt: neither.
+// ABORT]` (any case): its mode (NORMAL when none is given), and `STARTUP
+// [OPEN]`: "STARTUP". nullopt: neither.
 absl::StatusOr<std::optional<std::string>> ParseShutdown(std::string_view text) {
   std::vector<std::string> w = Words(text, true);
   if (!w.empty() && !w.back().empty() && w.back().back() == ';') w.back().pop_back();
   if (!w.empty() && w.back().empty()) w.pop_back();
   if (w.empty()) return std::nullopt;
   if (w[0] == "STARTUP") {
-    return absl::FailedPreconditionError(
-        "ORA-01081: cannot start already-running ORACLE - shut it down first");
+    if (w.size() == 1 || (w.size() == 2 && w[1] == "OPEN")) return "STARTUP";
+    return absl::InvalidArgumentError(fmt::format(
+        "cellsim: {}: cellsim's STARTUP opens the database (STARTUP [OPEN]); FORCE, MOUNT, "
+        "NOMOUNT, RESTRICT and PFILE are not supported (for FORCE: SHUTDOWN ABORT, then "
+        "STARTUP)",
+        std::string(text)));
   }
   if (w[0] != "SHUTDOWN") return std::nullopt;
   const std::string mode = w.size() > 1 ? w[1] : "NORMAL";
@@ -359,16 +364,35 @@ absl::StatusOr<std::optional<DisplayCommand>> ParseDisplayCommand(std::string_vi
       fmt::format("SP2-0735: unknown SET option beginning \"{}\"", w[1]));
 }
 
+// Where a statement came from: the folder of its script ("" for -e and
+// standard input: the current folder) and how deep @ nested it.
+struct Origin {
+  std::string dir;
+  int depth = 0;
+};
+
+// What a statement gets once SHUTDOWN has closed the database.
+constexpr std::string_view kOracleNotAvailable = "ORA-01034: ORACLE not available";
+
 // What a run of statements did.
 struct ScriptRun {
   std::vector<db::StatementResult> results;  // of the statements that succeeded
   absl::Status failure;                      // the error that stopped the run
-  size_t failed_index = 0;
+  size_t failed_index = 0;  // counted from the run's first statement
+  size_t numbered = 0;      // statements before the ones RunStatements runs now
+  size_t total = 0;         // statements in the run (those @ added too), once it has ended
   std::string failed_text;  // its statement
   ErrorAction on_error;  // cellsim's default: stop at the first error
   size_t continued = 0;  // statements that failed under WHENEVER SQLERROR CONTINUE
   std::optional<int> exited;  // the code of the EXIT / QUIT that ended the run
-  std::string shutdown;       // the SHUTDOWN mode that ended it, to do after it (on its own)
+  // SHUTDOWN or STARTUP pause the run: RunSession ends the session and closes
+  // the database, or opens it and starts a session, then runs `rest` (the
+  // statements after the command, and where they come from).
+  std::string shutdown;                 // the SHUTDOWN mode asked for
+  std::optional<OpenedDatabase> opened;  // what STARTUP opened
+  std::vector<std::string> rest;
+  std::vector<Origin> rest_origins;
+  bool paused() const { return !shutdown.empty() || opened.has_value(); }
   bool autocommit = false;    // SET AUTOCOMMIT ON: a commit after each statement
   lab::SqlPlusSettings display;  // SET TIMING, SET AUTOTRACE
   bool interactive = false;   // at a SQL> prompt: an error is printed alone
@@ -406,13 +430,6 @@ absl::StatusOr<bool> Substitute(std::vector<std::string>& statements, size_t i, 
   feedback << **command << std::flush;
   return true;
 }
-
-// Where a statement came from: the folder of its script ("" for -e and
-// standard input: the current folder) and how deep @ nested it.
-struct Origin {
-  std::string dir;
-  int depth = 0;
-};
 
 // A script that @ runs: its statements, where they come from, and the
 // arguments after its name (&1, &2 ... in it).
@@ -475,18 +492,21 @@ absl::StatusOr<std::optional<NestedRun>> NestedScript(std::string_view text, con
   return run;
 }
 
-// SQL*Plus's EXIT / QUIT (the transaction committed or rolled back first)
-// and SHUTDOWN (refused in a transaction: ORA-01097; an instance's is asked
-// for now, through the console, and a run on its own does it once it has
-// ended: RunSql): true when `text` ended the run (run->failure set when
-// EXIT's COMMIT or ROLLBACK failed), false when it is neither; an error: the
-// command's, as a failed statement's.
-absl::StatusOr<bool> RunEndingCommand(db::Session& session, const std::string& text,
+// SQL*Plus's EXIT / QUIT (the transaction committed or rolled back first),
+// SHUTDOWN and STARTUP, in `session` (null: none, the database is shut
+// down). SHUTDOWN is refused in a transaction (ORA-01097); an instance's is
+// asked for now, through the console; RunSession closes the database once
+// the session has ended (run->shutdown). STARTUP opens it again (run->opened;
+// ORA-01081 while it is open). True when `text` ended or paused the run
+// (run->failure set when EXIT's COMMIT or ROLLBACK failed), false when it is
+// none of them; an error: the command's, as a failed statement's.
+absl::StatusOr<bool> RunEndingCommand(db::Session* session, const std::string& text,
                                       ScriptRun* run) {
   absl::StatusOr<std::optional<ErrorAction>> exit = ParseExit(text);
   if (!exit.ok()) return exit.status();
   if (exit->has_value()) {
-    absl::StatusOr<db::StatementResult> finished = session.Execute((*exit)->finish);
+    absl::StatusOr<db::StatementResult> finished =
+        session != nullptr ? session->Execute((*exit)->finish) : db::StatementResult();
     if (!finished.ok()) {
       run->failure = finished.status();
       return true;
@@ -494,26 +514,45 @@ absl::StatusOr<bool> RunEndingCommand(db::Session& session, const std::string& t
     run->exited = (*exit)->exit_code;
     return true;
   }
-  absl::StatusOr<std::optional<std::string>> shutdown = ParseShutdown(text);
-  if (!shutdown.ok()) return shutdown.status();
-  if (!shutdown->has_value()) return false;
-  if (session.InTransaction()) {
+  absl::StatusOr<std::optional<std::string>> command = ParseShutdown(text);
+  if (!command.ok()) return command.status();
+  if (!command->has_value()) return false;
+  Console& c = *run->console;
+  if (**command == "STARTUP") {
+    if (session != nullptr) {
+      return absl::FailedPreconditionError(
+          "ORA-01081: cannot start already-running ORACLE - shut it down first");
+    }
+    if (c.startup == nullptr) {
+      return absl::FailedPreconditionError(
+          "cellsim: STARTUP: the instance (`cellsim instance`) this session ran in has shut "
+          "down, and a session does not start it: start it again with `cellsim instance DIR`, "
+          "or run `cellsim sql DIR` on its own");
+    }
+    absl::StatusOr<OpenedDatabase> opened = c.startup();
+    if (!opened.ok()) return opened.status();
+    run->opened = *opened;
+    return true;
+  }
+  if (session == nullptr) return absl::UnavailableError(std::string(kOracleNotAvailable));
+  if (session->InTransaction()) {
     return absl::FailedPreconditionError(
         "ORA-01097: cannot shutdown while in a transaction - commit or rollback first");
   }
-  Console& c = *run->console;
   if (c.shutdown != nullptr) {
-    if (absl::Status asked = c.shutdown(**shutdown); !asked.ok()) return asked;
+    if (absl::Status asked = c.shutdown(**command); !asked.ok()) return asked;
   }
-  run->shutdown = **shutdown;
-  run->exited = 0;
+  run->shutdown = **command;
   return true;
 }
 
 // Runs `statements` in `session` in order, printing each one's feedback; a
 // WHENEVER SQLERROR command changes what an error does from there on; @
 // puts a script's statements in its place (in `statements` and `origins`).
-void RunStatements(db::Session& session, std::vector<std::string>& statements,
+// Without a session (after SHUTDOWN) each SQL statement fails with
+// ORA-01034 while SQL*Plus's own commands work. SHUTDOWN or STARTUP pause
+// the run: the statements after them are left in run->rest.
+void RunStatements(db::Session* session, std::vector<std::string>& statements,
                    std::vector<Origin>& origins, const SqlArgs& a, ProgressBar& bar,
                    ScriptRun* run) {
   Console& c = *run->console;
@@ -521,7 +560,7 @@ void RunStatements(db::Session& session, std::vector<std::string>& statements,
   for (size_t i = 0; i < statements.size(); ++i) {
     if (c.interrupts->flag()->cancelled()) {
       run->failure = absl::CancelledError(fmt::format("{} (not started)", db::kCancelMessage));
-      run->failed_index = i;
+      run->failed_index = run->numbered + i;
       run->failed_text = statements[i];
       return;
     }
@@ -552,8 +591,15 @@ void RunStatements(db::Session& session, std::vector<std::string>& statements,
       absl::StatusOr<bool> ended = RunEndingCommand(session, statements[i], run);
       if (ended.ok() && *ended) {
         if (!run->failure.ok()) {  // EXIT's COMMIT failed: the run ends with it
-          run->failed_index = i;
+          run->failed_index = run->numbered + i;
           run->failed_text = statements[i];
+        }
+        if (run->paused()) {
+          const auto next = statements.begin() + static_cast<std::ptrdiff_t>(i) + 1;
+          run->rest.assign(next, statements.end());
+          run->rest_origins.assign(origins.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                                   origins.end());
+          run->numbered += i + 1;
         }
         return;
       }
@@ -579,15 +625,20 @@ void RunStatements(db::Session& session, std::vector<std::string>& statements,
       }
       if (!display.ok()) whenever = display.status();
     }
+    if (whenever.ok() && session == nullptr) {  // shut down
+      whenever = absl::UnavailableError(std::string(kOracleNotAvailable));
+    }
     absl::StatusOr<db::StatementResult> r =
-        whenever.ok() ? session.Execute(statements[i])
+        whenever.ok() ? session->Execute(statements[i])
                       : absl::StatusOr<db::StatementResult>(whenever.status());
     bar.Finish();
     if (!r.ok()) {
-      if (!run->on_error.finish.empty()) (void)session.Execute(run->on_error.finish);
+      if (!run->on_error.finish.empty() && session != nullptr) {
+        (void)session->Execute(run->on_error.finish);
+      }
       if (run->on_error.exit || r.status().code() == absl::StatusCode::kCancelled) {
         run->failure = r.status();
-        run->failed_index = i;
+        run->failed_index = run->numbered + i;
         run->failed_text = statements[i];
         return;
       }
@@ -596,7 +647,8 @@ void RunStatements(db::Session& session, std::vector<std::string>& statements,
         *c.err << std::string(r.status().message()) << "\n" << std::flush;
       } else {
         *c.err << fmt::format("cellsim sql: statement {} failed (continuing):\n  {}\n{}\n",
-                              i + 1, statements[i], std::string(r.status().message()))
+                              run->numbered + i + 1, statements[i],
+                              std::string(r.status().message()))
                << std::flush;
       }
       continue;
@@ -609,10 +661,10 @@ void RunStatements(db::Session& session, std::vector<std::string>& statements,
                      r->kind == "MERGE";
     run->results.push_back(std::move(*r));
     if (run->autocommit && dml) {  // SET AUTOCOMMIT ON, as SQL*Plus: a commit after each DML
-      absl::StatusOr<db::StatementResult> c = session.Execute("commit");
+      absl::StatusOr<db::StatementResult> c = session->Execute("commit");
       if (!c.ok()) {
         run->failure = c.status();
-        run->failed_index = i;
+        run->failed_index = run->numbered + i;
         run->failed_text = statements[i];
         return;
       }
@@ -628,14 +680,22 @@ void RunStatements(db::Session& session, std::vector<std::string>& statements,
 // runs as in a script, except that an error is printed and the prompt comes
 // back (SQL*Plus's WHENEVER SQLERROR CONTINUE, until one says EXIT), and
 // Ctrl-C while a statement runs undoes it (ORA-01013) and returns to the
-// prompt. EXIT, QUIT or the end of input ends the session.
-void RunInteractive(db::Session& session, const SqlArgs& a, ProgressBar& bar, ScriptRun* run) {
+// prompt. EXIT, QUIT or the end of input ends the session; SHUTDOWN or
+// STARTUP pause it (RunStatements), and it goes on from run->rest.
+void RunInteractive(db::Session* session, const SqlArgs& a, ProgressBar& bar, ScriptRun* run) {
   Console& c = *run->console;
   run->interactive = true;
   run->on_error.exit = false;
   std::string buffer, last;
   int line_no = 1;
   while (true) {
+    if (!run->rest.empty()) {  // the rest of the line that SHUTDOWN or STARTUP paused
+      std::vector<std::string> statements = std::exchange(run->rest, {});
+      std::vector<Origin> origins = std::exchange(run->rest_origins, {});
+      RunStatements(session, statements, origins, a, bar, run);
+      if (!run->failure.ok() || run->exited.has_value() || run->paused()) return;
+      continue;
+    }
     *c.out << (buffer.empty() ? std::string("SQL> ") : fmt::format("{:3}  ", line_no))
            << std::flush;
     std::string line;
@@ -684,7 +744,7 @@ void RunInteractive(db::Session& session, const SqlArgs& a, ProgressBar& bar, Sc
       c.interrupts->Forget();
       continue;
     }
-    if (!run->failure.ok() || run->exited.has_value()) return;
+    if (!run->failure.ok() || run->exited.has_value() || run->paused()) return;
   }
 }
 
@@ -744,52 +804,116 @@ int ExitCodeOf(const absl::Status& s) {
   return s.code() == absl::StatusCode::kInvalidArgument ? kExitUsage : kExitFailure;
 }
 
+// A session of `db` for `w`'s run: `client_pid`'s (an instance's client,
+// V$SESSION's PROCESS), which waits for a row another session holds, as
+// Oracle's do; nullopt: this process's run, given ORA-00054 at once (it has
+// no other session).
+std::unique_ptr<db::Session> NewRunSession(db::Database& db, std::optional<pid_t> client_pid,
+                                           const Console& c, ProgressBar& bar) {
+  std::unique_ptr<db::Session> session = db.NewSession();
+  session->SetCancelFlag(c.interrupts->flag());
+  if (client_pid.has_value()) {
+    session->SetClient("cellsim sql", std::to_string(*client_pid));
+    session->SetRowLockWait(db::kRowLockWaitForever);
+  }
+  session->SetProgressCallback(
+      [&bar](const db::CreationProgress& p) { bar.Update(p.file, p.bytes_done, p.bytes_total); });
+  return session;
+}
+
 // Runs `w` in a new session of `db` on run->console (which must be set):
-// its statements, then the report `a` asks for (*reported: its error).
-// `client_pid`: an instance's client (V$SESSION's PROCESS), whose session
-// waits for a row another session holds, as Oracle's do; nullopt: this
-// process's run, given ORA-00054 at once (it has no other session).
+// its statements, then the report `a` asks for (*reported: its error), over
+// the statistics of every session the run had. SHUTDOWN (but ABORT, which
+// ends the run) ends the session and closes the database (Console::close);
+// the run goes on without one until STARTUP opens it again
+// (Console::startup) in a new session. `client_pid`: see NewRunSession.
 void RunSession(db::Database& db, const Clock& clock, const SqlArgs& a, SqlWork& w,
                 std::optional<pid_t> client_pid, ScriptRun* run, absl::Status* reported) {
   Console& c = *run->console;
+  std::ostream& feedback = a.report == "json" ? *c.err : *c.out;
   run->can_ask = w.interactive || (isatty(c.in) != 0 && w.file != "-");
   for (const std::string& d : a.defines) {
     const size_t eq = d.find('=');
     run->variables.Define(d.substr(0, eq), eq == std::string::npos ? "" : d.substr(eq + 1));
   }
-  stats::StatValues stats_before, stats_after;
-  stats::WaitValues waits_before, waits_after;
-  const uint64_t t0 = clock.NowNanos();
-  {
-    std::unique_ptr<db::Session> session = db.NewSession();
-    session->SetCancelFlag(c.interrupts->flag());
-    if (client_pid.has_value()) {
-      session->SetClient("cellsim sql", std::to_string(*client_pid));
-      session->SetRowLockWait(db::kRowLockWaitForever);
+  stats::StatValues stats;
+  stats::WaitValues waits;
+  uint64_t elapsed_ns = 0;
+  OpenedDatabase open{.db = &db, .clock = &clock};
+  std::vector<std::string> statements = w.statements;
+  std::vector<Origin> origins = w.origins;
+  ProgressBar bar("formatting", /*force=*/false, c.err_fd);
+  while (true) {
+    std::unique_ptr<db::Session> session;  // none while shut down
+    stats::StatValues stats_before;
+    stats::WaitValues waits_before;
+    uint64_t t0 = 0;
+    if (open.db != nullptr) {
+      session = NewRunSession(*open.db, client_pid, c, bar);
+      stats_before = session->Stats();
+      waits_before = session->Waits();
+      t0 = open.clock->NowNanos();
     }
-    ProgressBar bar("formatting", /*force=*/false, c.err_fd);
-    session->SetProgressCallback(
-        [&bar](const db::CreationProgress& p) { bar.Update(p.file, p.bytes_done, p.bytes_total); });
-    stats_before = session->Stats();
-    waits_before = session->Waits();
     if (w.interactive) {
-      RunInteractive(*session, a, bar, run);
+      RunInteractive(session.get(), a, bar, run);
     } else {
-      RunStatements(*session, w.statements, w.origins, a, bar, run);
+      RunStatements(session.get(), statements, origins, a, bar, run);
     }
-    stats_after = session->Stats();
-    waits_after = session->Waits();
-    if (session->InTransaction()) {  // ending the session rolls it back: say so
+    if (session != nullptr) {
+      stats += session->Stats() - stats_before;
+      waits += session->Waits() - waits_before;
+      elapsed_ns += open.clock->NowNanos() - t0;
+    }
+    if (session != nullptr && session->InTransaction()) {  // ending it rolls it back: say so
       *c.err << "cellsim sql: the session ended with uncommitted changes: rolled back "
                 "(unlike SQL*Plus, cellsim sql does not commit at the end: end the script "
                 "with COMMIT, or EXIT, which commits)\n"
              << std::flush;
     }
+    session.reset();
+    if (!run->paused() || run->shutdown == "ABORT") break;
+    if (!run->shutdown.empty()) {  // the session has ended: the database closes
+      const std::string mode = std::exchange(run->shutdown, "");
+      if (absl::Status closed = c.close(mode); !closed.ok()) {
+        run->failure = closed;
+        run->failed_index = run->numbered - 1;
+        run->failed_text = "SHUTDOWN " + mode;
+        break;
+      }
+      feedback << ShutdownFeedback(mode) << std::flush;
+      open = OpenedDatabase();
+    } else {
+      open = *std::exchange(run->opened, std::nullopt);
+      feedback << "ORACLE instance started.\nDatabase mounted.\nDatabase opened.\n" << std::flush;
+    }
+    if (!w.interactive) {  // (RunInteractive goes on from run->rest itself)
+      statements = std::exchange(run->rest, {});
+      origins = std::exchange(run->rest_origins, {});
+    }
   }
-  const double interval_s = static_cast<double>(clock.NowNanos() - t0) / 1e9;
-  *reported = PrintReport(a, run->results, stats_after - stats_before, waits_after - waits_before,
-                          interval_s, w.mystats, *c.out);
+  run->total = run->numbered + statements.size();
+  *reported = PrintReport(a, run->results, stats, waits, static_cast<double>(elapsed_ns) / 1e9,
+                          w.mystats, *c.out);
   *c.out << std::flush;
+}
+
+// After SHUTDOWN ABORT, which ends the run as kill -9 ends a process: the
+// run's exit code, 1 (said on the console) when statements other than EXIT
+// came after it, which nothing runs.
+int NotRunAfterAbort(const ScriptRun& run) {
+  size_t left = 0;
+  for (const std::string& s : run.rest) {
+    absl::StatusOr<std::optional<ErrorAction>> exit = ParseExit(s);
+    if (!exit.ok() || !exit->has_value()) ++left;
+  }
+  if (left == 0) return 0;
+  *run.console->err << fmt::format(
+                           "cellsim sql: SHUTDOWN ABORT ended the instance as kill -9 does: the "
+                           "{} statement(s) after it were not run (the next `cellsim sql` opens "
+                           "the database, with instance recovery: run them there)\n",
+                           left)
+                    << std::flush;
+  return kExitFailure;
 }
 
 // The end of a run: its failure (or notes) on the console, and its exit
@@ -806,7 +930,7 @@ int FinishRun(const SqlWork& w, const ScriptRun& run, const absl::Status& report
   }
   if (run.continued > 0 && !w.interactive) {
     *c.err << fmt::format("cellsim sql: {} of {} statements failed (WHENEVER SQLERROR CONTINUE)\n",
-                          run.continued, w.statements.size())
+                          run.continued, run.total)
            << std::flush;
   }
   // A signal after the last statement committed (even while the rack closed)
@@ -849,17 +973,29 @@ void RunSql(const SqlArgs& a, CommandContext& ctx) {
   std::optional<RackEnv> env =
       OpenRackAndDatabase(a.dir, a.rack, a.database, cmd, ctx);
   if (!env.has_value()) return;
+  bool open = true;  // SHUTDOWN closes it, STARTUP opens it again
+  console.close = [&env, &open](const std::string& /*mode*/) {
+    open = false;
+    return env->Close();
+  };
+  console.startup = [&]() -> absl::StatusOr<OpenedDatabase> {
+    absl::StatusOr<RackEnv> again = OpenDatabaseEnv(a.dir, a.rack, a.database, std::cerr);
+    if (!again.ok()) return again.status();
+    env = *std::move(again);
+    open = true;
+    return OpenedDatabase{.db = env->db.get(), .clock = env->io.clock};
+  };
   ScriptRun run;
   run.console = &console;
   absl::Status reported;
   RunSession(*env->db, *env->io.clock, a, *work, /*client_pid=*/std::nullopt, &run, &reported);
   if (run.shutdown == "ABORT") {  // as kill -9: nothing is closed, the next open recovers
     std::cout << ShutdownFeedback(run.shutdown) << std::flush;
+    const int code = NotRunAfterAbort(run);
     std::cerr << std::flush;
-    _exit(0);
+    _exit(code);
   }
-  const absl::Status closed = env->Close();
-  if (!run.shutdown.empty() && closed.ok()) std::cout << ShutdownFeedback(run.shutdown) << std::flush;
+  const absl::Status closed = open ? env->Close() : absl::OkStatus();
   ctx.exit_code = FinishRun(*work, run, reported, closed);
 }
 
@@ -870,16 +1006,11 @@ std::string ShutdownFeedback(const std::string& mode) {
                          : "Database closed.\nDatabase dismounted.\nORACLE instance shut down.\n";
 }
 
-std::optional<RackEnv> OpenRackAndDatabase(const std::string& dir, const RackOptions& rack,
-                                           const DatabaseFlags& flags,
-                                           const std::string& command, CommandContext& ctx,
-                                           const std::function<absl::Status()>& between) {
+absl::StatusOr<RackEnv> OpenDatabaseEnv(const std::string& dir, const RackOptions& rack,
+                                        const DatabaseFlags& flags, std::ostream& report,
+                                        const std::function<absl::Status()>& between) {
   absl::StatusOr<RackEnv> env = OpenRackEnv(dir, rack);
-  if (!env.ok()) {
-    Fail(ctx, command, env.status());
-    if (env.status().code() == absl::StatusCode::kCancelled) ctx.exit_code = InterruptExitCode();
-    return std::nullopt;
-  }
+  if (!env.ok()) return env.status();
   bool created = false;
   // The profile's I/O shape, if any, and the flags.
   const db::DatabaseOptions options = flags.Apply(env->io.db_options);
@@ -887,10 +1018,22 @@ std::optional<RackEnv> OpenRackAndDatabase(const std::string& dir, const RackOpt
   if (s.ok()) s = OpenOrCreateDatabase(*env, &created, options);
   if (!s.ok()) {
     (void)env->Close();
-    Fail(ctx, command, s);
+    return s;
+  }
+  ReportOpen(*env->db, created, flags.standard_files, report);
+  return env;
+}
+
+std::optional<RackEnv> OpenRackAndDatabase(const std::string& dir, const RackOptions& rack,
+                                           const DatabaseFlags& flags,
+                                           const std::string& command, CommandContext& ctx,
+                                           const std::function<absl::Status()>& between) {
+  absl::StatusOr<RackEnv> env = OpenDatabaseEnv(dir, rack, flags, std::cerr, between);
+  if (!env.ok()) {
+    Fail(ctx, command, env.status());
+    if (env.status().code() == absl::StatusCode::kCancelled) ctx.exit_code = InterruptExitCode();
     return std::nullopt;
   }
-  ReportOpen(*env->db, created, flags.standard_files, std::cerr);
   return *std::move(env);
 }
 
@@ -931,7 +1074,8 @@ int ServeSql(lab::RackEnv& env, const std::string& request, pid_t client_pid, Co
   run.console = &console;
   absl::Status reported;
   RunSession(*env.db, *env.io.clock, a, *work, client_pid, &run, &reported);
-  return FinishRun(*work, run, reported, absl::OkStatus());
+  const int code = FinishRun(*work, run, reported, absl::OkStatus());
+  return code == 0 && run.shutdown == "ABORT" ? NotRunAfterAbort(run) : code;
 }
 
 void RegisterSql(CLI::App& app, CommandContext& ctx) {

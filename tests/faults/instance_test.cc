@@ -413,7 +413,12 @@ TEST(Instance, ASessionShutsTheInstanceDown) {
   ASSERT_TRUE(d.ReadUntil("SQL> ")) << d.Stderr();
   ASSERT_TRUE(d.WriteStdin("update t set x = 17;\n"));
   ASSERT_TRUE(d.ReadUntil("SQL> ")) << d.Stderr();
-  ChildProcess tx = CellsimChild({"sql", rack, "-e", "shutdown transactional"}, tmp.File("tx.err"));
+  // The asking session goes on without a database (ORA-01034), and its
+  // STARTUP cannot start the instance.
+  ChildProcess tx = CellsimChild({"sql", rack, "-e", "whenever sqlerror continue", "-e",
+                                  "shutdown transactional", "-e", "select 1 from dual", "-e",
+                                  "startup"},
+                                 tmp.File("tx.err"));
   ASSERT_TRUE(WaitUntil([&] {
     return tx.Exited() ||
            fourth.Stderr().find("session 2: SHUTDOWN TRANSACTIONAL") != std::string::npos;
@@ -422,6 +427,8 @@ TEST(Instance, ASessionShutsTheInstanceDown) {
   EXPECT_FALSE(tx.Exited()) << tx.Stderr();  // D's transaction is open
   ASSERT_TRUE(d.WriteStdin("commit;\n"));
   EXPECT_TRUE(WIFEXITED(WaitBriefly(tx)) && tx.Wait() == 0) << tx.Stderr();
+  EXPECT_THAT(tx.Stderr(), HasSubstr("ORA-01034: ORACLE not available"));
+  EXPECT_THAT(tx.Stderr(), HasSubstr("start it again with `cellsim instance DIR`"));
   status = WaitBriefly(d);  // ended by the shutdown, its commit kept
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << DescribeWaitStatus(status);
   EXPECT_THAT(d.Stderr(), HasSubstr("ended by SHUTDOWN TRANSACTIONAL at the SQL> prompt"));
@@ -445,14 +452,32 @@ TEST(Instance, ASessionShutsTheInstanceDown) {
   EXPECT_THAT(r.err, HasSubstr("instance recovery"));  // after the instance's ABORT
   // On its own too: its own ABORT leaves recovery to the next open, and
   // IMMEDIATE closes (the open after it has nothing to recover).
-  r = Cellsim(tmp.File("e6"), {"sql", rack, "-e", "shutdown immediate"});
-  EXPECT_TRUE(r.ok()) << r.err;
+  // A statement after it is not lost silently: ORA-01034, and it stops the
+  // script (cellsim's WHENEVER SQLERROR EXIT).
+  r = Cellsim(tmp.File("e6"), {"sql", rack, "-e", "shutdown immediate", "-e",
+                               "insert into t values (5, 5)", "-e", "commit"});
+  EXPECT_EQ(r.exit_code(), 1);
   EXPECT_THAT(r.err, HasSubstr("instance recovery"));
   EXPECT_THAT(r.out, HasSubstr("Database dismounted."));
+  EXPECT_THAT(r.err, HasSubstr("statement 2 failed:\n  insert into t values (5, 5)\n"
+                               "ORA-01034: ORACLE not available"));
   r = Cellsim(tmp.File("e7"), {"sql", rack, "-e", "startup"});
   EXPECT_EQ(r.exit_code(), 1);
   EXPECT_THAT(r.err, HasSubstr("ORA-01081"));
   EXPECT_THAT(r.err, Not(HasSubstr("instance recovery")));
+  // STARTUP after SHUTDOWN opens it again in the same run; what follows an
+  // ABORT is not run, and says so.
+  r = Cellsim(tmp.File("e9"), {"sql", rack, "-e", "shutdown", "-e", "startup", "-e",
+                               "insert into t values (6, 6)", "-e", "commit", "-e",
+                               "shutdown abort", "-e", "delete from t", "-e", "exit"});
+  EXPECT_EQ(r.exit_code(), 1) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("ORACLE instance shut down.\nORACLE instance started.\n"
+                               "Database mounted.\nDatabase opened.\n\n1 row created."));
+  EXPECT_THAT(r.err, HasSubstr("the 1 statement(s) after it were not run"));
+  r = Cellsim(tmp.File("e10"), {"sql", rack, "-e", "select count(*) from t where x in (5, 6)"});
+  EXPECT_TRUE(r.ok()) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("instance recovery"));
+  EXPECT_THAT(r.out, ContainsRegex("\n *1\n"));
 }
 
 // Parses "ack INDEX OFFSET LENGTH XXH64" (`cellsim write`).
