@@ -1,6 +1,7 @@
 #include "cellsim/base/clock.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <vector>
 
@@ -23,6 +24,9 @@ class RealClock : public Clock {
         .count();
   }
 };
+
+std::atomic<uint64_t> next_logical_thread{1};
+thread_local uint64_t logical_thread = 0;  // Clock::ThreadTag's default; 0: none yet
 
 // Runs fn(0) .. fn(n-2) on the shared executor and fn(n-1) on the caller's
 // thread, and returns when all have.
@@ -87,7 +91,21 @@ void ForkJoin(Clock* clock, size_t n, const std::function<void(size_t)>& fn, boo
     clock->SetThreadNanos(end);
     return;
   }
-  RunOnExecutor(n, fn);
+  if (clock == nullptr || n == 1) return RunOnExecutor(n, fn);
+  const uint64_t tag = clock->ThreadTag();  // the branches are the caller's work
+  RunOnExecutor(n, [&](size_t i) {
+    clock->SetThreadTag(tag);
+    fn(i);
+  });
+}
+
+uint64_t Clock::ThreadTag() const {
+  if (logical_thread == 0) logical_thread = next_logical_thread.fetch_add(1);
+  return logical_thread;
+}
+
+void Clock::SetThreadTag(uint64_t tag) {
+  if (tag != 0) logical_thread = tag;
 }
 
 Clock* SystemClock() {

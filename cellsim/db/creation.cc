@@ -60,7 +60,11 @@ std::future<BatchOutcome> LaunchBatch(Clock* clock, asmgr::DiskGroup* dg, uint32
                                       const uint8_t* data, uint64_t len, uint64_t at,
                                       uint64_t req, bool redo) {
   if (!clock->simulated()) {
-    return Executor::Shared()->Submit([=] { return WriteBatch(dg, file, data, len, at, req, redo); });
+    const uint64_t tag = clock->ThreadTag();  // the batch is the caller's work
+    return Executor::Shared()->Submit([=] {
+      clock->SetThreadTag(tag);
+      return WriteBatch(dg, file, data, len, at, req, redo);
+    });
   }
   const uint64_t issued_ns = clock->NowNanos();
   uint64_t stale_marked = 0;  // the charge pass marks copies on offline disks stale

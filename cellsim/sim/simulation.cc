@@ -105,15 +105,47 @@ void SimClock::Charge(Work work) {
   SetThreadNanos(t0 + statement_ns_);
 }
 
+namespace internal {
+
+// With a real clock: a "session N" trace track per logical thread
+// (Clock::ThreadTag), numbered in the order of their first cell call, as
+// SimClock numbers its sessions. Thread-safe (mu_ is taken before the
+// trace's lock).
+class RealSessions {
+ public:
+  RealSessions(TraceWriter* trace, std::string prefix)
+      : trace_(trace), prefix_(std::move(prefix)) {}
+  uint32_t Track(uint64_t tag) ABSL_LOCKS_EXCLUDED(mu_) {
+    MutexLock l(&mu_);
+    auto [it, added] = tracks_.try_emplace(tag, 0);
+    if (added) {
+      it->second = trace_->Track(prefix_ + "database", fmt::format("session {}", tracks_.size()));
+    }
+    return it->second;
+  }
+
+ private:
+  TraceWriter* const trace_;
+  const std::string prefix_;
+  Mutex mu_;
+  std::unordered_map<uint64_t, uint32_t> tracks_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace internal
+
+using internal::RealSessions;
+
 namespace {
 
 // The CellService decorator of one cell.
 class SimCell : public cell::CellService {
  public:
   SimCell(uint32_t index, cell::CellService* inner, Clock* clock, SimClock* sim_clock,
-          DeviceModel* model, TraceWriter* trace, std::string prefix, bool model_only)
+          DeviceModel* model, RealSessions* real_sessions, TraceWriter* trace, std::string prefix,
+          bool model_only)
       : index_(index), inner_(inner), clock_(clock), sim_(sim_clock), model_(model),
-        trace_(trace), prefix_(std::move(prefix)), model_only_(model_only) {
+        real_sessions_(real_sessions), trace_(trace), prefix_(std::move(prefix)),
+        model_only_(model_only) {
     absl::StatusOr<cell::CellDescription> d = inner->Describe();
     if (d.ok()) {
       mode_ = d->flash_cache_mode;
@@ -346,11 +378,9 @@ class SimCell : public cell::CellService {
     }
     if (trace_ == nullptr) return;
     trace_->Slice(track_, what, t0, end - t0, "cell");
-    const uint32_t session = sim_ != nullptr ? sim_->SessionTrack() : RealSessionTrack();
+    const uint32_t session =
+        sim_ != nullptr ? sim_->SessionTrack() : real_sessions_->Track(clock_->ThreadTag());
     trace_->Slice(session, fmt::format("{} -> {}", what, name_), t0, end - t0, "cell");
-  }
-  uint32_t RealSessionTrack() {
-    return trace_->Track(prefix_ + "database", "session (real clock)");
   }
   void DirtyCounter() {
     if (trace_ == nullptr) return;
@@ -368,6 +398,7 @@ class SimCell : public cell::CellService {
   Clock* clock_;
   SimClock* sim_;  // null with a real clock
   DeviceModel* model_;
+  RealSessions* real_sessions_;  // with a real clock and a trace
   TraceWriter* trace_;
   const std::string prefix_;
   const bool model_only_;
@@ -387,6 +418,8 @@ Simulation::Simulation(Options options) : o_(std::move(options)) {
   if (!o_.real_clock) {
     sim_clock_ = std::make_unique<SimClock>(o_.unix_seconds, statement_ns, o_.trace, o_.trace_prefix);
     model_ = std::make_unique<DeviceModel>(o_.profile, o_.shape, o_.trace, o_.trace_prefix);
+  } else if (o_.trace != nullptr) {
+    real_sessions_ = std::make_unique<RealSessions>(o_.trace, o_.trace_prefix);
   }
 }
 
@@ -405,8 +438,9 @@ std::string Simulation::ClockDescription() const {
 }
 
 std::unique_ptr<cell::CellService> Simulation::WrapCell(uint32_t index, cell::CellService* inner) {
-  return std::make_unique<SimCell>(index, inner, clock(), sim_clock_.get(), model_.get(), o_.trace,
-                                   o_.trace_prefix, o_.model_only);
+  return std::make_unique<SimCell>(index, inner, clock(), sim_clock_.get(), model_.get(),
+                                   real_sessions_.get(), o_.trace, o_.trace_prefix,
+                                   o_.model_only);
 }
 
 }  // namespace cellsim::sim

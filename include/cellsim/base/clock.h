@@ -36,10 +36,13 @@ class Clock {
   void AdvanceThreadTo(uint64_t ns) {
     if (simulated() && ns > NowNanos()) SetThreadNanos(ns);
   }
-  // An opaque per-thread value a simulated clock keeps beside the time (its
-  // trace track); ForkJoin hands it to the threads it starts.
-  virtual uint64_t ThreadTag() const { return 0; }
-  virtual void SetThreadTag(uint64_t /*tag*/) {}
+  // An opaque per-thread value naming whose work the thread does: ForkJoin,
+  // and the creation engine's batches, hand it to the workers that do part
+  // of a thread's work, so that work is the thread's. A simulated clock
+  // keeps its trace track there; by default it is the thread's logical
+  // number (never 0): its own, given on first use, or the one handed to it.
+  virtual uint64_t ThreadTag() const;
+  virtual void SetThreadTag(uint64_t tag);
   // What the cell calls a thread makes do under a simulated clock. One
   // concurrent activity (a zero-fill batch) can be split in two passes, so
   // that the device model sees the activities in issue order while their

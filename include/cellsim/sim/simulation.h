@@ -17,7 +17,9 @@
 // mirror copies sent by ForkJoin cost the slowest copy).
 //
 // With a real clock the decorator only traces: a slice per cell call, timed by
-// the real clock.
+// the real clock, on its cell's track and on the calling thread's "session N"
+// track (Clock::ThreadTag: work a fork-join hands to a worker stays its
+// caller's), as the simulated clock draws them.
 //
 // Usage:
 //   Simulation::Options o{.profile = *LoadProfile("x3-2"), .shape = *ShapeFor(p, "quarter")};
@@ -77,6 +79,7 @@ class SimClock : public Clock {
 
 namespace internal {
 class DeviceModel;
+class RealSessions;
 }
 
 class Simulation {
@@ -109,6 +112,7 @@ class Simulation {
   Options o_;
   std::unique_ptr<SimClock> sim_clock_;
   std::unique_ptr<internal::DeviceModel> model_;
+  std::unique_ptr<internal::RealSessions> real_sessions_;  // a real clock's, traced
 };
 
 }  // namespace cellsim::sim
