@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -395,6 +396,26 @@ struct ScrubFix {
   int64_t mismatch = -1;
 };
 
+// Extent `x` of file `num` as the catalog has it now (requires mu): its
+// copies that are online and not stale; nullopt when options.disk is given
+// and no copy of it is there.
+std::optional<ScrubItem> ScrubItemOf(const DiskGroup::State& s, const ScrubOptions& options,
+                                     uint32_t num, const FileRec& f, uint32_t x)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+  uint32_t unit = std::max<uint32_t>(f.info.block_size, 512);
+  if (s.cat.au_size % unit != 0) unit = static_cast<uint32_t>(s.cat.au_size);
+  ScrubItem it{num, x, uint64_t{x} * s.cat.au_size, s.ExtentLength(f, x), f.info.type, unit, {}};
+  bool on_disk = !options.disk.has_value();
+  for (uint32_t c = 0; c < f.copies(); ++c) {
+    const CopyLoc l = f.extents[x][c];
+    const DiskRec& d = s.cat.disks[l.disk];
+    on_disk = on_disk || l.disk == *options.disk;
+    if (d.online && d.stale.count(l.au) == 0) it.copies.push_back(l);
+  }
+  if (!on_disk) return std::nullopt;
+  return it;
+}
+
 // The extents to scrub (requires mu): every extent of every file, or of the
 // one file, or those with a copy on the one disk.
 absl::Status PlanScrub(const DiskGroup::State& s, const ScrubOptions& options,
@@ -417,22 +438,29 @@ absl::Status PlanScrub(const DiskGroup::State& s, const ScrubOptions& options,
   }
   for (const auto& [num, f] : s.cat.files) {
     if (options.file.has_value() && num != *options.file) continue;
-    uint32_t unit = std::max<uint32_t>(f.info.block_size, 512);
-    if (s.cat.au_size % unit != 0) unit = static_cast<uint32_t>(s.cat.au_size);
     for (uint32_t x = 0; x < f.extents.size(); ++x) {
-      ScrubItem it{num, x, uint64_t{x} * s.cat.au_size, s.ExtentLength(f, x), f.info.type,
-                   unit, {}};
-      bool on_disk = !options.disk.has_value();
-      for (uint32_t c = 0; c < f.copies(); ++c) {
-        const CopyLoc l = f.extents[x][c];
-        const DiskRec& d = s.cat.disks[l.disk];
-        on_disk = on_disk || l.disk == *options.disk;
-        if (d.online && d.stale.count(l.au) == 0) it.copies.push_back(l);
+      if (std::optional<ScrubItem> it = ScrubItemOf(s, options, num, f, x)) {
+        items->push_back(*std::move(it));
       }
-      if (on_disk) items->push_back(std::move(it));
     }
   }
   return absl::OkStatus();
+}
+
+// `batch` as the catalog has it now (requires mu): the reads and writes that
+// ran since the plan may have dropped or shrunk a file, moved a copy
+// (rebalance) or taken a disk offline. An extent no longer there is left out.
+void RefreshScrubBatch(const DiskGroup::State& s, const ScrubOptions& options,
+                       std::vector<ScrubItem>* batch) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+  std::vector<ScrubItem> now;
+  for (const ScrubItem& it : *batch) {
+    const auto f = s.cat.files.find(it.file);
+    if (f == s.cat.files.end() || it.extent >= f->second.extents.size()) continue;
+    if (std::optional<ScrubItem> fresh = ScrubItemOf(s, options, it.file, f->second, it.extent)) {
+      now.push_back(*std::move(fresh));
+    }
+  }
+  *batch = std::move(now);
 }
 
 // How far a copy's unit passes Oracle's block checks: 0 a block fails its
@@ -596,12 +624,68 @@ std::vector<std::pair<CopyLoc, absl::Status>> RepairScrubbed(
   return failed;
 }
 
+// Reads every copy of `batch`'s extents, judges them and (options.repair)
+// rewrites the bad ones (requires io_mu exclusive: nothing writes them
+// meanwhile); a copy whose rewrite fails is marked stale and its disk taken
+// offline.
+absl::Status ScrubBatch(DiskGroup::State& s, const ScrubOptions& options,
+                        const std::vector<ScrubItem>& batch, ScrubResult* res)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.io_mu) ABSL_LOCKS_EXCLUDED(s.mu) {
+  std::vector<io::AlignedBuffer> bufs;
+  std::vector<CopyIo> ios;
+  for (const ScrubItem& it : batch) {
+    for (const CopyLoc l : it.copies) {
+      bufs.emplace_back(it.length);
+      const DiskRec& d = s.fixed().disks[l.disk];  // its ref
+      ios.push_back(CopyIo{d.ref.cell, d.ref.grid_disk, s.AuOffset(l.au), bufs.back().data(),
+                           it.length, {}});
+    }
+  }
+  internal::DoCellIo(s.env, /*write=*/false, absl::MakeSpan(ios), &res->io);
+  std::vector<std::vector<CopyIo>> reads(batch.size());
+  std::vector<std::vector<ScrubFix>> fixes(batch.size());
+  size_t k = 0;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const ScrubItem& it = batch[i];
+    ++res->extents_checked;
+    reads[i].assign(ios.begin() + static_cast<std::ptrdiff_t>(k),
+                    ios.begin() + static_cast<std::ptrdiff_t>(k + it.copies.size()));
+    k += it.copies.size();
+    std::vector<const uint8_t*> data;
+    for (const CopyIo& x : reads[i]) {
+      data.push_back(x.status.ok() ? x.buffer : nullptr);
+      if (!x.status.ok()) ++res->read_errors;
+    }
+    const size_t readable = data.size() - std::count(data.begin(), data.end(), nullptr);
+    if (readable > 1) {
+      res->copies_compared += readable - 1;
+      res->bytes_compared += (readable - 1) * it.length;
+    }
+    JudgeExtent(s, it, data, res, &fixes[i]);
+  }
+  if (!options.repair) return absl::OkStatus();
+  const std::vector<std::pair<CopyLoc, absl::Status>> failed =
+      RepairScrubbed(s, batch, 0, fixes, reads, res);
+  if (failed.empty()) return absl::OkStatus();
+  MutexLock lock(&s.mu);
+  std::vector<std::vector<uint8_t>> bodies;
+  std::vector<CopyLoc> locs;
+  std::set<uint32_t> offlined;
+  for (const auto& [loc, err] : failed) {
+    locs.push_back(loc);
+    if (s.cat.disks[loc.disk].online && offlined.insert(loc.disk).second) {
+      bodies.push_back(internal::MakeDiskStateRecord(loc.disk, false, std::string(err.message())));
+    }
+  }
+  bodies.push_back(internal::MakeStaleRecord(true, locs));
+  return s.Commit(std::move(bodies));
+}
+
 }  // namespace
 
 absl::Status DiskGroup::Scrub(const ScrubOptions& options, ScrubResult* result) {
   ScrubResult local;
   ScrubResult* res = result != nullptr ? result : &local;
-  WriterMutexLock io_lock(&s_->io_mu);
   if (options.repair && s_->env.read_only) {
     return absl::FailedPreconditionError(fmt::format(
         "scrub of {} with repair: the rack is open read-only (scrub without repair only reports)",
@@ -612,7 +696,6 @@ absl::Status DiskGroup::Scrub(const ScrubOptions& options, ScrubResult* result) 
     MutexLock lock(&s_->mu);
     if (absl::Status st = PlanScrub(*s_, options, &items); !st.ok()) return st;
   }
-  std::vector<std::pair<CopyLoc, absl::Status>> failed;
   size_t start = 0;
   while (start < items.size() && !Cancelled(options.cancel)) {
     size_t end = start;
@@ -622,57 +705,20 @@ absl::Status DiskGroup::Scrub(const ScrubOptions& options, ScrubResult* result) 
       bytes += items[end].length * items[end].copies.size();
       ++end;
     }
-    std::vector<io::AlignedBuffer> bufs;
-    std::vector<CopyIo> ios;
-    for (size_t i = start; i < end; ++i) {
-      for (const CopyLoc l : items[i].copies) {
-        bufs.emplace_back(items[i].length);
-        const DiskRec& d = s_->fixed().disks[l.disk];  // its ref
-        ios.push_back(CopyIo{d.ref.cell, d.ref.grid_disk, s_->AuOffset(l.au), bufs.back().data(),
-                             items[i].length, {}});
+    std::vector<ScrubItem> batch(items.begin() + static_cast<std::ptrdiff_t>(start),
+                                 items.begin() + static_cast<std::ptrdiff_t>(end));
+    {
+      // A batch at a time: the group's reads and writes run between batches,
+      // not for the whole scrub, and none changes the copies a batch compares.
+      WriterMutexLock io_lock(&s_->io_mu);
+      {
+        MutexLock lock(&s_->mu);
+        RefreshScrubBatch(*s_, options, &batch);
       }
-    }
-    internal::DoCellIo(s_->env, /*write=*/false, absl::MakeSpan(ios), &res->io);
-    std::vector<std::vector<CopyIo>> reads(end - start);
-    std::vector<std::vector<ScrubFix>> fixes(end - start);
-    size_t k = 0;
-    for (size_t i = start; i < end; ++i) {
-      const ScrubItem& it = items[i];
-      ++res->extents_checked;
-      reads[i - start].assign(ios.begin() + k, ios.begin() + k + it.copies.size());
-      k += it.copies.size();
-      std::vector<const uint8_t*> data;
-      for (const CopyIo& x : reads[i - start]) {
-        data.push_back(x.status.ok() ? x.buffer : nullptr);
-        if (!x.status.ok()) ++res->read_errors;
-      }
-      const size_t readable = data.size() - std::count(data.begin(), data.end(), nullptr);
-      if (readable > 1) {
-        res->copies_compared += readable - 1;
-        res->bytes_compared += (readable - 1) * it.length;
-      }
-      JudgeExtent(*s_, it, data, res, &fixes[i - start]);
-    }
-    if (options.repair) {
-      std::vector<std::pair<CopyLoc, absl::Status>> broken =
-          RepairScrubbed(*s_, items, start, fixes, reads, res);
-      failed.insert(failed.end(), broken.begin(), broken.end());
+      if (absl::Status st = ScrubBatch(*s_, options, batch, res); !st.ok()) return st;
     }
     start = end;
-  }
-  if (!failed.empty()) {
-    MutexLock lock(&s_->mu);
-    std::vector<std::vector<uint8_t>> bodies;
-    std::vector<CopyLoc> locs;
-    std::set<uint32_t> offlined;
-    for (const auto& [loc, err] : failed) {
-      locs.push_back(loc);
-      if (s_->cat.disks[loc.disk].online && offlined.insert(loc.disk).second) {
-        bodies.push_back(internal::MakeDiskStateRecord(loc.disk, false, std::string(err.message())));
-      }
-    }
-    bodies.push_back(internal::MakeStaleRecord(true, locs));
-    if (absl::Status st = s_->Commit(std::move(bodies)); !st.ok()) return st;
+    if (options.between_batches != nullptr && start < items.size()) options.between_batches();
   }
   if (start < items.size()) {
     return absl::CancelledError(fmt::format("scrub of {} stopped after {} of {} extents",

@@ -26,8 +26,8 @@
 //   ASSERT_OK(dg->Write(f.number, absl::MakeSpan(w), &r));
 //
 // Thread-safety: every method may be called from several threads at once.
-// Reads, writes and formats run concurrently; maintenance (OnlineDisk, Resync*,
-// Scrub) runs alone. The CellService objects must outlive the disk group.
+// Reads, writes and formats run concurrently; maintenance (OnlineDisk, Resync*)
+// runs alone, Scrub alone one batch at a time. The CellService objects must outlive the disk group.
 #ifndef CELLSIM_ASM_DISK_GROUP_H_
 #define CELLSIM_ASM_DISK_GROUP_H_
 
@@ -225,7 +225,10 @@ class DiskGroup {
   // Reads every copy of every extent and compares them (up to the file size),
   // judging and (with options.repair) rewriting copies as ScrubMismatch says.
   // Cancelled when options.cancel stops it between batches; `result` then
-  // holds what it found and repaired so far.
+  // holds what it found and repaired so far. It excludes the group's reads
+  // and writes one batch (64 MiB of copies) at a time, each batch's extents
+  // taken as the catalog has them then (an extent dropped since the start
+  // is left out; files created since are not scrubbed).
   [[nodiscard]] absl::Status Scrub(const ScrubOptions& options, ScrubResult* result);
 
   // --------------------------------------------------------- views

@@ -18,6 +18,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -311,6 +312,9 @@ struct ScrubOptions {
   // done found and repaired (each batch's repairs are whole). Not owned;
   // must outlive the call.
   const CancelFlag* cancel = nullptr;
+  // Called between batches, with no lock held: the group's reads, writes
+  // and file changes may run there (a test's hook; empty: none).
+  std::function<void()> between_batches{};
 };
 
 struct ScrubResult {
