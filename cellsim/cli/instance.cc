@@ -301,8 +301,9 @@ class ShutdownRequest {
     mode_ = mode;
     return absl::OkStatus();
   }
-  // From session `c`'s thread once its run has ended (its db::Session is
-  // gone): the mode it asked for ("" if none).
+  // From session `c`'s thread once its db::Session is gone (Console::close,
+  // or the end of its run): the mode it asked for ("" if none). Again is
+  // harmless.
   std::string Ended(const Client* c) {
     MutexLock l(&mu_);
     if (by_ != c) return "";
@@ -321,7 +322,7 @@ class ShutdownRequest {
     MutexLock l(&mu_);
     return by_ != nullptr || begun_;
   }
-  // NORMAL or IMMEDIATE asked by `*by` whose run has ended (else ""), for
+  // NORMAL or IMMEDIATE asked by `*by` whose session has ended (else ""), for
   // the main loop.
   std::string pending(const Client** by) const {
     MutexLock l(&mu_);
@@ -331,7 +332,7 @@ class ShutdownRequest {
   // From the main loop, once it shuts down: later requests are refused; the
   // session that asked for NORMAL or IMMEDIATE (null: none, a signal) and
   // its mode ("" for a signal's IMMEDIATE).
-  // Waits for that session's run to end (a signal may have come first):
+  // Waits for that session to end (a signal may have come first):
   // its db::Session must be gone before the database closes.
   const Client* Begin(std::string* mode) {
     MutexLock l(&mu_);
@@ -354,7 +355,7 @@ class ShutdownRequest {
   const Client* by_ ABSL_GUARDED_BY(mu_) = nullptr;
   std::string mode_ ABSL_GUARDED_BY(mu_);
   bool begun_ ABSL_GUARDED_BY(mu_) = false;
-  bool ended_ ABSL_GUARDED_BY(mu_) = false;  // by_'s run has ended
+  bool ended_ ABSL_GUARDED_BY(mu_) = false;  // by_'s db::Session is gone
   std::optional<absl::Status> closed_ ABSL_GUARDED_BY(mu_);
 };
 

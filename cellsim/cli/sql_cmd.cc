@@ -874,7 +874,10 @@ void RunSession(db::Database& db, const Clock& clock, const SqlArgs& a, SqlWork&
     if (!run->paused() || run->shutdown == "ABORT") break;
     if (!run->shutdown.empty()) {  // the session has ended: the database closes
       const std::string mode = std::exchange(run->shutdown, "");
-      if (absl::Status closed = c.close(mode); !closed.ok()) {
+      const absl::Status closed =
+          c.close != nullptr ? c.close(mode)
+                             : absl::UnimplementedError("this console cannot close its database");
+      if (!closed.ok()) {
         run->failure = closed;
         run->failed_index = run->numbered - 1;
         run->failed_text = "SHUTDOWN " + mode;
