@@ -52,12 +52,12 @@ struct Console {
   // - shutdown: asks for SHUTDOWN `mode` (NORMAL, IMMEDIATE, TRANSACTIONAL
   //   or ABORT) when a session `cellsim instance` serves: an error when it
   //   cannot (ORA-01090: another is under way). Empty on its own.
-  // - close: once the session that asked for a SHUTDOWN other than ABORT
-  //   has ended, closes the database (on its own: the rack; served: waits
-  //   for the instance to close it): OK or the close's error. The run then
-  //   goes on without a database (ORA-01034), as SQL*Plus does connected to
-  //   an idle instance. ABORT ends the run: its caller ends the process (or
-  //   the instance) as kill -9 does.
+  // - close: once the session that asked for SHUTDOWN has ended, closes the
+  //   database (on its own: the rack, or for ABORT drops it as kill -9 would,
+  //   lab::RackEnv::Abort; served: waits for the instance to close it): OK
+  //   or the close's error. The run then goes on without a database
+  //   (ORA-01034), as SQL*Plus does connected to an idle instance. A served
+  //   session's ABORT ends its run instead, and the instance as kill -9 does.
   // - startup: STARTUP after that: the database opened again, or why not.
   //   Empty: STARTUP cannot (a served session: the instance has ended).
   std::function<absl::Status(const std::string& mode)> shutdown;

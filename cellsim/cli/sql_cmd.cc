@@ -871,7 +871,8 @@ void RunSession(db::Database& db, const Clock& clock, const SqlArgs& a, SqlWork&
              << std::flush;
     }
     session.reset();
-    if (!run->paused() || run->shutdown == "ABORT") break;
+    // An instance's ABORT ends it, and this run with it (Serve).
+    if (!run->paused() || (run->shutdown == "ABORT" && c.shutdown != nullptr)) break;
     if (!run->shutdown.empty()) {  // the session has ended: the database closes
       const std::string mode = std::exchange(run->shutdown, "");
       const absl::Status closed =
@@ -900,9 +901,9 @@ void RunSession(db::Database& db, const Clock& clock, const SqlArgs& a, SqlWork&
   *c.out << std::flush;
 }
 
-// After SHUTDOWN ABORT, which ends the run as kill -9 ends a process: the
-// run's exit code, 1 (said on the console) when statements other than EXIT
-// came after it, which nothing runs.
+// After an instance's SHUTDOWN ABORT, which ends the instance as kill -9
+// ends a process, and the run with it: the run's exit code, 1 (said on the
+// console) when statements other than EXIT came after it, which nothing runs.
 int NotRunAfterAbort(const ScriptRun& run) {
   size_t left = 0;
   for (const std::string& s : run.rest) {
@@ -912,8 +913,9 @@ int NotRunAfterAbort(const ScriptRun& run) {
   if (left == 0) return 0;
   *run.console->err << fmt::format(
                            "cellsim sql: SHUTDOWN ABORT ended the instance as kill -9 does: the "
-                           "{} statement(s) after it were not run (the next `cellsim sql` opens "
-                           "the database, with instance recovery: run them there)\n",
+                           "{} statement(s) after it were not run (the next `cellsim sql` or "
+                           "`cellsim instance` opens the database, with instance recovery: run "
+                           "them there)\n",
                            left)
                     << std::flush;
   return kExitFailure;
@@ -977,9 +979,9 @@ void RunSql(const SqlArgs& a, CommandContext& ctx) {
       OpenRackAndDatabase(a.dir, a.rack, a.database, cmd, ctx);
   if (!env.has_value()) return;
   bool open = true;  // SHUTDOWN closes it, STARTUP opens it again
-  console.close = [&env, &open](const std::string& /*mode*/) {
-    open = false;
-    return env->Close();
+  console.close = [&env, &open](const std::string& mode) {
+    open = false;  // ABORT: as kill -9 leaves the files, the next open recovers
+    return mode == "ABORT" ? env->Abort() : env->Close();
   };
   console.startup = [&]() -> absl::StatusOr<OpenedDatabase> {
     absl::StatusOr<RackEnv> again = OpenDatabaseEnv(a.dir, a.rack, a.database, std::cerr);
@@ -992,12 +994,6 @@ void RunSql(const SqlArgs& a, CommandContext& ctx) {
   run.console = &console;
   absl::Status reported;
   RunSession(*env->db, *env->io.clock, a, *work, /*client_pid=*/std::nullopt, &run, &reported);
-  if (run.shutdown == "ABORT") {  // as kill -9: nothing is closed, the next open recovers
-    std::cout << ShutdownFeedback(run.shutdown) << std::flush;
-    const int code = NotRunAfterAbort(run);
-    std::cerr << std::flush;
-    _exit(code);
-  }
   const absl::Status closed = open ? env->Close() : absl::OkStatus();
   ctx.exit_code = FinishRun(*work, run, reported, closed);
 }

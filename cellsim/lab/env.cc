@@ -55,7 +55,9 @@ absl::Status MakeBackend(io::BackendRequest request, IoEnv* env) {
                     std::string(backend.status().message())));
   }
   if (!backend.ok()) return backend.status();
-  env->io = std::move(*backend);
+  auto fenced = std::make_unique<io::FencedBackend>(*std::move(backend));
+  env->fence = fenced.get();
+  env->io = std::move(fenced);
   return absl::OkStatus();
 }
 
@@ -161,6 +163,19 @@ absl::Status RackEnv::Close() {
   absl::Status t = FinishTrace(io);
   if (status.ok()) status = t;
   return status;
+}
+
+absl::Status RackEnv::Abort() {
+  if (io.fence != nullptr) io.fence->Fence();
+  if (db != nullptr) {
+    (void)db->Close();  // fails at its first write: nothing reaches the files
+    db.reset();
+  }
+  if (rack != nullptr) {
+    (void)rack->Close();
+    rack.reset();
+  }
+  return FinishTrace(io);
 }
 
 absl::StatusOr<RackEnv> OpenRackEnv(const std::string& dir, const EnvOptions& options) {

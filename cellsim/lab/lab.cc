@@ -151,6 +151,14 @@ db::Session& Lab::session() { return *s_->session; }
 Clock& Lab::clock() { return *s_->env.io.clock; }
 io::IoBackend& Lab::backend() { return *s_->env.io.io; }
 
+absl::Status Lab::Abort() {
+  if (s_ == nullptr) return absl::OkStatus();
+  // Fenced before the session ends: its rollback never reaches the files.
+  if (s_->env.io.fence != nullptr) s_->env.io.fence->Fence();
+  s_->session.reset();
+  return s_->env.Abort();
+}
+
 absl::Status Lab::Close() {
   if (s_ == nullptr) return absl::OkStatus();
   s_->session.reset();

@@ -124,6 +124,14 @@ class Lab {
   // Ends the session and closes the database and the rack; the first error
   // wins. Further calls do nothing.
   [[nodiscard]] absl::Status Close();
+  // SHUTDOWN ABORT, the crash a harness checks recovery from without a
+  // second process: the lab's files are cut off first (lab::RackEnv::Abort)
+  // and stay as kill -9 would leave them: committed work is in the online
+  // log, an open transaction is not rolled back, nothing is checkpointed.
+  // Then the session, database and rack are dropped and the rack's lock
+  // released; Lab::Open(dir()) runs instance recovery. Returns the trace's
+  // error, if any; the lab is closed after it (Close does nothing).
+  [[nodiscard]] absl::Status Abort();
 
  private:
   struct State;

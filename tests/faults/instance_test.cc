@@ -440,8 +440,9 @@ TEST(Instance, ASessionShutsTheInstanceDown) {
   // ABORT: the instance ends at once; the next open recovers the commit.
   ChildProcess third = StartInstance(rack, tmp.File("i3.err"));
   r = Cellsim(tmp.File("e4"), {"sql", rack, "-e", "update t set x = 43", "-e", "commit", "-e",
-                               "shutdown abort"});
-  EXPECT_TRUE(r.ok()) << r.err;
+                               "shutdown abort", "-e", "select 1 from dual", "-e", "exit"});
+  EXPECT_EQ(r.exit_code(), 1) << r.err;  // the instance is gone, and the select not run
+  EXPECT_THAT(r.err, HasSubstr("the 1 statement(s) after it were not run"));
   EXPECT_THAT(r.out, HasSubstr("ORACLE instance shut down."));
   EXPECT_THAT(r.out, Not(HasSubstr("Database closed.")));
   EXPECT_EQ(WaitBriefly(third), 0) << third.Stderr();
@@ -465,18 +466,27 @@ TEST(Instance, ASessionShutsTheInstanceDown) {
   EXPECT_EQ(r.exit_code(), 1);
   EXPECT_THAT(r.err, HasSubstr("ORA-01081"));
   EXPECT_THAT(r.err, Not(HasSubstr("instance recovery")));
-  // STARTUP after SHUTDOWN opens it again in the same run; what follows an
-  // ABORT is not run, and says so.
+  // STARTUP after SHUTDOWN opens it again in the same run: after a clean
+  // one with nothing to recover, after ABORT (the files as kill -9 leaves
+  // them) with instance recovery, the commit kept.
   r = Cellsim(tmp.File("e9"), {"sql", rack, "-e", "shutdown", "-e", "startup", "-e",
                                "insert into t values (6, 6)", "-e", "commit", "-e",
-                               "shutdown abort", "-e", "delete from t", "-e", "exit"});
+                               "shutdown abort", "-e", "select 1 from dual"});
   EXPECT_EQ(r.exit_code(), 1) << r.err;
   EXPECT_THAT(r.out, HasSubstr("ORACLE instance shut down.\nORACLE instance started.\n"
                                "Database mounted.\nDatabase opened.\n\n1 row created."));
-  EXPECT_THAT(r.err, HasSubstr("the 1 statement(s) after it were not run"));
-  r = Cellsim(tmp.File("e10"), {"sql", rack, "-e", "select count(*) from t where x in (5, 6)"});
+  EXPECT_THAT(r.err, Not(HasSubstr("instance recovery")));
+  EXPECT_THAT(r.err, HasSubstr("statement 6 failed:\n  select 1 from dual\nORA-01034"));
+  r = Cellsim(tmp.File("e10"), {"sql", rack, "-e", "startup", "-e", "shutdown abort", "-e",
+                                "startup", "-e", "select count(*) from t where x in (5, 6)"});
+  EXPECT_EQ(r.exit_code(), 1) << r.err;  // the first STARTUP: ORA-01081, and the run stops
+  EXPECT_THAT(r.err, HasSubstr("instance recovery"));  // the open after e9's ABORT
+  r = Cellsim(tmp.File("e11"), {"sql", rack, "-e", "shutdown abort", "-e", "startup", "-e",
+                                "select count(*) from t where x in (5, 6)"});
   EXPECT_TRUE(r.ok()) << r.err;
-  EXPECT_THAT(r.err, HasSubstr("instance recovery"));
+  EXPECT_THAT(r.out, HasSubstr("ORACLE instance shut down.\nORACLE instance started.\n"
+                               "Database mounted.\nDatabase opened.\n"));
+  EXPECT_THAT(r.err, HasSubstr("instance recovery"));  // STARTUP's, after this run's ABORT
   EXPECT_THAT(r.out, ContainsRegex("\n *1\n"));
 }
 

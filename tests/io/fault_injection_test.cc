@@ -3,8 +3,10 @@
 // power loss leaves files holding exactly what was synced (checked byte for
 // byte against a model, including overwrites of synced data and truncates).
 #include "cellsim/io/fault_injection.h"
+#include "cellsim/io/fenced_backend.h"
 
 #include <cstring>
+#include <filesystem>
 #include <random>
 #include <vector>
 
@@ -271,6 +273,53 @@ TEST_F(FaultInjectionTest, LargeSparseFilesSaveOnlyTouchedData) {
   ASSERT_OK(fault_->ReadAt(f, 7 * kBlock, got.data(), kBlock));
   EXPECT_TRUE(std::all_of(got.data(), got.data() + kBlock, [](uint8_t b) { return b == 0; }));
   EXPECT_LT(::cellsim::testing::AllocatedBytes(path), 1u << 20);
+}
+
+
+// FencedBackend (fenced_backend.h): what was written before the fence stays;
+// after it no write, sync, allocation, truncation, open or stream request
+// reaches the file (each fails with EIO naming the fence), and a stream
+// stops taking requests at the fence.
+TEST(FencedBackendTest, NothingReachesTheFilesAfterTheFence) {
+  TempDir dir;
+  auto base = MakeUringBackend({.queue_depth = 16});
+  if (!base.ok()) base = MakePosixBackend();
+  FencedBackend fenced(std::move(*base));
+  const std::string path = dir.File("f.img");
+  ASSERT_OK_AND_ASSIGN(FileHandle f, fenced.Open(path, {.create = true, .truncate = true}));
+  AlignedBuffer before(kBlock), after(kBlock);
+  FillPattern(before.data(), kBlock, 1);
+  FillPattern(after.data(), kBlock, 2);
+  ASSERT_OK(fenced.WriteAt(f, 0, before.data(), kBlock));
+  size_t streamed = 0;  // a stream fenced as it makes its third request
+  const absl::Status stream = fenced.SubmitStream(
+      [&](IoRequest& r) {
+        if (streamed == 2) fenced.Fence();
+        if (streamed == 4) return false;
+        r = MakeWrite(f, (1 + streamed++) * kBlock, before.data(), kBlock);
+        return true;
+      },
+      [](IoRequest&) {});
+  EXPECT_THAT(stream.message(), HasSubstr("fenced"));
+  EXPECT_EQ(streamed, 3u);  // the third was made past the fence: not sent, and no more asked
+  EXPECT_TRUE(fenced.fenced());
+  const absl::Status w = fenced.WriteAt(f, 0, after.data(), kBlock);
+  EXPECT_FALSE(w.ok());
+  EXPECT_THAT(w.message(), HasSubstr("fenced"));
+  EXPECT_THAT(w.message(), HasSubstr(path));
+  EXPECT_FALSE(fenced.Sync(f, SyncKind::kData).ok());
+  EXPECT_FALSE(fenced.Allocate(f, AllocateMode::kZeroRange, 0, 64 * kBlock).ok());
+  EXPECT_FALSE(fenced.Truncate(f, 0).ok());
+  EXPECT_FALSE(fenced.Open(dir.File("g.img"), {.create = true}).ok());
+  EXPECT_FALSE(std::filesystem::exists(dir.File("g.img")));
+  EXPECT_OK(fenced.Close(f));
+  // The file holds what came before the fence: block 0, and the two
+  // streamed blocks.
+  const std::string text = ::cellsim::testing::ReadFileText(path);
+  ASSERT_EQ(text.size(), 3 * kBlock);
+  for (size_t b = 0; b < 3; ++b) {
+    EXPECT_EQ(std::memcmp(text.data() + b * kBlock, before.data(), kBlock), 0) << b;
+  }
 }
 
 }  // namespace

@@ -97,6 +97,43 @@ TEST(LabTest, ReopensWithTheModeItWasCreatedWith) {
   ASSERT_OK(lab->Close());
 }
 
+// Lab::Abort: the crash without a second process. The committed row is
+// back after instance recovery, the open transaction's is not (no rollback
+// and no checkpoint reached the files), and the lab is closed.
+TEST(LabTest, AbortLeavesTheFilesAsAKillWouldAndOpenRecovers) {
+  TempDir dir;
+  const std::string where = dir.File("lab");
+  LabOptions options = TinyLab();
+  options.database.standard_files.create = true;
+  options.database.standard_files.undo_bytes = 16ull << 20;
+  options.database.standard_files.temp_bytes = 16ull << 20;
+  options.database.standard_files.users_bytes = 16ull << 20;
+  options.database.standard_files.log_bytes = 16ull << 20;
+  {
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Lab> lab, Lab::Create(where, options));
+    ASSERT_OK(lab->Sql("create table t (x number)"));
+    ASSERT_OK(lab->Sql("insert into t values (1)"));
+    ASSERT_OK(lab->Sql("commit"));
+    ASSERT_OK(lab->Sql("insert into t values (2)"));  // open at the crash
+    ASSERT_OK(lab->Abort());
+    EXPECT_EQ(lab->Sql("select 1 from dual").status().code(),
+              absl::StatusCode::kFailedPrecondition);
+    ASSERT_OK(lab->Close());  // nothing left to close
+  }
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Lab> lab, Lab::Open(where, options));
+  const std::vector<std::string> actions = lab->database().recovery_actions();
+  ASSERT_FALSE(actions.empty());
+  EXPECT_THAT(actions[0], HasSubstr("instance recovery"));
+  // The commit's redo is replayed; the open transaction's never left the
+  // log buffer.
+  EXPECT_THAT(actions[0], HasSubstr("1 transactions committed")) << actions[0];
+  ASSERT_OK_AND_ASSIGN(db::StatementResult r, lab->Sql("select count(*), max(x) from t"));
+  ASSERT_EQ(r.result_rows.size(), 1u);
+  EXPECT_EQ(r.result_rows[0][0], "1");
+  EXPECT_EQ(r.result_rows[0][1], "1");
+  ASSERT_OK(lab->Close());
+}
+
 TEST(LabTest, BadInputSaysWhat) {
   TempDir dir;
   auto missing = Lab::Open(dir.File("nowhere"), TinyLab());

@@ -26,6 +26,7 @@
 #include "cellsim/asm/rack.h"
 #include "cellsim/base/clock.h"
 #include "cellsim/db/database.h"
+#include "cellsim/io/fenced_backend.h"
 #include "cellsim/io/io_backend.h"
 #include "cellsim/io/probe.h"
 #include "cellsim/report/asmcmd.h"
@@ -78,6 +79,7 @@ struct EnvOptions {
 // unknown profile.
 struct IoEnv {
   std::unique_ptr<io::IoBackend> io;
+  io::FencedBackend* fence = nullptr;  // `io` itself: RackEnv::Abort cuts it off
   std::unique_ptr<Clock> owned_clock;
   Clock* clock = nullptr;
   io::BackendKind backend = io::BackendKind::kPosix;  // the backend `io` is
@@ -117,6 +119,12 @@ struct RackEnv {
   // Closes the database (if open) and the rack, then writes the trace; the
   // first error wins.
   [[nodiscard]] absl::Status Close();
+  // SHUTDOWN ABORT in this process: fences the backend (io.fence), so the
+  // files stay as kill -9 would leave them, then drops the database and
+  // rack (their closing I/O fails unseen) and releases the rack's lock. The
+  // next open runs instance recovery. The trace is still written (OK or its
+  // error). Further calls do nothing.
+  [[nodiscard]] absl::Status Abort();
 };
 
 // Opens the rack in `dir` under its lock (options.lock: read-only or
