@@ -582,12 +582,12 @@ void JudgeExtent(const DiskGroup::State& s, const ScrubItem& it,
   }
 }
 
-// Scrub's repair: rewrites each fix's range of its target copy from the
-// bytes read of its source copy (reads[item][copy], item counted from
-// `start`); marks the mismatches repaired, counts the copies rewritten, and
-// returns the copies whose write failed.
+// Scrub's repair of a batch: rewrites each fix's range of its target copy
+// from the bytes read of its source copy (reads[item][copy], fixes[item]);
+// marks the mismatches repaired, counts the copies rewritten, and returns
+// the copies whose write failed.
 std::vector<std::pair<CopyLoc, absl::Status>> RepairScrubbed(
-    const DiskGroup::State& s, const std::vector<ScrubItem>& items, size_t start,
+    const DiskGroup::State& s, const std::vector<ScrubItem>& items,
     const std::vector<std::vector<ScrubFix>>& fixes, const std::vector<std::vector<CopyIo>>& reads,
     ScrubResult* res) {
   std::vector<CopyIo> writes;
@@ -607,7 +607,7 @@ std::vector<std::pair<CopyLoc, absl::Status>> RepairScrubbed(
     const auto [i, f] = owner[w];
     if (!writes[w].status.ok()) {
       if (broken.insert({i, f->target}).second) {
-        failed.emplace_back(items[start + i].copies[f->target], writes[w].status);
+        failed.emplace_back(items[i].copies[f->target], writes[w].status);
       }
       continue;
     }
@@ -665,7 +665,7 @@ absl::Status ScrubBatch(DiskGroup::State& s, const ScrubOptions& options,
   }
   if (!options.repair) return absl::OkStatus();
   const std::vector<std::pair<CopyLoc, absl::Status>> failed =
-      RepairScrubbed(s, batch, 0, fixes, reads, res);
+      RepairScrubbed(s, batch, fixes, reads, res);
   if (failed.empty()) return absl::OkStatus();
   MutexLock lock(&s.mu);
   std::vector<std::vector<uint8_t>> bodies;

@@ -464,7 +464,8 @@ void Serve(lab::RackEnv& env, const InstanceArgs& instance, ShutdownRequest& shu
                     .close = [&shutdown, &c](const std::string& /*mode*/) {
                       (void)shutdown.Ended(&c);
                       return shutdown.WaitClosed();
-                    }};
+                    },
+                    .startup = nullptr};  // the instance is started by `cellsim instance`
     using ServeFn = int (*)(lab::RackEnv&, const std::string&, pid_t, Console&);
     const std::string command = field("command", std::string());
     std::cerr << fmt::format("session {}: cellsim {:.40}\n", c.id, command);
