@@ -403,16 +403,17 @@ struct InstanceArgs {
 std::string InstanceSettingGiven(const std::string& request, const InstanceArgs& instance) {
   const nlohmann::json r = nlohmann::json::parse(request, nullptr, /*allow_exceptions=*/false);
   const uint64_t rows = instance.database.Apply({}).all_objects_rows;
-  const auto flags = r.is_object() ? r.find("database") : r.end();
-  const bool given = flags != r.end() && flags->is_object();
-  const auto it = given ? flags->find("all_objects_rows") : r.end();
-  if (!given || it == flags->end() || !it->is_number_unsigned() || it->get<uint64_t>() == rows) {
-    return "";
+  DatabaseFlags given;  // the request's, read as every command reads them (from_json)
+  try {
+    if (r.is_object() && r.contains("database")) given = r["database"].get<DatabaseFlags>();
+  } catch (const nlohmann::json::exception&) {
+    return "";  // a field of the wrong type: the command's own reading reports it
   }
+  if (!given.all_objects_rows.has_value() || *given.all_objects_rows == rows) return "";
   return fmt::format(
       "--all-objects-rows {}: the instance serving {} (pid {}) opened its database with {}, "
       "which its sessions share: give it to `cellsim instance`, or leave it out",
-      it->get<uint64_t>(), instance.dir, getpid(), rows);
+      *given.all_objects_rows, instance.dir, getpid(), rows);
 }
 
 // Serves one client on its own thread: its command (`cellsim sql`: a

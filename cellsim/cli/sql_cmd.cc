@@ -158,7 +158,7 @@ absl::StatusOr<std::optional<ErrorAction>> ParseExit(std::string_view text) {
 // Parses SQL*Plus's `SHUTDOWN [NORMAL | IMMEDIATE | TRANSACTIONAL [LOCAL] |
 // ABORT]` (any case): its mode (NORMAL when none is given), and `STARTUP
 // [OPEN]`: "STARTUP". nullopt: neither.
-absl::StatusOr<std::optional<std::string>> ParseShutdown(std::string_view text) {
+absl::StatusOr<std::optional<std::string>> ParseInstanceCommand(std::string_view text) {
   std::vector<std::string> w = Words(text, true);
   if (!w.empty() && !w.back().empty() && w.back().back() == ';') w.back().pop_back();
   if (!w.empty() && w.back().empty()) w.pop_back();
@@ -514,7 +514,7 @@ absl::StatusOr<bool> RunEndingCommand(db::Session* session, const std::string& t
     run->exited = (*exit)->exit_code;
     return true;
   }
-  absl::StatusOr<std::optional<std::string>> command = ParseShutdown(text);
+  absl::StatusOr<std::optional<std::string>> command = ParseInstanceCommand(text);
   if (!command.ok()) return command.status();
   if (!command->has_value()) return false;
   Console& c = *run->console;
