@@ -416,6 +416,20 @@ std::string InstanceSettingGiven(const std::string& request, const InstanceArgs&
       *given.all_objects_rows, instance.dir, getpid(), rows);
 }
 
+// A served session's STARTUP after its SHUTDOWN: `cellsim instance` starts
+// the instance, a session does not; the message names the rack's absolute
+// path (the client's working directory is not the instance's).
+absl::StatusOr<OpenedDatabase> StartupInSession(const InstanceArgs& instance) {
+  std::error_code ec;
+  const std::filesystem::path abs = std::filesystem::absolute(instance.dir, ec);
+  const std::string dir = ec ? instance.dir : abs.string();
+  return absl::FailedPreconditionError(fmt::format(
+      "cellsim: STARTUP: the instance (`cellsim instance`) this session ran in has shut down, and "
+      "a session does not start it: start it again with `cellsim instance {}`, or run `cellsim "
+      "sql {}` on its own",
+      dir, dir));
+}
+
 // Serves one client on its own thread: its command (`cellsim sql`: a
 // session of env.db), then its exit code.
 void Serve(lab::RackEnv& env, const InstanceArgs& instance, ShutdownRequest& shutdown,
@@ -466,7 +480,7 @@ void Serve(lab::RackEnv& env, const InstanceArgs& instance, ShutdownRequest& shu
                       (void)shutdown.Ended(&c);
                       return shutdown.WaitClosed();
                     },
-                    .startup = nullptr};  // the instance is started by `cellsim instance`
+                    .startup = [&instance] { return StartupInSession(instance); }};
     using ServeFn = int (*)(lab::RackEnv&, const std::string&, pid_t, Console&);
     const std::string command = field("command", std::string());
     std::cerr << fmt::format("session {}: cellsim {:.40}\n", c.id, command);

@@ -374,6 +374,12 @@ struct Origin {
 // What a statement gets once SHUTDOWN has closed the database.
 constexpr std::string_view kOracleNotAvailable = "ORA-01034: ORACLE not available";
 
+// What a run says when its session ends in a transaction.
+constexpr std::string_view kRolledBackAtEnd =
+    "cellsim sql: the session ended with uncommitted changes: rolled back (unlike SQL*Plus, "
+    "cellsim sql does not commit at the end: end the script with COMMIT, or EXIT, which "
+    "commits)\n";
+
 // What a run of statements did.
 struct ScriptRun {
   std::vector<db::StatementResult> results;  // of the statements that succeeded
@@ -393,6 +399,9 @@ struct ScriptRun {
   std::vector<std::string> rest;
   std::vector<Origin> rest_origins;
   bool paused() const { return !shutdown.empty() || opened.has_value(); }
+  // The run's last session ended in a transaction, which rolled back: said
+  // after what ended the run (FinishRun: a failure, a signal), which came first.
+  bool rolled_back_at_end = false;
   bool autocommit = false;    // SET AUTOCOMMIT ON: a commit after each statement
   lab::SqlPlusSettings display;  // SET TIMING, SET AUTOTRACE
   bool interactive = false;   // at a SQL> prompt: an error is printed alone
@@ -524,10 +533,7 @@ absl::StatusOr<bool> RunEndingCommand(db::Session* session, const std::string& t
           "ORA-01081: cannot start already-running ORACLE - shut it down first");
     }
     if (c.startup == nullptr) {
-      return absl::FailedPreconditionError(
-          "cellsim: STARTUP: the instance (`cellsim instance`) this session ran in has shut "
-          "down, and a session does not start it: start it again with `cellsim instance DIR`, "
-          "or run `cellsim sql DIR` on its own");
+      return absl::FailedPreconditionError("cellsim: STARTUP: this run cannot open the database");
     }
     absl::StatusOr<OpenedDatabase> opened = c.startup();
     if (!opened.ok()) return opened.status();
@@ -865,10 +871,11 @@ void RunSession(db::Database& db, const Clock& clock, const SqlArgs& a, SqlWork&
       elapsed_ns += open.clock->NowNanos() - t0;
     }
     if (session != nullptr && session->InTransaction()) {  // ending it rolls it back: say so
-      *c.err << "cellsim sql: the session ended with uncommitted changes: rolled back "
-                "(unlike SQL*Plus, cellsim sql does not commit at the end: end the script "
-                "with COMMIT, or EXIT, which commits)\n"
-             << std::flush;
+      if (run->paused()) {
+        *c.err << kRolledBackAtEnd << std::flush;
+      } else {
+        run->rolled_back_at_end = true;
+      }
     }
     session.reset();
     // An instance's ABORT ends it, and this run with it (Serve).
@@ -929,7 +936,7 @@ int FinishRun(const SqlWork& w, const ScriptRun& run, const absl::Status& report
   if (!run.failure.ok()) {
     *c.err << fmt::format("cellsim sql: statement {} failed:\n  {}\n{}\n", run.failed_index + 1,
                           run.failed_text, std::string(run.failure.message()))
-           << std::flush;
+           << (run.rolled_back_at_end ? kRolledBackAtEnd : "") << std::flush;
     if (run.failure.code() == absl::StatusCode::kCancelled) return c.interrupts->ExitCode();
     return run.on_error.exit_code.value_or(ExitCodeOf(run.failure));
   }
@@ -943,11 +950,14 @@ int FinishRun(const SqlWork& w, const ScriptRun& run, const absl::Status& report
   if (c.interrupts->flag()->cancelled()) {
     *c.err << (w.interactive ? "cellsim sql: ended by " + c.interrupts->cause() +
                                    " at the SQL> prompt\n"
-                             : "cellsim sql: interrupted after the last statement completed "
-                               "(nothing to undo)\n")
-           << std::flush;
+                             : run.rolled_back_at_end
+                                 ? "cellsim sql: interrupted after the last statement completed\n"
+                                 : "cellsim sql: interrupted after the last statement completed "
+                                   "(nothing to undo)\n")
+           << (run.rolled_back_at_end ? kRolledBackAtEnd : "") << std::flush;
     return c.interrupts->ExitCode();
   }
+  if (run.rolled_back_at_end) *c.err << kRolledBackAtEnd << std::flush;
   for (const absl::Status* s : {&reported, &closed}) {
     if (!s->ok()) {
       *c.err << "cellsim sql: " << s->message() << "\n" << std::flush;

@@ -428,7 +428,9 @@ TEST(Instance, ASessionShutsTheInstanceDown) {
   ASSERT_TRUE(d.WriteStdin("commit;\n"));
   EXPECT_TRUE(WIFEXITED(WaitBriefly(tx)) && tx.Wait() == 0) << tx.Stderr();
   EXPECT_THAT(tx.Stderr(), HasSubstr("ORA-01034: ORACLE not available"));
-  EXPECT_THAT(tx.Stderr(), HasSubstr("start it again with `cellsim instance DIR`"));
+  // (naming the rack, whose path the instance was started with made absolute)
+  EXPECT_THAT(tx.Stderr(), HasSubstr("start it again with `cellsim instance " +
+                                     std::filesystem::absolute(rack).string() + "`"));
   status = WaitBriefly(d);  // ended by the shutdown, its commit kept
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << DescribeWaitStatus(status);
   EXPECT_THAT(d.Stderr(), HasSubstr("ended by SHUTDOWN TRANSACTIONAL at the SQL> prompt"));

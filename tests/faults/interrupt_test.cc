@@ -323,6 +323,8 @@ TEST(Interrupt, InteractiveSqlKeepsItsPromptThroughCtrlC) {
   ASSERT_TRUE(WIFEXITED(status)) << testing::DescribeWaitStatus(status) << err;
   EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM) << err;
   EXPECT_THAT(err, HasSubstr("the session ended with uncommitted changes: rolled back"));
+  // What ended the run first, then what ending the session undid.
+  EXPECT_LT(err.find("ended by "), err.find("the session ended with uncommitted changes")) << err;
   r = Cellsim(tmp, {"sql", rack, "-e", "select count(*) from t"});
   ASSERT_TRUE(r.ok()) << r.err;
   EXPECT_THAT(r.out, HasSubstr("\n       0\n"));

@@ -76,6 +76,15 @@ TEST(TxnAcrossProcesses, TablesAndRowsPersistBetweenSqlRuns) {
                                "insert into u values (1)"});
   ASSERT_TRUE(r.ok()) << r.err;
   EXPECT_THAT(r.err, HasSubstr("the session ended with uncommitted changes: rolled back"));
+  // After a failure, the failure first, then what ending the session undid.
+  r = Cellsim(tmp.File("e5b"), {"sql", rack, "-e", "insert into u values (7)", "-e",
+                                "insert into u values ('x')"});
+  EXPECT_FALSE(r.ok());
+  const size_t failed = r.err.find("statement 2 failed");
+  ASSERT_NE(failed, std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the session ended with uncommitted changes: rolled back", failed),
+            std::string::npos)
+      << r.err;
   r = Cellsim(tmp.File("e6"), {"sql", rack, "-e", "insert into u values (2)", "-e", "exit"});
   ASSERT_TRUE(r.ok()) << r.err;
   EXPECT_THAT(r.err, Not(HasSubstr("uncommitted")));
