@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "absl/strings/ascii.h"
 #include "cellsim/db/data_engine.h"
 #include "cellsim/format/block_template.h"
 
@@ -14,19 +15,38 @@ namespace {
 
 using stats::Wait;
 
-// The archive destination: cellsim archives into the RECO disk group, as a
-// database whose recovery area is +RECO does.
-constexpr const char* kArchiveDiskGroup = "RECO";
+// The archive destination: cellsim archives into the recovery area
+// (DB_RECOVERY_FILE_DEST, the RECO disk group), as an Exadata database
+// whose LOG_ARCHIVE_DEST_1 is USE_DB_RECOVERY_FILE_DEST does.
+// The disk group ARCH archives into: LOG_ARCHIVE_DEST_1's, else the
+// recovery area's ("" when neither is set).
+std::string ArchiveDiskGroup(const Database::State& db) {
+  return !db.options.archive_dest.empty() ? absl::AsciiStrToUpper(db.options.archive_dest)
+                                          : db.recovery_file_dest();
+}
 
-absl::StatusOr<asmgr::DiskGroup*> ArchiveDestination(asmgr::Rack* rack) {
-  absl::StatusOr<asmgr::DiskGroup*> dg = rack->disk_group(kArchiveDiskGroup);
-  if (!dg.ok()) {
-    return absl::FailedPreconditionError(fmt::format(
-        "ORA-19802: the archive destination +{} does not exist: cellsim archives into the {} "
-        "disk group (make the rack with --disk-group {}:NORMAL:SIZE)",
-        kArchiveDiskGroup, kArchiveDiskGroup, kArchiveDiskGroup));
+absl::StatusOr<asmgr::DiskGroup*> ArchiveDestination(const Database::State& db) {
+  const std::string dest = ArchiveDiskGroup(db);
+  if (dest.empty()) {
+    const std::string& reco = db.options.control_files.recovery_disk_group;
+    return absl::FailedPreconditionError(
+        reco.empty()
+            ? std::string("ORA-19802: the database has no recovery area, where cellsim archives "
+                          "(DB_RECOVERY_FILE_DEST is not set: DatabaseOptions::control_files."
+                          "recovery_disk_group is empty), nor a LOG_ARCHIVE_DEST_1 "
+                          "(DatabaseOptions::archive_dest)")
+            : fmt::format("ORA-19802: the database has no recovery area, where cellsim archives "
+                          "(DB_RECOVERY_FILE_DEST is not set: the rack has no disk group +{} "
+                          "beside +{}; make the rack with --disk-group {}:NORMAL:SIZE)",
+                          reco, db.create_file_dest(), reco));
   }
-  return dg;
+  return FindDiskGroup(db.rack, dest);
+}
+
+// ARCHIVE LOG LIST's name for the destination.
+std::string ArchiveDestinationName(const Database::State& db) {
+  return db.options.archive_dest.empty() ? std::string("USE_DB_RECOVERY_FILE_DEST")
+                                         : "+" + ArchiveDiskGroup(db);
 }
 
 bool Archived(const FileTable& t, uint64_t sequence) {
@@ -85,7 +105,7 @@ absl::Status DataEngine::MakeReusable(Recorder& rec, const LogGroup& g) {
   return absl::Status(st.code(), fmt::format(
       "ORA-00257: archiver error: log group {} (sequence {}) is not archived, so LGWR cannot "
       "reuse it; nothing of this statement is committed (free space in +{}, then retry): {}",
-      g.group, found->second.sequence, kArchiveDiskGroup, std::string(st.message())));
+      g.group, found->second.sequence, ArchiveDiskGroup(*db), std::string(st.message())));
 }
 
 absl::Status DataEngine::MakeNextLogReusable(Recorder& rec) {
@@ -196,7 +216,7 @@ absl::Status DataEngine::AssembleLog(Recorder& arch, const LogGroup& g, const Lo
 }
 
 absl::Status DataEngine::ArchiveLog(const LogGroup& g, LogUse& u) {
-  absl::StatusOr<asmgr::DiskGroup*> dest = ArchiveDestination(db->rack);
+  absl::StatusOr<asmgr::DiskGroup*> dest = ArchiveDestination(*db);
   if (!dest.ok()) return dest.status();
   Recorder arch = db->SystemRecorder();  // ARCH's work, not the session's
   const uint64_t bytes = u.blocks * g.block_size;
@@ -380,7 +400,7 @@ void DataEngine::ArchiveAfterOpen() {
 
 absl::Status DataEngine::SetLogMode(Recorder& rec, bool archivelog) {
   if (archivelog) {
-    if (absl::StatusOr<asmgr::DiskGroup*> dest = ArchiveDestination(db->rack); !dest.ok()) {
+    if (absl::StatusOr<asmgr::DiskGroup*> dest = ArchiveDestination(*db); !dest.ok()) {
       return dest.status();
     }
   }
@@ -431,10 +451,10 @@ std::string ArchiveLogList(DataEngine& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
       next_to_archive = std::min(next_to_archive, u->second.sequence);
     }
   }
-  std::string out = fmt::format("{:<31}{}\n{:<31}{}\n{:<31}+{}\n{:<31}{}\n", "Database log mode",
+  std::string out = fmt::format("{:<31}{}\n{:<31}{}\n{:<31}{}\n{:<31}{}\n", "Database log mode",
                                 t.archivelog ? "Archive Mode" : "No Archive Mode",
                                 "Automatic archival", t.archivelog ? "Enabled" : "Disabled",
-                                "Archive destination", kArchiveDiskGroup,
+                                "Archive destination", ArchiveDestinationName(*e.db),
                                 "Oldest online log sequence", oldest);
   if (t.archivelog) out += fmt::format("{:<31}{}\n", "Next log sequence to archive", next_to_archive);
   out += fmt::format("{:<31}{}", "Current log sequence", e.sequence);

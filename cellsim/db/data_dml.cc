@@ -1044,6 +1044,13 @@ absl::Status RollbackToSavepoint(Dml& d, const std::string& name) ABSL_EXCLUSIVE
 absl::Status AlterSystem(Dml& d, const AlterSystemSet& a, DataOutcome* out)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
   if (a.name != "temp_undo_enabled") {
+    for (const Parameter& p : Parameters(d.e, d.sd)) {
+      if (p.name != a.name) continue;
+      return absl::FailedPreconditionError(fmt::format(
+          "ORA-02095: specified initialization parameter cannot be modified (cellsim shows {} = "
+          "{} and keeps it; ALTER SYSTEM changes temp_undo_enabled)",
+          p.name, p.value.empty() ? "NULL" : p.value));
+    }
     return absl::InvalidArgumentError(fmt::format(
         "ORA-02065: illegal option for ALTER SYSTEM: cellsim does not know parameter \"{}\" "
         "(it knows temp_undo_enabled)", a.name));
@@ -1061,16 +1068,11 @@ absl::Status AlterSystem(Dml& d, const AlterSystemSet& a, DataOutcome* out)
 
 absl::Status ShowParameterRun(Dml& d, const ShowParameter& p, DataOutcome* out)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(d.e.mu) {
-  static const char* kNames[] = {"temp_undo_enabled", "undo_tablespace", "log_buffer",
-                                 "db_block_size", "undo_management"};
   out->headings = {"NAME", "TYPE", "VALUE"};
   out->numeric = {false, false, false};
-  for (const char* n : kNames) {
-    if (std::string(n).find(p.pattern) == std::string::npos) continue;
-    const std::string type = std::string(n) == "temp_undo_enabled" ? "boolean"
-                             : std::string(n) == "log_buffer" || std::string(n) == "db_block_size"
-                                 ? "big integer" : "string";
-    out->rows_text.push_back({n, type, ParameterValue(d.e, d.sd, n)});
+  for (const Parameter& x : Parameters(d.e, d.sd)) {
+    if (x.name.find(p.pattern) == std::string::npos) continue;
+    out->rows_text.push_back({x.name, std::string(ParameterTypeName(x.type)), x.value});
   }
   out->rows = static_cast<int64_t>(out->rows_text.size());
   return absl::OkStatus();

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <set>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_join.h"
 #include "cellsim/asm/disk_group.h"
 #include "cellsim/asm/rack.h"
 #include "cellsim/db/date_format.h"
@@ -758,16 +760,59 @@ ViewRows WaitRows(DataEngine& e, bool history) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.m
 
 }  // namespace
 
-std::string ParameterValue(DataEngine& e, SessionData& sd, const std::string& name)
-    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
-  if (name == "temp_undo_enabled") {
-    return sd.temp_undo_param.value_or(e.temp_undo_enabled) ? "TRUE" : "FALSE";
+std::string_view ParameterTypeName(Parameter::Type t) {
+  switch (t) {
+    case Parameter::Type::kBoolean: return "boolean";
+    case Parameter::Type::kInteger: return "integer";
+    case Parameter::Type::kBigInteger: return "big integer";
+    case Parameter::Type::kString: break;
   }
-  if (name == "undo_tablespace") return "UNDOTBS1";
-  if (name == "undo_management") return "AUTO";
-  if (name == "log_buffer") return fmt::format("{}", e.log_buffer_size);
-  if (name == "db_block_size") return "8192";
-  return "";
+  return "string";
+}
+
+std::vector<Parameter> Parameters(DataEngine& e, SessionData& sd)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  const bool temp_undo = sd.temp_undo_param.value_or(e.temp_undo_enabled);
+  std::string control_files, create_dest, recovery_dest;
+  {
+    MutexLock lock(&e.db->mu);  // DataEngine::mu, then Database::State::mu
+    if (e.db->cf != nullptr) {
+      std::vector<std::string> names;
+      for (const ControlFileCopy& c : e.db->cf->files()) names.push_back(c.file.name);
+      control_files = absl::StrJoin(names, ", ");
+    }
+  }
+  create_dest = "+" + e.db->create_file_dest();
+  if (std::string reco = e.db->recovery_file_dest(); !reco.empty()) recovery_dest = "+" + reco;
+  std::vector<std::string> log_dests(5);  // DB_CREATE_ONLINE_LOG_DEST_1..5
+  for (size_t i = 0; i < e.db->options.online_log_dests.size() && i < log_dests.size(); ++i) {
+    log_dests[i] = "+" + absl::AsciiStrToUpper(e.db->options.online_log_dests[i]);
+  }
+  const std::string archive_dest =
+      e.db->options.archive_dest.empty()
+          ? std::string()
+          : "LOCATION=+" + absl::AsciiStrToUpper(e.db->options.archive_dest);
+  using T = Parameter::Type;
+  // SHOW PARAMETER's order is by name; V$PARAMETER's NUM follows it here.
+  // Those the database was created with are not defaults (ISDEFAULT FALSE).
+  std::vector<Parameter> p = {
+      {"control_files", T::kString, control_files, false, false, false},
+      {"db_block_size", T::kInteger, fmt::format("{}", kBlockSize), false, false},
+      {"db_create_file_dest", T::kString, create_dest, false, false, false},
+      {"db_create_online_log_dest_1", T::kString, log_dests[0], false, false, log_dests[0].empty()},
+      {"db_create_online_log_dest_2", T::kString, log_dests[1], false, false, log_dests[1].empty()},
+      {"db_create_online_log_dest_3", T::kString, log_dests[2], false, false, log_dests[2].empty()},
+      {"db_create_online_log_dest_4", T::kString, log_dests[3], false, false, log_dests[3].empty()},
+      {"db_create_online_log_dest_5", T::kString, log_dests[4], false, false, log_dests[4].empty()},
+      {"db_name", T::kString, e.db->options.db_name, false, false, false},
+      {"db_recovery_file_dest", T::kString, recovery_dest, false, false, recovery_dest.empty()},
+      {"log_archive_dest_1", T::kString, archive_dest, false, false, archive_dest.empty()},
+      {"log_buffer", T::kBigInteger, fmt::format("{}", e.log_buffer_size), false, false},
+      {"temp_undo_enabled", T::kBoolean, temp_undo ? "TRUE" : "FALSE", true, true, !temp_undo},
+      {"undo_management", T::kString, "AUTO", false, false},
+      {"undo_tablespace", T::kString, "UNDOTBS1", false, false},
+  };
+  return p;
 }
 
 std::optional<ViewRows> BuildView(DataEngine& e, SessionData& sd, const std::string& name)
@@ -797,17 +842,14 @@ std::optional<ViewRows> BuildView(DataEngine& e, SessionData& sd, const std::str
     ViewRows r;
     r.columns = {N("NUM"), S("NAME"), N("TYPE"), S("VALUE"), S("ISDEFAULT"), S("ISSES_MODIFIABLE"),
                  S("ISSYS_MODIFIABLE")};
-    const char* names[] = {"temp_undo_enabled", "undo_tablespace", "undo_management", "log_buffer",
-                           "db_block_size"};
     double num = 1;
-    for (const char* n : names) {
-      const std::string v = ParameterValue(e, sd, n);
-      const bool is_default = std::string(n) != "temp_undo_enabled" || v == "FALSE";
-      r.rows.push_back({Value::Num(num++), Value::Str(n),
-                        Value::Num(std::string(n) == "temp_undo_enabled" ? 1 : 2), Value::Str(v),
-                        Value::Str(is_default ? "TRUE" : "FALSE"),
-                        Value::Str(std::string(n) == "temp_undo_enabled" ? "TRUE" : "FALSE"),
-                        Value::Str(std::string(n) == "temp_undo_enabled" ? "IMMEDIATE" : "FALSE")});
+    for (const Parameter& p : Parameters(e, sd)) {
+      r.rows.push_back({Value::Num(num++), Value::Str(p.name),
+                        Value::Num(static_cast<double>(p.type)),
+                        p.value.empty() ? Value::Null() : Value::Str(p.value),
+                        Value::Str(p.is_default ? "TRUE" : "FALSE"),
+                        Value::Str(p.session_modifiable ? "TRUE" : "FALSE"),
+                        Value::Str(p.system_modifiable ? "IMMEDIATE" : "FALSE")});
     }
     return r;
   }

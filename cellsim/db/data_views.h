@@ -52,8 +52,24 @@ std::optional<ViewRows> InstanceView(DataEngine& e, const std::string& name)
 std::optional<ViewRows> BuildView(DataEngine& e, SessionData& sd, const std::string& name)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
 
-// The value of a parameter as V$PARAMETER shows it ("" when unknown).
-std::string ParameterValue(DataEngine& e, SessionData& sd, const std::string& name)
+// One initialization parameter, as V$PARAMETER and SHOW PARAMETER show it.
+struct Parameter {
+  // V$PARAMETER.TYPE's numbers.
+  enum class Type { kBoolean = 1, kString = 2, kInteger = 3, kBigInteger = 6 };
+  std::string name;
+  Type type = Type::kString;
+  std::string value;  // "" shows as NULL (an unset DB_RECOVERY_FILE_DEST)
+  // What cellsim lets ALTER SESSION / ALTER SYSTEM change (not always
+  // what Oracle lets change: cellsim shows a value it cannot change as such).
+  bool session_modifiable = false;
+  bool system_modifiable = false;
+  bool is_default = true;
+};
+// SHOW PARAMETER's type name ("big integer").
+std::string_view ParameterTypeName(Parameter::Type t);
+// Every parameter cellsim has, by name, with this session's values
+// (temp_undo_enabled as it set it); takes Database::State::mu inside.
+std::vector<Parameter> Parameters(DataEngine& e, SessionData& sd)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
 
 std::string CountWithCommas(int64_t n);

@@ -281,20 +281,20 @@ void Database::WarmUp() { internal::WarmEngine(internal::EngineOf(*s_)); }
 
 namespace {
 
-// CREATE DATABASE's files, through the sessions' own DDL (the creation engine).
+// CREATE DATABASE's files, through the sessions' own DDL (the creation
+// engine), Oracle-managed: data files in DB_CREATE_FILE_DEST, each online
+// log with a member there and one in DB_RECOVERY_FILE_DEST.
 absl::Status CreateStandardFiles(Database& db) {
   const DatabaseOptions::StandardFiles& f = db.options().standard_files;
-  const bool reco = db.rack()->disk_group("RECO").ok();
   const std::vector<std::string> ddl = {
-      fmt::format("create tablespace SYSTEM datafile '+DATA' size {}", f.system_bytes),
-      fmt::format("create tablespace SYSAUX datafile '+DATA' size {}", f.sysaux_bytes),
-      fmt::format("create undo tablespace UNDOTBS1 datafile '+DATA' size {}", f.undo_bytes),
-      fmt::format("create temporary tablespace TEMP tempfile '+DATA' size {}", f.temp_bytes),
-      fmt::format("create tablespace USERS datafile '+DATA' size {}", f.users_bytes),
-      fmt::format("alter database add logfile thread 1 group 1 ('+DATA'{}) size {}, group 2 "
-                  "('+DATA'{}) size {}, group 3 ('+DATA'{}) size {}",
-                  reco ? ",'+RECO'" : "", f.log_bytes, reco ? ",'+RECO'" : "", f.log_bytes,
-                  reco ? ",'+RECO'" : "", f.log_bytes)};
+      fmt::format("create tablespace SYSTEM datafile size {}", f.system_bytes),
+      fmt::format("create tablespace SYSAUX datafile size {}", f.sysaux_bytes),
+      fmt::format("create undo tablespace UNDOTBS1 datafile size {}", f.undo_bytes),
+      fmt::format("create temporary tablespace TEMP tempfile size {}", f.temp_bytes),
+      fmt::format("create tablespace USERS datafile size {}", f.users_bytes),
+      fmt::format("alter database add logfile thread 1 group 1 size {}, group 2 size {}, "
+                  "group 3 size {}",
+                  f.log_bytes, f.log_bytes, f.log_bytes)};
   std::unique_ptr<Session> s = db.NewSession();
   for (const std::string& sql : ddl) {
     absl::StatusOr<StatementResult> r = s->Execute(sql);

@@ -28,7 +28,18 @@ struct Database::State {
   asmgr::Rack* rack = nullptr;
   Clock* clock = nullptr;
   DatabaseOptions options;
-  std::vector<asmgr::DiskGroup*> cf_dgs;  // where the control files are (or go)
+  // Where the control files are (or go): DB_CREATE_FILE_DEST's disk group,
+  // then DB_RECOVERY_FILE_DEST's when the rack has it (NewState).
+  std::vector<asmgr::DiskGroup*> cf_dgs;
+
+  // Oracle-managed files (OMF): the disk group a file without a name goes to
+  // (DB_CREATE_FILE_DEST, "DATA"), and the recovery area's (DB_RECOVERY_
+  // FILE_DEST, "RECO"; "" when the rack has no second group), where an
+  // unnamed online log gets its second member and ARCH archives.
+  const std::string& create_file_dest() const { return cf_dgs.front()->name(); }
+  std::string recovery_file_dest() const {
+    return cf_dgs.size() > 1 ? cf_dgs[1]->name() : std::string();
+  }
 
   // Guards `table` and `cf`. Held while a statement validates and reserves
   // (CREATING entries), and while the control file is read and written; never

@@ -21,6 +21,7 @@
 #include <optional>
 #include <set>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "cellsim/base/clock.h"
 #include "cellsim/db/creation.h"
@@ -506,14 +507,45 @@ absl::Status CheckFileTarget(const Tablespace* ts, const std::string& ts_name, b
   return absl::OkStatus();
 }
 
+// Oracle-managed files (docs/sql.md "Oracle-managed files"): a file clause
+// without a disk group goes to DB_CREATE_FILE_DEST, one without a SIZE is
+// 100 MiB, Oracle's OMF default (its OMF data files also autoextend;
+// cellsim's never do); an online log group without members gets one in each
+// DB_CREATE_ONLINE_LOG_DEST_n, or without those one in DB_CREATE_FILE_DEST
+// and one in DB_RECOVERY_FILE_DEST when that is set.
+constexpr uint64_t kManagedFileBytes = uint64_t{100} << 20;
+
+std::vector<FileClause> WithManagedDefaults(const Database::State& db,
+                                            std::vector<FileClause> files) {
+  for (FileClause& f : files) {
+    if (f.disk_group.empty()) f.disk_group = db.create_file_dest();
+    if (f.size_bytes == 0) f.size_bytes = kManagedFileBytes;
+  }
+  return files;
+}
+
+LogGroupSpec WithManagedDefaults(const Database::State& db, LogGroupSpec g) {
+  if (g.members.empty() && !db.options.online_log_dests.empty()) {
+    for (const std::string& dest : db.options.online_log_dests) {
+      g.members.push_back(absl::AsciiStrToUpper(dest));
+    }
+  } else if (g.members.empty()) {
+    g.members.push_back(db.create_file_dest());
+    if (std::string reco = db.recovery_file_dest(); !reco.empty()) g.members.push_back(reco);
+  }
+  if (g.size_bytes == 0) g.size_bytes = kManagedFileBytes;
+  return g;
+}
+
 // The data files (tempfiles when `tempfile`) of CREATE TABLESPACE (`created`:
 // name, block size 0 for the default, bigfile, contents) or ALTER TABLESPACE
 // ... ADD DATAFILE|TEMPFILE (`created` null).
 absl::Status AddDataFiles(Session::State& s, const std::string& ts_name,
-                          const std::vector<FileClause>& specs, const Tablespace* created,
+                          const std::vector<FileClause>& given, const Tablespace* created,
                           bool tempfile, ExecOutcome* out) {
   const bool create = created != nullptr;
   Database::State& db = *s.db;
+  const std::vector<FileClause> specs = WithManagedDefaults(db, given);
   Recorder rec = s.MakeRecorder();
   std::vector<PlannedFile> files;
   std::vector<uint32_t> numbers;
@@ -695,7 +727,7 @@ absl::Status RunAddLogfile(Session::State& s, const AddLogfile& st, ExecOutcome*
     std::vector<uint64_t> sizes(st.groups.size());
     std::vector<uint32_t> block_sizes(st.groups.size());
     for (size_t i = 0; i < st.groups.size(); ++i) {
-      const LogGroupSpec& g = st.groups[i];
+      const LogGroupSpec g = WithManagedDefaults(db, st.groups[i]);
       DB_RETURN_IF_ERROR(CheckLogGroupSpec(db, g, &sizes[i], &block_sizes[i], &dgs[i]));
       if (g.group.has_value()) {
         if (used.count(*g.group) != 0 || !explicit_groups.insert(*g.group).second) {

@@ -233,15 +233,34 @@ class Parser {
     return static_cast<uint32_t>(v);
   }
 
+  // "SIZE, " when the last file clause names a disk group without a SIZE (a
+  // misspelt SIZE is then named in the error).
+  static std::string SizeFirst(const std::vector<FileClause>& files) {
+    return !files.empty() && files.back().size_bytes == 0 && !files.back().disk_group.empty()
+               ? "SIZE, "
+               : "";
+  }
+
+  // ['+DG'] [SIZE n], at least one of them: a file without a disk group is
+  // Oracle-managed (DB_CREATE_FILE_DEST), one without a SIZE takes OMF's.
   absl::StatusOr<std::vector<FileClause>> ParseFileClauses() {
     std::vector<FileClause> files;
     do {
-      absl::StatusOr<std::string> dg = ParseDiskGroup();
-      if (!dg.ok()) return dg.status();
-      if (absl::Status s = ExpectKw("SIZE"); !s.ok()) return s;
-      absl::StatusOr<uint64_t> size = ParseSizeValue();
-      if (!size.ok()) return size.status();
-      files.push_back(FileClause{*dg, *size});
+      FileClause f;
+      const bool named = Peek().kind == Tok::kString;
+      if (named) {
+        absl::StatusOr<std::string> dg = ParseDiskGroup();
+        if (!dg.ok()) return dg.status();
+        f.disk_group = *dg;
+      }
+      if (AcceptKw("SIZE")) {
+        absl::StatusOr<uint64_t> size = ParseSizeValue();
+        if (!size.ok()) return size.status();
+        f.size_bytes = *size;
+      } else if (!named) {
+        return Expected("a disk group such as '+DATA' or SIZE");
+      }
+      files.push_back(std::move(f));
     } while (AcceptPunct(','));
     return files;
   }
@@ -283,18 +302,24 @@ class Parser {
     absl::StatusOr<std::string> name = ParseIdentifier("a tablespace name");
     if (!name.ok()) return name.status();
     st.name = *name;
-    // A temporary tablespace has tempfiles, any other data files.
-    const absl::Status files_kw =
-        temporary ? ExpectKw("TEMPFILE",
-                             "ORA-25139: invalid option for CREATE TEMPORARY TABLESPACE (its "
-                             "files are TEMPFILEs)")
-                  : ExpectKw("DATAFILE",
-                             "ORA-02180: invalid option for CREATE TABLESPACE (TEMPFILE needs "
-                             "CREATE TEMPORARY TABLESPACE)");
-    if (!files_kw.ok()) return files_kw;
-    absl::StatusOr<std::vector<FileClause>> files = ParseFileClauses();
-    if (!files.ok()) return files.status();
-    st.datafiles = *std::move(files);
+    // A temporary tablespace has tempfiles, any other data files; without
+    // the clause, one Oracle-managed file.
+    const Token& after_name = Peek();
+    if (after_name.kind == Tok::kEnd || IsKw(after_name, "BLOCKSIZE")) {
+      st.datafiles = {FileClause{}};
+    } else {
+      const absl::Status files_kw =
+          temporary ? ExpectKw("TEMPFILE",
+                               "ORA-25139: invalid option for CREATE TEMPORARY TABLESPACE (its "
+                               "files are TEMPFILEs)")
+                    : ExpectKw("DATAFILE",
+                               "ORA-02180: invalid option for CREATE TABLESPACE (TEMPFILE needs "
+                               "CREATE TEMPORARY TABLESPACE)");
+      if (!files_kw.ok()) return files_kw;
+      absl::StatusOr<std::vector<FileClause>> files = ParseFileClauses();
+      if (!files.ok()) return files.status();
+      st.datafiles = *std::move(files);
+    }
     if (bigfile && st.datafiles.size() > 1) {
       return absl::InvalidArgumentError(fmt::format(
           "ORA-32774: more than one file was specified for bigfile tablespace {} ({} files)",
@@ -305,7 +330,8 @@ class Parser {
       if (!bs.ok()) return bs.status();
       st.block_size = *bs;
       if (absl::Status s = ExpectEnd(""); !s.ok()) return s;
-    } else if (absl::Status s = ExpectEnd("',', BLOCKSIZE or "); !s.ok()) {
+    } else if (absl::Status s = ExpectEnd(SizeFirst(st.datafiles) + "',', BLOCKSIZE or ");
+               !s.ok()) {
       return s;
     }
     return st;
@@ -327,7 +353,7 @@ class Parser {
     absl::StatusOr<std::vector<FileClause>> files = ParseFileClauses();
     if (!files.ok()) return files.status();
     st.datafiles = *std::move(files);
-    if (absl::Status s = ExpectEnd("',' or "); !s.ok()) return s;
+    if (absl::Status s = ExpectEnd(SizeFirst(st.datafiles) + "',' or "); !s.ok()) return s;
     return st;
   }
 
@@ -473,6 +499,13 @@ class Parser {
     return st;
   }
 
+  // What may follow a log group's members (or stand for them); a ',' only
+  // after GROUP n (a group is more than a comma).
+  static bool IsLogGroupEnd(const Token& t, bool numbered) {
+    return t.kind == Tok::kEnd || (numbered && IsPunct(t, ',')) || IsKw(t, "SIZE") ||
+           IsKw(t, "BLOCKSIZE") || IsKw(t, "REUSE");
+  }
+
   absl::StatusOr<Statement> ParseAddLogfile() {
     AddLogfile st;
     if (AcceptKw("THREAD")) {
@@ -507,25 +540,33 @@ class Parser {
         absl::StatusOr<std::string> dg = ParseDiskGroup();
         if (!dg.ok()) return dg.status();
         g.members.push_back(*dg);
-      } else {
-        std::string what = "'(' or a disk group such as '+DATA'";
+      } else if (!IsLogGroupEnd(Peek(), g.group.has_value())) {
+        std::string what = "'(', a disk group such as '+DATA', SIZE or the end";
         if (!g.group) what = (first && !st.thread ? "THREAD, GROUP, " : "GROUP, ") + what;
         return Expected(what);
       }
-      if (absl::Status s = ExpectKw("SIZE"); !s.ok()) return s;
-      absl::StatusOr<uint64_t> size = ParseSizeValue();
-      if (!size.ok()) return size.status();
-      g.size_bytes = *size;
+      // No members: Oracle-managed (DB_CREATE_FILE_DEST and
+      // DB_RECOVERY_FILE_DEST); no SIZE: OMF's.
+      if (AcceptKw("SIZE")) {
+        absl::StatusOr<uint64_t> size = ParseSizeValue();
+        if (!size.ok()) return size.status();
+        g.size_bytes = *size;
+      }
       if (AcceptKw("BLOCKSIZE")) {
         absl::StatusOr<uint32_t> bs = ParseBlockSize(/*log=*/true);
         if (!bs.ok()) return bs.status();
         g.block_size = *bs;
       }
       if (AcceptKw("REUSE")) g.reuse = true;
+      // Only the statement's first group may be all left out (ADD LOGFILE alone).
+      if (!first && g == LogGroupSpec{}) {
+        return Expected("GROUP, '(', a disk group such as '+DATA' or SIZE after ','");
+      }
       st.groups.push_back(std::move(g));
     } while (AcceptPunct(','));
     const LogGroupSpec& last = st.groups.back();
-    std::string alternatives = "',', ";
+    std::string alternatives = !last.size_bytes && !last.block_size && !last.reuse ? "SIZE, " : "";
+    alternatives += "',', ";
     if (!last.block_size && !last.reuse) alternatives += "BLOCKSIZE, ";
     if (!last.reuse) alternatives += "REUSE, ";
     alternatives.replace(alternatives.size() - 2, 2, " or ");

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cellsim/base/units.h"
 #include "cellsim/db/sql_text.h"
@@ -43,21 +44,27 @@ std::string StringSql(const std::string& text) {
   return quoted + "'";
 }
 
+// ['+DG'] [SIZE n] (Oracle-managed files leave out either).
 std::string FilesSql(const std::vector<FileClause>& files) {
-  std::string out;
+  std::vector<std::string> out;
   for (const FileClause& f : files) {
-    if (!out.empty()) out += ", ";
-    out += fmt::format("'+{}' SIZE {}", f.disk_group, SizeSql(f.size_bytes));
+    std::vector<std::string> words;
+    if (!f.disk_group.empty()) words.push_back(fmt::format("'+{}'", f.disk_group));
+    if (f.size_bytes != 0) words.push_back("SIZE " + SizeSql(f.size_bytes));
+    out.push_back(fmt::format("{}", fmt::join(words, " ")));
   }
-  return out;
+  return fmt::format("{}", fmt::join(out, ", "));
 }
 
 struct SqlPrinter {
   std::string operator()(const CreateTablespace& s) const {
-    std::string out = fmt::format(
-        "CREATE {}{}TABLESPACE {} {} {}", s.bigfile ? "BIGFILE " : "",
-        s.undo ? "UNDO " : s.temporary ? "TEMPORARY " : "", IdentSql(s.name),
-        s.temporary ? "TEMPFILE" : "DATAFILE", FilesSql(s.datafiles));
+    std::string out = fmt::format("CREATE {}{}TABLESPACE {}", s.bigfile ? "BIGFILE " : "",
+                                  s.undo ? "UNDO " : s.temporary ? "TEMPORARY " : "",
+                                  IdentSql(s.name));
+    // One Oracle-managed file of the default size is written without the clause.
+    if (s.datafiles != std::vector<FileClause>{FileClause{}}) {
+      out += fmt::format(" {} {}", s.temporary ? "TEMPFILE" : "DATAFILE", FilesSql(s.datafiles));
+    }
     if (s.block_size) out += fmt::format(" BLOCKSIZE {}", s.block_size);
     return out;
   }
@@ -78,16 +85,18 @@ struct SqlPrinter {
     if (s.thread) out += fmt::format(" THREAD {}", *s.thread);
     bool first = true;
     for (const LogGroupSpec& g : s.groups) {
-      out += first ? " " : ", ";
+      const char* separator = first ? " " : ", ";
       first = false;
-      if (g.group) out += fmt::format("GROUP {} ", *g.group);
-      out += "(";
-      for (size_t i = 0; i < g.members.size(); ++i) {
-        out += fmt::format("{}'+{}'", i ? ", " : "", g.members[i]);
-      }
-      out += fmt::format(") SIZE {}", SizeSql(g.size_bytes));
-      if (g.block_size) out += fmt::format(" BLOCKSIZE {}", g.block_size);
-      if (g.reuse) out += " REUSE";
+      std::vector<std::string> words;  // each may be left out (Oracle-managed files)
+      if (g.group) words.push_back(fmt::format("GROUP {}", *g.group));
+      std::vector<std::string> members;
+      for (const std::string& m : g.members) members.push_back(fmt::format("'+{}'", m));
+      if (!members.empty()) words.push_back(fmt::format("({})", fmt::join(members, ", ")));
+      if (g.size_bytes != 0) words.push_back("SIZE " + SizeSql(g.size_bytes));
+      if (g.block_size) words.push_back(fmt::format("BLOCKSIZE {}", g.block_size));
+      if (g.reuse) words.push_back("REUSE");
+      // (ALTER DATABASE ADD LOGFILE alone: one Oracle-managed group)
+      if (!words.empty()) out += fmt::format("{}{}", separator, fmt::join(words, " "));
     }
     return out;
   }

@@ -366,7 +366,7 @@ TEST_F(ArchiveTest, ArchCopiesEveryFilledLogIntoReco) {
 
   StatementResult list = Run("archive log list");
   EXPECT_THAT(list.feedback, HasSubstr("Database log mode              Archive Mode"));
-  EXPECT_THAT(list.feedback, HasSubstr("Archive destination            +RECO"));
+  EXPECT_THAT(list.feedback, HasSubstr("Archive destination            USE_DB_RECOVERY_FILE_DEST"));
   EXPECT_THAT(list.feedback,
               HasSubstr("Current log sequence           " +
                         One("select sequence# from v$log where status = 'CURRENT'")));
@@ -472,8 +472,18 @@ TEST_F(ArchiveTest, MissingDestinationIsAClearError) {
   absl::StatusOr<StatementResult> r = s_->Execute("alter database archivelog");
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.status().message(), HasSubstr("ORA-19802"));
+  EXPECT_THAT(r.status().message(), HasSubstr("DB_RECOVERY_FILE_DEST is not set"));
   EXPECT_THAT(r.status().message(), HasSubstr("+RECO"));
   EXPECT_EQ(One("select log_mode from v$database"), "NOARCHIVELOG");
+  // Without a recovery area an Oracle-managed log has its one member in
+  // DB_CREATE_FILE_DEST, and the parameter is NULL (left at its default).
+  EXPECT_EQ(One("select nvl(value, 'null') || ' ' || isdefault from v$parameter "
+                "where name = 'db_recovery_file_dest'"),
+            "null TRUE");
+  Run("alter database add logfile group 9 size 8m");
+  EXPECT_EQ(One("select count(*) || ' ' || min(substr(member, 1, 6)) from v$logfile "
+                "where group# = 9"),
+            "1 +DATA/");
 }
 
 TEST_F(ArchiveTest, FullDestinationStopsReuseNotCommittedData) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_join.h"
 #include "db/db_test_util.h"
 #include "fmt/format.h"
 #include "gtest/gtest.h"
@@ -194,6 +195,57 @@ TEST_F(InstanceViewsTest, VersionInstanceControlFilesAndSessions) {
   EXPECT_EQ(One(fmt::format("select process || ' ' || program from v$session where sid = {}",
                             other->sid())),
             "4242 cellsim sql");
+}
+
+TEST_F(InstanceViewsTest, OracleManagedFilesGoToTheDestinationsTheParametersShow) {
+  // The parameters: where the control files are, and the two destinations.
+  EXPECT_EQ(Run("show parameter db_create_online_log_dest").result_rows.size(), 5u);  // unset
+  const StatementResult dest = Run("show parameter file_dest");
+  ASSERT_EQ(dest.result_rows.size(), 2u);
+  EXPECT_EQ(dest.result_rows[0], (std::vector<std::string>{"db_create_file_dest", "string", "+DATA"}));
+  EXPECT_EQ(dest.result_rows[1],
+            (std::vector<std::string>{"db_recovery_file_dest", "string", "+RECO"}));
+  EXPECT_EQ(One("select value from v$parameter where name = 'control_files'"),
+            absl::StrJoin(db_->control_files(), ", "));
+  EXPECT_EQ(One("select type || ' ' || value from v$parameter where name = 'db_block_size'"),
+            "3 8192");
+  EXPECT_EQ(Run("show parameter db_name").result_rows[0][2], "ORCL");
+  // A file without a disk group goes to DB_CREATE_FILE_DEST, one without a
+  // SIZE is 100M; a log group without members has one in each destination.
+  Run("create tablespace omf");
+  Run("create tablespace omf2 datafile size 8m, '+RECO'");
+  Run("alter tablespace omf add datafile size 4m");
+  Run("create temporary tablespace omftemp");
+  Run("alter database add logfile group 9 size 8m, group 10");
+  const StatementResult files = Run(
+      "select tablespace_name, substr(file_name, 1, 5), bytes from dba_data_files "
+      "where tablespace_name like 'OMF%' order by file_id");
+  EXPECT_EQ(files.result_rows,
+            (std::vector<std::vector<std::string>>{{"OMF", "+DATA", "104857600"},
+                                                   {"OMF2", "+DATA", "8388608"},
+                                                   {"OMF2", "+RECO", "104857600"},
+                                                   {"OMF", "+DATA", "4194304"}}));
+  EXPECT_EQ(One("select substr(file_name, 1, 5) || ' ' || bytes from dba_temp_files "
+                "where tablespace_name = 'OMFTEMP'"),
+            "+DATA 104857600");
+  const StatementResult logs = Run(
+      "select l.group#, l.bytes, substr(f.member, 1, 5) from v$log l join v$logfile f "
+      "on f.group# = l.group# where l.group# >= 9 order by 1, 3");
+  EXPECT_EQ(logs.result_rows, (std::vector<std::vector<std::string>>{{"9", "8388608", "+DATA"},
+                                                                     {"9", "8388608", "+RECO"},
+                                                                     {"10", "104857600", "+DATA"},
+                                                                     {"10", "104857600", "+RECO"}}));
+  // cellsim shows them and keeps them.
+  absl::StatusOr<StatementResult> set =
+      s_->Execute("alter system set db_create_file_dest = '+RECO'");
+  ASSERT_FALSE(set.ok());
+  EXPECT_THAT(set.status().message(),
+              ::testing::HasSubstr("ORA-02095: specified initialization parameter cannot be "
+                                   "modified (cellsim shows db_create_file_dest = +DATA"));
+  // A disk group the rack lacks is still ORA-15001.
+  absl::StatusOr<StatementResult> bad = s_->Execute("create tablespace nope datafile '+NOPE'");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), ::testing::HasSubstr("ORA-15001: diskgroup \"NOPE\""));
 }
 
 TEST_F(InstanceViewsTest, AsmViewsAreTheRacksDiskGroupsAndDisks) {

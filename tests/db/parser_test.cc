@@ -142,6 +142,36 @@ TEST(ParserTest, CreateTablespace) {
   EXPECT_EQ(st.block_size, 0u);
 }
 
+TEST(ParserTest, OracleManagedFilesNeedNoDiskGroupOrSize) {
+  // No clause: one file in DB_CREATE_FILE_DEST of OMF's size (both left
+  // empty for the database to fill).
+  EXPECT_EQ(ParseAs<CreateTablespace>("create tablespace x").datafiles,
+            (std::vector<FileClause>{{}}));
+  EXPECT_EQ(ParseAs<CreateTablespace>("create temporary tablespace t2 blocksize 8k").datafiles,
+            (std::vector<FileClause>{{}}));
+  EXPECT_EQ(ParseAs<CreateTablespace>(
+                "create tablespace y datafile size 10m, '+reco', '+DATA' size 1g")
+                .datafiles,
+            (std::vector<FileClause>{{"", 10 * kMiB}, {"RECO", 0}, {"DATA", kGiB}}));
+  EXPECT_EQ(ParseAs<AlterTablespaceAddDatafile>("alter tablespace y add datafile size 5m").datafiles,
+            (std::vector<FileClause>{{"", 5 * kMiB}}));
+  // ADD LOGFILE without members (one in each destination) or SIZE.
+  auto add = ParseAs<AddLogfile>("alter database add logfile");
+  ASSERT_EQ(add.groups.size(), 1u);
+  EXPECT_TRUE(add.groups[0].members.empty());
+  EXPECT_EQ(add.groups[0].size_bytes, 0u);
+  add = ParseAs<AddLogfile>(
+      "alter database add logfile thread 2 group 7, group 8 size 20m blocksize 4096, size 8m");
+  ASSERT_EQ(add.groups.size(), 3u);
+  EXPECT_EQ(add.thread, 2u);
+  EXPECT_EQ(add.groups[0].group, 7u);
+  EXPECT_EQ(add.groups[1].size_bytes, 20 * kMiB);
+  EXPECT_EQ(add.groups[1].block_size, 4096u);
+  EXPECT_FALSE(add.groups[2].group.has_value());
+  EXPECT_TRUE(add.groups[2].members.empty());
+  EXPECT_EQ(add.groups[2].size_bytes, 8 * kMiB);
+}
+
 TEST(ParserTest, CreateBigfileAndUndoTablespaces) {
   auto big = ParseAs<CreateTablespace>("create bigfile tablespace b datafile '+D' size 1t");
   EXPECT_TRUE(big.bigfile);
@@ -300,6 +330,14 @@ TEST(ParserTest, ToSqlRoundTrips) {
       "alter session set \"_cell_fast_file_create\" = false",
       "alter session set cellsim_fast_file_create_metadata = true",
       "alter session set nls_date_format = 'it''s'",
+      // Oracle-managed files.
+      "create tablespace omf",
+      "create temporary tablespace omft blocksize 8k",
+      "create tablespace omf2 datafile size 10m, '+reco', '+D' size 1g",
+      "alter tablespace omf add datafile size 5m",
+      "alter database add logfile",
+      "alter database add logfile thread 2 group 7, group 8 size 20m blocksize 4096, size 8m",
+      "alter database add logfile group 9 reuse",
   };
   for (const char* sql : forms) {
     absl::StatusOr<Statement> st = ParseStatement(sql);
@@ -311,6 +349,12 @@ TEST(ParserTest, ToSqlRoundTrips) {
   }
   EXPECT_EQ(ToSql(*ParseStatement(forms[0])),
             "ALTER DATABASE ADD LOGFILE THREAD 2 GROUP 5 ('+DATA', '+RECO') SIZE 4G");
+  EXPECT_EQ(ToSql(*ParseStatement("create tablespace omf")), "CREATE TABLESPACE OMF");
+  EXPECT_EQ(ToSql(*ParseStatement("create tablespace y datafile size 10m, '+reco'")),
+            "CREATE TABLESPACE Y DATAFILE SIZE 10M, '+RECO'");
+  EXPECT_EQ(ToSql(*ParseStatement("alter database add logfile")), "ALTER DATABASE ADD LOGFILE");
+  EXPECT_EQ(ToSql(*ParseStatement("alter database add logfile group 3, size 1m")),
+            "ALTER DATABASE ADD LOGFILE GROUP 3, SIZE 1M");
 }
 
 TEST(ParserTest, StatementKinds) {
@@ -323,7 +367,7 @@ TEST(ParserTest, StatementKinds) {
 
 TEST(ParserErrorTest, PointsAtPositionWithCaret) {
   const std::string msg = ErrorOf("alter tablespace T add datafile '+DATA' sise 10m");
-  EXPECT_THAT(msg, HasSubstr("at 1:41: expected SIZE, found 'sise'"));
+  EXPECT_THAT(msg, HasSubstr("at 1:41: expected SIZE, ',' or end of statement, found 'sise'"));
   // The excerpt and a caret under the 's' of "sise".
   EXPECT_THAT(msg, HasSubstr("\n  alter tablespace T add datafile '+DATA' sise 10m\n"));
   EXPECT_THAT(msg, HasSubstr("\n  " + std::string(40, ' ') + "^"));
@@ -432,10 +476,23 @@ TEST(ParserErrorTest, MalformedSql) {
               HasSubstr("expected ',' or ')', found 'size'"));
   EXPECT_THAT(ErrorOf("alter database add logfile () size 1m"),
               HasSubstr("expected a disk group in quotes"));
-  EXPECT_THAT(ErrorOf("alter database add logfile size 1m"),
-              HasSubstr("expected THREAD, GROUP, '(' or a disk group such as '+DATA', found 'size'"));
+  EXPECT_THAT(ErrorOf("alter database add logfile 1m"),
+              HasSubstr("expected THREAD, GROUP, '(', a disk group such as '+DATA', SIZE or the "
+                        "end, found '1m'"));
+  EXPECT_THAT(ErrorOf("alter database add logfile group 5 1m"),
+              HasSubstr("expected '(', a disk group such as '+DATA', SIZE or the end, found '1m'"));
+  EXPECT_THAT(ErrorOf("alter database add logfile size 1m,"),
+              HasSubstr("expected GROUP, '(', a disk group such as '+DATA' or SIZE after ',', "
+                        "found end of statement"));
+  EXPECT_THAT(ErrorOf("alter database add logfile , size 1m"),
+              HasSubstr("expected THREAD, GROUP, '(', a disk group such as '+DATA', SIZE or the "
+                        "end, found ','"));
   EXPECT_THAT(ErrorOf("alter database add logfile ('+DATA') 1m"),
-              HasSubstr("expected SIZE, found '1m'"));
+              HasSubstr("expected SIZE, ',', BLOCKSIZE, REUSE or end of statement, found '1m'"));
+  EXPECT_THAT(ErrorOf("create tablespace t datafile autoextend on"),
+              HasSubstr("expected a disk group such as '+DATA' or SIZE, found 'autoextend'"));
+  EXPECT_THAT(ErrorOf("create tablespace t datafile size 1m, "),
+              HasSubstr("expected a disk group such as '+DATA' or SIZE, found end of statement"));
   EXPECT_THAT(ErrorOf("alter database add logfile ('+DATA') size"),
               HasSubstr("expected a size such as 4096M, found end of statement"));
   EXPECT_THAT(ErrorOf("select * from dual"),

@@ -786,7 +786,11 @@ class LostMemberTest : public testing::SqlTest {
  protected:
   void Configure(DatabaseOptions* o) const override {
     o->all_objects_rows = 500;
+    // The control files both in +DATA (a RECO write fault is a log
+    // member's), the online logs in both groups.
     o->control_files.recovery_disk_group = "";
+    o->online_log_dests = {"DATA", "RECO"};
+    o->archive_dest = "RECO";
   }
   asmgr::RackConfig MakeRackConfig() const override {
     asmgr::RackConfig c =
@@ -849,6 +853,15 @@ TEST_F(LostMemberTest, LgwrGoesOnWithTheMemberItCanWriteAndRecoveryReadsIt) {
 }
 
 TEST_F(LostMemberTest, ACommitNoMemberTakesFailsNamingTheMembers) {
+  // DB_CREATE_ONLINE_LOG_DEST_n put the standard logs' members in both
+  // groups, though there is no recovery area.
+  EXPECT_EQ(One("select listagg(name || '=' || nvl(value, '-'), ' ') within group (order by "
+                "name) from v$parameter where name like '%_dest%'"),
+            "db_create_file_dest=+DATA db_create_online_log_dest_1=+DATA "
+            "db_create_online_log_dest_2=+RECO db_create_online_log_dest_3=- "
+            "db_create_online_log_dest_4=- db_create_online_log_dest_5=- "
+            "db_recovery_file_dest=- log_archive_dest_1=LOCATION=+RECO");
+  EXPECT_EQ(One("select count(*) from v$logfile where member like '+RECO/%'"), "3");
   Run("create table t (id number, pad varchar2(100))");
   InsertAndCommit(0);
   Run("insert into t values (1, 'x')");
@@ -936,7 +949,8 @@ TEST_F(LostMemberTest, ACheckpointWritesNoBlockWhoseRedoIsNotWritten) {
 // member LGWR stopped writing) block by block from the members that hold
 // each block of this sequence, as recovery reads it: not the stale block.
 TEST_F(LostMemberTest, ArchTakesEachBlockOfTheSequenceNotAnOlderLogsBlock) {
-  Run("alter database archivelog");
+  Run("alter database archivelog");  // into LOG_ARCHIVE_DEST_1: no recovery area here
+  EXPECT_THAT(Run("archive log list").feedback, HasSubstr("Archive destination            +RECO\n"));
   Run("create table t (id number, pad varchar2(100))");
   for (int i = 0; i < 3; ++i) InsertAndCommit(i);
   const uint32_t group =

@@ -132,6 +132,12 @@ const char* const kSqlSeeds[] = {
     "alter session set cellsim_fast_file_create_metadata = yes",
     "alter session set _cell_fast_file_create = false",
     "create tablespace ",
+    // Oracle-managed files (docs/sql.md; last, so that the seeds before keep their names)
+    "create tablespace x",
+    "create tablespace y datafile size 10m, '+RECO'",
+    "create temporary tablespace t2 blocksize 8k",
+    "alter database add logfile thread 2 group 7, group 8 size 20m blocksize 4096, size 8m",
+    "alter database add logfile",
 };
 
 [[noreturn]] void Die(const std::string& what) {
@@ -351,7 +357,9 @@ int Run(const std::string& out_root) {
   {
     auto rack = Must(asmgr::Rack::Create(io.get(), SystemClock(), dir, CorpusRackConfig()),
                      "create rack");
-    auto db = Must(db::Database::Create(rack.get()), "create database");
+    db::DatabaseOptions options;
+    options.min_log_file_bytes = 1 << 20;  // the small logs below (Oracle's minimum is 4 MiB)
+    auto db = Must(db::Database::Create(rack.get(), options), "create database");
     std::vector<report::StatementSummary> results;
     {
       std::unique_ptr<db::Session> s = db->NewSession();

@@ -150,10 +150,24 @@ struct DatabaseOptions {
   // Fast path: requests per FormatRange call (0: each cell's requests of a
   // file in one call, so a member costs one synced metadata record per cell).
   uint32_t fast_requests_per_format = 0;
+  // DB_CREATE_ONLINE_LOG_DEST_1..5: the disk groups ("DATA", without '+')
+  // where an online log added without members (Oracle-managed, ALTER
+  // DATABASE ADD LOGFILE SIZE 1G) has one member each. Empty: one in
+  // DB_CREATE_FILE_DEST (control_file_disk_group) and one in
+  // DB_RECOVERY_FILE_DEST (control_files.recovery_disk_group) when the rack
+  // has it. (Oracle also puts the control files there; cellsim keeps them
+  // where control_file_disk_group and recovery_disk_group say.)
+  std::vector<std::string> online_log_dests;
+  // LOG_ARCHIVE_DEST_1 ('LOCATION=+RECO'): the disk group ARCH archives
+  // into in ARCHIVELOG mode. Empty: the recovery area (DB_RECOVERY_FILE_DEST,
+  // Exadata's USE_DB_RECOVERY_FILE_DEST); a database without either cannot
+  // archive (ORA-19802).
+  std::string archive_dest;
   // The standard files of CREATE DATABASE, made by Create through the
-  // creation engine (docs/redo.md "Storage layout"): SYSTEM, SYSAUX,
-  // UNDOTBS1, TEMP and USERS in +DATA, and thread 1's online log groups 1-3
-  // with a member in +DATA and one in +RECO (when the rack has RECO). Off by
+  // creation engine (docs/redo.md "Storage layout"), Oracle-managed:
+  // SYSTEM, SYSAUX, UNDOTBS1, TEMP and USERS in DB_CREATE_FILE_DEST (+DATA),
+  // and thread 1's online log groups 1-3, their members where an unnamed
+  // log's go (+DATA and +RECO, see online_log_dests). Off by
   // default: a bare database holds only its control files (the file-creation
   // labs add their own groups 1-3).
   struct StandardFiles {

@@ -2,14 +2,18 @@
 // splitter for scripts (`cellsim sql -f FILE`). The grammar (docs/sql.md) is
 // the subset of Oracle DDL that creates, extends and drops files:
 //
-//   CREATE [BIGFILE|SMALLFILE] [UNDO] TABLESPACE T DATAFILE '+DG' SIZE 100M [, '+DG' SIZE 1G]
-//          [BLOCKSIZE 8K]
-//   CREATE [BIGFILE|SMALLFILE] TEMPORARY TABLESPACE T TEMPFILE '+DG' SIZE 64M [, ...]
-//   ALTER TABLESPACE T ADD DATAFILE|TEMPFILE '+DG' SIZE 100M [, ...]
+//   CREATE [BIGFILE|SMALLFILE] [UNDO] TABLESPACE T [DATAFILE FILE [, FILE ...]] [BLOCKSIZE 8K]
+//   CREATE [BIGFILE|SMALLFILE] TEMPORARY TABLESPACE T [TEMPFILE FILE [, ...]]
+//   ALTER TABLESPACE T ADD DATAFILE|TEMPFILE FILE [, ...]
+//     FILE: '+DG' SIZE 100M | '+DG' | SIZE 100M (Oracle-managed files: without
+//     a disk group, DB_CREATE_FILE_DEST's; without SIZE, 100M; without the
+//     clause, one such file)
 //   DROP TABLESPACE T [INCLUDING CONTENTS [AND DATAFILES | KEEP DATAFILES]
 //                      [CASCADE CONSTRAINTS]]
-//   ALTER DATABASE ADD LOGFILE [THREAD n] [GROUP n] ('+DG'[, '+DG' ...]) SIZE 4096M
+//   ALTER DATABASE ADD LOGFILE [THREAD n] [GROUP n] [('+DG'[, '+DG' ...])] [SIZE 4096M]
 //                  [BLOCKSIZE 512|4096] [REUSE] [, [GROUP n] (...) SIZE ...]
+//     (without members: one in DB_CREATE_FILE_DEST and one in
+//     DB_RECOVERY_FILE_DEST; without SIZE, 100M)
 //   ALTER DATABASE DROP LOGFILE GROUP n
 //   ALTER DATABASE DATAFILE|TEMPFILE '+DATA/ORCL/DATAFILE/users.256.1' | file# RESIZE 200M
 //   ALTER SESSION SET "_cell_fast_file_create" = TRUE|FALSE
@@ -62,8 +66,8 @@ inline constexpr size_t kMaxIdentifierLength = 128;  // Oracle 12.2+ (ORA-00972)
 // The file clause of a statement (Oracle's file_specification): '+DATA' SIZE 4096M.
 // (What the database then asks ASM for is asmgr::FileSpec.)
 struct FileClause {
-  std::string disk_group;  // uppercased, without the '+': "DATA"
-  uint64_t size_bytes = 0;
+  std::string disk_group;  // uppercased, without the '+': "DATA"; "": DB_CREATE_FILE_DEST
+  uint64_t size_bytes = 0;  // 0: not given (Oracle-managed files' 100M)
   bool operator==(const FileClause&) const = default;
 };
 
@@ -102,8 +106,10 @@ struct DropTablespace {
 // the size and block size.
 struct LogGroupSpec {
   std::optional<uint32_t> group;     // GROUP n; unset: the database picks the next free
-  std::vector<std::string> members;  // disk group names, uppercased, without '+'
-  uint64_t size_bytes = 0;
+  // Disk group names, uppercased, without '+'; none: Oracle-managed (one in
+  // DB_CREATE_FILE_DEST, one in DB_RECOVERY_FILE_DEST when it is set).
+  std::vector<std::string> members;
+  uint64_t size_bytes = 0;  // 0: not given (100M)
   uint32_t block_size = 0;  // 512 or 4096; 0: the default (512)
   bool reuse = false;
   bool operator==(const LogGroupSpec&) const = default;
