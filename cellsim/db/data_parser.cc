@@ -129,6 +129,7 @@ class DataParser {
   }
   static std::string Describe(const Token& t) {
     if (t.kind == Tok::kEnd) return "end of statement";
+    if (t.kind == Tok::kString) return fmt::format("the string {}", t.raw);  // raw has its quotes
     return fmt::format("'{}'", t.raw);
   }
   absl::Status ErrorAt(size_t pos, std::string_view what, std::string_view code) const {
@@ -1876,12 +1877,31 @@ class DataParser {
     m.table = *n;
     m.alias = OptionalAlias();
     if (absl::Status s = ExpectW("USING"); !s.ok()) return s;
-    if (absl::Status s = ExpectP("("); !s.ok()) return s;
-    absl::StatusOr<std::shared_ptr<Select>> sel = SelectBody();
-    if (!sel.ok()) return sel.status();
-    m.using_select = *sel;
-    if (absl::Status s = ExpectP(")"); !s.ok()) return s;
-    m.using_alias = OptionalAlias();
+    if (!IsP("(")) {
+      // USING a table or view (DUAL too): its rows, as SELECT * FROM it,
+      // named by its alias or, without one, by its name.
+      absl::StatusOr<std::string> source = TableName();
+      if (!source.ok()) {
+        return Error(fmt::format("expected '(' and a query, or a table or view, found {}",
+                                 Describe(Peek())),
+                     "ORA-00903: invalid table name");
+      }
+      auto sel = std::make_shared<Select>();
+      sel->items.push_back(SelectItem{Make(Expr::Kind::kStar), "", "*"});
+      FromSource from;
+      from.table = *source;
+      sel->from.push_back(std::move(from));
+      m.using_select = sel;
+      m.using_alias = OptionalAlias();
+      if (m.using_alias.empty()) m.using_alias = *source;
+    } else {
+      Next();
+      absl::StatusOr<std::shared_ptr<Select>> sel = SelectBody();
+      if (!sel.ok()) return sel.status();
+      m.using_select = *sel;
+      if (absl::Status s = ExpectP(")"); !s.ok()) return s;
+      m.using_alias = OptionalAlias();
+    }
     if (absl::Status s = ExpectW("ON"); !s.ok()) return s;
     if (absl::Status s = ExpectP("("); !s.ok()) return s;
     absl::StatusOr<ExprPtr> on = Or();

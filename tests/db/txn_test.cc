@@ -217,6 +217,28 @@ TEST_F(TxnTest, MergeJoinsTheTargetAsItWasAndRefusesAnUnstableSet) {
   EXPECT_EQ(Run("merge into m using (select id, id v from src) s on (m.id = s.v) when matched "
                 "then update set m.v = 'x'").rows, 1);
   EXPECT_EQ(One("select v from m where id = 1"), "x");
+  // USING a table (named by its alias, or by its name without one) or DUAL.
+  Run("insert into src values (3)");
+  EXPECT_EQ(Run("merge into m using src on (m.id = src.id) when matched then update set m.v = "
+                "'tbl' when not matched then insert (id, v) values (src.id, 'tbl-new')").rows,
+            2);
+  EXPECT_EQ(One("select listagg(id || v, ',') within group (order by id) from m"),
+            "1tbl,3tbl-new");
+  EXPECT_EQ(Run("merge into m t using src s on (t.id = s.id) when matched then update set "
+                "t.v = 'alias'").rows,
+            2);
+  EXPECT_EQ(Run("merge into m using dual on (m.id = 9) when not matched then insert (id, v) "
+                "values (9, dual.dummy)").rows,
+            1);
+  EXPECT_EQ(One("select v from m where id = 9"), "X");
+  EXPECT_EQ(Run("merge into m using dual on (m.id = 9) when matched then update set v = 'nine' "
+                "when not matched then insert (id, v) values (9, 'dup')").rows,
+            1);
+  EXPECT_EQ(One("select count(*) || v from m where id = 9 group by v"), "1nine");
+  EXPECT_THAT(Error("merge into m using nosuch on (1 = 1) when matched then update set v = 'z'"),
+              HasSubstr("ORA-00942"));
+  EXPECT_THAT(Error("merge into m using 'x' on (1 = 1) when matched then update set v = 'z'"),
+              HasSubstr("expected '(' and a query, or a table or view, found the string 'x'"));
 }
 
 TEST_F(TxnTest, RownumAndLevelAreOraclesPseudocolumns) {
