@@ -104,13 +104,7 @@ absl::Status AddToTable(DataEngine& e, SessionData& sd, Recorder& rec, TableDef&
       }
       for (size_t i : cols) t.columns[i].not_null = true;
     }
-    CreateIndex ix;
-    ix.name = k.name.empty() ? fmt::format("SYS_C{:07d}", e.next_object_id) : k.name;
-    if (absl::Status st = CheckNameFree(e, ix.name); !st.ok()) return st;
-    ix.table = t.name;
-    ix.columns = k.columns;
-    ix.unique = true;
-    if (absl::Status st = AddIndex(e, sd, rec, t, ix); !st.ok()) return st;
+    if (absl::Status st = AddKeyConstraint(e, sd, rec, t, k); !st.ok()) return st;
   }
   return absl::OkStatus();
 }
@@ -174,9 +168,67 @@ absl::Status ModifyColumn(DataEngine& e, SessionData& sd, Recorder& rec, TableDe
   return absl::OkStatus();
 }
 
+// The index DROP CONSTRAINT took away: its blocks leave the buffer cache
+// (or its session segment goes) once the dictionary no longer names it.
+struct DroppedIndex {
+  uint32_t object_id = 0;  // 0: none
+  bool temporary = false;
+  Segment freed;
+};
+
+// DROP CONSTRAINT name | PRIMARY KEY | UNIQUE (cols): a CHECK goes from the
+// dictionary; a key's index goes with it, its extents released (given back
+// by the caller's restore when the dictionary write fails). The columns of a
+// primary key stay NOT NULL (cellsim keeps no separate NOT NULL constraint
+// to tell them apart; MODIFY c NULL allows NULLs).
+absl::Status DropConstraint(DataEngine& e, TableDef& t, const TableConstraint& k,
+                            DroppedIndex* dropped) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  if (!k.name.empty()) {
+    for (auto c = t.checks.begin(); c != t.checks.end(); ++c) {
+      if (c->name != k.name) continue;
+      t.checks.erase(c);
+      return absl::OkStatus();
+    }
+  }
+  std::vector<uint16_t> cols;
+  for (const std::string& c : k.columns) {
+    absl::StatusOr<size_t> i = ColumnOf(t, c);
+    if (!i.ok()) return i.status();
+    cols.push_back(static_cast<uint16_t>(*i));
+  }
+  for (auto ix = t.indexes.begin(); ix != t.indexes.end(); ++ix) {
+    const bool match = ix->constraint != KeyConstraint::kNone &&
+                       (!k.name.empty()  ? ix->name == k.name
+                        : k.primary_key ? ix->constraint == KeyConstraint::kPrimaryKey
+                                        : ix->constraint == KeyConstraint::kUnique &&
+                                              ix->columns == cols);
+    if (!match) continue;
+    dropped->object_id = ix->object_id;
+    dropped->temporary = t.temporary;
+    if (!t.temporary) dropped->freed = e.ReleaseExtents(ix->segment);
+    t.indexes.erase(ix);
+    return absl::OkStatus();
+  }
+  if (!k.name.empty()) {
+    return absl::NotFoundError(fmt::format(
+        "ORA-02443: Cannot drop constraint  - nonexistent constraint ({} has no constraint {})",
+        t.name, k.name));
+  }
+  if (k.primary_key) {
+    return absl::NotFoundError(
+        fmt::format("ORA-02441: Cannot drop nonexistent primary key ({} has none)", t.name));
+  }
+  return absl::NotFoundError(fmt::format(
+      "ORA-02442: Cannot drop nonexistent unique key ({} has no UNIQUE constraint on {})", t.name,
+      fmt::join(k.columns, ", ")));
+}
+
 absl::Status ChangeTable(DataEngine& e, SessionData& sd, Recorder& rec, TableDef& t,
-                         const AlterTable& a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+                         const AlterTable& a, DroppedIndex* dropped)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   switch (a.kind) {
+    case AlterTable::Kind::kDropConstraint:
+      return DropConstraint(e, t, a.constraints.at(0), dropped);
     case AlterTable::Kind::kAdd:
       return AddToTable(e, sd, rec, t, a);
     case AlterTable::Kind::kModify:
@@ -258,7 +310,8 @@ absl::Status AlterTableRun(DataEngine& e, SessionData& sd, Recorder& rec, const 
   // DDL commits the session's transaction first.
   if (absl::Status st = e.Commit(rec, sd); !st.ok()) return st;
   DataEngine::DictionaryState before = e.BeginDdl();
-  if (absl::Status st = ChangeTable(e, sd, rec, t, a); !st.ok()) {
+  DroppedIndex dropped;
+  if (absl::Status st = ChangeTable(e, sd, rec, t, a, &dropped); !st.ok()) {
     return e.FailDdl(std::move(st), std::move(before), &sd);
   }
   if (a.kind == AlterTable::Kind::kRenameTable) {
@@ -268,6 +321,8 @@ absl::Status AlterTableRun(DataEngine& e, SessionData& sd, Recorder& rec, const 
     e.tables.insert(std::move(moved));
   }
   if (absl::Status st = e.WriteDictionaryOrRestore(std::move(before), &sd); !st.ok()) return st;
+  if (dropped.object_id != 0 && !dropped.temporary) e.EvictBlocks(dropped.freed);
+  if (dropped.object_id != 0 && dropped.temporary) e.FreeSessionSegment(sd, dropped.object_id);
   out->feedback = "Table altered.";
   return absl::OkStatus();
 }

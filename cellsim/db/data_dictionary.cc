@@ -138,7 +138,8 @@ void EncodeTable(Encoder& e, uint16_t version, const TableDef& t) {
   for (const IndexDef& ix : t.indexes) {
     e.PutString(ix.name);
     e.PutU32(ix.object_id);
-    e.PutU8(ix.unique ? 1 : 0);
+    // 0 not unique, 1 unique, 2 a UNIQUE constraint's, 3 a PRIMARY KEY's.
+    e.PutU8(!ix.unique ? 0 : 1 + static_cast<uint8_t>(ix.constraint));
     e.PutString(ix.tablespace);
     e.PutU32(static_cast<uint32_t>(ix.columns.size()));
     for (uint16_t c : ix.columns) e.PutU16(c);
@@ -193,7 +194,12 @@ bool DecodeIndexes(Decoder& d, TableDef* t, std::string* why) {
       *why = fmt::format("table {}: index {} truncated or inconsistent", t->name, i + 1);
       return false;
     }
+    if (unique > 1 + static_cast<uint8_t>(KeyConstraint::kPrimaryKey)) {
+      *why = fmt::format("table {}: index {} of unknown kind {}", t->name, ix.name, unique);
+      return false;
+    }
     ix.unique = unique != 0;
+    ix.constraint = unique < 2 ? KeyConstraint::kNone : static_cast<KeyConstraint>(unique - 1);
     ix.columns.resize(ncols);
     for (uint16_t& c : ix.columns) {
       if (!d.GetU16(&c) || c >= t->columns.size()) {

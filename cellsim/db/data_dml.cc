@@ -690,12 +690,7 @@ absl::Status AddTableParts(Dml& d, const CreateTable& c, TableDef& stored)
       stored.checks.push_back(*std::move(check));
       continue;
     }
-    CreateIndex ix;
-    ix.name = k.name.empty() ? fmt::format("SYS_C{:07d}", d.e.next_object_id) : k.name;
-    ix.table = c.name;
-    ix.columns = k.columns;
-    ix.unique = true;
-    if (absl::Status st = AddIndex(d.e, d.sd, d.rec, stored, ix); !st.ok()) return st;
+    if (absl::Status st = AddKeyConstraint(d.e, d.sd, d.rec, stored, k); !st.ok()) return st;
   }
   return absl::OkStatus();
 }

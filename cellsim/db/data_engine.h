@@ -66,11 +66,19 @@ struct Segment {
 // An index (data_index.cc, docs/db.md "Indexes"): a B-tree (btree.h) on
 // columns of one table; a heap table's in its own segment, a GTT's per
 // session in TEMP (SessionData::gtt_segments, by the index's object id).
+// The constraint an index enforces (USER_CONSTRAINTS' P and U): none for
+// CREATE [UNIQUE] INDEX's.
+enum class KeyConstraint : uint8_t { kNone, kUnique, kPrimaryKey };
+
 struct IndexDef {
   std::string name;
   uint32_t object_id = 0;
   std::vector<uint16_t> columns;  // positions in the table's columns
   bool unique = false;
+  // A PRIMARY KEY's or UNIQUE constraint's index (unique, named after the
+  // constraint): DROP INDEX refuses it (ORA-02429). Dictionary version 8
+  // keeps it in the uniqueness byte (2, 3), which older builds read as unique.
+  KeyConstraint constraint = KeyConstraint::kNone;
   std::string tablespace;
   Segment segment;  // heap tables only; its first block is the root
 };
@@ -755,6 +763,13 @@ bool RunIndexDdl(DataEngine& e, SessionData& sd, Recorder& rec, const DataStatem
 // index is gone again (data_index.cc).
 absl::Status AddIndex(DataEngine& e, SessionData& sd, Recorder& rec, TableDef& t,
                       const CreateIndex& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+// A PRIMARY KEY or UNIQUE constraint `k` (not a CHECK) on `t`: its unique
+// index, named after it (SYS_Cnnnnnnn when `k` has no name), as AddIndex
+// adds it; ORA-02260 for a second primary key, ORA-02261 for a column list a
+// constraint has already (data_index.cc). A primary key's columns are made
+// NOT NULL by the caller, which knows whether rows must be checked first.
+absl::Status AddKeyConstraint(DataEngine& e, SessionData& sd, Recorder& rec, TableDef& t,
+                              const TableConstraint& k) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
 // CREATE / ALTER / DROP SEQUENCE: true when `st` is one, with its outcome in
 // `status` (data_sequence.cc).
 bool RunSequenceDdl(DataEngine& e, SessionData& sd, Recorder& rec, const DataStatement& st,

@@ -596,6 +596,37 @@ absl::Status AddIndex(DataEngine& e, SessionData& sd, Recorder& rec, TableDef& t
   return absl::OkStatus();
 }
 
+absl::Status AddKeyConstraint(DataEngine& e, SessionData& sd, Recorder& rec, TableDef& t,
+                              const TableConstraint& k) {
+  e.mu.AssertHeld();
+  CreateIndex c;
+  c.name = k.name.empty() ? fmt::format("SYS_C{:07d}", e.next_object_id) : k.name;
+  c.table = t.name;
+  c.columns = k.columns;
+  c.unique = true;
+  std::vector<uint16_t> cols;  // (AddIndex checks them further: ORA-00957, ORA-01408)
+  for (const std::string& name : k.columns) {
+    absl::StatusOr<size_t> i = ColumnOf(t, name);
+    if (!i.ok()) return i.status();
+    cols.push_back(static_cast<uint16_t>(*i));
+  }
+  for (const IndexDef& ix : t.indexes) {
+    if (k.primary_key && ix.constraint == KeyConstraint::kPrimaryKey) {
+      return absl::InvalidArgumentError(fmt::format(
+          "ORA-02260: table can have only one primary key ({} has {})", t.name, ix.name));
+    }
+    if (ix.constraint != KeyConstraint::kNone && ix.columns == cols) {
+      return absl::InvalidArgumentError(fmt::format(
+          "ORA-02261: such unique or primary key already exists in the table ({} on {})",
+          ix.name, fmt::join(k.columns, ", ")));
+    }
+  }
+  if (absl::Status st = CheckNameFree(e, c.name); !st.ok()) return st;
+  if (absl::Status st = AddIndex(e, sd, rec, t, c); !st.ok()) return st;
+  t.indexes.back().constraint = k.primary_key ? KeyConstraint::kPrimaryKey : KeyConstraint::kUnique;
+  return absl::OkStatus();
+}
+
 namespace {
 
 absl::Status DropIndexRun(DataEngine& e, SessionData& sd, Recorder& rec, const DropIndex& d,
@@ -603,6 +634,13 @@ absl::Status DropIndexRun(DataEngine& e, SessionData& sd, Recorder& rec, const D
   TableDef* t = nullptr;
   IndexDef* ix = FindIndexNamed(e, d.name, &t);
   if (ix == nullptr) return absl::NotFoundError("ORA-01418: specified index does not exist");
+  if (ix->constraint != KeyConstraint::kNone) {
+    return absl::FailedPreconditionError(fmt::format(
+        "ORA-02429: cannot drop index used for enforcement of unique/primary key ({} is the "
+        "index of {}'s {} constraint {}: ALTER TABLE {} DROP CONSTRAINT {} drops both)",
+        ix->name, t->name, ix->constraint == KeyConstraint::kPrimaryKey ? "PRIMARY KEY" : "UNIQUE",
+        ix->name, t->name, ix->name));
+  }
   if (absl::Status st = e.Commit(rec, sd); !st.ok()) return st;
   if (absl::Status st = CheckTableNotInUse(e, sd, *t, false); !st.ok()) return st;
   // Nothing is freed for good before the dictionary write succeeds; when it

@@ -1532,9 +1532,10 @@ class DataParser {
       a.to = *to;
       return DataStatement(a);
     }
+    if (AcceptW("DROP")) return DropConstraintClause(std::move(a));
     const bool modify = AcceptW("MODIFY");
     if (!modify && !AcceptW("ADD")) {
-      return Error(fmt::format("expected ADD, MODIFY or RENAME, found {}", Describe(Peek())),
+      return Error(fmt::format("expected ADD, MODIFY, RENAME or DROP, found {}", Describe(Peek())),
                    "ORA-01735: invalid ALTER TABLE option");
     }
     a.kind = modify ? AlterTable::Kind::kModify : AlterTable::Kind::kAdd;
@@ -1556,6 +1557,34 @@ class DataParser {
     if (list) {
       if (absl::Status s = ExpectP(")"); !s.ok()) return s;
     }
+    return DataStatement(a);
+  }
+
+  // After ALTER TABLE t DROP: CONSTRAINT name | PRIMARY KEY | UNIQUE (c, ...).
+  absl::StatusOr<DataStatement> DropConstraintClause(AlterTable a) {
+    a.kind = AlterTable::Kind::kDropConstraint;
+    TableConstraint k;
+    if (AcceptW("CONSTRAINT")) {
+      absl::StatusOr<std::string> n = Identifier("a constraint name");
+      if (!n.ok()) return n.status();
+      k.name = *n;
+    } else if (AcceptW("PRIMARY")) {
+      if (absl::Status s = ExpectW("KEY"); !s.ok()) return s;
+      k.primary_key = true;
+    } else if (AcceptW("UNIQUE")) {
+      absl::StatusOr<std::vector<std::string>> cols = ColumnList();
+      if (!cols.ok()) return cols.status();
+      k.columns = *std::move(cols);
+    } else if (IsW("COLUMN") || IsP("(")) {
+      return Error("cellsim does not drop columns (ALTER TABLE ... DROP COLUMN): create the "
+                   "table again without it (CREATE TABLE ... AS SELECT the other columns)",
+                   "ORA-01735: invalid ALTER TABLE option");
+    } else {
+      return Error(fmt::format("expected CONSTRAINT, PRIMARY KEY or UNIQUE after DROP, found {}",
+                               Describe(Peek())),
+                   "ORA-01735: invalid ALTER TABLE option");
+    }
+    a.constraints.push_back(std::move(k));
     return DataStatement(a);
   }
 

@@ -493,6 +493,65 @@ ViewRows ExtentRows(DataEngine& e, bool user) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu
   return r;
 }
 
+// {DBA,ALL,USER}_CONSTRAINTS: each table's PRIMARY KEY (P) and UNIQUE (U)
+// constraints (their indexes, INDEX_NAME) and its CHECK constraints (C,
+// SEARCH_CONDITION as written). NOT NULL is a column's property here
+// (USER_TAB_COLUMNS.NULLABLE), not a listed constraint as in Oracle.
+ViewRows ConstraintRows(DataEngine& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  ViewRows r;
+  r.columns = {S("OWNER"),      S("CONSTRAINT_NAME"), S("CONSTRAINT_TYPE"), S("TABLE_NAME"),
+               S("SEARCH_CONDITION"), S("STATUS"),    S("DEFERRABLE"),      S("DEFERRED"),
+               S("VALIDATED"),  S("GENERATED"),       S("INDEX_NAME")};
+  const auto row = [&](const std::string& table, const std::string& name, const char* type,
+                       Value condition, Value index) {
+    r.rows.push_back({Value::Str("CELLSIM"), Value::Str(name), Value::Str(type), Value::Str(table),
+                      std::move(condition), Value::Str("ENABLED"), Value::Str("NOT DEFERRABLE"),
+                      Value::Str("IMMEDIATE"), Value::Str("VALIDATED"),
+                      Value::Str(name.starts_with("SYS_C") ? "GENERATED NAME" : "USER NAME"),
+                      std::move(index)});
+  };
+  for (auto& [tname, t] : e.tables) {
+    for (const IndexDef& ix : t.indexes) {
+      if (ix.constraint == KeyConstraint::kNone) continue;
+      row(tname, ix.name, ix.constraint == KeyConstraint::kPrimaryKey ? "P" : "U", Value::Null(),
+          Value::Str(ix.name));
+    }
+    for (const CheckDef& c : t.checks) row(tname, c.name, "C", Value::Str(c.condition), Value::Null());
+  }
+  return r;
+}
+
+// {DBA,ALL,USER}_CONS_COLUMNS: a key's columns in key order (POSITION from
+// 1); a CHECK's columns, in the table's order, without a POSITION.
+ViewRows ConstraintColumnRows(DataEngine& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  ViewRows r;
+  r.columns = {S("OWNER"), S("CONSTRAINT_NAME"), S("TABLE_NAME"), S("COLUMN_NAME"), N("POSITION")};
+  for (auto& [tname, t] : e.tables) {
+    for (const IndexDef& ix : t.indexes) {
+      if (ix.constraint == KeyConstraint::kNone) continue;
+      for (size_t i = 0; i < ix.columns.size(); ++i) {
+        r.rows.push_back({Value::Str("CELLSIM"), Value::Str(ix.name), Value::Str(tname),
+                          Value::Str(t.columns[ix.columns[i]].name),
+                          Value::Num(static_cast<double>(i + 1))});
+      }
+    }
+    for (const CheckDef& c : t.checks) {
+      std::set<std::string> named;
+      if (c.parsed == nullptr) continue;
+      FindExprNode(*c.parsed, [&](const Expr& n) {
+        if (n.kind == Expr::Kind::kColumn) named.insert(n.text);
+        return false;
+      });
+      for (const Column& col : t.columns) {
+        if (named.count(col.name) == 0) continue;
+        r.rows.push_back({Value::Str("CELLSIM"), Value::Str(c.name), Value::Str(tname),
+                          Value::Str(col.name), Value::Null()});
+      }
+    }
+  }
+  return r;
+}
+
 // The dictionary's views of tables, their columns, indexes and segments:
 // {DBA,ALL,USER}_TABLES, _TAB_COLUMNS, _INDEXES, _SEQUENCES and {DBA,USER}_SEGMENTS and
 // _EXTENTS (every table, index and sequence of the one schema, CELLSIM; USER_ views have
@@ -567,6 +626,10 @@ std::optional<ViewRows> DictionaryView(DataEngine& e, const std::string& name)
                           Value::Str(seq), Value::Str(IdentityOptionsText(e, seq))});
       }
     }
+  } else if (kind("CONSTRAINTS")) {
+    r = ConstraintRows(e);
+  } else if (kind("CONS_COLUMNS")) {
+    r = ConstraintColumnRows(e);
   } else if (kind("SEQUENCES")) {
     r.columns = {S("SEQUENCE_OWNER"), S("SEQUENCE_NAME"), N("MIN_VALUE"), N("MAX_VALUE"),
                  N("INCREMENT_BY"),   S("CYCLE_FLAG"),    S("ORDER_FLAG"), N("CACHE_SIZE"),

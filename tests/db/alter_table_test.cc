@@ -123,6 +123,72 @@ TEST_F(AlterTableTest, CheckConstraints) {
   Run("insert into emp values (4, 1, 20)");
 }
 
+// USER_CONSTRAINTS and USER_CONS_COLUMNS: the keys (their indexes) and
+// CHECKs of every table, across a reopen; DROP CONSTRAINT / PRIMARY KEY /
+// UNIQUE take a key's index with it, and DROP INDEX refuses a key's.
+TEST_F(AlterTableTest, ConstraintsAreListedAndDropped) {
+  Run("create table dept (deptno number primary key, dname varchar2(14) constraint dname_u "
+      "unique, loc varchar2(13), constraint loc_ck check (loc <> dname))");
+  Run("create table emp (empno number, ename varchar2(10), deptno number, "
+      "constraint emp_pk primary key (empno), unique (ename, deptno))");
+  Run("create unique index emp_e on emp (ename)");  // an index, not a constraint
+  Run("insert into dept values (10, 'ACCOUNTING', 'NEW YORK')");
+  const std::string pk = One("select constraint_name from user_constraints where table_name = "
+                             "'DEPT' and constraint_type = 'P'");
+  EXPECT_TRUE(pk.starts_with("SYS_C")) << pk;
+  const std::string listed =
+      "select table_name, constraint_type, constraint_name, nvl(search_condition, '-'), "
+      "nvl(index_name, '-'), generated from user_constraints order by 1, 2, 3";
+  const std::string emp_u = One("select constraint_name from user_constraints where table_name "
+                                "= 'EMP' and constraint_type = 'U'");
+  const std::string want =
+      "DEPT|C|LOC_CK|loc <> dname|-|USER NAME|;DEPT|P|" + pk + "|-|" + pk +
+      "|GENERATED NAME|;DEPT|U|DNAME_U|-|DNAME_U|USER NAME|;EMP|P|EMP_PK|-|EMP_PK|USER NAME|;"
+      "EMP|U|" + emp_u + "|-|" + emp_u + "|GENERATED NAME|;";
+  EXPECT_EQ(Rows(listed), want);
+  EXPECT_EQ(Rows("select constraint_name, column_name, nvl(position, 0) from user_cons_columns "
+                 "where table_name = 'EMP' order by 1, 3"),
+            "EMP_PK|EMPNO|1|;" + emp_u + "|ENAME|1|;" + emp_u + "|DEPTNO|2|;");
+  EXPECT_EQ(Rows("select column_name, nvl(position, 0) from user_cons_columns where "
+                 "constraint_name = 'LOC_CK' order by 1"),
+            "DNAME|0|;LOC|0|;");
+  EXPECT_EQ(One("select count(*) from dba_constraints where owner = 'CELLSIM'"), "5");
+  // A second key of the same kind or on the same columns is refused.
+  EXPECT_THAT(Error("alter table emp add primary key (ename)"), HasSubstr("ORA-02260"));
+  EXPECT_THAT(Error("alter table emp add constraint u2 unique (ename, deptno)"),
+              HasSubstr("ORA-02261"));
+  // A key's index goes only with its constraint.
+  EXPECT_THAT(Error("drop index emp_pk"),
+              HasSubstr("ORA-02429: cannot drop index used for enforcement of unique/primary key"));
+  Run("drop index emp_e");
+  Run("commit");
+  ASSERT_OK(Reopen());
+  EXPECT_EQ(Rows(listed), want);  // the kinds are in the dictionary
+  EXPECT_THAT(Error("drop index " + pk), HasSubstr("ORA-02429"));
+  EXPECT_EQ(Run("alter table emp drop primary key").feedback, "Table altered.");
+  Run("insert into emp values (1, 'A', 10)");
+  Run("insert into emp values (1, 'B', 10)");  // no key on EMPNO any more
+  EXPECT_THAT(Error("insert into emp values (2, 'A', 10)"), HasSubstr(emp_u));
+  Run("alter table emp drop unique (ename, deptno)");
+  Run("insert into emp values (2, 'A', 10)");
+  Run("alter table dept drop constraint loc_ck");
+  Run("insert into dept values (20, 'X', 'X')");
+  Run("alter table dept drop constraint dname_u");
+  Run("insert into dept values (30, 'X', 'Y')");
+  EXPECT_EQ(Rows("select index_name from user_indexes order by 1"), pk + "|;");
+  EXPECT_THAT(Error("alter table emp drop primary key"), HasSubstr("ORA-02441"));
+  EXPECT_THAT(Error("alter table emp drop unique (ename)"), HasSubstr("ORA-02442"));
+  EXPECT_THAT(Error("alter table emp drop constraint nope"), HasSubstr("ORA-02443"));
+  EXPECT_THAT(Error("alter table emp drop column ename"), HasSubstr("does not drop columns"));
+  EXPECT_THAT(Error("alter table emp drop foo"),
+              HasSubstr("expected CONSTRAINT, PRIMARY KEY or UNIQUE after DROP, found 'foo'"));
+  Run("commit");
+  Crash();
+  ASSERT_OK(Reopen());
+  EXPECT_EQ(Rows(listed), "DEPT|P|" + pk + "|-|" + pk + "|GENERATED NAME|;");
+  EXPECT_EQ(One("select count(*) from emp"), "3");
+}
+
 // USER_OBJECTS, CAT and TAB list the schema's tables, indexes and
 // sequences; a table of the schema hides a view of its name, as in Oracle.
 TEST_F(AlterTableTest, UserObjectsCatAndTab) {

@@ -63,6 +63,11 @@ const DdlCase kCases[] = {
      "select count(*) from user_indexes where table_name = upper('{0}_c')", "2", "0"},
     {"AddConstraint", "alter table {0} add constraint {0}_u unique (v, id)",
      "select count(*) from user_indexes where index_name = upper('{0}_u')", "1", "0"},
+    // The constraint's index goes too; a reopen reads which index is a key.
+    {"DropPrimaryKey", "alter table {0} drop primary key",
+     "select count(*) from user_constraints where table_name = upper('{0}') and "
+     "constraint_type = 'P'",
+     "0", "1"},
     {"RenameTable", "alter table {0} rename to {0}_r",
      "select count(*) from user_tables where table_name = upper('{0}_r')", "1", "0"},
     {"CreateSequence", "create sequence {0}_s",

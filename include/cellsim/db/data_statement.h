@@ -276,12 +276,14 @@ struct CreateTable {
 // PRIMARY KEY | UNIQUE (c, ...) | MODIFY (c [type] [DEFAULT e] [NOT NULL |
 // NULL], ...) | RENAME COLUMN a TO b | RENAME TO u.
 struct AlterTable {
-  enum class Kind : uint8_t { kAdd, kModify, kRenameColumn, kRenameTable };
+  enum class Kind : uint8_t { kAdd, kModify, kRenameColumn, kRenameTable, kDropConstraint };
   std::string table;  // uppercased
   Kind kind = Kind::kAdd;
   std::vector<ColumnDef> columns;            // ADD; MODIFY (type "" when not given)
   std::vector<std::optional<bool>> not_null;  // MODIFY: NOT NULL / NULL (unset: unchanged)
-  std::vector<TableConstraint> constraints;  // ADD's
+  // ADD's; DROP's one: CONSTRAINT name (its name), PRIMARY KEY (primary_key)
+  // or UNIQUE (columns) (its columns).
+  std::vector<TableConstraint> constraints;
   std::string from, to;                      // RENAME COLUMN from TO to; RENAME TO to
 };
 
