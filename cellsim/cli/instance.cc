@@ -469,8 +469,8 @@ void Serve(lab::RackEnv& env, const InstanceArgs& instance, ShutdownRequest& shu
                             mode == "NORMAL" ? " (new sessions are refused; waiting for the "
                                                "others to end)"
                             : mode == "TRANSACTIONAL"
-                                ? " (new sessions are refused; waiting for the open "
-                                  "transactions to end)"
+                                ? " (new sessions and new transactions are refused; waiting "
+                                  "for the open transactions to end)"
                                 : "");
                       }
                       return asked;
@@ -587,13 +587,15 @@ void ReadClient(Client& c) {
 
 // Whether a session's SHUTDOWN ends the main loop now: IMMEDIATE at once,
 // TRANSACTIONAL once no transaction is open (V$TRANSACTION, asked through
-// `*probe`, made on first use), NORMAL once every other session has ended.
+// `*probe`, made on first use; the database refuses new ones from the
+// first call), NORMAL once every other session has ended.
 bool ShutdownDue(const ShutdownRequest& shutdown,
                  const std::list<std::unique_ptr<Client>>& clients, db::Database& db,
                  std::unique_ptr<db::Session>* probe) {
   const Client* by = nullptr;
   const std::string mode = shutdown.pending(&by);
   if (mode == "TRANSACTIONAL") {
+    db.RefuseNewTransactions();  // the open ones end; no new one starts meanwhile
     if (*probe == nullptr) *probe = db.NewSession();
     absl::StatusOr<db::StatementResult> open =
         (*probe)->Execute("select count(*) from v$transaction");

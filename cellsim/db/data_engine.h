@@ -905,6 +905,11 @@ stats::WaitParams RowLockWaitParams(const RowLockConflict& c);  // those P1-P3
 absl::Status RunLogCommand(DataEngine& e, Recorder& rec, const LogCommand& c, DataOutcome* out)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
 
+// What a statement that would begin a transaction gets once
+// Database::RefuseNewTransactions has been called (`what`: its kind, e.g.
+// "INSERT"): ORA-01089 (data_exec.cc).
+absl::Status NewTransactionRefused(std::string_view what);
+
 // Runs one data statement in session `s` (data_exec.cc).
 [[nodiscard]] absl::Status RunDataStatement(Session::State& s, const DataStatement& st,
                                             DataOutcome* out);

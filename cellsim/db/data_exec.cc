@@ -2398,9 +2398,42 @@ absl::Status RowLockWaitExpired(const absl::Status& conflict, const RowLockConfl
 
 }  // namespace
 
+absl::Status NewTransactionRefused(std::string_view what) {
+  return absl::FailedPreconditionError(fmt::format(
+      "ORA-01089: immediate shutdown or close in progress - no operations are permitted (SHUTDOWN "
+      "TRANSACTIONAL waits for the open transactions to end, and no new one starts: {} refused; "
+      "COMMIT or ROLLBACK end this session's)",
+      what));
+}
+
+namespace {
+
+// After Database::RefuseNewTransactions: DML that would begin a transaction
+// (the session has none), and DDL (which commits and runs its own), fail.
+absl::Status RefusedAsNewTransaction(DataEngine& e, const Session::State& s,
+                                     const DataStatement& st) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  e.mu.AssertHeld();  // s.data->txn does not move meanwhile
+  if (!s.db->refuse_new_transactions.load()) return absl::OkStatus();
+  const bool dml = std::holds_alternative<Insert>(st) || std::holds_alternative<Update>(st) ||
+                   std::holds_alternative<Delete>(st) || std::holds_alternative<Merge>(st) ||
+                   (std::holds_alternative<Select>(st) && std::get<Select>(st).for_update);
+  const bool ddl = std::holds_alternative<CreateTable>(st) || std::holds_alternative<DropTable>(st) ||
+                   std::holds_alternative<TruncateTable>(st) ||
+                   std::holds_alternative<CreateIndex>(st) || std::holds_alternative<DropIndex>(st) ||
+                   std::holds_alternative<AlterTable>(st) ||
+                   std::holds_alternative<SequenceOptions>(st) ||
+                   std::holds_alternative<DropSequence>(st) ||
+                   std::holds_alternative<CreateView>(st) || std::holds_alternative<DropView>(st);
+  if (ddl || (dml && !s.data->txn.active)) return NewTransactionRefused(DataStatementKind(st));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status RunDataStatement(Session::State& s, const DataStatement& st, DataOutcome* out) {
   DataEngine& e = EngineOf(*s.db);
   MutexLock lock(&e.mu);
+  if (absl::Status refused = RefusedAsNewTransaction(e, s, st); !refused.ok()) return refused;
   // A session that waits for row locks (Session::SetRowLockWait) runs the
   // statement again each time the transaction holding its row has ended.
   // The rows it has changed stay locked while it waits; when it fails after

@@ -279,6 +279,9 @@ std::unique_ptr<Session> Database::NewSession() {
 
 void Database::WarmUp() { internal::WarmEngine(internal::EngineOf(*s_)); }
 
+void Database::RefuseNewTransactions() { s_->refuse_new_transactions.store(true); }
+bool Database::refuses_new_transactions() const { return s_->refuse_new_transactions.load(); }
+
 namespace {
 
 // CREATE DATABASE's files, through the sessions' own DDL (the creation

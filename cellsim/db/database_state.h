@@ -57,6 +57,7 @@ struct Database::State {
   int64_t startup_unix = 0;         // when this instance started (V$INSTANCE.STARTUP_TIME)
   internal::LibraryCache library_cache;  // V$SQL, V$SESSION.SQL_ID (its own leaf mutex)
   std::atomic<uint32_t> next_sid{1};
+  std::atomic<bool> refuse_new_transactions{false};  // RefuseNewTransactions
   std::atomic<int> sessions{0};
   // Tables, undo, redo (data_engine.h), made at the first data statement.
   Mutex engine_mu;

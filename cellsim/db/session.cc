@@ -128,6 +128,18 @@ void AddTimes(Session::State& s, internal::Recorder& rec, uint64_t cpu_ns, uint6
   s.db_time_cs = db_cs;
 }
 
+// File DDL after Database::RefuseNewTransactions: it is a transaction of its
+// own (ALTER SESSION and ALTER DISKGROUP are not).
+absl::Status RefusedFileDdl(const Session::State& s, const Statement& statement) {
+  const bool ddl = !std::holds_alternative<SetCellFastFileCreate>(statement) &&
+                   !std::holds_alternative<SetFastFileCreateMetadata>(statement) &&
+                   !std::holds_alternative<db::SetParameter>(statement) &&
+                   !std::holds_alternative<AlterDiskgroupDisks>(statement) &&
+                   !std::holds_alternative<ScrubDiskgroup>(statement);
+  if (!ddl || !s.db->refuse_new_transactions.load()) return absl::OkStatus();
+  return internal::NewTransactionRefused(StatementKind(statement));
+}
+
 absl::Status SetParameter(Session::State& s, const db::SetParameter& p) {
   const std::string name = absl::AsciiStrToLower(p.name);
   absl::Status data_status;
@@ -225,7 +237,8 @@ absl::StatusOr<StatementResult> Run(Session::State& s, const Statement& statemen
   rec.Add(Stat::kExecuteCount, 1);
   rec.Add(Stat::kUserCalls, 1);
   internal::ExecOutcome out;
-  absl::Status status = std::visit(
+  absl::Status status = RefusedFileDdl(s, statement);
+  if (status.ok()) status = std::visit(
       Overloaded{
           [&](const AddLogfile& x) { return internal::RunAddLogfile(s, x, &out); },
           [&](const DropLogfileGroup& x) { return internal::RunDropLogfileGroup(s, x, &out); },

@@ -1387,6 +1387,33 @@ TEST_F(UndoStatTest, EveryTenMinuteIntervalSinceStartupHasARow) {
                                                                    {"22:10", "22:20", "1", "1"}}));
 }
 
+// SHUTDOWN TRANSACTIONAL's "no new transaction": the open one goes on to its
+// end; a session without one may query, not change; DDL is refused.
+TEST_F(TxnTest, RefusingNewTransactionsLetsTheOpenOnesEnd) {
+  Run("create table r (id number)");
+  std::unique_ptr<Session> other = db_->NewSession();
+  Run("insert into r values (1)");  // s_'s transaction is open
+  EXPECT_FALSE(db_->refuses_new_transactions());
+  db_->RefuseNewTransactions();
+  EXPECT_TRUE(db_->refuses_new_transactions());
+  EXPECT_THAT(Error("insert into r values (2)", other.get()),
+              HasSubstr("ORA-01089: immediate shutdown or close in progress - no operations are "
+                        "permitted (SHUTDOWN TRANSACTIONAL waits for the open transactions to "
+                        "end, and no new one starts: INSERT refused"));
+  EXPECT_THAT(Error("select * from r for update", other.get()), HasSubstr("ORA-01089"));
+  EXPECT_THAT(Error("create table r2 (id number)", other.get()), HasSubstr("CREATE TABLE refused"));
+  EXPECT_THAT(Error("create tablespace omf datafile size 1m", other.get()),
+              HasSubstr("CREATE TABLESPACE refused"));
+  EXPECT_EQ(One("select count(*) from r", other.get()), "0");  // queries run
+  Run("commit", other.get());
+  Run("update r set id = 3");  // within the open transaction
+  EXPECT_THAT(Error("create index r_i on r (id)"), HasSubstr("ORA-01089"));  // DDL: never
+  Run("commit");
+  EXPECT_EQ(One("select count(*) from v$transaction"), "0");
+  EXPECT_THAT(Error("delete from r"), HasSubstr("DELETE refused"));  // its next one cannot begin
+  EXPECT_EQ(One("select id from r"), "3");
+}
+
 TEST_F(TxnTest, GttNeedsATemporaryTablespace) {
   // A database without TEMP: GTT rows cannot be stored, temp undo has no home.
   Shutdown();

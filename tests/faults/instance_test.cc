@@ -413,6 +413,9 @@ TEST(Instance, ASessionShutsTheInstanceDown) {
   ASSERT_TRUE(d.ReadUntil("SQL> ")) << d.Stderr();
   ASSERT_TRUE(d.WriteStdin("update t set x = 17;\n"));
   ASSERT_TRUE(d.ReadUntil("SQL> ")) << d.Stderr();
+  // E, connected but in no transaction, may not begin one meanwhile.
+  ChildProcess idle = CellsimChild({"sql", rack, "-i"}, tmp.File("idle.err"), /*stdin_pipe=*/true);
+  ASSERT_TRUE(idle.ReadUntil("SQL> ")) << idle.Stderr();
   // The asking session goes on without a database (ORA-01034), and its
   // STARTUP cannot start the instance.
   ChildProcess tx = CellsimChild({"sql", rack, "-e", "whenever sqlerror continue", "-e",
@@ -421,10 +424,16 @@ TEST(Instance, ASessionShutsTheInstanceDown) {
                                  tmp.File("tx.err"));
   ASSERT_TRUE(WaitUntil([&] {
     return tx.Exited() ||
-           fourth.Stderr().find("session 2: SHUTDOWN TRANSACTIONAL") != std::string::npos;
+           fourth.Stderr().find("session 3: SHUTDOWN TRANSACTIONAL") != std::string::npos;
   }));
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   EXPECT_FALSE(tx.Exited()) << tx.Stderr();  // D's transaction is open
+  ASSERT_TRUE(idle.WriteStdin("insert into t values (5, 5);\nselect 'alive' from dual;\n"));
+  std::optional<std::string> seen = idle.ReadUntil("alive\n");  // a query still runs
+  ASSERT_TRUE(seen) << idle.Stderr();
+  EXPECT_THAT(idle.Stderr(), HasSubstr("ORA-01089"));
+  EXPECT_THAT(idle.Stderr(), HasSubstr("no new one starts: INSERT refused"));
+  EXPECT_FALSE(tx.Exited()) << tx.Stderr();
   ASSERT_TRUE(d.WriteStdin("commit;\n"));
   EXPECT_TRUE(WIFEXITED(WaitBriefly(tx)) && tx.Wait() == 0) << tx.Stderr();
   EXPECT_THAT(tx.Stderr(), HasSubstr("ORA-01034: ORACLE not available"));
@@ -434,8 +443,11 @@ TEST(Instance, ASessionShutsTheInstanceDown) {
   status = WaitBriefly(d);  // ended by the shutdown, its commit kept
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << DescribeWaitStatus(status);
   EXPECT_THAT(d.Stderr(), HasSubstr("ended by SHUTDOWN TRANSACTIONAL at the SQL> prompt"));
+  status = WaitBriefly(idle);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << DescribeWaitStatus(status);
+  EXPECT_THAT(idle.Stderr(), HasSubstr("ended by SHUTDOWN TRANSACTIONAL at the SQL> prompt"));
   EXPECT_EQ(WaitBriefly(fourth), 0) << fourth.Stderr();
-  EXPECT_THAT(fourth.Stderr(), HasSubstr("1 session(s) ended once V$TRANSACTION was empty"));
+  EXPECT_THAT(fourth.Stderr(), HasSubstr("2 session(s) ended once V$TRANSACTION was empty"));
   r = Cellsim(tmp.File("e8"), {"sql", rack, "-e", "select x from t"});
   EXPECT_THAT(r.out, HasSubstr("\n17\n"));
 

@@ -334,6 +334,15 @@ class Database {
   // statement, a statistic or the clock shows.
   void WarmUp();
 
+  // SHUTDOWN TRANSACTIONAL's "no client can start a new transaction": from
+  // now on a statement that would begin one fails with ORA-01089 (DML of a
+  // session not in a transaction; DDL, which commits and runs one of its
+  // own, always), so the open transactions end and nothing new delays the
+  // shutdown. Queries, COMMIT and ROLLBACK still run. Never undone: the
+  // instance is going down. Thread-safe.
+  void RefuseNewTransactions();
+  bool refuses_new_transactions() const;
+
   const std::string& name() const;
   asmgr::Rack* rack() const;
   const DatabaseOptions& options() const;
