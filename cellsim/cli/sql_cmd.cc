@@ -870,7 +870,7 @@ void RunSession(db::Database& db, const Clock& clock, const SqlArgs& a, SqlWork&
       waits += session->Waits() - waits_before;
       elapsed_ns += open.clock->NowNanos() - t0;
     }
-    if (session != nullptr && session->InTransaction()) {  // ending it rolls it back: say so
+    if (session != nullptr && session->HasUncommittedChanges()) {  // ending it undoes them: say so
       if (run->paused()) {
         *c.err << kRolledBackAtEnd << std::flush;
       } else {

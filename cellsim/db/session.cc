@@ -96,6 +96,13 @@ bool Session::InTransaction() const {
   MutexLock lock(&engine->mu);
   return s_->data->txn.active;
 }
+
+bool Session::HasUncommittedChanges() const {
+  const std::shared_ptr<internal::DataEngine> engine = s_->db->CurrentEngine();
+  if (s_->data == nullptr || engine == nullptr) return false;
+  MutexLock lock(&engine->mu);
+  return s_->data->txn.active && !s_->data->txn.undo.empty();
+}
 stats::StatValues Session::Stats() const { return s_->stats.Snapshot(); }
 stats::WaitValues Session::Waits() const { return s_->waits.Snapshot(); }
 bool Session::cell_fast_file_create() const { return s_->cell_fast_file_create; }

@@ -85,6 +85,16 @@ TEST(TxnAcrossProcesses, TablesAndRowsPersistBetweenSqlRuns) {
   EXPECT_NE(r.err.find("the session ended with uncommitted changes: rolled back", failed),
             std::string::npos)
       << r.err;
+  // A run whose only change failed (and undid itself: the row was in its
+  // block before the key refused it, so the transaction had begun) has
+  // nothing to roll back.
+  r = Cellsim(tmp.File("e5c"), {"sql", rack, "-e", "create table k (a number primary key)",
+                                "-e", "insert into k values (1)", "-e", "commit"});
+  ASSERT_TRUE(r.ok()) << r.err;
+  r = Cellsim(tmp.File("e5d"), {"sql", rack, "-e", "insert into k values (1)"});
+  EXPECT_FALSE(r.ok());
+  EXPECT_THAT(r.err, HasSubstr("ORA-00001"));
+  EXPECT_THAT(r.err, Not(HasSubstr("uncommitted"))) << r.err;
   r = Cellsim(tmp.File("e6"), {"sql", rack, "-e", "insert into u values (2)", "-e", "exit"});
   ASSERT_TRUE(r.ok()) << r.err;
   EXPECT_THAT(r.err, Not(HasSubstr("uncommitted")));

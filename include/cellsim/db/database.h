@@ -390,6 +390,10 @@ class Session {
   // Whether the session has a transaction open (changes not yet committed or
   // rolled back): the destructor rolls it back.
   bool InTransaction() const;
+  // Whether that transaction holds changes (or row locks) its end would undo:
+  // not after its only statements failed (each undid itself), though it
+  // stays open, as Oracle's does.
+  bool HasUncommittedChanges() const;
   // v$mystat / v$session_event of this session.
   stats::StatValues Stats() const;
   stats::WaitValues Waits() const;
