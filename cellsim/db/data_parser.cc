@@ -160,8 +160,15 @@ class DataParser {
       }
       return t.text;
     }
-    return Error(fmt::format("expected {}, found {}", what, Describe(t)),
-                 "ORA-00903: invalid table name");
+    return Error(fmt::format("expected {}, found {}", what, Describe(t)), MissingNameCode(what));
+  }
+  // Oracle's error for a name missing where `what` was expected.
+  static std::string_view MissingNameCode(std::string_view what) {
+    if (what == "a table name") return "ORA-00903: invalid table name";
+    if (what == "a column name") return "ORA-00904: invalid identifier";
+    if (what == "a constraint name") return "ORA-02250: missing or invalid constraint name";
+    if (what == "a tablespace name") return "ORA-02216: tablespace name expected";
+    return "ORA-00931: missing identifier";
   }
   // The statement's text from byte `start` to byte `end` as written (a
   // select item's heading, a CHECK's or DEFAULT's text, a view's query),

@@ -180,6 +180,11 @@ TEST_F(AlterTableTest, ConstraintsAreListedAndDropped) {
   EXPECT_THAT(Error("alter table emp drop unique (ename)"), HasSubstr("ORA-02442"));
   EXPECT_THAT(Error("alter table emp drop constraint nope"), HasSubstr("ORA-02443"));
   EXPECT_THAT(Error("alter table emp drop column ename"), HasSubstr("does not drop columns"));
+  EXPECT_THAT(Error("alter table emp drop constraint"),
+              HasSubstr("expected a constraint name, found end of statement (ORA-02250: missing "
+                        "or invalid constraint name)"));
+  EXPECT_THAT(Error("alter table emp add constraint c2 unique ()"),
+              HasSubstr("expected a column name, found ')' (ORA-00904"));
   EXPECT_THAT(Error("alter table emp drop foo"),
               HasSubstr("expected CONSTRAINT, PRIMARY KEY or UNIQUE after DROP, found 'foo'"));
   Run("commit");
