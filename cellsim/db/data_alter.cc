@@ -190,18 +190,14 @@ absl::Status DropConstraint(DataEngine& e, TableDef& t, const TableConstraint& k
       return absl::OkStatus();
     }
   }
-  std::vector<uint16_t> cols;
-  for (const std::string& c : k.columns) {
-    absl::StatusOr<size_t> i = ColumnOf(t, c);
-    if (!i.ok()) return i.status();
-    cols.push_back(static_cast<uint16_t>(*i));
-  }
+  absl::StatusOr<std::vector<uint16_t>> cols = ColumnPositions(t, k.columns);
+  if (!cols.ok()) return cols.status();
   for (auto ix = t.indexes.begin(); ix != t.indexes.end(); ++ix) {
     const bool match = ix->constraint != KeyConstraint::kNone &&
                        (!k.name.empty()  ? ix->name == k.name
                         : k.primary_key ? ix->constraint == KeyConstraint::kPrimaryKey
                                         : ix->constraint == KeyConstraint::kUnique &&
-                                              ix->columns == cols);
+                                              ix->columns == *cols);
     if (!match) continue;
     dropped->object_id = ix->object_id;
     dropped->temporary = t.temporary;

@@ -73,6 +73,17 @@ absl::StatusOr<size_t> ColumnOf(const TableDef& t, const std::string& name) {
   return absl::InvalidArgumentError(fmt::format("ORA-00904: \"{}\": invalid identifier", name));
 }
 
+absl::StatusOr<std::vector<uint16_t>> ColumnPositions(const TableDef& t,
+                                                      const std::vector<std::string>& names) {
+  std::vector<uint16_t> positions;
+  for (const std::string& name : names) {
+    absl::StatusOr<size_t> k = ColumnOf(t, name);
+    if (!k.ok()) return k.status();
+    positions.push_back(static_cast<uint16_t>(*k));
+  }
+  return positions;
+}
+
 FileTable DataEngine::FileTableCopy() const {
   MutexLock lock(&db->mu);
   return db->table;

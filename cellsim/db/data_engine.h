@@ -104,6 +104,10 @@ struct TableDef {
 
 // The position of column `name` in `t`, or ORA-00904 (invalid identifier).
 absl::StatusOr<size_t> ColumnOf(const TableDef& t, const std::string& name);
+// The positions of columns `names` in `t`, in that order; ORA-00904 for one
+// it lacks (a key's columns, as IndexDef::columns holds them).
+absl::StatusOr<std::vector<uint16_t>> ColumnPositions(const TableDef& t,
+                                                      const std::vector<std::string>& names);
 
 struct IndexRowId {
   uint32_t file = 0, block = 0;

@@ -604,18 +604,15 @@ absl::Status AddKeyConstraint(DataEngine& e, SessionData& sd, Recorder& rec, Tab
   c.table = t.name;
   c.columns = k.columns;
   c.unique = true;
-  std::vector<uint16_t> cols;  // (AddIndex checks them further: ORA-00957, ORA-01408)
-  for (const std::string& name : k.columns) {
-    absl::StatusOr<size_t> i = ColumnOf(t, name);
-    if (!i.ok()) return i.status();
-    cols.push_back(static_cast<uint16_t>(*i));
-  }
+  // (AddIndex checks them further: ORA-00957, ORA-01408)
+  absl::StatusOr<std::vector<uint16_t>> cols = ColumnPositions(t, k.columns);
+  if (!cols.ok()) return cols.status();
   for (const IndexDef& ix : t.indexes) {
     if (k.primary_key && ix.constraint == KeyConstraint::kPrimaryKey) {
       return absl::InvalidArgumentError(fmt::format(
           "ORA-02260: table can have only one primary key ({} has {})", t.name, ix.name));
     }
-    if (ix.constraint != KeyConstraint::kNone && ix.columns == cols) {
+    if (ix.constraint != KeyConstraint::kNone && ix.columns == *cols) {
       return absl::InvalidArgumentError(fmt::format(
           "ORA-02261: such unique or primary key already exists in the table ({} on {})",
           ix.name, fmt::join(k.columns, ", ")));

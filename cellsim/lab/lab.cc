@@ -71,6 +71,14 @@ absl::StatusOr<std::unique_ptr<Lab>> Lab::Create(const std::string& dir,
   return Start(std::move(*env), std::move(io), dir, options);
 }
 
+absl::StatusOr<std::unique_ptr<Lab>> Lab::Create(const std::string& dir) {
+  return Create(dir, LabOptions());
+}
+
+absl::StatusOr<std::unique_ptr<Lab>> Lab::Open(const std::string& dir) {
+  return Open(dir, LabOptions());
+}
+
 absl::StatusOr<std::unique_ptr<Lab>> Lab::Open(const std::string& dir, const LabOptions& options) {
   absl::StatusOr<lab::RackEnv> env = lab::OpenRackEnv(dir, ToEnvOptions(options));
   if (!env.ok()) return env.status();  // already names the directory

@@ -77,12 +77,17 @@ class Lab {
   // and its database. Errors: those of io::ChooseIo (FailedPrecondition when
   // an explicit io_uring or O_DIRECT request is refused), Rack::Create and
   // db::Database::Create, each naming the directory.
-  [[nodiscard]] static absl::StatusOr<std::unique_ptr<Lab>> Create(
-      const std::string& dir, const LabOptions& options = {});
+  // (The overloads without options build the default LabOptions in the
+  // library, not in the caller: g++ 12 -O2 warns -Wmaybe-uninitialized on
+  // the strings of a default-argument temporary.)
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<Lab>> Create(const std::string& dir,
+                                                                   const LabOptions& options);
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<Lab>> Create(const std::string& dir);
   // Opens the rack in `dir` and its database (creating the database if the
   // rack has none). options.rack is ignored. NotFound when `dir` holds no rack.
-  [[nodiscard]] static absl::StatusOr<std::unique_ptr<Lab>> Open(
-      const std::string& dir, const LabOptions& options = {});
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<Lab>> Open(const std::string& dir,
+                                                                 const LabOptions& options);
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<Lab>> Open(const std::string& dir);
 
   ~Lab();
   Lab(const Lab&) = delete;
