@@ -168,17 +168,9 @@ absl::Status ModifyColumn(DataEngine& e, SessionData& sd, Recorder& rec, TableDe
   return absl::OkStatus();
 }
 
-// The index DROP CONSTRAINT took away: its blocks leave the buffer cache
-// (or its session segment goes) once the dictionary no longer names it.
-struct DroppedIndex {
-  uint32_t object_id = 0;  // 0: none
-  bool temporary = false;
-  Segment freed;
-};
-
 // DROP CONSTRAINT name | PRIMARY KEY | UNIQUE (cols): a CHECK goes from the
-// dictionary; a key's index goes with it, its extents released (given back
-// by the caller's restore when the dictionary write fails). The columns of a
+// dictionary; a key's index goes with it (`dropped`, which the caller
+// forgets once its dictionary write succeeds). The columns of a
 // primary key stay NOT NULL (cellsim keeps no separate NOT NULL constraint
 // to tell them apart; MODIFY c NULL allows NULLs).
 absl::Status DropConstraint(DataEngine& e, TableDef& t, const TableConstraint& k,
@@ -199,10 +191,7 @@ absl::Status DropConstraint(DataEngine& e, TableDef& t, const TableConstraint& k
                                         : ix->constraint == KeyConstraint::kUnique &&
                                               ix->columns == *cols);
     if (!match) continue;
-    dropped->object_id = ix->object_id;
-    dropped->temporary = t.temporary;
-    if (!t.temporary) dropped->freed = e.ReleaseExtents(ix->segment);
-    t.indexes.erase(ix);
+    *dropped = DroppedIndex(e, t, ix);
     return absl::OkStatus();
   }
   if (!k.name.empty()) {
@@ -317,8 +306,7 @@ absl::Status AlterTableRun(DataEngine& e, SessionData& sd, Recorder& rec, const 
     e.tables.insert(std::move(moved));
   }
   if (absl::Status st = e.WriteDictionaryOrRestore(std::move(before), &sd); !st.ok()) return st;
-  if (dropped.object_id != 0 && !dropped.temporary) e.EvictBlocks(dropped.freed);
-  if (dropped.object_id != 0 && dropped.temporary) e.FreeSessionSegment(sd, dropped.object_id);
+  dropped.Forget(e, sd);
   out->feedback = "Table altered.";
   return absl::OkStatus();
 }

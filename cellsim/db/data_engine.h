@@ -849,6 +849,28 @@ absl::StatusOr<CheckDef> NewCheck(DataEngine& e, const TableDef& t, const TableC
 absl::Status AlterTableRun(DataEngine& e, SessionData& sd, Recorder& rec, const AlterTable& a,
                            DataOutcome* out) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
 
+// An index DROP INDEX or DROP CONSTRAINT takes out of its table's
+// definition (data_index.cc). Nothing is freed for good before the
+// statement's dictionary write succeeds: its extents are released at once
+// (given back by the statement's restore when that write fails), its cached
+// blocks (or, for a GTT's, the session's segment of it) go only in Forget,
+// once the dictionary no longer names it.
+class DroppedIndex {
+ public:
+  DroppedIndex() = default;  // none
+  // Takes `*ix` out of `t.indexes`.
+  DroppedIndex(DataEngine& e, TableDef& t, std::vector<IndexDef>::iterator ix)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+  // After the dictionary write: its blocks leave the buffer cache, or `sd`'s
+  // segment of it goes.
+  void Forget(DataEngine& e, SessionData& sd) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+
+ private:
+  uint32_t object_id_ = 0;  // 0: none
+  bool temporary_ = false;
+  Segment freed_;
+};
+
 // The index called `name` and its table; null when there is none.
 IndexDef* FindIndexNamed(DataEngine& e, const std::string& name, TableDef** table)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);

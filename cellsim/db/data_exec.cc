@@ -2401,8 +2401,8 @@ absl::Status RowLockWaitExpired(const absl::Status& conflict, const RowLockConfl
 absl::Status NewTransactionRefused(std::string_view what) {
   return absl::FailedPreconditionError(fmt::format(
       "ORA-01089: immediate shutdown or close in progress - no operations are permitted (SHUTDOWN "
-      "TRANSACTIONAL waits for the open transactions to end, and no new one starts: {} refused; "
-      "COMMIT or ROLLBACK end this session's)",
+      "TRANSACTIONAL waits for the open transactions to end and lets no new one begin: {} refused; "
+      "an open transaction still ends with COMMIT or ROLLBACK)",
       what));
 }
 

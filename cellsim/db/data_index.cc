@@ -624,6 +624,21 @@ absl::Status AddKeyConstraint(DataEngine& e, SessionData& sd, Recorder& rec, Tab
   return absl::OkStatus();
 }
 
+DroppedIndex::DroppedIndex(DataEngine& e, TableDef& t, std::vector<IndexDef>::iterator ix)
+    : object_id_(ix->object_id), temporary_(t.temporary) {
+  if (!temporary_) freed_ = e.ReleaseExtents(ix->segment);
+  t.indexes.erase(ix);
+}
+
+void DroppedIndex::Forget(DataEngine& e, SessionData& sd) {
+  if (object_id_ == 0) return;
+  if (temporary_) {
+    e.FreeSessionSegment(sd, object_id_);
+  } else {
+    e.EvictBlocks(freed_);
+  }
+}
+
 namespace {
 
 absl::Status DropIndexRun(DataEngine& e, SessionData& sd, Recorder& rec, const DropIndex& d,
@@ -640,17 +655,10 @@ absl::Status DropIndexRun(DataEngine& e, SessionData& sd, Recorder& rec, const D
   }
   if (absl::Status st = e.Commit(rec, sd); !st.ok()) return st;
   if (absl::Status st = CheckTableNotInUse(e, sd, *t, false); !st.ok()) return st;
-  // Nothing is freed for good before the dictionary write succeeds; when it
-  // fails the index is put back as it was.
-  const uint32_t obj = ix->object_id;
-  const bool temporary = t->temporary;
   DataEngine::DictionaryState before = e.BeginDdl();
-  Segment freed;
-  if (!temporary) freed = e.ReleaseExtents(ix->segment);
-  t->indexes.erase(t->indexes.begin() + (ix - t->indexes.data()));
+  DroppedIndex dropped(e, *t, t->indexes.begin() + (ix - t->indexes.data()));
   if (absl::Status st = e.WriteDictionaryOrRestore(std::move(before)); !st.ok()) return st;
-  if (!temporary) e.EvictBlocks(freed);
-  if (temporary) e.FreeSessionSegment(sd, obj);
+  dropped.Forget(e, sd);
   out->feedback = "Index dropped.";
   return absl::OkStatus();
 }

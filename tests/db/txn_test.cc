@@ -1399,7 +1399,8 @@ TEST_F(TxnTest, RefusingNewTransactionsLetsTheOpenOnesEnd) {
   EXPECT_THAT(Error("insert into r values (2)", other.get()),
               HasSubstr("ORA-01089: immediate shutdown or close in progress - no operations are "
                         "permitted (SHUTDOWN TRANSACTIONAL waits for the open transactions to "
-                        "end, and no new one starts: INSERT refused"));
+                        "end and lets no new one begin: INSERT refused; an open transaction still "
+                        "ends with COMMIT or ROLLBACK)"));
   EXPECT_THAT(Error("select * from r for update", other.get()), HasSubstr("ORA-01089"));
   EXPECT_THAT(Error("create table r2 (id number)", other.get()), HasSubstr("CREATE TABLE refused"));
   EXPECT_THAT(Error("create tablespace omf datafile size 1m", other.get()),

@@ -432,7 +432,7 @@ TEST(Instance, ASessionShutsTheInstanceDown) {
   std::optional<std::string> seen = idle.ReadUntil("alive\n");  // a query still runs
   ASSERT_TRUE(seen) << idle.Stderr();
   EXPECT_THAT(idle.Stderr(), HasSubstr("ORA-01089"));
-  EXPECT_THAT(idle.Stderr(), HasSubstr("no new one starts: INSERT refused"));
+  EXPECT_THAT(idle.Stderr(), HasSubstr("lets no new one begin: INSERT refused"));
   EXPECT_FALSE(tx.Exited()) << tx.Stderr();
   ASSERT_TRUE(d.WriteStdin("commit;\n"));
   EXPECT_TRUE(WIFEXITED(WaitBriefly(tx)) && tx.Wait() == 0) << tx.Stderr();
