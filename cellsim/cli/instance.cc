@@ -7,8 +7,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -283,22 +285,35 @@ struct Client {
 // The session asks (Request) from its statement, ends its run, and says so
 // (Ended); from then on new sessions are refused (ORA-01090). NORMAL: the
 // main loop waits for the other sessions to end; TRANSACTIONAL: for their
-// transactions to end, then cancels them; IMMEDIATE: it cancels them at
-// once; all then close the database and tell the session's thread
-// (Closed), which tells its client. ABORT: the session's thread ends the
-// process once its client has its exit code (as kill -9: the next open
-// recovers).
+// transactions to end (no new one begins meanwhile), then cancels them;
+// IMMEDIATE: it cancels them at once; all then close the database (Begin,
+// Closed) and tell the asking session's thread, which tells its client.
+// Until the main loop begins, the asker's Ctrl-C withdraws a waiting NORMAL
+// or TRANSACTIONAL (WaitClosed), and another session's ABORT takes its
+// place. ABORT: the session's thread ends the process once its client has
+// its exit code (as kill -9: the next open recovers).
 class ShutdownRequest {
  public:
+  explicit ShutdownRequest(db::Database* db) : db_(db) {}
+
   // From session `by`'s statement: OK, or why not.
   absl::Status Request(const Client* by, const std::string& mode) {
     MutexLock l(&mu_);
-    if (by_ != nullptr || begun_) {
+    if (begun_) {
       return absl::FailedPreconditionError(
-          "ORA-01090: shutdown in progress - connection is not permitted");
+          "ORA-01089: immediate shutdown or close in progress - no operations are permitted");
     }
-    by_ = by;
+    if (by_ != nullptr && mode != "ABORT") {
+      return absl::FailedPreconditionError(fmt::format(
+          "ORA-10997: another startup/shutdown operation of this instance in progress (session "
+          "{}'s SHUTDOWN {} waits; SHUTDOWN ABORT ends the instance now)",
+          by_->id, mode_));
+    }
+    by_ = by;  // (an ABORT over a waiting one: that asker's client sees the instance end)
     mode_ = mode;
+    ended_ = false;
+    // The open transactions end; none begins from now on (the asker has none).
+    if (mode == "TRANSACTIONAL") db_->RefuseNewTransactions();
     return absl::OkStatus();
   }
   // From session `c`'s thread once its db::Session is gone (Console::close,
@@ -311,10 +326,25 @@ class ShutdownRequest {
     done_.SignalAll();
     return mode_;
   }
-  // From the asking session's thread: the close's status, once closed.
-  absl::Status WaitClosed() {
+  // From session `c`'s thread, which asked: the close's status, once closed;
+  // or, when `cancel` comes before the main loop begins closing, the
+  // shutdown withdrawn (ORA-01013): new sessions and transactions are
+  // accepted again.
+  absl::Status WaitClosed(const Client* c, const CancelFlag& cancel) {
     MutexLock l(&mu_);
-    while (!closed_.has_value()) done_.Wait(&mu_);
+    while (!closed_.has_value()) {
+      if (by_ == c && !begun_ && cancel.cancelled()) {
+        const std::string mode = std::exchange(mode_, "");
+        by_ = nullptr;
+        ended_ = false;
+        db_->AcceptNewTransactions();
+        return absl::CancelledError(fmt::format(
+            "{} (SHUTDOWN {} withdrawn before it ended any session: the instance stays open, "
+            "and takes new sessions and transactions again)",
+            db::kCancelMessage, mode));
+      }
+      done_.WaitFor(&mu_, std::chrono::milliseconds(50));
+    }
     return *closed_;
   }
   // Whether a shutdown was asked for: new sessions are refused.
@@ -322,16 +352,24 @@ class ShutdownRequest {
     MutexLock l(&mu_);
     return by_ != nullptr || begun_;
   }
-  // NORMAL or IMMEDIATE asked by `*by` whose session has ended (else ""), for
-  // the main loop.
+  // NORMAL, TRANSACTIONAL or IMMEDIATE asked by `*by` whose session has
+  // ended (else ""), for the main loop.
   std::string pending(const Client** by) const {
     MutexLock l(&mu_);
     *by = by_;
     return mode_ == "ABORT" || !ended_ ? "" : mode_;
   }
+  // From the main loop, once `pending` said `mode` of `by` is due: begins the
+  // shutdown, unless it was withdrawn or replaced meanwhile (false).
+  bool BeginPending(const Client* by, const std::string& mode) {
+    MutexLock l(&mu_);
+    if (by_ != by || mode_ != mode || !ended_) return false;
+    begun_ = true;
+    return true;
+  }
   // From the main loop, once it shuts down: later requests are refused; the
-  // session that asked for NORMAL or IMMEDIATE (null: none, a signal) and
-  // its mode ("" for a signal's IMMEDIATE).
+  // session that asked for NORMAL, TRANSACTIONAL or IMMEDIATE (null: none, a
+  // signal) and its mode ("" for a signal's IMMEDIATE).
   // Waits for that session to end (a signal may have come first):
   // its db::Session must be gone before the database closes.
   const Client* Begin(std::string* mode) {
@@ -350,6 +388,7 @@ class ShutdownRequest {
   }
 
  private:
+  db::Database* const db_;
   mutable Mutex mu_;
   CondVar done_;
   const Client* by_ ABSL_GUARDED_BY(mu_) = nullptr;
@@ -476,9 +515,16 @@ void Serve(lab::RackEnv& env, const InstanceArgs& instance, ShutdownRequest& shu
                       return asked;
                     },
                     // Once this session's run has let its db::Session go.
-                    .close = [&shutdown, &c](const std::string& /*mode*/) {
+                    .close = [&shutdown, &c](const std::string& mode) {
                       (void)shutdown.Ended(&c);
-                      return shutdown.WaitClosed();
+                      absl::Status closed = shutdown.WaitClosed(&c, *c.interrupts.flag());
+                      if (closed.code() == absl::StatusCode::kCancelled) {
+                        std::cerr << fmt::format(
+                            "session {}: SHUTDOWN {} withdrawn ({}): new sessions and "
+                            "transactions are taken again\n",
+                            c.id, mode, c.interrupts.cause());
+                      }
+                      return closed;
                     },
                     .startup = [&instance] { return StartupInSession(instance); }};
     using ServeFn = int (*)(lab::RackEnv&, const std::string&, pid_t, Console&);
@@ -587,25 +633,25 @@ void ReadClient(Client& c) {
 
 // Whether a session's SHUTDOWN ends the main loop now: IMMEDIATE at once,
 // TRANSACTIONAL once no transaction is open (V$TRANSACTION, asked through
-// `*probe`, made on first use; the database refuses new ones from the
-// first call), NORMAL once every other session has ended.
-bool ShutdownDue(const ShutdownRequest& shutdown,
-                 const std::list<std::unique_ptr<Client>>& clients, db::Database& db,
-                 std::unique_ptr<db::Session>* probe) {
+// `*probe`, made on first use; the database refuses new ones since the
+// request), NORMAL once every other session has ended; and the shutdown
+// begins, unless it was withdrawn meanwhile.
+bool ShutdownDue(ShutdownRequest& shutdown, const std::list<std::unique_ptr<Client>>& clients,
+                 db::Database& db, std::unique_ptr<db::Session>* probe) {
   const Client* by = nullptr;
   const std::string mode = shutdown.pending(&by);
+  if (mode != "TRANSACTIONAL") probe->reset();  // (a withdrawn one's)
+  bool due = mode == "IMMEDIATE";
   if (mode == "TRANSACTIONAL") {
-    db.RefuseNewTransactions();  // the open ones end; no new one starts meanwhile
     if (*probe == nullptr) *probe = db.NewSession();
     absl::StatusOr<db::StatementResult> open =
         (*probe)->Execute("select count(*) from v$transaction");
-    return open.ok() && !open->result_rows.empty() && open->result_rows[0][0] == "0";
+    due = open.ok() && !open->result_rows.empty() && open->result_rows[0][0] == "0";
+  } else if (mode == "NORMAL") {
+    due = std::all_of(clients.begin(), clients.end(),
+                      [by](const auto& c) { return c.get() == by || c->done.load(); });
   }
-  if (mode != "NORMAL") return mode == "IMMEDIATE";
-  for (const auto& c : clients) {
-    if (c.get() != by && !c->done.load()) return false;
-  }
-  return true;
+  return due && shutdown.BeginPending(by, mode);
 }
 
 // Accepts clients and watches them until the instance's own signal or a
@@ -679,7 +725,7 @@ void RunInstance(const InstanceArgs& a, CommandContext& ctx) {
       "info {}` run in it. Ctrl-C or kill {} shuts it down (SHUTDOWN IMMEDIATE).\n",
       env->db->name(), getpid(), env->io.ClockDescription(), a.dir, getpid());
   std::list<std::unique_ptr<Client>> clients;
-  ShutdownRequest shutdown;
+  ShutdownRequest shutdown(env->db.get());
   ServeUntilShutdown(*env, a, shutdown, listener, clients);
   close(listener);
   unlink(InstanceSocketPath(a.dir).c_str());

@@ -280,6 +280,7 @@ std::unique_ptr<Session> Database::NewSession() {
 void Database::WarmUp() { internal::WarmEngine(internal::EngineOf(*s_)); }
 
 void Database::RefuseNewTransactions() { s_->refuse_new_transactions.store(true); }
+void Database::AcceptNewTransactions() { s_->refuse_new_transactions.store(false); }
 bool Database::refuses_new_transactions() const { return s_->refuse_new_transactions.load(); }
 
 namespace {

@@ -505,6 +505,71 @@ TEST(Instance, ASessionShutsTheInstanceDown) {
 }
 
 // Parses "ack INDEX OFFSET LENGTH XXH64" (`cellsim write`).
+// A SHUTDOWN that waits is not a trap: its asker's Ctrl-C withdraws it
+// (ORA-01013; the instance takes sessions and transactions again), another
+// session's SHUTDOWN IMMEDIATE is ORA-10997, and its SHUTDOWN ABORT ends
+// the instance at once (the waiting asker's client: ORA-03113).
+TEST(Instance, AWaitingShutdownIsWithdrawnByCtrlCOrOvertakenByAbort) {
+  TempDir tmp;
+  const std::string rack = MakeRack(tmp);
+  ChildProcess instance = StartInstance(rack, tmp.File("i.err"), {"--standard-files"});
+  CmdRun r = MakeTableT(tmp, rack);
+  ASSERT_TRUE(r.ok()) << r.err;
+  ChildProcess a = CellsimChild({"sql", rack, "-i"}, tmp.File("a.err"), /*stdin_pipe=*/true);
+  ASSERT_TRUE(a.ReadUntil("SQL> ")) << a.Stderr();
+  ASSERT_TRUE(a.WriteStdin("update t set x = 2;\n"));
+  ASSERT_TRUE(a.ReadUntil("SQL> ")) << a.Stderr();
+  ChildProcess idle = CellsimChild({"sql", rack, "-i"}, tmp.File("idle.err"), /*stdin_pipe=*/true);
+  ASSERT_TRUE(idle.ReadUntil("SQL> ")) << idle.Stderr();
+  // TRANSACTIONAL waits for A's transaction; Ctrl-C withdraws it.
+  ChildProcess tx = CellsimChild({"sql", rack, "-e", "shutdown transactional"}, tmp.File("tx.err"));
+  ASSERT_TRUE(WaitUntil([&] {
+    return tx.Exited() || instance.Stderr().find("SHUTDOWN TRANSACTIONAL (") != std::string::npos;
+  }));
+  ASSERT_TRUE(idle.WriteStdin("insert into t values (3, 3);\nselect 'one' from dual;\n"));
+  ASSERT_TRUE(idle.ReadUntil("one\n")) << idle.Stderr();
+  EXPECT_THAT(idle.Stderr(), HasSubstr("ORA-01089"));  // refused while it waits
+  EXPECT_FALSE(tx.Exited()) << tx.Stderr();
+  tx.Signal(SIGINT);
+  int status = WaitBriefly(tx);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 130) << DescribeWaitStatus(status);
+  EXPECT_THAT(tx.Stderr(), HasSubstr("ORA-01013: user requested cancel of current operation "
+                                     "(SHUTDOWN TRANSACTIONAL withdrawn before it ended any "
+                                     "session: the instance stays open"));
+  EXPECT_THAT(instance.Stderr(), HasSubstr("SHUTDOWN TRANSACTIONAL withdrawn"));
+  ASSERT_TRUE(idle.WriteStdin("insert into t values (4, 4);\ncommit;\nselect 'two' from dual;\n"));
+  ASSERT_TRUE(idle.ReadUntil("two\n")) << idle.Stderr();
+  const std::string said = idle.Stderr();  // only the first INSERT was refused
+  EXPECT_EQ(said.find("ORA-01089"), said.rfind("ORA-01089")) << said;
+  r = Cellsim(tmp.File("e1"), {"sql", rack, "-e", "select count(*) from t where id = 4"});
+  EXPECT_TRUE(r.ok()) << r.err;  // a new session is taken again, and sees the insert
+  EXPECT_THAT(r.out, ContainsRegex("\n *1\n"));
+
+  // NORMAL waits for A and the idle session; IMMEDIATE asked meanwhile is
+  // ORA-10997; ABORT overtakes it.
+  ChildProcess n = CellsimChild({"sql", rack, "-e", "shutdown normal"}, tmp.File("n.err"));
+  ASSERT_TRUE(WaitUntil([&] {
+    return n.Exited() || instance.Stderr().find("SHUTDOWN NORMAL (") != std::string::npos;
+  }));
+  ASSERT_TRUE(idle.WriteStdin("shutdown immediate\nselect 'three' from dual;\n"));
+  ASSERT_TRUE(idle.ReadUntil("three\n")) << idle.Stderr();
+  EXPECT_THAT(idle.Stderr(), HasSubstr("ORA-10997: another startup/shutdown operation of this "
+                                       "instance in progress (session 6's SHUTDOWN NORMAL waits"));
+  ASSERT_TRUE(idle.WriteStdin("shutdown abort\n"));
+  EXPECT_EQ(WaitBriefly(instance), 0) << instance.Stderr();
+  EXPECT_THAT(instance.Stderr(), HasSubstr("Instance ended by SHUTDOWN ABORT"));
+  status = WaitBriefly(n);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << DescribeWaitStatus(status);
+  EXPECT_THAT(n.Stderr(), HasSubstr("ORA-03113"));
+  EXPECT_NE(WaitBriefly(a), -1);
+  EXPECT_NE(WaitBriefly(idle), -1);
+  // The next open recovers: the idle session's commit kept, A's update not.
+  r = Cellsim(tmp.File("e2"), {"sql", rack, "-e", "select sum(x) from t"});
+  EXPECT_TRUE(r.ok()) << r.err;
+  EXPECT_THAT(r.out, ContainsRegex("\n *5\n"));
+  EXPECT_THAT(r.err, HasSubstr("instance recovery"));
+}
+
 bool ParseWriteAck(const std::string& line, uint64_t* index, uint64_t* offset) {
   std::istringstream in(line);
   std::string word;

@@ -338,9 +338,11 @@ class Database {
   // now on a statement that would begin one fails with ORA-01089 (DML of a
   // session not in a transaction; DDL, which commits and runs one of its
   // own, always), so the open transactions end and nothing new delays the
-  // shutdown. Queries, COMMIT and ROLLBACK still run. Never undone: the
-  // instance is going down. Thread-safe.
+  // shutdown. Queries, COMMIT and ROLLBACK still run, until
+  // AcceptNewTransactions (the SHUTDOWN was withdrawn before it ended any
+  // session). Thread-safe.
   void RefuseNewTransactions();
+  void AcceptNewTransactions();
   bool refuses_new_transactions() const;
 
   const std::string& name() const;
