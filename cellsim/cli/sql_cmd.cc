@@ -226,6 +226,7 @@ absl::Status ParseExitOptions(const std::vector<std::string>& w, size_t i, Error
 struct DisplayCommand {
   std::optional<bool> autocommit;  // SET AUTOCOMMIT ON / OFF
   std::optional<bool> timing;      // SET TIMING ON / OFF
+  std::optional<bool> serveroutput;  // SET SERVEROUTPUT ON / OFF [SIZE n] [FORMAT ...]
   std::optional<lab::SqlPlusSettings> autotrace;  // SET AUTOTRACE ... (its two fields)
   std::optional<std::string> define;  // SET DEFINE OFF | ON | c (SET SCAN OFF | ON)
   std::optional<bool> verify;      // SET VERIFY ON / OFF
@@ -328,6 +329,15 @@ absl::StatusOr<std::optional<DisplayCommand>> ParseDisplayCommand(std::string_vi
     d.timing = v == "ON";
     return d;
   }
+  if (Abbreviates(option, "SERVEROUTPUT", 9)) {
+    const std::string v = w.size() > 2 ? upper_w[2] : "";
+    if (v != "ON" && v != "OFF") {
+      return absl::InvalidArgumentError(
+          fmt::format("SP2-0265: serveroutput must be set equal to ON or OFF (found '{}')", v));
+    }
+    d.serveroutput = v == "ON";
+    return d;
+  }
   if (Abbreviates(option, "AUTOTRACE", 5)) {
     absl::StatusOr<lab::SqlPlusSettings> at = ParseAutotrace(w, upper_w, &d.note);
     if (!at.ok()) return at.status();
@@ -352,7 +362,7 @@ absl::StatusOr<std::optional<DisplayCommand>> ParseDisplayCommand(std::string_vi
   }
   static const char* kLayout[] = {
       "LINESIZE", "LINES", "PAGESIZE", "PAGES", "ECHO", "FEEDBACK", "FEED",
-      "HEADING", "HEA", "SERVEROUTPUT", "SERVEROUT", "TRIMSPOOL", "TRIMS",
+      "HEADING", "HEA", "TRIMSPOOL", "TRIMS",
       "TRIMOUT", "TRIM", "LONG", "NUMWIDTH", "NUM", "TERMOUT", "TERM", "TAB", "WRAP", "NULL",
       "NUMFORMAT", "SQLPROMPT", "TIME", "COLSEP", "ARRAYSIZE", "ARRAY",
       "UNDERLINE", "NEWPAGE", "EMBEDDED", "LONGCHUNKSIZE", "MARKUP",
@@ -362,6 +372,22 @@ absl::StatusOr<std::optional<DisplayCommand>> ParseDisplayCommand(std::string_vi
   }
   return absl::InvalidArgumentError(
       fmt::format("SP2-0735: unknown SET option beginning \"{}\"", w[1]));
+}
+
+// SQL*Plus's EXEC[UTE] call: the block BEGIN call; END; (any other
+// statement as it is).
+std::string ExecAsBlock(const std::string& statement) {
+  const auto blank = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  size_t begin = 0;
+  while (begin < statement.size() && blank(statement[begin])) ++begin;
+  size_t word = begin;
+  while (word < statement.size() && !blank(statement[word])) ++word;
+  const std::string first = absl::AsciiStrToUpper(statement.substr(begin, word - begin));
+  if (first != "EXEC" && first != "EXECUTE") return statement;
+  size_t end = statement.size();
+  while (end > word && (statement[end - 1] == ';' || blank(statement[end - 1]))) --end;
+  while (word < end && blank(statement[word])) ++word;
+  return fmt::format("BEGIN {}; END;", statement.substr(word, end - word));
 }
 
 // Where a statement came from: the folder of its script ("" for -e and
@@ -409,6 +435,20 @@ struct ScriptRun {
   bool can_ask = false;       // a terminal (or the prompt) to ask an undefined &name's value of
   Console* console = nullptr;  // where it prints and reads (set before it runs)
 };
+
+// A display command's settings, from now on in `run`; SET DEFINE's error.
+absl::Status ApplyDisplayCommand(const DisplayCommand& dc, ScriptRun* run) {
+  if (dc.autocommit.has_value()) run->autocommit = *dc.autocommit;
+  if (dc.timing.has_value()) run->display.timing = *dc.timing;
+  if (dc.serveroutput.has_value()) run->display.serveroutput = *dc.serveroutput;
+  if (dc.autotrace.has_value()) {
+    run->display.autotrace_statistics = dc.autotrace->autotrace_statistics;
+    run->display.autotrace_traceonly = dc.autotrace->autotrace_traceonly;
+  }
+  if (dc.verify.has_value()) run->variables.SetVerify(*dc.verify);
+  if (dc.define.has_value()) return run->variables.SetDefine(*dc.define);
+  return absl::OkStatus();
+}
 
 // SQL*Plus's question for an undefined &name: at the SQL> prompt or a
 // terminal, "Enter value for name: " and a line of standard input; nullopt
@@ -615,16 +655,7 @@ void RunStatements(db::Session* session, std::vector<std::string>& statements,
       absl::StatusOr<std::optional<DisplayCommand>> display = ParseDisplayCommand(statements[i]);
       if (display.ok() && display->has_value()) {
         const DisplayCommand& dc = **display;
-        if (dc.autocommit.has_value()) run->autocommit = *dc.autocommit;
-        if (dc.timing.has_value()) run->display.timing = *dc.timing;
-        if (dc.autotrace.has_value()) {
-          run->display.autotrace_statistics = dc.autotrace->autotrace_statistics;
-          run->display.autotrace_traceonly = dc.autotrace->autotrace_traceonly;
-        }
-        if (dc.verify.has_value()) run->variables.SetVerify(*dc.verify);
-        if (dc.define.has_value()) {
-          if (absl::Status st = run->variables.SetDefine(*dc.define); !st.ok()) whenever = st;
-        }
+        if (absl::Status st = ApplyDisplayCommand(dc, run); !st.ok()) whenever = st;
         feedback << dc.print << std::flush;
         *c.err << dc.note << std::flush;
         continue;
@@ -635,7 +666,7 @@ void RunStatements(db::Session* session, std::vector<std::string>& statements,
       whenever = absl::UnavailableError(std::string(kOracleNotAvailable));
     }
     absl::StatusOr<db::StatementResult> r =
-        whenever.ok() ? session->Execute(statements[i])
+        whenever.ok() ? session->Execute(ExecAsBlock(statements[i]))
                       : absl::StatusOr<db::StatementResult>(whenever.status());
     bar.Finish();
     if (!r.ok()) {
@@ -681,7 +712,8 @@ void RunStatements(db::Session* session, std::vector<std::string>& statements,
 
 // SQL*Plus at a terminal: "SQL> ", then numbered lines ("  2  ") until the
 // statement is complete: a line ending in ';', a line holding only '/' (alone
-// at the prompt: the last statement again), or a SQL*Plus command's line. A
+// at the prompt: the last statement again; what ends a PL/SQL block, whose
+// lines may be blank or end in ';'), or a SQL*Plus command's line. A
 // blank line drops an unfinished statement, as does Ctrl-C while typing. Each
 // runs as in a script, except that an error is printed and the prompt comes
 // back (SQL*Plus's WHENEVER SQLERROR CONTINUE, until one says EXIT), and
@@ -720,6 +752,13 @@ void RunInteractive(db::Session* session, const SqlArgs& a, ProgressBar& bar, Sc
     while (!trimmed.empty() && std::isspace(static_cast<unsigned char>(trimmed.front()))) {
       trimmed.remove_prefix(1);
     }
+    // A PL/SQL block takes blank lines and ';' until a line holding only '/'.
+    const bool block = db::IsPlsqlBlock(buffer.empty() ? std::string(trimmed) : buffer);
+    if (trimmed.empty() && block && !buffer.empty()) {
+      buffer += '\n';
+      ++line_no;
+      continue;
+    }
     if (trimmed.empty()) {  // a blank line: nothing, or the unfinished statement dropped
       if (!buffer.empty()) last = buffer;
       buffer.clear();
@@ -732,7 +771,7 @@ void RunInteractive(db::Session* session, const SqlArgs& a, ProgressBar& bar, Sc
     } else {
       if (!buffer.empty()) buffer += '\n';
       buffer += line;
-      if (!(line_no == 1 && db::IsSqlPlusCommandStart(trimmed)) && trimmed.back() != ';') {
+      if (block || (!(line_no == 1 && db::IsSqlPlusCommandStart(trimmed)) && trimmed.back() != ';')) {
         ++line_no;
         continue;
       }

@@ -256,6 +256,9 @@ struct DataOutcome {
   std::vector<std::vector<std::string>> rows_text;
   std::vector<bool> numeric;  // right-align the column
   std::string feedback;       // "70,000 rows created." ...
+  // A query's rows as values too, when asked (PL/SQL's SELECT INTO).
+  bool keep_values = false;
+  std::vector<Row> values;
 };
 
 // Where instance recovery starts: the log position up to which every change

@@ -2154,6 +2154,7 @@ std::vector<Row> Deliver(const Select& sel, const std::vector<std::string>& head
       out->rows_text.push_back(std::move(text));
     }
     out->rows = static_cast<int64_t>(rows.size());
+    if (out->keep_values) out->values = rows;
   }
   return rows;
 }

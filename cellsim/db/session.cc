@@ -11,6 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "cellsim/db/data_engine.h"
 #include "cellsim/db/database_state.h"
+#include "cellsim/db/plsql.h"
 
 namespace cellsim::db {
 namespace {
@@ -320,7 +321,10 @@ namespace {
 // A data statement (data_statement.h): parse, run in the data engine, result.
 absl::StatusOr<StatementResult> ExecuteData(Session::State& s, std::string_view sql,
                                             Timing& tm) {
-  absl::StatusOr<DataStatement> st = ParseDataStatement(sql);
+  // An anonymous PL/SQL block is parsed as it runs (internal::RunPlsqlBlock).
+  const bool block = IsPlsqlBlock(sql);
+  absl::StatusOr<DataStatement> st =
+      block ? absl::StatusOr<DataStatement>(DataStatement(Commit{})) : ParseDataStatement(sql);
   internal::Recorder rec = s.MakeRecorder();
   const uint64_t t1 = s.db->clock->NowNanos(), c1 = ThreadCpuNs();
   rec.Add(Stat::kParseCountTotal, 1);
@@ -328,14 +332,27 @@ absl::StatusOr<StatementResult> ExecuteData(Session::State& s, std::string_view 
   rec.Add(Stat::kExecuteCount, 1);
   tm.parse = CallStats{1, c1 - tm.c0, t1 - tm.t0, 0, 0};
   internal::DataOutcome out;
+  internal::PlsqlOutcome plsql;
   absl::Status status = st.status();
   // SHOW, DESCRIBE and ARCHIVE LOG LIST are SQL*Plus's commands, which it
   // answers without sending them: no cursor.
-  const std::string_view kind = st.ok() ? DataStatementKind(*st) : "";
+  const std::string_view kind = block ? "PL/SQL EXECUTE" : st.ok() ? DataStatementKind(*st) : "";
   const bool cursor =
       st.ok() && kind != "SHOW PARAMETER" && kind != "DESCRIBE" && kind != "ARCHIVE LOG";
   if (cursor) BeginCursor(s, sql);
-  if (st.ok()) status = internal::RunDataStatement(s, *st, &out);
+  if (block) {
+    // EXECUTE IMMEDIATE of a statement that is not a data statement.
+    const auto other = [&s](std::string_view text) -> absl::Status {
+      absl::StatusOr<Statement> parsed = ParseStatement(text);
+      if (!parsed.ok()) return parsed.status();
+      Timing inner = StartTiming(s);
+      return Run(s, *parsed, std::string(text), inner).status();
+    };
+    status = internal::RunPlsqlBlock(s, sql, other, &plsql);
+    if (status.ok()) out.feedback = "PL/SQL procedure successfully completed.";
+  } else if (st.ok()) {
+    status = internal::RunDataStatement(s, *st, &out);
+  }
   const uint64_t t2 = s.db->clock->NowNanos(), c2 = ThreadCpuNs();
   AddTimes(s, rec, c2 - tm.c0, t2 - tm.t0);
   if (!st.ok()) return status;
@@ -359,6 +376,7 @@ absl::StatusOr<StatementResult> ExecuteData(Session::State& s, std::string_view 
   r.headings = std::move(out.headings);
   r.numeric_columns = std::move(out.numeric);
   r.result_rows = std::move(out.rows_text);
+  r.output = std::move(plsql.output);
   return r;
 }
 
@@ -410,7 +428,7 @@ absl::StatusOr<stats::WaitEvent> Session::RecordRowLockWait(const absl::Status& 
 absl::StatusOr<StatementResult> Session::Execute(std::string_view sql) {
   State& s = *s_;
   Timing tm = StartTiming(s);
-  if (IsDataStatement(sql)) return ExecuteData(s, sql, tm);
+  if (IsDataStatement(sql) || IsPlsqlBlock(sql)) return ExecuteData(s, sql, tm);
   absl::StatusOr<Statement> st = ParseStatement(sql);
   const uint64_t t1 = s.db->clock->NowNanos(), c1 = ThreadCpuNs();
   internal::Recorder rec = s.MakeRecorder();

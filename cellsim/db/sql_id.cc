@@ -76,6 +76,7 @@ int CommandTypeOf(std::string_view text) {
   if (verb == "ROLLBACK") return 45;
   if (verb == "SAVEPOINT") return 46;
   if (verb == "LOCK") return 26;
+  if (verb == "BEGIN" || verb == "DECLARE") return 47;  // PL/SQL EXECUTE
   if (verb == "TRUNCATE") return 85;
   if (verb == "COMMENT") return 29;
   if (verb == "ANALYZE") return 62;

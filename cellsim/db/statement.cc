@@ -183,7 +183,7 @@ bool IsSqlPlusCommandStart(std::string_view text) {
   for (std::string_view word : {"START", "SHOW", "WHENEVER", "ARCHIVE", "EXIT", "QUIT", "DESC", "DESCRIBE",
                                 "SET", "PROMPT", "COLUMN", "COL", "SPOOL", "REM", "REMARK",
                                 "TTITLE", "BTITLE", "BREAK", "CLEAR", "PAUSE", "DEFINE", "DEF",
-                                "UNDEFINE", "UNDEF", "SHUTDOWN", "STARTUP"}) {
+                                "UNDEFINE", "UNDEF", "SHUTDOWN", "STARTUP", "EXEC", "EXECUTE"}) {
     if (text.size() < word.size() || internal::Upper(text.substr(0, word.size())) != word) continue;
     if (text.size() > word.size() && std::isspace(static_cast<unsigned char>(text[word.size()]))) {
       return true;
@@ -195,6 +195,36 @@ bool IsSqlPlusCommandStart(std::string_view text) {
   }
   return false;
 }
+
+bool IsPlsqlBlock(std::string_view text) {
+  const std::string w = internal::FirstWords(text, 1);
+  return w == "BEGIN" || w == "DECLARE";
+}
+
+namespace {
+
+// Where the PL/SQL block starting at `from` ends: the start of the first
+// line after it holding only '/' (`*next`: past that line), else the end.
+size_t BlockEnd(std::string_view text, size_t from, size_t* next) {
+  size_t line = text.find('\n', from);
+  while (line != std::string_view::npos) {
+    const size_t begin = line + 1;
+    size_t end = text.find('\n', begin);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view l = text.substr(begin, end - begin);
+    while (!l.empty() && std::isspace(static_cast<unsigned char>(l.back()))) l.remove_suffix(1);
+    while (!l.empty() && std::isspace(static_cast<unsigned char>(l.front()))) l.remove_prefix(1);
+    if (l == "/") {
+      *next = end;
+      return begin;
+    }
+    line = end < text.size() ? end : std::string_view::npos;
+  }
+  *next = text.size();
+  return text.size();
+}
+
+}  // namespace
 
 std::vector<std::string> SplitStatements(std::string_view text) {
   std::vector<std::string> out;
@@ -219,6 +249,12 @@ std::vector<std::string> SplitStatements(std::string_view text) {
     } else if (c == ';') {
       flush(i);
       ++i;
+    } else if (!has_code && IsPlsqlBlock(text.substr(i))) {
+      size_t next = 0;
+      const size_t end = BlockEnd(text, i, &next);
+      has_code = true;
+      flush(end);
+      start = i = next;
     } else if (!has_code && IsSqlPlusCommandStart(text.substr(i))) {
       // A SQL*Plus command (SHOW PARAMETER ..., WHENEVER SQLERROR ...) ends at
       // its line's end.

@@ -373,7 +373,11 @@ std::string SqlPlusResultText(const db::StatementResult& r, bool traceonly,
 std::string SqlPlusResult(const db::StatementResult& r, const SqlPlusSettings& settings) {
   const std::string elapsed =
       settings.timing ? fmt::format("Elapsed: {}", SqlPlusElapsed(r.elapsed_ns)) : "";
-  std::string out = SqlPlusResultText(r, settings.autotrace_traceonly, elapsed);
+  std::string out;
+  if (settings.serveroutput) {
+    for (const std::string& line : r.output) out += line + "\n";
+  }
+  out += SqlPlusResultText(r, settings.autotrace_traceonly, elapsed);
   if (settings.autotrace_statistics) out += SqlPlusAutotraceStatistics(r);
   return out;
 }

@@ -207,6 +207,45 @@ TEST_F(CliBadInput, SqlPlusAutotraceAndTiming) {
                            HasSubstr("SP2-0618"), HasSubstr("(found 'explian')")));
 }
 
+// A PL/SQL block runs to its '/' line with its blank lines, SET SERVEROUTPUT
+// ON prints its DBMS_OUTPUT before its feedback, EXEC is a one-line block,
+// and a block that fails stops the script naming its line.
+TEST_F(CliBadInput, SqlPlusPlsqlBlocks) {
+  CmdResult r = SqlScript("plsql.sql",
+      "create tablespace system datafile '+DATA' size 8m;\n"
+      "alter database add logfile group 1 size 4m;\n"
+      "create table t (id number) tablespace system;\n"
+      "set timing off\n"
+      "begin\n"
+      "  for i in 1..3 loop\n"
+      "    insert into t values (i);\n"
+      "\n"
+      "  end loop;\n"
+      "  dbms_output.put_line('hidden');\n"
+      "  commit;\n"
+      "end;\n"
+      "/\n"
+      "set serveroutput on\n"
+      "exec dbms_output.put_line('rows: ' || 3)\n"
+      "declare n number; begin select count(*) into n from t; dbms_output.put_line(n); end;\n"
+      "/\n"
+      "begin\n"
+      "  insert into t values (4);\n"
+      "  insert into t values ('four');\n"
+      "end;\n"
+      "/\n"
+      "select 'not run' from dual;\n");
+  EXPECT_EQ(r.exit_code, 2) << r.err;  // ORA-01722: bad input, as outside a block
+  EXPECT_THAT(r.out, HasSubstr("\nPL/SQL procedure successfully completed.\n"
+                               "rows: 3\n\nPL/SQL procedure successfully completed.\n"
+                               "3\n\nPL/SQL procedure successfully completed.\n"));
+  EXPECT_THAT(r.out, AllOf(Not(HasSubstr("hidden")), Not(HasSubstr("not run"))));
+  EXPECT_THAT(r.err, AllOf(HasSubstr("statement 9 failed"), HasSubstr("ORA-01722"),
+                           HasSubstr("ORA-06512: at line 3")));
+  r = Sql("select count(*) from t");
+  EXPECT_THAT(r.out, HasSubstr("\n       3\n")) << r.err;  // the failed block's insert of 4 undone
+}
+
 // @@script runs a script from the calling script's folder, @ and START from
 // the current one; a missing file is SP2-0310 where it is met, a script that
 // calls itself stops at 20 levels (SP2-0309).

@@ -64,6 +64,8 @@ TEST(SqlIdTest, CommandTypeIsVsqlcommands) {
       {"alter session set temp_undo_enabled = true", 42},
       {"alter system switch logfile", 49},
       {"analyze table t compute statistics", 62},
+      {"begin null; end;", 47},
+      {"declare n number; begin null; end;", 47},
       {"show parameter undo", 0},
       {"", 0},
   };

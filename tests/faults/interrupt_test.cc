@@ -254,7 +254,8 @@ TEST(Interrupt, SigintStopsARunawayQueryAndUndoesARunawayInsert) {
                                 "where b.n = -a.n) and not exists (select 1 from c d where d.n "
                                 "= -a.n - 1)",
                                 "insert into t select level from dual connect by level <= "
-                                "1000000000"}) {
+                                "1000000000",
+                                "begin loop insert into t values (1); end loop; end;"}) {
     SCOPED_TRACE(statement);
     ChildProcess child = CellsimChild(
         {"sql", rack, "--all-objects-rows", "5000", "-e", "select 1 from dual", "-e", statement},

@@ -138,6 +138,14 @@ const char* const kSqlSeeds[] = {
     "create temporary tablespace t2 blocksize 8k",
     "alter database add logfile thread 2 group 7, group 8 size 20m blocksize 4096, size 8m",
     "alter database add logfile",
+    // Anonymous PL/SQL blocks (docs/sql.md "PL/SQL blocks").
+    "declare\n  v number := 0;\nbegin\n  for i in 1..10 loop\n    insert into t values (i, 'r' || i);\n"
+    "    v := v + sql%rowcount;\n  end loop;\n  commit;\n  select count(*) into v from t;\n"
+    "  dbms_output.put_line('n=' || v);\nexception\n  when no_data_found or too_many_rows then null;\n"
+    "end;\n/",
+    "begin <<o>> loop exit o when 1 = 1; end loop; for r in (select id from t) loop "
+    "if r.id > 1 then continue; elsif r.id = 1 then raise_application_error(-20001, 'x'); "
+    "else execute immediate 'drop table t'; end if; end loop; end;",
 };
 
 [[noreturn]] void Die(const std::string& what) {

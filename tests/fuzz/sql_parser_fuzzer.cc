@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "cellsim/db/plsql.h"
 #include "cellsim/db/statement.h"
 #include "fuzz/fuzz_util.h"
 
@@ -41,6 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const std::string& piece : cellsim::db::SplitStatements(text)) {
     FUZZ_CHECK(!piece.empty(), "SplitStatements returned an empty piece");
     cellsim::fuzz::CheckOne(piece);
+    if (cellsim::db::IsPlsqlBlock(piece)) (void)cellsim::db::internal::ParsePlsqlBlock(piece);
   }
   return 0;
 }

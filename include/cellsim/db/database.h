@@ -240,6 +240,9 @@ struct StatementResult {
   std::vector<std::string> headings;
   std::vector<bool> numeric_columns;
   std::vector<std::vector<std::string>> result_rows;
+  // What a PL/SQL block wrote with DBMS_OUTPUT.PUT_LINE, line by line
+  // (SQL*Plus prints it after the block under SET SERVEROUTPUT ON).
+  std::vector<std::string> output;
 };
 
 // Oracle's error for a cancelled call (Session::SetCancelFlag).

@@ -205,12 +205,18 @@ using Statement =
 // has no ';'; pieces holding nothing but whitespace and comments are dropped.
 // Text after the last ';' is a statement too. An unterminated quote or comment
 // runs to the end of the text (ParseStatement then reports it). The SQL*Plus
-// commands SHOW and WHENEVER end at their line's end.
+// commands SHOW and WHENEVER end at their line's end. An anonymous PL/SQL
+// block (IsPlsqlBlock) keeps its semicolons and runs to a line holding only
+// '/' (which is dropped), or to the end of the text.
 std::vector<std::string> SplitStatements(std::string_view text);
+// Whether `text` starts an anonymous PL/SQL block: its first word is
+// DECLARE or BEGIN (blanks and comments before it skipped).
+bool IsPlsqlBlock(std::string_view text);
 // Whether `text` starts with a SQL*Plus command, which ends at its line's end
 // without ';' (any case, followed by a blank): SHOW, WHENEVER, ARCHIVE (LOG
 // LIST), DESC[RIBE], START, the display settings the CLI takes (SET, PROMPT,
-// COLUMN ...); EXIT or QUIT also alone; @script and @@script.
+// COLUMN ...), EXEC[UTE] (a PL/SQL call on one line); EXIT or QUIT also
+// alone; @script and @@script.
 bool IsSqlPlusCommandStart(std::string_view text);
 
 // "CREATE TABLESPACE", "ALTER DATABASE ADD LOGFILE", "ALTER SESSION SET", ...

@@ -183,11 +183,13 @@ std::string SqlPlusElapsed(uint64_t elapsed_ns);
 // SQL*Plus's SET settings that change it: TIMING OFF leaves "Elapsed" out;
 // AUTOTRACE ON STATISTICS adds the statement's statistics after it
 // (SqlPlusAutotraceStatistics); AUTOTRACE TRACEONLY leaves a query's rows
-// out (its "n rows selected." stays).
+// out (its "n rows selected." stays); SERVEROUTPUT ON prints a PL/SQL
+// block's DBMS_OUTPUT lines before its feedback.
 struct SqlPlusSettings {
   bool timing = true;  // cellsim's default is ON: its point is the time a statement takes
   bool autotrace_statistics = false;
   bool autotrace_traceonly = false;
+  bool serveroutput = false;
 };
 std::string SqlPlusResult(const db::StatementResult& r, const SqlPlusSettings& settings = {});
 // SET AUTOTRACE's "Statistics" block: the statement's db block gets,
