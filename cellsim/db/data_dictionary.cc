@@ -696,6 +696,10 @@ void LeaveOutObjectsInProgress(uint32_t first, const FileTable& table, DictImage
 
 }  // namespace
 
+bool DataEngine::KeepsDictionary() const {
+  return FindDictFile(FileTableCopy(), db->rack).has_value();
+}
+
 absl::Status DataEngine::WriteDictionary(bool clean, bool* landed) {
   if (landed != nullptr) *landed = false;
   const FileTable table = FileTableCopy();

@@ -483,6 +483,11 @@ struct DataEngine {
   // (when given): the first copy written is what readers get now, even if
   // the write failed (on another mirror).
   absl::Status WriteDictionary(bool clean, bool* landed = nullptr) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // Whether the database has a SYSTEM data file to keep its dictionary in.
+  // Without one, a statement that would make or change a table, index,
+  // sequence or view fails (ORA-00959 naming SYSTEM): what it made would be
+  // gone when the database closes, after its "Table created.".
+  bool KeepsDictionary() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // Reads it at open; DataLoss naming the file and the damage when no copy is
   // valid. Sets `*clean` (true for a database that has no dictionary yet).
   absl::Status LoadDictionary(std::vector<std::string>* actions, bool* clean)

@@ -2429,12 +2429,32 @@ absl::Status RefusedAsNewTransaction(DataEngine& e, const Session::State& s,
   return absl::OkStatus();
 }
 
+// A statement that makes or changes a dictionary object, in a database
+// with nowhere to keep it (DataEngine::KeepsDictionary).
+absl::Status RefusedWithoutDictionary(DataEngine& e, const Session::State& s,
+                                      const DataStatement& st) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  const bool makes = std::holds_alternative<CreateTable>(st) ||
+                     std::holds_alternative<CreateIndex>(st) ||
+                     std::holds_alternative<AlterTable>(st) ||
+                     std::holds_alternative<SequenceOptions>(st) ||
+                     std::holds_alternative<CreateView>(st);
+  if (!makes || e.KeepsDictionary()) return absl::OkStatus();
+  return absl::FailedPreconditionError(fmt::format(
+      "ORA-00959: tablespace 'SYSTEM' does not exist ({} refused: the data dictionary lives in "
+      "the SYSTEM tablespace, and database {} has none, so what it made would be gone when the "
+      "database closes. Create the database with its standard files (`cellsim sql "
+      "--standard-files` on a new rack, DatabaseOptions::standard_files), or first CREATE "
+      "TABLESPACE SYSTEM DATAFILE '+DATA' SIZE 64M)",
+      DataStatementKind(st), s.db->options.db_name));
+}
+
 }  // namespace
 
 absl::Status RunDataStatement(Session::State& s, const DataStatement& st, DataOutcome* out) {
   DataEngine& e = EngineOf(*s.db);
   MutexLock lock(&e.mu);
   if (absl::Status refused = RefusedAsNewTransaction(e, s, st); !refused.ok()) return refused;
+  if (absl::Status refused = RefusedWithoutDictionary(e, s, st); !refused.ok()) return refused;
   // A session that waits for row locks (Session::SetRowLockWait) runs the
   // statement again each time the transaction holding its row has ended.
   // The rows it has changed stay locked while it waits; when it fails after

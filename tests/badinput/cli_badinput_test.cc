@@ -141,8 +141,8 @@ TEST_F(CliBadInput, SqlPlusDisplayCommandsInScripts) {
 // the script there.
 TEST_F(CliBadInput, SubstitutionVariablesAsSqlPlus) {
   CmdResult r = SqlScript("subst.sql",
-      "create tablespace small datafile '+DATA' size 2m;\n"
-      "create table t (id number, s varchar2(20)) tablespace small;\n"
+      "create tablespace system datafile '+DATA' size 4m;\n"
+      "create table t (id number, s varchar2(20)) tablespace system;\n"
       "show user\n"
       "define n = 3\n"
       "define tab = 't'\n"
@@ -184,8 +184,8 @@ TEST_F(CliBadInput, SubstitutionVariablesAsSqlPlus) {
 // wrong AUTOTRACE option is SP2-0618 naming it.
 TEST_F(CliBadInput, SqlPlusAutotraceAndTiming) {
   CmdResult r = SqlScript("autotrace.sql",
-      "create tablespace small datafile '+DATA' size 2m;\n"
-      "create table t (id number) tablespace small;\n"
+      "create tablespace system datafile '+DATA' size 4m;\n"
+      "create table t (id number) tablespace system;\n"
       "insert into t values (1234);\n"
       "set timing off\n"
       "set autotrace traceonly statistics\n"

@@ -206,8 +206,14 @@ TEST_F(DatabaseTest, TemporaryTablespaceHasUnformattedTempfiles) {
   ASSERT_EQ(data.result_rows.size(), 1u);
   EXPECT_THAT(data.result_rows[0][0], HasSubstr("/DATAFILE/PERM."));
   absl::StatusOr<StatementResult> heap = s->Execute("create table h (a number) tablespace temp2");
+  ASSERT_FALSE(heap.ok());  // no SYSTEM tablespace to keep it in
+  EXPECT_THAT(Msg(heap.status()), HasSubstr("ORA-00959: tablespace 'SYSTEM' does not exist "
+                                            "(CREATE TABLE refused"));
+  ASSERT_OK(s->Execute("create tablespace system datafile '+DATA' size 8m"));
+  heap = s->Execute("create table h (a number) tablespace temp2");
   ASSERT_FALSE(heap.ok());
   EXPECT_THAT(Msg(heap.status()), HasSubstr("ORA-02195"));
+  ASSERT_OK(s->Execute("create table h (a number) tablespace system"));
 }
 
 TEST_F(DatabaseTest, ErrorsAreOracleLikeAndLeaveNothing) {

@@ -1422,6 +1422,7 @@ TEST_F(TxnTest, GttNeedsATemporaryTablespace) {
                                                   tmp_.path() + "/rack2", SmallRack()));
   ASSERT_OK_AND_ASSIGN(db_, Database::Create(rack_.get()));
   s_ = db_->NewSession();
+  Run("create tablespace SYSTEM datafile '+DATA' size 16m");
   Run("create tablespace USERS datafile '+DATA' size 16m");
   Run("create tablespace UNDOTBS1 datafile '+DATA' size 16m");
   Run("create table p (x number)");
