@@ -2,8 +2,12 @@
 // loops, SELECT INTO, cursor FOR loops, exceptions, DBMS_OUTPUT, the
 // call-level rollback of an unhandled error, statistics, and what the
 // parser refuses before anything runs.
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "cellsim/db/database.h"
 #include "cellsim/db/statement.h"
@@ -210,6 +214,31 @@ TEST_F(PlsqlTest, TypesAndConversions) {
                      "end;"),
               ElementsAre("abc 2.5 8 [ab  ]"));
   EXPECT_EQ(One("select name || '/' || n from t where id = 2"), "2026-12-08/8");
+}
+
+// Blocks of two sessions run side by side: each takes the engine's mutex
+// statement by statement, and a row one holds makes the other's block fail
+// (ORA-00054), its own work undone.
+TEST_F(PlsqlTest, TwoSessionsRunBlocksSideBySide) {
+  std::unique_ptr<Session> other = db_->NewSession();
+  std::vector<std::thread> threads;
+  for (Session* s : {s_.get(), other.get()}) {
+    threads.emplace_back([s, offset = s == s_.get() ? 0 : 1000] {
+      absl::StatusOr<StatementResult> r = s->Execute(fmt::format(
+          "begin for i in 1..200 loop insert into t values (i + {}, 'x', i);\n"
+          "  if mod(i, 50) = 0 then commit; end if; end loop; end;",
+          offset));
+      EXPECT_TRUE(r.ok()) << r.status();
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(One("select count(*) from t"), "400");
+  Run("update t set n = 0 where id = 1");  // s_ holds row 1
+  EXPECT_THAT(Error("begin insert into t values (5000, 'y', 1); update t set n = 2 where id = 1; end;",
+                    other.get()),
+              HasSubstr("ORA-00054"));
+  Run("rollback");
+  EXPECT_EQ(One("select count(*) from t where id = 5000"), "0");
 }
 
 TEST(PlsqlSplitTest, ABlockRunsToItsSlashLine) {
