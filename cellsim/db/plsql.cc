@@ -39,6 +39,9 @@ struct VarType {
   std::string type_of;  // "T.C" or "V" of T.C%TYPE / V%TYPE
 };
 
+struct PlStatement;
+using Body = std::vector<PlStatement>;
+
 struct Declaration {
   std::string name;
   VarType type;
@@ -46,16 +49,15 @@ struct Declaration {
   bool not_null = false;
   ExprPtr init;  // null: NULL
   size_t pos = 0;
+  // CURSOR name IS SELECT ...: its query (a kForQuery statement's fields).
+  std::shared_ptr<const PlStatement> cursor;
 };
-
-struct PlStatement;
-using Body = std::vector<PlStatement>;
 
 struct PlStatement {
   enum class Kind : uint8_t {
     kNull, kAssign, kIf, kLoop, kWhile, kForRange, kForQuery, kExit, kContinue, kBlock, kSql,
     kSelectInto, kExecuteImmediate, kPutLine, kPut, kNewLine, kRaiseApplicationError, kRaise,
-    kReturn
+    kReturn, kOpen, kFetch, kClose
   };
   Kind kind = Kind::kNull;
   size_t pos = 0;           // where it starts in the block's text
@@ -68,6 +70,7 @@ struct PlStatement {
   std::shared_ptr<const DataStatement> sql;  // kSql, kSelectInto, kForQuery
   std::vector<std::string> into;             // SELECT ... INTO's variables
   std::set<std::string> words;               // the SQL's words (which may name tables)
+  std::string cursor;                        // OPEN, FETCH, CLOSE's cursor
   std::shared_ptr<const Block> block;        // kBlock
 };
 
@@ -91,6 +94,9 @@ const std::map<std::string, std::string, std::less<>>& PredefinedExceptions() {
       {"ZERO_DIVIDE", "ORA-01476: divisor is equal to zero"},
       {"VALUE_ERROR", "ORA-06502: PL/SQL: numeric or value error"},
       {"INVALID_NUMBER", "ORA-01722: invalid number"},
+      {"CASE_NOT_FOUND", "ORA-06592: CASE not found while executing CASE statement"},
+      {"INVALID_CURSOR", "ORA-01001: invalid cursor"},
+      {"CURSOR_ALREADY_OPEN", "ORA-06511: PL/SQL: cursor already open"},
   };
   return *m;
 }
@@ -313,6 +319,26 @@ class BlockParser {
   absl::StatusOr<Declaration> ParseDeclaration() {
     Declaration d;
     d.pos = Peek().pos;
+    if (AcceptW("CURSOR")) {  // CURSOR name IS SELECT ...;
+      absl::StatusOr<std::string> n = Name();
+      if (!n.ok()) return n.status();
+      d.name = *n;
+      if (absl::Status st = ExpectW("IS"); !st.ok()) return st;
+      if (!IsW("SELECT") && !IsW("WITH")) {
+        return Error(Peek().pos, fmt::format("Encountered the symbol {} when expecting SELECT "
+                                             "(cursors with parameters are not built)", Found()));
+      }
+      absl::StatusOr<size_t> end = EndOf({";"});
+      if (!end.ok()) return end.status();
+      auto q = std::make_shared<PlStatement>();
+      q->kind = PlStatement::Kind::kForQuery;
+      q->pos = d.pos;
+      if (absl::Status st = SqlStatement(i_, *end, q.get()); !st.ok()) return st;
+      i_ = *end + 1;
+      d.cursor = std::move(q);
+      cursors_[d.name] = d.cursor;
+      return d;
+    }
     absl::StatusOr<std::string> n = Name();
     if (!n.ok()) return n.status();
     d.name = *n;
@@ -394,16 +420,19 @@ class BlockParser {
     return Error(Peek().pos, "this '(' has no ')'");
   }
 
-  // The text of tokens [from, to) as SQL: SQL%ROWCOUNT, SQL%FOUND and
-  // SQL%NOTFOUND become the quoted names the runner gives values.
+  // The text of tokens [from, to) as SQL: the attributes X%ROWCOUNT,
+  // X%FOUND, X%NOTFOUND and X%ISOPEN (of SQL or a cursor) become the quoted
+  // names the runner gives values.
   std::string SqlText(size_t from, size_t to) const {
     std::string out;
     size_t copied = toks_[from].pos;
     for (size_t k = from; k + 2 < to; ++k) {
-      if (toks_[k].kind == SqlTok::kWord && SameWord(toks_[k].text, "SQL") &&
-          toks_[k + 1].text == "%" && toks_[k + 2].kind == SqlTok::kWord) {
+      const std::string attr = base::Upper(toks_[k + 2].text);
+      if (toks_[k].kind == SqlTok::kWord && toks_[k + 1].text == "%" &&
+          toks_[k + 2].kind == SqlTok::kWord &&
+          (attr == "ROWCOUNT" || attr == "FOUND" || attr == "NOTFOUND" || attr == "ISOPEN")) {
         out += text_.substr(copied, toks_[k].pos - copied);
-        out += "\"SQL%" + Upper(toks_[k + 2].text) + "\"";
+        out += "\"" + base::Upper(toks_[k].text) + "%" + attr + "\"";
         copied = toks_[k + 2].pos + toks_[k + 2].len;
         k += 2;
       }
@@ -470,6 +499,8 @@ class BlockParser {
       return Terminated(std::move(s));
     }
     if (IsW("IF")) return ParseIf(std::move(s));
+    if (IsW("CASE")) return ParseCase(std::move(s));
+    if (IsW("OPEN") || IsW("FETCH") || IsW("CLOSE")) return ParseCursorStatement(std::move(s));
     if (IsW("LOOP") || IsW("WHILE") || IsW("FOR")) return ParseLoop(std::move(s));
     if (IsW("EXIT") || IsW("CONTINUE")) {
       s.kind = IsW("EXIT") ? PlStatement::Kind::kExit : PlStatement::Kind::kContinue;
@@ -552,10 +583,93 @@ class BlockParser {
                                       "through EXECUTE IMMEDIATE '...'",
                                       Upper(Peek().text)));
     }
+    if (Peek().kind == SqlTok::kWord && (IsP(".", 1) || IsP("(", 1) || IsP(";", 1))) {
+      std::string name = base::Upper(Peek().text);
+      if (IsP(".", 1) && Peek(2).kind == SqlTok::kWord) name += "." + base::Upper(Peek(2).text);
+      return Error(s.pos, fmt::format("identifier '{}' must be declared (cellsim's PL/SQL has no "
+                                      "stored procedures, functions or packages: of the DBMS_ "
+                                      "packages it runs DBMS_OUTPUT)",
+                                      name),
+                   "PLS-00201");
+    }
     return Error(s.pos, fmt::format("Encountered the symbol {} when expecting a statement "
-                                    "(NULL, an assignment, IF, LOOP, WHILE, FOR, EXIT, BEGIN, "
-                                    "SQL, EXECUTE IMMEDIATE, DBMS_OUTPUT.PUT_LINE, RAISE)",
+                                    "(NULL, an assignment, IF, CASE, LOOP, WHILE, FOR, EXIT, "
+                                    "BEGIN, SQL, OPEN, FETCH, CLOSE, EXECUTE IMMEDIATE, "
+                                    "DBMS_OUTPUT.PUT_LINE, RAISE)",
                                     Found()));
+  }
+
+  // CASE [selector] WHEN x THEN ... [ELSE ...] END CASE: an IF chain; no
+  // ELSE and no match is ORA-06592 (CASE_NOT_FOUND).
+  absl::StatusOr<PlStatement> ParseCase(PlStatement s) {
+    s.kind = PlStatement::Kind::kIf;
+    ++i_;  // CASE
+    ExprPtr selector;
+    if (!IsW("WHEN")) {
+      absl::StatusOr<ExprPtr> x = ExpressionUntil({"WHEN"});
+      if (!x.ok()) return x.status();
+      selector = std::move(*x);
+    }
+    while (AcceptW("WHEN")) {
+      absl::StatusOr<ExprPtr> c = ExpressionUntil({"THEN"}, selector == nullptr);
+      if (!c.ok()) return c.status();
+      ++i_;
+      if (selector != nullptr) {
+        auto eq = std::make_shared<Expr>();
+        eq->kind = Expr::Kind::kBinary;
+        eq->text = "=";
+        eq->args = {selector, std::move(*c)};
+        *c = std::move(eq);
+      }
+      absl::StatusOr<Body> body = ParseBody();
+      if (!body.ok()) return body.status();
+      s.branches.emplace_back(std::move(*c), std::move(*body));
+    }
+    if (s.branches.empty()) {
+      return Error(Peek().pos, fmt::format("Encountered the symbol {} when expecting WHEN", Found()));
+    }
+    Body otherwise;
+    if (AcceptW("ELSE")) {
+      absl::StatusOr<Body> body = ParseBody();
+      if (!body.ok()) return body.status();
+      otherwise = std::move(*body);
+    } else {
+      PlStatement raise;
+      raise.kind = PlStatement::Kind::kRaise;
+      raise.pos = s.pos;
+      raise.name = "CASE_NOT_FOUND";
+      otherwise.push_back(std::move(raise));
+    }
+    s.branches.emplace_back(nullptr, std::move(otherwise));
+    if (absl::Status st = ExpectW("END"); !st.ok()) return st;
+    if (absl::Status st = ExpectW("CASE"); !st.ok()) return st;
+    return Terminated(std::move(s));
+  }
+
+  // OPEN c; FETCH c INTO v, ...; CLOSE c;
+  absl::StatusOr<PlStatement> ParseCursorStatement(PlStatement s) {
+    s.kind = IsW("OPEN") ? PlStatement::Kind::kOpen
+             : IsW("FETCH") ? PlStatement::Kind::kFetch : PlStatement::Kind::kClose;
+    ++i_;
+    const size_t at = Peek().pos;
+    absl::StatusOr<std::string> c = Name();
+    if (!c.ok()) return c.status();
+    if (cursors_.count(*c) == 0) {
+      return Error(at, fmt::format("identifier '{}' must be declared (a CURSOR {} IS SELECT ...)",
+                                   *c, *c), "PLS-00201");
+    }
+    s.cursor = *c;
+    if (s.kind == PlStatement::Kind::kFetch) {
+      if (absl::Status st = ExpectW("INTO"); !st.ok()) return st;
+      do {
+        const size_t v_at = Peek().pos;
+        absl::StatusOr<std::string> v = Name();
+        if (!v.ok()) return v.status();
+        if (absl::Status st = CheckTarget(*v, v_at); !st.ok()) return st;
+        s.into.push_back(*v);
+      } while (AcceptP(","));
+    }
+    return Terminated(std::move(s));
   }
 
   absl::StatusOr<PlStatement> Terminated(PlStatement s) {
@@ -606,6 +720,12 @@ class BlockParser {
       if (IsP("(") && (IsW("SELECT", 1) || IsW("WITH", 1))) {
         absl::Status st = ParseQueryRange(&s);
         if (!st.ok()) return st;
+      } else if (Peek().kind == SqlTok::kWord && cursors_.count(base::Upper(Peek().text)) != 0 &&
+                 IsW("LOOP", 1)) {
+        const PlStatement& q = *cursors_.at(base::Upper(Next().text));
+        s.kind = PlStatement::Kind::kForQuery;
+        s.sql = q.sql;
+        s.words = q.words;
       } else {
         s.kind = PlStatement::Kind::kForRange;
         s.reverse = AcceptW("REVERSE");
@@ -751,6 +871,7 @@ class BlockParser {
   std::vector<std::set<std::string>> scopes_;
   std::set<std::string> booleans_;  // declared BOOLEAN (their values are conditions)
   int handler_depth_ = 0;  // inside an exception handler: RAISE; re-raises
+  std::map<std::string, std::shared_ptr<const PlStatement>> cursors_;  // declared so far
 };
 
 // ---- running it ----
@@ -768,6 +889,15 @@ struct Flow {
   enum class Kind : uint8_t { kNext, kExit, kContinue, kReturn };
   Kind kind = Kind::kNext;
   std::string label;
+};
+
+// An explicit cursor of the block: its rows fetched at OPEN.
+struct CursorState {
+  bool open = false;
+  std::optional<bool> found;  // the last FETCH's (none before the first)
+  int64_t rowcount = 0;       // rows fetched
+  size_t next = 0;
+  std::vector<Row> rows;
 };
 
 // The error a statement raised, as the handlers see it.
@@ -817,6 +947,18 @@ class Runner {
     if (Variable* v = Find(name)) {
       if (v->type.exception) return std::nullopt;
       return v->value;
+    }
+    if (const size_t pct = name.find('%'); pct != std::string::npos && pct > 0 &&
+        name.compare(0, pct, "SQL") != 0) {  // a cursor's attribute
+      const auto c = cursors_.find(name.substr(0, pct));
+      if (c == cursors_.end()) return std::nullopt;
+      const std::string attr = name.substr(pct + 1);
+      const CursorState& st = c->second;
+      if (attr == "ISOPEN") return Value::Num(st.open ? 1 : 0);
+      if (!st.open) return std::nullopt;  // ORA-01001 (Evaluate says so)
+      if (attr == "ROWCOUNT") return Value::Num(static_cast<double>(st.rowcount));
+      if (!st.found.has_value()) return Value::Null();
+      return Value::Num((attr == "FOUND") == *st.found ? 1 : 0);
     }
     if (name == "SQL%ROWCOUNT") return Value::Num(static_cast<double>(rowcount_));
     if (name == "SQL%FOUND") return Value::Num(rowcount_ > 0 ? 1 : 0);
@@ -980,6 +1122,12 @@ class Runner {
     static const Row kNoRow;
     absl::StatusOr<Value> v =
         EvalIn(*bound, kNoColumns, kNoRow, "", nullptr, nullptr, "", StatementEnvOf(s_));
+    if (!v.ok() && absl::StrContains(v.status().message(), "%") &&
+        absl::StrContains(v.status().message(), "ORA-00904")) {
+      return absl::FailedPreconditionError(fmt::format(
+          "ORA-01001: invalid cursor (a cursor's attribute read while it is not open: {})",
+          std::string(v.status().message())));
+    }
     if (!v.ok() && absl::StrContains(v.status().message(), "ORA-00904")) {
       return absl::InvalidArgumentError(fmt::format(
           "{} (PLS-00201: not a variable of the block either: declare it)",
@@ -1073,6 +1221,11 @@ class Runner {
   absl::StatusOr<Flow> RunDeclarationsAndBody(const Block& b) {
     for (const Declaration& d : b.declarations) {
       error_pos_ = d.pos;
+      if (d.cursor != nullptr) {
+        cursor_queries_[d.name] = d.cursor.get();
+        cursors_[d.name] = CursorState{};
+        continue;
+      }
       absl::StatusOr<VarType> t = TypeOf(d);
       if (!t.ok()) return t.status();
       Variable var{*t, d.constant, false, Value::Null()};
@@ -1204,6 +1357,10 @@ class Runner {
         return RaiseApplicationError(p);
       case K::kRaise:
         return Raise(p);
+      case K::kOpen:
+      case K::kFetch:
+      case K::kClose:
+        return CursorStatement(p);
     }
     return Flow{};
   }
@@ -1336,6 +1493,39 @@ class Runner {
     return Flow{};
   }
 
+  absl::StatusOr<Flow> CursorStatement(const PlStatement& p) {
+    CursorState& c = cursors_[p.cursor];
+    const auto invalid = [] { return absl::FailedPreconditionError("ORA-01001: invalid cursor"); };
+    if (p.kind == PlStatement::Kind::kOpen) {
+      if (c.open) return absl::FailedPreconditionError("ORA-06511: PL/SQL: cursor already open");
+      DataOutcome o;
+      o.keep_values = true;
+      if (absl::Status st = Execute(BindStatement(*cursor_queries_.at(p.cursor)), &o); !st.ok()) {
+        return st;
+      }
+      c = CursorState{.open = true, .rows = std::move(o.values)};
+      return Flow{};
+    }
+    if (!c.open) return invalid();
+    if (p.kind == PlStatement::Kind::kClose) {
+      c = CursorState{};
+      return Flow{};
+    }
+    c.found = c.next < c.rows.size();
+    if (!*c.found) return Flow{};  // the variables keep their values
+    const Row& row = c.rows[c.next++];
+    ++c.rowcount;
+    if (row.size() != p.into.size()) {
+      return absl::InvalidArgumentError(fmt::format(
+          "PLS-00394: wrong number of values in the INTO list of a FETCH statement ({} columns "
+          "into {} variables)", row.size(), p.into.size()));
+    }
+    for (size_t i = 0; i < row.size(); ++i) {
+      if (absl::Status st = Assign(p.into[i], row[i]); !st.ok()) return st;
+    }
+    return Flow{};
+  }
+
   absl::StatusOr<Flow> RaiseApplicationError(const PlStatement& p) {
     absl::StatusOr<Value> n = Evaluate(p.a);
     if (!n.ok()) return n.status();
@@ -1381,6 +1571,8 @@ class Runner {
   std::vector<Raised> handling_;  // the errors the running handlers handle
   std::string raised_exception_;  // the declared exception in flight
   std::string line_;              // DBMS_OUTPUT.PUT's line so far
+  std::map<std::string, CursorState> cursors_;               // explicit cursors, by name
+  std::map<std::string, const PlStatement*> cursor_queries_;  // their queries
   int64_t rowcount_ = 0;          // SQL%ROWCOUNT
   size_t error_pos_ = 0;          // where the error in flight was raised
   bool failed_ = false;           // error_pos_ is set for it

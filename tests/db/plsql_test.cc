@@ -115,6 +115,39 @@ TEST_F(PlsqlTest, CursorForLoopAndSelectInto) {
               ElementsAre("none 100"));
 }
 
+TEST_F(PlsqlTest, ExplicitCursorsAndCaseStatements) {
+  for (int i = 1; i <= 5; ++i) Run(fmt::format("insert into t values ({}, 'n{}', {})", i, i, i));
+  EXPECT_THAT(Output("declare\n"
+                     "  cursor c is select id, name from t where id <= 3 order by id;\n"
+                     "  v_id number; v_name varchar2(20);\n"
+                     "begin\n"
+                     "  open c;\n"
+                     "  loop\n"
+                     "    fetch c into v_id, v_name;\n"
+                     "    exit when c%notfound;\n"
+                     "    dbms_output.put_line(c%rowcount || ':' || v_name);\n"
+                     "  end loop;\n"
+                     "  close c;\n"
+                     "  for r in c loop dbms_output.put(r.id); end loop;\n"
+                     "  dbms_output.new_line;\n"
+                     "  case v_id when 2 then null; when 3 then dbms_output.put_line('three'); end case;\n"
+                     "  case when v_id > 3 then null; else dbms_output.put_line('else'); end case;\n"
+                     "end;"),
+              ElementsAre("1:n1", "2:n2", "3:n3", "123", "three", "else"));
+  EXPECT_THAT(Error("begin case 1 when 2 then null; end case; end;"),
+              HasSubstr("ORA-06592: CASE not found while executing CASE statement"));
+  EXPECT_THAT(Error("declare cursor c is select 1 from dual; x number; begin fetch c into x; end;"),
+              HasSubstr("ORA-01001: invalid cursor"));
+  EXPECT_THAT(Error("declare cursor c is select 1 from dual; begin open c; open c; end;"),
+              HasSubstr("ORA-06511"));
+  EXPECT_THAT(Output("declare cursor c is select 1 from dual; begin\n"
+                     "  if not c%isopen then dbms_output.put_line('closed'); end if; end;"),
+              ElementsAre("closed"));
+  EXPECT_THAT(Error("begin open nosuch; end;"), HasSubstr("PLS-00201: identifier 'NOSUCH'"));
+  EXPECT_THAT(Error("begin dbms_stats.gather_table_stats(user, 'T'); end;"),
+              HasSubstr("PLS-00201: identifier 'DBMS_STATS.GATHER_TABLE_STATS' must be declared"));
+}
+
 TEST_F(PlsqlTest, AnUnhandledErrorUndoesTheBlocksWorkAndNamesItsLine) {
   Run("insert into t values (1, 'kept', 1)");  // before the block: stays
   const std::string e = Error(

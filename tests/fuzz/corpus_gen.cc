@@ -146,6 +146,9 @@ const char* const kSqlSeeds[] = {
     "begin <<o>> loop exit o when 1 = 1; end loop; for r in (select id from t) loop "
     "if r.id > 1 then continue; elsif r.id = 1 then raise_application_error(-20001, 'x'); "
     "else execute immediate 'drop table t'; end if; end loop; end;",
+    "declare cursor c is select id from t; v number; begin open c; loop fetch c into v; exit when "
+    "c%notfound; case v when 1 then null; else dbms_output.put_line(c%rowcount); end case; end loop; "
+    "close c; for r in c loop null; end loop; end;",
 };
 
 [[noreturn]] void Die(const std::string& what) {
