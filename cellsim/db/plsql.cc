@@ -1503,7 +1503,9 @@ class Runner {
       if (absl::Status st = Execute(BindStatement(*cursor_queries_.at(p.cursor)), &o); !st.ok()) {
         return st;
       }
-      c = CursorState{.open = true, .rows = std::move(o.values)};
+      c = CursorState();
+      c.open = true;
+      c.rows = std::move(o.values);
       return Flow{};
     }
     if (!c.open) return invalid();
