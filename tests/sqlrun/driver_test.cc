@@ -224,6 +224,36 @@ TEST(DriverTest, TxPerTransactionCommitsEveryNPlusOnethDmlAndRollbackRollsBack) 
   EXPECT_EQ(rows.result_rows.size(), 0u);
 }
 
+// A PL/SQL file runs in the engine; as in Sqlrun, the driver never commits
+// after it (its own COMMIT does), and a SELECT never ends a transaction.
+TEST(DriverTest, PlsqlBlocksRunAndAreNeverCommittedByTheDriver) {
+  TestDb t;
+  ASSERT_OK(t.Open(true));
+  ASSERT_OK(t.Sql("create table t (x number)"));
+  SqlDir d;
+  d.entries = {Entry("fill.sql", "begin\n  for i in 1..3 loop insert into t values (i); end loop;\n"
+                                 "  commit;\nend;"),
+               Entry("undone.sql", "begin insert into t values (-1); end;")};
+  ASSERT_EQ(d.entries[0].type, SqlType::kPlsql);
+  RunOptions o = SeedOptions(1, 2);
+  o.exe_delay_s = 0.2;
+  ASSERT_OK_AND_ASSIGN(RunResult r, RunSqlDir(t.db(), d, o));
+  int fills = 0;
+  for (const Event& e : r.events) {
+    EXPECT_NE(e.kind, Event::Kind::kCommit) << e.sql_file;
+    fills += e.kind == Event::Kind::kExecute && e.sql_file == "fill.sql";
+  }
+  EXPECT_GT(fills, 0);
+  EXPECT_EQ(r.sessions[0].error, "");
+  std::unique_ptr<db::Session> s = t.db()->NewSession();
+  ASSERT_OK_AND_ASSIGN(db::StatementResult rows, s->Execute("select count(*) from t where x > 0"));
+  EXPECT_EQ(rows.result_rows[0][0], std::to_string(3 * fills));
+  // The last block's uncommitted insert went with the session: only one
+  // may have been committed by a later fill.sql's COMMIT.
+  ASSERT_OK_AND_ASSIGN(rows, s->Execute("select count(*) from t where x < 0"));
+  EXPECT_LE(std::stoi(rows.result_rows[0][0]), fills);
+}
+
 TEST(DriverTest, SemiRandomHonoursFrequenciesAndBindsSkipTheLastRow) {
   TestDb t;
   ASSERT_OK(t.Open(true));
