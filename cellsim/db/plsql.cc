@@ -37,6 +37,8 @@ struct VarType {
   bool boolean = false;
   bool exception = false;
   std::string type_of;  // "T.C" or "V" of T.C%TYPE / V%TYPE
+  std::string rowtype_of;  // "T" or "C" of T%ROWTYPE / C%ROWTYPE: a record
+  bool any = false;        // a cursor record's field: takes any value as it is
 };
 
 struct PlStatement;
@@ -259,8 +261,11 @@ class BlockParser {
     }
     if (AcceptP("%")) {
       if (AcceptW("ROWTYPE")) {
-        return Error(at, "cellsim's PL/SQL has no %ROWTYPE records: declare a variable per column",
-                     "PLS-00999");
+        if (n->find('.') != std::string::npos) {
+          return Error(at, fmt::format("'{}%ROWTYPE' names no table or cursor", *n), "PLS-00310");
+        }
+        t.rowtype_of = *n;
+        return t;
       }
       if (absl::Status st = ExpectW("TYPE"); !st.ok()) return st;
       t.type_of = *n;
@@ -548,30 +553,21 @@ class BlockParser {
       return Terminated(std::move(s));
     }
     if (IsW("DBMS_OUTPUT") && IsP(".", 1)) return ParseOutput(std::move(s));
-    if (IsW("RAISE_APPLICATION_ERROR")) {
-      ++i_;
-      s.kind = PlStatement::Kind::kRaiseApplicationError;
-      if (absl::Status st = ExpectP("("); !st.ok()) return st;
-      absl::StatusOr<ExprPtr> n = ExpressionUntil({","});
-      if (!n.ok()) return n.status();
-      ++i_;
-      absl::StatusOr<size_t> rparen = Closing();
-      if (!rparen.ok()) return rparen.status();
-      absl::StatusOr<ExprPtr> m = ParseExpression(SqlText(i_, *rparen), Peek().pos, false);
-      if (!m.ok()) return m.status();
-      i_ = *rparen + 1;
-      s.a = std::move(*n);
-      s.b = std::move(*m);
-      return Terminated(std::move(s));
-    }
+    if (IsW("RAISE_APPLICATION_ERROR")) return ParseRaiseApplicationError(std::move(s));
     for (std::string_view w : {"SELECT", "WITH", "INSERT", "UPDATE", "DELETE", "MERGE", "COMMIT",
                                "ROLLBACK", "SAVEPOINT"}) {
       if (IsW(w)) return ParseSql(std::move(s));
     }
-    if (Peek().kind == SqlTok::kWord && IsP(":", 1) && IsP("=", 2)) {
+    const bool field = Peek().kind == SqlTok::kWord && IsP(".", 1) &&
+                       Peek(2).kind == SqlTok::kWord && IsP(":", 3) && IsP("=", 4);
+    if (field || (Peek().kind == SqlTok::kWord && IsP(":", 1) && IsP("=", 2))) {
       s.kind = PlStatement::Kind::kAssign;
       s.name = Upper(Next().text);
       if (absl::Status st = CheckTarget(s.name, s.pos); !st.ok()) return st;
+      if (field) {  // a record's field: r.f := ...
+        ++i_;
+        s.name += "." + Upper(Next().text);
+      }
       i_ += 2;
       absl::StatusOr<ExprPtr> e = ExpressionUntil({";"}, booleans_.count(s.name) != 0);
       if (!e.ok()) return e.status();
@@ -669,6 +665,24 @@ class BlockParser {
         s.into.push_back(*v);
       } while (AcceptP(","));
     }
+    return Terminated(std::move(s));
+  }
+
+  // RAISE_APPLICATION_ERROR(number, message);
+  absl::StatusOr<PlStatement> ParseRaiseApplicationError(PlStatement s) {
+    ++i_;
+    s.kind = PlStatement::Kind::kRaiseApplicationError;
+    if (absl::Status st = ExpectP("("); !st.ok()) return st;
+    absl::StatusOr<ExprPtr> n = ExpressionUntil({","});
+    if (!n.ok()) return n.status();
+    ++i_;
+    absl::StatusOr<size_t> rparen = Closing();
+    if (!rparen.ok()) return rparen.status();
+    absl::StatusOr<ExprPtr> m = ParseExpression(SqlText(i_, *rparen), Peek().pos, false);
+    if (!m.ok()) return m.status();
+    i_ = *rparen + 1;
+    s.a = std::move(*n);
+    s.b = std::move(*m);
     return Terminated(std::move(s));
   }
 
@@ -881,6 +895,9 @@ struct Variable {
   bool constant = false;
   bool not_null = false;
   Value value;
+  // A %ROWTYPE record: its fields' names, in column order (each field is
+  // the variable "NAME.FIELD"); empty for a cursor's until its first FETCH.
+  std::optional<std::vector<std::string>> fields;
 };
 
 // How a statement list ended: on, or by EXIT / CONTINUE (of `label`, or the
@@ -898,6 +915,7 @@ struct CursorState {
   int64_t rowcount = 0;       // rows fetched
   size_t next = 0;
   std::vector<Row> rows;
+  std::vector<std::string> headings;
 };
 
 // The error a statement raised, as the handlers see it.
@@ -1152,6 +1170,10 @@ class Runner {
       return absl::InvalidArgumentError(fmt::format(
           "PLS-00363: expression '{}' cannot be used as an assignment target (a CONSTANT)", name));
     }
+    if (var->fields.has_value()) {
+      return absl::InvalidArgumentError(fmt::format(
+          "PLS-00382: expression is of wrong type ('{}' is a record: assign its fields)", name));
+    }
     return Store(*var, name, std::move(v));
   }
 
@@ -1159,6 +1181,10 @@ class Runner {
     if (var.not_null && v.is_null()) {
       return absl::InvalidArgumentError(fmt::format(
           "ORA-06502: PL/SQL: numeric or value error (NULL into {}, declared NOT NULL)", name));
+    }
+    if (var.type.any) {
+      var.value = std::move(v);
+      return absl::OkStatus();
     }
     if (var.type.boolean) {
       if (!v.is_null() && v.kind != Value::Kind::kNumber) {
@@ -1210,6 +1236,68 @@ class Runner {
         fmt::format("PLS-00201: identifier '{}' must be declared ({}%TYPE)", of, of));
   }
 
+  // NAME T%ROWTYPE: a field per column of table T, typed as it; NAME
+  // C%ROWTYPE of a cursor: its fields come with the first row put in it.
+  absl::Status DeclareRecord(const Declaration& d) {
+    Scope& scope = scopes_.back();
+    Variable record;
+    record.fields.emplace();
+    if (cursor_queries_.count(d.type.rowtype_of) == 0) {
+      DataEngine& e = EngineOf(*s_.db);
+      MutexLock lock(&e.mu);
+      auto table = e.tables.find(d.type.rowtype_of);
+      if (table == e.tables.end()) {
+        return absl::InvalidArgumentError(fmt::format(
+            "PLS-00201: identifier '{}' must be declared ({}%ROWTYPE: no such table or cursor)",
+            d.type.rowtype_of, d.type.rowtype_of));
+      }
+      for (const Column& c : table->second.columns) {
+        Variable& field = scope[d.name + "." + c.name];
+        field.type.column = Column{c.name, c.type, c.length, c.scale};
+        record.fields->push_back(c.name);
+      }
+    }
+    scope[d.name] = std::move(record);
+    return absl::OkStatus();
+  }
+
+  // A row into record `name` (SELECT ... INTO r, FETCH c INTO r), its
+  // columns by position; a cursor's record takes the row's headings as its
+  // fields the first time.
+  absl::Status AssignRecord(const std::string& name, const Row& row,
+                            const std::vector<std::string>& headings) {
+    Scope* home = nullptr;
+    for (auto it = scopes_.rbegin(); it != scopes_.rend() && home == nullptr; ++it) {
+      if (it->count(name) != 0) home = &*it;
+    }
+    std::vector<std::string>& fields = *(*home)[name].fields;
+    if (fields.empty()) {
+      for (const std::string& h : headings) {
+        fields.push_back(base::Upper(h));
+        (*home)[name + "." + fields.back()].type.any = true;
+      }
+    }
+    if (row.size() != fields.size()) {
+      return absl::InvalidArgumentError(fmt::format(
+          "PLS-00394: wrong number of values in the INTO list ({} columns into record {} of {} "
+          "fields)", row.size(), name, fields.size()));
+    }
+    for (size_t i = 0; i < row.size(); ++i) {
+      if (absl::Status st = Store((*home)[name + "." + fields[i]], name + "." + fields[i], row[i]);
+          !st.ok()) {
+        return st;
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // Whether `into` is one record (SELECT ... INTO r, FETCH c INTO r).
+  bool IntoRecord(const std::vector<std::string>& into) {
+    if (into.size() != 1) return false;
+    const Variable* v = Find(into[0]);
+    return v != nullptr && v->fields.has_value();
+  }
+
   absl::StatusOr<Flow> RunBlock(const Block& b) {
     scopes_.emplace_back();
     absl::StatusOr<Flow> f = RunDeclarationsAndBody(b);
@@ -1226,9 +1314,13 @@ class Runner {
         cursors_[d.name] = CursorState{};
         continue;
       }
+      if (!d.type.rowtype_of.empty()) {
+        if (absl::Status st = DeclareRecord(d); !st.ok()) return st;
+        continue;
+      }
       absl::StatusOr<VarType> t = TypeOf(d);
       if (!t.ok()) return t.status();
-      Variable var{*t, d.constant, false, Value::Null()};
+      Variable var{*t, d.constant, false, Value::Null(), std::nullopt};
       if (d.init != nullptr) {
         absl::StatusOr<Value> v = Evaluate(d.init);
         if (!v.ok()) return v.status();
@@ -1447,6 +1539,11 @@ class Runner {
           "ORA-01422: exact fetch returns more than requested number of rows");
     }
     const Row& row = o.values[0];
+    rowcount_ = 1;
+    if (IntoRecord(p.into)) {
+      if (absl::Status st = AssignRecord(p.into[0], row, o.headings); !st.ok()) return st;
+      return Flow{};
+    }
     if (row.size() != p.into.size()) {
       return absl::InvalidArgumentError(fmt::format(
           "PLS-00394: wrong number of values in the INTO list ({} columns into {} variables)",
@@ -1506,6 +1603,7 @@ class Runner {
       c = CursorState();
       c.open = true;
       c.rows = std::move(o.values);
+      c.headings = std::move(o.headings);
       return Flow{};
     }
     if (!c.open) return invalid();
@@ -1517,6 +1615,10 @@ class Runner {
     if (!*c.found) return Flow{};  // the variables keep their values
     const Row& row = c.rows[c.next++];
     ++c.rowcount;
+    if (IntoRecord(p.into)) {
+      if (absl::Status st = AssignRecord(p.into[0], row, c.headings); !st.ok()) return st;
+      return Flow{};
+    }
     if (row.size() != p.into.size()) {
       return absl::InvalidArgumentError(fmt::format(
           "PLS-00394: wrong number of values in the INTO list of a FETCH statement ({} columns "

@@ -148,6 +148,33 @@ TEST_F(PlsqlTest, ExplicitCursorsAndCaseStatements) {
               HasSubstr("PLS-00201: identifier 'DBMS_STATS.GATHER_TABLE_STATS' must be declared"));
 }
 
+TEST_F(PlsqlTest, RowtypeRecords) {
+  for (int i = 1; i <= 3; ++i) Run(fmt::format("insert into t values ({}, 'n{}', {})", i, i, i));
+  EXPECT_THAT(Output("declare\n"
+                     "  r t%rowtype;\n"
+                     "  cursor c is select id, name || '!' bang from t order by id;\n"
+                     "  cr c%rowtype;\n"
+                     "begin\n"
+                     "  select * into r from t where id = 2;\n"
+                     "  dbms_output.put_line(r.id || ' ' || r.name || ' ' || r.n);\n"
+                     "  r.name := 'changed';\n"
+                     "  update t set name = r.name where id = r.id;\n"
+                     "  open c;\n"
+                     "  loop fetch c into cr; exit when c%notfound; dbms_output.put(cr.bang); end loop;\n"
+                     "  close c;\n"
+                     "  dbms_output.new_line;\n"
+                     "end;"),
+              ElementsAre("2 n2 2", "n1!changed!n3!"));
+  // A field is typed as its column: ORA-06502, the block's update undone.
+  EXPECT_THAT(Error("declare r t%rowtype; begin update t set n = 0; r.n := 'x'; end;"),
+              HasSubstr("ORA-06502"));
+  EXPECT_EQ(One("select sum(n) from t"), "6");
+  EXPECT_THAT(Error("declare r nosuch%rowtype; begin null; end;"), HasSubstr("PLS-00201"));
+  EXPECT_THAT(Error("declare r t%rowtype; begin r := null; end;"), HasSubstr("PLS-00382"));
+  EXPECT_THAT(Error("declare r t%rowtype; begin select id, name into r from t where id = 1; end;"),
+              HasSubstr("PLS-00394"));
+}
+
 TEST_F(PlsqlTest, AnUnhandledErrorUndoesTheBlocksWorkAndNamesItsLine) {
   Run("insert into t values (1, 'kept', 1)");  // before the block: stays
   const std::string e = Error(
