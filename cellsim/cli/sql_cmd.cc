@@ -1130,7 +1130,7 @@ void RegisterSql(CLI::App& app, CommandContext& ctx) {
   auto [sql, args] = AddCommand<SqlArgs>(
       app, ctx, "sql",
       "Run SQL statements (CREATE/ALTER/DROP TABLESPACE, ALTER DATABASE ADD/DROP LOGFILE, "
-      "ALTER SESSION/SYSTEM SET, CREATE/ALTER/DROP TABLE, indexes, sequences, views, DML, COMMIT/ROLLBACK/SAVEPOINT, SELECT, SHOW PARAMETER) in one session against the database of rack DIR (created on first "
+      "ALTER SESSION/SYSTEM SET, CREATE/ALTER/DROP TABLE, indexes, sequences, views, DML, COMMIT/ROLLBACK/SAVEPOINT, SELECT, SHOW PARAMETER, anonymous PL/SQL blocks) in one session against the database of rack DIR (created on first "
       "use); see docs/sql.md",
       RunSql);
   AddRackDirArgument(sql, &args->dir);
