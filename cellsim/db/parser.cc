@@ -25,7 +25,7 @@ namespace {
 // for the error on a statement that starts with none of them.
 constexpr std::string_view kStatementKinds =
     "CREATE, ALTER, DROP, TRUNCATE, INSERT, UPDATE, DELETE, MERGE, SELECT, COMMIT, ROLLBACK, SAVEPOINT, "
-    "ANALYZE, ARCHIVE, SHOW or DESCRIBE";
+    "ANALYZE, ARCHIVE, SHOW, DESCRIBE, BEGIN or DECLARE";
 
 using internal::IsIdentChar;
 using internal::IsIdentStart;

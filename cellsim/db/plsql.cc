@@ -574,6 +574,10 @@ class BlockParser {
       s.a = std::move(*e);
       return Terminated(std::move(s));
     }
+    if (Peek().kind == SqlTok::kWord && IsP("=", 1)) {  // v = 1: SQL's '=', not PL/SQL's ':='
+      return Error(Peek(1).pos, "Encountered the symbol \"=\" when expecting \":=\" (an "
+                                "assignment is v := value)");
+    }
     if (IsW("CREATE") || IsW("DROP") || IsW("ALTER") || IsW("TRUNCATE")) {
       return Error(s.pos, fmt::format("Encountered the symbol \"{}\": DDL runs in PL/SQL only "
                                       "through EXECUTE IMMEDIATE '...'",

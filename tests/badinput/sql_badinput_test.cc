@@ -233,7 +233,7 @@ TEST_F(SqlBadInput, MalformedQuotes) {
 
 TEST_F(SqlBadInput, MalformedUnknownKeyword) {
   ExpectRejected("grant select on t to u", kInvalid,
-                 {"expected CREATE, ALTER, DROP, TRUNCATE, INSERT, UPDATE, DELETE, MERGE, SELECT, COMMIT, ROLLBACK, SAVEPOINT, ANALYZE, ARCHIVE, SHOW or DESCRIBE, found 'grant'", "ORA-00900"});
+                 {"expected CREATE, ALTER, DROP, TRUNCATE, INSERT, UPDATE, DELETE, MERGE, SELECT, COMMIT, ROLLBACK, SAVEPOINT, ANALYZE, ARCHIVE, SHOW, DESCRIBE, BEGIN or DECLARE, found 'grant'", "ORA-00900"});
   // Data statements have their own parser (data_statement.h) and its errors.
   ExpectRejected("select * from dual where", kInvalid, {"at 1:25", "ORA-00936"});
   ExpectRejected("update t set x = 1 wher x = 2", kInvalid, {"ORA-00933"});

@@ -496,7 +496,7 @@ TEST(ParserErrorTest, MalformedSql) {
   EXPECT_THAT(ErrorOf("alter database add logfile ('+DATA') size"),
               HasSubstr("expected a size such as 4096M, found end of statement"));
   EXPECT_THAT(ErrorOf("select * from dual"),
-              HasSubstr("at 1:1: expected CREATE, ALTER, DROP, TRUNCATE, INSERT, UPDATE, DELETE, MERGE, SELECT, COMMIT, ROLLBACK, SAVEPOINT, ANALYZE, ARCHIVE, SHOW or DESCRIBE, found 'select' (ORA-00900"));
+              HasSubstr("at 1:1: expected CREATE, ALTER, DROP, TRUNCATE, INSERT, UPDATE, DELETE, MERGE, SELECT, COMMIT, ROLLBACK, SAVEPOINT, ANALYZE, ARCHIVE, SHOW, DESCRIBE, BEGIN or DECLARE, found 'select' (ORA-00900"));
   EXPECT_THAT(ErrorOf("create table t (x int)"), HasSubstr("expected TABLESPACE, found 'table'"));
   EXPECT_THAT(ErrorOf("alter system set x = 1"),
               HasSubstr("expected TABLESPACE, DATABASE, SESSION or DISKGROUP, found 'system'"));

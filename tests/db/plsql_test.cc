@@ -239,6 +239,7 @@ TEST_F(PlsqlTest, ABlockThatDoesNotParseRunsNothing) {
            {"declare c constant number; begin null; end;", "PLS-00322"},
            {"begin dbms_output.put_linex('a'); end;", "PLS-00302"},
            {"begin v := (select 1 from dual); end;", "PLS-00201"},
+           {"declare v number; begin v = 1; end;", "when expecting \":=\""},
        }) {
     EXPECT_THAT(Error(c.block), HasSubstr(c.error)) << c.block;
   }
