@@ -393,12 +393,32 @@ void HeapBlock::SetDeleted(uint16_t slot, bool deleted) {
   b_[off] = deleted ? (b_[off] | kRowFlagDeleted) : (b_[off] & ~kRowFlagDeleted);
 }
 
+void HeapBlock::Compact() {
+  std::vector<std::vector<uint8_t>> images;
+  images.reserve(rows());
+  for (uint16_t slot = 0; slot < rows(); ++slot) {
+    const absl::Span<const uint8_t> r = RowBytes(slot);
+    images.emplace_back(r.begin(), r.end());
+  }
+  uint32_t fseo = kBlockTailOffset;
+  for (uint16_t slot = 0; slot < rows(); ++slot) {
+    fseo -= static_cast<uint32_t>(images[slot].size());
+    std::memcpy(&b_[fseo], images[slot].data(), images[slot].size());
+    Put16(kRowDirOffset + 2u * slot, static_cast<uint16_t>(fseo));
+  }
+  Put16(kFseo, static_cast<uint16_t>(fseo));
+  Put16(kAvsp, static_cast<uint16_t>(free_bytes()));
+}
+
 bool HeapBlock::Replace(uint16_t slot, absl::Span<const uint8_t> row) {
   const uint16_t off = Get16(kRowDirOffset + 2u * slot);
   if (row.size() <= RowBytes(slot).size()) {
     std::memcpy(&b_[off], row.data(), row.size());
     return true;
   }
+  // The space rows shrunk in place or moved out of is reclaimed first (an
+  // update that grows a row, or the rollback of one that shrank it).
+  if (free_bytes() < row.size()) Compact();
   if (free_bytes() < row.size()) return false;
   const uint16_t fseo = static_cast<uint16_t>(Get16(kFseo) - row.size());
   std::memcpy(&b_[fseo], row.data(), row.size());

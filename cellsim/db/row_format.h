@@ -152,9 +152,15 @@ class HeapBlock {
   bool live(uint16_t slot) const;
   absl::Span<const uint8_t> RowBytes(uint16_t slot) const;
   void SetDeleted(uint16_t slot, bool deleted);
-  // Replaces the row in place (shorter or equal) or in the free space;
-  // false when it does not fit (the caller migrates it).
+  // Replaces the row in place (shorter or equal) or in the free space
+  // (compacting the block first when the space of rows that shrank or
+  // moved is needed); false when it does not fit even so (the caller
+  // migrates it).
   bool Replace(uint16_t slot, absl::Span<const uint8_t> row);
+  // Packs every row (deleted ones keep their bytes) against the block's
+  // end, reclaiming the space left by rows replaced with shorter ones or
+  // moved; slots (rowids) do not change.
+  void Compact();
   // Reverses `change` of `slot`: an insert is deleted again, a delete
   // undeleted (a deleted row keeps its bytes), an update's row replaced by
   // `before`. A slot beyond the row directory is left alone.

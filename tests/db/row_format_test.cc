@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -79,6 +80,41 @@ TEST(RowFormatTest, DecodeRowDecodesOnlyTheWantedColumns) {
   EXPECT_EQ(some[1].text, all[1].text);
   EXPECT_TRUE(some[2].is_date);
   EXPECT_EQ(some[2].number, 86400);
+}
+
+// A full block whose rows were replaced by shorter ones takes the longer
+// ones back (the rollback of those updates): the space they left is
+// reclaimed, every other row and every slot unchanged.
+TEST(RowFormatTest, AFullBlockTakesBackRowsThatShrank) {
+  const std::vector<Column> cols = {{"ID", ColType::kNumber}, {"PAD", ColType::kVarchar2, 100}};
+  std::vector<uint8_t> block(kBlockSize);
+  HeapBlock::Format(absl::MakeSpan(block), 0x01400090, 73002);
+  HeapBlock hb(absl::MakeSpan(block));
+  std::vector<std::vector<uint8_t>> rows;
+  for (int i = 0;; ++i) {
+    rows.push_back(EncodeRow(cols, {Value::Num(i), Value::Str(std::string(100, 'x'))}));
+    if (!hb.Insert(rows.back(), /*ignore_pctfree=*/true).has_value()) {
+      rows.pop_back();
+      break;
+    }
+  }
+  ASSERT_GT(rows.size(), 60u);
+  const size_t shrunk = 27;
+  for (size_t i = 0; i < shrunk; ++i) {
+    ASSERT_TRUE(hb.Replace(static_cast<uint16_t>(i),
+                           EncodeRow(cols, {Value::Num(static_cast<double>(i)), Value::Str("y")})));
+  }
+  hb.SetDeleted(40, true);  // a deleted row keeps its bytes through the compaction
+  for (size_t i = shrunk; i-- > 0;) {
+    ASSERT_TRUE(hb.Replace(static_cast<uint16_t>(i), rows[i])) << "slot " << i;
+  }
+  hb.SetDeleted(40, false);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const absl::Span<const uint8_t> got = hb.RowBytes(static_cast<uint16_t>(i));
+    EXPECT_EQ(std::vector<uint8_t>(got.begin(), got.end()), rows[i]) << "slot " << i;
+  }
+  // Nothing more fits than before.
+  EXPECT_FALSE(hb.Insert(rows[0], true).has_value());
 }
 
 }  // namespace

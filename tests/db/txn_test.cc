@@ -1415,6 +1415,25 @@ TEST_F(TxnTest, RefusingNewTransactionsLetsTheOpenOnesEnd) {
   EXPECT_EQ(One("select id from r"), "3");
 }
 
+// Updates that shrink rows of a full block, then ROLLBACK: every row is as
+// it was, in memory and after a checkpoint and a reopen (the rollback of an
+// update used to fail silently when the block had no free space for the
+// longer row, leaving uncommitted values behind, durable at the next close).
+TEST_F(TxnTest, RollbackRestoresRowsThatShrankInAFullBlock) {
+  Run("create table f (id number primary key, pad varchar2(100))");
+  Run("insert into f select level, rpad('x', 100, 'x') from dual connect by level <= 300");
+  Run("commit");
+  for (int i = 1; i <= 13; ++i) Run(fmt::format("update f set pad = 'y' where id = {}", i));
+  Run("alter system checkpoint");
+  for (int i = 14; i <= 40; ++i) Run(fmt::format("update f set pad = 'y' where id = {}", i));
+  EXPECT_EQ(One("select count(*) from f where pad = 'y'"), "40");
+  Run("rollback");
+  EXPECT_EQ(One("select count(*) from f where pad = 'y'"), "0");
+  EXPECT_EQ(One("select count(*) from f where pad = rpad('x', 100, 'x')"), "300");
+  ASSERT_OK(Reopen());
+  EXPECT_EQ(One("select count(*) from f where pad = rpad('x', 100, 'x')"), "300");
+}
+
 TEST_F(TxnTest, GttNeedsATemporaryTablespace) {
   // A database without TEMP: GTT rows cannot be stored, temp undo has no home.
   Shutdown();
