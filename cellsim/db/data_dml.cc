@@ -93,7 +93,10 @@ class RowInserter {
       }
       block_ = &d_.e.Block(seg.file_number, seg.blocks.back());
     }
-    if (block_ != nullptr) slot = HeapBlock(absl::MakeSpan(block_->bytes)).Insert(bytes);
+    if (block_ != nullptr) {
+      slot = HeapBlock(absl::MakeSpan(block_->bytes))
+                 .Insert(bytes, false, d_.e.HeldSpace(seg.file_number, seg.blocks.back()));
+    }
     if (!slot) {
       if (absl::Status st = FlushBlock(); !st.ok()) return st;
       absl::StatusOr<uint32_t> b = d_.e.NewBlock(seg, t_.temporary, t_.object_id);
@@ -517,7 +520,7 @@ absl::StatusOr<int64_t> ChangeRows(Dml& d, TableDef& t, const RowVisitor& match,
       }
       if (absl::Status st = CheckRow(t, row, d.env); !st.ok()) return st;
       const std::vector<uint8_t> bytes = EncodeRow(t.columns, row);
-      if (!hb.Replace(slot, bytes)) {
+      if (!d.e.ReplaceRow(d.sd, seg->file_number, b, hb, slot, bytes)) {
         // Row migration, simplified: the row moves to a block with room.
         hb.SetDeleted(slot, true);
         LogDelete(d, t, seg->file_number, b, slot);
@@ -1032,8 +1035,7 @@ absl::Status RollbackToSavepoint(Dml& d, const std::string& name) ABSL_EXCLUSIVE
   }
   const size_t mark = it->second;
   points.erase(it + 1, points.end());
-  d.e.RollbackTo(d.rec, d.sd, mark);
-  return absl::OkStatus();
+  return d.e.RollbackTo(d.rec, d.sd, mark);
 }
 
 absl::Status AlterSystem(Dml& d, const AlterSystemSet& a, DataOutcome* out)

@@ -27,8 +27,6 @@ constexpr uint32_t kUndoBlockUsable = kBlockSize - 100;  // header, ktubh, tail 
 constexpr uint32_t kUndoSegments = 10;
 constexpr uint32_t kSlotsPerSegment = 34;  // 8 KiB undo header transaction table
 
-uint64_t Key(uint32_t file, uint32_t block) { return (uint64_t{file} << 32) | block; }
-
 uint64_t RowLockKey(uint32_t file, uint32_t block, uint16_t slot) {
   return (uint64_t{file} << 48) | (uint64_t{block} << 16) | slot;
 }
@@ -148,7 +146,7 @@ absl::StatusOr<uint32_t> DataEngine::NewBlock(Segment& seg, bool temp, uint32_t 
   const uint32_t b = seg.next_block++;
   --seg.free_in_extent;
   seg.blocks.push_back(b);
-  CachedBlock& cb = cache[Key(seg.file_number, b)];
+  CachedBlock& cb = cache[BlockKey(seg.file_number, b)];
   if (cb.bytes.empty() && !free_block_buffers.empty()) {
     cb.bytes = std::move(free_block_buffers.back());
     free_block_buffers.pop_back();
@@ -165,7 +163,7 @@ absl::StatusOr<uint32_t> DataEngine::NewBlock(Segment& seg, bool temp, uint32_t 
   return b;
 }
 
-CachedBlock& DataEngine::Block(uint32_t file, uint32_t block) { return cache[Key(file, block)]; }
+CachedBlock& DataEngine::Block(uint32_t file, uint32_t block) { return cache[BlockKey(file, block)]; }
 
 void CountConsistentGets(Recorder& rec, int64_t n) {
   rec.Add(Stat::kConsistentGets, n);
@@ -188,7 +186,7 @@ void CountUndoRecordApplied(Recorder& rec) {
 }
 
 void CountCurrentGet(Recorder& rec, SessionData& sd, uint32_t file, uint32_t block) {
-  const uint64_t key = Key(file, block);
+  const uint64_t key = BlockKey(file, block);
   if (key == sd.last_current_block) return;  // the next row of the block just got
   sd.last_current_block = key;
   if (sd.current_blocks.insert(key).second) CountCurrentGets(rec, 1);
@@ -221,7 +219,7 @@ Segment DataEngine::ReleaseExtents(Segment& seg) {
 
 void DataEngine::EvictBlocks(const Segment& seg) {
   for (uint32_t b : seg.blocks) {
-    auto it = cache.find(Key(seg.file_number, b));
+    auto it = cache.find(BlockKey(seg.file_number, b));
     if (it == cache.end()) continue;
     if (free_block_buffers.size() < kPooledBlockBuffers) {
       free_block_buffers.push_back(std::move(it->second.bytes));
@@ -356,7 +354,7 @@ absl::Status DataEngine::EnsureCached(Recorder& rec, uint32_t file,
                                       absl::Span<const uint32_t> blocks, uint32_t obj) {
   std::vector<uint32_t> missing;
   for (uint32_t b : blocks) {
-    if (cache.count(Key(file, b)) == 0) missing.push_back(b);
+    if (cache.count(BlockKey(file, b)) == 0) missing.push_back(b);
   }
   if (missing.empty()) return absl::OkStatus();
   const FileTable table = FileTableCopy();
@@ -405,7 +403,7 @@ absl::Status DataEngine::EnsureCached(Recorder& rec, uint32_t file,
                                                std::string(st.message())));
   }
   for (size_t i = 0; i < missing.size(); ++i) {
-    CachedBlock& cb = cache[Key(file, missing[i])];
+    CachedBlock& cb = cache[BlockKey(file, missing[i])];
     cb.bytes.assign(buf.begin() + i * kBlockSize, buf.begin() + (i + 1) * kBlockSize);
     cb.dirty = false;
     cb.temp = false;
@@ -555,8 +553,10 @@ absl::Status DataEngine::AddUndo(Recorder& rec, SessionData& sd, bool temporary_
   const bool temp_undo = TempUndo(sd, temporary_object);
   if (!t.active) {
     std::vector<UndoEntry> pending = std::move(t.undo);  // the change being made
+    std::unordered_map<uint64_t, uint32_t> held = std::move(t.held_space);  // and its room
     t = Transaction{};
     t.undo = std::move(pending);
+    t.held_space = std::move(held);
     t.active = true;
     t.start_ns = db->clock->NowNanos();
     t.start_unix = db->clock->UnixSeconds();
@@ -717,17 +717,18 @@ absl::Status DataEngine::CheckRowLock(const SessionData& sd, const TableDef& t, 
   return st;
 }
 
-void DataEngine::RollbackToKeepingRowLocks(Recorder& rec, SessionData& sd, size_t mark) {
+absl::Status DataEngine::RollbackToKeepingRowLocks(Recorder& rec, SessionData& sd, size_t mark) {
   std::vector<UndoEntry> locks;
   for (size_t k = mark; k < sd.txn.undo.size(); ++k) {
     const UndoEntry& u = sd.txn.undo[k];
     if (HoldsRowLock(u)) locks.push_back({RowChange::kLock, u.file, u.block, u.slot, {}, u.obj});
   }
-  RollbackTo(rec, sd, mark);
+  absl::Status st = RollbackTo(rec, sd, mark);
   for (UndoEntry& u : locks) {
     auto held = row_locks.find(RowLockKey(u.file, u.block, u.slot));
     if (held == row_locks.end()) AddRowUndo(rec, sd, std::move(u));  // (else already kept)
   }
+  return st;
 }
 
 CommittedView::CommittedView(DataEngine& e, const SessionData& reader) : e_(e), reader_(reader) {
@@ -866,7 +867,46 @@ void DataEngine::ForgetDeletedUniqueKey(uint32_t obj, const std::vector<uint8_t>
   }
 }
 
+bool DataEngine::ReplaceRow(SessionData& sd, uint32_t file, uint32_t block, HeapBlock& hb,
+                            uint16_t slot, absl::Span<const uint8_t> row) {
+  const uint64_t key = BlockKey(file, block);
+  auto all = held_space.find(key);
+  const uint32_t held = all == held_space.end() ? 0 : all->second;
+  auto mine = sd.txn.held_space.find(key);
+  const uint32_t own = mine == sd.txn.held_space.end() ? 0 : mine->second;
+  // The rollback undoes the changes newest first: what it may need is the
+  // most the rows grow back at any point of it. A row that shrinks adds to
+  // that; one that grows takes from it (the transaction reuses its own room).
+  const int64_t regrow = static_cast<int64_t>(hb.RowBytes(slot).size()) - static_cast<int64_t>(row.size());
+  const uint32_t own_after = static_cast<uint32_t>(std::max<int64_t>(0, own + regrow));
+  const uint32_t held_after = held - own + own_after;
+  if (!hb.Replace(slot, row, held_after)) return false;
+  if (own_after == own) return true;
+  if (own_after == 0) {
+    sd.txn.held_space.erase(key);
+  } else {
+    sd.txn.held_space[key] = own_after;
+  }
+  if (held_after == 0) {
+    held_space.erase(key);
+  } else {
+    held_space[key] = held_after;
+  }
+  return true;
+}
+
+uint32_t DataEngine::HeldSpace(uint32_t file, uint32_t block) const {
+  auto it = held_space.find(BlockKey(file, block));
+  return it == held_space.end() ? 0 : it->second;
+}
+
 void DataEngine::EndTransaction(SessionData& sd) {
+  for (const auto& [key, bytes] : sd.txn.held_space) {
+    auto it = held_space.find(key);
+    if (it == held_space.end()) continue;
+    it->second -= std::min(it->second, bytes);
+    if (it->second == 0) held_space.erase(it);
+  }
   Reset(sd.txn);
   transaction_ended.SignalAll();
 }
@@ -883,7 +923,18 @@ void RecordRowLockWait(Recorder& rec, const RowLockConflict& c, uint64_t waited_
   rec.Wait(stats::Wait::kEnqTxRowLockContention, waited_ns, RowLockWaitParams(c));
 }
 
-uint32_t DataEngine::ApplyUndo(Recorder& rec, SessionData& sd, size_t mark) {
+namespace {
+// The error of a rollback that left `n` rows with a newer image.
+absl::Status Unrestored(uint32_t n) {
+  if (n == 0) return absl::OkStatus();
+  return absl::InternalError(fmt::format(
+      "ORA-00600: internal error code, arguments: [rollback], [{}]: {} updated row(s) did not "
+      "fit back into their block and keep their new values; the rest was rolled back (a cellsim "
+      "bug: please report it)", n, n));
+}
+}  // namespace
+
+uint32_t DataEngine::ApplyUndo(Recorder& rec, SessionData& sd, size_t mark, uint32_t* unrestored) {
   std::vector<UndoEntry>& undo = sd.txn.undo;
   uint32_t logged = 0;
   while (undo.size() > mark) {
@@ -896,12 +947,12 @@ uint32_t DataEngine::ApplyUndo(Recorder& rec, SessionData& sd, size_t mark) {
       undo.pop_back();
       continue;
     }
-    auto found = cache.find(Key(u.file, u.block));
+    auto found = cache.find(BlockKey(u.file, u.block));
     // Else its segment was dropped (a GTT's at commit), or the block now
     // belongs to another object.
     if (found != cache.end() && (u.obj == 0 || SegmentBlockObject(found->second.bytes) == u.obj)) {
       CountCurrentGet(rec, sd, u.file, u.block);
-      HeapBlock(absl::MakeSpan(found->second.bytes)).Undo(u.op, u.slot, u.before);
+      if (!HeapBlock(absl::MakeSpan(found->second.bytes)).Undo(u.op, u.slot, u.before)) ++*unrestored;
       found->second.dirty = !found->second.temp;
     }
     undo.pop_back();
@@ -910,17 +961,19 @@ uint32_t DataEngine::ApplyUndo(Recorder& rec, SessionData& sd, size_t mark) {
   return logged;
 }
 
-void DataEngine::RollbackTo(Recorder& rec, SessionData& sd, size_t mark) {
+absl::Status DataEngine::RollbackTo(Recorder& rec, SessionData& sd, size_t mark) {
   // Entries of the failed statement not yet in a record never reach the log.
   pending_redo.clear();
   pending_entries = 0;
-  const uint32_t logged = ApplyUndo(rec, sd, mark);
+  uint32_t unrestored = 0;
+  const uint32_t logged = ApplyUndo(rec, sd, mark, &unrestored);
   if (logged > 0) {
     // Recovery must undo them too: one end-of-statement-rollback record
     // (sized as a commit record; docs/redo.md).
     (void)GenerateRedo(rec, redo::CommitRecord(), 1, redo::RecordKind::kStatementRollback, sd.txn,
                        logged);
   }
+  return Unrestored(unrestored);
 }
 
 absl::Status DataEngine::Rollback(Recorder& rec, SessionData& sd) {
@@ -929,14 +982,15 @@ absl::Status DataEngine::Rollback(Recorder& rec, SessionData& sd) {
 }
 
 absl::Status DataEngine::EndInRollback(Recorder& rec, SessionData& sd) {
-  ApplyUndo(rec, sd, 0);
+  uint32_t unrestored = 0;
+  ApplyUndo(rec, sd, 0, &unrestored);
   Transaction& t = sd.txn;
   const bool had = t.active && t.perm_begun;
   absl::Status st;
   if (had) CountCurrentGets(rec, 1);  // the undo segment header: the slot freed
   if (had) st = GenerateRedo(rec, redo::CommitRecord(), 1, redo::RecordKind::kRollback, t);  // its end record
   EndTransaction(sd);
-  return st;
+  return unrestored > 0 ? Unrestored(unrestored) : st;
 }
 
 // LGWR: the log buffer into 512-byte redo blocks (16-byte header each; the

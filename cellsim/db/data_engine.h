@@ -137,6 +137,9 @@ struct UndoEntry {
   bool index = false;
 };
 
+// A block's key in the engine's maps: (file# << 32) | block#.
+inline uint64_t BlockKey(uint32_t file, uint32_t block) { return (uint64_t{file} << 32) | block; }
+
 struct Transaction {
   bool active = false;
   uint32_t usn = 0, slot = 0, wrap = 0;
@@ -152,6 +155,10 @@ struct Transaction {
   bool touched_gtt = false;
   // SAVEPOINT name -> the undo entries before it, in the order set.
   std::vector<std::pair<std::string, size_t>> savepoints;
+  // By BlockKey: how many bytes this transaction's rollback may grow the
+  // block's rows by (rows it shrank), room no other change may take
+  // (DataEngine::held_space).
+  std::unordered_map<uint64_t, uint32_t> held_space;
 };
 
 // A sequence (CREATE SEQUENCE): Oracle's SEQ$ row and its cache. NEXTVAL
@@ -325,7 +332,12 @@ struct DataEngine {
   std::map<std::string, SequenceDef> sequences ABSL_GUARDED_BY(mu);
   std::map<std::string, ViewDef> views ABSL_GUARDED_BY(mu);
   uint32_t next_object_id ABSL_GUARDED_BY(mu) = 73000;
-  std::unordered_map<uint64_t, CachedBlock> cache ABSL_GUARDED_BY(mu);  // (file# << 32) | block#
+  std::unordered_map<uint64_t, CachedBlock> cache ABSL_GUARDED_BY(mu);  // by BlockKey
+  // By BlockKey: the sum of the open transactions' Transaction::held_space,
+  // the room kept for their rollbacks (as Oracle keeps the space a
+  // transaction freed for it until it ends). Inserts and growing updates
+  // leave it free (ReplaceRow, HeldSpace); EndTransaction gives it back.
+  std::unordered_map<uint64_t, uint32_t> held_space ABSL_GUARDED_BY(mu);
   // Buffers of blocks freed (a GTT's at commit) for the next new blocks: the
   // seed's sessions free and refill ~1,500 blocks per transaction.
   static constexpr size_t kPooledBlockBuffers = 4096;
@@ -337,6 +349,14 @@ struct DataEngine {
     uint32_t entries = 0;
   };
   std::unordered_map<uint64_t, RowLock> row_locks ABSL_GUARDED_BY(mu);
+  // Rewrites row `slot` of block `block` of file `file` (`hb`) as `row` for
+  // sd's transaction, leaving the room open transactions' rollbacks hold
+  // (held_space) and holding what this one's needs; false when it does not
+  // fit so (the caller migrates the row).
+  bool ReplaceRow(SessionData& sd, uint32_t file, uint32_t block, HeapBlock& hb, uint16_t slot,
+                  absl::Span<const uint8_t> row) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // The bytes held in the block for rollbacks: what an insert must leave.
+  uint32_t HeldSpace(uint32_t file, uint32_t block) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // The sessions waiting in WaitForTransactionEnd (Session::SetRowLockWait),
   // by sid: the transaction each waits for, and since when (by the clock):
   // V$LOCK's REQUEST and BLOCK, V$SESSION's BLOCKING_SESSION.
@@ -639,17 +659,21 @@ struct DataEngine {
   absl::Status EndInRollback(Recorder& rec, SessionData& sd) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // Statement-level rollback: undoes the transaction's changes made after
   // the first `mark` undo entries (a failed statement leaves no change); when
-  // some of them were logged, a record says so, for recovery.
-  void RollbackTo(Recorder& rec, SessionData& sd, size_t mark) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // some of them were logged, a record says so, for recovery. An error only
+  // when a row could not be restored (ApplyUndo).
+  absl::Status RollbackTo(Recorder& rec, SessionData& sd, size_t mark) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // The same for a statement that is to wait for a row lock and run again:
   // the rows it changed or locked stay locked by sd's transaction (unlogged
   // lock entries), as an Oracle session keeps the rows it has while it waits
   // for the next one (so that two such statements deadlock as in Oracle).
-  void RollbackToKeepingRowLocks(Recorder& rec, SessionData& sd, size_t mark)
+  absl::Status RollbackToKeepingRowLocks(Recorder& rec, SessionData& sd, size_t mark)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // Applies and drops the undo entries after `mark`; the number of them whose
-  // redo was logged.
-  uint32_t ApplyUndo(Recorder& rec, SessionData& sd, size_t mark) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // redo was logged. `*unrestored` counts the updated rows whose old image
+  // did not fit back in their block (held_space keeps that from happening;
+  // the rest of the undo is applied all the same).
+  uint32_t ApplyUndo(Recorder& rec, SessionData& sd, size_t mark, uint32_t* unrestored)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
 
   // Row locks (Oracle's TX locks on rows): a row of a permanent table that an
   // open transaction inserted, updated or deleted is that session's until the

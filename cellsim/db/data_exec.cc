@@ -2468,7 +2468,7 @@ absl::Status RunDataStatement(Session::State& s, const DataStatement& st, DataOu
     absl::Status waited = WaitForRowLock(e, s, status, *c, start);
     if (!waited.ok()) {
       Recorder rec = s.MakeRecorder();
-      e.RollbackTo(rec, *s.data, mark);
+      if (absl::Status st = e.RollbackTo(rec, *s.data, mark); !st.ok()) return st;
       return waited;
     }
     *out = DataOutcome{};
@@ -2497,15 +2497,18 @@ absl::Status WaitForRowLock(DataEngine& e, Session::State& s, const absl::Status
 }
 
 // Statement-level rollback of the statement that failed with `failed`
-// after `mark` (RollbackToKeepingRowLocks when it is to wait and run again).
-void UndoFailedStatement(DataEngine& e, Session::State& s, Recorder& rec,
-                         const absl::Status& failed, size_t mark)
+// after `mark` (RollbackToKeepingRowLocks when it is to wait and run again):
+// `failed`, or the rollback's own error.
+absl::Status UndoFailedStatement(DataEngine& e, Session::State& s, Recorder& rec,
+                                 const absl::Status& failed, size_t mark)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  absl::Status undone;
   if (s.row_lock_wait != kNoRowLockWait && RowLockConflictOf(failed).has_value()) {
-    e.RollbackToKeepingRowLocks(rec, *s.data, mark);
+    undone = e.RollbackToKeepingRowLocks(rec, *s.data, mark);
   } else {
-    e.RollbackTo(rec, *s.data, mark);
+    undone = e.RollbackTo(rec, *s.data, mark);
   }
+  return undone.ok() ? failed : undone;
 }
 
 absl::Status RunDataStatementOnce(DataEngine& e, Session::State& s, const DataStatement& st,
@@ -2528,7 +2531,7 @@ absl::Status RunDataStatementOnce(DataEngine& e, Session::State& s, const DataSt
       c.locked = *t;
       c.e.mu.AssertHeld();  // c.e is e
       rows = RunSelectRows(c, *sel, nullptr, out);
-      if (!rows.ok()) UndoFailedStatement(e, s, rec, rows.status(), mark);  // the rows it locked go
+      if (!rows.ok()) rows = UndoFailedStatement(e, s, rec, rows.status(), mark);  // the rows it locked go
     } else {
       rows = QueryRows(e, s, sd, rec, &draw, *sel, nullptr, out);
     }
@@ -2542,7 +2545,7 @@ absl::Status RunDataStatementOnce(DataEngine& e, Session::State& s, const DataSt
   absl::Status status = RunDml(e, s, sd, rec, &draw, st, out);
   if (!status.ok() && !std::holds_alternative<Commit>(st) &&
       !std::holds_alternative<Rollback>(st)) {
-    UndoFailedStatement(e, s, rec, status, mark);  // statement-level rollback, as Oracle
+    status = UndoFailedStatement(e, s, rec, status, mark);  // statement-level rollback, as Oracle
   }
   return status;
 }

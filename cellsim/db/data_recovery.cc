@@ -19,8 +19,6 @@ namespace cellsim::db::internal {
 namespace {
 
 
-uint64_t Key(uint32_t file, uint32_t block) { return (uint64_t{file} << 32) | block; }
-
 uint64_t BlockScn(const std::vector<uint8_t>& b) {
   uint32_t base = 0;
   uint16_t wrap = 0;
@@ -361,9 +359,13 @@ class Recovery {
     if (u.op == RowChange::kUpdate && before.empty()) {
       before = Patched(hb.RowBytes(u.slot), u.columns, /*after=*/false);
     }
-    hb.Undo(u.op, u.slot, before);
+    if (!hb.Undo(u.op, u.slot, before)) {
+      return absl::DataLossError(fmt::format(
+          "instance recovery: the rollback of an update of row {} of block {} of data file {} "
+          "does not fit back into its block", u.slot, u.block, u.file));
+    }
     if (gate != 0) SetBlockScn(**b, gate);
-    e_.cache[Key(u.file, u.block)].dirty = true;
+    e_.cache[BlockKey(u.file, u.block)].dirty = true;
     return absl::OkStatus();
   }
 
@@ -453,7 +455,7 @@ class Recovery {
     }
     const uint32_t blocks[1] = {block};
     if (absl::Status st = e_.EnsureCached(rec_, file, blocks, obj); !st.ok()) return st;
-    return &e_.cache[Key(file, block)].bytes;
+    return &e_.cache[BlockKey(file, block)].bytes;
   }
 
   // Blocks are used in order: a block past the dictionary's count of used
@@ -472,7 +474,7 @@ class Recovery {
   // (its SCN is older than the record's), as a record may change a block
   // several times.
   bool Decide(uint32_t file, uint32_t block, const std::vector<uint8_t>& bytes, uint64_t scn) {
-    auto [it, fresh] = decided_.try_emplace(Key(file, block), false);
+    auto [it, fresh] = decided_.try_emplace(BlockKey(file, block), false);
     if (fresh) it->second = BlockScn(bytes) < scn;
     return it->second;
   }
@@ -537,7 +539,11 @@ absl::Status Recovery::ApplyChange(const redo::Record& r, const redo::Change& c,
       break;
     case redo::ChangeOp::kUpdate:
       undo.push_back(RecUndo{RowChange::kUpdate, c.obj, c.file, c.block, slot0, {}, c.columns});
-      if (apply) (void)hb.Replace(slot0, Patched(hb.RowBytes(slot0), c.columns, /*after=*/true));
+      if (apply && !hb.Replace(slot0, Patched(hb.RowBytes(slot0), c.columns, /*after=*/true))) {
+        return absl::DataLossError(fmt::format(
+            "instance recovery: redo at SCN {} updates row {} of block {} of data file {}, which "
+            "has no room for it", r.scn, slot0, c.block, c.file));
+      }
       break;
     case redo::ChangeOp::kIndexInsert:
     case redo::ChangeOp::kIndexDelete:
@@ -546,7 +552,7 @@ absl::Status Recovery::ApplyChange(const redo::Record& r, const redo::Change& c,
   if (apply) {
     ++rp.applied;
     SetBlockScn(**b, r.scn);
-    e_.cache[Key(c.file, c.block)].dirty = true;
+    e_.cache[BlockKey(c.file, c.block)].dirty = true;
   }
   return absl::OkStatus();
 }

@@ -1714,8 +1714,8 @@ absl::Status RunPlsqlBlock(Session::State& s, std::string_view sql,
   if (runner.ended_transaction()) mark = 0;
   MutexLock lock(&e.mu);
   Recorder rec = s.MakeRecorder();
-  e.RollbackTo(rec, *s.data, std::min(mark, s.data->txn.undo.size()));
-  return status;
+  absl::Status undone = e.RollbackTo(rec, *s.data, std::min(mark, s.data->txn.undo.size()));
+  return undone.ok() ? status : undone;
 }
 
 }  // namespace cellsim::db::internal

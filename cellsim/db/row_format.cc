@@ -350,10 +350,12 @@ void HeapBlock::Format(absl::Span<uint8_t> b, uint32_t rdba, uint32_t obj) {
 }
 
 
-std::optional<uint16_t> HeapBlock::Insert(absl::Span<const uint8_t> row, bool ignore_pctfree) {
+std::optional<uint16_t> HeapBlock::Insert(absl::Span<const uint8_t> row, bool ignore_pctfree,
+                                          uint32_t keep) {
   const uint32_t need = static_cast<uint32_t>(row.size()) + 2;
   const uint32_t reserve = ignore_pctfree ? 0 : kBlockSize * kPctFree / 100;
   if (free_bytes() < need + reserve) return std::nullopt;
+  if (keep > 0 && reclaimable_bytes() < need + keep) return std::nullopt;
   const uint16_t slot = rows();
   const uint16_t fseo = static_cast<uint16_t>(Get16(kFseo) - row.size());
   std::memcpy(&b_[fseo], row.data(), row.size());
@@ -393,33 +395,46 @@ void HeapBlock::SetDeleted(uint16_t slot, bool deleted) {
   b_[off] = deleted ? (b_[off] | kRowFlagDeleted) : (b_[off] & ~kRowFlagDeleted);
 }
 
-void HeapBlock::Compact() {
-  std::vector<std::vector<uint8_t>> images;
-  images.reserve(rows());
-  for (uint16_t slot = 0; slot < rows(); ++slot) {
-    const absl::Span<const uint8_t> r = RowBytes(slot);
-    images.emplace_back(r.begin(), r.end());
-  }
+uint32_t HeapBlock::reclaimable_bytes() const {
+  uint32_t used = 0;
+  for (uint16_t slot = 0; slot < rows(); ++slot) used += static_cast<uint32_t>(RowBytes(slot).size());
+  return kBlockTailOffset - Get16(kFsbo) - used;
+}
+
+void HeapBlock::CompactWith(uint16_t slot, absl::Span<const uint8_t> row) {
+  // The rows are packed into a copy of the heap, then copied back at once:
+  // a row's old bytes may lie where another row is packed.
+  std::array<uint8_t, kBlockSize> heap;
   uint32_t fseo = kBlockTailOffset;
-  for (uint16_t slot = 0; slot < rows(); ++slot) {
-    fseo -= static_cast<uint32_t>(images[slot].size());
-    std::memcpy(&b_[fseo], images[slot].data(), images[slot].size());
-    Put16(kRowDirOffset + 2u * slot, static_cast<uint16_t>(fseo));
+  for (uint16_t s = 0; s < rows(); ++s) {
+    const absl::Span<const uint8_t> r = s == slot ? row : RowBytes(s);
+    fseo -= static_cast<uint32_t>(r.size());
+    std::memcpy(&heap[fseo], r.data(), r.size());
+    Put16(kRowDirOffset + 2u * s, static_cast<uint16_t>(fseo));
   }
+  std::memcpy(&b_[fseo], &heap[fseo], kBlockTailOffset - fseo);
   Put16(kFseo, static_cast<uint16_t>(fseo));
   Put16(kAvsp, static_cast<uint16_t>(free_bytes()));
 }
 
-bool HeapBlock::Replace(uint16_t slot, absl::Span<const uint8_t> row) {
+bool HeapBlock::Replace(uint16_t slot, absl::Span<const uint8_t> row, uint32_t keep) {
   const uint16_t off = Get16(kRowDirOffset + 2u * slot);
-  if (row.size() <= RowBytes(slot).size()) {
+  const size_t current = RowBytes(slot).size();
+  if (row.size() <= current) {
     std::memcpy(&b_[off], row.data(), row.size());
     return true;
   }
-  // The space rows shrunk in place or moved out of is reclaimed first (an
-  // update that grows a row, or the rollback of one that shrank it).
-  if (free_bytes() < row.size()) Compact();
-  if (free_bytes() < row.size()) return false;
+  // The space of rows shrunk in place or moved out of counts too (an update
+  // that grows a row, or the rollback of one that shrank it); `keep` of it
+  // stays free for the rollbacks of other transactions.
+  if (free_bytes() < row.size() || keep > 0) {
+    const uint32_t grow = static_cast<uint32_t>(row.size() - current);
+    if (reclaimable_bytes() < grow + keep) return false;
+  }
+  if (free_bytes() < row.size()) {
+    CompactWith(slot, row);
+    return true;
+  }
   const uint16_t fseo = static_cast<uint16_t>(Get16(kFseo) - row.size());
   std::memcpy(&b_[fseo], row.data(), row.size());
   Put16(kRowDirOffset + 2u * slot, fseo);
@@ -428,8 +443,8 @@ bool HeapBlock::Replace(uint16_t slot, absl::Span<const uint8_t> row) {
   return true;
 }
 
-void HeapBlock::Undo(RowChange change, uint16_t slot, absl::Span<const uint8_t> before) {
-  if (slot >= rows()) return;
+bool HeapBlock::Undo(RowChange change, uint16_t slot, absl::Span<const uint8_t> before) {
+  if (slot >= rows()) return true;
   switch (change) {
     case RowChange::kInsert:
       SetDeleted(slot, true);
@@ -438,11 +453,11 @@ void HeapBlock::Undo(RowChange change, uint16_t slot, absl::Span<const uint8_t> 
       SetDeleted(slot, false);
       break;
     case RowChange::kUpdate:
-      (void)Replace(slot, before);
-      break;
+      return Replace(slot, before);
     case RowChange::kLock:
       break;
   }
+  return true;
 }
 
 void SealBlock(absl::Span<uint8_t> b, uint64_t scn) {

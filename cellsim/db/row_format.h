@@ -146,29 +146,31 @@ class HeapBlock {
 
   // Row directory entries (deleted ones included).
   uint16_t rows() const { return Get16(kNrow); }
-  // Inserts `row` (honouring PCTFREE unless `ignore_pctfree`); the slot, or
+  // Inserts `row` (honouring PCTFREE unless `ignore_pctfree`) so that
+  // `keep` bytes stay reclaimable (reclaimable_bytes) after it; the slot, or
   // nullopt when it does not fit.
-  std::optional<uint16_t> Insert(absl::Span<const uint8_t> row, bool ignore_pctfree = false);
+  std::optional<uint16_t> Insert(absl::Span<const uint8_t> row, bool ignore_pctfree = false,
+                                 uint32_t keep = 0);
   bool live(uint16_t slot) const;
   absl::Span<const uint8_t> RowBytes(uint16_t slot) const;
   void SetDeleted(uint16_t slot, bool deleted);
   // Replaces the row in place (shorter or equal) or in the free space
   // (compacting the block first when the space of rows that shrank or
-  // moved is needed); false when it does not fit even so (the caller
-  // migrates it).
-  bool Replace(uint16_t slot, absl::Span<const uint8_t> row);
-  // Packs every row (deleted ones keep their bytes) against the block's
-  // end, reclaiming the space left by rows replaced with shorter ones or
-  // moved; slots (rowids) do not change.
-  void Compact();
+  // moved is needed), leaving `keep` bytes reclaimable when the row grows;
+  // false when it does not fit so (the caller migrates it).
+  bool Replace(uint16_t slot, absl::Span<const uint8_t> row, uint32_t keep = 0);
   // Reverses `change` of `slot`: an insert is deleted again, a delete
   // undeleted (a deleted row keeps its bytes), an update's row replaced by
-  // `before`. A slot beyond the row directory is left alone.
-  void Undo(RowChange change, uint16_t slot, absl::Span<const uint8_t> before);
+  // `before` (using any space the block has). A slot beyond the row
+  // directory is left alone. False only when `before` does not fit.
+  [[nodiscard]] bool Undo(RowChange change, uint16_t slot, absl::Span<const uint8_t> before);
   // Between the row directory's end (fsbo) and the row heap's start (fseo).
   uint32_t free_bytes() const {
     return Get16(kFseo) - Get16(kFsbo);
   }
+  // free_bytes plus the space compaction would reclaim (rows that shrank or
+  // moved): what the block could still take. Walks every row.
+  uint32_t reclaimable_bytes() const;
 
  private:
   // Block-relative offsets of the data header (kdbh) fields.
@@ -197,6 +199,11 @@ class HeapBlock {
     b_.data()[off] = static_cast<uint8_t>(v);
     b_.data()[off + 1] = static_cast<uint8_t>(v >> 8);
   }
+  // Packs every row (deleted ones keep their bytes) against the block's
+  // end, reclaiming the space left by rows replaced with shorter ones or
+  // moved, with row `slot` rewritten as `row`; slots (rowids) do not
+  // change. The caller has checked that everything fits.
+  void CompactWith(uint16_t slot, absl::Span<const uint8_t> row);
   absl::Span<uint8_t> b_;
 };
 

@@ -117,5 +117,40 @@ TEST(RowFormatTest, AFullBlockTakesBackRowsThatShrank) {
   EXPECT_FALSE(hb.Insert(rows[0], true).has_value());
 }
 
+// `keep`: the bytes a change must leave reclaimable (room held for other
+// transactions' rollbacks); a row that grows takes the rest.
+TEST(RowFormatTest, ChangesLeaveTheRoomTheyAreToKeep) {
+  const std::vector<Column> cols = {{"ID", ColType::kNumber}, {"PAD", ColType::kVarchar2, 300}};
+  std::vector<uint8_t> block(kBlockSize);
+  HeapBlock::Format(absl::MakeSpan(block), 0x01400090, 73002);
+  HeapBlock hb(absl::MakeSpan(block));
+  const std::vector<uint8_t> row = EncodeRow(cols, {Value::Num(1), Value::Str(std::string(100, 'x'))});
+  while (hb.Insert(row, /*ignore_pctfree=*/true).has_value()) {
+  }
+  ASSERT_LT(hb.free_bytes(), row.size() + 2);
+  const std::vector<uint8_t> shorter = EncodeRow(cols, {Value::Num(1), Value::Str("y")});
+  const uint32_t shrink = static_cast<uint32_t>(row.size() - shorter.size());
+  for (uint16_t slot = 0; slot < 12; ++slot) ASSERT_TRUE(hb.Replace(slot, shorter));
+  const uint32_t room = hb.reclaimable_bytes();
+  ASSERT_GE(room, 10 * shrink);
+  const std::vector<uint8_t> longer =
+      EncodeRow(cols, {Value::Num(1), Value::Str(std::string(130, 'z'))});
+  const uint32_t grow = static_cast<uint32_t>(longer.size() - row.size());
+  EXPECT_FALSE(hb.Replace(20, longer, room - grow + 1));  // would eat one byte of what is kept
+  EXPECT_FALSE(hb.Insert(row, true, room - row.size() - 1).has_value());
+  EXPECT_EQ(hb.reclaimable_bytes(), room);
+  ASSERT_TRUE(hb.Replace(20, longer, room - grow));  // exactly what is kept is left
+  EXPECT_EQ(hb.reclaimable_bytes(), room - grow);
+  EXPECT_EQ(std::vector<uint8_t>(hb.RowBytes(20).begin(), hb.RowBytes(20).end()), longer);
+  EXPECT_FALSE(hb.Replace(21, longer, room - grow - grow + 1));
+  // With what the rollbacks of ten of them need kept, they all fit.
+  ASSERT_TRUE(hb.Undo(RowChange::kUpdate, 20, row));
+  ASSERT_GE(room - grow, 10 * shrink);
+  ASSERT_TRUE(hb.Replace(21, longer, 10 * shrink));
+  for (uint16_t slot = 0; slot < 10; ++slot) EXPECT_TRUE(hb.Undo(RowChange::kUpdate, slot, row));
+  EXPECT_EQ(hb.reclaimable_bytes(), room - grow - 10 * shrink);
+  EXPECT_FALSE(hb.Undo(RowChange::kUpdate, 22, std::vector<uint8_t>(longer.size() + 200, 0)));
+}
+
 }  // namespace
 }  // namespace cellsim::db::internal

@@ -1434,6 +1434,34 @@ TEST_F(TxnTest, RollbackRestoresRowsThatShrankInAFullBlock) {
   EXPECT_EQ(One("select count(*) from f where pad = rpad('x', 100, 'x')"), "300");
 }
 
+// Space a transaction freed by shrinking rows stays its own until it ends:
+// another session's growing updates migrate their rows instead of taking
+// it, its inserts go to a new block, and the rollback restores every row.
+TEST_F(TxnTest, AnotherSessionCannotTakeTheRoomARollbackNeeds) {
+  Run("create table f (id number primary key, pad varchar2(300))");
+  Run("insert into f select level, rpad('x', 100, 'x') from dual connect by level <= 60");
+  Run("commit");
+  // 60 rows of 107 bytes: one block.
+  for (int i = 1; i <= 27; ++i) Run(fmt::format("update f set pad = 'y' where id = {}", i));
+  Run("update f set pad = rpad('w', 150, 'w') where id = 28");  // its own room: reused
+  std::unique_ptr<Session> b = db_->NewSession();
+  for (int i = 30; i <= 60; ++i) {
+    ASSERT_OK(b->Execute(fmt::format("update f set pad = rpad('z', 200, 'z') where id = {}", i)).status());
+  }
+  ASSERT_OK(b->Execute("insert into f select 100 + level, rpad('n', 100, 'n') from dual connect by level <= 20").status());
+  ASSERT_OK(b->Execute("commit").status());
+  ASSERT_OK(s_->Execute("rollback").status());
+  EXPECT_EQ(One("select count(*) from f where pad = rpad('x', 100, 'x')"), "29");
+  EXPECT_EQ(One("select count(*) from f where pad = rpad('z', 200, 'z')"), "31");
+  EXPECT_EQ(One("select count(*) from f where id > 100 and pad = rpad('n', 100, 'n')"), "20");
+  EXPECT_EQ(One("select count(*) from f"), "80");
+  b.reset();
+  ASSERT_OK(Reopen());
+  EXPECT_EQ(One("select count(*) from f where pad = rpad('x', 100, 'x')"), "29");
+  EXPECT_EQ(One("select count(*) from f where pad = rpad('z', 200, 'z')"), "31");
+  EXPECT_EQ(One("select count(*) from f"), "80");
+}
+
 TEST_F(TxnTest, GttNeedsATemporaryTablespace) {
   // A database without TEMP: GTT rows cannot be stored, temp undo has no home.
   Shutdown();
