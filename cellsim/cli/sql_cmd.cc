@@ -670,6 +670,9 @@ void RunStatements(db::Session* session, std::vector<std::string>& statements,
                       : absl::StatusOr<db::StatementResult>(whenever.status());
     bar.Finish();
     if (!r.ok()) {
+      // What a failed block wrote before its error, as SQL*Plus prints it.
+      const absl::optional<absl::Cord> lines = r.status().GetPayload(db::kDbmsOutputPayload);
+      const std::string output = lines && run->display.serveroutput ? std::string(*lines) : "";
       if (!run->on_error.finish.empty() && session != nullptr) {
         (void)session->Execute(run->on_error.finish);
       }
@@ -677,6 +680,7 @@ void RunStatements(db::Session* session, std::vector<std::string>& statements,
         run->failure = r.status();
         run->failed_index = run->numbered + i;
         run->failed_text = statements[i];
+        feedback << output << std::flush;
         return;
       }
       ++run->continued;
@@ -688,6 +692,7 @@ void RunStatements(db::Session* session, std::vector<std::string>& statements,
                               std::string(r.status().message()))
                << std::flush;
       }
+      feedback << output << std::flush;
       continue;
     }
     feedback << SqlPlusResult(*r, run->display) << std::flush;  // a harness or a pipe sees each acknowledgement at once

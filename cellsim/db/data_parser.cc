@@ -909,7 +909,13 @@ class DataParser {
       item.heading = !item.alias.empty() ? item.alias : named ? item.expr->text : Upper(written);
       sel->items.push_back(std::move(item));
     } while (AcceptP(","));
-    if (absl::Status s = ExpectW("FROM"); !s.ok()) return s;
+    if (!AcceptW("FROM")) {
+      // `select count(*) form t`: FORM was read as the column's alias.
+      const std::string& alias = sel->items.back().alias;
+      return Error(fmt::format("expected FROM, found {}{}", Describe(Peek()),
+                               alias.empty() ? "" : fmt::format(" (after the column alias {})", alias)),
+                   "ORA-00923: FROM keyword not found where expected");
+    }
     if (absl::Status s = FromList(*sel); !s.ok()) return s;
     if (AcceptW("WHERE")) {
       absl::StatusOr<ExprPtr> w = Or();

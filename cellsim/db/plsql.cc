@@ -1295,11 +1295,29 @@ class Runner {
     return absl::OkStatus();
   }
 
-  // Whether `into` is one record (SELECT ... INTO r, FETCH c INTO r).
-  bool IntoRecord(const std::vector<std::string>& into) {
-    if (into.size() != 1) return false;
-    const Variable* v = Find(into[0]);
-    return v != nullptr && v->fields.has_value();
+  // A row into the INTO list `into` of `statement` (SELECT ... INTO,
+  // FETCH ... INTO): one record, or one variable per column.
+  absl::Status AssignInto(const std::vector<std::string>& into, const Row& row,
+                          const std::vector<std::string>& headings, std::string_view statement) {
+    if (into.size() == 1) {
+      const Variable* v = Find(into[0]);
+      if (v != nullptr && v->fields.has_value()) return AssignRecord(into[0], row, headings);
+    }
+    if (row.size() != into.size() && statement == "FETCH") {
+      return absl::InvalidArgumentError(fmt::format(
+          "PLS-00394: wrong number of values in the INTO list of a FETCH statement ({} columns "
+          "into {} variables)", row.size(), into.size()));
+    }
+    if (row.size() != into.size()) {  // SELECT ... INTO, as Oracle's SQL says it
+      return absl::InvalidArgumentError(fmt::format(
+          "{} ({} columns selected into {} variables)",
+          row.size() > into.size() ? "ORA-00913: too many values" : "ORA-00947: not enough values",
+          row.size(), into.size()));
+    }
+    for (size_t i = 0; i < row.size(); ++i) {
+      if (absl::Status st = Assign(into[i], row[i]); !st.ok()) return st;
+    }
+    return absl::OkStatus();
   }
 
   absl::StatusOr<Flow> RunBlock(const Block& b) {
@@ -1542,21 +1560,8 @@ class Runner {
       return absl::FailedPreconditionError(
           "ORA-01422: exact fetch returns more than requested number of rows");
     }
-    const Row& row = o.values[0];
     rowcount_ = 1;
-    if (IntoRecord(p.into)) {
-      if (absl::Status st = AssignRecord(p.into[0], row, o.headings); !st.ok()) return st;
-      return Flow{};
-    }
-    if (row.size() != p.into.size()) {
-      return absl::InvalidArgumentError(fmt::format(
-          "PLS-00394: wrong number of values in the INTO list ({} columns into {} variables)",
-          row.size(), p.into.size()));
-    }
-    for (size_t i = 0; i < row.size(); ++i) {
-      if (absl::Status st = Assign(p.into[i], row[i]); !st.ok()) return st;
-    }
-    rowcount_ = 1;
+    if (absl::Status st = AssignInto(p.into, o.values[0], o.headings, "SELECT"); !st.ok()) return st;
     return Flow{};
   }
 
@@ -1619,18 +1624,7 @@ class Runner {
     if (!*c.found) return Flow{};  // the variables keep their values
     const Row& row = c.rows[c.next++];
     ++c.rowcount;
-    if (IntoRecord(p.into)) {
-      if (absl::Status st = AssignRecord(p.into[0], row, c.headings); !st.ok()) return st;
-      return Flow{};
-    }
-    if (row.size() != p.into.size()) {
-      return absl::InvalidArgumentError(fmt::format(
-          "PLS-00394: wrong number of values in the INTO list of a FETCH statement ({} columns "
-          "into {} variables)", row.size(), p.into.size()));
-    }
-    for (size_t i = 0; i < row.size(); ++i) {
-      if (absl::Status st = Assign(p.into[i], row[i]); !st.ok()) return st;
-    }
+    if (absl::Status st = AssignInto(p.into, row, c.headings, "FETCH"); !st.ok()) return st;
     return Flow{};
   }
 

@@ -323,8 +323,16 @@ absl::StatusOr<StatementResult> ExecuteData(Session::State& s, std::string_view 
                                             Timing& tm) {
   // An anonymous PL/SQL block is parsed as it runs (internal::RunPlsqlBlock).
   const bool block = IsPlsqlBlock(sql);
-  absl::StatusOr<DataStatement> st =
-      block ? absl::StatusOr<DataStatement>(DataStatement(Commit{})) : ParseDataStatement(sql);
+  std::optional<DataStatement> st;  // a data statement's (a block has none)
+  absl::Status parsed;              // and why it did not parse
+  if (!block) {
+    absl::StatusOr<DataStatement> p = ParseDataStatement(sql);
+    if (p.ok()) {
+      st = *std::move(p);
+    } else {
+      parsed = p.status();
+    }
+  }
   internal::Recorder rec = s.MakeRecorder();
   const uint64_t t1 = s.db->clock->NowNanos(), c1 = ThreadCpuNs();
   rec.Add(Stat::kParseCountTotal, 1);
@@ -333,12 +341,12 @@ absl::StatusOr<StatementResult> ExecuteData(Session::State& s, std::string_view 
   tm.parse = CallStats{1, c1 - tm.c0, t1 - tm.t0, 0, 0};
   internal::DataOutcome out;
   internal::PlsqlOutcome plsql;
-  absl::Status status = st.status();
+  absl::Status status = parsed;
   // SHOW, DESCRIBE and ARCHIVE LOG LIST are SQL*Plus's commands, which it
   // answers without sending them: no cursor.
-  const std::string_view kind = block ? "PL/SQL EXECUTE" : st.ok() ? DataStatementKind(*st) : "";
+  const std::string_view kind = block ? "PL/SQL EXECUTE" : st ? DataStatementKind(*st) : "";
   const bool cursor =
-      st.ok() && kind != "SHOW PARAMETER" && kind != "DESCRIBE" && kind != "ARCHIVE LOG";
+      parsed.ok() && kind != "SHOW PARAMETER" && kind != "DESCRIBE" && kind != "ARCHIVE LOG";
   if (cursor) BeginCursor(s, sql);
   if (block) {
     // EXECUTE IMMEDIATE of a statement that is not a data statement.
@@ -350,12 +358,17 @@ absl::StatusOr<StatementResult> ExecuteData(Session::State& s, std::string_view 
     };
     status = internal::RunPlsqlBlock(s, sql, other, &plsql);
     if (status.ok()) out.feedback = "PL/SQL procedure successfully completed.";
-  } else if (st.ok()) {
+    if (!status.ok() && !plsql.output.empty()) {  // what it wrote before it failed
+      std::string lines;
+      for (const std::string& line : plsql.output) lines += line + "\n";
+      status.SetPayload(kDbmsOutputPayload, absl::Cord(lines));
+    }
+  } else if (st) {
     status = internal::RunDataStatement(s, *st, &out);
   }
   const uint64_t t2 = s.db->clock->NowNanos(), c2 = ThreadCpuNs();
   AddTimes(s, rec, c2 - tm.c0, t2 - tm.t0);
-  if (!st.ok()) return status;
+  if (!parsed.ok()) return status;
   StatementDeltas deltas =
       cursor ? EndCursor(s, sql, tm, t2, c2, status.ok() ? out.rows : 0, status)
              : DeltasSince(s, tm);

@@ -231,6 +231,7 @@ TEST_F(CliBadInput, SqlPlusPlsqlBlocks) {
       "/\n"
       "begin\n"
       "  insert into t values (4);\n"
+      "  dbms_output.put_line('before the error');\n"
       "  insert into t values ('four');\n"
       "end;\n"
       "/\n"
@@ -240,8 +241,10 @@ TEST_F(CliBadInput, SqlPlusPlsqlBlocks) {
                                "rows: 3\n\nPL/SQL procedure successfully completed.\n"
                                "3\n\nPL/SQL procedure successfully completed.\n"));
   EXPECT_THAT(r.out, AllOf(Not(HasSubstr("hidden")), Not(HasSubstr("not run"))));
+  // What the failed block wrote before its error is printed all the same.
+  EXPECT_THAT(r.out, HasSubstr("PL/SQL procedure successfully completed.\nbefore the error\n"));
   EXPECT_THAT(r.err, AllOf(HasSubstr("statement 9 failed"), HasSubstr("ORA-01722"),
-                           HasSubstr("ORA-06512: at line 3")));
+                           HasSubstr("ORA-06512: at line 4")));
   r = Sql("select count(*) from t");
   EXPECT_THAT(r.out, HasSubstr("\n       3\n")) << r.err;  // the failed block's insert of 4 undone
 }

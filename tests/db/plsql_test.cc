@@ -173,6 +173,14 @@ TEST_F(PlsqlTest, RowtypeRecords) {
   EXPECT_THAT(Error("declare r t%rowtype; begin r := null; end;"), HasSubstr("PLS-00382"));
   EXPECT_THAT(Error("declare r t%rowtype; begin select id, name into r from t where id = 1; end;"),
               HasSubstr("PLS-00394"));
+  // A list of variables: SELECT's counts as SQL's, FETCH's as PL/SQL's.
+  EXPECT_THAT(Error("declare a number; begin select id, n into a from t where id = 1; end;"),
+              HasSubstr("ORA-00913: too many values (2 columns selected into 1 variables)"));
+  EXPECT_THAT(Error("declare a number; b number; begin select id into a, b from t where id = 1; end;"),
+              HasSubstr("ORA-00947: not enough values"));
+  EXPECT_THAT(Error("declare cursor c is select id, n from t; a number; begin open c; fetch c into "
+                    "a; end;"),
+              HasSubstr("PLS-00394: wrong number of values in the INTO list of a FETCH statement"));
 }
 
 TEST_F(PlsqlTest, AnUnhandledErrorUndoesTheBlocksWorkAndNamesItsLine) {
@@ -194,6 +202,13 @@ TEST_F(PlsqlTest, AnUnhandledErrorUndoesTheBlocksWorkAndNamesItsLine) {
                     "end;"),
               HasSubstr("ORA-20042: stop at 4\nORA-06512: at line 3"));
   EXPECT_EQ(One("select listagg(id, ',') within group (order by id) from t"), "1,3");
+  // What it wrote before the error comes with the error.
+  const absl::Status failed =
+      s_->Execute("begin dbms_output.put_line('a'); dbms_output.put_line('b'); "
+                  "raise no_data_found; end;").status();
+  EXPECT_THAT(std::string(failed.message()), HasSubstr("ORA-01403"));
+  EXPECT_EQ(std::string(failed.GetPayload(kDbmsOutputPayload).value_or(absl::Cord())), "a\nb\n");
+  EXPECT_FALSE(s_->Execute("begin raise no_data_found; end;").status().GetPayload(kDbmsOutputPayload));
   // A handled error keeps the block's work.
   Run("begin insert into t values (5, 'e', 5);\n"
       "  begin insert into t values (5, 'again', 5); exception when dup_val_on_index then null; end;\n"

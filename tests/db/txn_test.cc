@@ -390,6 +390,11 @@ TEST_F(TxnTest, NullMakesUnknownNotFalse) {
   EXPECT_EQ(One("select count(*) from n where a between 1 and null"), "0");
   EXPECT_EQ(One("select count(*) from n where a between 3 and 2 + 2 and b = 3"), "1");
   EXPECT_THAT(Error("select * from n where a between 1"), HasSubstr("ORA-00905"));
+  // A misspelt FROM is read as a column alias: Oracle's ORA-00923, and which alias.
+  EXPECT_THAT(Error("select count(*) form n"),
+              AllOf(HasSubstr("ORA-00923: FROM keyword not found where expected"),
+                    HasSubstr("expected FROM, found 'n' (after the column alias FORM)")));
+  EXPECT_THAT(Error("select 1"), HasSubstr("ORA-00923"));
   // CAST, EXTRACT and the DATE literal.
   EXPECT_EQ(One("select cast('12.345' as number(5,2)) from dual"), "12.35");
   EXPECT_EQ(One("select cast(42 as varchar2(5)) || '|' from dual"), "42|");

@@ -241,7 +241,8 @@ struct StatementResult {
   std::vector<bool> numeric_columns;
   std::vector<std::vector<std::string>> result_rows;
   // What a PL/SQL block wrote with DBMS_OUTPUT.PUT_LINE, line by line
-  // (SQL*Plus prints it after the block under SET SERVEROUTPUT ON).
+  // (SQL*Plus prints it after the block under SET SERVEROUTPUT ON; a block
+  // that fails carries its lines in kDbmsOutputPayload).
   std::vector<std::string> output;
 };
 
@@ -256,6 +257,10 @@ inline constexpr std::string_view kCancelMessage =
 // wants it runs the statement again once the holder's transaction has ended
 // (the sqlrun driver does, in its modelled time).
 inline constexpr char kRowLockHolderPayload[] = "cellsim.row_lock_holder";
+// The payload of a PL/SQL block's error when the block wrote DBMS_OUTPUT
+// lines before it failed: the lines, each ended by '\n' (SQL*Plus prints
+// them after the error under SET SERVEROUTPUT ON).
+inline constexpr char kDbmsOutputPayload[] = "cellsim.dbms_output";
 // And the holder's transaction, "usn.slot.sequence" in decimal (V$TRANSACTION
 // XIDUSN, XIDSLOT, XIDSQN): what Session::RecordRowLockWait names.
 inline constexpr char kRowLockTransactionPayload[] = "cellsim.row_lock_transaction";
