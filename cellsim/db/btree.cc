@@ -401,4 +401,15 @@ uint32_t BTree::Height() {
   return n.level() + 1u;
 }
 
+uint32_t BTree::LeafBlocks() {
+  absl::Span<uint8_t> bytes = s_.Get(root_, false);
+  while (IndexBlock(bytes).level() != 0) bytes = s_.Get(IndexBlock(bytes).leftmost(), false);
+  uint32_t leaves = 1;
+  for (uint32_t next = IndexBlock(bytes).next(); next != 0; next = IndexBlock(bytes).next()) {
+    bytes = s_.Get(next, false);
+    ++leaves;
+  }
+  return leaves;
+}
+
 }  // namespace cellsim::db::internal

@@ -126,6 +126,8 @@ class BTree {
             const std::function<bool(absl::Span<const uint8_t>)>& fn);
   // Levels (1: the root is a leaf) and blocks in use, for views and tests.
   uint32_t Height();
+  // The leaf blocks along the leaf chain (empty ones included).
+  uint32_t LeafBlocks();
 
  private:
   struct Promote {

@@ -23,10 +23,13 @@ constexpr uint64_t kDictMagic = 0x5443494449534345ull;  // "ECSIDICT" little-end
 // exists), version 6 the views (written only while a view exists), version
 // 7 each online log's last use (V$LOG's SEQUENCE#, FIRST_CHANGE#,
 // NEXT_CHANGE# across restarts), version 8 their FIRST_TIME and NEXT_TIME
-// and the log switches (V$LOG_HISTORY; written once a log has been used);
-// versions 1 (no indexes) and 2 are still read (their NUMBER columns then
-// take any number, as those versions stored them: the scale was not kept).
-constexpr uint16_t kDictVersion = 8;
+// and the log switches (V$LOG_HISTORY; written once a log has been used),
+// version 9 the optimizer statistics of tables and indexes (written only
+// while one has them); versions 1 (no indexes) and 2 are still read (their
+// NUMBER columns then take any number, as those versions stored them: the
+// scale was not kept).
+constexpr uint16_t kDictVersion = 9;
+constexpr uint16_t kDictVersionNoStats = 8;
 constexpr uint16_t kDictVersionNoLogHistory = 7;
 constexpr uint16_t kDictVersionNoLogUse = 6;
 constexpr uint16_t kDictVersionNoViews = 5;
@@ -269,16 +272,23 @@ void EncodeLogUse(Encoder& e, const LogUse& u, uint16_t version) {
   e.PutU64(u.next_change);
   e.PutU64(u.blocks);
   e.PutU8(u.needs_archive ? 1 : 0);
-  if (version >= kDictVersion) {
+  if (version >= kDictVersionNoStats) {
     e.PutU64(static_cast<uint64_t>(u.first_time));
     e.PutU64(static_cast<uint64_t>(u.next_time));
   }
 }
 
-// The oldest version that holds `m`: 8 once a log has been used, 6 with a
-// view, 5 with a sequence or a CHECK, 4 when a column has a DEFAULT, else 3.
+// The oldest version that holds `m`: 9 when a table or index has
+// statistics, 8 once a log has been used, 6 with a view, 5 with a sequence
+// or a CHECK, 4 when a column has a DEFAULT, else 3.
 uint16_t VersionFor(const DictImage& m) {
-  if (!m.log_use.empty() || !m.log_history.empty()) return kDictVersion;
+  for (const auto& [name, t] : m.tables) {
+    if (t.stats.has_value()) return kDictVersion;
+    for (const IndexDef& ix : t.indexes) {
+      if (ix.stats.has_value()) return kDictVersion;
+    }
+  }
+  if (!m.log_use.empty() || !m.log_history.empty()) return kDictVersionNoStats;
   if (!m.views.empty()) return kDictVersionNoLogUse;
   if (!m.sequences.empty()) return kDictVersionNoViews;
   for (const auto& [name, t] : m.tables) {
@@ -361,6 +371,93 @@ bool DecodeSequence(Decoder& d, SequenceDef* q, std::string* why) {
   return true;
 }
 
+// The statistics (version 9): the tables that have them (name, NUM_ROWS,
+// BLOCKS, AVG_ROW_LEN, LAST_ANALYZED), then the indexes (table, name,
+// NUM_ROWS, LEAF_BLOCKS, BLEVEL, DISTINCT_KEYS, CLUSTERING_FACTOR,
+// LAST_ANALYZED).
+void EncodeStats(Encoder& e, const DictImage& m) {
+  uint32_t tables = 0, indexes = 0;
+  for (const auto& [name, t] : m.tables) {
+    tables += t.stats.has_value() ? 1 : 0;
+    for (const IndexDef& ix : t.indexes) indexes += ix.stats.has_value() ? 1 : 0;
+  }
+  e.PutU32(tables);
+  for (const auto& [name, t] : m.tables) {
+    if (!t.stats.has_value()) continue;
+    e.PutString(name);
+    for (uint64_t v : {t.stats->num_rows, t.stats->blocks, t.stats->avg_row_len,
+                       static_cast<uint64_t>(t.stats->last_analyzed)}) {
+      e.PutU64(v);
+    }
+  }
+  e.PutU32(indexes);
+  for (const auto& [name, t] : m.tables) {
+    for (const IndexDef& ix : t.indexes) {
+      if (!ix.stats.has_value()) continue;
+      e.PutString(name);
+      e.PutString(ix.name);
+      const IndexStats& x = *ix.stats;
+      for (uint64_t v : {x.num_rows, x.leaf_blocks, x.blevel, x.distinct_keys, x.clustering_factor,
+                         static_cast<uint64_t>(x.last_analyzed)}) {
+        e.PutU64(v);
+      }
+    }
+  }
+}
+
+bool DecodeStats(Decoder& d, DictImage* m, std::string* why) {
+  uint32_t n = 0;
+  if (!d.GetU32(&n) || n > kMaxTables) {
+    *why = "table statistics truncated";
+    return false;
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    std::string name;
+    TableStats s;
+    uint64_t analyzed = 0;
+    if (!d.GetString(&name, 128) || !d.GetU64(&s.num_rows) || !d.GetU64(&s.blocks) ||
+        !d.GetU64(&s.avg_row_len) || !d.GetU64(&analyzed)) {
+      *why = "table statistics truncated";
+      return false;
+    }
+    auto t = m->tables.find(name);
+    if (t == m->tables.end()) {
+      *why = fmt::format("statistics of table {}, which the dictionary does not hold", name);
+      return false;
+    }
+    s.last_analyzed = static_cast<int64_t>(analyzed);
+    t->second.stats = s;
+  }
+  if (!d.GetU32(&n) || n > kMaxTables) {
+    *why = "index statistics truncated";
+    return false;
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    std::string table, name;
+    IndexStats s;
+    uint64_t analyzed = 0;
+    if (!d.GetString(&table, 128) || !d.GetString(&name, 128) || !d.GetU64(&s.num_rows) ||
+        !d.GetU64(&s.leaf_blocks) || !d.GetU64(&s.blevel) || !d.GetU64(&s.distinct_keys) ||
+        !d.GetU64(&s.clustering_factor) || !d.GetU64(&analyzed)) {
+      *why = "index statistics truncated";
+      return false;
+    }
+    auto t = m->tables.find(table);
+    IndexDef* ix = nullptr;
+    if (t != m->tables.end()) {
+      for (IndexDef& x : t->second.indexes) ix = x.name == name ? &x : ix;
+    }
+    if (ix == nullptr) {
+      *why = fmt::format("statistics of index {} of table {}, which the dictionary does not hold",
+                         name, table);
+      return false;
+    }
+    s.last_analyzed = static_cast<int64_t>(analyzed);
+    ix->stats = s;
+  }
+  return true;
+}
+
 std::vector<uint8_t> EncodeImage(const DictImage& m, uint16_t version) {
   Encoder e;
   e.PutU64(m.scn);
@@ -405,13 +502,14 @@ std::vector<uint8_t> EncodeImage(const DictImage& m, uint16_t version) {
       EncodeLogUse(e, u, version);
     }
   }
-  if (version >= kDictVersion) {
+  if (version >= kDictVersionNoStats) {
     e.PutU32(static_cast<uint32_t>(m.log_history.size()));
     for (const LogHistoryEntry& h : m.log_history) {
       e.PutU64(h.recid);
       EncodeLogUse(e, h.log, version);
     }
   }
+  if (version >= kDictVersion) EncodeStats(e, m);
   return std::move(e.bytes());
 }
 
@@ -423,7 +521,7 @@ bool DecodeOneLogUse(Decoder& d, uint16_t version, LogUse* u) {
   uint64_t first_time = 0, next_time = 0;
   if (!d.GetU64(&u->sequence) || !d.GetU64(&u->first_change) || !d.GetU64(&u->next_change) ||
       !d.GetU64(&u->blocks) || !d.GetU8(&needs_archive) || needs_archive > 1 ||
-      (version >= kDictVersion && (!d.GetU64(&first_time) || !d.GetU64(&next_time)))) {
+      (version >= kDictVersionNoStats && (!d.GetU64(&first_time) || !d.GetU64(&next_time)))) {
     return false;
   }
   u->needs_archive = needs_archive != 0;
@@ -449,7 +547,7 @@ bool DecodeLogUse(Decoder& d, uint16_t version, DictImage* m, std::string* why) 
     }
     m->log_use[group] = u;
   }
-  if (version < kDictVersion) return true;
+  if (version < kDictVersionNoStats) return true;
   if (!d.GetU32(&n) || n > kMaxLogHistory) {
     *why = "log history truncated";
     return false;
@@ -538,6 +636,7 @@ bool DecodeImage(absl::Span<const uint8_t> body, uint16_t version, DictImage* m,
     m->views.emplace(v.name, std::move(v));
   }
   if (version >= kDictVersionNoLogHistory && !DecodeLogUse(d, version, m, why)) return false;
+  if (version >= kDictVersion && !DecodeStats(d, m, why)) return false;
   if (d.remaining() != 0) {
     *why = fmt::format("{} unexpected bytes after the free extent list", d.remaining());
     return false;
@@ -584,7 +683,8 @@ std::optional<DictImage> ParseCopy(absl::Span<const uint8_t> bytes, uint32_t dbi
   }
   (void)(d.GetU16(&version) && d.GetU16(&copy) && d.GetU32(&length) && d.GetU64(&generation) &&
          d.GetU32(&stored_dbid) && d.GetU32(&reserved) && d.GetU64(&sum));
-  if (version != kDictVersion && version != kDictVersionNoLogHistory &&
+  if (version != kDictVersion && version != kDictVersionNoStats &&
+      version != kDictVersionNoLogHistory &&
       version != kDictVersionNoLogUse && version != kDictVersionNoViews &&
       version != kDictVersionNoSequences &&
       version != kDictVersionNoDefaults &&

@@ -70,6 +70,24 @@ struct Segment {
 // CREATE [UNIQUE] INDEX's.
 enum class KeyConstraint : uint8_t { kNone, kUnique, kPrimaryKey };
 
+// Optimizer statistics, as DBMS_STATS.GATHER_*_STATS and ANALYZE ... COMPUTE
+// STATISTICS set them: none until gathered (the views show NULL), kept in
+// the dictionary (version 9) until deleted or the object dropped.
+struct TableStats {
+  uint64_t num_rows = 0;
+  uint64_t blocks = 0;       // formatted blocks below the high-water mark
+  uint64_t avg_row_len = 0;  // bytes, rounded
+  int64_t last_analyzed = 0;  // unix seconds
+};
+struct IndexStats {
+  uint64_t num_rows = 0;           // entries (rows with a non-NULL key)
+  uint64_t leaf_blocks = 0;
+  uint64_t blevel = 0;             // branch levels above the leaves
+  uint64_t distinct_keys = 0;
+  uint64_t clustering_factor = 0;  // table block changes along the index
+  int64_t last_analyzed = 0;
+};
+
 struct IndexDef {
   std::string name;
   uint32_t object_id = 0;
@@ -81,6 +99,7 @@ struct IndexDef {
   KeyConstraint constraint = KeyConstraint::kNone;
   std::string tablespace;
   Segment segment;  // heap tables only; its first block is the root
+  std::optional<IndexStats> stats;
 };
 
 // A CHECK constraint: its condition as written, parsed once.
@@ -100,6 +119,7 @@ struct TableDef {
   Segment segment;              // heap tables only; GTT data is per session
   std::vector<IndexDef> indexes;
   std::vector<CheckDef> checks;  // dictionary format 5
+  std::optional<TableStats> stats;
 };
 
 // The position of column `name` in `t`, or ORA-00904 (invalid identifier).

@@ -712,19 +712,92 @@ absl::Status ValidateIndex(DataEngine& e, Recorder& rec, SessionData& sd, TableD
       bad));
 }
 
-absl::Status AnalyzeRun(DataEngine& e, SessionData& sd, Recorder& rec, const AnalyzeValidate& a,
+// Index `ix` of `t`'s statistics, read from its tree.
+absl::StatusOr<IndexStats> GatherIndexStats(DataEngine& e, Recorder& rec, SessionData& sd,
+                                            TableDef& t, IndexDef& ix, int64_t now)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  IndexStats x;
+  x.last_analyzed = now;
+  absl::StatusOr<Segment*> seg = e.IndexSegment(rec, sd, t, ix, false);
+  if (!seg.ok()) return seg.status();
+  if (*seg == nullptr) return x;  // a GTT's, before this session's first row
+  const uint32_t ncols = static_cast<uint32_t>(ix.columns.size());
+  SegmentStore store(e, **seg, t.temporary, ix.object_id);
+  BTree tree(store, (*seg)->blocks[0], ncols);
+  std::vector<uint8_t> last;
+  tree.Scan(nullptr, [&](absl::Span<const uint8_t> k) {
+    ++x.num_rows;
+    if (last.empty() || CompareKeys(last, k, ncols, false) != 0) ++x.distinct_keys;
+    // The rowid's block (its last 6 bytes: rdba, slot): a new one is a
+    // table block more to read in the index's order.
+    if (last.empty() || !std::equal(last.end() - kRowIdBytes, last.end() - 2, k.end() - kRowIdBytes)) {
+      ++x.clustering_factor;
+    }
+    last.assign(k.begin(), k.end());
+    return true;
+  });
+  x.leaf_blocks = tree.LeafBlocks();
+  x.blevel = tree.Height() - 1;
+  return x;
+}
+
+// ANALYZE ... COMPUTE / DELETE STATISTICS (and DBMS_STATS): a DDL
+// statement, committing first, the statistics kept in the dictionary.
+absl::Status AnalyzeStatistics(DataEngine& e, SessionData& sd, Recorder& rec, const Analyze& a,
+                               TableDef& t, IndexDef* only) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  if (absl::Status st = e.Commit(rec, sd); !st.ok()) return st;
+  DataEngine::DictionaryState before = e.BeginDdl();
+  const bool gather = a.action == Analyze::Action::kComputeStatistics;
+  const int64_t now = e.db->clock->UnixSeconds();
+  if (only == nullptr) {
+    t.stats.reset();
+    if (gather) {
+      TableStats s;
+      s.last_analyzed = now;
+      uint64_t bytes = 0;
+      absl::Status scanned = ForEachLiveRow(
+          e, sd, rec, t, [&](uint32_t, uint32_t, uint16_t, absl::Span<const uint8_t> row) {
+            ++s.num_rows;
+            bytes += row.size();
+            return true;
+          });
+      if (!scanned.ok()) return e.FailDdl(std::move(scanned), std::move(before), &sd);
+      const Segment* seg = e.TableSegment(sd, t, false);
+      s.blocks = seg == nullptr ? 0 : seg->blocks.size();
+      s.avg_row_len = s.num_rows == 0 ? 0 : (bytes + s.num_rows / 2) / s.num_rows;
+      t.stats = s;
+    }
+  }
+  for (IndexDef& ix : t.indexes) {
+    if (only != nullptr ? &ix != only : !a.cascade) continue;
+    ix.stats.reset();
+    if (!gather) continue;
+    absl::StatusOr<IndexStats> x = GatherIndexStats(e, rec, sd, t, ix, now);
+    if (!x.ok()) return e.FailDdl(x.status(), std::move(before), &sd);
+    ix.stats = *x;
+  }
+  return e.WriteDictionaryOrRestore(std::move(before), &sd);
+}
+
+absl::Status AnalyzeRun(DataEngine& e, SessionData& sd, Recorder& rec, const Analyze& a,
                         DataOutcome* out) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
+  const bool statistics = a.action != Analyze::Action::kValidateStructure;
   if (a.index) {
     TableDef* t = nullptr;
     IndexDef* ix = FindIndexNamed(e, a.name, &t);
     if (ix == nullptr) return absl::NotFoundError("ORA-01418: specified index does not exist");
     out->feedback = "Index analyzed.";
+    if (statistics) return AnalyzeStatistics(e, sd, rec, a, *t, ix);
     return ValidateIndex(e, rec, sd, *t, *ix);
   }
   auto it = e.tables.find(a.name);
   if (it == e.tables.end()) {
     return absl::NotFoundError(
         fmt::format("ORA-00942: table or view \"{}\" does not exist", a.name));
+  }
+  if (statistics) {
+    out->feedback = "Table analyzed.";
+    return AnalyzeStatistics(e, sd, rec, a, it->second, nullptr);
   }
   for (IndexDef& ix : it->second.indexes) {
     if (!a.cascade) break;
@@ -747,7 +820,7 @@ bool RunIndexDdl(DataEngine& e, SessionData& sd, Recorder& rec, const DataStatem
     *status = DropIndexRun(e, sd, rec, *x, out);
     return true;
   }
-  if (const auto* x = std::get_if<AnalyzeValidate>(&st)) {
+  if (const auto* x = std::get_if<Analyze>(&st)) {
     *status = AnalyzeRun(e, sd, rec, *x, out);
     return true;
   }

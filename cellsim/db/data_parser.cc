@@ -1078,18 +1078,7 @@ class DataParser {
       return DataStatement(d);
     }
     if (AcceptW("ANALYZE")) {
-      AnalyzeValidate a;
-      a.index = AcceptW("INDEX");
-      if (!a.index) {
-        if (absl::Status s = ExpectW("TABLE"); !s.ok()) return s;
-      }
-      absl::StatusOr<std::string> n = TableName();
-      if (!n.ok()) return n.status();
-      a.name = *n;
-      if (absl::Status s = ExpectW("VALIDATE"); !s.ok()) return s;
-      if (absl::Status s = ExpectW("STRUCTURE"); !s.ok()) return s;
-      a.cascade = AcceptW("CASCADE");
-      return DataStatement(a);
+      return AnalyzeStatement();
     }
     if (AcceptW("TRUNCATE")) {
       if (absl::Status s = ExpectW("TABLE"); !s.ok()) return s;
@@ -1842,6 +1831,53 @@ class DataParser {
     ins.select = *sel;
     return DataStatement(ins);
   }
+  // After ANALYZE: TABLE t / INDEX i, then VALIDATE STRUCTURE [CASCADE],
+  // COMPUTE STATISTICS [FOR TABLE], ESTIMATE STATISTICS [SAMPLE n {ROWS |
+  // PERCENT}] [FOR TABLE] (computed all the same) or DELETE STATISTICS.
+  absl::StatusOr<DataStatement> AnalyzeStatement() {
+    Analyze a;
+    a.index = AcceptW("INDEX");
+    if (!a.index) {
+      if (absl::Status s = ExpectW("TABLE"); !s.ok()) return s;
+    }
+    absl::StatusOr<std::string> n = TableName();
+    if (!n.ok()) return n.status();
+    a.name = *n;
+    if (AcceptW("VALIDATE")) {
+      if (absl::Status s = ExpectW("STRUCTURE"); !s.ok()) return s;
+      a.cascade = AcceptW("CASCADE");
+      return DataStatement(a);
+    }
+    if (AcceptW("DELETE")) {
+      a.action = Analyze::Action::kDeleteStatistics;
+      a.cascade = !a.index;
+      if (absl::Status s = ExpectW("STATISTICS"); !s.ok()) return s;
+      return DataStatement(a);
+    }
+    const bool estimate = AcceptW("ESTIMATE");
+    if (!estimate && !AcceptW("COMPUTE")) {
+      return Error(fmt::format("expected VALIDATE STRUCTURE, COMPUTE STATISTICS, ESTIMATE "
+                               "STATISTICS or DELETE STATISTICS, found {}", Describe(Peek())),
+                   "ORA-01490: invalid ANALYZE command");
+    }
+    if (absl::Status s = ExpectW("STATISTICS"); !s.ok()) return s;
+    a.action = Analyze::Action::kComputeStatistics;
+    if (estimate && AcceptW("SAMPLE")) {
+      if (Peek().kind != Tok::kNumber) return Error("expected the sample's size", "ORA-01490: invalid ANALYZE command");
+      Next();
+      if (!AcceptW("ROWS") && !AcceptW("PERCENT")) {
+        return Error(fmt::format("expected ROWS or PERCENT, found {}", Describe(Peek())),
+                     "ORA-01490: invalid ANALYZE command");
+      }
+    }
+    a.cascade = !a.index;
+    if (!a.index && AcceptW("FOR")) {
+      if (absl::Status s = ExpectW("TABLE"); !s.ok()) return s;
+      a.cascade = false;
+    }
+    return DataStatement(a);
+  }
+
   absl::StatusOr<DataStatement> InsertStatement() {
     if (IsW("ALL") || IsW("FIRST")) return MultitableInsert();
     if (!IsW("INTO")) {

@@ -569,28 +569,48 @@ std::optional<ViewRows> DictionaryView(DataEngine& e, const std::string& name)
   if (name == "DBA_EXTENTS" || name == "USER_EXTENTS") return ExtentRows(e, name == "USER_EXTENTS");
   ViewRows r;
   if (kind("INDEXES")) {
-    r.columns = {S("OWNER"),      S("INDEX_NAME"),      S("INDEX_TYPE"), S("TABLE_NAME"),
-                 S("UNIQUENESS"), S("TABLESPACE_NAME"), S("TEMPORARY"),  S("STATUS")};
+    // The statistics (BLEVEL to LAST_ANALYZED) are NULL until gathered.
+    r.columns = {S("OWNER"),       S("INDEX_NAME"),  S("INDEX_TYPE"),    S("TABLE_NAME"),
+                 S("UNIQUENESS"),  S("TABLESPACE_NAME"), S("TEMPORARY"), S("STATUS"),
+                 N("BLEVEL"),      N("LEAF_BLOCKS"), N("DISTINCT_KEYS"), N("CLUSTERING_FACTOR"),
+                 N("NUM_ROWS"),    N("SAMPLE_SIZE"), D("LAST_ANALYZED")};
     for (auto& [tname, t] : e.tables) {
       for (const IndexDef& ix : t.indexes) {
         // A GTT's index lives in each session's temporary segment: no tablespace.
-        r.rows.push_back({Value::Str("CELLSIM"), Value::Str(ix.name), Value::Str("NORMAL"),
-                          Value::Str(tname), Value::Str(ix.unique ? "UNIQUE" : "NONUNIQUE"),
-                          t.temporary ? Value::Null() : Value::Str(ix.tablespace),
-                          Value::Str(t.temporary ? "Y" : "N"), Value::Str("VALID")});
+        Row row = {Value::Str("CELLSIM"), Value::Str(ix.name), Value::Str("NORMAL"),
+                   Value::Str(tname), Value::Str(ix.unique ? "UNIQUE" : "NONUNIQUE"),
+                   t.temporary ? Value::Null() : Value::Str(ix.tablespace),
+                   Value::Str(t.temporary ? "Y" : "N"), Value::Str("VALID")};
+        const std::optional<IndexStats>& x = ix.stats;
+        for (uint64_t v : {x ? x->blevel : 0, x ? x->leaf_blocks : 0, x ? x->distinct_keys : 0,
+                           x ? x->clustering_factor : 0, x ? x->num_rows : 0, x ? x->num_rows : 0}) {
+          row.push_back(x ? Value::Num(static_cast<double>(v)) : Value::Null());
+        }
+        row.push_back(x ? Value::Date(x->last_analyzed) : Value::Null());
+        r.rows.push_back(std::move(row));
       }
     }
   } else if (kind("TABLES")) {
-    r.columns = {S("OWNER"), S("TABLE_NAME"), S("TABLESPACE_NAME"), S("TEMPORARY"),
-                 S("DURATION"), S("STATUS")};
+    // The statistics (NUM_ROWS to LAST_ANALYZED) are NULL until gathered;
+    // EMPTY_BLOCKS is 0 then, as DBMS_STATS leaves it.
+    r.columns = {S("OWNER"),     S("TABLE_NAME"), S("TABLESPACE_NAME"), S("TEMPORARY"),
+                 S("DURATION"),  S("STATUS"),     N("NUM_ROWS"),        N("BLOCKS"),
+                 N("EMPTY_BLOCKS"), N("AVG_ROW_LEN"), N("SAMPLE_SIZE"), D("LAST_ANALYZED")};
     for (auto& [tname, t] : e.tables) {
-      r.rows.push_back({Value::Str("CELLSIM"), Value::Str(tname),
-                        t.temporary ? Value::Null() : Value::Str(t.tablespace),
-                        Value::Str(t.temporary ? "Y" : "N"),
-                        !t.temporary      ? Value::Null()
-                        : t.preserve_rows ? Value::Str("SYS$SESSION")
-                                          : Value::Str("SYS$TRANSACTION"),
-                        Value::Str("VALID")});
+      Row row = {Value::Str("CELLSIM"), Value::Str(tname),
+                 t.temporary ? Value::Null() : Value::Str(t.tablespace),
+                 Value::Str(t.temporary ? "Y" : "N"),
+                 !t.temporary      ? Value::Null()
+                 : t.preserve_rows ? Value::Str("SYS$SESSION")
+                                   : Value::Str("SYS$TRANSACTION"),
+                 Value::Str("VALID")};
+      const std::optional<TableStats>& x = t.stats;
+      for (uint64_t v : {x ? x->num_rows : 0, x ? x->blocks : 0, uint64_t{0},
+                         x ? x->avg_row_len : 0, x ? x->num_rows : 0}) {
+        row.push_back(x ? Value::Num(static_cast<double>(v)) : Value::Null());
+      }
+      row.push_back(x ? Value::Date(x->last_analyzed) : Value::Null());
+      r.rows.push_back(std::move(row));
     }
   } else if (kind("TAB_COLUMNS")) {
     // As Oracle lists them: DATA_LENGTH 22 for NUMBER, 7 for DATE; a NUMBER

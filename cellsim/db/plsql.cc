@@ -59,7 +59,7 @@ struct PlStatement {
   enum class Kind : uint8_t {
     kNull, kAssign, kIf, kLoop, kWhile, kForRange, kForQuery, kExit, kContinue, kBlock, kSql,
     kSelectInto, kExecuteImmediate, kPutLine, kPut, kNewLine, kRaiseApplicationError, kRaise,
-    kReturn, kOpen, kFetch, kClose
+    kReturn, kOpen, kFetch, kClose, kStats
   };
   Kind kind = Kind::kNull;
   size_t pos = 0;           // where it starts in the block's text
@@ -74,7 +74,37 @@ struct PlStatement {
   std::set<std::string> words;               // the SQL's words (which may name tables)
   std::string cursor;                        // OPEN, FETCH, CLOSE's cursor
   std::shared_ptr<const Block> block;        // kBlock
+  // kStats: DBMS_STATS's procedure (`name`) and its arguments by parameter
+  // name (positional ones named by their position).
+  std::map<std::string, ExprPtr> args;
 };
+
+// DBMS_STATS's procedures cellsim runs, with their parameters in order (as
+// Oracle's; those past the ones listed are not accepted).
+const std::map<std::string, std::vector<std::string>, std::less<>>& StatsProcedures() {
+  static const auto* m = new std::map<std::string, std::vector<std::string>, std::less<>>{
+      {"GATHER_TABLE_STATS",
+       {"OWNNAME", "TABNAME", "PARTNAME", "ESTIMATE_PERCENT", "BLOCK_SAMPLE", "METHOD_OPT",
+        "DEGREE", "GRANULARITY", "CASCADE", "STATTAB", "STATID", "STATOWN", "NO_INVALIDATE",
+        "STATTYPE", "FORCE"}},
+      {"GATHER_INDEX_STATS",
+       {"OWNNAME", "INDNAME", "PARTNAME", "ESTIMATE_PERCENT", "STATTAB", "STATID", "STATOWN",
+        "DEGREE", "GRANULARITY", "NO_INVALIDATE", "FORCE"}},
+      {"GATHER_SCHEMA_STATS",
+       {"OWNNAME", "ESTIMATE_PERCENT", "BLOCK_SAMPLE", "METHOD_OPT", "DEGREE", "GRANULARITY",
+        "CASCADE", "STATTAB", "STATID", "OPTIONS", "OBJLIST", "STATOWN", "NO_INVALIDATE",
+        "GATHER_TEMP", "GATHER_FIXED", "STATTYPE", "FORCE"}},
+      {"DELETE_TABLE_STATS",
+       {"OWNNAME", "TABNAME", "PARTNAME", "STATTAB", "STATID", "CASCADE_PARTS", "CASCADE_COLUMNS",
+        "CASCADE_INDEXES", "STATOWN", "NO_INVALIDATE", "FORCE"}},
+      {"DELETE_INDEX_STATS",
+       {"OWNNAME", "INDNAME", "PARTNAME", "STATTAB", "STATID", "CASCADE_PARTS", "STATOWN",
+        "NO_INVALIDATE", "STATTYPE", "FORCE"}},
+      {"DELETE_SCHEMA_STATS",
+       {"OWNNAME", "STATTAB", "STATID", "STATOWN", "NO_INVALIDATE", "FORCE"}},
+  };
+  return *m;
+}
 
 struct Handler {
   std::vector<std::string> names;  // OTHERS, NO_DATA_FOUND, ..., a declared exception
@@ -553,6 +583,7 @@ class BlockParser {
       return Terminated(std::move(s));
     }
     if (IsW("DBMS_OUTPUT") && IsP(".", 1)) return ParseOutput(std::move(s));
+    if (IsW("DBMS_STATS") && IsP(".", 1)) return ParseStats(std::move(s));
     if (IsW("RAISE_APPLICATION_ERROR")) return ParseRaiseApplicationError(std::move(s));
     for (std::string_view w : {"SELECT", "WITH", "INSERT", "UPDATE", "DELETE", "MERGE", "COMMIT",
                                "ROLLBACK", "SAVEPOINT"}) {
@@ -588,7 +619,7 @@ class BlockParser {
       if (IsP(".", 1) && Peek(2).kind == SqlTok::kWord) name += "." + base::Upper(Peek(2).text);
       return Error(s.pos, fmt::format("identifier '{}' must be declared (cellsim's PL/SQL has no "
                                       "stored procedures, functions or packages: of the DBMS_ "
-                                      "packages it runs DBMS_OUTPUT)",
+                                      "packages it runs DBMS_OUTPUT and DBMS_STATS)",
                                       name),
                    "PLS-00201");
     }
@@ -880,6 +911,75 @@ class BlockParser {
     if (!e.ok()) return e.status();
     s.a = std::move(*e);
     i_ = *rparen + 1;
+    return Terminated(std::move(s));
+  }
+
+  // DBMS_STATS.proc(arg, ..., name => arg, ...): each argument's expression
+  // under its parameter's name (not evaluated until the call runs).
+  absl::StatusOr<PlStatement> ParseStats(PlStatement s) {
+    i_ += 2;  // DBMS_STATS .
+    absl::StatusOr<std::string> proc = Name();
+    if (!proc.ok()) return proc.status();
+    auto known = StatsProcedures().find(*proc);
+    if (known == StatsProcedures().end()) {
+      std::string names;
+      for (const auto& [n, params] : StatsProcedures()) names += (names.empty() ? "" : ", ") + n;
+      return Error(s.pos, fmt::format("component '{}' must be declared (cellsim's DBMS_STATS: {})",
+                                      *proc, names),
+                   "PLS-00302");
+    }
+    const std::vector<std::string>& params = known->second;
+    s.kind = PlStatement::Kind::kStats;
+    s.name = *proc;
+    const auto wrong = [&](const std::string& why) {
+      return Error(s.pos, fmt::format("wrong number or types of arguments in call to '{}' ({})",
+                                      *proc, why),
+                   "PLS-00306");
+    };
+    if (AcceptP("(")) {
+      absl::StatusOr<size_t> rparen = Closing();
+      if (!rparen.ok()) return rparen.status();
+      bool named = false;
+      while (i_ < *rparen) {
+        size_t end = i_;  // the argument's end: a comma or the ')' at its depth
+        for (int depth = 0; end < *rparen; ++end) {
+          const std::string& t = toks_[end].text;
+          if (toks_[end].kind != SqlTok::kPunct) continue;
+          if (t == "(") ++depth;
+          if (t == ")") --depth;
+          if (t == "," && depth == 0) break;
+        }
+        std::string param;
+        if (Peek().kind == SqlTok::kWord && IsP("=", 1) && IsP(">", 2)) {
+          param = Upper(Next().text);
+          i_ += 2;
+          if (std::find(params.begin(), params.end(), param) == params.end()) {
+            return wrong(fmt::format("it has no parameter {}", param));
+          }
+          named = true;
+        } else if (named) {
+          return Error(Peek().pos, "a positional argument may not follow a named one", "PLS-00312");
+        } else if (s.args.size() >= params.size()) {
+          return wrong(fmt::format("more than its {} arguments", params.size()));
+        } else {
+          param = params[s.args.size()];
+        }
+        if (i_ >= end) return wrong(fmt::format("no value for {}", param));
+        absl::StatusOr<ExprPtr> e = ParseExpression(SqlText(i_, end), Peek().pos, false);
+        if (!e.ok()) return e.status();
+        if (!s.args.emplace(param, std::move(*e)).second) {
+          return wrong(fmt::format("{} given twice", param));
+        }
+        if (end + 1 == *rparen) return wrong("no value after the last comma");
+        i_ = end < *rparen ? end + 1 : end;
+      }
+      i_ = *rparen + 1;
+    }
+    for (size_t k = 0; k < 2 && k < params.size(); ++k) {  // OWNNAME and TABNAME / INDNAME
+      if ((k == 0 || params[k].ends_with("NAME")) && s.args.count(params[k]) == 0) {
+        return wrong(fmt::format("{} is required", params[k]));
+      }
+    }
     return Terminated(std::move(s));
   }
 
@@ -1475,6 +1575,89 @@ class Runner {
       case K::kFetch:
       case K::kClose:
         return CursorStatement(p);
+      case K::kStats:
+        return Stats(p);
+    }
+    return Flow{};
+  }
+
+  // A DBMS_STATS name argument (OWNNAME, TABNAME, INDNAME) as its object's
+  // name: in capitals, unless in double quotes; NULL OWNNAME is the user's.
+  absl::StatusOr<std::string> StatsName(const PlStatement& p, const std::string& param) {
+    auto a = p.args.find(param);
+    if (a == p.args.end()) return std::string("CELLSIM");
+    absl::StatusOr<Value> v = Evaluate(a->second);
+    if (!v.ok()) return v.status();
+    if (v->is_null()) return std::string(param == "OWNNAME" ? "CELLSIM" : "");
+    const std::string text = ValueText(*v);
+    if (text.size() >= 2 && text.front() == '"' && text.back() == '"') return text.substr(1, text.size() - 2);
+    return Upper(text);
+  }
+
+  // Whether a BOOLEAN argument (CASCADE, CASCADE_INDEXES, GATHER_TEMP) is
+  // TRUE; `absent` when not given, or given as DBMS_STATS.AUTO_CASCADE.
+  absl::StatusOr<bool> StatsFlag(const PlStatement& p, const std::string& param, bool absent) {
+    auto a = p.args.find(param);
+    if (a == p.args.end()) return absent;
+    const Expr& e = *a->second;
+    if (e.kind == Expr::Kind::kColumn && Upper(e.qualifier) == "DBMS_STATS" &&
+        Upper(e.text) == "AUTO_CASCADE") {
+      return absent;
+    }
+    absl::StatusOr<bool> b = Condition(a->second);
+    if (!b.ok()) return b.status();
+    return *b;
+  }
+
+  // DBMS_STATS.GATHER_* / DELETE_*: each object's ANALYZE ... COMPUTE or
+  // DELETE STATISTICS (a DDL: it commits).
+  absl::StatusOr<Flow> Stats(const PlStatement& p) {
+    absl::StatusOr<std::string> owner = StatsName(p, "OWNNAME");
+    if (!owner.ok()) return owner.status();
+    const bool index = p.name.find("INDEX") != std::string::npos;
+    const bool schema = p.name.find("SCHEMA") != std::string::npos;
+    absl::StatusOr<std::string> object = StatsName(p, index ? "INDNAME" : "TABNAME");
+    if (!object.ok()) return object.status();
+    absl::StatusOr<bool> cascade = StatsFlag(p, p.name.starts_with("DELETE") ? "CASCADE_INDEXES" : "CASCADE", true);
+    if (!cascade.ok()) return cascade.status();
+    absl::StatusOr<bool> temp = StatsFlag(p, "GATHER_TEMP", false);
+    if (!temp.ok()) return temp.status();
+    const auto missing = [&](const std::string& name) {
+      const std::string what =
+          index ? fmt::format("index \"{}\".\"{}\" does not exist or insufficient privileges", *owner, name)
+                : fmt::format("Unable to analyze TABLE \"{}\".\"{}\", insufficient privileges or does "
+                              "not exist", *owner, name);
+      return absl::NotFoundError(fmt::format(
+          "ORA-20000: {} (cellsim's one schema is CELLSIM)\nORA-06512: at \"SYS.DBMS_STATS\"", what));
+    };
+    std::vector<std::string> names;
+    if (*owner != "CELLSIM") {
+      if (!schema) return missing(*object);
+      return absl::NotFoundError(fmt::format(
+          "ORA-20000: Schema \"{}\" does not exist or insufficient privileges (cellsim's one "
+          "schema is CELLSIM)\nORA-06512: at \"SYS.DBMS_STATS\"", *owner));
+    }
+    if (schema) {
+      DataEngine& e = EngineOf(*s_.db);
+      MutexLock lock(&e.mu);
+      for (const auto& [name, t] : e.tables) {
+        if (!t.temporary || *temp) names.push_back(name);
+      }
+    } else {
+      names.push_back(*object);
+    }
+    for (const std::string& name : names) {
+      Analyze a;
+      a.index = index;
+      a.name = name;
+      a.action = p.name.starts_with("DELETE") ? Analyze::Action::kDeleteStatistics
+                                              : Analyze::Action::kComputeStatistics;
+      a.cascade = !index && *cascade;
+      DataOutcome o;
+      absl::Status st = Execute(DataStatement(a), &o);
+      ended_transaction_ = true;  // a DDL: the transaction before it is committed
+      if (absl::IsNotFound(st)) return missing(name);
+      if (!st.ok()) return st;
     }
     return Flow{};
   }

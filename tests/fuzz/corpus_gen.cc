@@ -149,6 +149,10 @@ const char* const kSqlSeeds[] = {
     "declare cursor c is select id from t; v number; begin open c; loop fetch c into v; exit when "
     "c%notfound; case v when 1 then null; else dbms_output.put_line(c%rowcount); end case; end loop; "
     "close c; for r in c loop null; end loop; end;",
+    // Optimizer statistics (docs/sql.md "Optimizer statistics").
+    "begin dbms_stats.gather_table_stats(ownname => user, tabname => 'T', cascade => "
+    "dbms_stats.auto_cascade, estimate_percent => 10); dbms_stats.delete_index_stats(user, 'I'); end;",
+    "analyze table t estimate statistics sample 10 percent for table",
 };
 
 [[noreturn]] void Die(const std::string& what) {

@@ -308,12 +308,20 @@ struct DropIndex {
   std::string name;
 };
 
-// ANALYZE ... VALIDATE STRUCTURE: checks a table's indexes against its rows
-// (CASCADE), or one index; ORA-01499 on a cross-reference failure.
-struct AnalyzeValidate {
+// ANALYZE TABLE t / INDEX i:
+// - VALIDATE STRUCTURE [CASCADE]: checks a table's indexes against its rows
+//   (CASCADE), or one index; ORA-01499 on a cross-reference failure.
+// - COMPUTE STATISTICS [FOR TABLE] (ESTIMATE STATISTICS [SAMPLE n ROWS |
+//   PERCENT] computes too): gathers the optimizer statistics of the table
+//   and its indexes (FOR TABLE: the table's only), or of the index;
+//   DBMS_STATS.GATHER_TABLE_STATS and GATHER_INDEX_STATS run as this.
+// - DELETE STATISTICS: forgets them (DBMS_STATS.DELETE_TABLE_STATS).
+struct Analyze {
+  enum class Action { kValidateStructure, kComputeStatistics, kDeleteStatistics };
   bool index = false;  // ANALYZE INDEX
   std::string name;
-  bool cascade = false;
+  Action action = Action::kValidateStructure;
+  bool cascade = false;  // VALIDATE STRUCTURE CASCADE; statistics of the table's indexes too
 };
 
 // One INTO of a multitable INSERT: its table, columns (empty: all, in
@@ -445,7 +453,7 @@ struct DropView {
 
 using DataStatement = std::variant<CreateTable, DropTable, TruncateTable, Insert, Update, Delete,
                                    Merge, Commit, Rollback, AlterSystemSet, ShowParameter,
-                                   Select, CreateIndex, DropIndex, AnalyzeValidate, LogCommand,
+                                   Select, CreateIndex, DropIndex, Analyze, LogCommand,
                                    Describe, SequenceOptions, DropSequence, Savepoint, AlterTable,
                                    CreateView, DropView>;
 
