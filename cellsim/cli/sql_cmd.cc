@@ -52,11 +52,15 @@ struct SqlArgs {
   DatabaseFlags database;  // --standard-files, --all-objects-rows
   bool interactive = false;  // -i: a SQL> prompt even when standard input is not a terminal
   std::vector<std::string> defines;  // --define NAME=VALUE
+  // After DIR: @FILE [ARG ...], as `sqlplus user @script arg`: the script
+  // runs as the statement `@FILE ARG ...` after the -e ones.
+  std::vector<std::string> script;
   RackOptions rack;
 };
 // What a client sends the instance serving the rack.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SqlArgs, statements, file, report,
-                                                mystats_options, database, interactive, defines)
+                                                mystats_options, database, interactive, defines,
+                                                script)
 
 // `path`'s text: `-` is the console's input, as SQL*Plus reads `sqlplus ...
 // < script.sql`; a relative path starts from the console's folder.
@@ -814,15 +818,28 @@ struct SqlWork {
 absl::StatusOr<SqlWork> GatherWork(const SqlArgs& a, Console& c) {
   SqlWork w;
   w.statements = a.statements;
+  if (!a.script.empty()) {
+    if (a.script[0].empty() || a.script[0][0] != '@') {
+      return absl::InvalidArgumentError(fmt::format(
+          "unexpected argument '{}' after the rack directory: a statement goes in -e '...', a "
+          "script in -f FILE or @FILE (as sqlplus's @script)", a.script[0]));
+    }
+    std::string call = a.script[0];
+    for (size_t k = 1; k < a.script.size(); ++k) {  // its arguments, &1 ...
+      const bool blank = a.script[k].find_first_of(" \t") != std::string::npos;
+      call += blank ? " '" + a.script[k] + "'" : " " + a.script[k];
+    }
+    w.statements.push_back(call);
+  }
   w.origins.resize(w.statements.size());
   // At a terminal with nothing to run: SQL*Plus's prompt.
-  w.interactive = a.interactive || (a.statements.empty() && a.file.empty() && isatty(c.in) != 0);
-  if (w.interactive && (!a.statements.empty() || !a.file.empty())) {
+  w.interactive = a.interactive || (w.statements.empty() && a.file.empty() && isatty(c.in) != 0);
+  if (w.interactive && (!w.statements.empty() || !a.file.empty())) {
     return absl::InvalidArgumentError(
         "-i (a SQL> prompt) reads its statements from standard input: give no -e or -f with it");
   }
-  // Without -e or -f, a script on standard input (not a terminal) runs.
-  w.file = !a.file.empty() ? a.file : (a.statements.empty() && !w.interactive ? "-" : "");
+  // Without -e, -f or @FILE, a script on standard input (not a terminal) runs.
+  w.file = !a.file.empty() ? a.file : (w.statements.empty() && !w.interactive ? "-" : "");
   if (!w.file.empty()) {
     absl::StatusOr<std::string> script = ReadScript(w.file, c);
     if (!script.ok() && script.status().code() == absl::StatusCode::kCancelled) {
@@ -1139,6 +1156,9 @@ void RegisterSql(CLI::App& app, CommandContext& ctx) {
       "use); see docs/sql.md",
       RunSql);
   AddRackDirArgument(sql, &args->dir);
+  sql->add_option("script", args->script,
+                  "@FILE [ARG ...]: run a script as `sqlplus user @FILE ARG` does (.sql added "
+                  "when FILE has no extension; ARGs are &1, &2, ...), after any -e statements");
   sql->add_option("-e,--execute", args->statements, "A statement to run (repeatable, in order)");
   sql->add_option("-f,--file", args->file,
                   "A script of statements separated by ';' (run after the -e statements); - or, "

@@ -270,6 +270,15 @@ TEST_F(CliBadInput, SqlRunsNestedScriptsAsSqlPlus) {
   r = Cellsim(tmp_, "sql " + rack_ + " --backend posix -e @" + tmp_.path() + "/s/sub/inner");
   EXPECT_EQ(r.exit_code, 1) << r.err;  // n1 exists: the script ran again
   EXPECT_THAT(r.err, HasSubstr("ORA-01543"));
+  // `cellsim sql DIR @FILE ARG`, as `sqlplus user @FILE ARG`; anything else
+  // after DIR says where a statement or script goes.
+  std::ofstream(tmp_.path() + "/s/args.sql") << "prompt hello &1\n";
+  r = Cellsim(tmp_, "sql " + rack_ + " --backend posix @" + tmp_.path() + "/s/args world");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("hello world\n"));
+  r = Cellsim(tmp_, "sql " + rack_ + " --backend posix " + tmp_.path() + "/s/args.sql");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, AllOf(HasSubstr("unexpected argument"), HasSubstr("-f FILE or @FILE")));
 }
 
 TEST_F(CliBadInput, SqlBadSizesExitTwo) {
