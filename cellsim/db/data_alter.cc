@@ -102,7 +102,11 @@ absl::Status AddToTable(DataEngine& e, SessionData& sd, Recorder& rec, TableDef&
             "ORA-01449: column contains NULL values; cannot alter to NOT NULL (the primary key "
             "of {} on {})", t.name, fmt::join(k.columns, ", ")));
       }
-      for (size_t i : cols) t.columns[i].not_null = true;
+      for (size_t i : cols) {
+        if (t.columns[i].not_null) continue;
+        t.columns[i].not_null = true;
+        t.columns[i].not_null_by_key = true;
+      }
     }
     if (absl::Status st = AddKeyConstraint(e, sd, rec, t, k); !st.ok()) return st;
   }
@@ -153,6 +157,15 @@ absl::Status ModifyColumn(DataEngine& e, SessionData& sd, Recorder& rec, TableDe
   }
   if (!cd.default_text.empty()) c.default_sql = cd.default_text;
   if (not_null.has_value()) {
+    const bool in_key = std::any_of(t.indexes.begin(), t.indexes.end(), [&](const IndexDef& ix) {
+      return ix.constraint == KeyConstraint::kPrimaryKey &&
+             std::find(ix.columns.begin(), ix.columns.end(), *k) != ix.columns.end();
+    });
+    if (!*not_null && in_key) {
+      return absl::FailedPreconditionError(fmt::format(
+          "ORA-01451: column to be modified to NULL cannot be modified to NULL ({}.{} is in the "
+          "primary key: ALTER TABLE {} DROP PRIMARY KEY first)", t.name, c.name, t.name));
+    }
     if (*not_null == c.not_null) {
       return absl::FailedPreconditionError(fmt::format(
           "{} ({}.{})", *not_null ? "ORA-01442: column to be modified to NOT NULL is already NOT NULL"
@@ -164,15 +177,15 @@ absl::Status ModifyColumn(DataEngine& e, SessionData& sd, Recorder& rec, TableDe
           "ORA-02296: cannot enable (CELLSIM.) - null values found ({}.{})", t.name, c.name));
     }
     c.not_null = *not_null;
+    c.not_null_by_key = false;
   }
   return absl::OkStatus();
 }
 
 // DROP CONSTRAINT name | PRIMARY KEY | UNIQUE (cols): a CHECK goes from the
 // dictionary; a key's index goes with it (`dropped`, which the caller
-// forgets once its dictionary write succeeds). The columns of a
-// primary key stay NOT NULL (cellsim keeps no separate NOT NULL constraint
-// to tell them apart; MODIFY c NULL allows NULLs).
+// forgets once its dictionary write succeeds). A primary key's columns
+// that were NOT NULL only because of it allow NULLs again, as Oracle's.
 absl::Status DropConstraint(DataEngine& e, TableDef& t, const TableConstraint& k,
                             DroppedIndex* dropped) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   if (!k.name.empty()) {
@@ -191,6 +204,13 @@ absl::Status DropConstraint(DataEngine& e, TableDef& t, const TableConstraint& k
                                         : ix->constraint == KeyConstraint::kUnique &&
                                               ix->columns == *cols);
     if (!match) continue;
+    if (ix->constraint == KeyConstraint::kPrimaryKey) {
+      for (uint16_t c : ix->columns) {
+        if (!t.columns[c].not_null_by_key) continue;
+        t.columns[c].not_null = false;
+        t.columns[c].not_null_by_key = false;
+      }
+    }
     *dropped = DroppedIndex(e, t, ix);
     return absl::OkStatus();
   }

@@ -132,7 +132,7 @@ void EncodeTable(Encoder& e, uint16_t version, const TableDef& t) {
     e.PutU8(static_cast<uint8_t>(c.type));
     e.PutU32(c.length);
     e.PutU32(static_cast<uint32_t>(c.scale));
-    e.PutU8(c.not_null ? 1 : 0);
+    e.PutU8(!c.not_null ? 0 : c.not_null_by_key ? 2 : 1);  // builds before 2 read 2 as 1
     if (version >= kDictVersionNoSequences) e.PutString(c.default_sql);
     if (version >= kDictVersionNoViews) e.PutU8(static_cast<uint8_t>(c.identity));
   }
@@ -255,6 +255,7 @@ bool DecodeTable(Decoder& d, uint16_t version, TableDef* t, std::string* why) {
       c.identity = static_cast<IdentityKind>(identity);
       c.scale = static_cast<int32_t>(scale);
       c.not_null = not_null != 0;
+      c.not_null_by_key = not_null == 2;
     } else if (c.type == ColType::kNumber) {
       c.length = 0;
     }

@@ -739,12 +739,15 @@ absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out)
       key |= k.primary_key && std::find(k.columns.begin(), k.columns.end(), cd.name) != k.columns.end();
     }
     t.columns.push_back(
-        {cd.name, ty, cd.length, cd.scale, cd.not_null || key, cd.default_text, cd.identity});
+        {cd.name, ty, cd.length, cd.scale, cd.not_null || key, cd.default_text, cd.identity,
+         key && !cd.not_null && cd.identity == IdentityKind::kNone});
   }
   if (c.as_select) {
     absl::StatusOr<std::vector<Column>> shape = SelectShape(d.e, d.s, d.sd, d.rec, d.env, *c.as_select);
     if (!shape.ok()) return shape.status();
     t.columns = *shape;
+    // A source key column's NOT NULL is the new table's own (no key here).
+    for (Column& col : t.columns) col.not_null_by_key = false;
   }
   absl::StatusOr<uint32_t> file = d.e.DataFileOf(t.tablespace);
   if (!file.ok()) return file.status();

@@ -1301,8 +1301,9 @@ class DataParser {
     return DataStatement(c);
   }
   // [CONSTRAINT name] PRIMARY KEY | UNIQUE, on `column` (inline) or, when it
-  // is null, with its column list (out of line). A primary key's columns
-  // are NOT NULL. CHECK and foreign keys are refused, named.
+  // is null, with its column list (out of line); CREATE TABLE and ALTER
+  // TABLE make a primary key's columns NOT NULL. CHECK and foreign keys are
+  // refused, named.
   absl::StatusOr<TableConstraint> Constraint(ColumnDef* column) {
     TableConstraint k;
     if (AcceptW("CONSTRAINT")) {
@@ -1324,7 +1325,6 @@ class DataParser {
     }
     if (column != nullptr) {
       k.columns = {column->name};
-      if (k.primary_key) column->not_null = true;
     } else {
       absl::StatusOr<std::vector<std::string>> cols = ColumnList();
       if (!cols.ok()) return cols.status();

@@ -50,6 +50,10 @@ struct Column {
   // identity column's is its sequence's NEXTVAL ("ISEQ$$_n".nextval).
   std::string default_sql{};
   IdentityKind identity = IdentityKind::kNone;  // dictionary format 5
+  // NOT NULL only because the column is in the primary key: Oracle keeps no
+  // NOT NULL constraint for it, so dropping the key allows NULLs again (the
+  // dictionary's NOT NULL byte 2).
+  bool not_null_by_key = false;
 };
 
 // A SQL value: NULL, a number or a string; DATEs are numbers of seconds since

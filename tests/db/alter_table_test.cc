@@ -196,6 +196,33 @@ TEST_F(AlterTableTest, ConstraintsAreListedAndDropped) {
 
 // USER_OBJECTS, CAT and TAB list the schema's tables, indexes and
 // sequences; a table of the schema hides a view of its name, as in Oracle.
+// A key column is NOT NULL because of the key, not a constraint of its own
+// (Oracle's): dropping the key allows NULLs again unless the column was
+// declared NOT NULL; that survives a restart.
+TEST_F(AlterTableTest, ADroppedPrimaryKeysColumnsAllowNullsUnlessDeclaredNotNull) {
+  const std::string nullable =
+      "select column_name, nullable from user_tab_columns where table_name = 'K' order by 1";
+  Run("create table k (x number not null, y number, z number, constraint k_pk primary key (x, y))");
+  EXPECT_EQ(Rows(nullable), "X|N|;Y|N|;Z|Y|;");
+  EXPECT_THAT(Error("alter table k modify (y null)"),
+              AllOf(HasSubstr("ORA-01451"), HasSubstr("K.Y is in the primary key")));
+  ASSERT_OK(Reopen());
+  Run("alter table k drop primary key");
+  EXPECT_EQ(Rows(nullable), "X|N|;Y|Y|;Z|Y|;");
+  Run("insert into k values (1, null, null)");
+  EXPECT_THAT(Error("insert into k values (null, 1, 1)"), HasSubstr("ORA-01400"));
+  Run("delete from k");
+  Run("alter table k add primary key (z)");
+  Run("create table k2 (id number primary key)");
+  ASSERT_OK(Reopen());
+  EXPECT_EQ(Rows(nullable), "X|N|;Y|Y|;Z|N|;");
+  Run("alter table k drop primary key");
+  Run("alter table k2 drop primary key");
+  EXPECT_EQ(Rows(nullable), "X|N|;Y|Y|;Z|Y|;");
+  Run("insert into k2 values (null)");
+  EXPECT_EQ(One("select count(*) from k2 where id is null"), "1");
+}
+
 TEST_F(AlterTableTest, UserObjectsCatAndTab) {
   Run("create table t (id number primary key)");
   Run("create global temporary table g (x number)");
