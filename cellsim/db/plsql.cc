@@ -1655,7 +1655,10 @@ class Runner {
       a.cascade = !index && *cascade;
       DataOutcome o;
       absl::Status st = Execute(DataStatement(a), &o);
-      ended_transaction_ = true;  // a DDL: the transaction before it is committed
+      // A DDL: the transaction before it was committed (one refused before
+      // that, an unknown table's, leaves it open, and the block's rollback
+      // must not reach past the block's start).
+      if (st.ok()) ended_transaction_ = true;
       if (absl::IsNotFound(st)) return missing(name);
       if (!st.ok()) return st;
     }

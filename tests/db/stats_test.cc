@@ -112,6 +112,13 @@ TEST_F(StatsTest, GatheringCommitsTheOpenTransaction) {
   EXPECT_FALSE(s_->InTransaction());
   EXPECT_EQ(One("select num_rows from user_indexes where index_name = 'T_GRP'"), "1001");
   EXPECT_EQ(One("select count(*) from user_tables where num_rows is null"), "1");
+  // A call that fails before it gathers commits nothing and undoes nothing
+  // of the session's open transaction.
+  Run("insert into t values (1002, 1, 1, 'z')");
+  EXPECT_THAT(Error("begin dbms_stats.gather_table_stats(user, 'NOSUCH'); end;"),
+              HasSubstr("ORA-20000"));
+  EXPECT_TRUE(s_->InTransaction());
+  EXPECT_EQ(One("select count(*) from t where id = 1002"), "1");
 }
 
 TEST_F(StatsTest, BadCallsSayWhatIsWrong) {
