@@ -967,6 +967,17 @@ class BlockParser {
         if (i_ >= end) return wrong(fmt::format("no value for {}", param));
         absl::StatusOr<ExprPtr> e = ParseExpression(SqlText(i_, end), Peek().pos, false);
         if (!e.ok()) return e.status();
+        // `cascade = false`: a comparison with a parameter's name, meant as
+        // the named argument `cascade => false`.
+        const Expr& x = **e;
+        if (x.kind == Expr::Kind::kBinary && x.text == "=" && !x.args.empty() &&
+            x.args[0]->kind == Expr::Kind::kColumn && x.args[0]->qualifier.empty() &&
+            std::find(params.begin(), params.end(), Upper(x.args[0]->text)) != params.end()) {
+          return Error(toks_[i_].pos, fmt::format("identifier '{}' must be declared (a named "
+                                                  "argument is {} => value)",
+                                                  Upper(x.args[0]->text), base::Lower(x.args[0]->text)),
+                       "PLS-00201");
+        }
         if (!s.args.emplace(param, std::move(*e)).second) {
           return wrong(fmt::format("{} given twice", param));
         }

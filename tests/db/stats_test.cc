@@ -136,6 +136,9 @@ TEST_F(StatsTest, BadCallsSayWhatIsWrong) {
               AllOf(HasSubstr("PLS-00302"), HasSubstr("GATHER_TABLE_STATS")));
   EXPECT_THAT(Error("begin dbms_stats.gather_table_stats(ownname => user, 'T'); end;"),
               HasSubstr("PLS-00312"));
+  EXPECT_THAT(Error("begin dbms_stats.gather_table_stats(user, 'T', cascade = false); end;"),
+              AllOf(HasSubstr("PLS-00201: identifier 'CASCADE' must be declared"),
+                    HasSubstr("cascade => value")));
   EXPECT_THAT(Error("begin dbms_stats.gather_table_stats(user, 'T', ); end;"),
               AllOf(HasSubstr("PLS-00306"), HasSubstr("after the last comma")));
   EXPECT_THAT(Error("analyze table t compute statistcs"), HasSubstr("ORA-00905"));
