@@ -44,13 +44,21 @@ void UnlockRow(std::unordered_map<uint64_t, DataEngine::RowLock>& locks, const U
   if (it != locks.end() && --it->second.entries == 0) locks.erase(it);
 }
 
-// A fresh transaction that keeps its undo list's memory: a session's next
-// transaction usually makes as many changes as its last (the seed's 70,000).
-void Reset(Transaction& t) {
+// A fresh transaction. What survives is the same in both uses: the undo
+// list and the held room. Begin (keep_changes) keeps their contents: the
+// first change is recorded before AddUndo begins the transaction. The end
+// keeps only their memory: a session's next transaction usually makes as
+// many changes as its last (the seed's 70,000).
+void Renew(Transaction& t, bool keep_changes) {
   std::vector<UndoEntry> undo = std::move(t.undo);
-  undo.clear();
+  std::unordered_map<uint64_t, uint32_t> held_space = std::move(t.held_space);
+  if (!keep_changes) {
+    undo.clear();
+    held_space.clear();
+  }
   t = Transaction{};
   t.undo = std::move(undo);
+  t.held_space = std::move(held_space);
 }
 
 }  // namespace
@@ -552,11 +560,7 @@ absl::Status DataEngine::AddUndo(Recorder& rec, SessionData& sd, bool temporary_
   Transaction& t = sd.txn;
   const bool temp_undo = TempUndo(sd, temporary_object);
   if (!t.active) {
-    std::vector<UndoEntry> pending = std::move(t.undo);  // the change being made
-    std::unordered_map<uint64_t, uint32_t> held = std::move(t.held_space);  // and its room
-    t = Transaction{};
-    t.undo = std::move(pending);
-    t.held_space = std::move(held);
+    Renew(t, /*keep_changes=*/true);  // the change being made and its room
     t.active = true;
     t.start_ns = db->clock->NowNanos();
     t.start_unix = db->clock->UnixSeconds();
@@ -907,7 +911,7 @@ void DataEngine::EndTransaction(SessionData& sd) {
     it->second -= std::min(it->second, bytes);
     if (it->second == 0) held_space.erase(it);
   }
-  Reset(sd.txn);
+  Renew(sd.txn, /*keep_changes=*/false);
   transaction_ended.SignalAll();
 }
 

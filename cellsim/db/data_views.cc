@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <set>
 
 #include "absl/strings/ascii.h"
@@ -20,6 +21,14 @@ using namespace view_columns;  // NOLINT(build/namespaces): N, S, D
 
 // A count, SCN, sequence or size as a NUMBER.
 Value NumberOf(uint64_t v) { return Value::Num(static_cast<double>(v)); }
+
+// The optimizer statistics columns of USER_TABLES / USER_INDEXES: the
+// counts then LAST_ANALYZED, all NULL until the object is gathered.
+void AppendStatistics(Row& row, bool gathered, std::initializer_list<uint64_t> counts,
+                      int64_t last_analyzed) {
+  for (uint64_t v : counts) row.push_back(gathered ? NumberOf(v) : Value::Null());
+  row.push_back(gathered ? Value::Date(last_analyzed) : Value::Null());
+}
 
 ViewRows StatRows(const stats::StatValues& v, bool with_sid, uint32_t sid, bool names) {
   ViewRows r;
@@ -581,12 +590,11 @@ std::optional<ViewRows> DictionaryView(DataEngine& e, const std::string& name)
                    Value::Str(tname), Value::Str(ix.unique ? "UNIQUE" : "NONUNIQUE"),
                    t.temporary ? Value::Null() : Value::Str(ix.tablespace),
                    Value::Str(t.temporary ? "Y" : "N"), Value::Str("VALID")};
-        const std::optional<IndexStats>& x = ix.stats;
-        for (uint64_t v : {x ? x->blevel : 0, x ? x->leaf_blocks : 0, x ? x->distinct_keys : 0,
-                           x ? x->clustering_factor : 0, x ? x->num_rows : 0, x ? x->num_rows : 0}) {
-          row.push_back(x ? Value::Num(static_cast<double>(v)) : Value::Null());
-        }
-        row.push_back(x ? Value::Date(x->last_analyzed) : Value::Null());
+        const IndexStats x = ix.stats.value_or(IndexStats{});
+        AppendStatistics(row, ix.stats.has_value(),
+                         {x.blevel, x.leaf_blocks, x.distinct_keys, x.clustering_factor,
+                          x.num_rows, x.num_rows},
+                         x.last_analyzed);
         r.rows.push_back(std::move(row));
       }
     }
@@ -604,12 +612,9 @@ std::optional<ViewRows> DictionaryView(DataEngine& e, const std::string& name)
                  : t.preserve_rows ? Value::Str("SYS$SESSION")
                                    : Value::Str("SYS$TRANSACTION"),
                  Value::Str("VALID")};
-      const std::optional<TableStats>& x = t.stats;
-      for (uint64_t v : {x ? x->num_rows : 0, x ? x->blocks : 0, uint64_t{0},
-                         x ? x->avg_row_len : 0, x ? x->num_rows : 0}) {
-        row.push_back(x ? Value::Num(static_cast<double>(v)) : Value::Null());
-      }
-      row.push_back(x ? Value::Date(x->last_analyzed) : Value::Null());
+      const TableStats x = t.stats.value_or(TableStats{});
+      AppendStatistics(row, t.stats.has_value(),
+                       {x.num_rows, x.blocks, 0, x.avg_row_len, x.num_rows}, x.last_analyzed);
       r.rows.push_back(std::move(row));
     }
   } else if (kind("TAB_COLUMNS")) {

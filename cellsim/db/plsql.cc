@@ -1593,13 +1593,16 @@ class Runner {
   }
 
   // A DBMS_STATS name argument (OWNNAME, TABNAME, INDNAME) as its object's
-  // name: in capitals, unless in double quotes; NULL OWNNAME is the user's.
+  // name: in capitals, unless in double quotes. OWNNAME absent or NULL is
+  // the user's schema; another name absent or NULL (the schema calls' never
+  // read TABNAME) is empty.
   absl::StatusOr<std::string> StatsName(const PlStatement& p, const std::string& param) {
+    const std::string absent = param == "OWNNAME" ? "CELLSIM" : "";
     auto a = p.args.find(param);
-    if (a == p.args.end()) return std::string("CELLSIM");
+    if (a == p.args.end()) return absent;
     absl::StatusOr<Value> v = Evaluate(a->second);
     if (!v.ok()) return v.status();
-    if (v->is_null()) return std::string(param == "OWNNAME" ? "CELLSIM" : "");
+    if (v->is_null()) return absent;
     const std::string text = ValueText(*v);
     if (text.size() >= 2 && text.front() == '"' && text.back() == '"') return text.substr(1, text.size() - 2);
     return Upper(text);
