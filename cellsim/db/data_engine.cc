@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "absl/strings/cord.h"
 #include "cellsim/db/btree.h"
@@ -855,6 +857,37 @@ absl::Status DataEngine::WaitForTransactionEnd(Recorder& rec, SessionData& sd,
   row_lock_waiters.erase(sd.sid);
   const uint64_t t1 = db->clock->NowNanos();
   RecordRowLockWait(rec, c, t1 - std::min(t1, t0));
+  return st;
+}
+
+absl::Status DataEngine::Sleep(Recorder& rec, const SessionData& sd, uint64_t duration_cs,
+                               const CancelFlag* cancel, uint64_t* waited_ns) {
+  const uint64_t ns = duration_cs * 10'000'000;
+  const uint64_t t0 = db->clock->NowNanos();
+  absl::Status st;
+  if (db->clock->simulated()) {
+    db->clock->AdvanceThreadTo(t0 + ns);
+  } else {
+    {
+      MutexLock lock(&mu);
+      sleepers[sd.sid] = Sleeper{duration_cs, t0};
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(ns);
+    for (auto now = std::chrono::steady_clock::now(); now < deadline;
+         now = std::chrono::steady_clock::now()) {
+      if (Cancelled(cancel)) {
+        st = absl::CancelledError(std::string(kCancelMessage));
+        break;
+      }
+      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+          deadline - now, std::chrono::milliseconds(20)));
+    }
+    MutexLock lock(&mu);
+    sleepers.erase(sd.sid);
+  }
+  const uint64_t t1 = db->clock->NowNanos();
+  *waited_ns = t1 - std::min(t1, t0);
+  rec.Wait(stats::Wait::kPlsqlLockTimer, *waited_ns, {duration_cs, 0, 0});
   return st;
 }
 

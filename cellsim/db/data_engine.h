@@ -385,6 +385,14 @@ struct DataEngine {
     uint64_t since_ns = 0;
   };
   std::map<uint32_t, RowLockWaiter> row_lock_waiters ABSL_GUARDED_BY(mu);
+  // The sessions in DBMS_SESSION.SLEEP (Sleep), by sid: the duration asked
+  // in hundredths of a second (the wait's P1) and since when (by the
+  // clock): V$SESSION's and V$SESSION_WAIT's "PL/SQL lock timer", WAITING.
+  struct Sleeper {
+    uint64_t duration_cs = 0;
+    uint64_t since_ns = 0;
+  };
+  std::map<uint32_t, Sleeper> sleepers ABSL_GUARDED_BY(mu);
   // Signalled (all) when a transaction ends: what row-lock waiters wait on.
   CondVar transaction_ended;
   // Keys of permanent tables' unique indexes that open transactions have
@@ -724,6 +732,15 @@ struct DataEngine {
   absl::Status WaitForTransactionEnd(Recorder& rec, SessionData& sd, const RowLockConflict& c,
                                      std::chrono::steady_clock::time_point deadline,
                                      const CancelFlag* cancel) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // Session sd sleeps `duration_cs` hundredths of a second (DBMS_SESSION.SLEEP,
+  // DBMS_LOCK.SLEEP), holding its transaction and row locks: Oracle's idle
+  // wait "PL/SQL lock timer" (P1 the duration), recorded in `rec` however it
+  // ends; `sleepers` shows it meanwhile. With a real clock the thread waits
+  // (mu released meanwhile); with a simulated one its modeled time moves on
+  // instead. Cancelled (ORA-01013) when `cancel` is set (checked every 20 ms).
+  // `waited_ns`: how long it lasted.
+  absl::Status Sleep(Recorder& rec, const SessionData& sd, uint64_t duration_cs,
+                     const CancelFlag* cancel, uint64_t* waited_ns) ABSL_LOCKS_EXCLUDED(mu);
   // Ends sd's transaction (Commit, Rollback): a fresh one, its waiters woken.
   void EndTransaction(SessionData& sd) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   absl::Status FlushLog(Recorder& rec, bool sync) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);

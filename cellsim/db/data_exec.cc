@@ -67,11 +67,18 @@ absl::StatusOr<Value> Eval(const Expr& e, const Scope& scope, const EvalEnv& env
 
 Value Bool(bool b) { return Value::Num(b ? 1 : 0); }
 
-// SYSDATE and USER: columns by their syntax, one value for the whole
-// statement (no source row needed).
+// DBMS_UTILITY.GET_TIME, a function without arguments written as a name.
+bool IsGetTime(const Expr& e) {
+  return e.kind == Expr::Kind::kColumn && e.text == "GET_TIME" &&
+         absl::AsciiStrToUpper(e.qualifier) == "DBMS_UTILITY";
+}
+
+// SYSDATE, USER and DBMS_UTILITY.GET_TIME: columns by their syntax, one
+// value for the whole statement (no source row needed).
 bool IsStatementConstant(const Expr& e) {
-  return e.kind == Expr::Kind::kColumn && e.qualifier.empty() &&
-         (e.text == "SYSDATE" || e.text == "USER");
+  return (e.kind == Expr::Kind::kColumn && e.qualifier.empty() &&
+          (e.text == "SYSDATE" || e.text == "USER")) ||
+         IsGetTime(e);
 }
 
 // An aggregate of a grouped query (not one with OVER: an analytic function).
@@ -183,6 +190,7 @@ absl::StatusOr<Value> ColumnValue(const Expr& e, const Scope& scope, const EvalE
     }
   }
   if (IsStatementConstant(e)) {
+    if (IsGetTime(e)) return Value::Num(static_cast<double>(env.stmt.time_cs));
     return e.text == "USER" ? Value::Str("CELLSIM") : Value::Date(env.stmt.sysdate_unix);
   }
   // The pseudocolumns, where no source has a column of that name.
@@ -2812,7 +2820,14 @@ absl::StatusOr<Value> EvalIn(const Expr& expr, const std::vector<internal::Colum
 }
 
 StatementEnv StatementEnvOf(const Session::State& s, SequenceDraw* sequences) {
-  return StatementEnv{s.sid, s.db->clock->UnixSeconds(), nullptr, sequences};
+  // GET_TIME is Oracle's number of hundredths since an arbitrary point,
+  // wrapping within a PLS_INTEGER.
+  const auto time_cs = static_cast<int64_t>((s.db->clock->NowNanos() / 10'000'000) % 2'147'483'648);
+  return StatementEnv{.sid = s.sid,
+                      .sysdate_unix = s.db->clock->UnixSeconds(),
+                      .time_cs = time_cs,
+                      .subqueries = nullptr,
+                      .sequences = sequences};
 }
 
 absl::Status RunSubqueries(DataEngine& e, Session::State& s, SessionData& sd, Recorder& rec,

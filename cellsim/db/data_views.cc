@@ -722,20 +722,40 @@ ViewRows EventNames() {
 }
 
 // Session `sid`'s wait for a row lock, if it is in one.
-const DataEngine::RowLockWaiter* RowLockWaitOf(DataEngine& e, uint32_t sid)
+// The wait session `sid` is in at `now`: a row lock's (`blocker` its
+// holder) or a sleep's; its SEQ# follows the session's last wait's.
+struct WaitInProgress {
+  stats::WaitEvent wait;  // ns: the time so far
+  std::optional<uint32_t> blocker;
+};
+std::optional<WaitInProgress> WaitInProgressOf(DataEngine& e, uint32_t sid, uint64_t now,
+                                               const std::vector<stats::WaitEvent>& last)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
-  auto it = e.row_lock_waiters.find(sid);
-  return it != e.row_lock_waiters.end() && e.TransactionOpen(it->second.on) ? &it->second
-                                                                             : nullptr;
+  WaitInProgress w;
+  w.wait.seq = (last.empty() ? 0 : last.front().seq) + 1;
+  auto lock = e.row_lock_waiters.find(sid);
+  if (lock != e.row_lock_waiters.end() && e.TransactionOpen(lock->second.on)) {
+    w.wait.event = stats::Wait::kEnqTxRowLockContention;
+    w.wait.params = RowLockWaitParams(lock->second.on);
+    w.wait.ns = now - std::min(now, lock->second.since_ns);
+    w.blocker = lock->second.on.holder_sid;
+    return w;
+  }
+  auto sleep = e.sleepers.find(sid);
+  if (sleep == e.sleepers.end()) return std::nullopt;
+  w.wait.event = stats::Wait::kPlsqlLockTimer;
+  w.wait.params = {sleep->second.duration_cs, 0, 0};
+  w.wait.ns = now - std::min(now, sleep->second.since_ns);
+  return w;
 }
 
 // V$SESSION: each session; ACTIVE when in a call (the one asking, and a
-// session waiting for a row lock), else INACTIVE; USERNAME
+// session waiting for a row lock or sleeping), else INACTIVE; USERNAME
 // and SCHEMANAME CELLSIM, TYPE USER, PROCESS and PROGRAM its client's
 // (Session::SetClient; this process, cellsim). EVENT, WAIT_CLASS, STATE
-// and SECONDS_IN_WAIT: the wait it is in (a row lock's, STATE WAITING, with
-// BLOCKING_SESSION its holder), else its last wait (WAITED KNOWN TIME or
-// WAITED SHORT TIME; all null before its first).
+// and SECONDS_IN_WAIT: the wait it is in (WaitInProgressOf: STATE WAITING;
+// a row lock's with BLOCKING_SESSION its holder), else its last wait
+// (WAITED KNOWN TIME or WAITED SHORT TIME; all null before its first).
 ViewRows Sessions(DataEngine& e, SessionData& self) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   ViewRows r;
   r.columns = {N("SID"),        N("SERIAL#"),         S("USERNAME"),        S("STATUS"),
@@ -750,28 +770,27 @@ ViewRows Sessions(DataEngine& e, SessionData& self) ABSL_EXCLUSIVE_LOCKS_REQUIRE
     row->push_back(id ? Value::Str(id->sql_id) : Value::Null());
   };
   const uint64_t now = e.db->clock->NowNanos();
-  const std::string_view row_lock = stats::kWaitTable[static_cast<size_t>(
-      stats::Wait::kEnqTxRowLockContention)].name;
   for (auto& [sid, other] : e.sessions) {
-    const DataEngine::RowLockWaiter* w = RowLockWaitOf(e, sid);
+    const std::vector<stats::WaitEvent> last = other->session->wait_history.Last();
+    const std::optional<WaitInProgress> w = WaitInProgressOf(e, sid, now, last);
     Row row{Value::Num(sid),         Value::Num(kSessionSerial), Value::Str("CELLSIM"),
-            Value::Str(w != nullptr || other == &self ? "ACTIVE" : "INACTIVE"),
+            Value::Str(w.has_value() || other == &self ? "ACTIVE" : "INACTIVE"),
             Value::Str("CELLSIM"),   Value::Str("USER"),     Value::Str(other->session->process),
             Value::Str(other->session->program)};
     const LibraryCache::SessionSql running = e.db->library_cache.SqlOf(sid);
     sql(running.current, &row);
     sql(running.previous, &row);
     row.push_back(Value::Date(other->session->logon_unix));
-    if (w != nullptr) {
-      row.insert(row.end(), {Value::Str(std::string(row_lock)), Value::Str("Application"),
+    if (w.has_value()) {
+      const stats::WaitInfo& info = stats::kWaitTable[static_cast<size_t>(w->wait.event)];
+      row.insert(row.end(), {Value::Str(std::string(info.name)),
+                             Value::Str(std::string(stats::WaitClassName(info.wait_class))),
                              Value::Str("WAITING"),
-                             Value::Num(static_cast<double>(
-                                 (now - std::min(now, w->since_ns)) / 1'000'000'000)),
-                             Value::Num(w->on.holder_sid)});
+                             Value::Num(static_cast<double>(w->wait.ns / 1'000'000'000)),
+                             w->blocker ? Value::Num(*w->blocker) : Value::Null()});
       r.rows.push_back(std::move(row));
       continue;
     }
-    const std::vector<stats::WaitEvent> last = other->session->wait_history.Last();
     if (last.empty()) {
       row.insert(row.end(), {Value::Null(), Value::Null(), Value::Null(), Value::Null()});
     } else {
@@ -789,8 +808,8 @@ ViewRows Sessions(DataEngine& e, SessionData& self) ABSL_EXCLUSIVE_LOCKS_REQUIRE
 }
 
 // V$SESSION_WAIT_HISTORY (`history`: each session's last 10 waits, SEQ# 1 the
-// newest) or V$SESSION_WAIT (each session's wait: the row lock it is waiting
-// for, STATE WAITING, WAIT_TIME 0 and WAIT_TIME_MICRO the time so far; else
+// newest) or V$SESSION_WAIT (each session's wait: the one it is in, a row
+// lock's or a sleep's, STATE WAITING, WAIT_TIME 0 and WAIT_TIME_MICRO the time so far; else
 // its last wait, WAITED KNOWN TIME or WAITED SHORT TIME). A session shows
 // once it has run a data statement and waited.
 ViewRows WaitRows(DataEngine& e, bool history) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
@@ -808,14 +827,9 @@ ViewRows WaitRows(DataEngine& e, bool history) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.m
   const uint64_t now = e.db->clock->NowNanos();
   for (auto& [sid, other] : e.sessions) {
     std::vector<stats::WaitEvent> last = other->session->wait_history.Last();
-    const DataEngine::RowLockWaiter* in_wait = history ? nullptr : RowLockWaitOf(e, sid);
-    if (in_wait != nullptr) {
-      last.insert(last.begin(),
-                  stats::WaitEvent{.event = stats::Wait::kEnqTxRowLockContention,
-                                   .params = RowLockWaitParams(in_wait->on),
-                                   .ns = now - std::min(now, in_wait->since_ns),
-                                   .seq = (last.empty() ? 0 : last.front().seq) + 1});
-    }
+    const std::optional<WaitInProgress> in_wait =
+        history ? std::nullopt : WaitInProgressOf(e, sid, now, last);
+    if (in_wait.has_value()) last.insert(last.begin(), in_wait->wait);
     for (size_t k = 0; k < (history ? last.size() : std::min<size_t>(1, last.size())); ++k) {
       const stats::WaitEvent& w = last[k];
       const stats::WaitInfo& info = stats::kWaitTable[static_cast<size_t>(w.event)];
@@ -836,8 +850,8 @@ ViewRows WaitRows(DataEngine& e, bool history) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.m
                         ParamRaw(w.params.p1), ParamText(info.p2), num_p2, ParamRaw(w.params.p2),
                         ParamText(info.p3), num_p3, ParamRaw(w.params.p3),
                         Value::Str(std::string(stats::WaitClassName(info.wait_class))),
-                        Value::Num(in_wait != nullptr ? 0 : cs > 0 ? cs : -1),
-                        Value::Str(in_wait != nullptr ? "WAITING"
+                        Value::Num(in_wait.has_value() ? 0 : cs > 0 ? cs : -1),
+                        Value::Str(in_wait.has_value() ? "WAITING"
                                    : cs > 0           ? "WAITED KNOWN TIME"
                                                       : "WAITED SHORT TIME"),
                         Micro(w.ns), Micro(w.since_last_ns), Value::Num(0)});

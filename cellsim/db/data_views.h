@@ -95,6 +95,7 @@ struct CorrelatedSubqueries;
 struct StatementEnv {
   uint32_t sid = 0;
   int64_t sysdate_unix = 0;
+  int64_t time_cs = 0;  // DBMS_UTILITY.GET_TIME: hundredths of a second, by the clock
   std::shared_ptr<const SubqueryRows> subqueries;
   SequenceDraw* sequences = nullptr;  // NEXTVAL / CURRVAL (null: ORA-02287)
   std::shared_ptr<const CorrelatedSubqueries> correlated{};

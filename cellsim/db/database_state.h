@@ -95,6 +95,9 @@ struct Session::State {
   // difference of their roundings, so no fraction is lost across statements.
   uint64_t cpu_ns = 0, db_time_ns = 0;
   int64_t cpu_cs = 0, db_time_cs = 0;
+  // The current call's idle waits so far (DBMS_SESSION.SLEEP): in its
+  // elapsed time, not in DB time.
+  uint64_t call_idle_ns = 0;
 
   internal::Recorder MakeRecorder() {
     return internal::Recorder(db->clock, &stats, &waits, &wait_history, &db->sys_stats,

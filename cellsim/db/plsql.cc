@@ -59,7 +59,7 @@ struct PlStatement {
   enum class Kind : uint8_t {
     kNull, kAssign, kIf, kLoop, kWhile, kForRange, kForQuery, kExit, kContinue, kBlock, kSql,
     kSelectInto, kExecuteImmediate, kPutLine, kPut, kNewLine, kRaiseApplicationError, kRaise,
-    kReturn, kOpen, kFetch, kClose, kStats
+    kReturn, kOpen, kFetch, kClose, kCall
   };
   Kind kind = Kind::kNull;
   size_t pos = 0;           // where it starts in the block's text
@@ -74,34 +74,52 @@ struct PlStatement {
   std::set<std::string> words;               // the SQL's words (which may name tables)
   std::string cursor;                        // OPEN, FETCH, CLOSE's cursor
   std::shared_ptr<const Block> block;        // kBlock
-  // kStats: DBMS_STATS's procedure (`name`) and its arguments by parameter
-  // name (positional ones named by their position).
+  // kCall: a package's procedure (`package`, `name`: PackageProcedures) and
+  // its arguments by parameter name (positional ones named by their position).
+  std::string package;
   std::map<std::string, ExprPtr> args;
 };
 
-// DBMS_STATS's procedures cellsim runs, with their parameters in order (as
-// Oracle's; those past the ones listed are not accepted).
-const std::map<std::string, std::vector<std::string>, std::less<>>& StatsProcedures() {
-  static const auto* m = new std::map<std::string, std::vector<std::string>, std::less<>>{
-      {"GATHER_TABLE_STATS",
-       {"OWNNAME", "TABNAME", "PARTNAME", "ESTIMATE_PERCENT", "BLOCK_SAMPLE", "METHOD_OPT",
-        "DEGREE", "GRANULARITY", "CASCADE", "STATTAB", "STATID", "STATOWN", "NO_INVALIDATE",
-        "STATTYPE", "FORCE"}},
-      {"GATHER_INDEX_STATS",
-       {"OWNNAME", "INDNAME", "PARTNAME", "ESTIMATE_PERCENT", "STATTAB", "STATID", "STATOWN",
-        "DEGREE", "GRANULARITY", "NO_INVALIDATE", "FORCE"}},
-      {"GATHER_SCHEMA_STATS",
-       {"OWNNAME", "ESTIMATE_PERCENT", "BLOCK_SAMPLE", "METHOD_OPT", "DEGREE", "GRANULARITY",
-        "CASCADE", "STATTAB", "STATID", "OPTIONS", "OBJLIST", "STATOWN", "NO_INVALIDATE",
-        "GATHER_TEMP", "GATHER_FIXED", "STATTYPE", "FORCE"}},
-      {"DELETE_TABLE_STATS",
-       {"OWNNAME", "TABNAME", "PARTNAME", "STATTAB", "STATID", "CASCADE_PARTS", "CASCADE_COLUMNS",
-        "CASCADE_INDEXES", "STATOWN", "NO_INVALIDATE", "FORCE"}},
-      {"DELETE_INDEX_STATS",
-       {"OWNNAME", "INDNAME", "PARTNAME", "STATTAB", "STATID", "CASCADE_PARTS", "STATOWN",
-        "NO_INVALIDATE", "STATTYPE", "FORCE"}},
-      {"DELETE_SCHEMA_STATS",
-       {"OWNNAME", "STATTAB", "STATID", "STATOWN", "NO_INVALIDATE", "FORCE"}},
+// A DBMS_ package procedure cellsim runs (besides DBMS_OUTPUT's): its
+// parameters in order, as Oracle's (those past the ones listed are not
+// accepted), the first `required` of which have no default.
+struct PackageProcedure {
+  std::vector<std::string> params;
+  size_t required = 1;
+};
+using Procedures = std::map<std::string, PackageProcedure, std::less<>>;
+
+// By package, then procedure.
+const std::map<std::string, Procedures, std::less<>>& PackageProcedures() {
+  static const auto* m = new std::map<std::string, Procedures, std::less<>>{
+      {"DBMS_STATS",
+       {{"GATHER_TABLE_STATS",
+         {{"OWNNAME", "TABNAME", "PARTNAME", "ESTIMATE_PERCENT", "BLOCK_SAMPLE", "METHOD_OPT",
+           "DEGREE", "GRANULARITY", "CASCADE", "STATTAB", "STATID", "STATOWN", "NO_INVALIDATE",
+           "STATTYPE", "FORCE"},
+          2}},
+        {"GATHER_INDEX_STATS",
+         {{"OWNNAME", "INDNAME", "PARTNAME", "ESTIMATE_PERCENT", "STATTAB", "STATID", "STATOWN",
+           "DEGREE", "GRANULARITY", "NO_INVALIDATE", "FORCE"},
+          2}},
+        {"GATHER_SCHEMA_STATS",
+         {{"OWNNAME", "ESTIMATE_PERCENT", "BLOCK_SAMPLE", "METHOD_OPT", "DEGREE", "GRANULARITY",
+           "CASCADE", "STATTAB", "STATID", "OPTIONS", "OBJLIST", "STATOWN", "NO_INVALIDATE",
+           "GATHER_TEMP", "GATHER_FIXED", "STATTYPE", "FORCE"},
+          1}},
+        {"DELETE_TABLE_STATS",
+         {{"OWNNAME", "TABNAME", "PARTNAME", "STATTAB", "STATID", "CASCADE_PARTS",
+           "CASCADE_COLUMNS", "CASCADE_INDEXES", "STATOWN", "NO_INVALIDATE", "FORCE"},
+          2}},
+        {"DELETE_INDEX_STATS",
+         {{"OWNNAME", "INDNAME", "PARTNAME", "STATTAB", "STATID", "CASCADE_PARTS", "STATOWN",
+           "NO_INVALIDATE", "STATTYPE", "FORCE"},
+          2}},
+        {"DELETE_SCHEMA_STATS",
+         {{"OWNNAME", "STATTAB", "STATID", "STATOWN", "NO_INVALIDATE", "FORCE"}, 1}}}},
+      // DBMS_SESSION.SLEEP (18c on) and the older DBMS_LOCK.SLEEP.
+      {"DBMS_SESSION", {{"SLEEP", {{"SECONDS"}, 1}}}},
+      {"DBMS_LOCK", {{"SLEEP", {{"SECONDS"}, 1}}}},
   };
   return *m;
 }
@@ -582,8 +600,12 @@ class BlockParser {
       s.a = std::move(*e);
       return Terminated(std::move(s));
     }
+    SkipPackageOwner();
     if (IsW("DBMS_OUTPUT") && IsP(".", 1)) return ParseOutput(std::move(s));
-    if (IsW("DBMS_STATS") && IsP(".", 1)) return ParseStats(std::move(s));
+    if (Peek().kind == SqlTok::kWord && IsP(".", 1) &&
+        PackageProcedures().count(Upper(Peek().text)) != 0) {
+      return ParseCall(std::move(s));
+    }
     if (IsW("RAISE_APPLICATION_ERROR")) return ParseRaiseApplicationError(std::move(s));
     for (std::string_view w : {"SELECT", "WITH", "INSERT", "UPDATE", "DELETE", "MERGE", "COMMIT",
                                "ROLLBACK", "SAVEPOINT"}) {
@@ -619,7 +641,8 @@ class BlockParser {
       if (IsP(".", 1) && Peek(2).kind == SqlTok::kWord) name += "." + base::Upper(Peek(2).text);
       return Error(s.pos, fmt::format("identifier '{}' must be declared (cellsim's PL/SQL has no "
                                       "stored procedures, functions or packages: of the DBMS_ "
-                                      "packages it runs DBMS_OUTPUT and DBMS_STATS)",
+                                      "packages it runs DBMS_OUTPUT, DBMS_STATS, "
+                                      "DBMS_SESSION.SLEEP and DBMS_LOCK.SLEEP)",
                                       name),
                    "PLS-00201");
     }
@@ -883,6 +906,15 @@ class BlockParser {
     return Terminated(std::move(s));
   }
 
+  // SYS.DBMS_OUTPUT..., SYS.DBMS_SESSION.SLEEP: the packages' owner named,
+  // passed over.
+  void SkipPackageOwner() {
+    if (IsW("SYS") && IsP(".", 1) && IsP(".", 3) &&
+        (IsW("DBMS_OUTPUT", 2) || PackageProcedures().count(Upper(Peek(2).text)) != 0)) {
+      i_ += 2;
+    }
+  }
+
   absl::StatusOr<PlStatement> ParseOutput(PlStatement s) {
     i_ += 2;  // DBMS_OUTPUT .
     absl::StatusOr<std::string> proc = Name();
@@ -914,22 +946,25 @@ class BlockParser {
     return Terminated(std::move(s));
   }
 
-  // DBMS_STATS.proc(arg, ..., name => arg, ...): each argument's expression
-  // under its parameter's name (not evaluated until the call runs).
-  absl::StatusOr<PlStatement> ParseStats(PlStatement s) {
-    i_ += 2;  // DBMS_STATS .
+  // PACKAGE.proc(arg, ..., name => arg, ...) of PackageProcedures: each
+  // argument's expression under its parameter's name (not evaluated until
+  // the call runs).
+  absl::StatusOr<PlStatement> ParseCall(PlStatement s) {
+    s.package = Upper(Next().text);
+    ++i_;  // .
+    const Procedures& procedures = PackageProcedures().find(s.package)->second;
     absl::StatusOr<std::string> proc = Name();
     if (!proc.ok()) return proc.status();
-    auto known = StatsProcedures().find(*proc);
-    if (known == StatsProcedures().end()) {
+    auto known = procedures.find(*proc);
+    if (known == procedures.end()) {
       std::string names;
-      for (const auto& [n, params] : StatsProcedures()) names += (names.empty() ? "" : ", ") + n;
-      return Error(s.pos, fmt::format("component '{}' must be declared (cellsim's DBMS_STATS: {})",
-                                      *proc, names),
+      for (const auto& [n, unused] : procedures) names += (names.empty() ? "" : ", ") + n;
+      return Error(s.pos, fmt::format("component '{}' must be declared (cellsim's {}: {})", *proc,
+                                      s.package, names),
                    "PLS-00302");
     }
-    const std::vector<std::string>& params = known->second;
-    s.kind = PlStatement::Kind::kStats;
+    const std::vector<std::string>& params = known->second.params;
+    s.kind = PlStatement::Kind::kCall;
     s.name = *proc;
     const auto wrong = [&](const std::string& why) {
       return Error(s.pos, fmt::format("wrong number or types of arguments in call to '{}' ({})",
@@ -986,10 +1021,8 @@ class BlockParser {
       }
       i_ = *rparen + 1;
     }
-    for (size_t k = 0; k < 2 && k < params.size(); ++k) {  // OWNNAME and TABNAME / INDNAME
-      if ((k == 0 || params[k].ends_with("NAME")) && s.args.count(params[k]) == 0) {
-        return wrong(fmt::format("{} is required", params[k]));
-      }
+    for (size_t k = 0; k < known->second.required; ++k) {
+      if (s.args.count(params[k]) == 0) return wrong(fmt::format("{} is required", params[k]));
     }
     return Terminated(std::move(s));
   }
@@ -1586,8 +1619,8 @@ class Runner {
       case K::kFetch:
       case K::kClose:
         return CursorStatement(p);
-      case K::kStats:
-        return Stats(p);
+      case K::kCall:
+        return p.package == "DBMS_STATS" ? Stats(p) : Sleep(p);
     }
     return Flow{};
   }
@@ -1677,6 +1710,35 @@ class Runner {
       if (!st.ok()) return st;
     }
     return Flow{};
+  }
+
+  // DBMS_SESSION.SLEEP / DBMS_LOCK.SLEEP(seconds), to the hundredth of a
+  // second (DataEngine::Sleep): an idle wait, in the call's elapsed time but
+  // not its DB time. DBMS_SESSION's takes at most an hour, as Oracle's.
+  absl::StatusOr<Flow> Sleep(const PlStatement& p) {
+    absl::StatusOr<Value> v = Evaluate(p.args.at("SECONDS"));
+    if (!v.ok()) return v.status();
+    const double limit = p.package == "DBMS_SESSION" ? 3600 : 42'949'672;  // 2^32 - 1 cs
+    std::string why = "NULL";
+    if (!v->is_null()) {
+      absl::StatusOr<double> seconds = ToNumber(*v);
+      if (!seconds.ok()) return seconds.status();
+      if (*seconds >= 0 && *seconds <= limit) {
+        DataEngine& e = EngineOf(*s_.db);
+        Recorder rec = s_.MakeRecorder();
+        uint64_t waited_ns = 0;
+        absl::Status st = e.Sleep(rec, *s_.data, static_cast<uint64_t>(std::llround(*seconds * 100)),
+                                  s_.cancel, &waited_ns);
+        s_.call_idle_ns += waited_ns;
+        if (!st.ok()) return st;
+        return Flow{};
+      }
+      why = ValueText(Value::Num(*seconds));
+    }
+    return absl::InvalidArgumentError(fmt::format(
+        "ORA-38148: invalid time limit specified ({}.SLEEP takes 0 to {} seconds; {} given)\n"
+        "ORA-06512: at \"SYS.{}\"",
+        p.package, ValueText(Value::Num(limit)), why, p.package));
   }
 
   absl::StatusOr<Flow> ForRange(const PlStatement& p) {

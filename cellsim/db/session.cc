@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <utility>
 #include <set>
 
 #include "absl/strings/ascii.h"
@@ -124,10 +125,12 @@ std::string Session::Parameter(std::string_view name) const {
 
 namespace {
 
-// Adds the statement's CPU and elapsed time to the centisecond statistics.
+// Adds the statement's CPU and elapsed time to the centisecond statistics:
+// DB time is the elapsed time less the call's idle waits.
 void AddTimes(Session::State& s, internal::Recorder& rec, uint64_t cpu_ns, uint64_t elapsed_ns) {
   s.cpu_ns += cpu_ns;
-  s.db_time_ns += elapsed_ns;
+  s.db_time_ns += elapsed_ns - std::min(elapsed_ns, s.call_idle_ns);
+  s.call_idle_ns = 0;
   const int64_t cpu_cs = static_cast<int64_t>(s.cpu_ns / 10'000'000);
   const int64_t db_cs = static_cast<int64_t>(s.db_time_ns / 10'000'000);
   rec.Add(Stat::kCpuUsedByThisSession, cpu_cs - s.cpu_cs);
@@ -354,7 +357,10 @@ absl::StatusOr<StatementResult> ExecuteData(Session::State& s, std::string_view 
       absl::StatusOr<Statement> parsed = ParseStatement(text);
       if (!parsed.ok()) return parsed.status();
       Timing inner = StartTiming(s);
-      return Run(s, *parsed, std::string(text), inner).status();
+      const uint64_t idle = std::exchange(s.call_idle_ns, 0);  // the block's, not this call's
+      absl::Status st = Run(s, *parsed, std::string(text), inner).status();
+      s.call_idle_ns = idle;
+      return st;
     };
     status = internal::RunPlsqlBlock(s, sql, other, &plsql);
     if (status.ok()) out.feedback = "PL/SQL procedure successfully completed.";

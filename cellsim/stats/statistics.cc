@@ -37,6 +37,7 @@ std::string_view WaitClassName(WaitClass c) {
     case WaitClass::kConcurrency: return "Concurrency";
     case WaitClass::kConfiguration: return "Configuration";
     case WaitClass::kApplication: return "Application";
+    case WaitClass::kIdle: return "Idle";
   }
   return "Other";
 }
@@ -48,6 +49,7 @@ WaitClassIds WaitClassIdsOf(WaitClass c) {
     case WaitClass::kConfiguration: return {2, 3290255840};
     case WaitClass::kConcurrency: return {4, 3875070507};
     case WaitClass::kCommit: return {5, 3386400367};
+    case WaitClass::kIdle: return {6, 2723168908};
     case WaitClass::kUserIo: return {8, 1740759767};
     case WaitClass::kSystemIo: return {9, 4108307767};
   }

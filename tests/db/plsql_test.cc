@@ -144,8 +144,8 @@ TEST_F(PlsqlTest, ExplicitCursorsAndCaseStatements) {
                      "  if not c%isopen then dbms_output.put_line('closed'); end if; end;"),
               ElementsAre("closed"));
   EXPECT_THAT(Error("begin open nosuch; end;"), HasSubstr("PLS-00201: identifier 'NOSUCH'"));
-  EXPECT_THAT(Error("begin dbms_lock.sleep(1); end;"),
-              HasSubstr("PLS-00201: identifier 'DBMS_LOCK.SLEEP' must be declared"));
+  EXPECT_THAT(Error("begin dbms_pipe.pack_message(1); end;"),
+              HasSubstr("PLS-00201: identifier 'DBMS_PIPE.PACK_MESSAGE' must be declared"));
 }
 
 TEST_F(PlsqlTest, RowtypeRecords) {

@@ -153,6 +153,8 @@ const char* const kSqlSeeds[] = {
     "begin dbms_stats.gather_table_stats(ownname => user, tabname => 'T', cascade => "
     "dbms_stats.auto_cascade, estimate_percent => 10); dbms_stats.delete_index_stats(user, 'I'); end;",
     "analyze table t estimate statistics sample 10 percent for table",
+    // Sleeping (docs/sql.md "Sleeping").
+    "begin dbms_session.sleep(seconds => 0.5); sys.dbms_lock.sleep(1); end;",
 };
 
 [[noreturn]] void Die(const std::string& what) {

@@ -135,6 +135,7 @@ enum class WaitClass : uint8_t {
   kConcurrency,
   kConfiguration,
   kApplication,
+  kIdle,  // a session waiting for work, not in the database's time (DB time)
 };
 std::string_view WaitClassName(WaitClass c);
 // V$SYSTEM_WAIT_CLASS's WAIT_CLASS# and WAIT_CLASS_ID of a class, Oracle's
@@ -169,7 +170,8 @@ WaitClassIds WaitClassIdsOf(WaitClass c);
   X(kLogFileSwitchCompletion, "log file switch completion", WaitClass::kConfiguration, "", "", "") \
   X(kLogFileSwitchArchivingNeeded, "log file switch (archiving needed)", WaitClass::kConfiguration, "", "", "") \
   X(kLogArchiveIo, "Log archive I/O", WaitClass::kSystemIo, "count", "intr", "timeout") \
-  X(kEnqTxRowLockContention, "enq: TX - row lock contention", WaitClass::kApplication, "name|mode", "usn<<16 | slot", "sequence")
+  X(kEnqTxRowLockContention, "enq: TX - row lock contention", WaitClass::kApplication, "name|mode", "usn<<16 | slot", "sequence") \
+  X(kPlsqlLockTimer, "PL/SQL lock timer", WaitClass::kIdle, "duration", "", "")
 
 enum class Wait : uint16_t {
 #define CELLSIM_WAIT_ENUMERATOR(enumerator, ...) enumerator,
