@@ -67,18 +67,20 @@ absl::StatusOr<Value> Eval(const Expr& e, const Scope& scope, const EvalEnv& env
 
 Value Bool(bool b) { return Value::Num(b ? 1 : 0); }
 
-// DBMS_UTILITY.GET_TIME, a function without arguments written as a name.
-bool IsGetTime(const Expr& e) {
-  return e.kind == Expr::Kind::kColumn && e.text == "GET_TIME" &&
-         absl::AsciiStrToUpper(e.qualifier) == "DBMS_UTILITY";
+// DBMS_UTILITY.GET_TIME or GET_CPU_TIME, functions without arguments
+// written as names: which, or "".
+std::string_view DbmsUtilityFunction(const Expr& e) {
+  if (e.kind != Expr::Kind::kColumn || e.qualifier != "DBMS_UTILITY") return "";
+  return e.text == "GET_TIME" ? "GET_TIME" : e.text == "GET_CPU_TIME" ? "GET_CPU_TIME" : "";
 }
 
-// SYSDATE, USER and DBMS_UTILITY.GET_TIME: columns by their syntax, one
-// value for the whole statement (no source row needed).
+// SYSDATE, USER and DBMS_UTILITY's GET_TIME and GET_CPU_TIME: columns by
+// their syntax, with no source row needed (SYSDATE's and GET_TIME's value
+// is the statement's).
 bool IsStatementConstant(const Expr& e) {
   return (e.kind == Expr::Kind::kColumn && e.qualifier.empty() &&
           (e.text == "SYSDATE" || e.text == "USER")) ||
-         IsGetTime(e);
+         !DbmsUtilityFunction(e).empty();
 }
 
 // An aggregate of a grouped query (not one with OVER: an analytic function).
@@ -190,7 +192,11 @@ absl::StatusOr<Value> ColumnValue(const Expr& e, const Scope& scope, const EvalE
     }
   }
   if (IsStatementConstant(e)) {
-    if (IsGetTime(e)) return Value::Num(static_cast<double>(env.stmt.time_cs));
+    if (const std::string_view f = DbmsUtilityFunction(e); !f.empty()) {
+      // GET_CPU_TIME: the session's CPU in hundredths, as it is read.
+      return Value::Num(f == "GET_TIME" ? static_cast<double>(env.stmt.time_cs)
+                                        : static_cast<double>(ThreadCpuNs() / 10'000'000));
+    }
     return e.text == "USER" ? Value::Str("CELLSIM") : Value::Date(env.stmt.sysdate_unix);
   }
   // The pseudocolumns, where no source has a column of that name.

@@ -432,6 +432,9 @@ class DataParser {
         e->qualifier = t.text;
         e->text = *col;
         if (*col == "NEXTVAL" || *col == "CURRVAL") e->kind = Expr::Kind::kSequence;
+        // DBMS_UTILITY.GET_TIME(): a packaged function's call without
+        // arguments, the same as its name alone.
+        if (t.text == "DBMS_UTILITY" && IsP("(") && IsP(")", 1)) pos_ += 2;
       }
       return e;
     }

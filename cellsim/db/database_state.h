@@ -107,6 +107,11 @@ struct Session::State {
 
 namespace internal {
 
+// CPU of the calling thread: the foreground's CPU, as Oracle's "CPU used by
+// this session" (the cells' and ASM's helper threads are not the session)
+// and DBMS_UTILITY.GET_CPU_TIME.
+uint64_t ThreadCpuNs();
+
 // What a statement did beyond statistics: for the result.
 struct ExecOutcome {
   int64_t current = 0;  // file-table entries changed

@@ -15,13 +15,8 @@
 #include "cellsim/db/plsql.h"
 
 namespace cellsim::db {
-namespace {
 
-using stats::Stat;
-
-// CPU of the calling thread: the foreground's CPU, as Oracle's "CPU used by
-// this session" (the cells' and ASM's helper threads are not the session).
-uint64_t ThreadCpuNs() {
+uint64_t internal::ThreadCpuNs() {
   rusage ru{};
   if (getrusage(RUSAGE_THREAD, &ru) != 0) return 0;
   auto ns = [](const timeval& tv) {
@@ -30,6 +25,11 @@ uint64_t ThreadCpuNs() {
   };
   return ns(ru.ru_utime) + ns(ru.ru_stime);
 }
+
+namespace {
+
+using stats::Stat;
+using internal::ThreadCpuNs;
 
 // Parameters cellsim accepts and remembers without acting on them, so that
 // scripts written for Oracle (tracing, statistics level) run unchanged.

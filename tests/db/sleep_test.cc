@@ -125,9 +125,9 @@ TEST_F(SleepTest, ASleepingSessionKeepsItsRowLocks) {
   EXPECT_EQ(waiter->Waits()[Wait::kEnqTxRowLockContention].count, 1);
 }
 
-// DBMS_UTILITY.GET_TIME, the hundredths of a second labs time a sleep
-// (or anything) with, in PL/SQL and in SQL.
-TEST_F(SleepTest, GetTimeMeasuresASleep) {
+// DBMS_UTILITY.GET_TIME and GET_CPU_TIME, the hundredths of a second labs
+// time a sleep (or anything) with, in PL/SQL and in SQL.
+TEST_F(SleepTest, GetTimeAndGetCpuTimeMeasureASleep) {
   const std::vector<std::string> out =
       Run("declare t1 number; begin t1 := dbms_utility.get_time; dbms_session.sleep(0.25); "
           "dbms_output.put_line(dbms_utility.get_time - t1); end;")
@@ -137,6 +137,21 @@ TEST_F(SleepTest, GetTimeMeasuresASleep) {
   EXPECT_LT(std::stoi(out[0]), 25 + 500);
   EXPECT_EQ(One("select sign(dbms_utility.get_time) from dual"), "1");
   EXPECT_THAT(Error("select dbms_utility.get_tim from dual"), HasSubstr("ORA-00904"));
+  // With empty parentheses, as often written; GET_CPU_TIME is the session's
+  // CPU: a busy loop uses some, a sleep almost none.
+  const std::vector<std::string> cpu =
+      Run("declare c0 number := dbms_utility.get_cpu_time(); n number := 0; t0 number; "
+          "begin while dbms_utility.get_cpu_time() - c0 < 5 loop n := n + 1; end loop; "
+          "dbms_output.put_line(dbms_utility.get_cpu_time - c0); "
+          "c0 := dbms_utility.get_cpu_time; t0 := dbms_utility.get_time(); "
+          "dbms_session.sleep(0.3); "
+          "dbms_output.put_line(dbms_utility.get_cpu_time - c0); "
+          "dbms_output.put_line(dbms_utility.get_time() - t0); end;")
+          .output;
+  ASSERT_EQ(cpu.size(), 3u);
+  EXPECT_GE(std::stoi(cpu[0]), 5);
+  EXPECT_LE(std::stoi(cpu[1]), 5);
+  EXPECT_GE(std::stoi(cpu[2]), 30);
 }
 
 TEST_F(SleepTest, BadTimesAndMisspeltCallsAreRefused) {
