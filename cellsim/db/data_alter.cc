@@ -13,6 +13,14 @@
 namespace cellsim::db::internal {
 namespace {
 
+// Whether column `column` of `t` is in its primary key.
+bool InPrimaryKey(const TableDef& t, size_t column) {
+  return std::any_of(t.indexes.begin(), t.indexes.end(), [&](const IndexDef& ix) {
+    return ix.constraint == KeyConstraint::kPrimaryKey &&
+           std::find(ix.columns.begin(), ix.columns.end(), column) != ix.columns.end();
+  });
+}
+
 // The table's rows this session sees, decoded, until `fn` returns false.
 absl::Status ForEachRow(DataEngine& e, SessionData& sd, Recorder& rec, TableDef& t,
                         const std::function<bool(const Row&)>& fn) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
@@ -62,6 +70,9 @@ absl::Status AddToTable(DataEngine& e, SessionData& sd, Recorder& rec, TableDef&
     }
     t.columns.push_back({cd.name, ColTypeNamed(cd.type), cd.length, cd.scale, cd.not_null, cd.default_text,
                          IdentityKind::kNone});
+    if (cd.not_null) {
+      if (absl::Status st = NameNotNull(e, t, t.columns.back(), cd.not_null_name); !st.ok()) return st;
+    }
   }
   for (const TableConstraint& k : a.constraints) {
     if (k.check) {  // the rows there must pass it (ORA-02293)
@@ -157,10 +168,7 @@ absl::Status ModifyColumn(DataEngine& e, SessionData& sd, Recorder& rec, TableDe
   }
   if (!cd.default_text.empty()) c.default_sql = cd.default_text;
   if (not_null.has_value()) {
-    const bool in_key = std::any_of(t.indexes.begin(), t.indexes.end(), [&](const IndexDef& ix) {
-      return ix.constraint == KeyConstraint::kPrimaryKey &&
-             std::find(ix.columns.begin(), ix.columns.end(), *k) != ix.columns.end();
-    });
+    const bool in_key = InPrimaryKey(t, *k);
     if (!*not_null && in_key) {
       return absl::FailedPreconditionError(fmt::format(
           "ORA-01451: column to be modified to NULL cannot be modified to NULL ({}.{} is in the "
@@ -172,12 +180,16 @@ absl::Status ModifyColumn(DataEngine& e, SessionData& sd, Recorder& rec, TableDe
                                   : "ORA-01451: column to be modified to NULL cannot be modified to NULL",
           t.name, c.name));
     }
-    if (*not_null && null) {
-      return absl::FailedPreconditionError(fmt::format(
-          "ORA-02296: cannot enable (CELLSIM.) - null values found ({}.{})", t.name, c.name));
-    }
     c.not_null = *not_null;
     c.not_null_by_key = false;
+    c.not_null_name.clear();
+    if (!*not_null) return absl::OkStatus();
+    if (absl::Status st = NameNotNull(e, t, c, cd.not_null_name); !st.ok()) return st;
+    if (null) {  // (the statement fails: the table and the number go back)
+      return absl::FailedPreconditionError(
+          fmt::format("ORA-02296: cannot enable (CELLSIM.{}) - null values found ({}.{})",
+                      c.not_null_name, t.name, c.name));
+    }
   }
   return absl::OkStatus();
 }
@@ -192,6 +204,17 @@ absl::Status DropConstraint(DataEngine& e, TableDef& t, const TableConstraint& k
     for (auto c = t.checks.begin(); c != t.checks.end(); ++c) {
       if (c->name != k.name) continue;
       t.checks.erase(c);
+      return absl::OkStatus();
+    }
+    // A NOT NULL constraint: the column allows NULLs, unless it is in the
+    // primary key (then NOT NULL by the key alone).
+    for (uint16_t i = 0; i < t.columns.size(); ++i) {
+      Column& c = t.columns[i];
+      if (c.not_null_name != k.name) continue;
+      const bool in_key = InPrimaryKey(t, i);
+      c.not_null = in_key;
+      c.not_null_by_key = in_key;
+      c.not_null_name.clear();
       return absl::OkStatus();
     }
   }
@@ -279,16 +302,35 @@ absl::StatusOr<CheckDef> NewCheck(DataEngine& e, const TableDef& t, const TableC
   }
   CheckDef c{k.name.empty() ? fmt::format("SYS_C{:07d}", e.next_object_id++) : k.name,
              k.check_text, k.check};
-  bool used = FindIndexNamed(e, c.name, nullptr) != nullptr;
-  for (const auto& [name, other] : e.tables) {
-    for (const CheckDef& o : other.checks) used |= o.name == c.name;
-  }
-  for (const CheckDef& o : t.checks) used |= o.name == c.name;
-  if (used) {
-    return absl::AlreadyExistsError(fmt::format(
-        "ORA-02264: name already used by an existing constraint ({})", c.name));
-  }
+  if (absl::Status st = CheckConstraintNameFree(e, t, c.name); !st.ok()) return st;
   return c;
+}
+
+absl::Status CheckConstraintNameFree(const DataEngine& e, const TableDef& t, const std::string& name) {
+  const auto has = [&](const TableDef& x) {
+    for (const IndexDef& ix : x.indexes) {
+      if (ix.constraint != KeyConstraint::kNone && ix.name == name) return true;
+    }
+    for (const CheckDef& c : x.checks) {
+      if (c.name == name) return true;
+    }
+    for (const Column& c : x.columns) {
+      if (c.not_null_name == name) return true;
+    }
+    return false;
+  };
+  bool used = has(t);
+  for (const auto& [tname, other] : e.tables) used = used || has(other);
+  if (!used) return absl::OkStatus();
+  return absl::AlreadyExistsError(
+      fmt::format("ORA-02264: name already used by an existing constraint ({})", name));
+}
+
+absl::Status NameNotNull(DataEngine& e, const TableDef& t, Column& c, const std::string& wanted) {
+  const std::string name = wanted.empty() ? fmt::format("SYS_C{:07d}", e.next_object_id++) : wanted;
+  if (absl::Status st = CheckConstraintNameFree(e, t, name); !st.ok()) return st;
+  c.not_null_name = name;
+  return absl::OkStatus();
 }
 
 absl::Status CheckRow(const TableDef& t, const Row& row, const StatementEnv& env) {

@@ -28,7 +28,8 @@ constexpr uint64_t kDictMagic = 0x5443494449534345ull;  // "ECSIDICT" little-end
 // while one has them); versions 1 (no indexes) and 2 are still read (their
 // NUMBER columns then take any number, as those versions stored them: the
 // scale was not kept).
-constexpr uint16_t kDictVersion = 9;
+constexpr uint16_t kDictVersion = 10;
+constexpr uint16_t kDictVersionNoNotNullNames = 9;
 constexpr uint16_t kDictVersionNoStats = 8;
 constexpr uint16_t kDictVersionNoLogHistory = 7;
 constexpr uint16_t kDictVersionNoLogUse = 6;
@@ -135,6 +136,7 @@ void EncodeTable(Encoder& e, uint16_t version, const TableDef& t) {
     e.PutU8(!c.not_null ? 0 : c.not_null_by_key ? 2 : 1);  // builds before 2 read 2 as 1
     if (version >= kDictVersionNoSequences) e.PutString(c.default_sql);
     if (version >= kDictVersionNoViews) e.PutU8(static_cast<uint8_t>(c.identity));
+    if (version >= kDictVersion) e.PutString(c.not_null_name);
   }
   EncodeSegment(e, t.segment);
   e.PutU32(static_cast<uint32_t>(t.indexes.size()));
@@ -244,7 +246,8 @@ bool DecodeTable(Decoder& d, uint16_t version, TableDef* t, std::string* why) {
       uint8_t not_null = 0, identity = 0;
       if (!d.GetU32(&scale) || !d.GetU8(&not_null) ||
           (version >= kDictVersionNoSequences && !d.GetString(&c.default_sql, kMaxDefaultBytes)) ||
-          (version >= kDictVersionNoViews && !d.GetU8(&identity))) {
+          (version >= kDictVersionNoViews && !d.GetU8(&identity)) ||
+          (version >= kDictVersion && !d.GetString(&c.not_null_name, 128))) {
         *why = fmt::format("table {}: column {} truncated", t->name, i + 1);
         return false;
       }
@@ -279,14 +282,20 @@ void EncodeLogUse(Encoder& e, const LogUse& u, uint16_t version) {
   }
 }
 
-// The oldest version that holds `m`: 9 when a table or index has
-// statistics, 8 once a log has been used, 6 with a view, 5 with a sequence
-// or a CHECK, 4 when a column has a DEFAULT, else 3.
+// The oldest version that holds `m`: 10 when a column has a named NOT NULL
+// constraint, 9 when a table or index has statistics, 8 once a log has
+// been used, 6 with a view, 5 with a sequence or a CHECK, 4 when a column
+// has a DEFAULT, else 3.
 uint16_t VersionFor(const DictImage& m) {
   for (const auto& [name, t] : m.tables) {
-    if (t.stats.has_value()) return kDictVersion;
+    for (const Column& c : t.columns) {
+      if (!c.not_null_name.empty()) return kDictVersion;
+    }
+  }
+  for (const auto& [name, t] : m.tables) {
+    if (t.stats.has_value()) return kDictVersionNoNotNullNames;
     for (const IndexDef& ix : t.indexes) {
-      if (ix.stats.has_value()) return kDictVersion;
+      if (ix.stats.has_value()) return kDictVersionNoNotNullNames;
     }
   }
   if (!m.log_use.empty() || !m.log_history.empty()) return kDictVersionNoStats;
@@ -510,7 +519,7 @@ std::vector<uint8_t> EncodeImage(const DictImage& m, uint16_t version) {
       EncodeLogUse(e, h.log, version);
     }
   }
-  if (version >= kDictVersion) EncodeStats(e, m);
+  if (version >= kDictVersionNoNotNullNames) EncodeStats(e, m);
   return std::move(e.bytes());
 }
 
@@ -637,10 +646,19 @@ bool DecodeImage(absl::Span<const uint8_t> body, uint16_t version, DictImage* m,
     m->views.emplace(v.name, std::move(v));
   }
   if (version >= kDictVersionNoLogHistory && !DecodeLogUse(d, version, m, why)) return false;
-  if (version >= kDictVersion && !DecodeStats(d, m, why)) return false;
+  if (version >= kDictVersionNoNotNullNames && !DecodeStats(d, m, why)) return false;
   if (d.remaining() != 0) {
     *why = fmt::format("{} unexpected bytes after the free extent list", d.remaining());
     return false;
+  }
+  // Before version 10 NOT NULL constraints had no names: each gets one now,
+  // in the same order at every open until the next write keeps them.
+  for (auto& [name, t] : m->tables) {
+    for (Column& c : t.columns) {
+      if (version < kDictVersion && c.not_null && !c.not_null_by_key) {
+        c.not_null_name = fmt::format("SYS_C{:07d}", m->next_object_id++);
+      }
+    }
   }
   return true;
 }
@@ -684,12 +702,7 @@ std::optional<DictImage> ParseCopy(absl::Span<const uint8_t> bytes, uint32_t dbi
   }
   (void)(d.GetU16(&version) && d.GetU16(&copy) && d.GetU32(&length) && d.GetU64(&generation) &&
          d.GetU32(&stored_dbid) && d.GetU32(&reserved) && d.GetU64(&sum));
-  if (version != kDictVersion && version != kDictVersionNoStats &&
-      version != kDictVersionNoLogHistory &&
-      version != kDictVersionNoLogUse && version != kDictVersionNoViews &&
-      version != kDictVersionNoSequences &&
-      version != kDictVersionNoDefaults &&
-      version != kDictVersionNoScale && version != kDictVersionNoIndexes) {
+  if (version < kDictVersionNoIndexes || version > kDictVersion) {
     *why = fmt::format("format version {} (this cellsim reads versions {} to {})", version,
                        kDictVersionNoIndexes, kDictVersion);
     return std::nullopt;

@@ -686,6 +686,14 @@ absl::Status AddTableParts(Dml& d, const CreateTable& c, TableDef& stored)
     if (!dflt.ok()) return dflt.status();
     stored.columns[i].default_sql = *dflt;
   }
+  // NOT NULL constraints are named after the table (SYS_C numbers after
+  // its object id), before its other constraints, as Oracle numbers them.
+  for (size_t i = 0; i < stored.columns.size(); ++i) {
+    Column& col = stored.columns[i];
+    if (!col.not_null || col.not_null_by_key) continue;
+    const std::string wanted = c.as_select ? "" : c.columns[i].not_null_name;
+    if (absl::Status st = NameNotNull(d.e, stored, col, wanted); !st.ok()) return st;
+  }
   for (const TableConstraint& k : c.constraints) {
     if (k.check) {
       absl::StatusOr<CheckDef> check = NewCheck(d.e, stored, k);
@@ -746,8 +754,12 @@ absl::Status CreateTableRun(Dml& d, const CreateTable& c, DataOutcome* out)
     absl::StatusOr<std::vector<Column>> shape = SelectShape(d.e, d.s, d.sd, d.rec, d.env, *c.as_select);
     if (!shape.ok()) return shape.status();
     t.columns = *shape;
-    // A source key column's NOT NULL is the new table's own (no key here).
-    for (Column& col : t.columns) col.not_null_by_key = false;
+    // A source column's NOT NULL (a key's too) is the new table's own
+    // constraint, named anew (AddTableParts).
+    for (Column& col : t.columns) {
+      col.not_null_by_key = false;
+      col.not_null_name.clear();
+    }
   }
   absl::StatusOr<uint32_t> file = d.e.DataFileOf(t.tablespace);
   if (!file.ok()) return file.status();

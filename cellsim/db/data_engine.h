@@ -914,6 +914,15 @@ absl::Status ForEachLiveRow(DataEngine& e, SessionData& sd, Recorder& rec, Table
 // `t` (ORA-00904), and its name is free (ORA-02264); the CheckDef to add.
 absl::StatusOr<CheckDef> NewCheck(DataEngine& e, const TableDef& t, const TableConstraint& k)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+// Constraint names are one namespace (data_alter.cc): ORA-02264 when
+// `name` is a key's, a CHECK's or a NOT NULL's, of any table or of `t` (a
+// table being created is not in e.tables yet).
+absl::Status CheckConstraintNameFree(const DataEngine& e, const TableDef& t, const std::string& name)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
+// Gives column `c` of `t`, NOT NULL now by its own constraint, that
+// constraint's name: `wanted`, or SYS_Cnnnnnnn when "" (data_alter.cc).
+absl::Status NameNotNull(DataEngine& e, const TableDef& t, Column& c, const std::string& wanted)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);
 // ALTER TABLE (data_alter.cc).
 absl::Status AlterTableRun(DataEngine& e, SessionData& sd, Recorder& rec, const AlterTable& a,
                            DataOutcome* out) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu);

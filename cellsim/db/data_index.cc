@@ -619,6 +619,7 @@ absl::Status AddKeyConstraint(DataEngine& e, SessionData& sd, Recorder& rec, Tab
     }
   }
   if (absl::Status st = CheckNameFree(e, c.name); !st.ok()) return st;
+  if (absl::Status st = CheckConstraintNameFree(e, t, c.name); !st.ok()) return st;
   if (absl::Status st = AddIndex(e, sd, rec, t, c); !st.ok()) return st;
   t.indexes.back().constraint = k.primary_key ? KeyConstraint::kPrimaryKey : KeyConstraint::kUnique;
   return absl::OkStatus();

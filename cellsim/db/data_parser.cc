@@ -1458,8 +1458,10 @@ class DataParser {
     while (true) {
       if (IsW("CONSTRAINT") && Peek(2).kind == Tok::kWord &&
           (Peek(2).text == "NOT" || Peek(2).text == "NULL")) {
-        Next();  // a NOT NULL constraint's name: not kept
         Next();
+        absl::StatusOr<std::string> n = Identifier("a constraint name");
+        if (!n.ok()) return n.status();
+        if (Peek().text == "NOT") col.not_null_name = *n;  // a NULL "constraint" is none
         continue;
       }
       if (AcceptW("NOT")) {
@@ -1486,6 +1488,17 @@ class DataParser {
     absl::StatusOr<std::string> cn = Identifier("a column name");
     if (!cn.ok()) return cn.status();
     col.name = *cn;
+    if (IsW("CONSTRAINT")) {  // c CONSTRAINT n NOT NULL
+      Next();
+      absl::StatusOr<std::string> n = Identifier("a constraint name");
+      if (!n.ok()) return n.status();
+      col.not_null_name = *n;
+      if (!IsW("NOT")) {
+        return Error(fmt::format("expected NOT NULL after CONSTRAINT {}, found {}", *n,
+                                 Describe(Peek())),
+                     "ORA-02253: constraint specification not allowed here");
+      }
+    }
     if (Peek().kind == Tok::kWord && !IsW("DEFAULT") && !IsW("NOT") && !IsW("NULL")) {
       // A type: parsed as ADD parses one (name again, then the type).
       --pos_;

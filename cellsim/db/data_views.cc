@@ -502,10 +502,11 @@ ViewRows ExtentRows(DataEngine& e, bool user) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu
   return r;
 }
 
-// {DBA,ALL,USER}_CONSTRAINTS: each table's PRIMARY KEY (P) and UNIQUE (U)
-// constraints (their indexes, INDEX_NAME) and its CHECK constraints (C,
-// SEARCH_CONDITION as written). NOT NULL is a column's property here
-// (USER_TAB_COLUMNS.NULLABLE), not a listed constraint as in Oracle.
+// {DBA,ALL,USER}_CONSTRAINTS: each table's NOT NULL constraints (C,
+// SEARCH_CONDITION "COL" IS NOT NULL, as Oracle's; a primary key's columns
+// have none of their own), PRIMARY KEY (P) and UNIQUE (U) constraints
+// (their indexes, INDEX_NAME) and CHECK constraints (C, SEARCH_CONDITION
+// as written).
 ViewRows ConstraintRows(DataEngine& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
   ViewRows r;
   r.columns = {S("OWNER"),      S("CONSTRAINT_NAME"), S("CONSTRAINT_TYPE"), S("TABLE_NAME"),
@@ -520,6 +521,11 @@ ViewRows ConstraintRows(DataEngine& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu) {
                       std::move(index)});
   };
   for (auto& [tname, t] : e.tables) {
+    for (const Column& c : t.columns) {
+      if (c.not_null_name.empty()) continue;
+      row(tname, c.not_null_name, "C", Value::Str(fmt::format("\"{}\" IS NOT NULL", c.name)),
+          Value::Null());
+    }
     for (const IndexDef& ix : t.indexes) {
       if (ix.constraint == KeyConstraint::kNone) continue;
       row(tname, ix.name, ix.constraint == KeyConstraint::kPrimaryKey ? "P" : "U", Value::Null(),
@@ -543,6 +549,11 @@ ViewRows ConstraintColumnRows(DataEngine& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(e.mu)
                           Value::Str(t.columns[ix.columns[i]].name),
                           Value::Num(static_cast<double>(i + 1))});
       }
+    }
+    for (const Column& col : t.columns) {
+      if (col.not_null_name.empty()) continue;
+      r.rows.push_back({Value::Str("CELLSIM"), Value::Str(col.not_null_name), Value::Str(tname),
+                        Value::Str(col.name), Value::Null()});
     }
     for (const CheckDef& c : t.checks) {
       std::set<std::string> named;

@@ -54,6 +54,10 @@ struct Column {
   // NOT NULL constraint for it, so dropping the key allows NULLs again (the
   // dictionary's NOT NULL byte 2).
   bool not_null_by_key = false;
+  // The NOT NULL constraint's name (SYS_Cnnnnnnn when not named; dictionary
+  // format 10): USER_CONSTRAINTS' type C "C" IS NOT NULL. "" when the
+  // column is nullable or NOT NULL only by the key.
+  std::string not_null_name{};
 };
 
 // A SQL value: NULL, a number or a string; DATEs are numbers of seconds since

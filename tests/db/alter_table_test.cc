@@ -223,6 +223,75 @@ TEST_F(AlterTableTest, ADroppedPrimaryKeysColumnsAllowNullsUnlessDeclaredNotNull
   EXPECT_EQ(One("select count(*) from k2 where id is null"), "1");
 }
 
+// A NOT NULL is a constraint of its own, as Oracle's: listed (type C,
+// "COL" IS NOT NULL), named by CONSTRAINT n or SYS_Cnnnnnnn, its name
+// unique among all constraints, gone with MODIFY NULL or DROP CONSTRAINT,
+// named anew by CTAS; a primary key's columns have none of their own.
+TEST_F(AlterTableTest, NotNullConstraintsAreNamedListedAndDropped) {
+  Run("create table n (id number primary key, a number not null, b varchar2(5) constraint n_b_nn "
+      "not null, c number)");
+  const std::string listed =
+      "select table_name, constraint_name, search_condition, generated from user_constraints "
+      "where constraint_type = 'C' order by 1, 3";
+  const std::string a_nn = One("select constraint_name from user_constraints where "
+                               "search_condition = '\"A\" IS NOT NULL'");
+  EXPECT_TRUE(a_nn.starts_with("SYS_C")) << a_nn;
+  EXPECT_EQ(Rows(listed), "N|" + a_nn + "|\"A\" IS NOT NULL|GENERATED NAME|;"
+                          "N|N_B_NN|\"B\" IS NOT NULL|USER NAME|;");
+  EXPECT_EQ(Rows("select column_name, nvl(position, 0) from user_cons_columns where "
+                 "constraint_name = 'N_B_NN'"),
+            "B|0|;");
+  // One namespace for every kind of constraint.
+  EXPECT_THAT(Error("create table m (x number constraint n_b_nn not null)"),
+              HasSubstr("ORA-02264: name already used by an existing constraint (N_B_NN)"));
+  EXPECT_THAT(Error("alter table n add constraint n_b_nn check (c > 0)"), HasSubstr("ORA-02264"));
+  EXPECT_THAT(Error("alter table n add constraint n_b_nn unique (c)"), HasSubstr("ORA-02264"));
+  EXPECT_THAT(Error("alter table n modify (c constraint " + a_nn + " not null)"),
+              HasSubstr("ORA-02264"));
+  EXPECT_THAT(Error("alter table n modify (c constraint c_nn)"),
+              HasSubstr("expected NOT NULL after CONSTRAINT C_NN"));
+  EXPECT_EQ(One("select count(*) from user_tables where table_name = 'M'"), "0");
+  Run("alter table n modify (c constraint n_c_nn not null)");
+  Run("alter table n add (e number constraint n_e_nn not null)");
+  ASSERT_OK(Reopen());
+  EXPECT_EQ(Rows(listed), "N|" + a_nn + "|\"A\" IS NOT NULL|GENERATED NAME|;"
+                          "N|N_B_NN|\"B\" IS NOT NULL|USER NAME|;"
+                          "N|N_C_NN|\"C\" IS NOT NULL|USER NAME|;"
+                          "N|N_E_NN|\"E\" IS NOT NULL|USER NAME|;");
+  Run("alter table n modify (c null)");
+  Run("alter table n drop constraint n_b_nn");
+  Run("alter table n modify (e null)");
+  Run("alter table n modify (e not null)");
+  const std::string e_nn = One("select constraint_name from user_constraints where "
+                               "search_condition = '\"E\" IS NOT NULL'");
+  EXPECT_TRUE(e_nn.starts_with("SYS_C")) << e_nn;
+  Run("insert into n values (1, 1, null, null, 1)");
+  EXPECT_THAT(Error("insert into n values (2, null, 'x', 1, 1)"), HasSubstr("ORA-01400"));
+  EXPECT_THAT(Error("alter table n modify (c constraint n_c2 not null)"),
+              HasSubstr("ORA-02296: cannot enable (CELLSIM.N_C2) - null values found (N.C)"));
+  EXPECT_EQ(One("select count(*) from user_constraints where constraint_name = 'N_C2'"), "0");
+  // CTAS: the new table's own constraints, named anew (the key's column too).
+  Run("create table n2 as select * from n");
+  EXPECT_EQ(Rows("select search_condition, generated from user_constraints where table_name = "
+                 "'N2' order by 1"),
+            "\"A\" IS NOT NULL|GENERATED NAME|;\"E\" IS NOT NULL|GENERATED NAME|;"
+            "\"ID\" IS NOT NULL|GENERATED NAME|;");
+  EXPECT_EQ(One("select count(distinct constraint_name) from user_constraints"),
+            One("select count(*) from user_constraints"));
+  // A key column declared NOT NULL: dropping that constraint leaves it NOT
+  // NULL by the key; dropping the key then allows NULLs.
+  Run("create table p (id number constraint p_nn not null constraint p_pk primary key)");
+  Run("alter table p drop constraint p_nn");
+  EXPECT_EQ(One("select nullable from user_tab_columns where table_name = 'P'"), "N");
+  Run("alter table p drop primary key");
+  Run("insert into p values (null)");
+  Run("commit");
+  Crash();
+  ASSERT_OK(Reopen());
+  EXPECT_EQ(One("select count(*) from user_constraints where table_name = 'P'"), "0");
+  EXPECT_EQ(One("select count(*) from user_constraints where constraint_type = 'C'"), "5");
+}
+
 TEST_F(AlterTableTest, UserObjectsCatAndTab) {
   Run("create table t (id number primary key)");
   Run("create global temporary table g (x number)");

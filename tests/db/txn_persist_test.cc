@@ -182,7 +182,7 @@ TEST_F(PersistTest, IndexesSurviveReopen) {
   absl::Status st = Reopen();
   ASSERT_FALSE(st.ok());
   EXPECT_THAT(std::string(st.message()), HasSubstr("format version 72"));
-  EXPECT_THAT(std::string(st.message()), HasSubstr("reads versions 1 to 9"));
+  EXPECT_THAT(std::string(st.message()), HasSubstr("reads versions 1 to 10"));
 }
 
 TEST_F(PersistTest, NumberScaleNotNullAndKeysSurviveReopen) {
@@ -236,13 +236,13 @@ TEST_F(PersistTest, ColumnDefaultsSurviveReopen) {
   Run("create table e (a number default 'x')");  // as Oracle: refused only when used
   EXPECT_THAT(Error("insert into e values (default)"), HasSubstr("ORA-01722"));
   Run("commit");
-  // Both copies' version bytes changed: format 8, the online logs' use and
-  // history (72 = 8 ^ 0x40), refused and named.
+  // Both copies' version bytes changed: format 10, N's NOT NULL
+  // constraint's name (74 = 10 ^ 0x40), refused and named.
   FlipDictionaryByte(0, 8);
   FlipDictionaryByte(1, 8);
   absl::Status st = Reopen();
   ASSERT_FALSE(st.ok());
-  EXPECT_THAT(std::string(st.message()), HasSubstr("format version 72"));
+  EXPECT_THAT(std::string(st.message()), HasSubstr("format version 74"));
 }
 
 TEST_F(PersistTest, ADatabaseWithoutADictionaryOpens) {

@@ -155,6 +155,9 @@ const char* const kSqlSeeds[] = {
     "analyze table t estimate statistics sample 10 percent for table",
     // Sleeping (docs/sql.md "Sleeping").
     "begin dbms_session.sleep(seconds => 0.5); sys.dbms_lock.sleep(1); end;",
+    // Named NOT NULL constraints (docs/sql.md "ALTER TABLE").
+    "create table n (a number constraint n_a_nn not null, b date constraint n_b null)",
+    "alter table n modify (b constraint n_b_nn not null, a null)",
 };
 
 [[noreturn]] void Die(const std::string& what) {

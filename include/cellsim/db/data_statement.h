@@ -241,6 +241,7 @@ struct ColumnDef {
   uint32_t length = 0;  // VARCHAR2 / CHAR length; NUMBER's precision (0: NUMBER without one)
   int32_t scale = 0;    // NUMBER(p, s)'s s (with a precision only)
   bool not_null = false;  // NOT NULL (or PRIMARY KEY)
+  std::string not_null_name{};  // CONSTRAINT n NOT NULL's n ("" = system-named)
   // DEFAULT expr: what an INSERT that leaves the column out (or gives the
   // keyword DEFAULT) stores; the text as written is what the dictionary keeps.
   ExprPtr default_value{};
