@@ -1456,6 +1456,11 @@ class DataParser {
     }
     // Inline constraints: [CONSTRAINT n] [NOT] NULL | PRIMARY KEY | UNIQUE.
     while (true) {
+      if (IsW("CONSTRAINT") && (IsW("NOT", 1) || IsW("NULL", 1))) {  // no name
+        Next();
+        return Error(fmt::format("expected a constraint name, found {}", Describe(Peek())),
+                     "ORA-02250: missing or invalid constraint name");
+      }
       if (IsW("CONSTRAINT") && Peek(2).kind == Tok::kWord &&
           (Peek(2).text == "NOT" || Peek(2).text == "NULL")) {
         Next();

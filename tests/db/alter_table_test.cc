@@ -250,6 +250,8 @@ TEST_F(AlterTableTest, NotNullConstraintsAreNamedListedAndDropped) {
               HasSubstr("ORA-02264"));
   EXPECT_THAT(Error("alter table n modify (c constraint c_nn)"),
               HasSubstr("expected NOT NULL after CONSTRAINT C_NN"));
+  EXPECT_THAT(Error("create table m (x number constraint not null)"),
+              HasSubstr("expected a constraint name, found 'not' (ORA-02250"));
   EXPECT_EQ(One("select count(*) from user_tables where table_name = 'M'"), "0");
   Run("alter table n modify (c constraint n_c_nn not null)");
   Run("alter table n add (e number constraint n_e_nn not null)");
