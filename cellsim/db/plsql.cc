@@ -1089,7 +1089,18 @@ class Runner {
       message = fmt::format("ORA-06510: PL/SQL: unhandled user-defined exception ({})",
                             raised_exception_);
     }
-    return absl::Status(f.status().code(), fmt::format("{}\nORA-06512: at line {}", message, line));
+    absl::Status st(f.status().code(), fmt::format("{}\nORA-06512: at line {}", message, line));
+    // The error's details (a locked row's holder: RowLockConflictOf) go
+    // with it while the call-level rollback undoes the whole block, so a
+    // caller that waits and runs the call again (the sqlrun driver under a
+    // simulated clock) redoes exactly the block; not once the block has
+    // committed part of its work, which a second run would do twice.
+    if (!ended_transaction_) {
+      f.status().ForEachPayload([&](absl::string_view url, const absl::Cord& payload) {
+        st.SetPayload(url, payload);
+      });
+    }
+    return st;
   }
 
  private:

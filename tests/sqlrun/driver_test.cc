@@ -502,6 +502,17 @@ int64_t CommitsWithoutErrors(const RunResult& r) {
   return commits;
 }
 
+// How many sessions stopped on an error, each expected to hold `error`.
+int SessionsStoppedWith(const RunResult& r, const std::string& error) {
+  int stopped = 0;
+  for (const SessionSummary& s : r.sessions) {
+    if (s.error.empty()) continue;
+    EXPECT_NE(s.error.find(error), std::string::npos) << s.error;
+    ++stopped;
+  }
+  return stopped;
+}
+
 TEST(DriverTest, SessionsWaitForEachOthersRowLocks) {
   TestDb t;
   ASSERT_OK(t.Open(true));
@@ -558,13 +569,7 @@ TEST(DriverTest, SessionsWaitForEachOthersRowLocks) {
   o.exe_mode = ExeMode::kSemiRandom;
   o.runtime_s = 5;
   ASSERT_OK_AND_ASSIGN(r, RunSqlDir(t.db(), d, o));
-  int deadlocks = 0;
-  for (const SessionSummary& ss : r.sessions) {
-    if (ss.error.empty()) continue;
-    EXPECT_NE(ss.error.find("ORA-00060: deadlock detected"), std::string::npos) << ss.error;
-    ++deadlocks;
-  }
-  EXPECT_GT(deadlocks, 0);
+  EXPECT_GT(SessionsStoppedWith(r, "ORA-00060: deadlock detected"), 0);
   // A holder outside the run never lets go: the waits end with the run,
   // each session's error the ORA-00054 (not a run that never ends).
   std::unique_ptr<db::Session> outside = t.db()->NewSession();
@@ -614,6 +619,43 @@ TEST(DriverTest, SelectForUpdateThenUpdateLosesNoUpdate) {
   std::unique_ptr<db::Session> s = t.db()->NewSession();
   ASSERT_OK_AND_ASSIGN(db::StatementResult x, s->Execute("select x from hot where id = 1"));
   EXPECT_EQ(x.result_rows.at(0).at(0), std::to_string(commits));
+}
+
+// Under the simulated clock a PL/SQL block that finds a row locked (here by
+// another session's UPDATE, which the driver commits with the session's
+// next DML) is undone whole, its call-level rollback, and the driver waits
+// and runs it again, as it does a statement: no update lost, no session
+// stopped. A block that committed part of its work before the locked row
+// stops its session instead: a second run would do that part twice.
+TEST(DriverTest, PlsqlBlocksWaitForRowLocksUnderTheSimulatedClock) {
+  TestDb t;
+  ASSERT_OK(t.Open(true));
+  SqlDir d;
+  RunOptions o = SeedOptions(3, 2);
+  ASSERT_OK(CreateHotRows(t, &d, &o));
+  d.entries = {Entry("one.sql", "update hot set x = x + 1 where id = 1"),
+               Entry("block.sql", "begin update hot set x = x + 1 where id = 1; "
+                                  "dbms_session.sleep(0.001); commit; end;")};
+  const int64_t enq0 = t.db()->SystemWaits()[stats::Wait::kEnqTxRowLockContention].count;
+  ASSERT_OK_AND_ASSIGN(RunResult r, RunSqlDir(t.db(), d, o));
+  int64_t runs = 0, blocks = 0;
+  for (const Event& e : r.events) {
+    runs += e.kind == Event::Kind::kExecute;
+    blocks += e.kind == Event::Kind::kExecute && e.sql_file == "block.sql";
+  }
+  for (const SessionSummary& s : r.sessions) EXPECT_EQ(s.error, "") << "session " << s.sid;
+  EXPECT_GT(blocks, 10);
+  EXPECT_GT(t.db()->SystemWaits()[stats::Wait::kEnqTxRowLockContention].count, enq0);
+  // Every run's update is there but a session's last UPDATE, which its end
+  // rolled back when no DML committed it.
+  std::unique_ptr<db::Session> s = t.db()->NewSession();
+  ASSERT_OK_AND_ASSIGN(db::StatementResult x, s->Execute("select x from hot where id = 1"));
+  EXPECT_LE(std::stoll(x.result_rows.at(0).at(0)), runs);
+  EXPECT_GE(std::stoll(x.result_rows.at(0).at(0)), runs - 3);
+  d.entries[1] = Entry("half.sql", "begin update hot set x = x + 1 where id = 2; commit; "
+                                   "update hot set x = x + 1 where id = 1; commit; end;");
+  ASSERT_OK_AND_ASSIGN(r, RunSqlDir(t.db(), d, o));
+  EXPECT_GT(SessionsStoppedWith(r, "ORA-00054"), 0);
 }
 
 // Under the real clock the sessions run at once: a session that has just
