@@ -349,6 +349,17 @@ absl::Status CheckRow(const TableDef& t, const Row& row, const StatementEnv& env
 absl::Status AlterTableRun(DataEngine& e, SessionData& sd, Recorder& rec, const AlterTable& a,
                            DataOutcome* out) {
   auto it = e.tables.find(a.table);
+  if (it == e.tables.end() && a.rename_statement) {
+    const char* what = e.views.count(a.table) != 0       ? "a view"
+                       : e.sequences.count(a.table) != 0 ? "a sequence"
+                                                         : nullptr;
+    if (what != nullptr) {
+      return absl::UnimplementedError(fmt::format(
+          "cellsim's RENAME renames tables; {} is {} (create it again under the new name)",
+          a.table, what));
+    }
+    return absl::NotFoundError(fmt::format("ORA-04043: object {} does not exist", a.table));
+  }
   if (it == e.tables.end()) {
     return absl::NotFoundError(fmt::format("ORA-00942: table or view \"{}\" does not exist", a.table));
   }
@@ -369,7 +380,7 @@ absl::Status AlterTableRun(DataEngine& e, SessionData& sd, Recorder& rec, const 
   }
   if (absl::Status st = e.WriteDictionaryOrRestore(std::move(before), &sd); !st.ok()) return st;
   dropped.Forget(e, sd);
-  out->feedback = "Table altered.";
+  out->feedback = a.rename_statement ? "Table renamed." : "Table altered.";
   return absl::OkStatus();
 }
 

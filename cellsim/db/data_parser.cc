@@ -1083,6 +1083,15 @@ class DataParser {
     if (AcceptW("ANALYZE")) {
       return AnalyzeStatement();
     }
+    if (AcceptW("RENAME")) {  // RENAME t TO u: ALTER TABLE t RENAME TO u
+      AlterTable a;
+      a.kind = AlterTable::Kind::kRenameTable;
+      a.rename_statement = true;
+      absl::StatusOr<std::string> from = TableName();
+      if (!from.ok()) return from.status();
+      a.table = *from;
+      return RenameTo(std::move(a));
+    }
     if (AcceptW("TRUNCATE")) {
       if (absl::Status s = ExpectW("TABLE"); !s.ok()) return s;
       absl::StatusOr<std::string> n = TableName();
@@ -1537,6 +1546,15 @@ class DataParser {
     return absl::OkStatus();
   }
 
+  // The rest of a rename: TO name.
+  absl::StatusOr<DataStatement> RenameTo(AlterTable a) {
+    if (absl::Status s = ExpectW("TO"); !s.ok()) return s;
+    absl::StatusOr<std::string> to = Identifier("a name");
+    if (!to.ok()) return to.status();
+    a.to = *to;
+    return DataStatement(std::move(a));
+  }
+
   absl::StatusOr<DataStatement> AlterTableStatement() {
     AlterTable a;
     absl::StatusOr<std::string> t = TableName();
@@ -1549,11 +1567,7 @@ class DataParser {
         if (!from.ok()) return from.status();
         a.from = *from;
       }
-      if (absl::Status s = ExpectW("TO"); !s.ok()) return s;
-      absl::StatusOr<std::string> to = Identifier("a name");
-      if (!to.ok()) return to.status();
-      a.to = *to;
-      return DataStatement(a);
+      return RenameTo(std::move(a));
     }
     if (AcceptW("DROP")) return DropConstraintClause(std::move(a));
     const bool modify = AcceptW("MODIFY");
@@ -2115,7 +2129,7 @@ bool IsDataStatement(std::string_view sql) {
                              "ALTER DATABASE NOARCHIVELOG", "ARCHIVE LOG", "DESC", "DESCRIBE",
                              "CREATE SEQUENCE", "ALTER SEQUENCE", "DROP SEQUENCE", "SAVEPOINT",
                              "ALTER TABLE", "CREATE OR REPLACE", "CREATE VIEW", "CREATE FORCE",
-                             "CREATE NOFORCE", "DROP VIEW", "WITH"}) {
+                             "CREATE NOFORCE", "DROP VIEW", "WITH", "RENAME"}) {
     if (starts(p)) return true;
   }
   return false;
@@ -2155,6 +2169,9 @@ std::string_view DataStatementKind(const DataStatement& st) {
   }
   if (const auto* x = std::get_if<SequenceOptions>(&st)) {
     return x->alter ? "ALTER SEQUENCE" : "CREATE SEQUENCE";
+  }
+  if (const auto* x = std::get_if<AlterTable>(&st); x != nullptr && x->rename_statement) {
+    return "RENAME";
   }
   static constexpr std::string_view kKinds[] = {
       "CREATE TABLE", "DROP TABLE", "TRUNCATE TABLE", "INSERT", "UPDATE", "DELETE", "MERGE",

@@ -631,7 +631,7 @@ class BlockParser {
       return Error(Peek(1).pos, "Encountered the symbol \"=\" when expecting \":=\" (an "
                                 "assignment is v := value)");
     }
-    if (IsW("CREATE") || IsW("DROP") || IsW("ALTER") || IsW("TRUNCATE")) {
+    if (IsW("CREATE") || IsW("DROP") || IsW("ALTER") || IsW("TRUNCATE") || IsW("RENAME")) {
       return Error(s.pos, fmt::format("Encountered the symbol \"{}\": DDL runs in PL/SQL only "
                                       "through EXECUTE IMMEDIATE '...'",
                                       Upper(Peek().text)));

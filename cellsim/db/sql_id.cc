@@ -78,6 +78,7 @@ int CommandTypeOf(std::string_view text) {
   if (verb == "LOCK") return 26;
   if (verb == "BEGIN" || verb == "DECLARE") return 47;  // PL/SQL EXECUTE
   if (verb == "TRUNCATE") return 85;
+  if (verb == "RENAME") return 28;
   if (verb == "COMMENT") return 29;
   if (verb == "ANALYZE") return 62;
   if (verb == "SET" && w.size() > 1 && w[1] == "TRANSACTION") return 48;

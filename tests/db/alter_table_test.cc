@@ -294,6 +294,28 @@ TEST_F(AlterTableTest, NotNullConstraintsAreNamedListedAndDropped) {
   EXPECT_EQ(One("select count(*) from user_constraints where constraint_type = 'C'"), "5");
 }
 
+// RENAME t TO u, Oracle's statement for ALTER TABLE t RENAME TO u: the
+// rows, keys and constraints go with it; a view or sequence is refused
+// plainly, an unknown name is ORA-04043.
+TEST_F(AlterTableTest, RenameStatementRenamesATable) {
+  Run("create table r1 (id number primary key, v number constraint r1_v_nn not null)");
+  Run("insert into r1 values (1, 10)");
+  Run("create view rv as select * from r1");
+  Run("create sequence rs");
+  EXPECT_EQ(Run("rename r1 to r2").feedback, "Table renamed.");
+  EXPECT_EQ(One("select v from r2 where id = 1"), "10");
+  EXPECT_THAT(Error("select * from r1"), HasSubstr("ORA-00942"));
+  EXPECT_EQ(One("select table_name from user_constraints where constraint_name = 'R1_V_NN'"), "R2");
+  EXPECT_THAT(Error("insert into r2 values (1, 11)"), HasSubstr("ORA-00001"));
+  EXPECT_THAT(Error("rename rv to rv2"), HasSubstr("RV is a view"));
+  EXPECT_THAT(Error("rename rs to rs2"), HasSubstr("RS is a sequence"));
+  EXPECT_THAT(Error("rename nosuch to x"), HasSubstr("ORA-04043: object NOSUCH does not exist"));
+  EXPECT_THAT(Error("rename r2 r3"), HasSubstr("expected TO"));
+  EXPECT_EQ(One("select command_type from v$sql where sql_text = 'rename r1 to r2'"), "28");
+  ASSERT_OK(Reopen());
+  EXPECT_EQ(One("select count(*) from r2"), "1");
+}
+
 TEST_F(AlterTableTest, UserObjectsCatAndTab) {
   Run("create table t (id number primary key)");
   Run("create global temporary table g (x number)");

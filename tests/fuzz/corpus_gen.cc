@@ -158,6 +158,7 @@ const char* const kSqlSeeds[] = {
     // Named NOT NULL constraints (docs/sql.md "ALTER TABLE").
     "create table n (a number constraint n_a_nn not null, b date constraint n_b null)",
     "alter table n modify (b constraint n_b_nn not null, a null)",
+    "rename n to \"N2\"",
 };
 
 [[noreturn]] void Die(const std::string& what) {

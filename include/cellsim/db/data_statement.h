@@ -286,6 +286,7 @@ struct AlterTable {
   // or UNIQUE (columns) (its columns).
   std::vector<TableConstraint> constraints;
   std::string from, to;                      // RENAME COLUMN from TO to; RENAME TO to
+  bool rename_statement = false;  // written as RENAME table TO to (kRenameTable)
 };
 
 struct DropTable {
