@@ -44,6 +44,10 @@ struct VarType {
 struct PlStatement;
 using Body = std::vector<PlStatement>;
 
+// What runs a package's procedures (Packages): DBMS_STATS's as ANALYZE
+// statements, the SLEEPs as DataEngine::Sleep.
+enum class PackageHandler : uint8_t { kStats, kSleep };
+
 struct Declaration {
   std::string name;
   VarType type;
@@ -74,9 +78,11 @@ struct PlStatement {
   std::set<std::string> words;               // the SQL's words (which may name tables)
   std::string cursor;                        // OPEN, FETCH, CLOSE's cursor
   std::shared_ptr<const Block> block;        // kBlock
-  // kCall: a package's procedure (`package`, `name`: PackageProcedures) and
-  // its arguments by parameter name (positional ones named by their position).
+  // kCall: a package's procedure (`package`, `name`: Packages), what runs
+  // it, and its arguments by parameter name (positional ones named by their
+  // position).
   std::string package;
+  PackageHandler handler = PackageHandler::kStats;
   std::map<std::string, ExprPtr> args;
 };
 
@@ -88,12 +94,18 @@ struct PackageProcedure {
   size_t required = 1;
 };
 using Procedures = std::map<std::string, PackageProcedure, std::less<>>;
+// A package: what runs its procedures, and them by name.
+struct Package {
+  PackageHandler handler;
+  Procedures procedures;
+};
 
-// By package, then procedure.
-const std::map<std::string, Procedures, std::less<>>& PackageProcedures() {
-  static const auto* m = new std::map<std::string, Procedures, std::less<>>{
+// By name.
+const std::map<std::string, Package, std::less<>>& Packages() {
+  static const auto* m = new std::map<std::string, Package, std::less<>>{
       {"DBMS_STATS",
-       {{"GATHER_TABLE_STATS",
+       {PackageHandler::kStats,
+        {{"GATHER_TABLE_STATS",
          {{"OWNNAME", "TABNAME", "PARTNAME", "ESTIMATE_PERCENT", "BLOCK_SAMPLE", "METHOD_OPT",
            "DEGREE", "GRANULARITY", "CASCADE", "STATTAB", "STATID", "STATOWN", "NO_INVALIDATE",
            "STATTYPE", "FORCE"},
@@ -116,10 +128,10 @@ const std::map<std::string, Procedures, std::less<>>& PackageProcedures() {
            "NO_INVALIDATE", "STATTYPE", "FORCE"},
           2}},
         {"DELETE_SCHEMA_STATS",
-         {{"OWNNAME", "STATTAB", "STATID", "STATOWN", "NO_INVALIDATE", "FORCE"}, 1}}}},
+         {{"OWNNAME", "STATTAB", "STATID", "STATOWN", "NO_INVALIDATE", "FORCE"}, 1}}}}},
       // DBMS_SESSION.SLEEP (18c on) and the older DBMS_LOCK.SLEEP.
-      {"DBMS_SESSION", {{"SLEEP", {{"SECONDS"}, 1}}}},
-      {"DBMS_LOCK", {{"SLEEP", {{"SECONDS"}, 1}}}},
+      {"DBMS_SESSION", {PackageHandler::kSleep, {{"SLEEP", {{"SECONDS"}, 1}}}}},
+      {"DBMS_LOCK", {PackageHandler::kSleep, {{"SLEEP", {{"SECONDS"}, 1}}}}},
   };
   return *m;
 }
@@ -603,7 +615,7 @@ class BlockParser {
     SkipPackageOwner();
     if (IsW("DBMS_OUTPUT") && IsP(".", 1)) return ParseOutput(std::move(s));
     if (Peek().kind == SqlTok::kWord && IsP(".", 1) &&
-        PackageProcedures().count(Upper(Peek().text)) != 0) {
+        Packages().count(Upper(Peek().text)) != 0) {
       return ParseCall(std::move(s));
     }
     if (IsW("RAISE_APPLICATION_ERROR")) return ParseRaiseApplicationError(std::move(s));
@@ -910,7 +922,7 @@ class BlockParser {
   // passed over.
   void SkipPackageOwner() {
     if (IsW("SYS") && IsP(".", 1) && IsP(".", 3) &&
-        (IsW("DBMS_OUTPUT", 2) || PackageProcedures().count(Upper(Peek(2).text)) != 0)) {
+        (IsW("DBMS_OUTPUT", 2) || Packages().count(Upper(Peek(2).text)) != 0)) {
       i_ += 2;
     }
   }
@@ -946,13 +958,15 @@ class BlockParser {
     return Terminated(std::move(s));
   }
 
-  // PACKAGE.proc(arg, ..., name => arg, ...) of PackageProcedures: each
+  // PACKAGE.proc(arg, ..., name => arg, ...) of Packages: each
   // argument's expression under its parameter's name (not evaluated until
   // the call runs).
   absl::StatusOr<PlStatement> ParseCall(PlStatement s) {
     s.package = Upper(Next().text);
     ++i_;  // .
-    const Procedures& procedures = PackageProcedures().find(s.package)->second;
+    const Package& package = Packages().find(s.package)->second;
+    const Procedures& procedures = package.procedures;
+    s.handler = package.handler;
     absl::StatusOr<std::string> proc = Name();
     if (!proc.ok()) return proc.status();
     auto known = procedures.find(*proc);
@@ -1631,7 +1645,11 @@ class Runner {
       case K::kClose:
         return CursorStatement(p);
       case K::kCall:
-        return p.package == "DBMS_STATS" ? Stats(p) : Sleep(p);
+        switch (p.handler) {
+          case PackageHandler::kStats: return Stats(p);
+          case PackageHandler::kSleep: return Sleep(p);
+        }
+        break;
     }
     return Flow{};
   }

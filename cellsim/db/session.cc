@@ -239,14 +239,21 @@ StatementDeltas EndCursor(Session::State& s, std::string_view text, const Timing
   return d;
 }
 
+// Who made the call: the client (a user call, whose time is the session's
+// CPU and DB time) or a PL/SQL block's EXECUTE IMMEDIATE (a recursive call,
+// whose time is already in the block's call: adding it again would count it
+// twice).
+enum class CallLevel : uint8_t { kUser, kRecursive };
+
 absl::StatusOr<StatementResult> Run(Session::State& s, const Statement& statement,
-                                    std::string text, const Timing& tm) {
+                                    std::string text, const Timing& tm,
+                                    CallLevel level = CallLevel::kUser) {
   BeginCursor(s, text);
   Clock* clock = s.db->clock;
   internal::Recorder rec = s.MakeRecorder();
   const uint64_t t1 = clock->NowNanos(), c1 = ThreadCpuNs();
   rec.Add(Stat::kExecuteCount, 1);
-  rec.Add(Stat::kUserCalls, 1);
+  if (level == CallLevel::kUser) rec.Add(Stat::kUserCalls, 1);
   internal::ExecOutcome out;
   absl::Status status = RefusedFileDdl(s, statement);
   if (status.ok()) status = std::visit(
@@ -276,7 +283,7 @@ absl::StatusOr<StatementResult> Run(Session::State& s, const Statement& statemen
   // ADD LOGFILE: 2, tkprof's `current`).
   internal::CountCurrentGets(rec, out.current);
   const uint64_t t2 = clock->NowNanos(), c2 = ThreadCpuNs();
-  AddTimes(s, rec, c2 - tm.c0, t2 - tm.t0);
+  if (level == CallLevel::kUser) AddTimes(s, rec, c2 - tm.c0, t2 - tm.t0);
   StatementDeltas deltas = EndCursor(s, text, tm, t2, c2, 0, status);
   if (!status.ok()) return status;
 
@@ -356,11 +363,7 @@ absl::StatusOr<StatementResult> ExecuteData(Session::State& s, std::string_view 
     const auto other = [&s](std::string_view text) -> absl::Status {
       absl::StatusOr<Statement> parsed = ParseStatement(text);
       if (!parsed.ok()) return parsed.status();
-      Timing inner = StartTiming(s);
-      const uint64_t idle = std::exchange(s.call_idle_ns, 0);  // the block's, not this call's
-      absl::Status st = Run(s, *parsed, std::string(text), inner).status();
-      s.call_idle_ns = idle;
-      return st;
+      return Run(s, *parsed, std::string(text), StartTiming(s), CallLevel::kRecursive).status();
     };
     status = internal::RunPlsqlBlock(s, sql, other, &plsql);
     if (status.ok()) out.feedback = "PL/SQL procedure successfully completed.";

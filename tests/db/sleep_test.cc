@@ -72,6 +72,23 @@ TEST_F(SleepTest, ASleepIsAnIdleWaitInTheElapsedTimeNotInDbTime) {
   EXPECT_EQ(s_->Waits()[Wait::kPlsqlLockTimer].count - w0[Wait::kPlsqlLockTimer].count, 3);
 }
 
+// A statement a block runs by EXECUTE IMMEDIATE is a recursive call: its time
+// is in the block's call already, so DB time counts it once, and it is not a
+// user call (the block is the client's one parse and one execute).
+TEST_F(SleepTest, ExecuteImmediateInABlockIsARecursiveCallCountedOnce) {
+  const stats::StatValues s0 = s_->Stats();
+  StatementResult r = Run(
+      "begin execute immediate 'create tablespace tsx datafile ''+DATA'' size 24m'; "
+      "dbms_session.sleep(0.2); end;");
+  const stats::StatValues s1 = s_->Stats();
+  EXPECT_EQ(s1[Stat::kUserCalls] - s0[Stat::kUserCalls], 2);
+  EXPECT_EQ(One("select count(*) from dba_data_files where tablespace_name = 'TSX'"), "1");
+  // DB time: the call's elapsed time less the sleep, to the centisecond
+  // (rounding of the running totals: 1 cs either way).
+  const int64_t busy_cs = static_cast<int64_t>((r.elapsed_ns - 200'000'000) / 10'000'000);
+  EXPECT_LE(s1[Stat::kDbTime] - s0[Stat::kDbTime], busy_cs + 1);
+}
+
 // While it sleeps, the session is ACTIVE in V$SESSION with the event
 // WAITING, and V$SESSION_WAIT shows the duration asked; Ctrl-C ends it at
 // once (ORA-01013) and the block's changes are undone.
