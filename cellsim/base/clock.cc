@@ -23,6 +23,11 @@ class RealClock : public Clock {
                std::chrono::system_clock::now().time_since_epoch())
         .count();
   }
+  int64_t UnixMicros() const override {
+    return std::chrono::duration_cast<std::chrono::microseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  }
 };
 
 std::atomic<uint64_t> next_logical_thread{1};

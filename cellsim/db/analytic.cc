@@ -326,7 +326,7 @@ class PartitionValues {
           "or a DATE)", ValueText(key)));
     }
     const bool descending = w_.order_by[0].descending;
-    const double bound = key.number + (descending ? -delta : delta) * (key.is_date ? 86400 : 1);
+    const double bound = key.number + (descending ? -delta : delta) * (key.is_datetime() ? 86400 : 1);
     // Rows in order: keys rise (fall, descending); NULLs at one end.
     const auto before = [&](size_t j) {  // row j is before the bound in the order
       const Value& k = Order(j)[0];
@@ -396,7 +396,7 @@ class PartitionValues {
     }
     const Value& v = Args(r)[0];
     if (v.is_null()) return;
-    if (f_.distinct && !a.seen.insert(fmt::format("{}{}:{}", v.number, v.is_date, v.text)).second) {
+    if (f_.distinct && !a.seen.insert(fmt::format("{}{}:{}", v.number, v.is_datetime(), v.text)).second) {
       return;
     }
     a.value.Add(v, num[r]);

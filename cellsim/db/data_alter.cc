@@ -157,7 +157,13 @@ absl::Status ModifyColumn(DataEngine& e, SessionData& sd, Recorder& rec, TableDe
           "ORA-01440: column to be modified must be empty to decrease precision or scale ({}.{})",
           t.name, c.name));
     }
-    if (same && type != ColType::kNumber && type != ColType::kDate && cd.length < longest) {
+    if (same && type == ColType::kTimestamp && any && cd.length < c.length) {
+      return absl::FailedPreconditionError(fmt::format(
+          "ORA-30082: datetime/interval column to be modified must be empty to decrease "
+          "fractional second or leading field precision ({}.{} is TIMESTAMP({}))",
+          t.name, c.name, c.length));
+    }
+    if (same && (type == ColType::kVarchar2 || type == ColType::kChar) && cd.length < longest) {
       return absl::FailedPreconditionError(fmt::format(
           "ORA-01441: cannot decrease column length because some value is too big ({}.{} holds "
           "a value of {} bytes)", t.name, c.name, longest));

@@ -28,7 +28,8 @@ constexpr uint64_t kDictMagic = 0x5443494449534345ull;  // "ECSIDICT" little-end
 // while one has them); versions 1 (no indexes) and 2 are still read (their
 // NUMBER columns then take any number, as those versions stored them: the
 // scale was not kept).
-constexpr uint16_t kDictVersion = 10;
+constexpr uint16_t kDictVersion = 11;
+constexpr uint16_t kDictVersionNoTimestamps = 10;
 constexpr uint16_t kDictVersionNoNotNullNames = 9;
 constexpr uint16_t kDictVersionNoStats = 8;
 constexpr uint16_t kDictVersionNoLogHistory = 7;
@@ -136,7 +137,7 @@ void EncodeTable(Encoder& e, uint16_t version, const TableDef& t) {
     e.PutU8(!c.not_null ? 0 : c.not_null_by_key ? 2 : 1);  // builds before 2 read 2 as 1
     if (version >= kDictVersionNoSequences) e.PutString(c.default_sql);
     if (version >= kDictVersionNoViews) e.PutU8(static_cast<uint8_t>(c.identity));
-    if (version >= kDictVersion) e.PutString(c.not_null_name);
+    if (version >= kDictVersionNoTimestamps) e.PutString(c.not_null_name);
   }
   EncodeSegment(e, t.segment);
   e.PutU32(static_cast<uint32_t>(t.indexes.size()));
@@ -236,7 +237,7 @@ bool DecodeTable(Decoder& d, uint16_t version, TableDef* t, std::string* why) {
     Column c;
     uint8_t type = 0;
     if (!d.GetString(&c.name, 128) || !d.GetU8(&type) || !d.GetU32(&c.length) ||
-        type > static_cast<uint8_t>(ColType::kDate)) {
+        type > static_cast<uint8_t>(version >= kDictVersion ? ColType::kTimestamp : ColType::kDate)) {
       *why = fmt::format("table {}: column {} truncated or of unknown type", t->name, i + 1);
       return false;
     }
@@ -247,7 +248,7 @@ bool DecodeTable(Decoder& d, uint16_t version, TableDef* t, std::string* why) {
       if (!d.GetU32(&scale) || !d.GetU8(&not_null) ||
           (version >= kDictVersionNoSequences && !d.GetString(&c.default_sql, kMaxDefaultBytes)) ||
           (version >= kDictVersionNoViews && !d.GetU8(&identity)) ||
-          (version >= kDictVersion && !d.GetString(&c.not_null_name, 128))) {
+          (version >= kDictVersionNoTimestamps && !d.GetString(&c.not_null_name, 128))) {
         *why = fmt::format("table {}: column {} truncated", t->name, i + 1);
         return false;
       }
@@ -282,14 +283,19 @@ void EncodeLogUse(Encoder& e, const LogUse& u, uint16_t version) {
   }
 }
 
-// The oldest version that holds `m`: 10 when a column has a named NOT NULL
-// constraint, 9 when a table or index has statistics, 8 once a log has
+// The oldest version that holds `m`: 11 when a column is a TIMESTAMP, 10
+// when a column has a named NOT NULL constraint, 9 when a table or index has statistics, 8 once a log has
 // been used, 6 with a view, 5 with a sequence or a CHECK, 4 when a column
 // has a DEFAULT, else 3.
 uint16_t VersionFor(const DictImage& m) {
   for (const auto& [name, t] : m.tables) {
     for (const Column& c : t.columns) {
-      if (!c.not_null_name.empty()) return kDictVersion;
+      if (c.type == ColType::kTimestamp) return kDictVersion;
+    }
+  }
+  for (const auto& [name, t] : m.tables) {
+    for (const Column& c : t.columns) {
+      if (!c.not_null_name.empty()) return kDictVersionNoTimestamps;
     }
   }
   for (const auto& [name, t] : m.tables) {
@@ -655,7 +661,7 @@ bool DecodeImage(absl::Span<const uint8_t> body, uint16_t version, DictImage* m,
   // in the same order at every open until the next write keeps them.
   for (auto& [name, t] : m->tables) {
     for (Column& c : t.columns) {
-      if (version < kDictVersion && c.not_null && !c.not_null_by_key) {
+      if (version < kDictVersionNoTimestamps && c.not_null && !c.not_null_by_key) {
         c.not_null_name = fmt::format("SYS_C{:07d}", m->next_object_id++);
       }
     }

@@ -1125,7 +1125,8 @@ absl::Status DescribeRun(Dml& d, const Describe& x, DataOutcome* out)
         break;
       case ColType::kVarchar2: type = fmt::format("VARCHAR2({})", c.length); break;
       case ColType::kChar: type = fmt::format("CHAR({})", c.length); break;
-      case ColType::kDate: type = "DATE"; break;
+      case ColType::kDate:
+      case ColType::kTimestamp: type = ColumnTypeName(c); break;
     }
     out->rows_text.push_back({c.name, c.not_null ? "NOT NULL" : "", type});
   }

@@ -67,20 +67,28 @@ absl::StatusOr<Value> Eval(const Expr& e, const Scope& scope, const EvalEnv& env
 
 Value Bool(bool b) { return Value::Num(b ? 1 : 0); }
 
-// DBMS_UTILITY.GET_TIME or GET_CPU_TIME, functions without arguments
-// written as names: which, or "".
-std::string_view DbmsUtilityFunction(const Expr& e) {
-  if (e.kind != Expr::Kind::kColumn || e.qualifier != "DBMS_UTILITY") return "";
-  return e.text == "GET_TIME" ? "GET_TIME" : e.text == "GET_CPU_TIME" ? "GET_CPU_TIME" : "";
+// SYSDATE, SYSTIMESTAMP, CURRENT_TIMESTAMP, LOCALTIMESTAMP, USER and
+// DBMS_UTILITY's GET_TIME and GET_CPU_TIME: columns by their syntax, with no
+// source row needed (the clock's are the statement's, GET_CPU_TIME's the
+// session's as it is read).
+enum class StatementConstant : uint8_t {
+  kNone, kSysdate, kSystimestamp, kLocaltimestamp, kUser, kGetTime, kGetCpuTime
+};
+StatementConstant StatementConstantOf(const Expr& e) {
+  using K = StatementConstant;
+  if (e.kind != Expr::Kind::kColumn) return K::kNone;
+  if (e.qualifier == "DBMS_UTILITY") {
+    return e.text == "GET_TIME" ? K::kGetTime : e.text == "GET_CPU_TIME" ? K::kGetCpuTime : K::kNone;
+  }
+  if (!e.qualifier.empty()) return K::kNone;
+  return e.text == "SYSDATE"                                          ? K::kSysdate
+         : e.text == "SYSTIMESTAMP" || e.text == "CURRENT_TIMESTAMP" ? K::kSystimestamp
+         : e.text == "LOCALTIMESTAMP"                                 ? K::kLocaltimestamp
+         : e.text == "USER"                                           ? K::kUser
+                                                                      : K::kNone;
 }
-
-// SYSDATE, USER and DBMS_UTILITY's GET_TIME and GET_CPU_TIME: columns by
-// their syntax, with no source row needed (SYSDATE's and GET_TIME's value
-// is the statement's).
 bool IsStatementConstant(const Expr& e) {
-  return (e.kind == Expr::Kind::kColumn && e.qualifier.empty() &&
-          (e.text == "SYSDATE" || e.text == "USER")) ||
-         !DbmsUtilityFunction(e).empty();
+  return StatementConstantOf(e) != StatementConstant::kNone;
 }
 
 // An aggregate of a grouped query (not one with OVER: an analytic function).
@@ -191,13 +199,18 @@ absl::StatusOr<Value> ColumnValue(const Expr& e, const Scope& scope, const EvalE
       return b.row == nullptr ? Value::Null() : (*b.row)[found->second];
     }
   }
-  if (IsStatementConstant(e)) {
-    if (const std::string_view f = DbmsUtilityFunction(e); !f.empty()) {
-      // GET_CPU_TIME: the session's CPU in hundredths, as it is read.
-      return Value::Num(f == "GET_TIME" ? static_cast<double>(env.stmt.time_cs)
-                                        : static_cast<double>(ThreadCpuNs() / 10'000'000));
-    }
-    return e.text == "USER" ? Value::Str("CELLSIM") : Value::Date(env.stmt.sysdate_unix);
+  switch (StatementConstantOf(e)) {
+    case StatementConstant::kNone: break;
+    case StatementConstant::kSysdate: return Value::Date(env.stmt.sysdate_unix);
+    case StatementConstant::kSystimestamp:
+    case StatementConstant::kLocaltimestamp:
+      return Value::Timestamp(static_cast<double>(env.stmt.now_unix_us) / 1e6,
+                              kDefaultTimestampPrecision,
+                              StatementConstantOf(e) == StatementConstant::kSystimestamp);
+    case StatementConstant::kUser: return Value::Str("CELLSIM");
+    case StatementConstant::kGetTime: return Value::Num(static_cast<double>(env.stmt.time_cs));
+    case StatementConstant::kGetCpuTime:
+      return Value::Num(static_cast<double>(ThreadCpuNs() / 10'000'000));
   }
   // The pseudocolumns, where no source has a column of that name.
   if (e.qualifier.empty() && e.text == "ROWNUM") {
@@ -388,8 +401,10 @@ absl::StatusOr<Value> Eval(const Expr& e, const Scope& scope, const EvalEnv& env
       if (!v.ok()) return v;
       if (v->is_null()) return Value::Null();
       if (e.text == "NOT") return Bool(!Truthy(*v));
-      if (v->is_date) return InconsistentTypes("NUMBER", "DATE");
-      return Value::Num(-v->number);
+      if (v->is_interval()) return Value::Interval(-v->number, v->precision);
+      absl::StatusOr<double> x = ToNumber(*v);  // (ORA-00932 for a datetime)
+      if (!x.ok()) return x.status();
+      return Value::Num(-*x);
     }
     case Expr::Kind::kBinary: break;
   }
@@ -657,7 +672,7 @@ absl::Status UseIndex(Ctx& c, Source& src, const std::vector<const Expr*>& conju
       if (!d.ok()) continue;
       v = Value::Num(*d);
     }
-    if (!(type == ColType::kNumber && v.kind == Value::Kind::kNumber && !v.is_date) &&
+    if (!(type == ColType::kNumber && v.is_number()) &&
         !(type == ColType::kVarchar2 && v.kind == Value::Kind::kString)) {
       continue;
     }
@@ -1506,7 +1521,9 @@ int SortCompare(const Value& a, const Value& b) {
 // GROUP BY and DISTINCT take them).
 std::string ValueKey(const Value& v) {
   if (v.is_null()) return "N;";
-  if (v.kind == Value::Kind::kNumber) return fmt::format("{}{};", v.is_date ? 'D' : 'n', v.number);
+  if (v.kind == Value::Kind::kNumber) {
+    return fmt::format("{}{};", v.is_datetime() ? 'D' : v.is_interval() ? 'I' : 'n', v.number);
+  }
   return fmt::format("s{}:{}", v.text.size(), v.text);
 }
 
@@ -2147,13 +2164,18 @@ std::vector<Row> Deliver(const Select& sel, const std::vector<std::string>& head
   if (cols != nullptr) {
     cols->clear();
     for (size_t i = 0; i < headings.size(); ++i) {
-      const bool num = !rows.empty() && rows[0][i].kind == Value::Kind::kNumber;
-      const bool date = num && rows[0][i].is_date;
+      const Value* first = rows.empty() ? nullptr : &rows[0][i];
+      const bool num = first != nullptr && first->kind == Value::Kind::kNumber;
       std::string name = headings[i];
       if (i < sel.items.size() && !sel.items[i].alias.empty()) name = sel.items[i].alias;
-      // A NUMBER without precision (not NUMBER(4000)), a DATE, else text.
-      cols->push_back({name, date ? ColType::kDate : num ? ColType::kNumber : ColType::kVarchar2,
-                       num ? 0u : 4000u});
+      // A NUMBER without precision (not NUMBER(4000)), a DATE, a TIMESTAMP
+      // of the value's precision, else text.
+      const ColType type = !num                          ? ColType::kVarchar2
+                           : first->is_timestamp()       ? ColType::kTimestamp
+                           : first->is_datetime()        ? ColType::kDate
+                                                         : ColType::kNumber;
+      cols->push_back({name, type,
+                       type == ColType::kTimestamp ? first->precision : num ? 0u : 4000u});
     }
   }
   if (out != nullptr) {
@@ -2163,7 +2185,7 @@ std::vector<Row> Deliver(const Select& sel, const std::vector<std::string>& head
       std::vector<std::string> text;
       for (size_t i = 0; i < r.size(); ++i) {
         text.push_back(ValueText(r[i]));
-        if (r[i].kind == Value::Kind::kNumber && !r[i].is_date) out->numeric[i] = true;
+        if (r[i].is_number()) out->numeric[i] = true;
       }
       out->rows_text.push_back(std::move(text));
     }
@@ -2643,9 +2665,12 @@ bool IsText(const internal::Column& c) {
   return c.type == ColType::kVarchar2 || c.type == ColType::kChar;
 }
 // How long a value of column `c` can be as text: a NUMBER 40 characters, a
-// DATE 9 (DD-MON-RR).
+// DATE 9 (DD-MON-RR), a TIMESTAMP(p) 22 + p (DD-MON-RR HH.MI.SSXFF AM).
 uint32_t TextWidth(const internal::Column& c) {
-  return IsText(c) ? c.length : c.type == ColType::kDate ? 9u : 40u;
+  return IsText(c)                         ? c.length
+         : c.type == ColType::kDate        ? 9u
+         : c.type == ColType::kTimestamp   ? 22u + c.length
+                                           : 40u;
 }
 internal::Column Varchar2Of(uint64_t length) {
   return {"", ColType::kVarchar2, static_cast<uint32_t>(std::clamp<uint64_t>(length, 1, kMaxVarchar2))};
@@ -2666,6 +2691,7 @@ internal::Column Widest(const std::vector<internal::Column>& shapes) {
 
 internal::Column FunctionShape(const Expr& x, const std::vector<Source>& sources) {
   const internal::Column number{"", ColType::kNumber, 0}, date{"", ColType::kDate, 0};
+  const internal::Column timestamp9{"", ColType::kTimestamp, 9};
   auto text = [](double n) { return Varchar2Of(static_cast<uint64_t>(std::max(n, 0.0))); };
   auto arg = [&](size_t i) { return i < x.args.size() ? ExprShape(*x.args[i], sources) : number; };
   auto args = [&](size_t from, size_t step) {  // NULLs take no part in the type
@@ -2686,7 +2712,10 @@ internal::Column FunctionShape(const Expr& x, const std::vector<Source>& sources
   }
   if (f == "TO_CHAR") return text(x.args.size() == 1 && arg(0).type == ColType::kNumber ? 40 : kMaxVarchar2);
   if (f == "ADD_MONTHS" || f == "LAST_DAY" || f == "TO_DATE") return date;
-  if (f == "TRUNC" || f == "ROUND") return arg(0).type == ColType::kDate ? date : number;
+  if (f == "TO_TIMESTAMP") return timestamp9;
+  if (f == "TRUNC" || f == "ROUND") {  // (of a TIMESTAMP: a DATE)
+    return arg(0).type == ColType::kDate || arg(0).type == ColType::kTimestamp ? date : number;
+  }
   if (f == "NVL" || f == "COALESCE" || f == "GREATEST" || f == "LEAST") return Widest(args(0, 1));
   if (f == "MIN" || f == "MAX" || f == "FIRST_VALUE" || f == "LAST_VALUE" || f == "NTH_VALUE") {
     return arg(0);
@@ -2709,6 +2738,7 @@ internal::Column FunctionShape(const Expr& x, const std::vector<Source>& sources
     if (x.args.size() > 2) c.length = static_cast<uint32_t>(x.args[2]->number);
     if (x.args.size() > 3) c.scale = static_cast<int32_t>(x.args[3]->number);
     if (c.type == ColType::kVarchar2 && c.length == 0) c.length = 1;
+    if (c.type == ColType::kTimestamp && x.args.size() < 3) c.length = kDefaultTimestampPrecision;
     return c;
   }
   return number;
@@ -2720,8 +2750,16 @@ internal::Column ExprShape(const Expr& x, const std::vector<Source>& sources) {
     case Expr::Kind::kString:
       return Varchar2Of(x.text.size());
     case Expr::Kind::kColumn:
-      if (x.qualifier.empty() && x.text == "SYSDATE") return {"", ColType::kDate, 0};
-      if (x.qualifier.empty() && x.text == "USER") return {"", ColType::kVarchar2, 128};
+      switch (StatementConstantOf(x)) {
+        case StatementConstant::kSysdate: return {"", ColType::kDate, 0};
+        case StatementConstant::kSystimestamp:  // (WITH TIME ZONE: not a column type here)
+        case StatementConstant::kLocaltimestamp:
+          return {"", ColType::kTimestamp, kDefaultTimestampPrecision};
+        case StatementConstant::kUser: return {"", ColType::kVarchar2, 128};
+        case StatementConstant::kGetTime:
+        case StatementConstant::kGetCpuTime:
+        case StatementConstant::kNone: break;
+      }
       for (const Source& src : sources) {
         for (const internal::Column& bc : src.columns) {
           if (bc.name == x.text) col = bc;  // its type and NOT NULL
@@ -2734,7 +2772,11 @@ internal::Column ExprShape(const Expr& x, const std::vector<Source>& sources) {
       if (x.args.size() != 2) return col;
       const internal::Column a = ExprShape(*x.args[0], sources), b = ExprShape(*x.args[1], sources);
       if (x.text == "||") return Varchar2Of(uint64_t{TextWidth(a)} + TextWidth(b));
-      const bool da = a.type == ColType::kDate, db = b.type == ColType::kDate;
+      // A datetime plus or minus a number: a DATE (of a TIMESTAMP too).
+      const auto datetime = [](const internal::Column& c) {
+        return c.type == ColType::kDate || c.type == ColType::kTimestamp;
+      };
+      const bool da = datetime(a), db = datetime(b);
       if ((x.text == "+" || x.text == "-") && (da || db) && !(da && db)) {
         return {"", ColType::kDate, 0};
       }
@@ -2829,8 +2871,10 @@ StatementEnv StatementEnvOf(const Session::State& s, SequenceDraw* sequences) {
   // GET_TIME is Oracle's number of hundredths since an arbitrary point,
   // wrapping within a PLS_INTEGER.
   const auto time_cs = static_cast<int64_t>((s.db->clock->NowNanos() / 10'000'000) % 2'147'483'648);
+  const int64_t now_us = s.db->clock->UnixMicros();
   return StatementEnv{.sid = s.sid,
-                      .sysdate_unix = s.db->clock->UnixSeconds(),
+                      .sysdate_unix = now_us >= 0 ? now_us / 1'000'000 : (now_us - 999'999) / 1'000'000,
+                      .now_unix_us = now_us,
                       .time_cs = time_cs,
                       .subqueries = nullptr,
                       .sequences = sequences};

@@ -525,7 +525,7 @@ absl::StatusOr<std::vector<uint16_t>> IndexColumns(const TableDef& t, const Crea
     }
     cols.push_back(static_cast<uint16_t>(k));
     const Column& col = t.columns[k];
-    key_bytes += 3 + (col.type == ColType::kNumber ? 22 : col.type == ColType::kDate ? 7 : col.length);
+    key_bytes += 3 + ColumnMaxBytes(col);
   }
   if (key_bytes > kMaxKeyBytes) {
     return absl::InvalidArgumentError(fmt::format(

@@ -408,15 +408,21 @@ class DataParser {
         return SubqueryRest(Expr::Kind::kExists);
       }
       if (t.kind == Tok::kWord && IsP("(")) return Function(t.text);
-      if (t.kind == Tok::kWord && t.text == "DATE" && Peek().kind == Tok::kString) {
-        // The ANSI literal DATE 'YYYY-MM-DD': TO_DATE of it.
+      if (t.kind == Tok::kWord && (t.text == "DATE" || t.text == "TIMESTAMP") &&
+          Peek().kind == Tok::kString) {
+        // The ANSI literals DATE 'YYYY-MM-DD' and TIMESTAMP 'YYYY-MM-DD
+        // HH24:MI:SS[.FF]': TO_DATE and TO_TIMESTAMP of them.
+        const bool date = t.text == "DATE";
         ExprPtr e = Make(Expr::Kind::kFunction);
-        e->text = "TO_DATE";
+        e->text = date ? "TO_DATE" : "TO_TIMESTAMP";
         ExprPtr text = Make(Expr::Kind::kString), format = Make(Expr::Kind::kString);
         text->text = Next().text;
-        format->text = "YYYY-MM-DD";
+        format->text = date ? "YYYY-MM-DD" : "YYYY-MM-DD HH24:MI:SS.FF";
         e->args = {text, format};
         return e;
+      }
+      if (t.kind == Tok::kWord && t.text == "INTERVAL" && Peek().kind == Tok::kString) {
+        return IntervalLiteral();
       }
       ExprPtr e = Make(Expr::Kind::kColumn);
       e->text = t.text;
@@ -514,6 +520,28 @@ class DataParser {
     if (!x.ok()) return x;
     e->args.push_back(*x);
     if (absl::Status s = ExpectP(")"); !s.ok()) return s;
+    return e;
+  }
+  // INTERVAL 'n' DAY | HOUR | MINUTE | SECOND [(p)]: NUMTODSINTERVAL of it
+  // (the literal's text read as a number when it runs: ORA-01722 if it is none).
+  absl::StatusOr<ExprPtr> IntervalLiteral() {
+    ExprPtr e = Make(Expr::Kind::kFunction);
+    e->text = "NUMTODSINTERVAL";
+    ExprPtr n = Make(Expr::Kind::kString), unit = Make(Expr::Kind::kString);
+    n->text = Next().text;
+    if (!IsW("DAY") && !IsW("HOUR") && !IsW("MINUTE") && !IsW("SECOND")) {
+      return Error(fmt::format("expected DAY, HOUR, MINUTE or SECOND after INTERVAL '{}' (cellsim "
+                               "reads INTERVAL 'n' unit; not YEAR TO MONTH, not DAY TO SECOND)",
+                               n->text),
+                   "ORA-00905: missing keyword");
+    }
+    unit->text = Next().text;
+    if (AcceptP("(")) {  // the leading field's precision: any 0..9 holds what cellsim reads
+      if (Peek().kind != Tok::kNumber) return Error("expected a precision", "ORA-00910");
+      Next();
+      if (absl::Status s = ExpectP(")"); !s.ok()) return s;
+    }
+    e->args = {n, unit};
     return e;
   }
   absl::StatusOr<ExprPtr> Function(const std::string& name) {
@@ -1357,7 +1385,7 @@ class DataParser {
     absl::Status refused;
     FindExprNode(**cond, [&](const Expr& e) {
       const bool pseudo = e.kind == Expr::Kind::kColumn && e.qualifier.empty() &&
-                          (e.text == "SYSDATE" || e.text == "USER" || e.text == "ROWNUM" ||
+                          (IsClockName(e.text) || e.text == "USER" || e.text == "ROWNUM" ||
                            e.text == "LEVEL");
       if (e.subquery) {
         refused = ErrorAt(start, "a subquery in a CHECK constraint",
@@ -1427,6 +1455,7 @@ class DataParser {
       col.length = 38;
     }
     if (col.type == "VARCHAR") col.type = "VARCHAR2";
+    if (col.type == "TIMESTAMP") col.length = kDefaultTimestampPrecision;
     if (AcceptP("(")) {
       if (col.type == "NUMBER") {
         if (absl::Status s = NumberPrecision(&col); !s.ok()) return s;
@@ -1438,9 +1467,19 @@ class DataParser {
       }
       if (absl::Status s = ExpectP(")"); !s.ok()) return s;
     }
+    if (col.type == "TIMESTAMP") {
+      if (col.length > 9) {
+        return Error(fmt::format("TIMESTAMP({}): the precision is 0 to 9", col.length),
+                     "ORA-30088: datetime/interval precision is out of range");
+      }
+      if (IsW("WITH")) {
+        return Error("TIMESTAMP WITH [LOCAL] TIME ZONE columns are not built in cellsim (TIMESTAMP "
+                     "is)", "ORA-00902: invalid datatype");
+      }
+    }
     if (col.type != "NUMBER" && col.type != "VARCHAR2" && col.type != "CHAR" &&
-        col.type != "DATE") {
-      return Error(fmt::format("unsupported data type {} (NUMBER, VARCHAR2, CHAR, DATE)",
+        col.type != "DATE" && col.type != "TIMESTAMP") {
+      return Error(fmt::format("unsupported data type {} (NUMBER, VARCHAR2, CHAR, DATE, TIMESTAMP)",
                                col.type),
                    "ORA-00902: invalid datatype");
     }
@@ -1759,6 +1798,12 @@ class DataParser {
     }
     return Or();
   }
+  // SYSDATE, SYSTIMESTAMP, CURRENT_TIMESTAMP, LOCALTIMESTAMP: the clock's
+  // names, allowed in a DEFAULT, not in a CHECK.
+  static bool IsClockName(std::string_view name) {
+    return name == "SYSDATE" || name == "SYSTIMESTAMP" || name == "CURRENT_TIMESTAMP" ||
+           name == "LOCALTIMESTAMP";
+  }
   // A column's DEFAULT expression: what Oracle allows there (constants,
   // SYSDATE, functions of them), refused as Oracle refuses the rest.
   absl::StatusOr<ExprPtr> DefaultExpression(std::string* text) {
@@ -1771,7 +1816,7 @@ class DataParser {
   }
   absl::Status CheckDefault(const Expr& e, size_t start) const {
     if (e.kind == Expr::Kind::kColumn) {
-      if (e.qualifier.empty() && (e.text == "SYSDATE" || e.text == "USER")) return absl::OkStatus();
+      if (e.qualifier.empty() && (IsClockName(e.text) || e.text == "USER")) return absl::OkStatus();
       if (e.qualifier.empty() && (e.text == "ROWNUM" || e.text == "LEVEL")) {
         return ErrorAt(start, fmt::format("{} in a column's DEFAULT", e.text),
                        "ORA-00976: Specified pseudocolumn or operator not allowed here");

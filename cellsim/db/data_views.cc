@@ -629,9 +629,10 @@ std::optional<ViewRows> DictionaryView(DataEngine& e, const std::string& name)
       r.rows.push_back(std::move(row));
     }
   } else if (kind("TAB_COLUMNS")) {
-    // As Oracle lists them: DATA_LENGTH 22 for NUMBER, 7 for DATE; a NUMBER
-    // without a precision has neither precision nor scale; DATA_DEFAULT is
-    // the DEFAULT's text as written.
+    // As Oracle lists them: DATA_LENGTH 22 for NUMBER, 7 for DATE, 11 for
+    // TIMESTAMP(p), whose DATA_TYPE says p and whose DATA_SCALE is p; a
+    // NUMBER without a precision has neither precision nor scale;
+    // DATA_DEFAULT is the DEFAULT's text as written.
     r.columns = {S("OWNER"),          S("TABLE_NAME"), S("COLUMN_NAME"), S("DATA_TYPE"),
                  N("DATA_LENGTH"),    N("DATA_PRECISION"), N("DATA_SCALE"), S("NULLABLE"),
                  N("COLUMN_ID"),      S("DATA_DEFAULT"),   S("IDENTITY_COLUMN")};
@@ -639,12 +640,13 @@ std::optional<ViewRows> DictionaryView(DataEngine& e, const std::string& name)
       for (size_t i = 0; i < t.columns.size(); ++i) {
         const Column& c = t.columns[i];
         const bool number = c.type == ColType::kNumber;
-        const char* type = ColTypeName(c.type);
-        const double length = number ? 22 : c.type == ColType::kDate ? 7 : c.length;
+        const bool timestamp = c.type == ColType::kTimestamp;
         r.rows.push_back({Value::Str("CELLSIM"), Value::Str(tname), Value::Str(c.name),
-                          Value::Str(type), Value::Num(length),
+                          Value::Str(ColumnTypeName(c)), Value::Num(ColumnMaxBytes(c)),
                           number && c.length != 0 ? Value::Num(c.length) : Value::Null(),
-                          number && c.length != 0 ? Value::Num(c.scale) : Value::Null(),
+                          number && c.length != 0 ? Value::Num(c.scale)
+                          : timestamp             ? Value::Num(c.length)
+                                                  : Value::Null(),
                           Value::Str(c.not_null ? "N" : "Y"), Value::Num(static_cast<double>(i + 1)),
                           c.default_sql.empty() ? Value::Null() : Value::Str(c.default_sql),
                           Value::Str(c.identity == IdentityKind::kNone ? "NO" : "YES")});

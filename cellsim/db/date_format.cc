@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <optional>
 #include <vector>
 
@@ -35,12 +36,22 @@ bool LeapYear(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; 
 
 struct Element {
   enum class Kind : uint8_t {
-    kLiteral, kYYYY, kYY, kRR, kMM, kMON, kMONTH, kDD, kDY, kDAY, kHH24, kHH12, kMI, kSS, kAM
+    kLiteral, kYYYY, kYY, kRR, kMM, kMON, kMONTH, kDD, kDY, kDAY, kHH24, kHH12, kMI, kSS, kAM,
+    kFF, kX, kTZR, kTZH, kTZM
   };
   Kind kind = Kind::kLiteral;
   std::string text;  // kLiteral: the text; else the element as written (for its case)
   bool fill = false;  // FM: no padding
+  int digits = 0;     // FFn's n (0: FF, the precision's)
 };
+
+// ORA-01821 for an element the value has not: a DATE's fraction, a time zone
+// of a value without one.
+absl::Status NotForThisValue(std::string_view element, std::string_view format,
+                             std::string_view why) {
+  return DateError(fmt::format("ORA-01821: date format not recognized ({} in '{}': {})", element,
+                               format, why));
+}
 
 absl::StatusOr<std::vector<Element>> ParseFormat(std::string_view f) {
   struct Name {
@@ -53,7 +64,8 @@ absl::StatusOr<std::vector<Element>> ParseFormat(std::string_view f) {
       {"DY", Element::Kind::kDY},     {"YY", Element::Kind::kYY},     {"RR", Element::Kind::kRR},
       {"MM", Element::Kind::kMM},     {"DD", Element::Kind::kDD},     {"HH", Element::Kind::kHH12},
       {"MI", Element::Kind::kMI},     {"SS", Element::Kind::kSS},     {"AM", Element::Kind::kAM},
-      {"PM", Element::Kind::kAM}};
+      {"PM", Element::Kind::kAM},     {"TZR", Element::Kind::kTZR},   {"TZH", Element::Kind::kTZH},
+      {"TZM", Element::Kind::kTZM},   {"X", Element::Kind::kX}};
   std::vector<Element> out;
   bool fill = false;
   size_t i = 0;
@@ -62,6 +74,13 @@ absl::StatusOr<std::vector<Element>> ParseFormat(std::string_view f) {
     if (rest.rfind("FM", 0) == 0) {
       fill = !fill;
       i += 2;
+      continue;
+    }
+    if (rest.rfind("FF", 0) == 0) {
+      const bool n = rest.size() > 2 && rest[2] >= '1' && rest[2] <= '9';
+      out.push_back({Element::Kind::kFF, std::string(f.substr(i, n ? 3 : 2)), fill,
+                     n ? rest[2] - '0' : 0});
+      i += n ? 3 : 2;
       continue;
     }
     bool matched = false;
@@ -140,9 +159,13 @@ unsigned DaysInMonth(int64_t y, unsigned m) {
 
 
 absl::StatusOr<std::string> FormatDate(int64_t unix, std::string_view format) {
+  return FormatDatetime(Datetime{unix}, format);
+}
+
+absl::StatusOr<std::string> FormatDatetime(const Datetime& t, std::string_view format) {
   absl::StatusOr<std::vector<Element>> elements = ParseFormat(format);
   if (!elements.ok()) return elements.status();
-  const Civil c = CivilFromUnix(unix);
+  const Civil c = CivilFromUnix(t.unix);
   std::string out;
   auto num = [&](int64_t v, int width, bool fill) {
     out += fill ? fmt::format("{}", v) : fmt::format("{:0{}d}", v, width);
@@ -178,7 +201,51 @@ absl::StatusOr<std::string> FormatDate(int64_t unix, std::string_view format) {
         break;
       }
       case Element::Kind::kAM: out += InCase(c.hour < 12 ? "AM" : "PM", e.text); break;
+      case Element::Kind::kFF:
+      case Element::Kind::kX: {
+        if (t.precision == kDatePrecision) {
+          return NotForThisValue(e.text, format, "a DATE has no fraction of a second");
+        }
+        const int digits = e.digits != 0 ? e.digits : t.precision;
+        if (e.kind == Element::Kind::kX) {
+          if (digits > 0 || e.digits != 0) out += '.';
+          break;
+        }
+        // (A TIMESTAMP(0) prints no fraction, and XFF no point.)
+        if (digits > 0) {
+          uint32_t f = t.nanos;
+          for (int k = digits; k < 9; ++k) f /= 10;
+          out += fmt::format("{:0{}d}", f, digits);
+        }
+        break;
+      }
+      case Element::Kind::kTZR:
+      case Element::Kind::kTZH:
+      case Element::Kind::kTZM:
+        if (!t.time_zone) return NotForThisValue(e.text, format, "the value has no time zone");
+        out += e.kind == Element::Kind::kTZR ? "+00:00" : e.kind == Element::Kind::kTZH ? "+00" : "00";
+        break;
     }
+  }
+  return out;
+}
+
+std::string FormatInterval(double seconds, int precision) {
+  const bool negative = seconds < 0;
+  // Microseconds (what a double of seconds keeps), then whole units of the
+  // last digit printed, so that rounding carries into the seconds.
+  const auto micros = static_cast<uint64_t>(std::llround(std::fabs(seconds) * 1e6));
+  uint64_t per_second = 1'000'000, units = micros;
+  for (int p = 6; p > precision; --p) {
+    units = (units + 5) / 10;
+    per_second /= 10;
+  }
+  const uint64_t whole = units / per_second, fraction = units % per_second;
+  std::string out = fmt::format("{}{:09d} {:02d}:{:02d}:{:02d}", negative ? '-' : '+',
+                                whole / 86400, whole / 3600 % 24, whole / 60 % 60, whole % 60);
+  if (precision > 0) {
+    out += fmt::format(".{:0{}d}", fraction, std::min(precision, 6));
+    if (precision > 6) out += std::string(static_cast<size_t>(precision - 6), '0');
   }
   return out;
 }
@@ -205,6 +272,33 @@ absl::Status ReadDigits(std::string_view text, std::string_view format, size_t m
   return absl::OkStatus();
 }
 
+// FF's digits (up to `max`, blanks before them skipped) from *i, as
+// nanoseconds into *nanos: .5 is 500,000,000. A text without them has no
+// fraction ('07-DEC-26 10.00.00 PM' against XFF), as Oracle reads it.
+absl::Status ReadFraction(std::string_view text, std::string_view format, size_t max, size_t* i,
+                          uint32_t* nanos) {
+  while (*i < text.size() && text[*i] == ' ') ++*i;
+  *nanos = 0;
+  if (*i >= text.size() || !absl::ascii_isdigit(text[*i])) return absl::OkStatus();
+  const size_t from = *i;
+  int64_t v = 0;
+  if (absl::Status st = ReadDigits(text, format, max, i, &v); !st.ok()) return st;
+  for (size_t k = *i - from; k < 9; ++k) v *= 10;
+  *nanos = static_cast<uint32_t>(v);
+  return absl::OkStatus();
+}
+
+// The seconds of a parsed date, or Oracle's error for its year or day.
+absl::StatusOr<int64_t> CheckedUnix(const Civil& c) {
+  if (c.year < 1 || c.year > 9999) {
+    return DateError("ORA-01841: (full) year must be between -4713 and +9999, and not be 0");
+  }
+  if (c.day < 1 || c.day > DaysInMonth(c.year, c.month)) {
+    return DateError("ORA-01847: day of month must be between 1 and last day of month");
+  }
+  return UnixFromCivil(c);
+}
+
 // The index of the name (or its first three letters) `text` has at *i, any
 // case, moving *i past it; -1 for none.
 int ReadName(std::string_view text, const char* const* names, size_t count, size_t* i) {
@@ -228,6 +322,13 @@ int ReadName(std::string_view text, const char* const* names, size_t count, size
 
 absl::StatusOr<int64_t> ParseDate(std::string_view text, std::string_view format,
                                   int64_t now_unix) {
+  absl::StatusOr<Datetime> t = ParseDatetime(text, format, now_unix, kDatePrecision);
+  if (!t.ok()) return t.status();
+  return t->unix;
+}
+
+absl::StatusOr<Datetime> ParseDatetime(std::string_view text, std::string_view format,
+                                       int64_t now_unix, int precision) {
   absl::StatusOr<std::vector<Element>> elements = ParseFormat(format);
   if (!elements.ok()) return elements.status();
   const Civil now = CivilFromUnix(now_unix);
@@ -236,6 +337,7 @@ absl::StatusOr<int64_t> ParseDate(std::string_view text, std::string_view format
   c.month = now.month;
   c.day = 1;
   std::optional<bool> pm;
+  uint32_t nanos = 0;
   size_t i = 0;
   auto digits = [&](size_t max, int64_t* v) { return ReadDigits(text, format, max, &i, v); };
   for (const Element& e : *elements) {
@@ -244,8 +346,23 @@ absl::StatusOr<int64_t> ParseDate(std::string_view text, std::string_view format
     absl::Status st;
     switch (e.kind) {
       case Element::Kind::kLiteral:
+      case Element::Kind::kX:
+        if (e.kind == Element::Kind::kX && precision == kDatePrecision) {
+          return NotForThisValue(e.text, format, "a DATE has no fraction of a second");
+        }
         while (i < text.size() && !absl::ascii_isalnum(text[i])) ++i;
         break;
+      case Element::Kind::kFF:
+        if (precision == kDatePrecision) {
+          return NotForThisValue(e.text, format, "a DATE has no fraction of a second");
+        }
+        st = ReadFraction(text, format, e.digits != 0 ? static_cast<size_t>(e.digits) : 9, &i,
+                          &nanos);
+        break;
+      case Element::Kind::kTZR:
+      case Element::Kind::kTZH:
+      case Element::Kind::kTZM:
+        return NotForThisValue(e.text, format, "cellsim reads no time zone");
       case Element::Kind::kYYYY:
         st = digits(4, &v);
         c.year = v;
@@ -322,13 +439,9 @@ absl::StatusOr<int64_t> ParseDate(std::string_view text, std::string_view format
         "against the format '{}')", text, format));
   }
   if (pm.value_or(false)) c.hour += 12;
-  if (c.year < 1 || c.year > 9999) {
-    return DateError("ORA-01841: (full) year must be between -4713 and +9999, and not be 0");
-  }
-  if (c.day < 1 || c.day > DaysInMonth(c.year, c.month)) {
-    return DateError("ORA-01847: day of month must be between 1 and last day of month");
-  }
-  return UnixFromCivil(c);
+  absl::StatusOr<int64_t> unix = CheckedUnix(c);
+  if (!unix.ok()) return unix.status();
+  return Datetime{*unix, nanos, precision, false};
 }
 
 }  // namespace cellsim::db::internal

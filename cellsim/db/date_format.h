@@ -1,8 +1,9 @@
-// Private: Oracle's DATE as the database reads and writes it: calendar
-// arithmetic on seconds since the Unix epoch (proleptic Gregorian, no time
-// zone, as a DATE has none), and date format models (TO_CHAR / TO_DATE and
-// the session's NLS_DATE_FORMAT, DD-MON-RR, by which DATEs print and text
-// converts to a DATE).
+// Private: Oracle's DATE and TIMESTAMP as the database reads and writes
+// them: calendar arithmetic on seconds since the Unix epoch (proleptic
+// Gregorian, no time zone, as a DATE has none), and datetime format models
+// (TO_CHAR / TO_DATE / TO_TIMESTAMP and the session's NLS_DATE_FORMAT,
+// NLS_TIMESTAMP_FORMAT and NLS_TIMESTAMP_TZ_FORMAT, by which datetimes print
+// and text converts to one).
 //
 // Thread-safety: pure functions.
 #ifndef CELLSIM_DB_DATE_FORMAT_H_
@@ -28,17 +29,47 @@ Civil CivilFromUnix(int64_t unix);
 int64_t UnixFromCivil(const Civil& c);
 unsigned DaysInMonth(int64_t year, unsigned month);
 
-// The session's NLS_DATE_FORMAT.
+// The session's NLS_DATE_FORMAT, NLS_TIMESTAMP_FORMAT and
+// NLS_TIMESTAMP_TZ_FORMAT (Oracle's defaults for AMERICA).
 inline constexpr std::string_view kDefaultDateFormat = "DD-MON-RR";
+inline constexpr std::string_view kDefaultTimestampFormat = "DD-MON-RR HH.MI.SSXFF AM";
+inline constexpr std::string_view kDefaultTimestampTzFormat = "DD-MON-RR HH.MI.SSXFF AM TZR";
 
-// TO_CHAR(date, format) and TO_DATE(text, format) with Oracle's format
-// elements YYYY YY RR MM MON MONTH DD DY DAY HH24 HH12 HH MI SS AM PM, FM,
-// and punctuation or "quoted text" between them; other elements are
+// A datetime as the format models see it: whole seconds since the epoch and
+// a TIMESTAMP's fraction of a second, with the fraction's precision (the
+// digits FF prints: TIMESTAMP(p)'s p; kDatePrecision for a DATE, which has
+// no fraction, so FF and X are ORA-01821 for it) and whether it has a time
+// zone (TZR, TZH and TZM are the database's, UTC: +00:00; ORA-01821 for a
+// value without one).
+inline constexpr int kDatePrecision = -1;
+struct Datetime {
+  int64_t unix = 0;
+  uint32_t nanos = 0;  // 0 .. 999,999,999
+  int precision = kDatePrecision;
+  bool time_zone = false;
+};
+
+// TO_CHAR(datetime, format), TO_DATE(text, format) and TO_TIMESTAMP(text,
+// format) with Oracle's format elements YYYY YY RR MM MON MONTH DD DY DAY
+// HH24 HH12 HH MI SS AM PM, FM, a TIMESTAMP's FF (the precision's digits)
+// and FF1..FF9 (that many, truncated), X (the decimal point), TZR, TZH and
+// TZM, and punctuation or "quoted text" between them; other elements are
 // ORA-01821. Parsing takes the year and month a format leaves out from
-// `now_unix` (day 1, midnight), as Oracle does, and says what is wrong with
-// Oracle's error (ORA-01843 month, ORA-01847 day, ORA-01830 text left ...).
+// `now_unix` (day 1, midnight), as Oracle does, reads no time zone, and says
+// what is wrong with Oracle's error (ORA-01843 month, ORA-01847 day,
+// ORA-01830 text left ...); `precision` is the result's (kDatePrecision:
+// a DATE's, so FF is ORA-01821).
+absl::StatusOr<std::string> FormatDatetime(const Datetime& t, std::string_view format);
+absl::StatusOr<Datetime> ParseDatetime(std::string_view text, std::string_view format,
+                                       int64_t now_unix, int precision);
 absl::StatusOr<std::string> FormatDate(int64_t unix, std::string_view format);
 absl::StatusOr<int64_t> ParseDate(std::string_view text, std::string_view format, int64_t now_unix);
+
+// An INTERVAL DAY(9) TO SECOND(p) as SQL*Plus prints it:
+// +000000001 02:03:04.500000 (the sign, nine digits of days, the time, p
+// digits of fraction, kept to the microsecond; none, and no point, for
+// p = 0).
+std::string FormatInterval(double seconds, int precision);
 
 }  // namespace cellsim::db::internal
 

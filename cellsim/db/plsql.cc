@@ -365,6 +365,20 @@ class BlockParser {
       if (absl::Status st = size(&c.length, nullptr); !st.ok()) return st;
     } else if (*n == "DATE") {
       c.type = ColType::kDate;
+    } else if (*n == "TIMESTAMP") {
+      c.type = ColType::kTimestamp;
+      c.length = kDefaultTimestampPrecision;
+      if (absl::Status st = size(&c.length, nullptr); !st.ok()) return st;
+      if (c.length > 9) return Error(at, "a TIMESTAMP's precision is 0 to 9", "PLS-00216");
+    } else if (*n == "INTERVAL" && IsW("DAY")) {
+      // INTERVAL DAY [(p)] TO SECOND [(p)]: holds the interval it is given.
+      Next();
+      uint32_t ignored = 0;
+      if (absl::Status st = size(&ignored, nullptr); !st.ok()) return st;
+      if (absl::Status st = ExpectW("TO"); !st.ok()) return st;
+      if (absl::Status st = ExpectW("SECOND"); !st.ok()) return st;
+      if (absl::Status st = size(&ignored, nullptr); !st.ok()) return st;
+      t.any = true;
     } else if (*n == "BOOLEAN") {
       t.boolean = true;
     } else if (*n == "EXCEPTION") {
@@ -372,7 +386,8 @@ class BlockParser {
     } else {
       return Error(at, fmt::format("identifier '{}' must be declared (cellsim's PL/SQL types: "
                                    "NUMBER, INTEGER, PLS_INTEGER, VARCHAR2(n), CHAR(n), DATE, "
-                                   "BOOLEAN, EXCEPTION, t.c%TYPE)",
+                                   "TIMESTAMP, INTERVAL DAY TO SECOND, BOOLEAN, EXCEPTION, "
+                                   "t.c%TYPE)",
                                    *n),
                    "PLS-00201");
     }
@@ -1171,6 +1186,19 @@ class Runner {
     return code == 1403 ? 100 : -code;
   }
 
+  static ExprPtr StringLiteral(std::string text) {
+    auto e = std::make_shared<Expr>();
+    e->kind = Expr::Kind::kString;
+    e->text = std::move(text);
+    return e;
+  }
+  static ExprPtr NumberLiteral(double number) {
+    auto e = std::make_shared<Expr>();
+    e->kind = Expr::Kind::kNumber;
+    e->number = number;
+    return e;
+  }
+  // `v` as an expression that gives it back.
   static ExprPtr Literal(const Value& v) {
     auto e = std::make_shared<Expr>();
     if (v.is_null()) {
@@ -1178,19 +1206,28 @@ class Runner {
     } else if (v.kind == Value::Kind::kString) {
       e->kind = Expr::Kind::kString;
       e->text = v.text;
-    } else if (!v.is_date) {
+    } else if (v.is_number()) {
       e->kind = Expr::Kind::kNumber;
       e->number = v.number;
-    } else {  // TO_DATE('YYYY-MM-DD HH24:MI:SS', that format)
+    } else if (v.is_interval()) {  // NUMTODSINTERVAL(seconds, 'SECOND')
       e->kind = Expr::Kind::kFunction;
-      e->text = "TO_DATE";
-      constexpr std::string_view kFormat = "YYYY-MM-DD HH24:MI:SS";
-      absl::StatusOr<std::string> text = FormatDate(static_cast<int64_t>(v.number), kFormat);
-      for (std::string arg : {text.ok() ? *text : std::string(), std::string(kFormat)}) {
-        auto a = std::make_shared<Expr>();
-        a->kind = Expr::Kind::kString;
-        a->text = std::move(arg);
-        e->args.push_back(std::move(a));
+      e->text = "NUMTODSINTERVAL";
+      e->args = {NumberLiteral(v.number), StringLiteral("SECOND")};
+    } else {
+      // TO_DATE('YYYY-MM-DD HH24:MI:SS', that format); a TIMESTAMP's
+      // CAST(TO_TIMESTAMP('... .FF9', that format) AS TIMESTAMP(p)).
+      const bool timestamp = v.is_timestamp();
+      const std::string_view format = timestamp ? "YYYY-MM-DD HH24:MI:SS.FF9" : "YYYY-MM-DD HH24:MI:SS";
+      absl::StatusOr<std::string> text = FormatDatetime(DatetimeOf(v), format);
+      e->kind = Expr::Kind::kFunction;
+      e->text = timestamp ? "TO_TIMESTAMP" : "TO_DATE";
+      e->args = {StringLiteral(text.ok() ? *text : std::string()), StringLiteral(std::string(format))};
+      if (timestamp) {
+        auto cast = std::make_shared<Expr>();
+        cast->kind = Expr::Kind::kFunction;
+        cast->text = "CAST";
+        cast->args = {e, StringLiteral("TIMESTAMP"), NumberLiteral(v.precision)};
+        return cast;
       }
     }
     return e;

@@ -45,11 +45,46 @@ int64_t GetDate(absl::Span<const uint8_t> b) {
 
 }  // namespace
 
+std::string_view TypeName(const Value& v) {
+  switch (v.temporal) {
+    case Temporal::kDate: return "DATE";
+    case Temporal::kTimestamp: return "TIMESTAMP";
+    case Temporal::kTimestampTz: return "TIMESTAMP WITH TIME ZONE";
+    case Temporal::kInterval: return "INTERVAL DAY TO SECOND";
+    case Temporal::kNone: break;
+  }
+  return v.kind == Value::Kind::kNumber ? "NUMBER" : "CHAR";
+}
+
+Datetime DatetimeOf(const Value& v) {
+  const double whole = std::floor(v.number);
+  Datetime t{static_cast<int64_t>(whole)};
+  if (!v.is_timestamp()) return t;
+  auto micros = static_cast<uint32_t>(std::llround((v.number - whole) * 1e6));
+  if (micros >= 1'000'000) {  // rounded up into the next second
+    micros -= 1'000'000;
+    ++t.unix;
+  }
+  t.nanos = micros * 1000;
+  t.precision = v.precision;
+  t.time_zone = v.temporal == Temporal::kTimestampTz;
+  return t;
+}
+
+std::string ColumnTypeName(const Column& c) {
+  if (c.type == ColType::kTimestamp) return fmt::format("TIMESTAMP({})", c.length);
+  return ColTypeName(c.type);
+}
+
 std::string ValueText(const Value& v) {
   if (v.kind == Value::Kind::kNull) return "";
   if (v.kind == Value::Kind::kString) return v.text;
-  if (v.is_date) {
-    absl::StatusOr<std::string> text = FormatDate(static_cast<int64_t>(v.number), kDefaultDateFormat);
+  if (v.is_interval()) return FormatInterval(v.number, v.precision);
+  if (v.is_datetime()) {
+    const std::string_view format = v.temporal == Temporal::kDate        ? kDefaultDateFormat
+                                    : v.temporal == Temporal::kTimestamp ? kDefaultTimestampFormat
+                                                                         : kDefaultTimestampTzFormat;
+    absl::StatusOr<std::string> text = FormatDatetime(DatetimeOf(v), format);
     return text.ok() ? *text : std::string("?");
   }
   if (std::floor(v.number) == v.number && std::fabs(v.number) < 1e15) {
@@ -174,7 +209,15 @@ std::optional<std::string> CoerceForColumn(const Column& c, Value& v) {
   }
   switch (c.type) {
     case ColType::kNumber:
-      if (v.is_date) return "ORA-00932: inconsistent datatypes: expected NUMBER got DATE";
+      if (v.temporal != Temporal::kNone) {
+        // (A CTAS types an interval's column NUMBER: cellsim's tables have no
+        // INTERVAL columns.)
+        return fmt::format("ORA-00932: inconsistent datatypes: expected NUMBER got {}{}",
+                           TypeName(v),
+                           v.is_interval() ? " (cellsim's tables have no INTERVAL columns: store "
+                                             "EXTRACT(SECOND FROM ...) or TO_CHAR(...) of it)"
+                                           : "");
+      }
       if (v.kind == Value::Kind::kString) {
         std::string error;
         const std::optional<double> d = NumberFromText(v.text, &error);
@@ -198,8 +241,31 @@ std::optional<std::string> CoerceForColumn(const Column& c, Value& v) {
         v = Value::Date(*d);
         return std::nullopt;
       }
-      if (!v.is_date) return "ORA-00932: inconsistent datatypes: expected DATE got NUMBER";
+      if (!v.is_datetime()) {
+        return fmt::format("ORA-00932: inconsistent datatypes: expected DATE got {}", TypeName(v));
+      }
+      v = Value::Date(DatetimeOf(v).unix);  // a TIMESTAMP's fraction is not kept
       return std::nullopt;
+    case ColType::kTimestamp: {
+      // Text in the session's timestamp format; a DATE or a TIMESTAMP WITH
+      // TIME ZONE (UTC) as the TIMESTAMP it is; rounded to the precision.
+      Datetime t;
+      if (v.kind == Value::Kind::kString) {
+        absl::StatusOr<Datetime> parsed =
+            ParseDatetime(v.text, kDefaultTimestampFormat, 0, static_cast<int>(c.length));
+        if (!parsed.ok()) return std::string(parsed.status().message());
+        t = *parsed;
+      } else if (v.is_datetime()) {
+        t = DatetimeOf(v);
+      } else {
+        return fmt::format("ORA-00932: inconsistent datatypes: expected TIMESTAMP got {}",
+                           TypeName(v));
+      }
+      const double unit = std::pow(10.0, 9 - static_cast<double>(c.length));
+      const double fraction = std::round(t.nanos / unit) * unit / 1e9;
+      v = Value::Timestamp(static_cast<double>(t.unix) + fraction, c.length, false);
+      return std::nullopt;
+    }
     case ColType::kVarchar2:
     case ColType::kChar:
       if (v.kind == Value::Kind::kNumber) v = Value::Str(ValueText(v));
@@ -216,9 +282,15 @@ std::optional<std::string> CoerceForColumn(const Column& c, Value& v) {
 namespace {
 std::vector<uint8_t> ColumnData(const Column& c, const Value& v) {
   if (c.type == ColType::kNumber) return EncodeNumber(v.number);
-  if (c.type == ColType::kDate) {
+  if (c.type == ColType::kDate || c.type == ColType::kTimestamp) {
+    // A TIMESTAMP: the DATE's 7 bytes, then the nanoseconds big-endian
+    // when there are any (Oracle's 11 bytes, or 7).
+    const Datetime t = DatetimeOf(v);
     std::vector<uint8_t> d;
-    PutDate(d, static_cast<int64_t>(v.number));
+    PutDate(d, t.unix);
+    if (c.type == ColType::kTimestamp && t.nanos != 0) {
+      for (int shift = 24; shift >= 0; shift -= 8) d.push_back(static_cast<uint8_t>(t.nanos >> shift));
+    }
     return d;
   }
   return std::vector<uint8_t>(v.text.begin(), v.text.end());
@@ -313,6 +385,13 @@ Row DecodeRow(const std::vector<Column>& cols, absl::Span<const uint8_t> b,
       case ColType::kDate:
         row[i] = Value::Date(GetDate(d));
         break;
+      case ColType::kTimestamp: {
+        uint32_t nanos = 0;
+        for (size_t k = 7; k < d.size() && k < 11; ++k) nanos = nanos << 8 | d[k];
+        row[i] = Value::Timestamp(static_cast<double>(GetDate(d)) + nanos / 1e9, cols[i].length,
+                                  false);
+        break;
+      }
       default:
         row[i] = Value::Str(std::string(d.begin(), d.end()));
     }

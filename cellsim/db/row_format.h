@@ -20,21 +20,24 @@
 
 #include "absl/types/span.h"
 #include "cellsim/db/data_statement.h"
+#include "cellsim/db/date_format.h"
 
 namespace cellsim::db::internal {
 
-enum class ColType : uint8_t { kNumber, kVarchar2, kChar, kDate };
-// The type a column definition names (NUMBER, DATE, CHAR, else VARCHAR2: the
-// parser admits only these), and the name of a type.
+enum class ColType : uint8_t { kNumber, kVarchar2, kChar, kDate, kTimestamp };
+// The type a column definition names (NUMBER, DATE, CHAR, TIMESTAMP, else
+// VARCHAR2: the parser admits only these), and the name of a type.
 inline ColType ColTypeNamed(std::string_view name) {
   return name == "NUMBER" ? ColType::kNumber : name == "DATE" ? ColType::kDate
-         : name == "CHAR" ? ColType::kChar : ColType::kVarchar2;
+         : name == "CHAR" ? ColType::kChar : name == "TIMESTAMP" ? ColType::kTimestamp
+         : ColType::kVarchar2;
 }
 inline const char* ColTypeName(ColType t) {
   switch (t) {
     case ColType::kNumber: return "NUMBER";
     case ColType::kDate: return "DATE";
     case ColType::kChar: return "CHAR";
+    case ColType::kTimestamp: return "TIMESTAMP";
     case ColType::kVarchar2: break;
   }
   return "VARCHAR2";
@@ -43,7 +46,8 @@ inline const char* ColTypeName(ColType t) {
 struct Column {
   std::string name;
   ColType type = ColType::kNumber;
-  uint32_t length = 0;  // VARCHAR2 / CHAR length; NUMBER's precision (0: none)
+  uint32_t length = 0;  // VARCHAR2 / CHAR length; NUMBER's precision (0: none);
+                        // TIMESTAMP's digits of fraction
   int32_t scale = 0;    // NUMBER(p, s)'s s
   bool not_null = false;
   // DEFAULT's expression as written ("" = none; dictionary format 4); an
@@ -60,28 +64,81 @@ struct Column {
   std::string not_null_name{};
 };
 
-// A SQL value: NULL, a number or a string; DATEs are numbers of seconds since
-// the Unix epoch with is_date set.
+// Which datetime or interval a number of seconds is (Value::temporal).
+enum class Temporal : uint8_t { kNone, kDate, kTimestamp, kTimestampTz, kInterval };
+
+// A SQL value: NULL, a number or a string. Datetimes and intervals are
+// numbers of seconds, `temporal` saying which: a DATE's or TIMESTAMP's since
+// the Unix epoch (a TIMESTAMP's with its fraction, which a double keeps to
+// the microsecond), an INTERVAL DAY TO SECOND's length. `precision` is a
+// TIMESTAMP's or INTERVAL's digits of fraction (FF prints that many).
 struct Value {
   enum class Kind : uint8_t { kNull, kNumber, kString };
   Kind kind = Kind::kNull;
   double number = 0;
   std::string text;
-  bool is_date = false;
+  Temporal temporal = Temporal::kNone;
+  uint8_t precision = 0;
 
   static Value Null() { return {}; }
   // (std::string() rather than "": no strlen and copy per value.)
-  static Value Num(double d) { return Value{Kind::kNumber, d, std::string(), false}; }
-  static Value Str(std::string s) { return Value{Kind::kString, 0, std::move(s), false}; }
+  static Value Num(double d) { return Value{Kind::kNumber, d, std::string()}; }
+  static Value Str(std::string s) { return Value{Kind::kString, 0, std::move(s)}; }
   static Value Date(int64_t unix) {
-    return Value{Kind::kNumber, static_cast<double>(unix), std::string(), true};
+    return Value{Kind::kNumber, static_cast<double>(unix), std::string(), Temporal::kDate};
+  }
+  // SYSTIMESTAMP's kind has a time zone (the database's, UTC).
+  static Value Timestamp(double unix, uint32_t precision, bool time_zone) {
+    return Value{Kind::kNumber, unix, std::string(),
+                 time_zone ? Temporal::kTimestampTz : Temporal::kTimestamp,
+                 static_cast<uint8_t>(precision)};
+  }
+  // A difference of datetimes is an INTERVAL DAY(9) TO SECOND(9).
+  static Value Interval(double seconds, uint32_t precision = 9) {
+    return Value{Kind::kNumber, seconds, std::string(), Temporal::kInterval,
+                 static_cast<uint8_t>(precision)};
   }
   bool is_null() const { return kind == Kind::kNull || (kind == Kind::kString && text.empty()); }
+  // A DATE or a TIMESTAMP.
+  bool is_datetime() const {
+    return temporal == Temporal::kDate || temporal == Temporal::kTimestamp ||
+           temporal == Temporal::kTimestampTz;
+  }
+  bool is_timestamp() const {
+    return temporal == Temporal::kTimestamp || temporal == Temporal::kTimestampTz;
+  }
+  bool is_interval() const { return temporal == Temporal::kInterval; }
+  // A number that is a number (not a datetime's or interval's seconds).
+  bool is_number() const { return kind == Kind::kNumber && temporal == Temporal::kNone; }
 };
+
+// The type's name in Oracle's messages (ORA-00932's "expected NUMBER got
+// DATE"): NUMBER, CHAR, DATE, TIMESTAMP, TIMESTAMP WITH TIME ZONE, INTERVAL
+// DAY TO SECOND.
+std::string_view TypeName(const Value& v);
+// A datetime value's fields for the format models (date_format.h): whole
+// seconds, and a TIMESTAMP's fraction to the microsecond.
+Datetime DatetimeOf(const Value& v);
+// A column's type as DESCRIBE and USER_TAB_COLUMNS' DATA_TYPE show it
+// beside its length: NUMBER, VARCHAR2, CHAR, DATE, TIMESTAMP(6).
+std::string ColumnTypeName(const Column& c);
+// The most bytes a column's value takes (USER_TAB_COLUMNS' DATA_LENGTH):
+// 22 for a NUMBER, 7 for a DATE, 11 for a TIMESTAMP, else its length.
+inline uint32_t ColumnMaxBytes(const Column& c) {
+  switch (c.type) {
+    case ColType::kNumber: return 22;
+    case ColType::kDate: return 7;
+    case ColType::kTimestamp: return 11;
+    case ColType::kVarchar2:
+    case ColType::kChar: break;
+  }
+  return c.length;
+}
 using Row = std::vector<Value>;
 
 // SQL*Plus's rendering: integers without decimals, others to 10 significant
-// digits; DATEs as DD-MON-YY.
+// digits; datetimes in the session's format for their type (DD-MON-RR for a
+// DATE), intervals as FormatInterval prints them.
 std::string ValueText(const Value& v);
 
 // Oracle NUMBER (exponent byte, base-100 digits, 102 terminator for

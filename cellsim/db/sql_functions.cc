@@ -29,14 +29,14 @@ int Compare(const Value& a, const Value& b) {
   if (a.kind == Value::Kind::kNumber && b.kind == Value::Kind::kNumber) {
     return a.number < b.number ? -1 : a.number > b.number ? 1 : 0;
   }
-  // A DATE against text: the text in the session's date format, as Oracle's
-  // implicit conversion (`where hired >= '01-JAN-26'`).
-  if ((a.is_date && b.kind == Value::Kind::kString) || (b.is_date && a.kind == Value::Kind::kString)) {
-    const Value& text = a.is_date ? b : a;
-    absl::StatusOr<int64_t> d = ParseDate(text.text, kDefaultDateFormat, 0);
+  // A datetime against text: the text in the session's format for the
+  // datetime's type, as Oracle's implicit conversion (`where hired >=
+  // '01-JAN-26'`).
+  if ((a.is_datetime() && b.kind == Value::Kind::kString) || (b.is_datetime() && a.kind == Value::Kind::kString)) {
+    absl::StatusOr<Value> d = a.is_datetime() ? ConvertLike(b, a) : ConvertLike(a, b);
     if (d.ok()) {
-      const double x = a.is_date ? a.number : static_cast<double>(*d);
-      const double y = b.is_date ? b.number : static_cast<double>(*d);
+      const double x = a.is_datetime() ? a.number : d->number;
+      const double y = b.is_datetime() ? b.number : d->number;
       return x < y ? -1 : x > y ? 1 : 0;
     }
   }
@@ -57,14 +57,12 @@ int Compare(const Value& a, const Value& b) {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-std::string_view TypeName(const Value& v) {
-  return v.is_date ? "DATE" : v.kind == Value::Kind::kNumber ? "NUMBER" : "CHAR";
-}
-
 absl::StatusOr<int> CompareConverting(const Value& a, const Value& b) {
   const bool a_text = a.kind == Value::Kind::kString, b_text = b.kind == Value::Kind::kString;
   if (a_text == b_text) {
-    if (!a_text && a.is_date != b.is_date) return InconsistentTypes(TypeName(a), TypeName(b));
+    if (!a_text && (a.is_datetime() != b.is_datetime() || a.is_interval() != b.is_interval())) {
+      return InconsistentTypes(TypeName(a), TypeName(b));
+    }
     return Compare(a, b);
   }
   const Value& text = a_text ? a : b;
@@ -78,20 +76,34 @@ absl::StatusOr<Value> ConvertLike(const Value& v, const Value& like) {
   if (like.kind == Value::Kind::kString) {
     return v.kind == Value::Kind::kString ? v : Value::Str(ValueText(v));
   }
-  if (!like.is_date) {
+  if (like.is_interval()) {
+    if (v.is_interval()) return v;
+    return InconsistentTypes(TypeName(like), TypeName(v));
+  }
+  if (!like.is_datetime()) {
     absl::StatusOr<double> d = ToNumber(v);
     if (!d.ok()) return d.status();
     return Value::Num(*d);
   }
-  if (v.is_date) return v;
-  if (v.kind == Value::Kind::kNumber) return InconsistentTypes("DATE", "NUMBER");
-  absl::StatusOr<int64_t> d = ParseDate(v.text, kDefaultDateFormat, 0);
-  if (!d.ok()) return d.status();
-  return Value::Date(*d);
+  if (v.is_datetime()) return v;
+  if (v.kind == Value::Kind::kNumber) return InconsistentTypes(TypeName(like), TypeName(v));
+  if (like.temporal == Temporal::kDate) {
+    absl::StatusOr<int64_t> d = ParseDate(v.text, kDefaultDateFormat, 0);
+    if (!d.ok()) return d.status();
+    return Value::Date(*d);
+  }
+  return TimestampFromText(v.text, kDefaultTimestampFormat, 0);
+}
+
+absl::StatusOr<Value> TimestampFromText(std::string_view text, std::string_view format,
+                                        int64_t now_unix) {
+  absl::StatusOr<Datetime> t = ParseDatetime(text, format, now_unix, 9);
+  if (!t.ok()) return t.status();
+  return Value::Timestamp(static_cast<double>(t->unix) + t->nanos / 1e9, 9, false);
 }
 
 absl::StatusOr<double> ToNumber(const Value& v) {
-  if (v.is_date) return InconsistentTypes("NUMBER", "DATE");
+  if (v.temporal != Temporal::kNone) return InconsistentTypes("NUMBER", TypeName(v));
   if (v.kind == Value::Kind::kNumber) return v.number;
   std::string error;
   if (std::optional<double> d = NumberFromText(v.text, &error)) return *d;
@@ -111,21 +123,65 @@ absl::StatusOr<Value> Concatenate(const Value& a, const Value& b) {
   return Value::Str(std::move(s));
 }
 
+namespace {
+
+// Arithmetic with an INTERVAL DAY TO SECOND (Oracle's datetime/interval
+// arithmetic): interval ± interval and interval * / number are intervals; a
+// datetime ± an interval is that datetime's type moved by it (a DATE to the
+// second); the rest is ORA-00932.
+absl::StatusOr<Value> IntervalArithmetic(std::string_view op, const Value& a, const Value& b) {
+  const int precision = std::max(a.is_interval() ? a.precision : 0, b.is_interval() ? b.precision : 0);
+  const bool additive = op == "+" || op == "-";
+  if (a.is_interval() && b.is_interval() && additive) {
+    return Value::Interval(op == "+" ? a.number + b.number : a.number - b.number, precision);
+  }
+  if (additive && (a.is_datetime() || (b.is_datetime() && op == "+"))) {
+    const Value& t = a.is_datetime() ? a : b;
+    const double seconds = a.is_datetime() ? (op == "+" ? b.number : -b.number) : a.number;
+    if (t.temporal == Temporal::kDate) {
+      return Value::Date(static_cast<int64_t>(std::floor(t.number + seconds)));
+    }
+    Value r = t;
+    r.number += seconds;
+    return r;
+  }
+  if ((op == "*" && (a.is_number() || b.is_number())) || (op == "/" && b.is_number())) {
+    const Value& i = a.is_interval() ? a : b;
+    absl::StatusOr<double> n = ToNumber(a.is_interval() ? b : a);
+    if (!n.ok()) return n.status();
+    if (op == "/" && *n == 0) return Ora("ORA-01476: divisor is equal to zero");
+    return Value::Interval(op == "*" ? i.number * *n : i.number / *n, i.precision);
+  }
+  return InconsistentTypes(TypeName(a.is_interval() ? a : b), TypeName(a.is_interval() ? b : a));
+}
+
+}  // namespace
+
 absl::StatusOr<Value> Arithmetic(std::string_view op, const Value& a, const Value& b) {
-  if (a.is_date || b.is_date) {
-    if (a.is_date && b.is_date) {
+  if (a.is_interval() || b.is_interval()) return IntervalArithmetic(op, a, b);
+  if (a.is_datetime() || b.is_datetime()) {
+    if (a.is_datetime() && b.is_datetime()) {
+      // DATE - DATE: days; with a TIMESTAMP: an INTERVAL DAY(9) TO SECOND(9).
+      if (op == "-" && (a.is_timestamp() || b.is_timestamp())) {
+        return Value::Interval(a.number - b.number);
+      }
       if (op == "-") return Value::Num((a.number - b.number) / kDaySeconds);
+      if (op == "+" && (a.is_timestamp() || b.is_timestamp())) {
+        return Ora("ORA-30087: Adding two datetime values is not allowed");
+      }
       if (op == "+") return Ora("ORA-00975: date + date not allowed");
-      return InconsistentTypes("NUMBER", "DATE");
+      return InconsistentTypes("NUMBER", TypeName(a));
     }
-    const Value& date = a.is_date ? a : b;
-    absl::StatusOr<double> days = ToNumber(a.is_date ? b : a);
+    // A datetime ± days: a DATE (a TIMESTAMP's fraction dropped first).
+    const Value& date = a.is_datetime() ? a : b;
+    absl::StatusOr<double> days = ToNumber(a.is_datetime() ? b : a);
     if (!days.ok()) return days.status();
-    if (op == "+" || (op == "-" && a.is_date)) {
+    if (op == "+" || (op == "-" && a.is_datetime())) {
       const double delta = std::round(*days * kDaySeconds);
-      return Value::Date(static_cast<int64_t>(date.number + (op == "+" ? delta : -delta)));
+      const auto whole = static_cast<double>(DatetimeOf(date).unix);
+      return Value::Date(static_cast<int64_t>(whole + (op == "+" ? delta : -delta)));
     }
-    return InconsistentTypes("NUMBER", "DATE");
+    return InconsistentTypes("NUMBER", TypeName(date));
   }
   absl::StatusOr<double> x = ToNumber(a);
   if (!x.ok()) return x.status();
@@ -144,7 +200,8 @@ std::string_view ScalarFunctionNames() {
   return "ABS, ADD_MONTHS, CEIL, COALESCE, CONCAT, DECODE, EXP, FLOOR, GREATEST, INITCAP, INSTR, "
          "LAST_DAY, LEAST, LENGTH, LN, LOWER, LPAD, LTRIM, MOD, NULLIF, NVL, NVL2, POWER, REPLACE, "
          "REGEXP_COUNT, REGEXP_INSTR, REGEXP_LIKE, REGEXP_REPLACE, REGEXP_SUBSTR, ROUND, RPAD, "
-         "RTRIM, SIGN, SQRT, SUBSTR, SYS_CONTEXT, TO_CHAR, TO_DATE, TO_NUMBER, TRIM, TRUNC, UPPER";
+         "NUMTODSINTERVAL, RTRIM, SIGN, SQRT, SUBSTR, SYS_CONTEXT, TO_CHAR, TO_DATE, TO_NUMBER, "
+         "TO_TIMESTAMP, TRIM, TRUNC, UPPER";
 }
 
 bool IsScalarFunction(std::string_view name) {
@@ -241,6 +298,7 @@ class Call {
   std::optional<R> Dates() const;
   std::optional<R> Numbers() const;
   R CastTo() const;
+  R Extract() const;
 
   bool arity(size_t lo, size_t hi) const { return n >= lo && n <= hi; }
   R wrong() const {
@@ -433,14 +491,14 @@ std::optional<Call::R> Call::Text() const {
 Call::R Call::CastTo() const {
   const std::string type = text(1);
   if (type == "NUMBER") {
-    if (a[0].is_date) return InconsistentTypes("NUMBER", "DATE");
+    if (a[0].is_datetime()) return InconsistentTypes("NUMBER", "DATE");
     absl::StatusOr<double> v = number(0);
     if (!v.ok() || n < 4) return NumValue(v);
     const double scale = std::pow(10.0, a[3].number);
     return Value::Num(std::round(*v * scale) / scale);
   }
   if (type == "VARCHAR2" || type == "CHAR") {
-    const std::string s = a[0].is_date ? ValueText(a[0]) : text(0);
+    const std::string s = a[0].is_datetime() ? ValueText(a[0]) : text(0);
     const size_t length = n > 2 ? static_cast<size_t>(a[2].number) : (type == "CHAR" ? 1 : 4000);
     if (s.size() > length) {
       return Ora(fmt::format("ORA-25137: Data value out of range ('{}' is {} bytes, {}({}))", s,
@@ -449,54 +507,119 @@ Call::R Call::CastTo() const {
     return Value::Str(type == "CHAR" ? s + std::string(length - s.size(), ' ') : s);
   }
   if (type == "DATE") {
-    if (a[0].is_date) return a[0];
+    if (a[0].is_datetime()) return Value::Date(DatetimeOf(a[0]).unix);
+    if (a[0].kind == Value::Kind::kNumber) return InconsistentTypes("DATE", TypeName(a[0]));
     absl::StatusOr<int64_t> d = ParseDate(text(0), kDefaultDateFormat, now_unix);
     if (!d.ok()) return d.status();
     return Value::Date(*d);
   }
-  return Ora(fmt::format("ORA-00902: invalid datatype (CAST AS {}: NUMBER, VARCHAR2, CHAR or DATE)",
-                         type));
+  if (type == "TIMESTAMP") {  // TIMESTAMP[(p)]: p digits of fraction (6 when not given)
+    const int p = n > 2 ? static_cast<int>(a[2].number) : static_cast<int>(kDefaultTimestampPrecision);
+    if (p < 0 || p > 9) return Ora("ORA-30088: datetime/interval precision is out of range");
+    Value v = a[0];
+    if (v.kind == Value::Kind::kNumber && !v.is_datetime()) {
+      return InconsistentTypes("TIMESTAMP", TypeName(v));
+    }
+    if (v.kind == Value::Kind::kString) {
+      absl::StatusOr<Value> t = TimestampFromText(v.text, kDefaultTimestampFormat, now_unix);
+      if (!t.ok()) return t.status();
+      v = *t;
+    }
+    const double scale = std::pow(10.0, p), whole = std::floor(v.number);
+    return Value::Timestamp(whole + std::round((v.number - whole) * scale) / scale,
+                            static_cast<uint32_t>(p), false);
+  }
+  return Ora(fmt::format(
+      "ORA-00902: invalid datatype (CAST AS {}: NUMBER, VARCHAR2, CHAR, DATE or TIMESTAMP)", type));
+}
+
+// EXTRACT(field FROM a[1]): of a DATE, Oracle takes YEAR, MONTH and DAY
+// (the time fields are a TIMESTAMP's: ORA-30076); of a TIMESTAMP those and
+// HOUR, MINUTE, SECOND (with its fraction); of an interval DAY, HOUR,
+// MINUTE and SECOND, each with the interval's sign.
+Call::R Call::Extract() const {
+  const std::string field = text(0);
+  const Value& v = a[1];
+  if (v.is_interval()) {
+    // (To the microsecond, what a double of seconds keeps.)
+    const double x = std::round(std::fabs(v.number) * 1e6) / 1e6, sign = v.number < 0 ? -1 : 1;
+    const double scale = std::pow(10.0, std::min<int>(v.precision, 6));
+    const double whole = std::floor(x);
+    const auto s = static_cast<int64_t>(whole);
+    if (field == "DAY") return Value::Num(sign * static_cast<double>(s / 86400));
+    if (field == "HOUR") return Value::Num(sign * static_cast<double>(s / 3600 % 24));
+    if (field == "MINUTE") return Value::Num(sign * static_cast<double>(s / 60 % 60));
+    if (field == "SECOND") {
+      return Value::Num(sign * (static_cast<double>(s % 60) + std::round((x - whole) * scale) / scale));
+    }
+    return Ora(fmt::format("ORA-30076: invalid extract field for extract source ({} of an "
+                           "INTERVAL DAY TO SECOND: DAY, HOUR, MINUTE or SECOND)", field));
+  }
+  if (!v.is_datetime()) return InconsistentTypes("DATE", TypeName(v));
+  const Datetime t = DatetimeOf(v);
+  const Civil c = CivilFromUnix(t.unix);
+  if (field == "YEAR") return Value::Num(static_cast<double>(c.year));
+  if (field == "MONTH") return Value::Num(c.month);
+  if (field == "DAY") return Value::Num(c.day);
+  if (v.is_timestamp()) {
+    if (field == "HOUR") return Value::Num(c.hour);
+    if (field == "MINUTE") return Value::Num(c.minute);
+    if (field == "SECOND") return Value::Num(c.second + t.nanos / 1e9);
+    return Ora(fmt::format("ORA-30076: invalid extract field for extract source ({} of a "
+                           "TIMESTAMP: YEAR, MONTH, DAY, HOUR, MINUTE or SECOND)", field));
+  }
+  return Ora(fmt::format("ORA-30076: invalid extract field for extract source ({} of a DATE: "
+                         "YEAR, MONTH or DAY; TO_CHAR(d, 'HH24') gives the hour)", field));
 }
 
 // Conversions and DATE functions (their arguments not NULL).
 std::optional<Call::R> Call::Dates() const {
   if (f == "TO_CHAR") {
     if (!arity(1, 2)) return wrong();
-    if (a[0].is_date) {
-      absl::StatusOr<std::string> s =
-          FormatDate(static_cast<int64_t>(a[0].number), n > 1 ? text(1) : kDefaultDateFormat);
+    if (a[0].is_datetime() && n > 1) {
+      absl::StatusOr<std::string> s = FormatDatetime(DatetimeOf(a[0]), text(1));
       if (!s.ok()) return R(s.status());
       return R(Value::Str(*s));
     }
-    if (n == 1 || a[0].kind == Value::Kind::kString) return R(Value::Str(text(0)));
+    // (An interval's text is ValueText's: its format is ignored, as Oracle's.)
+    if (n == 1 || a[0].kind == Value::Kind::kString || a[0].temporal != Temporal::kNone) {
+      return R(Value::Str(text(0)));
+    }
     absl::StatusOr<std::string> s = FormatNumber(a[0].number, text(1));
     if (!s.ok()) return R(s.status());
     return R(Value::Str(*s));
   }
   if (f == "TO_NUMBER") return arity(1, 1) ? NumValue(number(0)) : wrong();
   if (f == "CAST") return CastTo();
-  if (f == "EXTRACT") {
-    // Of a DATE, Oracle takes YEAR, MONTH and DAY (the time fields are a
-    // TIMESTAMP's: ORA-30076).
-    const std::string field = text(0);
-    if (!a[1].is_date) return R(InconsistentTypes("DATE", "NUMBER"));
-    const Civil c = CivilFromUnix(static_cast<int64_t>(a[1].number));
-    if (field == "YEAR") return R(Value::Num(static_cast<double>(c.year)));
-    if (field == "MONTH") return R(Value::Num(c.month));
-    if (field == "DAY") return R(Value::Num(c.day));
-    return R(Ora(fmt::format("ORA-30076: invalid extract field for extract source ({} of a DATE: "
-                             "YEAR, MONTH or DAY; TO_CHAR(d, 'HH24') gives the hour)", field)));
+  if (f == "EXTRACT") return Extract();
+  if (f == "TO_TIMESTAMP") {
+    if (!arity(1, 2)) return wrong();
+    if (a[0].is_datetime()) return R(Value::Timestamp(a[0].number, 9, false));
+    return TimestampFromText(text(0), n > 1 ? text(1) : kDefaultTimestampFormat, now_unix);
+  }
+  if (f == "NUMTODSINTERVAL") {
+    if (!arity(2, 2)) return wrong();
+    absl::StatusOr<double> x = number(0);
+    if (!x.ok()) return x.status();
+    const std::string unit = absl::AsciiStrToUpper(text(1));
+    const double seconds = unit == "DAY" ? 86400 : unit == "HOUR" ? 3600 : unit == "MINUTE" ? 60
+                           : unit == "SECOND" ? 1 : 0;
+    if (seconds == 0) {
+      return R(Ora(fmt::format("ORA-01760: illegal argument for function (NUMTODSINTERVAL's unit "
+                               "'{}': DAY, HOUR, MINUTE or SECOND)", text(1))));
+    }
+    return R(Value::Interval(*x * seconds));
   }
   if (f == "TO_DATE") {
     if (!arity(1, 2)) return wrong();
-    if (a[0].is_date) return R(a[0]);
+    if (a[0].is_datetime()) return R(a[0]);
     absl::StatusOr<int64_t> d = ParseDate(text(0), n > 1 ? text(1) : kDefaultDateFormat, now_unix);
     if (!d.ok()) return R(d.status());
     return R(Value::Date(*d));
   }
   if (f == "ADD_MONTHS" || f == "LAST_DAY") {
     if (!arity(f == "LAST_DAY" ? 1 : 2, f == "LAST_DAY" ? 1 : 2)) return wrong();
-    if (!a[0].is_date) return R(InconsistentTypes("DATE", "NUMBER"));
+    if (!a[0].is_datetime()) return R(InconsistentTypes("DATE", "NUMBER"));
     Civil c = CivilFromUnix(static_cast<int64_t>(a[0].number));
     const bool last = c.day == DaysInMonth(c.year, c.month);
     if (f == "ADD_MONTHS") {
@@ -512,7 +635,7 @@ std::optional<Call::R> Call::Dates() const {
     }
     return R(Value::Date(UnixFromCivil(c)));
   }
-  if ((f == "ROUND" || f == "TRUNC") && a[0].is_date) {
+  if ((f == "ROUND" || f == "TRUNC") && a[0].is_datetime()) {
     if (!arity(1, 2)) return wrong();
     const std::string unit = n > 1 ? absl::AsciiStrToUpper(text(1)) : "DD";
     Civil c = CivilFromUnix(static_cast<int64_t>(a[0].number));
@@ -585,7 +708,7 @@ std::optional<absl::StatusOr<Value>> ScalarFunction(std::string_view f,
       "ABS", "ADD_MONTHS", "CEIL", "EXP", "FLOOR", "GREATEST", "INITCAP", "INSTR", "LAST_DAY",
       "LEAST", "LENGTH", "LN", "LOWER", "LPAD", "LTRIM", "MOD", "POWER", "ROUND", "RPAD", "RTRIM",
       "SIGN", "SQRT", "SUBSTR", "TO_CHAR", "TO_DATE", "TO_NUMBER", "TRIM", "TRUNC", "UPPER",
-      "CAST", "EXTRACT"};
+      "CAST", "EXTRACT", "TO_TIMESTAMP", "NUMTODSINTERVAL"};
   if (std::find(std::begin(kStrict), std::end(kStrict), f) == std::end(kStrict)) return std::nullopt;
   if (n == 0) return wrong();
   if (any_null()) {

@@ -43,23 +43,28 @@ int Compare(const Value& a, const Value& b);
 // it does not match), and a DATE against a number is ORA-00932.
 absl::StatusOr<int> CompareConverting(const Value& a, const Value& b);
 
-// Oracle's name for a non-NULL value's datatype in ORA-00932: NUMBER, DATE
-// or CHAR.
-std::string_view TypeName(const Value& v);
-
 // `v` converted to the datatype of `like` (both not NULL), as DECODE and
 // GREATEST convert their arguments to their first one's: to text as
-// ValueText shows it, to a number (ToNumber's errors), or to a DATE (text
-// in the session's date format; a number is ORA-00932).
+// ValueText shows it, to a number (ToNumber's errors), to a DATE or
+// TIMESTAMP (text in the session's format for it; a number is ORA-00932),
+// to an INTERVAL only from one (ORA-00932).
 absl::StatusOr<Value> ConvertLike(const Value& v, const Value& like);
 
-// A value as a number: ORA-01722 for text that is not one, ORA-00932 for a DATE.
+// TO_TIMESTAMP(text, format): a TIMESTAMP(9).
+absl::StatusOr<Value> TimestampFromText(std::string_view text, std::string_view format,
+                                        int64_t now_unix);
+
+// A value as a number: ORA-01722 for text that is not one, ORA-00932 for a
+// datetime or an interval.
 absl::StatusOr<double> ToNumber(const Value& v);
 
-// a op b for op in + - * /, neither NULL. A DATE plus or minus a number
-// moves it by that many days; DATE - DATE is the days between; anything else
-// with a DATE is ORA-00932 (DATE + DATE: ORA-00975). Strings convert to
-// numbers (ORA-01722 when they are not); / by zero is ORA-01476.
+// a op b for op in + - * /, neither NULL. A datetime plus or minus a number
+// moves it by that many days (a DATE; a TIMESTAMP's too); DATE - DATE is the
+// days between, a difference with a TIMESTAMP an INTERVAL DAY(9) TO
+// SECOND(9); an interval adds to a datetime or an interval and multiplies
+// by a number; anything else with a datetime or an interval is ORA-00932
+// (DATE + DATE: ORA-00975). Strings convert to numbers (ORA-01722 when they
+// are not); / by zero is ORA-01476.
 absl::StatusOr<Value> Arithmetic(std::string_view op, const Value& a, const Value& b);
 
 // a || b (NULL is '' here); ORA-01489 past kMaxVarchar2 bytes.

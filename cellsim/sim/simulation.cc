@@ -51,6 +51,10 @@ int64_t SimClock::UnixSeconds() const {
   return unix_ + static_cast<int64_t>(NowNanos() / 1'000'000'000);
 }
 
+int64_t SimClock::UnixMicros() const {
+  return unix_ * 1'000'000 + static_cast<int64_t>(NowNanos() / 1'000);
+}
+
 void SimClock::SetThreadNanos(uint64_t ns) {
   tls.now[id_] = ns;
   MutexLock l(&mu_);

@@ -3,6 +3,8 @@
 #ifndef CELLSIM_TESTS_DB_DB_TEST_UTIL_H_
 #define CELLSIM_TESTS_DB_DB_TEST_UTIL_H_
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -69,6 +71,27 @@ inline std::vector<uint8_t> ReadAsmFile(asmgr::DiskGroup* dg, uint32_t file, uin
 // sizes). Shutdown() is a clean stop, Crash() one that closes nothing (what
 // kill -9 leaves), Reopen() opens the rack and the database again after
 // either.
+// A simulated clock whose time moves only as the code says (a sleep moves it
+// on): `start_ns` of modeled time past the wall-clock second `unix_seconds`.
+class SteppedClock : public Clock {
+ public:
+  explicit SteppedClock(int64_t unix_seconds = 1'700'000'000, uint64_t start_ns = 1'000'000)
+      : unix_(unix_seconds), ns_(start_ns) {}
+  uint64_t NowNanos() const override { return ns_.load(); }
+  int64_t UnixSeconds() const override {
+    return unix_ + static_cast<int64_t>(ns_.load() / 1'000'000'000);
+  }
+  int64_t UnixMicros() const override {
+    return unix_ * 1'000'000 + static_cast<int64_t>(ns_.load() / 1'000);
+  }
+  bool simulated() const override { return true; }
+  void SetThreadNanos(uint64_t ns) override { ns_.store(ns); }
+
+ private:
+  const int64_t unix_;
+  std::atomic<uint64_t> ns_;
+};
+
 class SqlTest : public ::testing::Test {
  protected:
   virtual void Configure(DatabaseOptions* o) const { (void)o; }

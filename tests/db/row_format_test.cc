@@ -78,8 +78,27 @@ TEST(RowFormatTest, DecodeRowDecodesOnlyTheWantedColumns) {
   const Row some = DecodeRow(cols, bytes, &wanted);
   EXPECT_TRUE(some[0].is_null());
   EXPECT_EQ(some[1].text, all[1].text);
-  EXPECT_TRUE(some[2].is_date);
+  EXPECT_TRUE(some[2].is_datetime());
   EXPECT_EQ(some[2].number, 86400);
+}
+
+// A TIMESTAMP is Oracle's 11 bytes: the DATE's 7 (century and year + 100,
+// month, day, hour/minute/second + 1), then the nanoseconds big-endian; 7
+// bytes when there is no fraction. It decodes to the column's precision.
+TEST(RowFormatTest, ATimestampIsTheDatesSevenBytesAndItsNanoseconds) {
+  const std::vector<Column> cols = {{"AT", ColType::kTimestamp, 3}};
+  // 2026-12-07 23:09:10.5
+  const std::vector<uint8_t> half = EncodeRow(cols, {Value::Timestamp(1796684950.5, 3, false)});
+  EXPECT_EQ(std::vector<uint8_t>(half.begin() + 3, half.end()),
+            (std::vector<uint8_t>{11, 120, 126, 12, 7, 24, 10, 11, 0x1D, 0xCD, 0x65, 0x00}));
+  const std::vector<uint8_t> whole = EncodeRow(cols, {Value::Timestamp(1796684950, 3, false)});
+  EXPECT_EQ(whole.size(), 3u + 1 + 7);
+  const Row back = DecodeRow(cols, half);
+  EXPECT_TRUE(back[0].is_timestamp());
+  EXPECT_EQ(back[0].precision, 3);
+  EXPECT_EQ(back[0].number, 1796684950.5);
+  EXPECT_EQ(ValueText(back[0]), "07-DEC-26 11.09.10.500 PM");
+  EXPECT_EQ(ColumnImageBytes(cols[0], back[0]), 12u);
 }
 
 // A full block whose rows were replaced by shorter ones takes the longer

@@ -191,22 +191,10 @@ TEST_F(SleepTest, BadTimesAndMisspeltCallsAreRefused) {
   EXPECT_EQ(s_->Waits()[Wait::kPlsqlLockTimer].count, 1);
 }
 
-// A clock whose time moves only as the code says: a simulated one.
-class SteppedClock : public Clock {
- public:
-  uint64_t NowNanos() const override { return ns_.load(); }
-  int64_t UnixSeconds() const override { return 1'700'000'000 + static_cast<int64_t>(ns_.load() / 1'000'000'000); }
-  bool simulated() const override { return true; }
-  void SetThreadNanos(uint64_t ns) override { ns_.store(ns); }
-
- private:
-  std::atomic<uint64_t> ns_{1'000'000};
-};
-
 class SimulatedSleepTest : public SleepTest {
  protected:
   Clock* clock() const override { return &clock_; }
-  mutable SteppedClock clock_;
+  mutable testing::SteppedClock clock_;
 };
 
 // With a simulated clock (--profile), a sleep moves the modeled time on:

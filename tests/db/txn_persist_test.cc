@@ -182,7 +182,7 @@ TEST_F(PersistTest, IndexesSurviveReopen) {
   absl::Status st = Reopen();
   ASSERT_FALSE(st.ok());
   EXPECT_THAT(std::string(st.message()), HasSubstr("format version 72"));
-  EXPECT_THAT(std::string(st.message()), HasSubstr("reads versions 1 to 10"));
+  EXPECT_THAT(std::string(st.message()), HasSubstr("reads versions 1 to 11"));
 }
 
 TEST_F(PersistTest, NumberScaleNotNullAndKeysSurviveReopen) {

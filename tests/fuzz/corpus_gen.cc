@@ -159,6 +159,12 @@ const char* const kSqlSeeds[] = {
     "create table n (a number constraint n_a_nn not null, b date constraint n_b null)",
     "alter table n modify (b constraint n_b_nn not null, a null)",
     "rename n to \"N2\"",
+    // TIMESTAMP and intervals (docs/sql.md "TIMESTAMP and INTERVAL DAY TO SECOND").
+    "create table ev (at timestamp(3) default systimestamp, d date default sysdate)",
+    "select to_char(systimestamp - timestamp '2026-12-07 23:09:00.5', 'x') , extract(second from "
+    "localtimestamp - interval '5' minute), cast(current_timestamp as timestamp(2)) from dual",
+    "declare t0 timestamp(9) := systimestamp; e interval day(2) to second(6); begin e := "
+    "systimestamp - t0; dbms_output.put_line(to_char(t0, 'HH24:MI:SS.FF3') || e); end;",
 };
 
 [[noreturn]] void Die(const std::string& what) {

@@ -24,6 +24,9 @@ class Clock {
   virtual uint64_t NowNanos() const = 0;
   // Wall-clock seconds since the Unix epoch (for creation times shown to users).
   virtual int64_t UnixSeconds() const = 0;
+  // The same in microseconds (the database's SYSTIMESTAMP); by default
+  // UnixSeconds' whole seconds.
+  virtual int64_t UnixMicros() const { return UnixSeconds() * 1'000'000; }
 
   // --- simulated time (sim::SimClock; the defaults are a real clock's) ---
   // A simulated clock keeps one virtual timeline per thread: NowNanos() is the
@@ -104,6 +107,9 @@ class ManualClock : public Clock {
   uint64_t NowNanos() const override { return now_.load(std::memory_order_relaxed); }
   int64_t UnixSeconds() const override {
     return unix_ + static_cast<int64_t>(NowNanos() / 1'000'000'000);
+  }
+  int64_t UnixMicros() const override {
+    return unix_ * 1'000'000 + static_cast<int64_t>(NowNanos() / 1'000);
   }
   void Advance(uint64_t ns) { now_.fetch_add(ns, std::memory_order_relaxed); }
 

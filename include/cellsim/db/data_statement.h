@@ -235,10 +235,16 @@ struct SequenceOptions {
   bool restart = false;            // ALTER SEQUENCE ... RESTART
 };
 
+// A TIMESTAMP column's digits of fraction when its definition gives none
+// (Oracle's default).
+inline constexpr uint32_t kDefaultTimestampPrecision = 6;
+
 struct ColumnDef {
   std::string name;   // uppercased
-  std::string type;   // NUMBER, VARCHAR2, CHAR, DATE
-  uint32_t length = 0;  // VARCHAR2 / CHAR length; NUMBER's precision (0: NUMBER without one)
+  std::string type;   // NUMBER, VARCHAR2, CHAR, DATE, TIMESTAMP
+  // VARCHAR2 / CHAR length; NUMBER's precision (0: NUMBER without one);
+  // TIMESTAMP's digits of fraction.
+  uint32_t length = 0;
   int32_t scale = 0;    // NUMBER(p, s)'s s (with a precision only)
   bool not_null = false;  // NOT NULL (or PRIMARY KEY)
   std::string not_null_name{};  // CONSTRAINT n NOT NULL's n ("" = system-named)

@@ -54,6 +54,7 @@ class SimClock : public Clock {
            std::string trace_prefix);
   uint64_t NowNanos() const override ABSL_LOCKS_EXCLUDED(mu_);
   int64_t UnixSeconds() const override;
+  int64_t UnixMicros() const override;
   bool simulated() const override { return true; }
   void SetThreadNanos(uint64_t ns) override ABSL_LOCKS_EXCLUDED(mu_);
   void Charge(Work work) override;
