@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <vector>
@@ -230,22 +231,32 @@ absl::StatusOr<std::string> FormatDatetime(const Datetime& t, std::string_view f
   return out;
 }
 
-std::string FormatInterval(double seconds, int precision) {
-  const bool negative = seconds < 0;
-  // Microseconds (what a double of seconds keeps), then whole units of the
-  // last digit printed, so that rounding carries into the seconds.
-  const auto micros = static_cast<uint64_t>(std::llround(std::fabs(seconds) * 1e6));
-  uint64_t per_second = 1'000'000, units = micros;
-  for (int p = 6; p > precision; --p) {
+IntervalFields IntervalFieldsOf(double seconds, int precision) {
+  IntervalFields f;
+  f.negative = seconds < 0;
+  f.digits = std::clamp(precision, 0, 6);
+  // Microseconds, then whole units of the last digit kept.
+  uint64_t units = static_cast<uint64_t>(std::llround(std::fabs(seconds) * 1e6)), per_second = 1'000'000;
+  for (int p = 6; p > f.digits; --p) {
     units = (units + 5) / 10;
     per_second /= 10;
   }
-  const uint64_t whole = units / per_second, fraction = units % per_second;
-  std::string out = fmt::format("{}{:09d} {:02d}:{:02d}:{:02d}", negative ? '-' : '+',
-                                whole / 86400, whole / 3600 % 24, whole / 60 % 60, whole % 60);
+  const uint64_t whole = units / per_second;
+  f.fraction = units % per_second;
+  f.days = whole / 86400;
+  f.hours = static_cast<unsigned>(whole / 3600 % 24);
+  f.minutes = static_cast<unsigned>(whole / 60 % 60);
+  f.seconds = static_cast<unsigned>(whole % 60);
+  return f;
+}
+
+std::string FormatInterval(double seconds, int precision) {
+  const IntervalFields f = IntervalFieldsOf(seconds, precision);
+  std::string out = fmt::format("{}{:09d} {:02d}:{:02d}:{:02d}", f.negative ? '-' : '+', f.days,
+                                f.hours, f.minutes, f.seconds);
   if (precision > 0) {
-    out += fmt::format(".{:0{}d}", fraction, std::min(precision, 6));
-    if (precision > 6) out += std::string(static_cast<size_t>(precision - 6), '0');
+    out += fmt::format(".{:0{}d}", f.fraction, f.digits);
+    if (precision > f.digits) out += std::string(static_cast<size_t>(precision - f.digits), '0');
   }
   return out;
 }

@@ -65,6 +65,19 @@ absl::StatusOr<Datetime> ParseDatetime(std::string_view text, std::string_view f
 absl::StatusOr<std::string> FormatDate(int64_t unix, std::string_view format);
 absl::StatusOr<int64_t> ParseDate(std::string_view text, std::string_view format, int64_t now_unix);
 
+// An interval of `seconds` in fields, rounded to `precision` digits of
+// fraction (at most 6: a double of seconds keeps microseconds), so that the
+// rounding carries into the seconds: `fraction` counts units of
+// 10^-digits s.
+struct IntervalFields {
+  bool negative = false;
+  uint64_t days = 0;
+  unsigned hours = 0, minutes = 0, seconds = 0;
+  uint64_t fraction = 0;
+  int digits = 0;
+};
+IntervalFields IntervalFieldsOf(double seconds, int precision);
+
 // An INTERVAL DAY(9) TO SECOND(p) as SQL*Plus prints it:
 // +000000001 02:03:04.500000 (the sign, nine digits of days, the time, p
 // digits of fraction, kept to the microsecond; none, and no point, for

@@ -71,6 +71,12 @@ Datetime DatetimeOf(const Value& v) {
   return t;
 }
 
+Value TimestampFrom(const Datetime& t, uint32_t precision) {
+  const double unit = std::pow(10.0, 9 - static_cast<double>(precision));  // in nanoseconds
+  const double fraction = std::round(t.nanos / unit) * unit / 1e9;
+  return Value::Timestamp(static_cast<double>(t.unix) + fraction, precision, false);
+}
+
 std::string ColumnTypeName(const Column& c) {
   if (c.type == ColType::kTimestamp) return fmt::format("TIMESTAMP({})", c.length);
   return ColTypeName(c.type);
@@ -261,9 +267,7 @@ std::optional<std::string> CoerceForColumn(const Column& c, Value& v) {
         return fmt::format("ORA-00932: inconsistent datatypes: expected TIMESTAMP got {}",
                            TypeName(v));
       }
-      const double unit = std::pow(10.0, 9 - static_cast<double>(c.length));
-      const double fraction = std::round(t.nanos / unit) * unit / 1e9;
-      v = Value::Timestamp(static_cast<double>(t.unix) + fraction, c.length, false);
+      v = TimestampFrom(t, c.length);
       return std::nullopt;
     }
     case ColType::kVarchar2:
@@ -386,10 +390,9 @@ Row DecodeRow(const std::vector<Column>& cols, absl::Span<const uint8_t> b,
         row[i] = Value::Date(GetDate(d));
         break;
       case ColType::kTimestamp: {
-        uint32_t nanos = 0;
-        for (size_t k = 7; k < d.size() && k < 11; ++k) nanos = nanos << 8 | d[k];
-        row[i] = Value::Timestamp(static_cast<double>(GetDate(d)) + nanos / 1e9, cols[i].length,
-                                  false);
+        Datetime t{GetDate(d)};
+        for (size_t k = 7; k < d.size() && k < 11; ++k) t.nanos = t.nanos << 8 | d[k];
+        row[i] = TimestampFrom(t, cols[i].length);
         break;
       }
       default:

@@ -117,8 +117,10 @@ struct Value {
 // DAY TO SECOND.
 std::string_view TypeName(const Value& v);
 // A datetime value's fields for the format models (date_format.h): whole
-// seconds, and a TIMESTAMP's fraction to the microsecond.
+// seconds, and a TIMESTAMP's fraction to the microsecond; and back, a
+// TIMESTAMP(precision) (without a time zone) rounded to that many digits.
 Datetime DatetimeOf(const Value& v);
+Value TimestampFrom(const Datetime& t, uint32_t precision);
 // A column's type as DESCRIBE and USER_TAB_COLUMNS' DATA_TYPE show it
 // beside its length: NUMBER, VARCHAR2, CHAR, DATE, TIMESTAMP(6).
 std::string ColumnTypeName(const Column& c);

@@ -99,7 +99,7 @@ absl::StatusOr<Value> TimestampFromText(std::string_view text, std::string_view 
                                         int64_t now_unix) {
   absl::StatusOr<Datetime> t = ParseDatetime(text, format, now_unix, 9);
   if (!t.ok()) return t.status();
-  return Value::Timestamp(static_cast<double>(t->unix) + t->nanos / 1e9, 9, false);
+  return TimestampFrom(*t, 9);
 }
 
 absl::StatusOr<double> ToNumber(const Value& v) {
@@ -513,21 +513,15 @@ Call::R Call::CastTo() const {
     if (!d.ok()) return d.status();
     return Value::Date(*d);
   }
-  if (type == "TIMESTAMP") {  // TIMESTAMP[(p)]: p digits of fraction (6 when not given)
-    const int p = n > 2 ? static_cast<int>(a[2].number) : static_cast<int>(kDefaultTimestampPrecision);
+  if (type == "TIMESTAMP") {  // TIMESTAMP[(p)]: as a TIMESTAMP(p) column takes it (p 6 by default)
+    const double p = n > 2 ? a[2].number : kDefaultTimestampPrecision;
     if (p < 0 || p > 9) return Ora("ORA-30088: datetime/interval precision is out of range");
     Value v = a[0];
-    if (v.kind == Value::Kind::kNumber && !v.is_datetime()) {
-      return InconsistentTypes("TIMESTAMP", TypeName(v));
+    if (std::optional<std::string> error =
+            CoerceForColumn(Column{"", ColType::kTimestamp, static_cast<uint32_t>(p)}, v)) {
+      return Ora(*error);
     }
-    if (v.kind == Value::Kind::kString) {
-      absl::StatusOr<Value> t = TimestampFromText(v.text, kDefaultTimestampFormat, now_unix);
-      if (!t.ok()) return t.status();
-      v = *t;
-    }
-    const double scale = std::pow(10.0, p), whole = std::floor(v.number);
-    return Value::Timestamp(whole + std::round((v.number - whole) * scale) / scale,
-                            static_cast<uint32_t>(p), false);
+    return v;
   }
   return Ora(fmt::format(
       "ORA-00902: invalid datatype (CAST AS {}: NUMBER, VARCHAR2, CHAR, DATE or TIMESTAMP)", type));
@@ -541,16 +535,13 @@ Call::R Call::Extract() const {
   const std::string field = text(0);
   const Value& v = a[1];
   if (v.is_interval()) {
-    // (To the microsecond, what a double of seconds keeps.)
-    const double x = std::round(std::fabs(v.number) * 1e6) / 1e6, sign = v.number < 0 ? -1 : 1;
-    const double scale = std::pow(10.0, std::min<int>(v.precision, 6));
-    const double whole = std::floor(x);
-    const auto s = static_cast<int64_t>(whole);
-    if (field == "DAY") return Value::Num(sign * static_cast<double>(s / 86400));
-    if (field == "HOUR") return Value::Num(sign * static_cast<double>(s / 3600 % 24));
-    if (field == "MINUTE") return Value::Num(sign * static_cast<double>(s / 60 % 60));
+    const IntervalFields i = IntervalFieldsOf(v.number, v.precision);
+    const double sign = i.negative ? -1 : 1;
+    if (field == "DAY") return Value::Num(sign * static_cast<double>(i.days));
+    if (field == "HOUR") return Value::Num(sign * i.hours);
+    if (field == "MINUTE") return Value::Num(sign * i.minutes);
     if (field == "SECOND") {
-      return Value::Num(sign * (static_cast<double>(s % 60) + std::round((x - whole) * scale) / scale));
+      return Value::Num(sign * (i.seconds + static_cast<double>(i.fraction) / std::pow(10.0, i.digits)));
     }
     return Ora(fmt::format("ORA-30076: invalid extract field for extract source ({} of an "
                            "INTERVAL DAY TO SECOND: DAY, HOUR, MINUTE or SECOND)", field));
@@ -594,7 +585,7 @@ std::optional<Call::R> Call::Dates() const {
   if (f == "EXTRACT") return Extract();
   if (f == "TO_TIMESTAMP") {
     if (!arity(1, 2)) return wrong();
-    if (a[0].is_datetime()) return R(Value::Timestamp(a[0].number, 9, false));
+    if (a[0].is_datetime()) return R(TimestampFrom(DatetimeOf(a[0]), 9));
     return TimestampFromText(text(0), n > 1 ? text(1) : kDefaultTimestampFormat, now_unix);
   }
   if (f == "NUMTODSINTERVAL") {
