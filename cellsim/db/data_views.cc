@@ -908,6 +908,7 @@ std::vector<Parameter> Parameters(DataEngine& e, SessionData& sd)
           ? std::string()
           : "LOCATION=+" + absl::AsciiStrToUpper(e.db->options.archive_dest);
   using T = Parameter::Type;
+  const NlsFormats& nls = sd.session->nls;
   // SHOW PARAMETER's order is by name; V$PARAMETER's NUM follows it here.
   // Those the database was created with are not defaults (ISDEFAULT FALSE).
   std::vector<Parameter> p = {
@@ -923,6 +924,12 @@ std::vector<Parameter> Parameters(DataEngine& e, SessionData& sd)
       {"db_recovery_file_dest", T::kString, recovery_dest, false, false, recovery_dest.empty()},
       {"log_archive_dest_1", T::kString, archive_dest, false, false, archive_dest.empty()},
       {"log_buffer", T::kBigInteger, fmt::format("{}", e.log_buffer_size), false, false},
+      // The session's (ALTER SESSION SET).
+      {"nls_date_format", T::kString, nls.date, true, false, nls.date == kDefaultDateFormat},
+      {"nls_timestamp_format", T::kString, nls.timestamp, true, false,
+       nls.timestamp == kDefaultTimestampFormat},
+      {"nls_timestamp_tz_format", T::kString, nls.timestamp_tz, true, false,
+       nls.timestamp_tz == kDefaultTimestampTzFormat},
       {"temp_undo_enabled", T::kBoolean, temp_undo ? "TRUE" : "FALSE", true, true, !temp_undo},
       {"undo_management", T::kString, "AUTO", false, false},
       {"undo_tablespace", T::kString, "UNDOTBS1", false, false},

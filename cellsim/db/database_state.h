@@ -15,6 +15,7 @@
 #include "cellsim/db/accounting.h"
 #include "cellsim/db/control_file.h"
 #include "cellsim/db/database.h"
+#include "cellsim/db/date_format.h"
 #include "cellsim/db/library_cache.h"
 
 namespace cellsim::db {
@@ -87,6 +88,9 @@ struct Session::State {
   bool cell_fast_file_create = true;
   bool fast_file_create_metadata = true;
   std::map<std::string, std::string> parameters;
+  // NLS_DATE_FORMAT and the timestamp formats (ALTER SESSION SET), the
+  // calling thread's while a statement of the session runs.
+  internal::NlsFormats nls;
   ProgressCallback progress;
   std::shared_ptr<internal::SessionData> data;  // transaction, GTT segments (data_engine.h)
   const CancelFlag* cancel = nullptr;  // SetCancelFlag

@@ -250,6 +250,38 @@ IntervalFields IntervalFieldsOf(double seconds, int precision) {
   return f;
 }
 
+namespace {
+thread_local const NlsFormats* current_nls = nullptr;
+}  // namespace
+
+const NlsFormats& CurrentNlsFormats() {
+  static const NlsFormats kDefaults;
+  return current_nls != nullptr ? *current_nls : kDefaults;
+}
+
+ScopedNlsFormats::ScopedNlsFormats(const NlsFormats* formats) : saved_(current_nls) {
+  current_nls = formats;
+}
+
+ScopedNlsFormats::~ScopedNlsFormats() { current_nls = saved_; }
+
+std::optional<absl::Status> SetNlsFormat(NlsFormats* formats, std::string_view name,
+                                         std::string_view value) {
+  std::string* target = name == "nls_date_format"           ? &formats->date
+                        : name == "nls_timestamp_format"    ? &formats->timestamp
+                        : name == "nls_timestamp_tz_format" ? &formats->timestamp_tz
+                                                            : nullptr;
+  if (target == nullptr) return std::nullopt;
+  // A value of the parameter's type must print by it.
+  Datetime sample;
+  if (target != &formats->date) sample.precision = 6;
+  sample.time_zone = target == &formats->timestamp_tz;
+  if (absl::StatusOr<std::string> s = FormatDatetime(sample, value); !s.ok()) return s.status();
+  if (value.empty()) return DateError(fmt::format("ORA-01821: date format not recognized ({} '')", name));
+  *target = std::string(value);
+  return absl::OkStatus();
+}
+
 std::string FormatInterval(double seconds, int precision) {
   const IntervalFields f = IntervalFieldsOf(seconds, precision);
   std::string out = fmt::format("{}{:09d} {:02d}:{:02d}:{:02d}", f.negative ? '-' : '+', f.days,

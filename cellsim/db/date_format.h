@@ -10,6 +10,7 @@
 #define CELLSIM_DB_DATE_FORMAT_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -34,6 +35,36 @@ unsigned DaysInMonth(int64_t year, unsigned month);
 inline constexpr std::string_view kDefaultDateFormat = "DD-MON-RR";
 inline constexpr std::string_view kDefaultTimestampFormat = "DD-MON-RR HH.MI.SSXFF AM";
 inline constexpr std::string_view kDefaultTimestampTzFormat = "DD-MON-RR HH.MI.SSXFF AM TZR";
+
+// The session's NLS_DATE_FORMAT, NLS_TIMESTAMP_FORMAT and
+// NLS_TIMESTAMP_TZ_FORMAT (ALTER SESSION SET): how its datetimes print and
+// how text converts to one where no format is given.
+struct NlsFormats {
+  std::string date{kDefaultDateFormat};
+  std::string timestamp{kDefaultTimestampFormat};
+  std::string timestamp_tz{kDefaultTimestampTzFormat};
+};
+// The formats of the statement the calling thread runs (ScopedNlsFormats);
+// Oracle's defaults outside one.
+const NlsFormats& CurrentNlsFormats();
+// Makes `*formats` the calling thread's while it lives (a session's
+// statement, on the thread that runs it), then restores the ones before.
+class ScopedNlsFormats {
+ public:
+  explicit ScopedNlsFormats(const NlsFormats* formats);
+  ~ScopedNlsFormats();
+  ScopedNlsFormats(const ScopedNlsFormats&) = delete;
+  ScopedNlsFormats& operator=(const ScopedNlsFormats&) = delete;
+
+ private:
+  const NlsFormats* saved_;
+};
+// ALTER SESSION SET `name` (lower case) = `value` when `name` is one of the
+// three: nullopt for another name; else the format stored in `*formats`, or
+// ORA-01821 when it is not a format for its type (FF in NLS_DATE_FORMAT, an
+// unknown element).
+std::optional<absl::Status> SetNlsFormat(NlsFormats* formats, std::string_view name,
+                                         std::string_view value);
 
 // A datetime as the format models see it: whole seconds since the epoch and
 // a TIMESTAMP's fraction of a second, with the fraction's precision (the

@@ -87,9 +87,10 @@ std::string ValueText(const Value& v) {
   if (v.kind == Value::Kind::kString) return v.text;
   if (v.is_interval()) return FormatInterval(v.number, v.precision);
   if (v.is_datetime()) {
-    const std::string_view format = v.temporal == Temporal::kDate        ? kDefaultDateFormat
-                                    : v.temporal == Temporal::kTimestamp ? kDefaultTimestampFormat
-                                                                         : kDefaultTimestampTzFormat;
+    const NlsFormats& nls = CurrentNlsFormats();
+    const std::string& format = v.temporal == Temporal::kDate        ? nls.date
+                                : v.temporal == Temporal::kTimestamp ? nls.timestamp
+                                                                     : nls.timestamp_tz;
     absl::StatusOr<std::string> text = FormatDatetime(DatetimeOf(v), format);
     return text.ok() ? *text : std::string("?");
   }
@@ -242,7 +243,7 @@ std::optional<std::string> CoerceForColumn(const Column& c, Value& v) {
       return std::nullopt;
     case ColType::kDate:
       if (v.kind == Value::Kind::kString) {  // in the session's date format, as Oracle converts it
-        absl::StatusOr<int64_t> d = ParseDate(v.text, kDefaultDateFormat, 0);
+        absl::StatusOr<int64_t> d = ParseDate(v.text, CurrentNlsFormats().date, 0);
         if (!d.ok()) return std::string(d.status().message());
         v = Value::Date(*d);
         return std::nullopt;
@@ -258,7 +259,7 @@ std::optional<std::string> CoerceForColumn(const Column& c, Value& v) {
       Datetime t;
       if (v.kind == Value::Kind::kString) {
         absl::StatusOr<Datetime> parsed =
-            ParseDatetime(v.text, kDefaultTimestampFormat, 0, static_cast<int>(c.length));
+            ParseDatetime(v.text, CurrentNlsFormats().timestamp, 0, static_cast<int>(c.length));
         if (!parsed.ok()) return std::string(parsed.status().message());
         t = *parsed;
       } else if (v.is_datetime()) {

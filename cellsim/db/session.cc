@@ -36,7 +36,7 @@ using internal::ThreadCpuNs;
 const std::set<std::string>& KnownParameters() {
   static const std::set<std::string> k = {
       "sql_trace",      "timed_statistics", "statistics_level", "tracefile_identifier",
-      "events",         "nls_date_format",  "current_schema",   "max_dump_file_size",
+      "events",         "current_schema",   "max_dump_file_size",
       "optimizer_mode", "db_file_multiblock_read_count"};
   return k;
 }
@@ -153,6 +153,10 @@ absl::Status RefusedFileDdl(const Session::State& s, const Statement& statement)
 
 absl::Status SetParameter(Session::State& s, const db::SetParameter& p) {
   const std::string name = absl::AsciiStrToLower(p.name);
+  if (std::optional<absl::Status> st = internal::SetNlsFormat(&s.nls, name, p.value)) {
+    if (st->ok()) s.parameters[name] = p.value;
+    return *st;
+  }
   absl::Status data_status;
   if (internal::SetDataSessionParameter(s, name, p.value, &data_status)) {
     if (data_status.ok()) s.parameters[name] = p.value;
@@ -449,6 +453,7 @@ absl::StatusOr<stats::WaitEvent> Session::RecordRowLockWait(const absl::Status& 
 
 absl::StatusOr<StatementResult> Session::Execute(std::string_view sql) {
   State& s = *s_;
+  const internal::ScopedNlsFormats nls(&s.nls);
   Timing tm = StartTiming(s);
   if (IsDataStatement(sql) || IsPlsqlBlock(sql)) return ExecuteData(s, sql, tm);
   absl::StatusOr<Statement> st = ParseStatement(sql);
@@ -466,6 +471,7 @@ absl::StatusOr<StatementResult> Session::Execute(std::string_view sql) {
 
 absl::StatusOr<StatementResult> Session::Execute(const Statement& statement) {
   State& s = *s_;
+  const internal::ScopedNlsFormats nls(&s.nls);
   Timing tm = StartTiming(s);
   return Run(s, statement, ToSql(statement), tm);
 }

@@ -88,11 +88,11 @@ absl::StatusOr<Value> ConvertLike(const Value& v, const Value& like) {
   if (v.is_datetime()) return v;
   if (v.kind == Value::Kind::kNumber) return InconsistentTypes(TypeName(like), TypeName(v));
   if (like.temporal == Temporal::kDate) {
-    absl::StatusOr<int64_t> d = ParseDate(v.text, kDefaultDateFormat, 0);
+    absl::StatusOr<int64_t> d = ParseDate(v.text, CurrentNlsFormats().date, 0);
     if (!d.ok()) return d.status();
     return Value::Date(*d);
   }
-  return TimestampFromText(v.text, kDefaultTimestampFormat, 0);
+  return TimestampFromText(v.text, CurrentNlsFormats().timestamp, 0);
 }
 
 absl::StatusOr<Value> TimestampFromText(std::string_view text, std::string_view format,
@@ -509,7 +509,7 @@ Call::R Call::CastTo() const {
   if (type == "DATE") {
     if (a[0].is_datetime()) return Value::Date(DatetimeOf(a[0]).unix);
     if (a[0].kind == Value::Kind::kNumber) return InconsistentTypes("DATE", TypeName(a[0]));
-    absl::StatusOr<int64_t> d = ParseDate(text(0), kDefaultDateFormat, now_unix);
+    absl::StatusOr<int64_t> d = ParseDate(text(0), CurrentNlsFormats().date, now_unix);
     if (!d.ok()) return d.status();
     return Value::Date(*d);
   }
@@ -586,7 +586,7 @@ std::optional<Call::R> Call::Dates() const {
   if (f == "TO_TIMESTAMP") {
     if (!arity(1, 2)) return wrong();
     if (a[0].is_datetime()) return R(TimestampFrom(DatetimeOf(a[0]), 9));
-    return TimestampFromText(text(0), n > 1 ? text(1) : kDefaultTimestampFormat, now_unix);
+    return TimestampFromText(text(0), n > 1 ? text(1) : CurrentNlsFormats().timestamp, now_unix);
   }
   if (f == "NUMTODSINTERVAL") {
     if (!arity(2, 2)) return wrong();
@@ -604,7 +604,7 @@ std::optional<Call::R> Call::Dates() const {
   if (f == "TO_DATE") {
     if (!arity(1, 2)) return wrong();
     if (a[0].is_datetime()) return R(a[0]);
-    absl::StatusOr<int64_t> d = ParseDate(text(0), n > 1 ? text(1) : kDefaultDateFormat, now_unix);
+    absl::StatusOr<int64_t> d = ParseDate(text(0), n > 1 ? text(1) : CurrentNlsFormats().date, now_unix);
     if (!d.ok()) return R(d.status());
     return R(Value::Date(*d));
   }

@@ -5,6 +5,7 @@
 // Oracle's 11 bytes and kept across a restart; TO_TIMESTAMP, TO_CHAR's FF,
 // EXTRACT, CAST, NUMTODSINTERVAL and INTERVAL literals; PL/SQL TIMESTAMP and
 // INTERVAL variables timing a sleep; and the errors of what is not allowed.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -104,6 +105,36 @@ TEST_F(TimestampTest, PlsqlTimesASleepWithTimestampAndIntervalVariables) {
       "dbms_output.put_line(extract(second from e)); end;");
   EXPECT_EQ(r.output, (std::vector<std::string>{"took +000000000 00:00:00.250000000", "0.25"}));
   EXPECT_EQ(One("select started from laps"), "07-DEC-26 11.09.10.123456 PM");
+}
+
+// ALTER SESSION SET NLS_DATE_FORMAT / NLS_TIMESTAMP_FORMAT /
+// NLS_TIMESTAMP_TZ_FORMAT: how the session's datetimes print and its text
+// converts; checked when set; other sessions keep Oracle's defaults.
+TEST_F(TimestampTest, AlterSessionSetsTheNlsFormats) {
+  Run("create table d (x date, t timestamp)");
+  Run("alter session set nls_date_format = 'YYYY-MM-DD HH24:MI:SS'");
+  EXPECT_EQ(One("select sysdate from dual"), "2026-12-07 23:09:10");
+  Run("insert into d values ('2026-01-02 03:04:05', null)");
+  Run("commit");
+  EXPECT_EQ(One("select to_char(x, 'DD-MON-YYYY HH24:MI') from d"), "02-JAN-2026 03:04");
+  EXPECT_EQ(One("select 'at ' || x from d"), "at 2026-01-02 03:04:05");
+  EXPECT_EQ(One("select count(*) from d where x = '2026-01-02 03:04:05'"), "1");
+  Run("alter session set nls_timestamp_format = 'YYYY-MM-DD HH24:MI:SS.FF3'");
+  EXPECT_EQ(One("select localtimestamp from dual"), "2026-12-07 23:09:10.123");
+  Run("update d set t = '2026-01-02 03:04:05.25'");
+  Run("commit");
+  EXPECT_EQ(One("select t from d"), "2026-01-02 03:04:05.250");
+  Run("alter session set nls_timestamp_tz_format = 'HH24:MI:SSXFF TZR'");
+  EXPECT_EQ(One("select systimestamp from dual"), "23:09:10.123456 +00:00");
+  EXPECT_EQ(Run("show parameter nls_date_format").result_rows,
+            (Cells{{"nls_date_format", "string", "YYYY-MM-DD HH24:MI:SS"}}));
+  // Checked when set, as Oracle checks it; the format before stays.
+  EXPECT_THAT(Error("alter session set nls_date_format = 'HH24:MI:SS.FF'"), HasSubstr("ORA-01821"));
+  EXPECT_THAT(Error("alter session set nls_timestamp_format = 'YYYY-Q'"), HasSubstr("ORA-01821"));
+  EXPECT_EQ(One("select sysdate from dual"), "2026-12-07 23:09:10");
+  std::unique_ptr<Session> other = db_->NewSession();
+  EXPECT_EQ(One("select sysdate from dual", other.get()), "07-DEC-26");
+  EXPECT_EQ(One("select t from d", other.get()), "02-JAN-26 03.04.05.250000 AM");
 }
 
 TEST_F(TimestampTest, WhatOracleRefusesIsRefusedWithItsError) {
