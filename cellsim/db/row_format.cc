@@ -111,7 +111,15 @@ std::string ValueText(const Value& v) {
     while (end > s.find('.') + 5 && s[end - 1] == '0') --end;
     return s.substr(0, end) + s.substr(e);
   }
-  return fmt::format("{:.10g}", v.number);
+  // Oracle writes a fraction without the zero before its point (SQL*Plus's
+  // .25, TO_CHAR's '.25', -.5).
+  std::string s = fmt::format("{:.10g}", v.number);
+  if (s.starts_with("0.")) {
+    s.erase(0, 1);
+  } else if (s.starts_with("-0.")) {
+    s.erase(1, 1);
+  }
+  return s;
 }
 
 std::vector<uint8_t> EncodeNumber(double d) {

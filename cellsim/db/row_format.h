@@ -139,8 +139,9 @@ inline uint32_t ColumnMaxBytes(const Column& c) {
 using Row = std::vector<Value>;
 
 // SQL*Plus's rendering: integers without decimals, others to 10 significant
-// digits; datetimes in the session's format for their type (DD-MON-RR for a
-// DATE), intervals as FormatInterval prints them.
+// digits, a fraction without the 0 before its point (.25, as Oracle);
+// datetimes in the session's NLS format for their type (DD-MON-RR for a DATE
+// by default), intervals as FormatInterval prints them.
 std::string ValueText(const Value& v);
 
 // Oracle NUMBER (exponent byte, base-100 digits, 102 terminator for

@@ -34,12 +34,12 @@ TEST_F(AnalyticTest, RankingFunctionsTakePeersAsOracleDoes) {
                 "dense_rank() over (order by sal), percent_rank() over (order by sal), "
                 "cume_dist() over (order by sal) from emp order by id")
                 .result_rows,
-            (Cells{{"1", "2", "2", "2", "0.2", "0.3333333333"},
-                   {"2", "5", "5", "4", "0.8", "0.8333333333"},
-                   {"3", "3", "3", "3", "0.4", "0.6666666667"},
+            (Cells{{"1", "2", "2", "2", ".2", ".3333333333"},
+                   {"2", "5", "5", "4", ".8", ".8333333333"},
+                   {"3", "3", "3", "3", ".4", ".6666666667"},
                    {"4", "6", "6", "5", "1", "1"},  // NULLs last going up
-                   {"5", "1", "1", "1", "0", "0.1666666667"},
-                   {"6", "4", "3", "3", "0.4", "0.6666666667"}}));
+                   {"5", "1", "1", "1", "0", ".1666666667"},
+                   {"6", "4", "3", "3", ".4", ".6666666667"}}));
   // PARTITION BY restarts the numbering; NULLS FIRST and DESC as in ORDER BY.
   EXPECT_EQ(Run("select name, dept, rank() over (partition by dept order by sal desc nulls first) r "
                 "from emp order by dept, r, name")
@@ -94,12 +94,12 @@ TEST_F(AnalyticTest, LagLeadAndRatioToReport) {
                 "lag(name, 1, 'none') over (partition by dept order by id), "
                 "ratio_to_report(sal) over (partition by dept) from emp order by id")
                 .result_rows,
-            (Cells{{"1", "", "1500", "none", "0.25"},
-                   {"2", "1000", "", "none", "0.8"},
-                   {"3", "2000", "500", "alice", "0.375"},
+            (Cells{{"1", "", "1500", "none", ".25"},
+                   {"2", "1000", "", "none", ".8"},
+                   {"3", "2000", "500", "alice", ".375"},
                    {"4", "1500", "1500", "none", ""},
-                   {"5", "", "-1", "bob", "0.2"},
-                   {"6", "500", "-1", "carol", "0.375"}}));
+                   {"5", "", "-1", "bob", ".2"},
+                   {"6", "500", "-1", "carol", ".375"}}));
 }
 
 // IGNORE NULLS: rows whose value is NULL do not count (LAG / LEAD skip
