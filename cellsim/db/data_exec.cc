@@ -201,7 +201,7 @@ absl::StatusOr<Value> ColumnValue(const Expr& e, const Scope& scope, const EvalE
   }
   switch (StatementConstantOf(e)) {
     case StatementConstant::kNone: break;
-    case StatementConstant::kSysdate: return Value::Date(env.stmt.sysdate_unix);
+    case StatementConstant::kSysdate: return Value::Date(env.stmt.sysdate_unix());
     case StatementConstant::kSystimestamp:
     case StatementConstant::kLocaltimestamp:
       return Value::Timestamp(static_cast<double>(env.stmt.now_unix_us) / 1e6,
@@ -327,7 +327,7 @@ absl::StatusOr<Value> Function(const Expr& e, const Scope& scope, const EvalEnv&
     if (param == "INSTANCE") return Value::Str("1");
     return Value::Null();
   }
-  if (std::optional<absl::StatusOr<Value>> v = ScalarFunction(f, a, env.stmt.sysdate_unix)) {
+  if (std::optional<absl::StatusOr<Value>> v = ScalarFunction(f, a, env.stmt.sysdate_unix())) {
     return *std::move(v);
   }
   return UnknownFunction(f);
@@ -2871,10 +2871,8 @@ StatementEnv StatementEnvOf(const Session::State& s, SequenceDraw* sequences) {
   // GET_TIME is Oracle's number of hundredths since an arbitrary point,
   // wrapping within a PLS_INTEGER.
   const auto time_cs = static_cast<int64_t>((s.db->clock->NowNanos() / 10'000'000) % 2'147'483'648);
-  const int64_t now_us = s.db->clock->UnixMicros();
   return StatementEnv{.sid = s.sid,
-                      .sysdate_unix = now_us >= 0 ? now_us / 1'000'000 : (now_us - 999'999) / 1'000'000,
-                      .now_unix_us = now_us,
+                      .now_unix_us = s.db->clock->UnixMicros(),
                       .time_cs = time_cs,
                       .subqueries = nullptr,
                       .sequences = sequences};

@@ -94,8 +94,11 @@ struct CorrelatedSubqueries;
 
 struct StatementEnv {
   uint32_t sid = 0;
-  int64_t sysdate_unix = 0;
-  int64_t now_unix_us = 0;  // SYSTIMESTAMP's: the same instant, to the microsecond
+  int64_t now_unix_us = 0;  // SYSTIMESTAMP's instant, to the microsecond
+  // SYSDATE's: the same instant, to the second.
+  int64_t sysdate_unix() const {
+    return now_unix_us >= 0 ? now_unix_us / 1'000'000 : (now_unix_us - 999'999) / 1'000'000;
+  }
   int64_t time_cs = 0;  // DBMS_UTILITY.GET_TIME: hundredths of a second, by the clock
   std::shared_ptr<const SubqueryRows> subqueries;
   SequenceDraw* sequences = nullptr;  // NEXTVAL / CURRVAL (null: ORA-02287)

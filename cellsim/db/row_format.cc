@@ -399,9 +399,11 @@ Row DecodeRow(const std::vector<Column>& cols, absl::Span<const uint8_t> b,
         row[i] = Value::Date(GetDate(d));
         break;
       case ColType::kTimestamp: {
-        Datetime t{GetDate(d)};
-        for (size_t k = 7; k < d.size() && k < 11; ++k) t.nanos = t.nanos << 8 | d[k];
-        row[i] = TimestampFrom(t, cols[i].length);
+        // (Stored at the column's precision already: no rounding on a scan.)
+        uint32_t nanos = 0;
+        for (size_t k = 7; k < d.size() && k < 11; ++k) nanos = nanos << 8 | d[k];
+        row[i] = Value::Timestamp(static_cast<double>(GetDate(d)) + nanos / 1e9, cols[i].length,
+                                  false);
         break;
       }
       default:

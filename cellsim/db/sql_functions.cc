@@ -491,8 +491,7 @@ std::optional<Call::R> Call::Text() const {
 Call::R Call::CastTo() const {
   const std::string type = text(1);
   if (type == "NUMBER") {
-    if (a[0].is_datetime()) return InconsistentTypes("NUMBER", "DATE");
-    absl::StatusOr<double> v = number(0);
+    absl::StatusOr<double> v = number(0);  // (ORA-00932 naming a datetime's or interval's kind)
     if (!v.ok() || n < 4) return NumValue(v);
     const double scale = std::pow(10.0, a[3].number);
     return Value::Num(std::round(*v * scale) / scale);
